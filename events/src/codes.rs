@@ -1,0 +1,60 @@
+//! Stable machine error codes, the `code` of an error reply.
+//!
+//! Clients match on these; the human `message` beside them may change at any time. A new
+//! rejection gets a new constant here, never a reused one.
+
+/// The request body is not valid JSON.
+pub const MALFORMED_JSON: &str = "malformed_json";
+/// The JSON is well formed but a field is missing or has the wrong type or shape.
+pub const INVALID_FIELD: &str = "invalid_field";
+/// A money amount or count is negative.
+pub const NEGATIVE_AMOUNT: &str = "negative_amount";
+/// No handler for this verb.
+pub const UNKNOWN_VERB: &str = "unknown_verb";
+/// The tournament definition breaks a rule (field and reason in the message).
+pub const INVALID_DEFINITION: &str = "invalid_definition";
+/// The fee is above what the tournament's rule profile allows.
+pub const FEE_TOO_HIGH: &str = "fee_too_high";
+/// The buy-in is above what the tournament's rule profile allows.
+pub const BUY_IN_TOO_HIGH: &str = "buy_in_too_high";
+/// A tournament with this id already exists.
+pub const TOURNAMENT_EXISTS: &str = "tournament_exists";
+/// No tournament with this id.
+pub const UNKNOWN_TOURNAMENT: &str = "unknown_tournament";
+/// Registration has not opened yet.
+pub const REGISTRATION_NOT_OPEN: &str = "registration_not_open";
+/// Registration (including late registration) is over.
+pub const REGISTRATION_CLOSED: &str = "registration_closed";
+/// Every seat of the tournament is taken.
+pub const FIELD_FULL: &str = "field_full";
+/// The player already has an entry and the entry model allows no other now.
+pub const ALREADY_REGISTERED: &str = "already_registered";
+/// Re-entry is only possible after the player's last entry was eliminated.
+pub const RE_ENTRY_NOT_ELIGIBLE: &str = "re_entry_not_eligible";
+/// The player used every entry the re-entry cap allows.
+pub const RE_ENTRY_CAP_REACHED: &str = "re_entry_cap_reached";
+/// The player holds as many live entries as multi-entry allows.
+pub const MULTI_ENTRY_CAP_REACHED: &str = "multi_entry_cap_reached";
+/// The rule profile makes registrations final.
+pub const UNREGISTER_NOT_ALLOWED: &str = "unregister_not_allowed";
+/// The tournament has started; this is only possible before.
+pub const TOURNAMENT_STARTED: &str = "tournament_started";
+/// The player has no live entry in this tournament.
+pub const NOT_REGISTERED: &str = "not_registered";
+/// No such entry in this tournament.
+pub const UNKNOWN_ENTRY: &str = "unknown_entry";
+/// The entry is already eliminated.
+pub const ENTRY_ALREADY_ELIMINATED: &str = "entry_already_eliminated";
+/// The operator refused this player for this tournament (001 Art. 20).
+pub const PLAYER_REFUSED: &str = "player_refused";
+/// The operator keeps this player apart from someone already entered (001 Art. 20).
+pub const PLAYER_KEPT_APART: &str = "player_kept_apart";
+/// The player's own tournament-count limit for the day, week or month is reached (002 §2.3).
+pub const ENTRY_LIMIT_REACHED: &str = "entry_limit_reached";
+/// The limits given are not valid (for example zero or decreasing windows).
+pub const INVALID_LIMITS: &str = "invalid_limits";
+/// The aggregate kept changing under the command; it was not applied. Safe to retry.
+pub const CONFLICT: &str = "conflict";
+/// The event store or the bus failed; the command may or may not be applied. Retry with the same
+/// command id: it is applied at most once.
+pub const UNAVAILABLE: &str = "unavailable";

@@ -1,0 +1,34 @@
+//! Floor's contract: every command, event, error code and NATS subject, as pure serde types.
+//!
+//! Nothing here does IO. Services, table servers and tests build against these types, and
+//! `schemas/` is generated from them (JSON Schema per message plus `asyncapi.yaml`).
+//!
+//! # Layout
+//!
+//! - [`subjects`]: stream, subject and bucket names: the NATS address book.
+//! - [`codes`]: stable machine error codes (`registration_closed`, `field_full`, …).
+//! - [`reply`]: the `{"ok": …}` / `{"error": {"code", "message"}}` reply envelope.
+//! - [`money`]: integer minor units with a currency; never floats.
+//! - [`ids`]: tournament, player, entry and command identifiers.
+//! - [`profile`]: rule profiles, one per published rulebook, and the settings each implies.
+//! - [`tournament`]: the tournament definition and its validation.
+//! - [`registration`]: registration commands and the tournament aggregate's events.
+//! - [`player`]: the player aggregate (responsible-gaming tournament-count limits).
+//! - [`record`]: how events are stored: versioned records, upcast on read.
+#![deny(missing_docs)]
+
+pub mod codes;
+pub mod ids;
+pub mod money;
+pub mod player;
+pub mod profile;
+pub mod record;
+pub mod registration;
+pub mod reply;
+pub mod subjects;
+pub mod tournament;
+
+pub use ids::{CommandId, EntryNo, PlayerId, TournamentId};
+pub use money::{Currency, Money};
+pub use profile::RuleProfile;
+pub use reply::{ErrorBody, Reply};

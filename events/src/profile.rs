@@ -1,0 +1,191 @@
+//! Rule profiles: one per published rulebook, so an operator picks "the rules we publish" and
+//! Floor enforces them. Where rulebooks disagree, the difference is a setting here.
+
+use crate::money::{Currency, Money};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The rulebook a tournament runs under (`../shared/spec/README.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+pub enum RuleProfile {
+    /// win2day "Ergänzungsspielbedingung Poker Room" (Austria), seed 000.
+    #[serde(rename = "win2day")]
+    Win2day,
+    /// Hrvatska Lutrija online poker rules, 2017 (Croatia), seed 001.
+    #[serde(rename = "hrvatska-lutrija-2017")]
+    HrvatskaLutrija2017,
+    /// Svenska Spel "Spelregler Poker", 2012-10-23 (Sweden), seed 002.
+    #[serde(rename = "svenska-spel-2012")]
+    SvenskaSpel2012,
+    /// REEL Spain (PokerStars) game plan, Czech Republic, seed 003.
+    #[serde(rename = "reel-cz")]
+    ReelCz,
+    /// FORTUNA game plan "Živá hra", effective 2024-01-30 (Czech Republic), seed 004.
+    #[serde(rename = "fortuna-cz-2024")]
+    FortunaCz2024,
+    /// Poker TDA 2024 and common online practice: the defaults.
+    #[default]
+    #[serde(rename = "tda-2024")]
+    Tda2024,
+}
+
+/// The registration-relevant settings a profile implies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegistrationRules {
+    /// Whether a player may unregister before the start (004 makes registrations final).
+    pub unregister_allowed: bool,
+    /// Caps on buy-in and fee, if the rulebook publishes any.
+    pub fee_caps: Option<FeeCaps>,
+    /// Allowed fee as a share of what the player pays, in basis points (003: 2–17 %).
+    pub fee_share_bps: Option<(u32, u32)>,
+}
+
+/// Absolute and relative caps on buy-in and fee (000 §16.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeeCaps {
+    /// The currency the caps are published in.
+    pub currency: Currency,
+    /// Highest buy-in (prize-pool part), minor units.
+    pub max_buy_in: u64,
+    /// Highest fee, minor units.
+    pub max_fee: u64,
+    /// Highest fee as a share of the buy-in, basis points.
+    pub max_fee_bps_of_buy_in: u32,
+}
+
+impl RuleProfile {
+    /// Every profile, in seed order.
+    pub const ALL: [RuleProfile; 6] = [
+        RuleProfile::Win2day,
+        RuleProfile::HrvatskaLutrija2017,
+        RuleProfile::SvenskaSpel2012,
+        RuleProfile::ReelCz,
+        RuleProfile::FortunaCz2024,
+        RuleProfile::Tda2024,
+    ];
+
+    /// The profile's name as written in tournament files.
+    pub fn name(self) -> &'static str {
+        match self {
+            RuleProfile::Win2day => "win2day",
+            RuleProfile::HrvatskaLutrija2017 => "hrvatska-lutrija-2017",
+            RuleProfile::SvenskaSpel2012 => "svenska-spel-2012",
+            RuleProfile::ReelCz => "reel-cz",
+            RuleProfile::FortunaCz2024 => "fortuna-cz-2024",
+            RuleProfile::Tda2024 => "tda-2024",
+        }
+    }
+
+    /// Registration settings of this profile.
+    pub fn registration(self) -> RegistrationRules {
+        match self {
+            // 000 §16.1: fee ≤ EUR 50 and ≤ 15 % of the buy-in; buy-in ≤ EUR 500.
+            RuleProfile::Win2day => RegistrationRules {
+                unregister_allowed: true,
+                fee_caps: Some(FeeCaps {
+                    currency: Currency::EUR,
+                    max_buy_in: 50_000,
+                    max_fee: 5_000,
+                    max_fee_bps_of_buy_in: 1_500,
+                }),
+                fee_share_bps: None,
+            },
+            // 003: the fee is 2–17 % of the buy-in.
+            RuleProfile::ReelCz => RegistrationRules {
+                unregister_allowed: true,
+                fee_caps: None,
+                fee_share_bps: Some((200, 1_700)),
+            },
+            // 004: "registrations are final".
+            RuleProfile::FortunaCz2024 => RegistrationRules {
+                unregister_allowed: false,
+                fee_caps: None,
+                fee_share_bps: None,
+            },
+            RuleProfile::HrvatskaLutrija2017 | RuleProfile::SvenskaSpel2012 | RuleProfile::Tda2024 => {
+                RegistrationRules { unregister_allowed: true, fee_caps: None, fee_share_bps: None }
+            }
+        }
+    }
+}
+
+impl FeeCaps {
+    /// Checks buy-in (the prize-pool part) and fee against the caps.
+    ///
+    /// # Errors
+    /// `Err((code, message))` with [`crate::codes::BUY_IN_TOO_HIGH`] or
+    /// [`crate::codes::FEE_TOO_HIGH`] or, for another currency, `invalid_definition`.
+    pub fn check(&self, buy_in: Money, fee: Money) -> Result<(), (&'static str, String)> {
+        if buy_in.currency != self.currency {
+            return Err((
+                crate::codes::INVALID_DEFINITION,
+                format!("this profile publishes its caps in {}; the buy-in is in {}", self.currency, buy_in.currency),
+            ));
+        }
+        if buy_in.amount > self.max_buy_in {
+            return Err((
+                crate::codes::BUY_IN_TOO_HIGH,
+                format!("buy-in {buy_in} is above the cap of {}", Money::new(self.max_buy_in, self.currency)),
+            ));
+        }
+        let relative = buy_in.share_bps(self.max_fee_bps_of_buy_in).amount;
+        let cap = self.max_fee.min(relative);
+        if fee.amount > cap {
+            return Err((
+                crate::codes::FEE_TOO_HIGH,
+                format!(
+                    "fee {fee} is above the cap of {} (min of {} and {}% of the buy-in)",
+                    Money::new(cap, self.currency),
+                    Money::new(self.max_fee, self.currency),
+                    self.max_fee_bps_of_buy_in / 100
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for RuleProfile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eur(cents: u64) -> Money {
+        Money::new(cents, Currency::EUR)
+    }
+
+    #[test]
+    fn profile_names_round_trip_through_serde() {
+        for p in RuleProfile::ALL {
+            let json = serde_json::to_string(&p).unwrap();
+            assert_eq!(json, format!("\"{}\"", p.name()));
+            assert_eq!(serde_json::from_str::<RuleProfile>(&json).unwrap(), p);
+        }
+    }
+
+    /// The worked examples of 000 §16.1 (seed 000, "Configuration and publication" 2–5).
+    #[test]
+    fn win2day_fee_caps_follow_the_rulebook_examples() {
+        let caps = RuleProfile::Win2day.registration().fee_caps.unwrap();
+        assert!(caps.check(eur(10_000), eur(1_500)).is_ok(), "buy-in 100, fee 15: accepted");
+        assert_eq!(caps.check(eur(10_000), eur(1_600)).unwrap_err().0, crate::codes::FEE_TOO_HIGH);
+        assert!(caps.check(eur(50_000), eur(5_000)).is_ok(), "buy-in 500, fee 50: accepted");
+        assert_eq!(caps.check(eur(50_001), eur(0)).unwrap_err().0, crate::codes::BUY_IN_TOO_HIGH);
+        assert!(caps.check(eur(30_000), eur(4_500)).is_ok(), "buy-in 300, fee 45: accepted");
+        assert_eq!(caps.check(eur(30_000), eur(4_501)).unwrap_err().0, crate::codes::FEE_TOO_HIGH);
+        assert!(caps.check(eur(0), eur(0)).is_ok(), "freeroll without fee");
+        assert_eq!(caps.check(eur(0), eur(1)).unwrap_err().0, crate::codes::FEE_TOO_HIGH);
+    }
+
+    #[test]
+    fn fortuna_registrations_are_final() {
+        assert!(!RuleProfile::FortunaCz2024.registration().unregister_allowed);
+        assert!(RuleProfile::Tda2024.registration().unregister_allowed);
+    }
+}

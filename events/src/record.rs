@@ -1,0 +1,89 @@
+//! How events are stored: one commit (NATS message) per command, holding the JSON array of the
+//! events it produced, each tagged with its type and schema version:
+//!
+//! ```json
+//! [{"v":1,"type":"entry_registered","entry":3,"player":"alice", "...": "..."}]
+//! ```
+//!
+//! Old shapes are upcast here, on read, and never rewritten; domain code only knows the current
+//! shape.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// The schema version this build writes.
+pub const CURRENT_VERSION: u16 = 1;
+
+/// One stored event: its schema version and the event itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EventRecord<E> {
+    /// Schema version of `event`.
+    pub v: u16,
+    /// The event, tagged by `type`.
+    #[serde(flatten)]
+    pub event: E,
+}
+
+/// Why a stored commit could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// The bytes are not a commit of this aggregate's events.
+    #[error("undecodable commit: {0}")]
+    Decode(#[from] serde_json::Error),
+    /// Written by a newer Floor than this one.
+    #[error("event schema version {0} is newer than this build understands ({CURRENT_VERSION}); upgrade Floor")]
+    TooNew(u16),
+}
+
+/// Encodes the events of one command as a commit body.
+pub fn encode_commit<E: Serialize>(events: &[E]) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Ref<'a, E> {
+        v: u16,
+        #[serde(flatten)]
+        event: &'a E,
+    }
+    let records: Vec<Ref<'_, E>> = events.iter().map(|event| Ref { v: CURRENT_VERSION, event }).collect();
+    // Serializing plain data to a Vec cannot fail.
+    serde_json::to_vec(&records).expect("events serialize")
+}
+
+/// Decodes a commit body into current-shape events, upcasting older versions.
+///
+/// # Errors
+/// [`RecordError`] when the body is not a commit or comes from a newer schema.
+pub fn decode_commit<E: DeserializeOwned>(body: &[u8]) -> Result<Vec<E>, RecordError> {
+    let records: Vec<EventRecord<E>> = serde_json::from_slice(body)?;
+    records
+        .into_iter()
+        .map(|r| match r.v {
+            // Version 1 is the only shape so far; an upcast arm goes here when version 2 arrives.
+            1 => Ok(r.event),
+            v => Err(RecordError::TooNew(v)),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(tag = "type", rename_all = "snake_case")]
+    enum Ev {
+        Happened { n: u32 },
+    }
+
+    #[test]
+    fn commits_round_trip_and_carry_their_version() {
+        let body = encode_commit(&[Ev::Happened { n: 1 }, Ev::Happened { n: 2 }]);
+        assert_eq!(std::str::from_utf8(&body).unwrap(), r#"[{"v":1,"type":"happened","n":1},{"v":1,"type":"happened","n":2}]"#);
+        assert_eq!(decode_commit::<Ev>(&body).unwrap(), vec![Ev::Happened { n: 1 }, Ev::Happened { n: 2 }]);
+    }
+
+    #[test]
+    fn a_newer_schema_is_refused_not_misread() {
+        let err = decode_commit::<Ev>(br#"[{"v":9,"type":"happened","n":1}]"#).unwrap_err();
+        assert!(matches!(err, RecordError::TooNew(9)));
+    }
+}

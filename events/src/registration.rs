@@ -1,0 +1,253 @@
+//! Registration: the requests directors and players send, and the tournament aggregate's events.
+//!
+//! Requests are served on `floor.cmd.registration.<verb>` (see [`verbs`]). Every request carries a
+//! `command_id` (UUID v7): sending the same one twice applies it once.
+
+use crate::ids::{CommandId, EntryNo, PlayerId, TournamentId};
+use crate::tournament::{EntryLedger, TournamentDefinition};
+use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Verbs of the registration service: `floor.cmd.registration.<verb>`.
+pub mod verbs {
+    /// [`super::CreateTournament`].
+    pub const CREATE_TOURNAMENT: &str = "create_tournament";
+    /// [`super::Register`].
+    pub const REGISTER: &str = "register";
+    /// [`super::Unregister`].
+    pub const UNREGISTER: &str = "unregister";
+    /// [`super::RefusePlayer`].
+    pub const REFUSE_PLAYER: &str = "refuse_player";
+    /// [`super::KeepApart`].
+    pub const KEEP_APART: &str = "keep_apart";
+    /// [`super::EliminateEntry`].
+    pub const ELIMINATE_ENTRY: &str = "eliminate_entry";
+    /// [`crate::player::SetPlayerLimits`].
+    pub const SET_PLAYER_LIMITS: &str = "set_player_limits";
+    /// Every verb, for the service and the schema generator.
+    pub const ALL: [&str; 7] =
+        [CREATE_TOURNAMENT, REGISTER, UNREGISTER, REFUSE_PLAYER, KEEP_APART, ELIMINATE_ENTRY, SET_PLAYER_LIMITS];
+}
+
+/// Create a tournament from a definition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateTournament {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The new tournament's id; absent means the command id is used, so a retry still creates
+    /// one tournament.
+    #[serde(default)]
+    pub tournament_id: Option<TournamentId>,
+    /// The definition.
+    pub definition: TournamentDefinition,
+}
+
+/// Register a player: a first entry, a late registration, a re-entry after elimination or another
+/// multi-entry, as the tournament's entry model and clock allow.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Register {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// The player.
+    pub player: PlayerId,
+}
+
+/// Take back a registration before the start (where the profile allows), with a full refund.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Unregister {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// The player.
+    pub player: PlayerId,
+    /// Which entry, for multi-entry; absent means the player's latest live entry.
+    #[serde(default)]
+    pub entry: Option<EntryNo>,
+}
+
+/// The operator refuses a player for this tournament (001 Art. 20). Entries not yet started are
+/// refunded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RefusePlayer {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// The player.
+    pub player: PlayerId,
+    /// Why, for the audit trail.
+    #[serde(default)]
+    pub reason: String,
+}
+
+/// The operator keeps players apart: at most one of them may enter this tournament (001 Art. 20).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KeepApart {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// Two or more players.
+    pub players: Vec<PlayerId>,
+}
+
+/// An entry is out of the tournament. Sent by the seating service once an elimination is final;
+/// registration needs it to allow a re-entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EliminateEntry {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// The entry.
+    pub entry: EntryNo,
+}
+
+/// How an entry came about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    /// Registered before the start.
+    Registration,
+    /// Registered after the start, before the late-registration deadline.
+    LateRegistration,
+    /// A new entry after the player's previous one was eliminated.
+    ReEntry,
+    /// Another live entry under multi-entry.
+    MultiEntry,
+}
+
+/// The tournament aggregate's events: `floor.ev.tournament.<tournament_id>`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TournamentEvent {
+    /// See [`TournamentCreated`].
+    TournamentCreated(TournamentCreated),
+    /// See [`EntryRegistered`].
+    EntryRegistered(EntryRegistered),
+    /// See [`EntryUnregistered`].
+    EntryUnregistered(EntryUnregistered),
+    /// See [`PlayerRefused`].
+    PlayerRefused(PlayerRefused),
+    /// See [`PlayersKeptApart`].
+    PlayersKeptApart(PlayersKeptApart),
+    /// See [`EntryEliminated`].
+    EntryEliminated(EntryEliminated),
+}
+
+/// A tournament was created.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TournamentCreated {
+    /// Its id.
+    pub tournament_id: TournamentId,
+    /// Its definition, validated.
+    pub definition: TournamentDefinition,
+    /// When.
+    pub at: DateTime<Utc>,
+}
+
+/// An entry was accepted and paid for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EntryRegistered {
+    /// The entry's number.
+    pub entry: EntryNo,
+    /// Whose.
+    pub player: PlayerId,
+    /// Registration, late registration, re-entry or multi-entry.
+    pub kind: EntryKind,
+    /// What was paid and where it went.
+    pub ledger: EntryLedger,
+    /// When.
+    pub at: DateTime<Utc>,
+}
+
+/// An entry was withdrawn before the start and refunded in full.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EntryUnregistered {
+    /// The entry.
+    pub entry: EntryNo,
+    /// Whose.
+    pub player: PlayerId,
+    /// The lines reversed: the player gets `paid_in` back.
+    pub refund: EntryLedger,
+    /// Player's own request, or the operator's refusal.
+    pub by_operator: bool,
+    /// When.
+    pub at: DateTime<Utc>,
+}
+
+/// The operator refused a player for this tournament.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PlayerRefused {
+    /// Who.
+    pub player: PlayerId,
+    /// Why.
+    pub reason: String,
+    /// When.
+    pub at: DateTime<Utc>,
+}
+
+/// The operator decided that at most one of these players may enter.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PlayersKeptApart {
+    /// The group.
+    pub players: Vec<PlayerId>,
+    /// When.
+    pub at: DateTime<Utc>,
+}
+
+/// An entry is out of the tournament.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EntryEliminated {
+    /// The entry.
+    pub entry: EntryNo,
+    /// Whose.
+    pub player: PlayerId,
+    /// When.
+    pub at: DateTime<Utc>,
+}
+
+/// Reply to [`CreateTournament`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TournamentCreatedReply {
+    /// The new tournament.
+    pub tournament_id: TournamentId,
+}
+
+/// Reply to [`Register`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Registered {
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// The new entry.
+    pub entry: EntryNo,
+    /// Whose.
+    pub player: PlayerId,
+    /// What kind of entry.
+    pub kind: EntryKind,
+    /// What was charged.
+    pub ledger: EntryLedger,
+}
+
+/// Reply to the other registration verbs: the events the command recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Recorded {
+    /// The events, in order.
+    pub events: Vec<TournamentEvent>,
+}

@@ -1,0 +1,70 @@
+//! The NATS address book: every stream, subject and bucket Floor uses, named once.
+//!
+//! Aggregate names are forever: they are part of the subject every stored commit lives on.
+
+use uuid::Uuid;
+
+/// The JetStream stream that is Floor's event store and bus.
+pub const EVENTS_STREAM: &str = "FLOOR_EVENTS";
+/// Subjects captured by [`EVENTS_STREAM`]: `floor.ev.<aggregate>.<aggregate_id>`.
+pub const EVENTS_SUBJECTS: &str = "floor.ev.>";
+/// Prefix of every command subject: `floor.cmd.<service>.<verb>`.
+pub const COMMAND_PREFIX: &str = "floor.cmd";
+/// KV bucket holding one lobby document per tournament, keyed by tournament id.
+pub const LOBBY_BUCKET: &str = "floor-lobby";
+/// KV bucket where projections keep their checkpoints (last applied stream sequence).
+pub const CHECKPOINT_BUCKET: &str = "floor-checkpoints";
+/// Header carrying the schema version of a commit's events.
+pub const SCHEMA_HEADER: &str = "Floor-Schema";
+
+/// Aggregate names: the `<aggregate>` part of event subjects.
+pub mod aggregate {
+    /// A tournament: definition, entries, eliminations known to registration.
+    pub const TOURNAMENT: &str = "tournament";
+    /// A player: responsible-gaming limits and the tournaments they count against.
+    pub const PLAYER: &str = "player";
+}
+
+/// Service names: the `<service>` part of command subjects and the NATS micro-service name.
+pub mod service {
+    /// Registration: tournament definitions and entries.
+    pub const REGISTRATION: &str = "registration";
+    /// Lobby: read models for players.
+    pub const LOBBY: &str = "lobby";
+}
+
+/// The subject an aggregate's commits are stored on.
+pub fn event_subject(aggregate: &str, id: Uuid) -> String {
+    format!("floor.ev.{aggregate}.{id}")
+}
+
+/// The filter that matches every commit of one aggregate type.
+pub fn event_filter(aggregate: &str) -> String {
+    format!("floor.ev.{aggregate}.*")
+}
+
+/// The subject a command verb of a service is served on.
+pub fn command_subject(service: &str, verb: &str) -> String {
+    format!("{COMMAND_PREFIX}.{service}.{verb}")
+}
+
+/// Parses `floor.ev.<aggregate>.<id>` into its parts.
+pub fn parse_event_subject(subject: &str) -> Option<(&str, Uuid)> {
+    let rest = subject.strip_prefix("floor.ev.")?;
+    let (aggregate, id) = rest.split_once('.')?;
+    Some((aggregate, Uuid::parse_str(id).ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_subjects_round_trip() {
+        let id = Uuid::now_v7();
+        let subject = event_subject(aggregate::TOURNAMENT, id);
+        assert_eq!(parse_event_subject(&subject), Some((aggregate::TOURNAMENT, id)));
+        assert_eq!(parse_event_subject("floor.ev.tournament.not-a-uuid"), None);
+        assert_eq!(parse_event_subject("floor.cmd.registration.register"), None);
+    }
+}

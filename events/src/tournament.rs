@@ -1,0 +1,377 @@
+//! The tournament definition a director creates, and the rules it must satisfy.
+//!
+//! Spec: `../shared/spec/README.md` §1 (formats, entry models, fees) and §2 (registration).
+
+use crate::codes;
+use crate::money::{non_negative, Money};
+use crate::profile::RuleProfile;
+use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Everything registration needs to know about a tournament.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TournamentDefinition {
+    /// Display name.
+    pub name: String,
+    /// When the tournament starts.
+    pub start: Start,
+    /// Seats per table, 2–10 (000 §2.1, 002 §2.3).
+    pub table_size: u8,
+    /// Chips each entry starts with.
+    #[serde(deserialize_with = "non_negative")]
+    pub starting_stack: u64,
+    /// The buy-in: what goes to the prize pool (or, with a fee share, what the player pays).
+    pub buy_in: Money,
+    /// The operator's fee.
+    pub fee: Fee,
+    /// Most entries the tournament accepts in total, re-entries included. A sit & go starts when
+    /// this many have registered.
+    pub capacity: u32,
+    /// Fewest entries needed to start; below it a scheduled tournament is cancelled and refunded.
+    pub min_players: u32,
+    /// When registration opens; absent means at creation.
+    #[serde(default)]
+    pub registration_opens: Option<DateTime<Utc>>,
+    /// Late registration (and re-entry) stays open until this instant after the start; absent
+    /// means registration closes at the start.
+    #[serde(default)]
+    pub late_registration_until: Option<DateTime<Utc>>,
+    /// Freezeout, re-entry or multi-entry.
+    #[serde(default)]
+    pub entry_model: EntryModel,
+    /// Guaranteed prize pool; the operator pays any shortfall (overlay).
+    #[serde(default)]
+    pub guarantee: Option<Money>,
+    /// The rulebook the tournament runs under.
+    #[serde(default)]
+    pub profile: RuleProfile,
+}
+
+/// When a tournament starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Start {
+    /// At a scheduled instant (multi-table tournaments).
+    At(DateTime<Utc>),
+    /// When the last seat is filled.
+    SitAndGo,
+}
+
+/// How the fee is charged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Fee {
+    /// Paid on top of the buy-in: "20 + 2" (001 Art. 7).
+    OnTop(Money),
+    /// A share of the buy-in, in basis points (1 000 = 10 %), taken out of it (003).
+    ShareOfBuyIn {
+        /// The share, in basis points of the buy-in.
+        basis_points: u32,
+    },
+}
+
+/// Which entries a player may hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EntryModel {
+    /// One entry per player.
+    #[default]
+    Freezeout,
+    /// After elimination, a new entry, up to `max_entries` in all (the first one included), while
+    /// registration or late registration is open (004 §4.36.5).
+    ReEntry {
+        /// Entries per player in all, the first one included.
+        max_entries: u32,
+    },
+    /// Several live entries at once, up to `max_live_entries` (000 §16.5).
+    MultiEntry {
+        /// Live entries per player at one time.
+        max_live_entries: u32,
+    },
+}
+
+/// What one entry pays and where it goes: the books of a tournament are the sum of these lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EntryLedger {
+    /// What the player paid.
+    pub paid_in: Money,
+    /// The operator's revenue.
+    pub fee: Money,
+    /// The prize-pool contribution.
+    pub prize_pool: Money,
+}
+
+/// A rule the definition breaks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct DefinitionError {
+    /// Stable code: `invalid_definition`, `fee_too_high` or `buy_in_too_high`.
+    pub code: &'static str,
+    /// The field at fault.
+    pub field: &'static str,
+    /// Why.
+    pub message: String,
+}
+
+fn invalid(field: &'static str, message: impl Into<String>) -> DefinitionError {
+    DefinitionError { code: codes::INVALID_DEFINITION, field, message: message.into() }
+}
+
+impl TournamentDefinition {
+    /// The money lines of one entry (registration, late registration or re-entry).
+    ///
+    /// With a fee share the fee is rounded down to the minor unit, so any remainder stays in the
+    /// prize pool.
+    pub fn entry_ledger(&self) -> EntryLedger {
+        match self.fee {
+            Fee::OnTop(fee) => EntryLedger {
+                paid_in: Money::new(self.buy_in.amount.saturating_add(fee.amount), self.buy_in.currency),
+                fee,
+                prize_pool: self.buy_in,
+            },
+            Fee::ShareOfBuyIn { basis_points } => {
+                let fee = self.buy_in.share_bps(basis_points);
+                EntryLedger {
+                    paid_in: self.buy_in,
+                    fee,
+                    prize_pool: Money::new(self.buy_in.amount - fee.amount, self.buy_in.currency),
+                }
+            }
+        }
+    }
+
+    /// When registration closes for good (late registration included). A sit & go has no
+    /// deadline: it closes when full.
+    pub fn registration_deadline(&self) -> Option<DateTime<Utc>> {
+        match self.start {
+            Start::At(start) => Some(self.late_registration_until.unwrap_or(start)),
+            Start::SitAndGo => None,
+        }
+    }
+
+    /// The scheduled start, if any.
+    pub fn scheduled_start(&self) -> Option<DateTime<Utc>> {
+        match self.start {
+            Start::At(at) => Some(at),
+            Start::SitAndGo => None,
+        }
+    }
+
+    /// Checks the definition against the spec and its rule profile.
+    ///
+    /// # Errors
+    /// The first rule broken, with the field and a stable code.
+    pub fn validate(&self) -> Result<(), DefinitionError> {
+        let name = self.name.trim();
+        if name.is_empty() || name.chars().count() > 100 {
+            return Err(invalid("name", "must be 1-100 characters"));
+        }
+        if !(2..=10).contains(&self.table_size) {
+            return Err(invalid("table_size", format!("must be 2-10 seats, got {}", self.table_size)));
+        }
+        if self.starting_stack == 0 {
+            return Err(invalid("starting_stack", "must be at least 1 chip"));
+        }
+        if self.capacity < 2 {
+            return Err(invalid("capacity", "must be at least 2"));
+        }
+        if self.min_players < 2 || self.min_players > self.capacity {
+            return Err(invalid("min_players", format!("must be 2..={} (the capacity)", self.capacity)));
+        }
+        self.validate_money()?;
+        self.validate_times()?;
+        self.validate_entry_model()
+    }
+
+    fn validate_money(&self) -> Result<(), DefinitionError> {
+        let currency = self.buy_in.currency;
+        if let Fee::OnTop(fee) = self.fee {
+            if fee.currency != currency {
+                return Err(invalid("fee", format!("fee in {} but buy-in in {currency}", fee.currency)));
+            }
+        }
+        if let Fee::ShareOfBuyIn { basis_points } = self.fee {
+            if basis_points > 10_000 {
+                return Err(invalid("fee", "a share of the buy-in cannot exceed 100 % (10000 basis points)"));
+            }
+        }
+        if let Some(g) = self.guarantee {
+            if g.currency != currency {
+                return Err(invalid("guarantee", format!("guarantee in {} but buy-in in {currency}", g.currency)));
+            }
+        }
+        let ledger = self.entry_ledger();
+        let rules = self.profile.registration();
+        if let Some(caps) = rules.fee_caps {
+            caps.check(ledger.prize_pool, ledger.fee)
+                .map_err(|(code, message)| DefinitionError { code, field: "fee", message })?;
+        }
+        if let Some((low, high)) = rules.fee_share_bps {
+            // Freerolls carry no fee and are outside the rule.
+            if ledger.paid_in.amount > 0 {
+                let bps = u128::from(ledger.fee.amount) * 10_000 / u128::from(ledger.paid_in.amount);
+                if bps < u128::from(low) || bps > u128::from(high) {
+                    return Err(DefinitionError {
+                        code: codes::FEE_TOO_HIGH,
+                        field: "fee",
+                        message: format!(
+                            "profile {} requires a fee of {}-{} % of the buy-in; this one is {}.{:02} %",
+                            self.profile,
+                            low / 100,
+                            high / 100,
+                            bps / 100,
+                            bps % 100
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_times(&self) -> Result<(), DefinitionError> {
+        match self.start {
+            Start::At(start) => {
+                if let Some(opens) = self.registration_opens {
+                    if opens >= start {
+                        return Err(invalid("registration_opens", "must be before the start"));
+                    }
+                }
+                if let Some(late) = self.late_registration_until {
+                    if late < start {
+                        return Err(invalid("late_registration_until", "must not be before the start"));
+                    }
+                }
+            }
+            Start::SitAndGo => {
+                if self.late_registration_until.is_some() {
+                    return Err(invalid("late_registration_until", "a sit & go has no late registration"));
+                }
+                if self.capacity > 360 {
+                    return Err(invalid("capacity", "a sit & go seats 2-360 players (003, 004 §4.36.2)"));
+                }
+                if self.min_players != self.capacity {
+                    return Err(invalid("min_players", "a sit & go starts when full: min_players must equal capacity"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_entry_model(&self) -> Result<(), DefinitionError> {
+        match self.entry_model {
+            EntryModel::Freezeout => Ok(()),
+            EntryModel::ReEntry { max_entries } if max_entries < 2 => {
+                Err(invalid("entry_model", "re-entry needs max_entries >= 2 (the first entry counts)"))
+            }
+            EntryModel::ReEntry { .. } if self.start == Start::SitAndGo => {
+                Err(invalid("entry_model", "a sit & go has no re-entry"))
+            }
+            EntryModel::MultiEntry { max_live_entries } if max_live_entries < 1 => {
+                Err(invalid("entry_model", "multi-entry needs max_live_entries >= 1"))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::money::Currency;
+
+    pub fn sample() -> TournamentDefinition {
+        TournamentDefinition {
+            name: "Sunday 100".into(),
+            start: Start::At("2026-12-06T18:00:00Z".parse().unwrap()),
+            table_size: 9,
+            starting_stack: 20_000,
+            buy_in: Money::new(10_000, Currency::EUR),
+            fee: Fee::OnTop(Money::new(1_000, Currency::EUR)),
+            capacity: 1_000,
+            min_players: 10,
+            registration_opens: None,
+            late_registration_until: Some("2026-12-06T19:00:00Z".parse().unwrap()),
+            entry_model: EntryModel::Freezeout,
+            guarantee: Some(Money::new(500_000, Currency::EUR)),
+            profile: RuleProfile::Tda2024,
+        }
+    }
+
+    #[test]
+    fn a_sane_definition_is_valid() {
+        sample().validate().unwrap();
+    }
+
+    #[test]
+    fn fee_on_top_is_added_and_fee_share_is_taken_out() {
+        let d = sample();
+        let l = d.entry_ledger();
+        assert_eq!((l.paid_in.amount, l.fee.amount, l.prize_pool.amount), (11_000, 1_000, 10_000));
+        let d = TournamentDefinition { fee: Fee::ShareOfBuyIn { basis_points: 1_250 }, ..sample() };
+        let l = d.entry_ledger();
+        assert_eq!((l.paid_in.amount, l.fee.amount, l.prize_pool.amount), (10_000, 1_250, 8_750));
+    }
+
+    #[test]
+    fn broken_rules_name_their_field() {
+        let cases: Vec<(&str, TournamentDefinition, &str)> = vec![
+            ("table too big", TournamentDefinition { table_size: 11, ..sample() }, "table_size"),
+            ("no chips", TournamentDefinition { starting_stack: 0, ..sample() }, "starting_stack"),
+            ("min above capacity", TournamentDefinition { min_players: 2_000, ..sample() }, "min_players"),
+            (
+                "late reg before start",
+                TournamentDefinition { late_registration_until: Some("2026-12-06T17:00:00Z".parse().unwrap()), ..sample() },
+                "late_registration_until",
+            ),
+            (
+                "re-entry cap of one",
+                TournamentDefinition { entry_model: EntryModel::ReEntry { max_entries: 1 }, ..sample() },
+                "entry_model",
+            ),
+            (
+                "mixed currencies",
+                TournamentDefinition { fee: Fee::OnTop(Money::new(1, Currency::parse("USD").unwrap())), ..sample() },
+                "fee",
+            ),
+        ];
+        for (why, def, field) in cases {
+            let err = def.validate().expect_err(why);
+            assert_eq!(err.field, field, "{why}");
+            assert_eq!(err.code, codes::INVALID_DEFINITION, "{why}");
+        }
+    }
+
+    #[test]
+    fn win2day_refuses_fees_above_its_caps() {
+        let d = TournamentDefinition { profile: RuleProfile::Win2day, ..sample() };
+        d.validate().unwrap();
+        let d = TournamentDefinition { fee: Fee::OnTop(Money::new(1_600, Currency::EUR)), ..d };
+        assert_eq!(d.validate().unwrap_err().code, codes::FEE_TOO_HIGH);
+        let d = TournamentDefinition { buy_in: Money::new(60_000, Currency::EUR), ..d };
+        assert_eq!(d.validate().unwrap_err().code, codes::BUY_IN_TOO_HIGH);
+    }
+
+    #[test]
+    fn reel_cz_wants_a_fee_of_two_to_seventeen_percent() {
+        let d = TournamentDefinition { profile: RuleProfile::ReelCz, ..sample() };
+        d.validate().unwrap(); // 1 000 of 11 000 paid ≈ 9.09 %
+        let d = TournamentDefinition { fee: Fee::ShareOfBuyIn { basis_points: 100 }, ..d };
+        assert_eq!(d.validate().unwrap_err().code, codes::FEE_TOO_HIGH);
+    }
+
+    #[test]
+    fn definitions_read_from_toml_shaped_json() {
+        let json = r#"{
+            "name": "Daily Turbo", "start": {"at": "2026-12-06T18:00:00Z"}, "table_size": 6,
+            "starting_stack": 10000, "buy_in": {"amount": 500, "currency": "EUR"},
+            "fee": {"share_of_buy_in": {"basis_points": 1000}}, "capacity": 60, "min_players": 6,
+            "entry_model": {"kind": "re_entry", "max_entries": 3}, "profile": "reel-cz"
+        }"#;
+        let d: TournamentDefinition = serde_json::from_str(json).unwrap();
+        d.validate().unwrap();
+        assert_eq!(d.entry_model, EntryModel::ReEntry { max_entries: 3 });
+    }
+}
