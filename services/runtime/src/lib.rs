@@ -1,1 +1,32 @@
-pub fn _x(){}
+//! Floor's backbone: everything services share to run on NATS JetStream.
+//!
+//! # Layout
+//!
+//! - [`error`]: `Error<Kind>`, one small kind enum per operation.
+//! - [`server`]: a nats-server child process: the embedded default of `floor run`, and the
+//!   per-test servers (free loopback port, temporary directory, restart for crash tests).
+//! - [`bootstrap`]: connect (`NATS_URL` or the embedded server), refuse servers older than 2.10,
+//!   create the stream and buckets idempotently.
+//! - [`store`]: the event store on JetStream: one subject per aggregate, one message per
+//!   command, optimistic concurrency, idempotent command ids; plus esrs's `EventStore` trait.
+//! - [`host`]: keeps live aggregates in memory, one task each, so a command costs one JetStream
+//!   round trip; reloads and retries on conflict.
+//! - [`endpoint`]: request/reply command endpoints on `floor.cmd.<service>.<verb>` with typed
+//!   error replies.
+//! - [`projection`]: the projection runner: durable consumer, checkpoint by stream sequence,
+//!   idempotent, rebuildable from zero.
+#![deny(missing_docs)]
+
+pub mod bootstrap;
+pub mod endpoint;
+pub mod error;
+pub mod host;
+pub mod projection;
+pub mod server;
+pub mod store;
+
+pub use bootstrap::{connect, ensure_backbone, Backbone};
+pub use error::Error;
+pub use host::{AggregateHost, Committed, DomainError};
+pub use server::NatsServer;
+pub use store::JetStreamStore;

@@ -1,0 +1,255 @@
+//! The aggregate host: live aggregates in memory, one task each, commands queued to it.
+//!
+//! A command costs one JetStream round trip (the append), not a reload: the task owns the
+//! aggregate's state and the stream sequence of its last commit. Loads happen when an aggregate
+//! is first used and after a conflict (another instance appended): the task catches up, decides
+//! again and retries. Every command id the aggregate ever stored is remembered (16 bytes +
+//! sequence each), so a retried command is answered with its original result even long after
+//! the server's duplicate window.
+
+use crate::error::Error;
+use crate::store::{JetStreamStore, StoreErrorKind, StoredCommit};
+use esrs::Aggregate;
+use floor_events::{subjects, CommandId};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use uuid::Uuid;
+
+/// A domain rejection with a stable code from [`floor_events::codes`].
+pub trait DomainError: std::error::Error + Send + 'static {
+    /// The stable code.
+    fn code(&self) -> &'static str;
+}
+
+/// Events a command stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Committed<E> {
+    /// Stream sequence of the commit (0 when the command produced no events).
+    pub sequence: u64,
+    /// The events, in order.
+    pub events: Vec<E>,
+    /// The command id was seen before; these are the events it stored then.
+    pub duplicate: bool,
+}
+
+/// What went wrong hosting an aggregate (not a domain rejection).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostErrorKind {
+    /// The store failed; the command may or may not be stored. Retry with the same command id.
+    Unavailable,
+    /// Other writers kept winning; the command was not stored. Safe to retry.
+    Conflict,
+    /// The host is shutting down.
+    Stopped,
+}
+
+impl std::fmt::Display for HostErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Unavailable => "event store unavailable",
+            Self::Conflict => "too many concurrent writers on this aggregate",
+            Self::Stopped => "service is shutting down",
+        })
+    }
+}
+
+/// Error hosting an aggregate.
+pub type HostError = Error<HostErrorKind>;
+
+/// The outcome of a command: `Err` is infrastructure, `Ok(Err)` a domain rejection (no event).
+pub type Outcome<A> = Result<Result<Committed<<A as Aggregate>::Event>, <A as Aggregate>::Error>, HostError>;
+
+/// How often a command is re-decided after conflicts before giving up.
+const MAX_ATTEMPTS: usize = 16;
+/// Commands queued per aggregate before senders wait: bounds memory under a burst.
+const QUEUE: usize = 4_096;
+
+struct Job<A: Aggregate> {
+    command_id: CommandId,
+    command: A::Command,
+    reply: oneshot::Sender<Outcome<A>>,
+}
+
+type Live<A> = Arc<Mutex<HashMap<Uuid, mpsc::Sender<Job<A>>>>>;
+
+/// Hosts every live aggregate of type `A`. Cheap to clone.
+pub struct AggregateHost<A: Aggregate> {
+    store: JetStreamStore,
+    // std Mutex: held only to find or insert a task's sender, never across an await.
+    live: Live<A>,
+    shutdown: CancellationToken,
+    tracker: TaskTracker,
+}
+
+impl<A: Aggregate> Clone for AggregateHost<A> {
+    fn clone(&self) -> Self {
+        Self { store: self.store.clone(), live: self.live.clone(), shutdown: self.shutdown.clone(), tracker: self.tracker.clone() }
+    }
+}
+
+impl<A> AggregateHost<A>
+where
+    A: Aggregate + 'static,
+    A::State: Send + 'static,
+    A::Command: Clone + Send + 'static,
+    A::Event: Serialize + DeserializeOwned + Clone + Send + Sync + 'static,
+    A::Error: DomainError,
+{
+    /// A host whose aggregate tasks stop when `shutdown` is cancelled and are tracked by `tracker`.
+    pub fn new(store: JetStreamStore, shutdown: CancellationToken, tracker: TaskTracker) -> Self {
+        Self { store, live: Arc::default(), shutdown, tracker }
+    }
+
+    /// Decides `command` against aggregate `id` and stores its events.
+    ///
+    /// # Errors
+    /// Outer `Err`: infrastructure ([`HostErrorKind`]). Inner `Err`: the domain said no.
+    pub async fn execute(&self, id: Uuid, command_id: CommandId, command: A::Command) -> Outcome<A> {
+        let (reply, answer) = oneshot::channel();
+        let mut job = Job { command_id, command, reply };
+        // A task exits when idle-shutdown or after a failed load; a send to an exited task
+        // returns the job, and a fresh task is started once.
+        for _ in 0..2 {
+            let sender = self.sender(id);
+            match sender.send(job).await {
+                Ok(()) => return answer.await.unwrap_or_else(|_| Err(HostError::new(HostErrorKind::Stopped))),
+                Err(mpsc::error::SendError(returned)) => {
+                    job = returned;
+                    let mut live = self.live.lock().expect("live map poisoned");
+                    if live.get(&id).is_some_and(|s| s.same_channel(&sender)) {
+                        live.remove(&id);
+                    }
+                }
+            }
+        }
+        Err(HostError::new(HostErrorKind::Stopped))
+    }
+
+    /// Number of aggregates currently in memory.
+    pub fn live_count(&self) -> usize {
+        self.live.lock().expect("live map poisoned").len()
+    }
+
+    fn sender(&self, id: Uuid) -> mpsc::Sender<Job<A>> {
+        let mut live = self.live.lock().expect("live map poisoned");
+        if let Some(sender) = live.get(&id) {
+            return sender.clone();
+        }
+        let (sender, receiver) = mpsc::channel(QUEUE);
+        live.insert(id, sender.clone());
+        let task = AggregateTask::<A> {
+            subject: subjects::event_subject(A::NAME, id),
+            store: self.store.clone(),
+            state: A::State::default(),
+            last_sequence: 0,
+            seen: HashMap::new(),
+        };
+        let (live, shutdown) = (self.live.clone(), self.shutdown.clone());
+        self.tracker.spawn(async move {
+            task.run(receiver, shutdown).await;
+            let mut live = live.lock().expect("live map poisoned");
+            if live.get(&id).is_some_and(|s| s.is_closed()) {
+                live.remove(&id);
+            }
+        });
+        sender
+    }
+}
+
+/// The one owner of an aggregate's state.
+struct AggregateTask<A: Aggregate> {
+    subject: String,
+    store: JetStreamStore,
+    state: A::State,
+    /// Stream sequence of the last commit applied to `state`.
+    last_sequence: u64,
+    /// Command id → stream sequence of its commit, for every commit of this aggregate.
+    seen: HashMap<CommandId, u64>,
+}
+
+impl<A> AggregateTask<A>
+where
+    A: Aggregate,
+    A::Command: Clone,
+    A::Event: Serialize + DeserializeOwned + Clone,
+    A::Error: DomainError,
+{
+    async fn run(mut self, mut jobs: mpsc::Receiver<Job<A>>, shutdown: CancellationToken) {
+        if let Err(e) = self.catch_up().await {
+            tracing::warn!(subject = %self.subject, error = %e, "aggregate load failed");
+            jobs.close();
+            while let Some(job) = jobs.recv().await {
+                let _ = job.reply.send(Err(HostError::with_source(HostErrorKind::Unavailable, e.to_string())));
+            }
+            return;
+        }
+        loop {
+            let job = tokio::select! {
+                biased;
+                _ = shutdown.cancelled() => break,
+                job = jobs.recv() => match job { Some(job) => job, None => break },
+            };
+            let outcome = self.handle(job.command_id, job.command).await;
+            let _ = job.reply.send(outcome);
+        }
+    }
+
+    /// Applies every commit stored after `last_sequence`.
+    async fn catch_up(&mut self) -> Result<(), crate::store::StoreError> {
+        let commits: Vec<StoredCommit<A::Event>> = self.store.load(&self.subject, self.last_sequence).await?;
+        for commit in commits {
+            self.apply(commit.sequence, commit.command_id, commit.events);
+        }
+        Ok(())
+    }
+
+    fn apply(&mut self, sequence: u64, command_id: Option<CommandId>, events: Vec<A::Event>) {
+        let state = std::mem::take(&mut self.state);
+        self.state = events.into_iter().fold(state, A::apply_event);
+        self.last_sequence = sequence;
+        if let Some(id) = command_id {
+            self.seen.insert(id, sequence);
+        }
+    }
+
+    async fn handle(&mut self, command_id: CommandId, command: A::Command) -> Outcome<A> {
+        let unavailable = |e: crate::store::StoreError| HostError::with_source(HostErrorKind::Unavailable, e);
+        for _ in 0..MAX_ATTEMPTS {
+            if let Some(&sequence) = self.seen.get(&command_id) {
+                let commit = self.store.commit_at::<A::Event>(sequence).await.map_err(unavailable)?;
+                return Ok(Ok(Committed { sequence, events: commit.events, duplicate: true }));
+            }
+            let events = match A::handle_command(&self.state, command.clone()) {
+                Err(rejection) => return Ok(Err(rejection)),
+                Ok(events) if events.is_empty() => return Ok(Ok(Committed { sequence: 0, events, duplicate: false })),
+                Ok(events) => events,
+            };
+            match self.store.append(&self.subject, command_id, self.last_sequence, &events).await {
+                Ok(appended) if appended.duplicate => {
+                    // Stored before by another instance (or a lost ack): learn it, answer with it.
+                    self.catch_up().await.map_err(unavailable)?;
+                    self.seen.insert(command_id, appended.sequence);
+                }
+                Ok(appended) => {
+                    let committed = Committed { sequence: appended.sequence, events: events.clone(), duplicate: false };
+                    self.apply(appended.sequence, Some(command_id), events);
+                    return Ok(Ok(committed));
+                }
+                Err(e) if e.kind() == StoreErrorKind::WrongLastSequence => {
+                    self.catch_up().await.map_err(unavailable)?;
+                }
+                Err(e) => {
+                    // The append may have been stored; the next command's expected-sequence
+                    // check will tell, and catch up.
+                    return Err(unavailable(e));
+                }
+            }
+        }
+        Err(HostError::new(HostErrorKind::Conflict))
+    }
+}

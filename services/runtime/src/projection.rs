@@ -1,0 +1,252 @@
+//! The projection runner: folds commits from `FLOOR_EVENTS` into a read model.
+//!
+//! - Live, it reads through a durable pull consumer (`projection-<name>`), so a restarted
+//!   service resumes where it stopped; acks are cumulative (`AckPolicy::All`) and sent only after
+//!   the view and its checkpoint are stored.
+//! - The checkpoint (last applied stream sequence) lives in KV bucket `floor-checkpoints`, and
+//!   commits at or below it are skipped, so redelivery is harmless: the view is idempotent by
+//!   stream sequence.
+//! - [`ProjectionRunner::rebuild`] drops the view, replays the whole stream through an ordered
+//!   consumer (the fastest way to read a stream) and then resumes live from where the replay
+//!   ended. Any view can be thrown away and rebuilt.
+//!
+//! The fold itself ([`Projection::apply`]) is pure and synchronous; storing is batched in
+//! [`Projection::flush`], once per batch rather than once per event.
+
+use crate::bootstrap::Backbone;
+use crate::error::Error;
+use async_nats::jetstream::consumer::{pull, AckPolicy, Consumer, DeliverPolicy};
+use async_nats::jetstream::kv;
+use async_nats::jetstream::stream::Stream;
+use floor_events::subjects;
+use futures::StreamExt;
+use std::future::Future;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// What went wrong running a projection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProjectionErrorKind {
+    /// Reading the stream or the consumer failed.
+    Read,
+    /// Storing the view or the checkpoint failed.
+    Write,
+}
+
+impl std::fmt::Display for ProjectionErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Read => "cannot read events",
+            Self::Write => "cannot store the view",
+        })
+    }
+}
+
+/// Error running a projection.
+pub type ProjectionError = Error<ProjectionErrorKind>;
+
+/// A read model folded from commits.
+pub trait Projection: Send + 'static {
+    /// Names the durable consumer and the checkpoint key; never change it once deployed.
+    fn name(&self) -> &'static str;
+
+    /// Subjects it reads, e.g. `floor.ev.tournament.*`.
+    fn filters(&self) -> Vec<String>;
+
+    /// Folds one commit into the in-memory view. Pure: no IO, no clock. A commit it cannot
+    /// decode is logged and skipped, never fatal: one bad message must not stop every lobby.
+    fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]);
+
+    /// Stores what changed since the last flush. Called before the checkpoint moves.
+    fn flush(&mut self) -> impl Future<Output = Result<(), ProjectionError>> + Send;
+
+    /// Forgets the view, in memory and in storage, before a rebuild.
+    fn reset(&mut self) -> impl Future<Output = Result<(), ProjectionError>> + Send;
+}
+
+/// What one step did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Step {
+    /// Commits applied (after skipping those at or below the checkpoint).
+    pub applied: usize,
+    /// Commits still waiting in the consumer after this step.
+    pub pending: u64,
+    /// The checkpoint after this step.
+    pub checkpoint: u64,
+}
+
+/// Runs one projection. Tests drive it with [`ProjectionRunner::step`]; services call `run`.
+pub struct ProjectionRunner<P: Projection> {
+    projection: P,
+    stream: Stream,
+    checkpoints: kv::Store,
+    checkpoint: u64,
+    consumer: Option<Consumer<pull::Config>>,
+    batch: usize,
+}
+
+fn read<E: Into<Box<dyn std::error::Error + Send + Sync>>>(e: E) -> ProjectionError {
+    ProjectionError::with_source(ProjectionErrorKind::Read, e)
+}
+fn write<E: Into<Box<dyn std::error::Error + Send + Sync>>>(e: E) -> ProjectionError {
+    ProjectionError::with_source(ProjectionErrorKind::Write, e)
+}
+
+impl<P: Projection> ProjectionRunner<P> {
+    /// Prepares the runner: reads the checkpoint.
+    ///
+    /// # Errors
+    /// `Read` when the checkpoint bucket cannot be read.
+    pub async fn new(backbone: &Backbone, projection: P) -> Result<Self, ProjectionError> {
+        let checkpoints = backbone.jetstream.get_key_value(subjects::CHECKPOINT_BUCKET).await.map_err(read)?;
+        let checkpoint = match checkpoints.get(projection.name()).await.map_err(read)? {
+            Some(v) => std::str::from_utf8(&v).ok().and_then(|s| s.parse().ok()).unwrap_or(0),
+            None => 0,
+        };
+        Ok(Self { projection, stream: backbone.events.clone(), checkpoints, checkpoint, consumer: None, batch: 2_000 })
+    }
+
+    /// The last stream sequence applied.
+    pub fn checkpoint(&self) -> u64 {
+        self.checkpoint
+    }
+
+    /// The projection, to inspect its view.
+    pub fn projection(&self) -> &P {
+        &self.projection
+    }
+
+    fn durable_name(&self) -> String {
+        format!("projection-{}", self.projection.name())
+    }
+
+    async fn consumer(&mut self) -> Result<&mut Consumer<pull::Config>, ProjectionError> {
+        if self.consumer.is_none() {
+            let name = self.durable_name();
+            let consumer = self
+                .stream
+                .get_or_create_consumer(
+                    &name,
+                    pull::Config {
+                        durable_name: Some(name.clone()),
+                        filter_subjects: self.projection.filters(),
+                        deliver_policy: DeliverPolicy::ByStartSequence { start_sequence: self.checkpoint + 1 },
+                        ack_policy: AckPolicy::All,
+                        max_ack_pending: 100_000,
+                        ack_wait: Duration::from_secs(60),
+                        ..Default::default()
+                    },
+                )
+                .await
+                .map_err(read)?;
+            self.consumer = Some(consumer);
+        }
+        Ok(self.consumer.as_mut().expect("consumer set above"))
+    }
+
+    /// Applies at most one batch, waiting up to `wait` for the first commit.
+    ///
+    /// # Errors
+    /// `Read` or `Write`; nothing is acknowledged then, so the batch comes again.
+    pub async fn step(&mut self, wait: Duration) -> Result<Step, ProjectionError> {
+        let batch = self.batch;
+        let consumer = self.consumer().await?;
+        let mut messages = consumer.fetch().max_messages(batch).expires(wait).messages().await.map_err(read)?;
+        let mut applied = 0;
+        let mut last = None;
+        let mut pending = 0;
+        while let Some(message) = messages.next().await {
+            let message = message.map_err(read)?;
+            let info = message.info().map_err(read)?;
+            let sequence = info.stream_sequence;
+            pending = info.pending;
+            if sequence > self.checkpoint {
+                self.projection.apply(message.subject.as_str(), sequence, &message.payload);
+                applied += 1;
+                self.checkpoint = sequence;
+            }
+            last = Some(message);
+        }
+        if let Some(message) = last {
+            self.store_checkpoint().await?;
+            // Cumulative ack: everything up to this message is applied and stored.
+            message.ack().await.map_err(write)?;
+        }
+        Ok(Step { applied, pending, checkpoint: self.checkpoint })
+    }
+
+    async fn store_checkpoint(&mut self) -> Result<(), ProjectionError> {
+        self.projection.flush().await?;
+        self.checkpoints.put(self.projection.name(), self.checkpoint.to_string().into()).await.map_err(write)?;
+        Ok(())
+    }
+
+    /// Steps until no commit is pending (the view has caught up with the stream as of now).
+    ///
+    /// # Errors
+    /// As [`ProjectionRunner::step`].
+    pub async fn catch_up(&mut self) -> Result<u64, ProjectionError> {
+        let target = self.stream.get_info().await.map_err(read)?.state.last_sequence;
+        while self.checkpoint < target {
+            let step = self.step(Duration::from_millis(200)).await?;
+            if step.applied == 0 && step.pending == 0 && self.checkpoint < target {
+                // Commits outside our filters fill the gap up to `target`; nothing more to read.
+                break;
+            }
+        }
+        Ok(self.checkpoint)
+    }
+
+    /// Drops the view and rebuilds it from the first commit, then resumes live from there.
+    /// Returns the number of commits applied.
+    ///
+    /// # Errors
+    /// `Read` or `Write`.
+    pub async fn rebuild(&mut self) -> Result<u64, ProjectionError> {
+        self.consumer = None;
+        let name = self.durable_name();
+        let _ = self.stream.delete_consumer(&name).await;
+        self.projection.reset().await?;
+        self.checkpoint = 0;
+        let target = self.stream.get_info().await.map_err(read)?.state.last_sequence;
+        let mut applied = 0;
+        if target > 0 {
+            let replay = self
+                .stream
+                .create_consumer(pull::OrderedConfig { filter_subjects: self.projection.filters(), ..Default::default() })
+                .await
+                .map_err(read)?;
+            let mut messages = replay.messages().await.map_err(read)?;
+            while let Some(message) = messages.next().await {
+                let message = message.map_err(read)?;
+                let info = message.info().map_err(read)?;
+                self.projection.apply(message.subject.as_str(), info.stream_sequence, &message.payload);
+                self.checkpoint = info.stream_sequence;
+                applied += 1;
+                if info.pending == 0 {
+                    break;
+                }
+            }
+        }
+        self.store_checkpoint().await?;
+        Ok(applied)
+    }
+
+    /// Runs live until `shutdown`; errors are logged and retried after a pause.
+    pub async fn run(mut self, shutdown: CancellationToken) {
+        loop {
+            let step = tokio::select! {
+                _ = shutdown.cancelled() => break,
+                step = self.step(Duration::from_secs(1)) => step,
+            };
+            if let Err(e) = step {
+                tracing::warn!(projection = self.projection.name(), error = %e, "projection step failed; retrying");
+                self.consumer = None;
+                tokio::select! {
+                    _ = shutdown.cancelled() => break,
+                    _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,272 @@
+//! A nats-server child process.
+//!
+//! Two users: `floor run` without `NATS_URL` starts one with JetStream under `./data/` (the
+//! embedded default), and every test that touches the backbone starts its own on a free loopback
+//! port with a temporary directory, never the shared server on 4222. `restart()` keeps port and
+//! directory, so crash tests can kill the server and bring the same one back.
+
+use crate::error::Error;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The oldest nats-server Floor runs on: 2.9 has a broken per-subject check on replicated
+/// streams, and async-nats cannot create KV buckets on it.
+pub const MIN_VERSION: (u32, u32) = (2, 10);
+
+/// What went wrong starting a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerErrorKind {
+    /// No nats-server binary was found.
+    NotFound,
+    /// The binary found is older than [`MIN_VERSION`].
+    TooOld,
+    /// It was started but did not accept connections in time, or exited.
+    NotReady,
+    /// Files or processes could not be created.
+    Io,
+}
+
+impl std::fmt::Display for ServerErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::NotFound => "no nats-server found (run `make tools`, or put nats-server >= 2.10 on PATH, or set FLOOR_NATS_SERVER)",
+            Self::TooOld => "nats-server is older than 2.10 (run `make tools` to install the pinned one into .tools/bin)",
+            Self::NotReady => "nats-server did not become ready",
+            Self::Io => "cannot start nats-server",
+        })
+    }
+}
+
+/// Error starting or finding a server.
+pub type ServerError = Error<ServerErrorKind>;
+
+/// How to start a server.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// The nats-server binary.
+    pub binary: PathBuf,
+    /// Directory for the config file, logs and the JetStream store (`<dir>/jetstream`).
+    pub dir: PathBuf,
+    /// Loopback port; 0 picks a free one.
+    pub port: u16,
+    /// fsync every write (`sync_interval: always`): what a single production node needs so an
+    /// acknowledged command survives power loss. Tests leave it off; crash tests kill the
+    /// process, not the machine, and the OS keeps what was written.
+    pub sync_always: bool,
+}
+
+/// A running nats-server child. Dropping it kills the process.
+pub struct NatsServer {
+    child: Option<Child>,
+    options: ServerOptions,
+    port: u16,
+    _temp: Option<tempfile::TempDir>,
+}
+
+impl NatsServer {
+    /// Starts a server for a test: free port, fresh temporary directory, no fsync.
+    ///
+    /// # Errors
+    /// See [`ServerErrorKind`].
+    pub fn start_temp() -> Result<Self, ServerError> {
+        let temp = tempfile::Builder::new()
+            .prefix("floor-nats-")
+            .tempdir()
+            .map_err(|e| ServerError::with_source(ServerErrorKind::Io, e))?;
+        let options = ServerOptions { binary: find_binary()?, dir: temp.path().to_owned(), port: 0, sync_always: false };
+        let mut server = Self::start(options)?;
+        server._temp = Some(temp);
+        Ok(server)
+    }
+
+    /// Starts a server with these options and waits until it accepts connections.
+    ///
+    /// # Errors
+    /// See [`ServerErrorKind`].
+    pub fn start(mut options: ServerOptions) -> Result<Self, ServerError> {
+        let io = |e| ServerError::with_source(ServerErrorKind::Io, e);
+        std::fs::create_dir_all(&options.dir).map_err(io)?;
+        if options.port == 0 {
+            options.port = free_port().map_err(io)?;
+        }
+        let mut server = Self { child: None, port: options.port, options, _temp: None };
+        server.spawn()?;
+        Ok(server)
+    }
+
+    fn spawn(&mut self) -> Result<(), ServerError> {
+        let io = |e| ServerError::with_source(ServerErrorKind::Io, e);
+        let dir = &self.options.dir;
+        let config = dir.join("nats-server.conf");
+        let store = dir.join("jetstream");
+        let sync = if self.options.sync_always { "\n  sync_interval: always" } else { "" };
+        std::fs::write(
+            &config,
+            format!(
+                "# Written by Floor; rewritten at every start.\nlisten: \"127.0.0.1:{}\"\nserver_name: floor_{}\njetstream {{\n  store_dir: {:?}{sync}\n}}\n",
+                self.port,
+                self.port,
+                store.display().to_string()
+            ),
+        )
+        .map_err(io)?;
+        let log = std::fs::File::create(dir.join("nats-server.log")).map_err(io)?;
+        let child = Command::new(&self.options.binary)
+            .arg("-c")
+            .arg(&config)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().map_err(io)?)
+            .stderr(log)
+            .spawn()
+            .map_err(io)?;
+        self.child = Some(child);
+        self.wait_ready(Duration::from_secs(20))
+    }
+
+    /// Waits until the port accepts TCP connections: nats-server opens its client port only
+    /// after JetStream has recovered its store, so a connection means ready.
+    fn wait_ready(&mut self, deadline: Duration) -> Result<(), ServerError> {
+        let start = Instant::now();
+        let addr = SocketAddr::from(([127, 0, 0, 1], self.port));
+        loop {
+            if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+                return Ok(());
+            }
+            if let Some(child) = self.child.as_mut() {
+                if let Ok(Some(status)) = child.try_wait() {
+                    return Err(ServerError::with_source(
+                        ServerErrorKind::NotReady,
+                        format!("exited with {status}; see {}", self.options.dir.join("nats-server.log").display()),
+                    ));
+                }
+            }
+            if start.elapsed() > deadline {
+                return Err(ServerError::with_source(ServerErrorKind::NotReady, format!("port {} not open after {deadline:?}", self.port)));
+            }
+            // Readiness of a child process has no event to wait on; poll the port briefly.
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// `nats://127.0.0.1:<port>`.
+    pub fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The directory holding its store, config and log.
+    pub fn dir(&self) -> &Path {
+        &self.options.dir
+    }
+
+    /// Kills the process at once (SIGKILL): a crash, not a shutdown.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Stops gracefully (SIGTERM lets JetStream flush), waiting up to 10 s before killing.
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_secs(10) {
+                if let Ok(Some(_)) = child.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Kills the process and starts it again on the same port with the same store.
+    ///
+    /// # Errors
+    /// See [`ServerErrorKind`].
+    pub fn restart(&mut self) -> Result<(), ServerError> {
+        self.kill();
+        self.spawn()
+    }
+}
+
+impl Drop for NatsServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Asks the OS for a free loopback port.
+pub fn free_port() -> std::io::Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Finds a nats-server >= 2.10: `$FLOOR_NATS_SERVER`, then `.tools/bin/nats-server` in this or a
+/// parent directory (where `make tools` installs it), then the workspace this crate was built
+/// in, then `PATH`.
+///
+/// # Errors
+/// [`ServerErrorKind::NotFound`] or [`ServerErrorKind::TooOld`] (naming the version found).
+pub fn find_binary() -> Result<PathBuf, ServerError> {
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(p) = std::env::var_os("FLOOR_NATS_SERVER") {
+        candidates.push(p.into());
+    }
+    if let Ok(cwd) = std::env::current_dir() {
+        candidates.extend(cwd.ancestors().map(|d| d.join(".tools/bin/nats-server")));
+    }
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    candidates.push(workspace.join(".tools/bin/nats-server"));
+    if let Some(path) = std::env::var_os("PATH") {
+        candidates.extend(std::env::split_paths(&path).map(|d| d.join("nats-server")));
+    }
+    let mut too_old = None;
+    for candidate in candidates.into_iter().filter(|c| c.is_file()) {
+        match binary_version(&candidate) {
+            Some(v) if v >= MIN_VERSION => return Ok(candidate),
+            Some(v) => too_old = Some(format!("{} is v{}.{}", candidate.display(), v.0, v.1)),
+            None => {}
+        }
+    }
+    Err(match too_old {
+        Some(found) => ServerError::with_source(ServerErrorKind::TooOld, found),
+        None => ServerError::new(ServerErrorKind::NotFound),
+    })
+}
+
+/// `(major, minor)` of a nats-server binary, from `--version`.
+pub fn binary_version(binary: &Path) -> Option<(u32, u32)> {
+    let out = Command::new(binary).arg("--version").output().ok()?;
+    parse_version(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// Parses `(major, minor)` out of text like `nats-server: v2.12.8` or `2.10.4`.
+pub fn parse_version(text: &str) -> Option<(u32, u32)> {
+    let start = text.find(|c: char| c.is_ascii_digit())?;
+    let mut parts = text[start..].split(|c: char| !c.is_ascii_digit());
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    Some((major, minor))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_parse_from_server_output() {
+        assert_eq!(parse_version("nats-server: v2.12.8\n"), Some((2, 12)));
+        assert_eq!(parse_version("2.9.10"), Some((2, 9)));
+        assert_eq!(parse_version("garbage"), None);
+        assert!(parse_version("v2.9.10").unwrap() < MIN_VERSION);
+    }
+}
