@@ -171,6 +171,9 @@ pub struct EntryRegistered {
     pub player: PlayerId,
     /// Registration, late registration, re-entry or multi-entry.
     pub kind: EntryKind,
+    /// The player had no other entry (live or eliminated) in this tournament: one more unique
+    /// player. Carried so read models count players without keeping player lists.
+    pub new_player: bool,
     /// What was paid and where it went.
     pub ledger: EntryLedger,
     /// When.
@@ -188,6 +191,8 @@ pub struct EntryUnregistered {
     pub refund: EntryLedger,
     /// Player's own request, or the operator's refusal.
     pub by_operator: bool,
+    /// The player has no other entry left in this tournament: one unique player fewer.
+    pub player_left: bool,
     /// When.
     pub at: DateTime<Utc>,
 }

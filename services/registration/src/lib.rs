@@ -1,1 +1,26 @@
-pub fn _x(){}
+//! Registration: tournament definitions and entries.
+//!
+//! Spec: `../shared/spec/README.md` §1–2 (formats, entry models, fees, registration).
+//!
+//! # Layout
+//!
+//! - [`domain`]: the tournament aggregate (esrs `Aggregate`): create, register (late
+//!   registration, re-entry, multi-entry), unregister, operator refusal, players kept apart,
+//!   eliminations. Pure.
+//! - [`limits`]: the player aggregate: responsible-gaming tournament-count limits (002 §2.3). Pure.
+//! - [`policy`]: reactions: releasing a limit count when the registration it was taken for fails.
+//! - [`projection`]: which players have limits, so registrations of the others skip the check.
+//! - [`service`]: wiring: the `floor.cmd.registration.*` endpoint and the hosts.
+
+pub mod domain;
+pub mod limits;
+pub mod policy;
+pub mod projection;
+pub mod service;
+
+pub use domain::{RegistrationError, TournamentAggregate, TournamentCommand, TournamentState};
+pub use limits::{LimitError, PlayerAggregate, PlayerCommand, PlayerState};
+pub use service::RegistrationService;
+
+#[cfg(test)]
+mod spec;

@@ -2,6 +2,7 @@
 //!
 //! # Layout
 //!
+//! - [`clock`]: the wall clock, and a manual one for tests.
 //! - [`error`]: `Error<Kind>`, one small kind enum per operation.
 //! - [`server`]: a nats-server child process: the embedded default of `floor run`, and the
 //!   per-test servers (free loopback port, temporary directory, restart for crash tests).
@@ -18,6 +19,7 @@
 #![deny(missing_docs)]
 
 pub mod bootstrap;
+pub mod clock;
 pub mod endpoint;
 pub mod error;
 pub mod host;
@@ -27,6 +29,7 @@ pub mod store;
 
 pub use bootstrap::{connect, ensure_backbone, Backbone};
 pub use error::Error;
-pub use host::{AggregateHost, Committed, DomainError};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use host::{reply, AggregateHost, Committed, DomainError};
 pub use server::NatsServer;
 pub use store::JetStreamStore;

@@ -1,0 +1,260 @@
+//! The lobby document of one tournament and how tournament events change it.
+//!
+//! Everything in it is a counter or a copy of the definition, so a document is folded from its
+//! own previous value and the next commit alone: no player lists, no other state.
+
+use chrono::{DateTime, Utc};
+use floor_events::registration::TournamentEvent;
+use floor_events::tournament::{EntryModel, Fee, TournamentDefinition};
+use floor_events::{Money, RuleProfile, TournamentId};
+use serde::{Deserialize, Serialize};
+
+/// Where a tournament stands, as far as the lobby knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LobbyState {
+    /// Announced; registration opens at `registration_opens` and closes at the deadline.
+    Registering,
+    /// A sit & go that filled its seats.
+    Running,
+}
+
+/// The prize pool as players see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrizePool {
+    /// Prize-pool contributions of the entries so far.
+    pub collected: Money,
+    /// The guarantee, if any.
+    pub guarantee: Option<Money>,
+    /// What the operator adds to reach the guarantee.
+    pub overlay: Money,
+    /// `collected + overlay`: what will be paid out.
+    pub total: Money,
+}
+
+/// The tournament's books so far, in minor units: `paid_in - refunded = fees + prize_pool`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Books {
+    /// Everything players paid.
+    pub paid_in: Money,
+    /// Everything given back (unregistrations).
+    pub refunded: Money,
+    /// The operator's fees kept.
+    pub fees: Money,
+    /// Prize-pool contributions kept.
+    pub prize_pool: Money,
+}
+
+/// One tournament in the lobby.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LobbyDocument {
+    /// Id.
+    pub tournament_id: TournamentId,
+    /// Name.
+    pub name: String,
+    /// Where it stands.
+    pub state: LobbyState,
+    /// Scheduled start; absent for a sit & go.
+    pub start: Option<DateTime<Utc>>,
+    /// Sit & go: starts when full.
+    pub sit_and_go: bool,
+    /// When registration opens.
+    pub registration_opens: DateTime<Utc>,
+    /// When registration (late registration included) closes; absent for a sit & go.
+    pub registration_deadline: Option<DateTime<Utc>>,
+    /// Seats per table.
+    pub table_size: u8,
+    /// Chips per entry.
+    pub starting_stack: u64,
+    /// Buy-in.
+    pub buy_in: Money,
+    /// Fee per entry.
+    pub fee: Money,
+    /// Entry model.
+    pub entry_model: EntryModel,
+    /// Rule profile.
+    pub profile: RuleProfile,
+    /// Most entries.
+    pub capacity: u32,
+    /// Fewest entries to start.
+    pub min_players: u32,
+    /// Entries taken (re-entries included, withdrawn ones not).
+    pub entrants: u32,
+    /// Different players with an entry.
+    pub unique_players: u32,
+    /// Entries still in (not eliminated).
+    pub live_entries: u32,
+    /// Re-entries among `entrants`.
+    pub re_entries: u32,
+    /// Prize pool, guarantee and overlay.
+    pub prize_pool: PrizePool,
+    /// Money in and out.
+    pub books: Books,
+    /// Stream sequence of the last commit folded in: older commits are ignored.
+    pub last_sequence: u64,
+}
+
+impl LobbyDocument {
+    /// The document of a tournament just created.
+    pub fn created(tournament_id: TournamentId, def: &TournamentDefinition, at: DateTime<Utc>, sequence: u64) -> Self {
+        let currency = def.buy_in.currency;
+        let zero = Money::zero(currency);
+        let ledger = def.entry_ledger();
+        let mut doc = Self {
+            tournament_id,
+            name: def.name.clone(),
+            state: LobbyState::Registering,
+            start: def.scheduled_start(),
+            sit_and_go: def.scheduled_start().is_none(),
+            registration_opens: def.registration_opens.unwrap_or(at),
+            registration_deadline: def.registration_deadline(),
+            table_size: def.table_size,
+            starting_stack: def.starting_stack,
+            buy_in: def.buy_in,
+            fee: match def.fee {
+                Fee::OnTop(fee) => fee,
+                Fee::ShareOfBuyIn { .. } => ledger.fee,
+            },
+            entry_model: def.entry_model,
+            profile: def.profile,
+            capacity: def.capacity,
+            min_players: def.min_players,
+            entrants: 0,
+            unique_players: 0,
+            live_entries: 0,
+            re_entries: 0,
+            prize_pool: PrizePool { collected: zero, guarantee: def.guarantee, overlay: zero, total: zero },
+            books: Books { paid_in: zero, refunded: zero, fees: zero, prize_pool: zero },
+            last_sequence: sequence,
+        };
+        doc.settle_prize_pool();
+        doc
+    }
+
+    /// Folds one event of the commit at `sequence`. Events of other tournaments' shapes that do
+    /// not concern the lobby leave it unchanged.
+    pub fn evolve(mut self, event: &TournamentEvent) -> Self {
+        use floor_events::registration::EntryKind;
+        let add = |a: Money, b: Money| a.checked_add(b).unwrap_or(a);
+        match event {
+            TournamentEvent::TournamentCreated(_) => {}
+            TournamentEvent::EntryRegistered(e) => {
+                self.entrants += 1;
+                self.live_entries += 1;
+                self.unique_players += u32::from(e.new_player);
+                self.re_entries += u32::from(e.kind == EntryKind::ReEntry);
+                self.books.paid_in = add(self.books.paid_in, e.ledger.paid_in);
+                self.books.fees = add(self.books.fees, e.ledger.fee);
+                self.books.prize_pool = add(self.books.prize_pool, e.ledger.prize_pool);
+                if self.sit_and_go && self.entrants >= self.capacity {
+                    self.state = LobbyState::Running;
+                }
+            }
+            TournamentEvent::EntryUnregistered(e) => {
+                let sub = |a: Money, b: Money| a.checked_sub(b).unwrap_or(a);
+                self.entrants = self.entrants.saturating_sub(1);
+                self.live_entries = self.live_entries.saturating_sub(1);
+                self.unique_players = self.unique_players.saturating_sub(u32::from(e.player_left));
+                self.books.refunded = add(self.books.refunded, e.refund.paid_in);
+                self.books.fees = sub(self.books.fees, e.refund.fee);
+                self.books.prize_pool = sub(self.books.prize_pool, e.refund.prize_pool);
+            }
+            TournamentEvent::EntryEliminated(_) => self.live_entries = self.live_entries.saturating_sub(1),
+            TournamentEvent::PlayerRefused(_) | TournamentEvent::PlayersKeptApart(_) => {}
+        }
+        self.settle_prize_pool();
+        self
+    }
+
+    /// Derives collected, overlay and total from the books and the guarantee.
+    fn settle_prize_pool(&mut self) {
+        let collected = self.books.prize_pool;
+        let overlay = self.prize_pool.guarantee.and_then(|g| g.checked_sub(collected)).unwrap_or(Money::zero(collected.currency));
+        self.prize_pool.collected = collected;
+        self.prize_pool.overlay = overlay;
+        self.prize_pool.total = collected.checked_add(overlay).unwrap_or(collected);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use floor_events::registration::{EntryKind, EntryRegistered, EntryUnregistered};
+    use floor_events::tournament::{EntryLedger, Start};
+    use floor_events::{Currency, EntryNo, PlayerId};
+    use proptest::prelude::*;
+
+    fn eur(c: u64) -> Money {
+        Money::new(c, Currency::EUR)
+    }
+
+    fn definition() -> TournamentDefinition {
+        TournamentDefinition {
+            name: "Lobby test".into(),
+            start: Start::At("2026-12-06T18:00:00Z".parse().unwrap()),
+            table_size: 9,
+            starting_stack: 10_000,
+            buy_in: eur(1_000),
+            fee: Fee::OnTop(eur(100)),
+            capacity: 100,
+            min_players: 2,
+            registration_opens: None,
+            late_registration_until: None,
+            entry_model: EntryModel::ReEntry { max_entries: 3 },
+            guarantee: Some(eur(50_000)),
+            profile: RuleProfile::Tda2024,
+        }
+    }
+
+    fn ledger() -> EntryLedger {
+        EntryLedger { paid_in: eur(1_100), fee: eur(100), prize_pool: eur(1_000) }
+    }
+
+    fn registered(entry: u32, new_player: bool, kind: EntryKind) -> TournamentEvent {
+        TournamentEvent::EntryRegistered(EntryRegistered {
+            entry: EntryNo(entry),
+            player: PlayerId::parse("p").unwrap(),
+            kind,
+            new_player,
+            ledger: ledger(),
+            at: "2026-12-06T17:00:00Z".parse().unwrap(),
+        })
+    }
+
+    #[test]
+    fn entries_fill_the_pool_and_shrink_the_overlay() {
+        let doc = LobbyDocument::created(TournamentId::new(), &definition(), "2026-12-01T00:00:00Z".parse().unwrap(), 1);
+        assert_eq!(doc.prize_pool.overlay, eur(50_000));
+        let doc = doc.evolve(&registered(1, true, EntryKind::Registration)).evolve(&registered(2, false, EntryKind::ReEntry));
+        assert_eq!((doc.entrants, doc.unique_players, doc.re_entries), (2, 1, 1));
+        assert_eq!(doc.prize_pool.collected, eur(2_000));
+        assert_eq!(doc.prize_pool.overlay, eur(48_000));
+        assert_eq!(doc.prize_pool.total, eur(50_000));
+    }
+
+    proptest! {
+        /// Books balance after any mix of registrations and withdrawals:
+        /// paid in - refunded = fees + prize pool, to the cent.
+        #[test]
+        fn books_balance_to_the_cent(ops in prop::collection::vec(any::<bool>(), 0..200)) {
+            let mut doc = LobbyDocument::created(TournamentId::new(), &definition(), "2026-12-01T00:00:00Z".parse().unwrap(), 1);
+            let mut live = 0u32;
+            for (i, register) in ops.into_iter().enumerate() {
+                if register || live == 0 {
+                    doc = doc.evolve(&registered(i as u32 + 1, true, EntryKind::Registration));
+                    live += 1;
+                } else {
+                    doc = doc.evolve(&TournamentEvent::EntryUnregistered(EntryUnregistered {
+                        entry: EntryNo(1), player: PlayerId::parse("p").unwrap(), refund: ledger(),
+                        by_operator: false, player_left: true, at: "2026-12-06T17:00:00Z".parse().unwrap(),
+                    }));
+                    live -= 1;
+                }
+                let b = doc.books;
+                prop_assert_eq!(b.paid_in.amount - b.refunded.amount, b.fees.amount + b.prize_pool.amount);
+                prop_assert_eq!(doc.entrants, live);
+                prop_assert_eq!(doc.prize_pool.total.amount, doc.prize_pool.collected.amount.max(50_000));
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! The lobby projection: tournament commits folded into one KV document per tournament.
+//!
+//! Documents are folded in memory and written once per batch ([`Projection::flush`]), the
+//! checkpoint after them; each document also remembers the last sequence folded in, so a commit
+//! delivered twice (after a crash between the write and the checkpoint) changes nothing.
+
+use crate::domain::LobbyDocument;
+use async_nats::jetstream::kv;
+use floor_events::registration::TournamentEvent;
+use floor_events::{record, subjects, TournamentId};
+use floor_runtime::bootstrap::Backbone;
+use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind};
+use futures::{StreamExt, TryStreamExt};
+use std::collections::{HashMap, HashSet};
+
+/// KV writes in flight at once during a flush.
+const CONCURRENT_WRITES: usize = 64;
+
+/// The lobby projection.
+pub struct LobbyProjection {
+    bucket: kv::Store,
+    docs: HashMap<TournamentId, LobbyDocument>,
+    dirty: HashSet<TournamentId>,
+}
+
+fn read<E: Into<Box<dyn std::error::Error + Send + Sync>>>(e: E) -> ProjectionError {
+    ProjectionError::with_source(ProjectionErrorKind::Read, e)
+}
+fn write<E: Into<Box<dyn std::error::Error + Send + Sync>>>(e: E) -> ProjectionError {
+    ProjectionError::with_source(ProjectionErrorKind::Write, e)
+}
+
+impl LobbyProjection {
+    /// Loads the documents already in the bucket, to resume folding after the checkpoint.
+    ///
+    /// # Errors
+    /// `Read` when the bucket cannot be read.
+    pub async fn load(backbone: &Backbone) -> Result<Self, ProjectionError> {
+        let bucket = backbone.jetstream.get_key_value(subjects::LOBBY_BUCKET).await.map_err(read)?;
+        let mut docs = HashMap::new();
+        let keys: Vec<String> = bucket.keys().await.map_err(read)?.try_collect().await.map_err(read)?;
+        for key in keys {
+            if let Some(value) = bucket.get(&key).await.map_err(read)? {
+                match serde_json::from_slice::<LobbyDocument>(&value) {
+                    Ok(doc) => {
+                        docs.insert(doc.tournament_id, doc);
+                    }
+                    Err(e) => tracing::warn!(key, error = %e, "unreadable lobby document; it will be rebuilt"),
+                }
+            }
+        }
+        Ok(Self { bucket, docs, dirty: HashSet::new() })
+    }
+
+    /// A document, as folded so far.
+    pub fn document(&self, id: TournamentId) -> Option<&LobbyDocument> {
+        self.docs.get(&id)
+    }
+
+    /// Every document, as folded so far.
+    pub fn documents(&self) -> impl Iterator<Item = &LobbyDocument> {
+        self.docs.values()
+    }
+}
+
+impl Projection for LobbyProjection {
+    fn name(&self) -> &'static str {
+        "lobby"
+    }
+
+    fn filters(&self) -> Vec<String> {
+        vec![subjects::event_filter(subjects::aggregate::TOURNAMENT)]
+    }
+
+    fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
+        let Some((_, id)) = subjects::parse_event_subject(subject) else { return };
+        let id = TournamentId(id);
+        let events = match record::decode_commit::<TournamentEvent>(body) {
+            Ok(events) => events,
+            Err(e) => {
+                tracing::warn!(subject, sequence, error = %e, "lobby skipped an undecodable commit");
+                return;
+            }
+        };
+        let mut doc = match (self.docs.remove(&id), events.first()) {
+            (Some(doc), _) if doc.last_sequence >= sequence => {
+                self.docs.insert(id, doc);
+                return;
+            }
+            (Some(doc), _) => doc,
+            (None, Some(TournamentEvent::TournamentCreated(c))) => LobbyDocument::created(id, &c.definition, c.at, sequence),
+            (None, _) => {
+                tracing::warn!(subject, sequence, "commit for a tournament the lobby never saw created");
+                return;
+            }
+        };
+        doc = events.iter().fold(doc, LobbyDocument::evolve);
+        doc.last_sequence = sequence;
+        self.docs.insert(id, doc);
+        self.dirty.insert(id);
+    }
+
+    async fn flush(&mut self) -> Result<(), ProjectionError> {
+        let writes: Vec<(String, bytes::Bytes)> = self
+            .dirty
+            .drain()
+            .filter_map(|id| self.docs.get(&id))
+            .map(|doc| (doc.tournament_id.to_string(), serde_json::to_vec(doc).expect("document serializes").into()))
+            .collect();
+        let bucket = &self.bucket;
+        futures::stream::iter(writes)
+            .map(|(key, value)| async move { bucket.put(key, value).await })
+            .buffer_unordered(CONCURRENT_WRITES)
+            .try_collect::<Vec<_>>()
+            .await
+            .map_err(write)?;
+        Ok(())
+    }
+
+    async fn reset(&mut self) -> Result<(), ProjectionError> {
+        self.docs.clear();
+        self.dirty.clear();
+        let keys: Vec<String> = self.bucket.keys().await.map_err(read)?.try_collect().await.map_err(read)?;
+        for key in keys {
+            self.bucket.purge(key).await.map_err(write)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,53 @@
+//! Wiring: the lobby projection runner and the HTTP server.
+
+use crate::http::{router, LobbyCache};
+use crate::projection::LobbyProjection;
+use floor_events::subjects;
+use floor_runtime::bootstrap::Backbone;
+use floor_runtime::projection::ProjectionRunner;
+use std::net::SocketAddr;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// Error starting the lobby.
+#[derive(Debug, thiserror::Error)]
+pub enum LobbyError {
+    /// The projection could not start.
+    #[error("lobby projection: {0}")]
+    Projection(#[from] floor_runtime::projection::ProjectionError),
+    /// The bucket could not be watched.
+    #[error("lobby bucket: {0}")]
+    Bucket(String),
+    /// The HTTP address is taken or invalid.
+    #[error("cannot listen on {0}: {1}")]
+    Listen(SocketAddr, std::io::Error),
+}
+
+/// Starts the projection (catching up before returning) and, if `http` is given, the HTTP
+/// server. Both run on `tracker` until `shutdown`. Returns the address HTTP listens on.
+///
+/// # Errors
+/// See [`LobbyError`].
+pub async fn start(
+    backbone: &Backbone,
+    http: Option<SocketAddr>,
+    shutdown: CancellationToken,
+    tracker: &TaskTracker,
+) -> Result<Option<SocketAddr>, LobbyError> {
+    let projection = LobbyProjection::load(backbone).await?;
+    let mut runner = ProjectionRunner::new(backbone, projection).await?;
+    runner.catch_up().await?;
+    tracker.spawn(runner.run(shutdown.clone()));
+    let Some(addr) = http else { return Ok(None) };
+    let bucket = backbone.jetstream.get_key_value(subjects::LOBBY_BUCKET).await.map_err(|e| LobbyError::Bucket(e.to_string()))?;
+    let cache = LobbyCache::watch(bucket, shutdown.clone()).await.map_err(|e| LobbyError::Bucket(e.to_string()))?;
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| LobbyError::Listen(addr, e))?;
+    let bound = listener.local_addr().map_err(|e| LobbyError::Listen(addr, e))?;
+    tracker.spawn(async move {
+        let server = axum::serve(listener, router(cache)).with_graceful_shutdown(async move { shutdown.cancelled().await });
+        if let Err(e) = server.await {
+            tracing::error!(error = %e, "lobby HTTP server stopped");
+        }
+    });
+    Ok(Some(bound))
+}

@@ -1,0 +1,419 @@
+//! The tournament aggregate: the decider for definitions and entries.
+//!
+//! Pure: time arrives in each command (`at`), stamped by the service when the command arrives.
+//! Guards first, then the events.
+
+use esrs::Aggregate;
+use floor_events::codes;
+use floor_events::registration::*;
+use floor_events::tournament::{DefinitionError, EntryLedger, EntryModel, Start, TournamentDefinition};
+use floor_events::{subjects, EntryNo, PlayerId, TournamentId};
+use chrono::{DateTime, Utc};
+use std::collections::{HashMap, HashSet};
+
+/// The tournament aggregate.
+pub struct TournamentAggregate;
+
+/// What the tournament aggregate is asked to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TournamentCommand {
+    /// Create the tournament.
+    Create {
+        /// Its id.
+        tournament_id: TournamentId,
+        /// Its definition.
+        definition: Box<TournamentDefinition>,
+        /// Now.
+        at: DateTime<Utc>,
+    },
+    /// Enter a player.
+    Register {
+        /// Who.
+        player: PlayerId,
+        /// Now.
+        at: DateTime<Utc>,
+    },
+    /// Withdraw a player's entry before the start.
+    Unregister {
+        /// Who.
+        player: PlayerId,
+        /// Which entry; `None`: the latest live one.
+        entry: Option<EntryNo>,
+        /// Now.
+        at: DateTime<Utc>,
+    },
+    /// Operator refusal (001 Art. 20).
+    RefusePlayer {
+        /// Who.
+        player: PlayerId,
+        /// Why.
+        reason: String,
+        /// Now.
+        at: DateTime<Utc>,
+    },
+    /// At most one of these players may enter (001 Art. 20).
+    KeepApart {
+        /// The group.
+        players: Vec<PlayerId>,
+        /// Now.
+        at: DateTime<Utc>,
+    },
+    /// An entry is out.
+    EliminateEntry {
+        /// The entry.
+        entry: EntryNo,
+        /// Now.
+        at: DateTime<Utc>,
+    },
+}
+
+/// Why the tournament aggregate said no.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegistrationError {
+    /// The tournament does not exist.
+    #[error("no such tournament")]
+    UnknownTournament,
+    /// Creating it twice.
+    #[error("a tournament with this id already exists")]
+    TournamentExists,
+    /// The definition breaks a rule.
+    #[error("invalid definition: {0}")]
+    InvalidDefinition(DefinitionError),
+    /// Before registration opens.
+    #[error("registration opens at {0}")]
+    NotOpen(DateTime<Utc>),
+    /// After registration (and late registration) closed.
+    #[error("registration is closed")]
+    Closed,
+    /// Every entry is taken.
+    #[error("the field is full ({0} entries)")]
+    FieldFull(u32),
+    /// Second entry where the model allows none now.
+    #[error("{0} already has a live entry")]
+    AlreadyRegistered(PlayerId),
+    /// Freezeout: no new entry after elimination.
+    #[error("{0} was eliminated and this tournament has no re-entry")]
+    NoReEntry(PlayerId),
+    /// Re-entry cap.
+    #[error("{0} has used all {1} entries")]
+    ReEntryCap(PlayerId, u32),
+    /// Multi-entry cap.
+    #[error("{0} already holds {1} live entries")]
+    MultiEntryCap(PlayerId, u32),
+    /// Profile makes registrations final.
+    #[error("registrations are final under profile {0}")]
+    UnregisterNotAllowed(&'static str),
+    /// Only before the start.
+    #[error("the tournament has started")]
+    Started,
+    /// Player has no live entry.
+    #[error("{0} has no live entry here")]
+    NotRegistered(PlayerId),
+    /// No such entry.
+    #[error("no entry {0}")]
+    UnknownEntry(EntryNo),
+    /// Already out.
+    #[error("entry {0} is already eliminated")]
+    AlreadyEliminated(EntryNo),
+    /// Operator refused this player.
+    #[error("the operator refused {0} for this tournament")]
+    Refused(PlayerId),
+    /// Kept apart from someone who entered.
+    #[error("{0} is kept apart from {1}, who has entered")]
+    KeptApart(PlayerId, PlayerId),
+    /// A keep-apart group needs two different players.
+    #[error("keep apart needs at least two different players")]
+    BadGroup,
+}
+
+impl floor_runtime::DomainError for RegistrationError {
+    fn code(&self) -> &'static str {
+        use RegistrationError::*;
+        match self {
+            UnknownTournament => codes::UNKNOWN_TOURNAMENT,
+            TournamentExists => codes::TOURNAMENT_EXISTS,
+            InvalidDefinition(e) => e.code,
+            NotOpen(_) => codes::REGISTRATION_NOT_OPEN,
+            Closed => codes::REGISTRATION_CLOSED,
+            FieldFull(_) => codes::FIELD_FULL,
+            AlreadyRegistered(_) => codes::ALREADY_REGISTERED,
+            NoReEntry(_) => codes::RE_ENTRY_NOT_ELIGIBLE,
+            ReEntryCap(..) => codes::RE_ENTRY_CAP_REACHED,
+            MultiEntryCap(..) => codes::MULTI_ENTRY_CAP_REACHED,
+            UnregisterNotAllowed(_) => codes::UNREGISTER_NOT_ALLOWED,
+            Started => codes::TOURNAMENT_STARTED,
+            NotRegistered(_) => codes::NOT_REGISTERED,
+            UnknownEntry(_) => codes::UNKNOWN_ENTRY,
+            AlreadyEliminated(_) => codes::ENTRY_ALREADY_ELIMINATED,
+            Refused(_) => codes::PLAYER_REFUSED,
+            KeptApart(..) | BadGroup => codes::PLAYER_KEPT_APART,
+        }
+    }
+}
+
+/// Where an entry stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryStatus {
+    /// In the tournament (or waiting for the start).
+    Live,
+    /// Out.
+    Eliminated,
+    /// Withdrawn and refunded; does not count for anything.
+    Unregistered,
+}
+
+/// One entry as registration knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Whose.
+    pub player: PlayerId,
+    /// Where it stands.
+    pub status: EntryStatus,
+    /// What it paid.
+    pub ledger: EntryLedger,
+}
+
+/// The tournament's state, folded from its events.
+#[derive(Debug, Clone, Default)]
+pub struct TournamentState {
+    /// Set by `tournament_created`; `None` means the tournament does not exist.
+    pub created: Option<Created>,
+    /// Entry `n` is at index `n - 1`.
+    pub entries: Vec<Entry>,
+    /// Each player's entry numbers, in order.
+    pub by_player: HashMap<PlayerId, Vec<EntryNo>>,
+    /// Entries that count toward capacity (all but unregistered ones).
+    pub counted: u32,
+    /// Players the operator refused.
+    pub refused: HashSet<PlayerId>,
+    /// For each player, the others they are kept apart from.
+    pub apart: HashMap<PlayerId, Vec<PlayerId>>,
+    /// A sit & go starts the moment its last seat is filled.
+    pub sit_and_go_started: bool,
+}
+
+/// The creation facts.
+#[derive(Debug, Clone)]
+pub struct Created {
+    /// Id.
+    pub tournament_id: TournamentId,
+    /// Definition.
+    pub definition: TournamentDefinition,
+    /// When it was created (registration opens then unless the definition says otherwise).
+    pub at: DateTime<Utc>,
+}
+
+impl TournamentState {
+    fn entry(&self, no: EntryNo) -> Option<&Entry> {
+        (no.0 as usize).checked_sub(1).and_then(|i| self.entries.get(i))
+    }
+
+    fn entries_of<'a>(&'a self, player: &PlayerId) -> impl Iterator<Item = (EntryNo, &'a Entry)> + 'a {
+        self.by_player
+            .get(player)
+            .into_iter()
+            .flatten()
+            .filter_map(move |&no| self.entry(no).map(|e| (no, e)))
+            .filter(|(_, e)| e.status != EntryStatus::Unregistered)
+    }
+
+    /// Whether play has begun at `at`.
+    pub fn started(&self, at: DateTime<Utc>) -> bool {
+        match self.created.as_ref().map(|c| c.definition.start) {
+            Some(Start::At(start)) => at >= start,
+            Some(Start::SitAndGo) => self.sit_and_go_started,
+            None => false,
+        }
+    }
+}
+
+impl Aggregate for TournamentAggregate {
+    const NAME: &'static str = subjects::aggregate::TOURNAMENT;
+    type State = TournamentState;
+    type Command = TournamentCommand;
+    type Event = TournamentEvent;
+    type Error = RegistrationError;
+
+    fn handle_command(state: &TournamentState, command: TournamentCommand) -> Result<Vec<TournamentEvent>, RegistrationError> {
+        use TournamentCommand::*;
+        if let Create { tournament_id, definition, at } = command {
+            return create(state, tournament_id, *definition, at);
+        }
+        let Some(created) = &state.created else { return Err(RegistrationError::UnknownTournament) };
+        match command {
+            Create { .. } => unreachable!("handled above"),
+            Register { player, at } => register(state, created, player, at),
+            Unregister { player, entry, at } => unregister(state, created, player, entry, at),
+            RefusePlayer { player, reason, at } => refuse(state, player, reason, at),
+            KeepApart { players, at } => keep_apart(state, players, at),
+            EliminateEntry { entry, at } => eliminate(state, entry, at),
+        }
+    }
+
+    fn apply_event(mut state: TournamentState, event: TournamentEvent) -> TournamentState {
+        match event {
+            TournamentEvent::TournamentCreated(e) => {
+                state.created = Some(Created { tournament_id: e.tournament_id, definition: e.definition, at: e.at });
+            }
+            TournamentEvent::EntryRegistered(e) => {
+                state.by_player.entry(e.player.clone()).or_default().push(e.entry);
+                state.entries.push(Entry { player: e.player, status: EntryStatus::Live, ledger: e.ledger });
+                state.counted += 1;
+                if let Some(c) = &state.created {
+                    if c.definition.start == Start::SitAndGo && state.counted >= c.definition.capacity {
+                        state.sit_and_go_started = true;
+                    }
+                }
+            }
+            TournamentEvent::EntryUnregistered(e) => {
+                if let Some(entry) = (e.entry.0 as usize).checked_sub(1).and_then(|i| state.entries.get_mut(i)) {
+                    entry.status = EntryStatus::Unregistered;
+                    state.counted -= 1;
+                }
+            }
+            TournamentEvent::EntryEliminated(e) => {
+                if let Some(entry) = (e.entry.0 as usize).checked_sub(1).and_then(|i| state.entries.get_mut(i)) {
+                    entry.status = EntryStatus::Eliminated;
+                }
+            }
+            TournamentEvent::PlayerRefused(e) => {
+                state.refused.insert(e.player);
+            }
+            TournamentEvent::PlayersKeptApart(e) => {
+                for p in &e.players {
+                    let others = state.apart.entry(p.clone()).or_default();
+                    others.extend(e.players.iter().filter(|o| *o != p).cloned());
+                }
+            }
+        }
+        state
+    }
+}
+
+fn create(
+    state: &TournamentState,
+    tournament_id: TournamentId,
+    definition: TournamentDefinition,
+    at: DateTime<Utc>,
+) -> Result<Vec<TournamentEvent>, RegistrationError> {
+    if state.created.is_some() {
+        return Err(RegistrationError::TournamentExists);
+    }
+    definition.validate().map_err(RegistrationError::InvalidDefinition)?;
+    Ok(vec![TournamentEvent::TournamentCreated(TournamentCreated { tournament_id, definition, at })])
+}
+
+/// Spec §2: only inside the registration window, while seats are free, not refused, not kept
+/// apart from an entrant, and as the entry model allows.
+fn register(state: &TournamentState, created: &Created, player: PlayerId, at: DateTime<Utc>) -> Result<Vec<TournamentEvent>, RegistrationError> {
+    let def = &created.definition;
+    if state.refused.contains(&player) {
+        return Err(RegistrationError::Refused(player));
+    }
+    if let Some(other) = state.apart.get(&player).into_iter().flatten().find(|o| state.entries_of(o).next().is_some()) {
+        return Err(RegistrationError::KeptApart(player, other.clone()));
+    }
+    let opens = def.registration_opens.unwrap_or(created.at);
+    if at < opens {
+        return Err(RegistrationError::NotOpen(opens));
+    }
+    if def.registration_deadline().is_some_and(|deadline| at >= deadline) || (state.sit_and_go_started) {
+        return Err(if state.sit_and_go_started { RegistrationError::FieldFull(def.capacity) } else { RegistrationError::Closed });
+    }
+    if state.counted >= def.capacity {
+        return Err(RegistrationError::FieldFull(def.capacity));
+    }
+    let kind = entry_kind(state, def, &player, at)?;
+    let entry = EntryNo(state.entries.len() as u32 + 1);
+    let new_player = state.entries_of(&player).next().is_none();
+    Ok(vec![TournamentEvent::EntryRegistered(EntryRegistered { entry, player, kind, new_player, ledger: def.entry_ledger(), at })])
+}
+
+/// What kind of entry the player may take now, per the entry model.
+fn entry_kind(state: &TournamentState, def: &TournamentDefinition, player: &PlayerId, at: DateTime<Utc>) -> Result<EntryKind, RegistrationError> {
+    let (mut total, mut live) = (0u32, 0u32);
+    for (_, e) in state.entries_of(player) {
+        total += 1;
+        live += u32::from(e.status == EntryStatus::Live);
+    }
+    let first = if state.started(at) { EntryKind::LateRegistration } else { EntryKind::Registration };
+    if total == 0 {
+        return Ok(first);
+    }
+    match def.entry_model {
+        EntryModel::Freezeout if live > 0 => Err(RegistrationError::AlreadyRegistered(player.clone())),
+        EntryModel::Freezeout => Err(RegistrationError::NoReEntry(player.clone())),
+        EntryModel::ReEntry { .. } if live > 0 => Err(RegistrationError::AlreadyRegistered(player.clone())),
+        EntryModel::ReEntry { max_entries } if total >= max_entries => Err(RegistrationError::ReEntryCap(player.clone(), max_entries)),
+        EntryModel::ReEntry { .. } => Ok(EntryKind::ReEntry),
+        EntryModel::MultiEntry { max_live_entries } if live >= max_live_entries => {
+            Err(RegistrationError::MultiEntryCap(player.clone(), max_live_entries))
+        }
+        EntryModel::MultiEntry { .. } => Ok(EntryKind::MultiEntry),
+    }
+}
+
+fn unregister(
+    state: &TournamentState,
+    created: &Created,
+    player: PlayerId,
+    entry: Option<EntryNo>,
+    at: DateTime<Utc>,
+) -> Result<Vec<TournamentEvent>, RegistrationError> {
+    let profile = created.definition.profile;
+    if !profile.registration().unregister_allowed {
+        return Err(RegistrationError::UnregisterNotAllowed(profile.name()));
+    }
+    if state.started(at) {
+        return Err(RegistrationError::Started);
+    }
+    let live = |(no, e): &(EntryNo, &Entry)| e.status == EntryStatus::Live && entry.is_none_or(|wanted| wanted == *no);
+    let Some((no, e)) = state.entries_of(&player).filter(live).last() else {
+        return Err(RegistrationError::NotRegistered(player));
+    };
+    let player_left = state.entries_of(&player).count() == 1;
+    Ok(vec![TournamentEvent::EntryUnregistered(EntryUnregistered { entry: no, player, refund: e.ledger, by_operator: false, player_left, at })])
+}
+
+/// Refusal blocks future entries; entries not yet started are withdrawn and refunded. Refusing
+/// twice changes nothing and stores nothing.
+fn refuse(state: &TournamentState, player: PlayerId, reason: String, at: DateTime<Utc>) -> Result<Vec<TournamentEvent>, RegistrationError> {
+    if state.refused.contains(&player) {
+        return Ok(vec![]);
+    }
+    let mut events = vec![TournamentEvent::PlayerRefused(PlayerRefused { player: player.clone(), reason, at })];
+    if !state.started(at) {
+        let withdrawn: Vec<(EntryNo, EntryLedger)> =
+            state.entries_of(&player).filter(|(_, e)| e.status == EntryStatus::Live).map(|(no, e)| (no, e.ledger)).collect();
+        let remaining = state.entries_of(&player).count() - withdrawn.len();
+        let last = withdrawn.len();
+        events.extend(withdrawn.into_iter().enumerate().map(|(i, (no, refund))| {
+            let player_left = remaining == 0 && i + 1 == last;
+            TournamentEvent::EntryUnregistered(EntryUnregistered { entry: no, player: player.clone(), refund, by_operator: true, player_left, at })
+        }));
+    }
+    Ok(events)
+}
+
+fn keep_apart(state: &TournamentState, players: Vec<PlayerId>, at: DateTime<Utc>) -> Result<Vec<TournamentEvent>, RegistrationError> {
+    let mut distinct = players.clone();
+    distinct.sort();
+    distinct.dedup();
+    if distinct.len() < 2 {
+        return Err(RegistrationError::BadGroup);
+    }
+    let entered: Vec<&PlayerId> = distinct.iter().filter(|p| state.entries_of(p).next().is_some()).collect();
+    if let [first, second, ..] = entered[..] {
+        return Err(RegistrationError::KeptApart(first.clone(), second.clone()));
+    }
+    Ok(vec![TournamentEvent::PlayersKeptApart(PlayersKeptApart { players: distinct, at })])
+}
+
+fn eliminate(state: &TournamentState, entry: EntryNo, at: DateTime<Utc>) -> Result<Vec<TournamentEvent>, RegistrationError> {
+    match state.entry(entry) {
+        None => Err(RegistrationError::UnknownEntry(entry)),
+        Some(e) if e.status == EntryStatus::Unregistered => Err(RegistrationError::UnknownEntry(entry)),
+        Some(e) if e.status == EntryStatus::Eliminated => Err(RegistrationError::AlreadyEliminated(entry)),
+        Some(e) => Ok(vec![TournamentEvent::EntryEliminated(EntryEliminated { entry, player: e.player.clone(), at })]),
+    }
+}

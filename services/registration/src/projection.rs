@@ -1,0 +1,30 @@
+//! Registration's own read model: which players ever set limits.
+//!
+//! Most players set none, and checking them would cost every registration a second aggregate
+//! round trip; so registration consults the player aggregate only for players in this set. The
+//! instance that sets a limit updates its set before replying; other instances learn it from the
+//! stream within milliseconds (a documented window).
+
+use floor_events::player::PlayerEvent;
+use floor_events::PlayerId;
+use std::collections::HashSet;
+
+/// Players who ever set limits.
+#[derive(Debug, Default, Clone)]
+pub struct LimitedPlayers {
+    players: HashSet<PlayerId>,
+}
+
+impl LimitedPlayers {
+    /// Folds one player event.
+    pub fn apply(&mut self, event: &PlayerEvent) {
+        if let PlayerEvent::PlayerLimitsSet(e) = event {
+            self.players.insert(e.player.clone());
+        }
+    }
+
+    /// Whether registration must check this player's limits.
+    pub fn contains(&self, player: &PlayerId) -> bool {
+        self.players.contains(player)
+    }
+}

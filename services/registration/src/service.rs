@@ -1,0 +1,224 @@
+//! Wiring: the `floor.cmd.registration.<verb>` endpoint, the aggregate hosts, the clock.
+//!
+//! No rules here: decode, stamp the time, hand to the aggregate, encode the reply.
+
+use crate::domain::{TournamentAggregate, TournamentCommand};
+use crate::limits::{PlayerAggregate, PlayerCommand};
+use crate::policy;
+use crate::projection::LimitedPlayers;
+use async_nats::jetstream::consumer::{pull, DeliverPolicy};
+use bytes::Bytes;
+use floor_events::player::{PlayerEvent, SetPlayerLimits};
+use floor_events::registration::*;
+use floor_events::{record, subjects, CommandId, ErrorBody, Reply, TournamentId};
+use floor_runtime::bootstrap::Backbone;
+use floor_runtime::endpoint::{self, CommandHandler, EndpointError};
+use floor_runtime::{reply, AggregateHost, Clock, JetStreamStore};
+use futures::StreamExt;
+use std::sync::{Arc, RwLock};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// The registration service. Cheap to clone.
+#[derive(Clone)]
+pub struct RegistrationService {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    tournaments: AggregateHost<TournamentAggregate>,
+    players: AggregateHost<PlayerAggregate>,
+    // std RwLock: read on every registration, written when a limit is set; never held across an
+    // await.
+    limited: Arc<RwLock<LimitedPlayers>>,
+    clock: Arc<dyn Clock>,
+}
+
+/// Error starting the service.
+pub type StartError = floor_runtime::projection::ProjectionError;
+
+impl RegistrationService {
+    /// Builds the service: hosts for both aggregates and the set of players with limits, caught
+    /// up with the stream before the first command is served and followed after.
+    ///
+    /// # Errors
+    /// When the player events cannot be read.
+    pub async fn build(backbone: &Backbone, clock: Arc<dyn Clock>, shutdown: CancellationToken, tracker: TaskTracker) -> Result<Self, StartError> {
+        let store = JetStreamStore::new(backbone);
+        let limited = Arc::new(RwLock::new(LimitedPlayers::default()));
+        follow_limited_players(backbone, limited.clone(), shutdown.clone(), &tracker).await?;
+        Ok(Self {
+            inner: Arc::new(Inner {
+                tournaments: AggregateHost::new(store.clone(), shutdown.clone(), tracker.clone()),
+                players: AggregateHost::new(store, shutdown, tracker),
+                limited,
+                clock,
+            }),
+        })
+    }
+
+    /// Serves commands until `shutdown`.
+    ///
+    /// # Errors
+    /// When the endpoint cannot be registered.
+    pub async fn serve(self, client: async_nats::Client, shutdown: CancellationToken) -> Result<(), EndpointError> {
+        endpoint::serve(client, subjects::service::REGISTRATION, "Floor registration: tournaments and entries", &verbs::ALL, self, shutdown).await
+    }
+
+    async fn create_tournament(&self, request: CreateTournament) -> Bytes {
+        let tournament_id = request.tournament_id.unwrap_or(TournamentId(request.command_id.0));
+        let command = TournamentCommand::Create { tournament_id, definition: Box::new(request.definition), at: self.inner.clock.now() };
+        let outcome = self.inner.tournaments.execute(tournament_id.0, request.command_id, command).await;
+        endpoint::encode(&reply(outcome, |_| TournamentCreatedReply { tournament_id }))
+    }
+
+    async fn register(&self, request: Register) -> Bytes {
+        let at = self.inner.clock.now();
+        let Register { command_id, tournament_id, player } = request;
+        let check_limits = self.inner.limited.read().expect("limited players poisoned").contains(&player);
+        let mut newly_counted = false;
+        if check_limits {
+            let count = PlayerCommand::Count { player: player.clone(), tournament_id, at };
+            let outcome = self.inner.players.execute(player.aggregate_id(), policy::count_command_id(command_id), count).await;
+            match reply(outcome, |c| !c.events.is_empty() && !c.duplicate) {
+                Reply::Ok(counted) => newly_counted = counted,
+                Reply::Error(e) => return endpoint::encode::<()>(&Reply::Error(e)),
+            }
+        }
+        let command = TournamentCommand::Register { player: player.clone(), at };
+        let outcome = self.inner.tournaments.execute(tournament_id.0, command_id, command).await;
+        let answer = reply(outcome, |c| registered(tournament_id, c.events));
+        if newly_counted && matches!(answer, Reply::Error(_)) {
+            let (release_id, release) = policy::release_count(command_id, player.clone(), tournament_id, at);
+            if let Err(e) = self.inner.players.execute(player.aggregate_id(), release_id, release).await {
+                tracing::warn!(%player, %tournament_id, error = %e, "limit count not released; it will expire with its window");
+            }
+        }
+        endpoint::encode(&answer.and_then_ok())
+    }
+
+    async fn tournament_command(&self, command_id: CommandId, tournament_id: TournamentId, command: TournamentCommand) -> Bytes {
+        let outcome = self.inner.tournaments.execute(tournament_id.0, command_id, command).await;
+        endpoint::encode(&reply(outcome, |c| Recorded { events: c.events }))
+    }
+
+    async fn set_player_limits(&self, request: SetPlayerLimits) -> Bytes {
+        let SetPlayerLimits { command_id, player, limits } = request;
+        let command = PlayerCommand::SetLimits { player: player.clone(), limits, at: self.inner.clock.now() };
+        let outcome = self.inner.players.execute(player.aggregate_id(), command_id, command).await;
+        let answer = reply(outcome, |c| c.events);
+        if let Reply::Ok(events) = &answer {
+            let mut limited = self.inner.limited.write().expect("limited players poisoned");
+            events.iter().for_each(|e| limited.apply(e));
+        }
+        endpoint::encode(&answer)
+    }
+}
+
+/// The reply to a registration: the entry it created (or, for a retry, created before).
+fn registered(tournament_id: TournamentId, events: Vec<TournamentEvent>) -> Option<Registered> {
+    events.into_iter().find_map(|e| match e {
+        TournamentEvent::EntryRegistered(e) => {
+            Some(Registered { tournament_id, entry: e.entry, player: e.player, kind: e.kind, ledger: e.ledger })
+        }
+        _ => None,
+    })
+}
+
+trait AndThenOk<T> {
+    fn and_then_ok(self) -> Reply<T>;
+}
+
+impl<T> AndThenOk<T> for Reply<Option<T>> {
+    /// A committed registration always holds its entry; if not, say so rather than reply `null`.
+    fn and_then_ok(self) -> Reply<T> {
+        match self {
+            Reply::Ok(Some(v)) => Reply::Ok(v),
+            Reply::Ok(None) => Reply::Error(ErrorBody::new(floor_events::codes::UNAVAILABLE, "registration stored no entry")),
+            Reply::Error(e) => Reply::Error(e),
+        }
+    }
+}
+
+impl CommandHandler for RegistrationService {
+    async fn handle(&self, verb: &'static str, payload: Bytes) -> Bytes {
+        macro_rules! decoded {
+            ($t:ty) => {
+                match endpoint::decode::<$t>(&payload) {
+                    Ok(request) => request,
+                    Err(e) => return endpoint::encode::<()>(&Reply::Error(e)),
+                }
+            };
+        }
+        let at = self.inner.clock.now();
+        match verb {
+            verbs::CREATE_TOURNAMENT => self.create_tournament(decoded!(CreateTournament)).await,
+            verbs::REGISTER => self.register(decoded!(Register)).await,
+            verbs::UNREGISTER => {
+                let r = decoded!(Unregister);
+                self.tournament_command(r.command_id, r.tournament_id, TournamentCommand::Unregister { player: r.player, entry: r.entry, at }).await
+            }
+            verbs::REFUSE_PLAYER => {
+                let r = decoded!(RefusePlayer);
+                self.tournament_command(r.command_id, r.tournament_id, TournamentCommand::RefusePlayer { player: r.player, reason: r.reason, at }).await
+            }
+            verbs::KEEP_APART => {
+                let r = decoded!(KeepApart);
+                self.tournament_command(r.command_id, r.tournament_id, TournamentCommand::KeepApart { players: r.players, at }).await
+            }
+            verbs::ELIMINATE_ENTRY => {
+                let r = decoded!(EliminateEntry);
+                self.tournament_command(r.command_id, r.tournament_id, TournamentCommand::EliminateEntry { entry: r.entry, at }).await
+            }
+            verbs::SET_PLAYER_LIMITS => self.set_player_limits(decoded!(SetPlayerLimits)).await,
+            other => endpoint::encode::<()>(&Reply::Error(ErrorBody::new(floor_events::codes::UNKNOWN_VERB, format!("no verb {other:?}")))),
+        }
+    }
+}
+
+/// Reads every player event into `limited`, returns once caught up with the stream as it was,
+/// and keeps following in a background task until `shutdown`.
+async fn follow_limited_players(
+    backbone: &Backbone,
+    limited: Arc<RwLock<LimitedPlayers>>,
+    shutdown: CancellationToken,
+    tracker: &TaskTracker,
+) -> Result<(), StartError> {
+    use floor_runtime::projection::{ProjectionError, ProjectionErrorKind};
+    let read = |e: String| ProjectionError::with_source(ProjectionErrorKind::Read, e);
+    let mut consumer = backbone
+        .events
+        .create_consumer(pull::OrderedConfig {
+            filter_subject: subjects::event_filter(subjects::aggregate::PLAYER),
+            deliver_policy: DeliverPolicy::All,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| read(e.to_string()))?;
+    let mut pending = consumer.info().await.map_err(|e| read(e.to_string()))?.num_pending;
+    let mut messages = consumer.messages().await.map_err(|e| read(e.to_string()))?;
+    let apply = move |limited: &RwLock<LimitedPlayers>, body: &[u8]| match record::decode_commit::<PlayerEvent>(body) {
+        Ok(events) => events.iter().for_each(|e| limited.write().expect("limited players poisoned").apply(e)),
+        Err(e) => tracing::warn!(error = %e, "undecodable player commit skipped"),
+    };
+    while pending > 0 {
+        let Some(message) = messages.next().await else { break };
+        let message = message.map_err(|e| read(e.to_string()))?;
+        apply(&limited, &message.payload);
+        pending = message.info().map(|i| i.pending).unwrap_or(0);
+    }
+    tracker.spawn(async move {
+        loop {
+            let next = tokio::select! {
+                _ = shutdown.cancelled() => break,
+                next = messages.next() => next,
+            };
+            match next {
+                Some(Ok(message)) => apply(&limited, &message.payload),
+                Some(Err(e)) => tracing::warn!(error = %e, "following player limits"),
+                None => break,
+            }
+        }
+    });
+    Ok(())
+}
