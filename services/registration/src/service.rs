@@ -57,12 +57,18 @@ impl RegistrationService {
         })
     }
 
-    /// Serves commands until `shutdown`.
+    /// Serves commands until `shutdown`; `ready` fires once requests are being taken.
     ///
     /// # Errors
     /// When the endpoint cannot be registered.
-    pub async fn serve(self, client: async_nats::Client, shutdown: CancellationToken) -> Result<(), EndpointError> {
-        endpoint::serve(client, subjects::service::REGISTRATION, "Floor registration: tournaments and entries", &verbs::ALL, self, shutdown).await
+    pub async fn serve(
+        self,
+        client: async_nats::Client,
+        shutdown: CancellationToken,
+        ready: Option<tokio::sync::oneshot::Sender<()>>,
+    ) -> Result<(), EndpointError> {
+        let description = "Floor registration: tournaments and entries";
+        endpoint::serve(client, subjects::service::REGISTRATION, description, &verbs::ALL, self, shutdown, ready).await
     }
 
     async fn create_tournament(&self, request: CreateTournament) -> Bytes {

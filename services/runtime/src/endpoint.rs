@@ -70,7 +70,7 @@ pub trait CommandHandler: Clone + Send + Sync + 'static {
 }
 
 /// Serves `verbs` of `service` until `shutdown`, then stops taking requests and waits for those
-/// in flight to be answered.
+/// in flight to be answered. `ready` fires once every endpoint is subscribed on the server.
 ///
 /// # Errors
 /// `Register` if NATS refuses the service or an endpoint.
@@ -81,6 +81,7 @@ pub async fn serve<H: CommandHandler>(
     verbs: &[&'static str],
     handler: H,
     shutdown: CancellationToken,
+    ready: Option<tokio::sync::oneshot::Sender<()>>,
 ) -> Result<(), EndpointError> {
     let register = |e| EndpointError::with_source(EndpointErrorKind::Register, e);
     let nats_service = client
@@ -97,6 +98,11 @@ pub async fn serve<H: CommandHandler>(
         endpoints.push(endpoint.map(move |request| (verb, request)).boxed());
     }
     let mut requests = futures::stream::select_all(endpoints);
+    // The server has our subscriptions once a flush round-trips.
+    client.flush().await.map_err(|e| EndpointError::with_source(EndpointErrorKind::Register, e))?;
+    if let Some(ready) = ready {
+        let _ = ready.send(());
+    }
     let in_flight = Arc::new(Semaphore::new(IN_FLIGHT));
     let tracker = TaskTracker::new();
     loop {

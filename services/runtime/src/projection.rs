@@ -82,6 +82,7 @@ pub struct ProjectionRunner<P: Projection> {
     checkpoints: kv::Store,
     checkpoint: u64,
     consumer: Option<Consumer<pull::Config>>,
+    messages: Option<pull::Stream>,
     batch: usize,
 }
 
@@ -103,7 +104,7 @@ impl<P: Projection> ProjectionRunner<P> {
             Some(v) => std::str::from_utf8(&v).ok().and_then(|s| s.parse().ok()).unwrap_or(0),
             None => 0,
         };
-        Ok(Self { projection, stream: backbone.events.clone(), checkpoints, checkpoint, consumer: None, batch: 2_000 })
+        Ok(Self { projection, stream: backbone.events.clone(), checkpoints, checkpoint, consumer: None, messages: None, batch: 2_000 })
     }
 
     /// The last stream sequence applied.
@@ -144,18 +145,37 @@ impl<P: Projection> ProjectionRunner<P> {
         Ok(self.consumer.as_mut().expect("consumer set above"))
     }
 
-    /// Applies at most one batch, waiting up to `wait` for the first commit.
+    /// Applies at most one batch: waits up to `wait` for the first commit, then takes whatever
+    /// else has already arrived (up to the batch size) without waiting, so the view lags the
+    /// stream by one round trip, not by a timeout.
     ///
     /// # Errors
     /// `Read` or `Write`; nothing is acknowledged then, so the batch comes again.
     pub async fn step(&mut self, wait: Duration) -> Result<Step, ProjectionError> {
+        use futures::FutureExt;
         let batch = self.batch;
-        let consumer = self.consumer().await?;
-        let mut messages = consumer.fetch().max_messages(batch).expires(wait).messages().await.map_err(read)?;
+        if self.messages.is_none() {
+            let consumer = self.consumer().await?;
+            let messages = consumer.stream().max_messages_per_batch(batch).messages().await.map_err(read)?;
+            self.messages = Some(messages);
+        }
+        let messages = self.messages.as_mut().expect("messages set above");
+        let first = match tokio::time::timeout(wait, messages.next()).await {
+            Err(_elapsed) => return Ok(Step { applied: 0, pending: 0, checkpoint: self.checkpoint }),
+            Ok(None) => return Err(read("consumer stream ended")),
+            Ok(Some(first)) => first,
+        };
+        let mut received = vec![first];
+        while received.len() < batch {
+            match messages.next().now_or_never() {
+                Some(Some(next)) => received.push(next),
+                _ => break,
+            }
+        }
         let mut applied = 0;
-        let mut last = None;
         let mut pending = 0;
-        while let Some(message) = messages.next().await {
+        let mut last = None;
+        for message in received {
             let message = message.map_err(read)?;
             let info = message.info().map_err(read)?;
             let sequence = info.stream_sequence;
@@ -169,8 +189,9 @@ impl<P: Projection> ProjectionRunner<P> {
         }
         if let Some(message) = last {
             self.store_checkpoint().await?;
-            // Cumulative ack: everything up to this message is applied and stored.
-            message.ack().await.map_err(write)?;
+            // Cumulative ack, confirmed by the server: everything up to this message is applied
+            // and stored, and `catch_up` can trust the consumer's counters.
+            message.double_ack().await.map_err(write)?;
         }
         Ok(Step { applied, pending, checkpoint: self.checkpoint })
     }
@@ -181,20 +202,19 @@ impl<P: Projection> ProjectionRunner<P> {
         Ok(())
     }
 
-    /// Steps until no commit is pending (the view has caught up with the stream as of now).
+    /// Steps until the consumer has nothing left to deliver and nothing unacknowledged: the
+    /// view has caught up with the stream as of the call.
     ///
     /// # Errors
     /// As [`ProjectionRunner::step`].
     pub async fn catch_up(&mut self) -> Result<u64, ProjectionError> {
-        let target = self.stream.get_info().await.map_err(read)?.state.last_sequence;
-        while self.checkpoint < target {
-            let step = self.step(Duration::from_millis(200)).await?;
-            if step.applied == 0 && step.pending == 0 && self.checkpoint < target {
-                // Commits outside our filters fill the gap up to `target`; nothing more to read.
-                break;
+        loop {
+            let info = self.consumer().await?.info().await.map_err(read)?.clone();
+            if info.num_pending == 0 && info.num_ack_pending == 0 {
+                return Ok(self.checkpoint);
             }
+            self.step(Duration::from_millis(500)).await?;
         }
-        Ok(self.checkpoint)
     }
 
     /// Drops the view and rebuilds it from the first commit, then resumes live from there.
@@ -204,6 +224,7 @@ impl<P: Projection> ProjectionRunner<P> {
     /// `Read` or `Write`.
     pub async fn rebuild(&mut self) -> Result<u64, ProjectionError> {
         self.consumer = None;
+        self.messages = None;
         let name = self.durable_name();
         let _ = self.stream.delete_consumer(&name).await;
         self.projection.reset().await?;
@@ -242,6 +263,7 @@ impl<P: Projection> ProjectionRunner<P> {
             if let Err(e) = step {
                 tracing::warn!(projection = self.projection.name(), error = %e, "projection step failed; retrying");
                 self.consumer = None;
+                self.messages = None;
                 tokio::select! {
                     _ = shutdown.cancelled() => break,
                     _ = tokio::time::sleep(Duration::from_secs(1)) => {}

@@ -1,0 +1,16 @@
+//! The one binary's library: how the platform starts, and the director's commands.
+//!
+//! # Layout
+//!
+//! - [`cli`]: the command line (clap derive; doc comments are the help).
+//! - [`startup`]: `Platform::build` connects (or starts the embedded nats-server), prepares the
+//!   backbone and starts the chosen services; `run_until_stopped` waits for a signal and shuts
+//!   down in order. `floor run`, `floor <service>` and the end-to-end tests share it.
+//! - [`director`]: `floor tournament create|list|show`, `floor register`: requests to a running
+//!   platform.
+//! - [`exit`]: exit codes.
+
+pub mod cli;
+pub mod director;
+pub mod exit;
+pub mod startup;
