@@ -1,1 +1,6 @@
+//! End-to-end tests: every test starts its own nats-server (free loopback port, temporary
+//! directory) and the platform on it, and talks to it only over NATS and HTTP.
 
+mod bad_input;
+mod concurrency;
+mod recovery;

@@ -1,1 +1,237 @@
+//! Helpers that start the world for end-to-end tests and benchmarks: a real nats-server per test
+//! (free loopback port, temporary directory) and the platform on its own runtime, so a test can
+//! stop it cleanly or kill it mid-flight.
+//!
+//! Every wait here waits on an event (a KV watch, a reply, a readiness signal) with a deadline;
+//! nothing sleeps to synchronise.
 
+use async_nats::jetstream;
+use floor::startup::{Nats, Platform, PlatformConfig};
+use floor_events::registration::{verbs, CreateTournament, Register, TournamentEvent};
+use floor_events::tournament::{EntryModel, Fee, Start, TournamentDefinition};
+use floor_events::{subjects, CommandId, Currency, Money, PlayerId, Reply, RuleProfile, TournamentId};
+use floor_runtime::bootstrap::{self, Backbone};
+use floor_runtime::store::StoredCommit;
+use floor_runtime::{JetStreamStore, NatsServer};
+use futures::StreamExt;
+use serde::Serialize;
+use serde_json::Value;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// How long any wait in a test may take before it fails.
+pub const DEADLINE: Duration = Duration::from_secs(30);
+
+/// The platform on a runtime of its own.
+pub struct RunningPlatform {
+    runtime: Option<tokio::runtime::Runtime>,
+    http: Option<SocketAddr>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    stopped: Option<tokio::sync::oneshot::Receiver<()>>,
+}
+
+impl RunningPlatform {
+    /// Starts registration and lobby (with HTTP on a free port) against `url`.
+    pub async fn start(url: &str) -> Self {
+        Self::start_with(url, true).await
+    }
+
+    /// Starts the platform; `lobby: false` runs registration alone (a second instance).
+    pub async fn start_with(url: &str, lobby: bool) -> Self {
+        let http = lobby.then(|| SocketAddr::from(([127, 0, 0, 1], 0)));
+        let config = PlatformConfig { lobby, ..PlatformConfig::all(Nats::Url(url.to_owned()), http) };
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+        let (ready, is_ready) = tokio::sync::oneshot::channel();
+        let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let (done, stopped) = tokio::sync::oneshot::channel();
+        runtime.spawn(async move {
+            let platform = Platform::build(config).await.expect("platform starts");
+            let _ = ready.send(platform.http_addr());
+            platform
+                .run_until_stopped(async move {
+                    let _ = stop_rx.await;
+                })
+                .await;
+            let _ = done.send(());
+        });
+        let http = tokio::time::timeout(DEADLINE, is_ready).await.expect("platform ready in time").expect("platform started");
+        Self { runtime: Some(runtime), http, stop: Some(stop), stopped: Some(stopped) }
+    }
+
+    /// The lobby's HTTP address.
+    pub fn http(&self) -> Option<SocketAddr> {
+        self.http
+    }
+
+    /// A crash: every task dropped where it stands, no drain, no goodbye.
+    pub fn kill(mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+
+    /// A clean stop: in-flight commands answered, projections stopped, NATS drained.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(stopped) = self.stopped.take() {
+            let _ = tokio::time::timeout(DEADLINE, stopped).await;
+        }
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+impl Drop for RunningPlatform {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// A nats-server, the platform on it, and a client to talk to both.
+pub struct World {
+    /// The server (dropped last: it kills the process).
+    pub nats: NatsServer,
+    /// The platform, while running.
+    pub platform: Option<RunningPlatform>,
+    /// A test client.
+    pub backbone: Backbone,
+}
+
+impl World {
+    /// Starts a fresh server and the platform on it.
+    pub async fn start() -> Self {
+        let nats = NatsServer::start_temp().expect("nats-server starts (run `make tools` if none is installed)");
+        let platform = RunningPlatform::start(&nats.url()).await;
+        let client = bootstrap::connect(&nats.url()).await.expect("connect");
+        let backbone = bootstrap::ensure_backbone(client).await.expect("backbone");
+        Self { nats, platform: Some(platform), backbone }
+    }
+
+    /// The platform (panics if it was killed and not restarted).
+    pub fn platform(&self) -> &RunningPlatform {
+        self.platform.as_ref().expect("platform running")
+    }
+
+    /// Kills the platform mid-flight.
+    pub fn kill_platform(&mut self) {
+        if let Some(p) = self.platform.take() {
+            p.kill();
+        }
+    }
+
+    /// Starts the platform again on the same server.
+    pub async fn restart_platform(&mut self) {
+        self.kill_platform();
+        self.platform = Some(RunningPlatform::start(&self.nats.url()).await);
+    }
+
+    /// Sends raw bytes to a registration verb and returns the decoded reply.
+    pub async fn send_raw(&self, verb: &str, payload: Vec<u8>) -> Reply<Value> {
+        let subject = subjects::command_subject(subjects::service::REGISTRATION, verb);
+        let reply = tokio::time::timeout(DEADLINE, self.backbone.client.request(subject, payload.into()))
+            .await
+            .expect("reply in time")
+            .expect("request sent");
+        serde_json::from_slice(&reply.payload).expect("reply is a Reply")
+    }
+
+    /// Sends a request to a registration verb.
+    pub async fn send<T: Serialize>(&self, verb: &str, request: &T) -> Reply<Value> {
+        self.send_raw(verb, serde_json::to_vec(request).expect("request serializes")).await
+    }
+
+    /// Creates a tournament and returns its id (panics on rejection).
+    pub async fn create(&self, definition: TournamentDefinition) -> TournamentId {
+        let command_id = CommandId::new();
+        let request = CreateTournament { command_id, tournament_id: None, definition };
+        match self.send(verbs::CREATE_TOURNAMENT, &request).await {
+            Reply::Ok(_) => TournamentId(command_id.0),
+            Reply::Error(e) => panic!("create rejected: {e}"),
+        }
+    }
+
+    /// Registers a player with a fresh command id.
+    pub async fn register(&self, tournament_id: TournamentId, player: impl AsRef<str>) -> Reply<Value> {
+        self.register_as(CommandId::new(), tournament_id, player).await
+    }
+
+    /// Registers a player with a given command id (for retries).
+    pub async fn register_as(&self, command_id: CommandId, tournament_id: TournamentId, player: impl AsRef<str>) -> Reply<Value> {
+        let request = Register { command_id, tournament_id, player: PlayerId::parse(player.as_ref()).expect("valid player") };
+        self.send(verbs::REGISTER, &request).await
+    }
+
+    /// Every commit of a tournament, from the log.
+    pub async fn commits(&self, tournament_id: TournamentId) -> Vec<StoredCommit<TournamentEvent>> {
+        let subject = subjects::event_subject(subjects::aggregate::TOURNAMENT, tournament_id.0);
+        JetStreamStore::new(&self.backbone).load(&subject, 0).await.expect("log readable")
+    }
+
+    /// The last sequence of the whole event stream (to prove a rejection wrote nothing).
+    pub async fn last_sequence(&self) -> u64 {
+        let mut stream = self.backbone.events.clone();
+        stream.info().await.expect("stream info").state.last_sequence
+    }
+
+    /// Waits until the lobby document of `tournament_id` satisfies `ready`, and returns it.
+    pub async fn lobby_when(&self, tournament_id: TournamentId, ready: impl Fn(&Value) -> bool) -> Value {
+        let bucket = self.backbone.jetstream.get_key_value(subjects::LOBBY_BUCKET).await.expect("lobby bucket");
+        let mut watch = bucket.watch_with_history(tournament_id.to_string()).await.expect("watch");
+        let wait = async {
+            while let Some(entry) = watch.next().await {
+                let entry = entry.expect("watch entry");
+                if let Ok(doc) = serde_json::from_slice::<Value>(&entry.value) {
+                    if ready(&doc) {
+                        return doc;
+                    }
+                }
+            }
+            panic!("lobby watch ended");
+        };
+        tokio::time::timeout(DEADLINE, wait).await.expect("lobby reached the expected state in time")
+    }
+
+    /// Every lobby document in KV, by tournament id.
+    pub async fn lobby_documents(&self) -> std::collections::BTreeMap<String, Value> {
+        use futures::TryStreamExt;
+        let bucket = self.backbone.jetstream.get_key_value(subjects::LOBBY_BUCKET).await.expect("lobby bucket");
+        let keys: Vec<String> = bucket.keys().await.expect("keys").try_collect().await.expect("keys");
+        let mut docs = std::collections::BTreeMap::new();
+        for key in keys {
+            if let Some(v) = bucket.get(&key).await.expect("get") {
+                docs.insert(key, serde_json::from_slice(&v).expect("json"));
+            }
+        }
+        docs
+    }
+
+    /// The JetStream context of the test client.
+    pub fn jetstream(&self) -> &jetstream::Context {
+        &self.backbone.jetstream
+    }
+}
+
+/// A scheduled freezeout starting tomorrow, EUR 10 + 1, room for `capacity`.
+pub fn freezeout(capacity: u32) -> TournamentDefinition {
+    let start = chrono::Utc::now() + chrono::Duration::days(1);
+    TournamentDefinition {
+        name: "E2E Freezeout".into(),
+        start: Start::At(start),
+        table_size: 9,
+        starting_stack: 10_000,
+        buy_in: Money::new(1_000, Currency::EUR),
+        fee: Fee::OnTop(Money::new(100, Currency::EUR)),
+        capacity,
+        min_players: 2,
+        registration_opens: None,
+        late_registration_until: None,
+        entry_model: EntryModel::Freezeout,
+        guarantee: Some(Money::new(100_000, Currency::EUR)),
+        profile: RuleProfile::Tda2024,
+    }
+}

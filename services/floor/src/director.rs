@@ -108,7 +108,8 @@ impl Director {
         let unavailable = |e: String| Failure::new(Exit::Unavailable, e);
         let js = async_nats::jetstream::new(self.client.clone());
         let bucket = js.get_key_value(subjects::LOBBY_BUCKET).await.map_err(|e| unavailable(e.to_string()))?;
-        let keys: Vec<String> = bucket.keys().await.map_err(|e| unavailable(e.to_string()))?.try_collect().await.map_err(|e| unavailable(e.to_string()))?;
+        let keys: Vec<String> =
+            bucket.keys().await.map_err(|e| unavailable(e.to_string()))?.try_collect().await.map_err(|e| unavailable(e.to_string()))?;
         let mut docs = Vec::with_capacity(keys.len());
         for key in keys {
             if let Some(value) = bucket.get(&key).await.map_err(|e| unavailable(e.to_string()))? {

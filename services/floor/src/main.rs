@@ -38,7 +38,9 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         _ => Nats::Embedded(cli.data.clone()),
     };
     let joined = || -> Result<Nats, Failure> {
-        floor_runtime::bootstrap::url_to_join(&cli.data).map(Nats::Url).map_err(|e| Failure { message: e.to_string(), exit: Exit::Unavailable })
+        floor_runtime::bootstrap::url_to_join(&cli.data)
+            .map(Nats::Url)
+            .map_err(|e| Failure { message: e.to_string(), exit: Exit::Unavailable })
     };
     match &cli.command {
         Command::Run { http } => serve(PlatformConfig::all(nats(), Some(*http))).await,

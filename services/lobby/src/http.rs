@@ -88,7 +88,11 @@ async fn one(State(cache): State<LobbyCache>, Path(id): Path<String>) -> Respons
         Some(doc) => json(StatusCode::OK, doc),
         None => json(
             StatusCode::NOT_FOUND,
-            format!(r#"{{"error":{{"code":"{}","message":"no tournament {}"}}}}"#, floor_events::codes::UNKNOWN_TOURNAMENT, id.escape_default()),
+            format!(
+                r#"{{"error":{{"code":"{}","message":"no tournament {}"}}}}"#,
+                floor_events::codes::UNKNOWN_TOURNAMENT,
+                id.escape_default()
+            ),
         ),
     }
 }
@@ -103,9 +107,5 @@ async fn index() -> Response {
 
 /// The lobby's routes.
 pub fn router(cache: LobbyCache) -> Router {
-    Router::new()
-        .route("/", get(index))
-        .route("/api/tournaments", get(list))
-        .route("/api/tournaments/{id}", get(one))
-        .with_state(cache)
+    Router::new().route("/", get(index)).route("/api/tournaments", get(list)).route("/api/tournaments/{id}", get(one)).with_state(cache)
 }

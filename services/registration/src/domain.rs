@@ -3,12 +3,12 @@
 //! Pure: time arrives in each command (`at`), stamped by the service when the command arrives.
 //! Guards first, then the events.
 
+use chrono::{DateTime, Utc};
 use esrs::Aggregate;
 use floor_events::codes;
 use floor_events::registration::*;
 use floor_events::tournament::{DefinitionError, EntryLedger, EntryModel, Start, TournamentDefinition};
 use floor_events::{subjects, EntryNo, PlayerId, TournamentId};
-use chrono::{DateTime, Utc};
 use std::collections::{HashMap, HashSet};
 
 /// The tournament aggregate.
@@ -305,7 +305,12 @@ fn create(
 
 /// Spec §2: only inside the registration window, while seats are free, not refused, not kept
 /// apart from an entrant, and as the entry model allows.
-fn register(state: &TournamentState, created: &Created, player: PlayerId, at: DateTime<Utc>) -> Result<Vec<TournamentEvent>, RegistrationError> {
+fn register(
+    state: &TournamentState,
+    created: &Created,
+    player: PlayerId,
+    at: DateTime<Utc>,
+) -> Result<Vec<TournamentEvent>, RegistrationError> {
     let def = &created.definition;
     if state.refused.contains(&player) {
         return Err(RegistrationError::Refused(player));
@@ -320,17 +325,23 @@ fn register(state: &TournamentState, created: &Created, player: PlayerId, at: Da
     if def.registration_deadline().is_some_and(|deadline| at >= deadline) || (state.sit_and_go_started) {
         return Err(if state.sit_and_go_started { RegistrationError::FieldFull(def.capacity) } else { RegistrationError::Closed });
     }
+    // The player's own standing first: "you already have an entry" tells more than "full".
+    let kind = entry_kind(state, def, &player, at)?;
     if state.counted >= def.capacity {
         return Err(RegistrationError::FieldFull(def.capacity));
     }
-    let kind = entry_kind(state, def, &player, at)?;
     let entry = EntryNo(state.entries.len() as u32 + 1);
     let new_player = state.entries_of(&player).next().is_none();
     Ok(vec![TournamentEvent::EntryRegistered(EntryRegistered { entry, player, kind, new_player, ledger: def.entry_ledger(), at })])
 }
 
 /// What kind of entry the player may take now, per the entry model.
-fn entry_kind(state: &TournamentState, def: &TournamentDefinition, player: &PlayerId, at: DateTime<Utc>) -> Result<EntryKind, RegistrationError> {
+fn entry_kind(
+    state: &TournamentState,
+    def: &TournamentDefinition,
+    player: &PlayerId,
+    at: DateTime<Utc>,
+) -> Result<EntryKind, RegistrationError> {
     let (mut total, mut live) = (0u32, 0u32);
     for (_, e) in state.entries_of(player) {
         total += 1;
@@ -372,7 +383,14 @@ fn unregister(
         return Err(RegistrationError::NotRegistered(player));
     };
     let player_left = state.entries_of(&player).count() == 1;
-    Ok(vec![TournamentEvent::EntryUnregistered(EntryUnregistered { entry: no, player, refund: e.ledger, by_operator: false, player_left, at })])
+    Ok(vec![TournamentEvent::EntryUnregistered(EntryUnregistered {
+        entry: no,
+        player,
+        refund: e.ledger,
+        by_operator: false,
+        player_left,
+        at,
+    })])
 }
 
 /// Refusal blocks future entries; entries not yet started are withdrawn and refunded. Refusing
@@ -389,7 +407,14 @@ fn refuse(state: &TournamentState, player: PlayerId, reason: String, at: DateTim
         let last = withdrawn.len();
         events.extend(withdrawn.into_iter().enumerate().map(|(i, (no, refund))| {
             let player_left = remaining == 0 && i + 1 == last;
-            TournamentEvent::EntryUnregistered(EntryUnregistered { entry: no, player: player.clone(), refund, by_operator: true, player_left, at })
+            TournamentEvent::EntryUnregistered(EntryUnregistered {
+                entry: no,
+                player: player.clone(),
+                refund,
+                by_operator: true,
+                player_left,
+                at,
+            })
         }));
     }
     Ok(events)

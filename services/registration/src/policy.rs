@@ -16,7 +16,12 @@ pub fn count_command_id(registration: CommandId) -> CommandId {
 
 /// When the tournament refused an entry whose count was newly taken: the command that gives it
 /// back, with its id.
-pub fn release_count(registration: CommandId, player: PlayerId, tournament_id: TournamentId, at: DateTime<Utc>) -> (CommandId, PlayerCommand) {
+pub fn release_count(
+    registration: CommandId,
+    player: PlayerId,
+    tournament_id: TournamentId,
+    at: DateTime<Utc>,
+) -> (CommandId, PlayerCommand) {
     (CommandId::derived(&format!("uncount:{registration}")), PlayerCommand::Uncount { player, tournament_id, at })
 }
 

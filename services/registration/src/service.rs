@@ -43,7 +43,12 @@ impl RegistrationService {
     ///
     /// # Errors
     /// When the player events cannot be read.
-    pub async fn build(backbone: &Backbone, clock: Arc<dyn Clock>, shutdown: CancellationToken, tracker: TaskTracker) -> Result<Self, StartError> {
+    pub async fn build(
+        backbone: &Backbone,
+        clock: Arc<dyn Clock>,
+        shutdown: CancellationToken,
+        tracker: TaskTracker,
+    ) -> Result<Self, StartError> {
         let store = JetStreamStore::new(backbone);
         let limited = Arc::new(RwLock::new(LimitedPlayers::default()));
         follow_limited_players(backbone, limited.clone(), shutdown.clone(), &tracker).await?;
@@ -162,11 +167,21 @@ impl CommandHandler for RegistrationService {
             verbs::REGISTER => self.register(decoded!(Register)).await,
             verbs::UNREGISTER => {
                 let r = decoded!(Unregister);
-                self.tournament_command(r.command_id, r.tournament_id, TournamentCommand::Unregister { player: r.player, entry: r.entry, at }).await
+                self.tournament_command(
+                    r.command_id,
+                    r.tournament_id,
+                    TournamentCommand::Unregister { player: r.player, entry: r.entry, at },
+                )
+                .await
             }
             verbs::REFUSE_PLAYER => {
                 let r = decoded!(RefusePlayer);
-                self.tournament_command(r.command_id, r.tournament_id, TournamentCommand::RefusePlayer { player: r.player, reason: r.reason, at }).await
+                self.tournament_command(
+                    r.command_id,
+                    r.tournament_id,
+                    TournamentCommand::RefusePlayer { player: r.player, reason: r.reason, at },
+                )
+                .await
             }
             verbs::KEEP_APART => {
                 let r = decoded!(KeepApart);

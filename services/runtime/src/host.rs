@@ -257,7 +257,10 @@ where
 /// Turns an outcome into the command's reply: the committed events through `ok`, a rejection
 /// with its domain code, a failure as `unavailable` or `conflict`. The one place outcomes become
 /// reply codes.
-pub fn reply<E, R: DomainError, T>(outcome: Result<Result<Committed<E>, R>, HostError>, ok: impl FnOnce(Committed<E>) -> T) -> floor_events::Reply<T> {
+pub fn reply<E, R: DomainError, T>(
+    outcome: Result<Result<Committed<E>, R>, HostError>,
+    ok: impl FnOnce(Committed<E>) -> T,
+) -> floor_events::Reply<T> {
     use floor_events::{codes, ErrorBody, Reply};
     match outcome {
         Ok(Ok(committed)) => Reply::Ok(ok(committed)),

@@ -28,8 +28,8 @@ pub mod server;
 pub mod store;
 
 pub use bootstrap::{connect, ensure_backbone, Backbone};
-pub use error::Error;
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use error::Error;
 pub use host::{reply, AggregateHost, Committed, DomainError};
 pub use server::NatsServer;
 pub use store::JetStreamStore;

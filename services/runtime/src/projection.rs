@@ -1,8 +1,8 @@
 //! The projection runner: folds commits from `FLOOR_EVENTS` into a read model.
 //!
-//! - Live, it reads through a durable pull consumer (`projection-<name>`), so a restarted
-//!   service resumes where it stopped; acks are cumulative (`AckPolicy::All`) and sent only after
-//!   the view and its checkpoint are stored.
+//! - Live, it reads through a durable pull consumer (`projection-<name>`), created at start from
+//!   the checkpoint; acks are cumulative (`AckPolicy::All`) and sent only after the view and its
+//!   checkpoint are stored. One runner writes a view at a time.
 //! - The checkpoint (last applied stream sequence) lives in KV bucket `floor-checkpoints`, and
 //!   commits at or below it are skipped, so redelivery is harmless: the view is idempotent by
 //!   stream sequence.
@@ -123,7 +123,11 @@ impl<P: Projection> ProjectionRunner<P> {
 
     async fn consumer(&mut self) -> Result<&mut Consumer<pull::Config>, ProjectionError> {
         if self.consumer.is_none() {
+            // The checkpoint, not the server's cursor, says where the view is. Recreating the
+            // durable at every start means messages a crashed instance had in flight are
+            // delivered again at once instead of after `ack_wait`. (One writer per view.)
             let name = self.durable_name();
+            let _ = self.stream.delete_consumer(&name).await;
             let consumer = self
                 .stream
                 .get_or_create_consumer(

@@ -71,10 +71,8 @@ impl NatsServer {
     /// # Errors
     /// See [`ServerErrorKind`].
     pub fn start_temp() -> Result<Self, ServerError> {
-        let temp = tempfile::Builder::new()
-            .prefix("floor-nats-")
-            .tempdir()
-            .map_err(|e| ServerError::with_source(ServerErrorKind::Io, e))?;
+        let temp =
+            tempfile::Builder::new().prefix("floor-nats-").tempdir().map_err(|e| ServerError::with_source(ServerErrorKind::Io, e))?;
         let options = ServerOptions { binary: find_binary()?, dir: temp.path().to_owned(), port: 0, sync_always: false };
         let mut server = Self::start(options)?;
         server._temp = Some(temp);

@@ -90,10 +90,8 @@ where
 fn decode<E: DeserializeOwned>(sequence: u64, headers: Option<&HeaderMap>, body: &[u8]) -> Result<StoredCommit<E>, StoreError> {
     let events = record::decode_commit(body)
         .map_err(|e: RecordError| StoreError::with_source(StoreErrorKind::Decode, format!("commit {sequence}: {e}")))?;
-    let command_id = headers
-        .and_then(|h| h.get(async_nats::header::NATS_MESSAGE_ID))
-        .and_then(|v| Uuid::parse_str(v.as_str()).ok())
-        .map(CommandId);
+    let command_id =
+        headers.and_then(|h| h.get(async_nats::header::NATS_MESSAGE_ID)).and_then(|v| Uuid::parse_str(v.as_str()).ok()).map(CommandId);
     Ok(StoredCommit { sequence, command_id, events })
 }
 

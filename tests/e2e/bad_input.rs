@@ -1,0 +1,71 @@
+//! Bad input gets its own error code and writes no event.
+
+use floor_events::registration::{verbs, EliminateEntry};
+use floor_events::tournament::{EntryModel, Start};
+use floor_events::{codes, CommandId, EntryNo, Reply, TournamentId};
+use floor_tests::{freezeout, World};
+use serde_json::json;
+
+#[track_caller]
+fn assert_code(reply: &Reply<serde_json::Value>, code: &str, case: &str) {
+    match reply {
+        Reply::Error(e) => assert_eq!(e.code, code, "{case}: {}", e.message),
+        Reply::Ok(v) => panic!("{case}: accepted: {v}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_kind_of_bad_input_gets_its_own_code_and_no_event() {
+    let world = World::start().await;
+    let open = world.create(freezeout(2)).await;
+    let mut past = freezeout(10);
+    past.start = Start::At(chrono::Utc::now() - chrono::Duration::hours(1));
+    let closed = world.create(past).await;
+    let mut reentry = freezeout(10);
+    reentry.entry_model = EntryModel::ReEntry { max_entries: 2 };
+    let capped = world.create(reentry).await;
+    for (player, expect_ok) in [("alice", true), ("bob", true)] {
+        assert_eq!(matches!(world.register(open, player).await, Reply::Ok(_)), expect_ok);
+    }
+    assert!(matches!(world.register(capped, "carol").await, Reply::Ok(_)));
+    let eliminate = |entry| EliminateEntry { command_id: CommandId::new(), tournament_id: capped, entry: EntryNo(entry) };
+    assert!(matches!(world.send(verbs::ELIMINATE_ENTRY, &eliminate(1)).await, Reply::Ok(_)));
+    assert!(matches!(world.register(capped, "carol").await, Reply::Ok(_)), "one re-entry is allowed");
+    assert!(matches!(world.send(verbs::ELIMINATE_ENTRY, &eliminate(2)).await, Reply::Ok(_)));
+    let before = world.last_sequence().await;
+
+    let mut negative = serde_json::to_value(floor_events::registration::CreateTournament {
+        command_id: CommandId::new(),
+        tournament_id: None,
+        definition: freezeout(10),
+    })
+    .unwrap();
+    negative["definition"]["buy_in"]["amount"] = json!(-500);
+
+    let cases: Vec<(&str, Reply<serde_json::Value>, &str)> = vec![
+        ("unknown tournament", world.register(TournamentId::new(), "dave").await, codes::UNKNOWN_TOURNAMENT),
+        ("registration closed", world.register(closed, "dave").await, codes::REGISTRATION_CLOSED),
+        ("field full", world.register(open, "dave").await, codes::FIELD_FULL),
+        ("second entry in a freezeout", world.register(open, "alice").await, codes::ALREADY_REGISTERED),
+        ("re-entry past its cap", world.register(capped, "carol").await, codes::RE_ENTRY_CAP_REACHED),
+        ("malformed JSON", world.send_raw(verbs::REGISTER, b"{\"tournament_id\": ".to_vec()).await, codes::MALFORMED_JSON),
+        (
+            "wrong types",
+            world.send(verbs::REGISTER, &json!({"tournament_id": 42, "player": ["not", "a", "name"]})).await,
+            codes::INVALID_FIELD,
+        ),
+        ("negative amounts", world.send(verbs::CREATE_TOURNAMENT, &negative).await, codes::NEGATIVE_AMOUNT),
+        (
+            "invalid player name",
+            world.send(verbs::REGISTER, &json!({"tournament_id": open, "player": "no spaces allowed"})).await,
+            codes::INVALID_FIELD,
+        ),
+        ("unregister nobody", world.send(verbs::UNREGISTER, &json!({"tournament_id": open, "player": "zed"})).await, codes::NOT_REGISTERED),
+        ("eliminate twice", world.send(verbs::ELIMINATE_ENTRY, &eliminate(2)).await, codes::ENTRY_ALREADY_ELIMINATED),
+    ];
+
+    for (case, reply, code) in &cases {
+        assert_code(reply, code, case);
+    }
+    assert_eq!(world.last_sequence().await, before, "no rejected command wrote an event");
+}
