@@ -83,26 +83,13 @@ impl RuleProfile {
             // 000 §16.1: fee ≤ EUR 50 and ≤ 15 % of the buy-in; buy-in ≤ EUR 500.
             RuleProfile::Win2day => RegistrationRules {
                 unregister_allowed: true,
-                fee_caps: Some(FeeCaps {
-                    currency: Currency::EUR,
-                    max_buy_in: 50_000,
-                    max_fee: 5_000,
-                    max_fee_bps_of_buy_in: 1_500,
-                }),
+                fee_caps: Some(FeeCaps { currency: Currency::EUR, max_buy_in: 50_000, max_fee: 5_000, max_fee_bps_of_buy_in: 1_500 }),
                 fee_share_bps: None,
             },
             // 003: the fee is 2–17 % of the buy-in.
-            RuleProfile::ReelCz => RegistrationRules {
-                unregister_allowed: true,
-                fee_caps: None,
-                fee_share_bps: Some((200, 1_700)),
-            },
+            RuleProfile::ReelCz => RegistrationRules { unregister_allowed: true, fee_caps: None, fee_share_bps: Some((200, 1_700)) },
             // 004: "registrations are final".
-            RuleProfile::FortunaCz2024 => RegistrationRules {
-                unregister_allowed: false,
-                fee_caps: None,
-                fee_share_bps: None,
-            },
+            RuleProfile::FortunaCz2024 => RegistrationRules { unregister_allowed: false, fee_caps: None, fee_share_bps: None },
             RuleProfile::HrvatskaLutrija2017 | RuleProfile::SvenskaSpel2012 | RuleProfile::Tda2024 => {
                 RegistrationRules { unregister_allowed: true, fee_caps: None, fee_share_bps: None }
             }

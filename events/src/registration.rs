@@ -26,8 +26,7 @@ pub mod verbs {
     /// [`crate::player::SetPlayerLimits`].
     pub const SET_PLAYER_LIMITS: &str = "set_player_limits";
     /// Every verb, for the service and the schema generator.
-    pub const ALL: [&str; 7] =
-        [CREATE_TOURNAMENT, REGISTER, UNREGISTER, REFUSE_PLAYER, KEEP_APART, ELIMINATE_ENTRY, SET_PLAYER_LIMITS];
+    pub const ALL: [&str; 7] = [CREATE_TOURNAMENT, REGISTER, UNREGISTER, REFUSE_PLAYER, KEEP_APART, ELIMINATE_ENTRY, SET_PLAYER_LIMITS];
 }
 
 /// Create a tournament from a definition.

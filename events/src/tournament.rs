@@ -133,11 +133,7 @@ impl TournamentDefinition {
             },
             Fee::ShareOfBuyIn { basis_points } => {
                 let fee = self.buy_in.share_bps(basis_points);
-                EntryLedger {
-                    paid_in: self.buy_in,
-                    fee,
-                    prize_pool: Money::new(self.buy_in.amount - fee.amount, self.buy_in.currency),
-                }
+                EntryLedger { paid_in: self.buy_in, fee, prize_pool: Money::new(self.buy_in.amount - fee.amount, self.buy_in.currency) }
             }
         }
     }
@@ -205,8 +201,7 @@ impl TournamentDefinition {
         let ledger = self.entry_ledger();
         let rules = self.profile.registration();
         if let Some(caps) = rules.fee_caps {
-            caps.check(ledger.prize_pool, ledger.fee)
-                .map_err(|(code, message)| DefinitionError { code, field: "fee", message })?;
+            caps.check(ledger.prize_pool, ledger.fee).map_err(|(code, message)| DefinitionError { code, field: "fee", message })?;
         }
         if let Some((low, high)) = rules.fee_share_bps {
             // Freerolls carry no fee and are outside the rule.
@@ -266,9 +261,7 @@ impl TournamentDefinition {
             EntryModel::ReEntry { max_entries } if max_entries < 2 => {
                 Err(invalid("entry_model", "re-entry needs max_entries >= 2 (the first entry counts)"))
             }
-            EntryModel::ReEntry { .. } if self.start == Start::SitAndGo => {
-                Err(invalid("entry_model", "a sit & go has no re-entry"))
-            }
+            EntryModel::ReEntry { .. } if self.start == Start::SitAndGo => Err(invalid("entry_model", "a sit & go has no re-entry")),
             EntryModel::MultiEntry { max_live_entries } if max_live_entries < 1 => {
                 Err(invalid("entry_model", "multi-entry needs max_live_entries >= 1"))
             }

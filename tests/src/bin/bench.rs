@@ -1,1 +1,245 @@
-fn main() {}
+//! `make bench`: Floor's command path and projection rebuild against raw JetStream, measured in
+//! one run against one fresh nats-server, reported as ratios.
+//!
+//! - latency: p50 of a raw JetStream publish with the per-subject check (the baseline) vs p50 of
+//!   a `register` command end to end (request → decide → persist → reply);
+//! - throughput: 16 raw concurrent writers vs 16 concurrent clients on 16 tournaments;
+//! - rebuild: a raw ordered-consumer replay of the tournament commits vs rebuilding the lobby
+//!   projection from zero over the same commits.
+//!
+//! Usage: `floor-bench [--commands N] [--write docs/benchmarks.md]`.
+
+use async_nats::jetstream::consumer::pull;
+use async_nats::jetstream::message::PublishMessage;
+use floor_events::{subjects, CommandId, Reply, TournamentId};
+use floor_lobby::LobbyProjection;
+use floor_runtime::projection::ProjectionRunner;
+use floor_tests::{freezeout, World};
+use futures::StreamExt;
+use std::time::{Duration, Instant};
+
+const CLIENTS: usize = 16;
+
+fn percentile(samples: &mut [Duration], p: f64) -> Duration {
+    samples.sort();
+    samples[((samples.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+struct Figures {
+    commands: usize,
+    raw_p50: Duration,
+    raw_p99: Duration,
+    cmd_p50: Duration,
+    cmd_p99: Duration,
+    raw_rate: f64,
+    cmd_rate: f64,
+    replay_rate: f64,
+    rebuild_rate: f64,
+    replayed: u64,
+}
+
+async fn raw_publish(world: &World, subject: &str, expected: u64) -> u64 {
+    let message = PublishMessage::build()
+        .payload(br#"[{"v":1,"type":"bench"}]"#.to_vec().into())
+        .message_id(CommandId::new().to_string())
+        .expected_last_subject_sequence(expected);
+    world.jetstream().send_publish(subject.to_owned(), message).await.expect("publish").await.expect("ack").sequence
+}
+
+/// Sequential raw publishes, each on its own new subject with the per-subject check.
+async fn raw_latency(world: &World, n: usize) -> Vec<Duration> {
+    let mut samples = Vec::with_capacity(n);
+    for _ in 0..n {
+        let subject = format!("floor.ev.bench.{}", uuid::Uuid::now_v7());
+        let start = Instant::now();
+        raw_publish(world, &subject, 0).await;
+        samples.push(start.elapsed());
+    }
+    samples
+}
+
+async fn register_latency(world: &World, tournament: TournamentId, n: usize) -> Vec<Duration> {
+    let mut samples = Vec::with_capacity(n);
+    for i in 0..n {
+        let start = Instant::now();
+        let reply = world.register(tournament, format!("lat{i}")).await;
+        samples.push(start.elapsed());
+        assert!(matches!(reply, Reply::Ok(_)), "{reply:?}");
+    }
+    samples
+}
+
+async fn raw_throughput(world: &World, per_client: usize) -> f64 {
+    let start = Instant::now();
+    let writers = (0..CLIENTS).map(|_| async move {
+        let subject = format!("floor.ev.bench.{}", uuid::Uuid::now_v7());
+        let mut last = 0;
+        for _ in 0..per_client {
+            last = raw_publish(world, &subject, last).await;
+        }
+    });
+    futures::future::join_all(writers).await;
+    (CLIENTS * per_client) as f64 / start.elapsed().as_secs_f64()
+}
+
+async fn register_throughput(world: &World, tournaments: &[TournamentId], per_client: usize) -> f64 {
+    let start = Instant::now();
+    let clients = tournaments.iter().enumerate().map(|(c, &t)| async move {
+        for i in 0..per_client {
+            let reply = world.register(t, format!("tp{c}-{i}")).await;
+            assert!(matches!(reply, Reply::Ok(_)), "{reply:?}");
+        }
+    });
+    futures::future::join_all(clients).await;
+    (tournaments.len() * per_client) as f64 / start.elapsed().as_secs_f64()
+}
+
+/// Reads every tournament commit with an ordered consumer, touching each payload.
+async fn raw_replay(world: &World) -> (u64, f64) {
+    let consumer = world
+        .backbone
+        .events
+        .create_consumer(pull::OrderedConfig { filter_subject: subjects::event_filter(subjects::aggregate::TOURNAMENT), ..Default::default() })
+        .await
+        .expect("ordered consumer");
+    let start = Instant::now();
+    let mut messages = consumer.messages().await.expect("messages");
+    let (mut count, mut bytes) = (0u64, 0usize);
+    while let Some(message) = messages.next().await {
+        let message = message.expect("message");
+        bytes += message.payload.len();
+        count += 1;
+        if message.info().expect("info").pending == 0 {
+            break;
+        }
+    }
+    std::hint::black_box(bytes);
+    (count, count as f64 / start.elapsed().as_secs_f64())
+}
+
+async fn rebuild(world: &World) -> (u64, f64) {
+    let projection = LobbyProjection::load(&world.backbone).await.expect("lobby");
+    let mut runner = ProjectionRunner::new(&world.backbone, projection).await.expect("runner");
+    let start = Instant::now();
+    let replayed = runner.rebuild().await.expect("rebuild");
+    (replayed, replayed as f64 / start.elapsed().as_secs_f64())
+}
+
+async fn measure(commands: usize) -> Figures {
+    let world = World::start().await;
+    let big = world.create(freezeout(1_000_000)).await;
+    let mut tournaments = Vec::new();
+    for _ in 0..CLIENTS {
+        tournaments.push(world.create(freezeout(1_000_000)).await);
+    }
+    // Warm up both paths (connections, aggregate tasks, server caches).
+    raw_latency(&world, 200).await;
+    register_latency(&world, big, 200).await;
+    for &t in &tournaments {
+        assert!(matches!(world.register(t, "warmup").await, Reply::Ok(_)));
+    }
+
+    eprintln!("latency: {commands} raw publishes, then {commands} register commands…");
+    let mut raw = raw_latency(&world, commands).await;
+    let mut cmd = register_latency(&world, big, commands).await;
+    let per_client = commands / CLIENTS * 2;
+    eprintln!("throughput: {CLIENTS} raw writers, then {CLIENTS} clients on {CLIENTS} tournaments, {per_client} each…");
+    let raw_rate = raw_throughput(&world, per_client).await;
+    let cmd_rate = register_throughput(&world, &tournaments, per_client).await;
+    eprintln!("rebuild: raw ordered replay, then lobby rebuild…");
+    let (_, replay_rate) = raw_replay(&world).await;
+    let (replayed, rebuild_rate) = rebuild(&world).await;
+    let figures = Figures {
+        commands,
+        raw_p50: percentile(&mut raw, 0.5),
+        raw_p99: percentile(&mut raw, 0.99),
+        cmd_p50: percentile(&mut cmd, 0.5),
+        cmd_p99: percentile(&mut cmd, 0.99),
+        raw_rate,
+        cmd_rate,
+        replay_rate,
+        rebuild_rate,
+        replayed,
+    };
+    drop(world);
+    figures
+}
+
+fn report(f: &Figures, server: &str) -> String {
+    let latency_ratio = micros(f.cmd_p50) / micros(f.raw_p50);
+    let throughput_ratio = f.cmd_rate / f.raw_rate;
+    let rebuild_ratio = f.rebuild_rate / f.replay_rate;
+    let verdict = |ok: bool| if ok { "meets target" } else { "**misses target**" };
+    format!(
+        "| figure | baseline (raw JetStream) | Floor | ratio | target |\n\
+         |---|---|---|---|---|\n\
+         | command latency p50 | {:.0} µs (publish + per-subject check) | {:.0} µs (`register` end to end) | {:.2}× | ≤ 2× — {} |\n\
+         | command latency p99 | {:.0} µs | {:.0} µs | {:.2}× | — |\n\
+         | throughput, {CLIENTS} concurrent | {:.0} publishes/s ({CLIENTS} writers) | {:.0} registrations/s ({CLIENTS} tournaments) | {:.0} % | ≥ 50 % — {} |\n\
+         | replay / rebuild | {:.0} commits/s (ordered consumer) | {:.0} commits/s (lobby rebuild, {} commits) | {:.0} % | ≥ 70 % — {} |\n\n\
+         {} sequential commands per latency series; nats-server {server}, single node, file storage, default fsync.\n",
+        micros(f.raw_p50),
+        micros(f.cmd_p50),
+        latency_ratio,
+        verdict(latency_ratio <= 2.0),
+        micros(f.raw_p99),
+        micros(f.cmd_p99),
+        micros(f.cmd_p99) / micros(f.raw_p99),
+        f.raw_rate,
+        f.cmd_rate,
+        throughput_ratio * 100.0,
+        verdict(throughput_ratio >= 0.5),
+        f.replay_rate,
+        f.rebuild_rate,
+        f.replayed,
+        rebuild_ratio * 100.0,
+        verdict(rebuild_ratio >= 0.7),
+        f.commands,
+    )
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let arg = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let commands: usize = arg("--commands").map(|s| s.parse().expect("--commands N")).unwrap_or(5_000);
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let figures = runtime.block_on(measure(commands));
+    let server = floor_runtime::server::find_binary()
+        .ok()
+        .and_then(|b| floor_runtime::server::binary_version(&b))
+        .map(|(a, b)| format!("{a}.{b}"))
+        .unwrap_or_else(|| "?".into());
+    let table = report(&figures, &server);
+    println!("{table}");
+    if let Some(path) = arg("--write") {
+        let machine = format!(
+            "{} cores, {}",
+            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
+            std::env::consts::ARCH
+        );
+        let doc = format!(
+            "# Benchmarks\n\n\
+             Produced by `make bench` (`cargo run --release -p floor-tests --bin floor-bench -- --write docs/benchmarks.md`)\n\
+             on {machine}, {}. Baseline and Floor run in the same process against the same fresh nats-server;\n\
+             only ratios are comparable across machines.\n\n\
+             ## Backbone and registration (issue 2)\n\n{table}\n\
+             ### How it is measured\n\n\
+             - *Baseline latency*: one client publishes to a new subject of `FLOOR_EVENTS` with\n  \
+             `Nats-Expected-Last-Subject-Sequence` and `Nats-Msg-Id`, awaiting the ack, one at a time.\n\
+             - *Command latency*: one client sends `floor.cmd.registration.register` for a new player and waits\n  \
+             for the reply; the service decodes, decides on the in-memory aggregate, appends one commit\n  \
+             (awaiting the ack) and replies. Client, service and server share this machine.\n\
+             - *Throughput*: 16 tasks, each writing its own subject (raw) or registering into its own\n  \
+             tournament (Floor), each waiting for its previous answer.\n\
+             - *Rebuild*: an ordered consumer reads every `floor.ev.tournament.*` commit (raw), then the lobby\n  \
+             projection is dropped and rebuilt from zero over the same commits, KV writes included.\n",
+            chrono::Utc::now().format("%Y-%m-%d"),
+        );
+        std::fs::write(&path, doc).expect("write benchmarks");
+        eprintln!("wrote {path}");
+    }
+}
