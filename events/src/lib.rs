@@ -14,6 +14,7 @@
 //! - [`tournament`]: the tournament definition and its validation.
 //! - [`registration`]: registration commands and the tournament aggregate's events.
 //! - [`player`]: the player aggregate (responsible-gaming tournament-count limits).
+//! - [`schema`]: JSON Schema per message and the AsyncAPI document, for `schemas/`.
 //! - [`record`]: how events are stored: versioned records, upcast on read.
 #![deny(missing_docs)]
 
@@ -25,6 +26,7 @@ pub mod profile;
 pub mod record;
 pub mod registration;
 pub mod reply;
+pub mod schema;
 pub mod subjects;
 pub mod tournament;
 

@@ -40,7 +40,8 @@ impl RunningPlatform {
     pub async fn start_with(url: &str, lobby: bool) -> Self {
         let http = lobby.then(|| SocketAddr::from(([127, 0, 0, 1], 0)));
         let config = PlatformConfig { lobby, ..PlatformConfig::all(Nats::Url(url.to_owned()), http) };
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+        let workers = std::env::var("FLOOR_PLATFORM_WORKERS").ok().and_then(|w| w.parse().ok()).unwrap_or(2);
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(workers).enable_all().build().expect("runtime");
         let (ready, is_ready) = tokio::sync::oneshot::channel();
         let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let (done, stopped) = tokio::sync::oneshot::channel();

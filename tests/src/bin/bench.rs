@@ -62,11 +62,11 @@ async fn raw_latency(world: &World, n: usize) -> Vec<Duration> {
     samples
 }
 
-async fn register_latency(world: &World, tournament: TournamentId, n: usize) -> Vec<Duration> {
+async fn register_latency(world: &World, tournament: TournamentId, series: &str, n: usize) -> Vec<Duration> {
     let mut samples = Vec::with_capacity(n);
     for i in 0..n {
         let start = Instant::now();
-        let reply = world.register(tournament, format!("lat{i}")).await;
+        let reply = world.register(tournament, format!("{series}{i}")).await;
         samples.push(start.elapsed());
         assert!(matches!(reply, Reply::Ok(_)), "{reply:?}");
     }
@@ -103,7 +103,10 @@ async fn raw_replay(world: &World) -> (u64, f64) {
     let consumer = world
         .backbone
         .events
-        .create_consumer(pull::OrderedConfig { filter_subject: subjects::event_filter(subjects::aggregate::TOURNAMENT), ..Default::default() })
+        .create_consumer(pull::OrderedConfig {
+            filter_subject: subjects::event_filter(subjects::aggregate::TOURNAMENT),
+            ..Default::default()
+        })
         .await
         .expect("ordered consumer");
     let start = Instant::now();
@@ -138,14 +141,14 @@ async fn measure(commands: usize) -> Figures {
     }
     // Warm up both paths (connections, aggregate tasks, server caches).
     raw_latency(&world, 200).await;
-    register_latency(&world, big, 200).await;
+    register_latency(&world, big, "warm", 200).await;
     for &t in &tournaments {
         assert!(matches!(world.register(t, "warmup").await, Reply::Ok(_)));
     }
 
     eprintln!("latency: {commands} raw publishes, then {commands} register commands…");
     let mut raw = raw_latency(&world, commands).await;
-    let mut cmd = register_latency(&world, big, commands).await;
+    let mut cmd = register_latency(&world, big, "lat", commands).await;
     let per_client = commands / CLIENTS * 2;
     eprintln!("throughput: {CLIENTS} raw writers, then {CLIENTS} clients on {CLIENTS} tournaments, {per_client} each…");
     let raw_rate = raw_throughput(&world, per_client).await;
@@ -216,11 +219,7 @@ fn main() {
     let table = report(&figures, &server);
     println!("{table}");
     if let Some(path) = arg("--write") {
-        let machine = format!(
-            "{} cores, {}",
-            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
-            std::env::consts::ARCH
-        );
+        let machine = format!("{} cores, {}", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0), std::env::consts::ARCH);
         let doc = format!(
             "# Benchmarks\n\n\
              Produced by `make bench` (`cargo run --release -p floor-tests --bin floor-bench -- --write docs/benchmarks.md`)\n\

@@ -1,0 +1,154 @@
+//! JSON Schema for every message, and the AsyncAPI document, generated from the Rust types.
+//!
+//! `schemas/` holds the output, checked in so table servers and clients in any language build
+//! against it; `events/tests/schemas.rs` fails when the checked-in files differ from what these
+//! types generate (`make schemas` rewrites them).
+
+use crate::player::{PlayerEvent, SetPlayerLimits};
+use crate::registration::*;
+use crate::reply::{ErrorBody, Reply};
+use crate::tournament::TournamentDefinition;
+use crate::{record, subjects};
+use schemars::{schema_for, JsonSchema, Schema};
+use serde_json::{json, Value};
+
+fn pretty(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).expect("schema serializes");
+    text.push('\n');
+    text
+}
+
+fn schema<T: JsonSchema>() -> Value {
+    let schema: Schema = schema_for!(T);
+    let mut value = schema.to_value();
+    strip_generated_defaults(&mut value);
+    value
+}
+
+/// A missing `command_id` defaults to a fresh UUID v7; schemars would print one generated now as
+/// the "default", making every run differ. Say it in words instead.
+fn strip_generated_defaults(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Object(id)) = map.get_mut("command_id") {
+                id.remove("default");
+                id.insert("description".into(), json!("Idempotency key (UUID v7). Absent: a fresh one, so a retry is a new command."));
+            }
+            map.values_mut().for_each(strip_generated_defaults);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_generated_defaults),
+        _ => {}
+    }
+}
+
+/// A commit as stored: the array of records `{"v": 1, "type": …, …}` one command produced.
+fn commit_schema<E: JsonSchema>(title: &str) -> Value {
+    let event = schema::<E>();
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": title,
+        "description": format!(
+            "One NATS message on {}: the JSON array of the events one command produced. Each record is an event (tagged by `type`) plus `v`, its schema version (this build writes {}).",
+            subjects::EVENTS_STREAM, record::CURRENT_VERSION
+        ),
+        "type": "array",
+        "minItems": 1,
+        "items": {
+            "allOf": [
+                { "type": "object", "required": ["v"], "properties": { "v": { "type": "integer", "minimum": 1 } } },
+                { "$ref": "#/$defs/Event" }
+            ]
+        },
+        "$defs": merge_defs(event),
+    })
+}
+
+/// Moves the event schema's own `$defs` beside it so `#/$defs/...` references still resolve.
+fn merge_defs(mut event: Value) -> Value {
+    let mut defs = event.as_object_mut().and_then(|o| o.remove("$defs")).unwrap_or_else(|| json!({}));
+    if let Some(o) = event.as_object_mut() {
+        o.remove("$schema");
+    }
+    defs.as_object_mut().expect("defs object").insert("Event".into(), event);
+    defs
+}
+
+/// Every generated file: path under `schemas/` and content.
+pub fn files() -> Vec<(String, String)> {
+    let mut files: Vec<(String, Value)> = vec![
+        ("definitions/tournament_definition.json".into(), schema::<TournamentDefinition>()),
+        ("commands/create_tournament.json".into(), schema::<CreateTournament>()),
+        ("commands/register.json".into(), schema::<Register>()),
+        ("commands/unregister.json".into(), schema::<Unregister>()),
+        ("commands/refuse_player.json".into(), schema::<RefusePlayer>()),
+        ("commands/keep_apart.json".into(), schema::<KeepApart>()),
+        ("commands/eliminate_entry.json".into(), schema::<EliminateEntry>()),
+        ("commands/set_player_limits.json".into(), schema::<SetPlayerLimits>()),
+        ("events/tournament_event.json".into(), schema::<TournamentEvent>()),
+        ("events/player_event.json".into(), schema::<PlayerEvent>()),
+        ("events/tournament_commit.json".into(), commit_schema::<TournamentEvent>("TournamentCommit")),
+        ("events/player_commit.json".into(), commit_schema::<PlayerEvent>("PlayerCommit")),
+        ("replies/error.json".into(), schema::<ErrorBody>()),
+        ("replies/tournament_created.json".into(), schema::<Reply<TournamentCreatedReply>>()),
+        ("replies/registered.json".into(), schema::<Reply<Registered>>()),
+        ("replies/recorded.json".into(), schema::<Reply<Recorded>>()),
+        ("replies/player_events.json".into(), schema::<Reply<Vec<PlayerEvent>>>()),
+    ];
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out: Vec<(String, String)> = files.into_iter().map(|(p, v)| (p, pretty(&v))).collect();
+    out.push(("asyncapi.yaml".into(), asyncapi()));
+    out
+}
+
+/// The request and reply schema of each registration verb.
+fn verb_files(verb: &str) -> (&'static str, &'static str) {
+    match verb {
+        verbs::CREATE_TOURNAMENT => ("commands/create_tournament.json", "replies/tournament_created.json"),
+        verbs::REGISTER => ("commands/register.json", "replies/registered.json"),
+        verbs::UNREGISTER => ("commands/unregister.json", "replies/recorded.json"),
+        verbs::REFUSE_PLAYER => ("commands/refuse_player.json", "replies/recorded.json"),
+        verbs::KEEP_APART => ("commands/keep_apart.json", "replies/recorded.json"),
+        verbs::ELIMINATE_ENTRY => ("commands/eliminate_entry.json", "replies/recorded.json"),
+        verbs::SET_PLAYER_LIMITS => ("commands/set_player_limits.json", "replies/player_events.json"),
+        other => panic!("verb {other} has no schema files: add it to verb_files"),
+    }
+}
+
+/// AsyncAPI 3.0 document (YAML) listing every channel, referencing the schema files.
+pub fn asyncapi() -> String {
+    let mut y = String::new();
+    y.push_str("# Generated from events/ by `make schemas`; do not edit.\nasyncapi: 3.0.0\ninfo:\n  title: Floor\n  version: 0.1.0\n");
+    y.push_str("  description: Poker tournament orchestration on NATS JetStream. Commands are NATS request/reply;\n");
+    y.push_str(&format!("    events are commits in stream {} (one message per command).\n", subjects::EVENTS_STREAM));
+    y.push_str("defaultContentType: application/json\nchannels:\n");
+    for verb in verbs::ALL {
+        let (request, reply) = verb_files(verb);
+        let subject = subjects::command_subject(subjects::service::REGISTRATION, verb);
+        y.push_str(&format!(
+            "  {verb}:\n    address: {subject}\n    messages:\n      request:\n        payload:\n          $ref: './{request}'\n      reply:\n        payload:\n          $ref: './{reply}'\n"
+        ));
+    }
+    for (aggregate, file, what) in [
+        (subjects::aggregate::TOURNAMENT, "events/tournament_commit.json", "tournament_id"),
+        (subjects::aggregate::PLAYER, "events/player_commit.json", "player_aggregate_id"),
+    ] {
+        y.push_str(&format!(
+            "  {aggregate}_events:\n    address: 'floor.ev.{aggregate}.{{{what}}}'\n    description: Commits of one {aggregate} aggregate, in stream {}.\n    parameters:\n      {what}:\n        description: UUID of the aggregate.\n    messages:\n      commit:\n        payload:\n          $ref: './{file}'\n",
+            subjects::EVENTS_STREAM
+        ));
+    }
+    y.push_str(&format!(
+        "  lobby:\n    address: '{}'\n    description: NATS KV bucket; one lobby document (JSON) per tournament, keyed by tournament id. Also served at GET /api/tournaments and /api/tournaments/{{id}}.\n",
+        subjects::LOBBY_BUCKET
+    ));
+    y.push_str("operations:\n");
+    for verb in verbs::ALL {
+        y.push_str(&format!(
+            "  {verb}:\n    action: receive\n    channel:\n      $ref: '#/channels/{verb}'\n    messages:\n      - $ref: '#/channels/{verb}/messages/request'\n    reply:\n      channel:\n        $ref: '#/channels/{verb}'\n      messages:\n        - $ref: '#/channels/{verb}/messages/reply'\n"
+        ));
+    }
+    for aggregate in [subjects::aggregate::TOURNAMENT, subjects::aggregate::PLAYER] {
+        y.push_str(&format!("  {aggregate}_events:\n    action: send\n    channel:\n      $ref: '#/channels/{aggregate}_events'\n"));
+    }
+    y
+}
