@@ -3,4 +3,5 @@
 
 mod bad_input;
 mod concurrency;
+mod readiness;
 mod recovery;

@@ -134,23 +134,10 @@ impl World {
     /// Sends raw bytes to a registration verb and returns the decoded reply.
     pub async fn send_raw(&self, verb: &str, payload: Vec<u8>) -> Reply<Value> {
         let subject = subjects::command_subject(subjects::service::REGISTRATION, verb);
-        let payload = bytes::Bytes::from(payload);
-        // A client retries "no responders" (a service instance restarting): commands carry their
-        // id, so a retry is applied at most once. Seen rarely right after a restart in the kill
-        // tests; not yet root-caused (see the note on issue 2).
-        let mut attempts = 0;
-        let reply = loop {
-            let sent = tokio::time::timeout(DEADLINE, self.backbone.client.request(subject.clone(), payload.clone()))
-                .await
-                .expect("reply in time");
-            match sent {
-                Err(e) if e.kind() == async_nats::RequestErrorKind::NoResponders && attempts < 100 => {
-                    attempts += 1;
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                }
-                other => break other.expect("request sent"),
-            }
-        };
+        let reply = tokio::time::timeout(DEADLINE, self.backbone.client.request(subject, payload.into()))
+            .await
+            .expect("reply in time")
+            .expect("request sent");
         serde_json::from_slice(&reply.payload).expect("reply is a Reply")
     }
 

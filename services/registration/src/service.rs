@@ -53,12 +53,7 @@ impl RegistrationService {
         let limited = Arc::new(RwLock::new(LimitedPlayers::default()));
         follow_limited_players(backbone, limited.clone(), shutdown.clone(), &tracker).await?;
         Ok(Self {
-            inner: Arc::new(Inner {
-                tournaments: AggregateHost::new(store.clone(), shutdown.clone(), tracker.clone()),
-                players: AggregateHost::new(store, shutdown, tracker),
-                limited,
-                clock,
-            }),
+            inner: Arc::new(Inner { tournaments: AggregateHost::new(store.clone()), players: AggregateHost::new(store), limited, clock }),
         })
     }
 

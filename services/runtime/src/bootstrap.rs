@@ -202,3 +202,24 @@ impl Drop for EmbeddedServer {
         let _ = std::fs::remove_file(&self.url_file);
     }
 }
+
+/// Waits until nats-server has processed everything this connection sent before (subscriptions
+/// above all), by sending a message to ourselves through the server.
+///
+/// async-nats's `Client::flush` only empties the local write buffer; it is not a round trip. A
+/// service that announces "ready" after `flush` can still get requests answered with "no
+/// responders" for a moment (seen in about 5 % of fresh subscriptions here).
+///
+/// # Errors
+/// `Connect` when the echo does not come back within 10 s.
+pub async fn sync_with_server(client: &async_nats::Client) -> Result<(), BootstrapError> {
+    use futures::StreamExt;
+    let failed = |e: String| BootstrapError::with_source(BootstrapErrorKind::Connect, e);
+    let inbox = client.new_inbox();
+    let mut echo = client.subscribe(inbox.clone()).await.map_err(|e| failed(e.to_string()))?;
+    client.publish(inbox, bytes::Bytes::new()).await.map_err(|e| failed(e.to_string()))?;
+    match tokio::time::timeout(Duration::from_secs(10), echo.next()).await {
+        Ok(Some(_)) => Ok(()),
+        _ => Err(failed("no echo from the server within 10 s".into())),
+    }
+}

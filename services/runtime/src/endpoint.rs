@@ -98,8 +98,8 @@ pub async fn serve<H: CommandHandler>(
         endpoints.push(endpoint.map(move |request| (verb, request)).boxed());
     }
     let mut requests = futures::stream::select_all(endpoints);
-    // The server has our subscriptions once a flush round-trips.
-    client.flush().await.map_err(|e| EndpointError::with_source(EndpointErrorKind::Register, e))?;
+    // Ready only once the server has the subscriptions (a flush is not a round trip).
+    crate::bootstrap::sync_with_server(&client).await.map_err(|e| EndpointError::with_source(EndpointErrorKind::Register, e))?;
     if let Some(ready) = ready {
         let _ = ready.send(());
     }

@@ -1,11 +1,21 @@
-//! The aggregate host: live aggregates in memory, one task each, commands queued to it.
+//! The aggregate host: live aggregates in memory, commands applied one at a time per aggregate.
 //!
-//! A command costs one JetStream round trip (the append), not a reload: the task owns the
-//! aggregate's state and the stream sequence of its last commit. Loads happen when an aggregate
-//! is first used and after a conflict (another instance appended): the task catches up, decides
-//! again and retries. Every command id the aggregate ever stored is remembered (16 bytes +
-//! sequence each), so a retried command is answered with its original result even long after
-//! the server's duplicate window.
+//! A command costs one JetStream round trip (the append), not a reload: each aggregate's state
+//! and the stream sequence of its last commit stay in memory. Commands to one aggregate queue on
+//! its async mutex (FIFO, so they are decided in arrival order) and the caller's own task runs
+//! the decision and the append. An earlier version gave each aggregate a task fed by an `mpsc`
+//! with a `oneshot` back; measured on the 2-core VM this doubled the latency of a command
+//! (≈ 260 µs against a 122 µs append), all of it in the two cross-thread wake-ups. The mutex
+//! keeps "one writer per aggregate" without them.
+//!
+//! Loads happen when an aggregate is first used and after a conflict (another instance
+//! appended): the caller catches up, decides again and retries. Every command id the aggregate
+//! ever stored is remembered (16 bytes + sequence each), so a retried command is answered with
+//! its original result even long after the server's duplicate window.
+//!
+//! Cancellation: if a caller is dropped mid-append, the state is left as it was before the
+//! command; whether or not the append landed, the next command's expected-sequence check finds
+//! out and catches up.
 
 use crate::error::Error;
 use crate::store::{JetStreamStore, StoreErrorKind, StoredCommit};
@@ -15,9 +25,6 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use tokio::sync::{mpsc, oneshot};
-use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
 /// A domain rejection with a stable code from [`floor_events::codes`].
@@ -44,8 +51,6 @@ pub enum HostErrorKind {
     Unavailable,
     /// Other writers kept winning; the command was not stored. Safe to retry.
     Conflict,
-    /// The host is shutting down.
-    Stopped,
 }
 
 impl std::fmt::Display for HostErrorKind {
@@ -53,7 +58,6 @@ impl std::fmt::Display for HostErrorKind {
         f.write_str(match self {
             Self::Unavailable => "event store unavailable",
             Self::Conflict => "too many concurrent writers on this aggregate",
-            Self::Stopped => "service is shutting down",
         })
     }
 }
@@ -66,29 +70,19 @@ pub type Outcome<A> = Result<Result<Committed<<A as Aggregate>::Event>, <A as Ag
 
 /// How often a command is re-decided after conflicts before giving up.
 const MAX_ATTEMPTS: usize = 16;
-/// Commands queued per aggregate before senders wait: bounds memory under a burst.
-const QUEUE: usize = 4_096;
 
-struct Job<A: Aggregate> {
-    command_id: CommandId,
-    command: A::Command,
-    reply: oneshot::Sender<Outcome<A>>,
-}
-
-type Live<A> = Arc<Mutex<HashMap<Uuid, mpsc::Sender<Job<A>>>>>;
+type Slot<A> = Arc<tokio::sync::Mutex<Live<A>>>;
 
 /// Hosts every live aggregate of type `A`. Cheap to clone.
 pub struct AggregateHost<A: Aggregate> {
     store: JetStreamStore,
-    // std Mutex: held only to find or insert a task's sender, never across an await.
-    live: Live<A>,
-    shutdown: CancellationToken,
-    tracker: TaskTracker,
+    // std Mutex: held only to find or insert an aggregate's slot, never across an await.
+    live: Arc<Mutex<HashMap<Uuid, Slot<A>>>>,
 }
 
 impl<A: Aggregate> Clone for AggregateHost<A> {
     fn clone(&self) -> Self {
-        Self { store: self.store.clone(), live: self.live.clone(), shutdown: self.shutdown.clone(), tracker: self.tracker.clone() }
+        Self { store: self.store.clone(), live: self.live.clone() }
     }
 }
 
@@ -100,9 +94,9 @@ where
     A::Event: Serialize + DeserializeOwned + Clone + Send + Sync + 'static,
     A::Error: DomainError,
 {
-    /// A host whose aggregate tasks stop when `shutdown` is cancelled and are tracked by `tracker`.
-    pub fn new(store: JetStreamStore, shutdown: CancellationToken, tracker: TaskTracker) -> Self {
-        Self { store, live: Arc::default(), shutdown, tracker }
+    /// A host on `store`.
+    pub fn new(store: JetStreamStore) -> Self {
+        Self { store, live: Arc::default() }
     }
 
     /// Decides `command` against aggregate `id` and stores its events.
@@ -110,24 +104,13 @@ where
     /// # Errors
     /// Outer `Err`: infrastructure ([`HostErrorKind`]). Inner `Err`: the domain said no.
     pub async fn execute(&self, id: Uuid, command_id: CommandId, command: A::Command) -> Outcome<A> {
-        let (reply, answer) = oneshot::channel();
-        let mut job = Job { command_id, command, reply };
-        // A task exits when idle-shutdown or after a failed load; a send to an exited task
-        // returns the job, and a fresh task is started once.
-        for _ in 0..2 {
-            let sender = self.sender(id);
-            match sender.send(job).await {
-                Ok(()) => return answer.await.unwrap_or_else(|_| Err(HostError::new(HostErrorKind::Stopped))),
-                Err(mpsc::error::SendError(returned)) => {
-                    job = returned;
-                    let mut live = self.live.lock().expect("live map poisoned");
-                    if live.get(&id).is_some_and(|s| s.same_channel(&sender)) {
-                        live.remove(&id);
-                    }
-                }
-            }
+        let slot = self.slot(id);
+        let mut live = slot.lock().await;
+        if !live.loaded {
+            live.catch_up(&self.store).await.map_err(|e| HostError::with_source(HostErrorKind::Unavailable, e))?;
+            live.loaded = true;
         }
-        Err(HostError::new(HostErrorKind::Stopped))
+        live.handle(&self.store, command_id, command).await
     }
 
     /// Number of aggregates currently in memory.
@@ -135,36 +118,17 @@ where
         self.live.lock().expect("live map poisoned").len()
     }
 
-    fn sender(&self, id: Uuid) -> mpsc::Sender<Job<A>> {
+    fn slot(&self, id: Uuid) -> Slot<A> {
         let mut live = self.live.lock().expect("live map poisoned");
-        if let Some(sender) = live.get(&id) {
-            return sender.clone();
-        }
-        let (sender, receiver) = mpsc::channel(QUEUE);
-        live.insert(id, sender.clone());
-        let task = AggregateTask::<A> {
-            subject: subjects::event_subject(A::NAME, id),
-            store: self.store.clone(),
-            state: A::State::default(),
-            last_sequence: 0,
-            seen: HashMap::new(),
-        };
-        let (live, shutdown) = (self.live.clone(), self.shutdown.clone());
-        self.tracker.spawn(async move {
-            task.run(receiver, shutdown).await;
-            let mut live = live.lock().expect("live map poisoned");
-            if live.get(&id).is_some_and(|s| s.is_closed()) {
-                live.remove(&id);
-            }
-        });
-        sender
+        live.entry(id).or_insert_with(|| Arc::new(tokio::sync::Mutex::new(Live::new(id)))).clone()
     }
 }
 
-/// The one owner of an aggregate's state.
-struct AggregateTask<A: Aggregate> {
+/// One aggregate in memory.
+struct Live<A: Aggregate> {
     subject: String,
-    store: JetStreamStore,
+    /// Whether `state` has been loaded from the store.
+    loaded: bool,
     state: A::State,
     /// Stream sequence of the last commit applied to `state`.
     last_sequence: u64,
@@ -172,36 +136,26 @@ struct AggregateTask<A: Aggregate> {
     seen: HashMap<CommandId, u64>,
 }
 
-impl<A> AggregateTask<A>
+impl<A> Live<A>
 where
     A: Aggregate,
     A::Command: Clone,
     A::Event: Serialize + DeserializeOwned + Clone,
     A::Error: DomainError,
 {
-    async fn run(mut self, mut jobs: mpsc::Receiver<Job<A>>, shutdown: CancellationToken) {
-        if let Err(e) = self.catch_up().await {
-            tracing::warn!(subject = %self.subject, error = %e, "aggregate load failed");
-            jobs.close();
-            while let Some(job) = jobs.recv().await {
-                let _ = job.reply.send(Err(HostError::with_source(HostErrorKind::Unavailable, e.to_string())));
-            }
-            return;
-        }
-        loop {
-            let job = tokio::select! {
-                biased;
-                _ = shutdown.cancelled() => break,
-                job = jobs.recv() => match job { Some(job) => job, None => break },
-            };
-            let outcome = self.handle(job.command_id, job.command).await;
-            let _ = job.reply.send(outcome);
+    fn new(id: Uuid) -> Self {
+        Self {
+            subject: subjects::event_subject(A::NAME, id),
+            loaded: false,
+            state: A::State::default(),
+            last_sequence: 0,
+            seen: HashMap::new(),
         }
     }
 
     /// Applies every commit stored after `last_sequence`.
-    async fn catch_up(&mut self) -> Result<(), crate::store::StoreError> {
-        let commits: Vec<StoredCommit<A::Event>> = self.store.load(&self.subject, self.last_sequence).await?;
+    async fn catch_up(&mut self, store: &JetStreamStore) -> Result<(), crate::store::StoreError> {
+        let commits: Vec<StoredCommit<A::Event>> = store.load(&self.subject, self.last_sequence).await?;
         for commit in commits {
             self.apply(commit.sequence, commit.command_id, commit.events);
         }
@@ -217,11 +171,11 @@ where
         }
     }
 
-    async fn handle(&mut self, command_id: CommandId, command: A::Command) -> Outcome<A> {
+    async fn handle(&mut self, store: &JetStreamStore, command_id: CommandId, command: A::Command) -> Outcome<A> {
         let unavailable = |e: crate::store::StoreError| HostError::with_source(HostErrorKind::Unavailable, e);
         for _ in 0..MAX_ATTEMPTS {
             if let Some(&sequence) = self.seen.get(&command_id) {
-                let commit = self.store.commit_at::<A::Event>(sequence).await.map_err(unavailable)?;
+                let commit = store.commit_at::<A::Event>(sequence).await.map_err(unavailable)?;
                 return Ok(Ok(Committed { sequence, events: commit.events, duplicate: true }));
             }
             let events = match A::handle_command(&self.state, command.clone()) {
@@ -229,10 +183,10 @@ where
                 Ok(events) if events.is_empty() => return Ok(Ok(Committed { sequence: 0, events, duplicate: false })),
                 Ok(events) => events,
             };
-            match self.store.append(&self.subject, command_id, self.last_sequence, &events).await {
+            match store.append(&self.subject, command_id, self.last_sequence, &events).await {
                 Ok(appended) if appended.duplicate => {
                     // Stored before by another instance (or a lost ack): learn it, answer with it.
-                    self.catch_up().await.map_err(unavailable)?;
+                    self.catch_up(store).await.map_err(unavailable)?;
                     self.seen.insert(command_id, appended.sequence);
                 }
                 Ok(appended) => {
@@ -241,7 +195,7 @@ where
                     return Ok(Ok(committed));
                 }
                 Err(e) if e.kind() == StoreErrorKind::WrongLastSequence => {
-                    self.catch_up().await.map_err(unavailable)?;
+                    self.catch_up(store).await.map_err(unavailable)?;
                 }
                 Err(e) => {
                     // The append may have been stored; the next command's expected-sequence

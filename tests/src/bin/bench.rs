@@ -31,6 +31,9 @@ fn micros(d: Duration) -> f64 {
 
 struct Figures {
     commands: usize,
+    echo_p50: Duration,
+    append_p50: Duration,
+    host_p50: Duration,
     raw_p50: Duration,
     raw_p99: Duration,
     cmd_p50: Duration,
@@ -48,6 +51,59 @@ async fn raw_publish(world: &World, subject: &str, expected: u64) -> u64 {
         .message_id(CommandId::new().to_string())
         .expected_last_subject_sequence(expected);
     world.jetstream().send_publish(subject.to_owned(), message).await.expect("publish").await.expect("ack").sequence
+}
+
+/// Core NATS request/reply to an echo responder on its own connection: the floor under any
+/// request/reply command, for reading the figures (not a target).
+async fn echo_latency(world: &World, n: usize) -> Vec<Duration> {
+    let responder = async_nats::connect(world.nats.url()).await.expect("connect");
+    let mut requests = responder.subscribe("bench.echo").await.expect("subscribe");
+    floor_runtime::bootstrap::sync_with_server(&responder).await.expect("responder subscribed");
+    let echo = tokio::spawn(async move {
+        while let Some(message) = requests.next().await {
+            if let Some(reply) = message.reply {
+                let _ = responder.publish(reply, message.payload).await;
+            }
+        }
+    });
+    let mut samples = Vec::with_capacity(n);
+    for _ in 0..n {
+        let start = Instant::now();
+        world.backbone.client.request("bench.echo", "ping".into()).await.expect("echo");
+        samples.push(start.elapsed());
+    }
+    echo.abort();
+    samples
+}
+
+/// The store's append alone, and the aggregate host alone (in process, no request hop): where a
+/// command's time goes, for reading the figures.
+async fn component_latency(world: &World, n: usize) -> (Vec<Duration>, Vec<Duration>) {
+    use floor_registration::{TournamentAggregate, TournamentCommand};
+    use floor_runtime::{AggregateHost, JetStreamStore};
+    let store = JetStreamStore::new(&world.backbone);
+    let subject = format!("floor.ev.bench.{}", uuid::Uuid::now_v7());
+    let mut appends = Vec::with_capacity(n);
+    let mut last = 0;
+    let events: Vec<floor_events::registration::TournamentEvent> = Vec::new();
+    for _ in 0..n {
+        let start = Instant::now();
+        last = store.append(&subject, CommandId::new(), last, &events).await.expect("append").sequence;
+        appends.push(start.elapsed());
+    }
+    let host = AggregateHost::<TournamentAggregate>::new(store);
+    let id = TournamentId::new();
+    let create = TournamentCommand::Create { tournament_id: id, definition: Box::new(freezeout(1_000_000)), at: chrono::Utc::now() };
+    host.execute(id.0, CommandId::new(), create).await.expect("host").expect("created");
+    let mut executes = Vec::with_capacity(n);
+    for i in 0..n {
+        let player = floor_events::PlayerId::parse(&format!("host{i}")).expect("player");
+        let command = TournamentCommand::Register { player, at: chrono::Utc::now() };
+        let start = Instant::now();
+        host.execute(id.0, CommandId::new(), command).await.expect("host").expect("registered");
+        executes.push(start.elapsed());
+    }
+    (appends, executes)
 }
 
 /// Sequential raw publishes, each on its own new subject with the per-subject check.
@@ -147,6 +203,8 @@ async fn measure(commands: usize) -> Figures {
     }
 
     eprintln!("latency: {commands} raw publishes, then {commands} register commands…");
+    let mut echo = echo_latency(&world, commands).await;
+    let (mut append, mut host) = component_latency(&world, commands).await;
     let mut raw = raw_latency(&world, commands).await;
     let mut cmd = register_latency(&world, big, "lat", commands).await;
     let per_client = commands / CLIENTS * 2;
@@ -158,6 +216,9 @@ async fn measure(commands: usize) -> Figures {
     let (replayed, rebuild_rate) = rebuild(&world).await;
     let figures = Figures {
         commands,
+        echo_p50: percentile(&mut echo, 0.5),
+        append_p50: percentile(&mut append, 0.5),
+        host_p50: percentile(&mut host, 0.5),
         raw_p50: percentile(&mut raw, 0.5),
         raw_p99: percentile(&mut raw, 0.99),
         cmd_p50: percentile(&mut cmd, 0.5),
@@ -182,6 +243,8 @@ fn report(f: &Figures, server: &str) -> String {
          |---|---|---|---|---|\n\
          | command latency p50 | {:.0} µs (publish + per-subject check) | {:.0} µs (`register` end to end) | {:.2}× | ≤ 2× — {} |\n\
          | command latency p99 | {:.0} µs | {:.0} µs | {:.2}× | — |\n\
+         | core request/reply echo p50 (for reading, not a target) | — | {:.0} µs | — | — |\n\
+         | store append p50 / host execute p50, in process (for reading) | — | {:.0} µs / {:.0} µs | — | — |\n\
          | throughput, {CLIENTS} concurrent | {:.0} publishes/s ({CLIENTS} writers) | {:.0} registrations/s ({CLIENTS} tournaments) | {:.0} % | ≥ 50 % — {} |\n\
          | replay / rebuild | {:.0} commits/s (ordered consumer) | {:.0} commits/s (lobby rebuild, {} commits) | {:.0} % | ≥ 70 % — {} |\n\n\
          {} sequential commands per latency series; nats-server {server}, single node, file storage, default fsync.\n",
@@ -192,6 +255,9 @@ fn report(f: &Figures, server: &str) -> String {
         micros(f.raw_p99),
         micros(f.cmd_p99),
         micros(f.cmd_p99) / micros(f.raw_p99),
+        micros(f.echo_p50),
+        micros(f.append_p50),
+        micros(f.host_p50),
         f.raw_rate,
         f.cmd_rate,
         throughput_ratio * 100.0,
