@@ -85,7 +85,12 @@ async fn component_latency(world: &World, n: usize) -> (Vec<Duration>, Vec<Durat
     let subject = format!("floor.ev.bench.{}", uuid::Uuid::now_v7());
     let mut appends = Vec::with_capacity(n);
     let mut last = 0;
-    let events: Vec<floor_events::registration::TournamentEvent> = Vec::new();
+    let sample = floor_events::registration::TournamentEvent::PlayersKeptApart(floor_events::registration::PlayersKeptApart {
+        players: (0..12).map(|i| floor_events::PlayerId::parse(&format!("some-player-name-{i}")).expect("player")).collect(),
+        at: chrono::Utc::now(),
+    });
+    let events = vec![sample];
+    eprintln!("append body: {} bytes", floor_events::record::encode_commit(&events).len());
     for _ in 0..n {
         let start = Instant::now();
         last = store.append(&subject, CommandId::new(), last, &events).await.expect("append").sequence;
