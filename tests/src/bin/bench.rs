@@ -19,6 +19,9 @@ use futures::StreamExt;
 use std::time::{Duration, Instant};
 
 const CLIENTS: usize = 16;
+/// The generated part of `docs/benchmarks.md`; text outside the markers is kept.
+const BEGIN: &str = "<!-- floor-bench:backbone -->";
+const END: &str = "<!-- /floor-bench:backbone -->";
 
 fn percentile(samples: &mut [Duration], p: f64) -> Duration {
     samples.sort();
@@ -291,25 +294,14 @@ fn main() {
     println!("{table}");
     if let Some(path) = arg("--write") {
         let machine = format!("{} cores, {}", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0), std::env::consts::ARCH);
-        let doc = format!(
-            "# Benchmarks\n\n\
-             Produced by `make bench` (`cargo run --release -p floor-tests --bin floor-bench -- --write docs/benchmarks.md`)\n\
-             on {machine}, {}. Baseline and Floor run in the same process against the same fresh nats-server;\n\
-             only ratios are comparable across machines.\n\n\
-             ## Backbone and registration (issue 2)\n\n{table}\n\
-             ### How it is measured\n\n\
-             - *Baseline latency*: one client publishes to a new subject of `FLOOR_EVENTS` with\n  \
-             `Nats-Expected-Last-Subject-Sequence` and `Nats-Msg-Id`, awaiting the ack, one at a time.\n\
-             - *Command latency*: one client sends `floor.cmd.registration.register` for a new player and waits\n  \
-             for the reply; the service decodes, decides on the in-memory aggregate, appends one commit\n  \
-             (awaiting the ack) and replies. Client, service and server share this machine.\n\
-             - *Throughput*: 16 tasks, each writing its own subject (raw) or registering into its own\n  \
-             tournament (Floor), each waiting for its previous answer.\n\
-             - *Rebuild*: an ordered consumer reads every `floor.ev.tournament.*` commit (raw), then the lobby\n  \
-             projection is dropped and rebuilt from zero over the same commits, KV writes included.\n",
-            chrono::Utc::now().format("%Y-%m-%d"),
-        );
+        let section =
+            format!("{BEGIN}\n_Last run: {}, {machine}, `make bench`._\n\n{table}{END}", chrono::Utc::now().format("%Y-%m-%d %H:%M UTC"),);
+        let doc = std::fs::read_to_string(&path).unwrap_or_default();
+        let doc = match (doc.find(BEGIN), doc.find(END)) {
+            (Some(a), Some(b)) if a < b => format!("{}{section}{}", &doc[..a], &doc[b + END.len()..]),
+            _ => format!("{doc}\n{section}\n"),
+        };
         std::fs::write(&path, doc).expect("write benchmarks");
-        eprintln!("wrote {path}");
+        eprintln!("updated the issue-2 section of {path}");
     }
 }
