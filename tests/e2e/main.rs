@@ -5,3 +5,4 @@ mod bad_input;
 mod concurrency;
 mod readiness;
 mod recovery;
+mod surfaces;

@@ -236,3 +236,16 @@ pub fn freezeout(capacity: u32) -> TournamentDefinition {
         profile: RuleProfile::Tda2024,
     }
 }
+
+/// A plain HTTP/1.1 GET (no client library needed for a test): status code and body.
+pub async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect to the lobby");
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.expect("send");
+    let mut response = String::new();
+    tokio::time::timeout(DEADLINE, stream.read_to_string(&mut response)).await.expect("response in time").expect("read");
+    let status = response.split_whitespace().nth(1).and_then(|s| s.parse().ok()).expect("status line");
+    let body = response.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
+    (status, body)
+}

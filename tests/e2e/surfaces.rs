@@ -1,0 +1,94 @@
+//! What directors and players touch: the lobby over HTTP, the director commands, player limits,
+//! and the refusal of a too-old nats-server.
+
+use floor::director::{read_definition, Director};
+use floor_events::player::{EntryLimits, SetPlayerLimits};
+use floor_events::registration::verbs;
+use floor_events::{codes, CommandId, PlayerId, Reply};
+use floor_runtime::bootstrap::{self, BootstrapErrorKind};
+use floor_tests::{freezeout, http_get, World};
+use std::path::Path;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_registration_shows_up_in_the_lobby_over_http() {
+    let world = World::start().await;
+    let tournament = world.create(freezeout(100)).await;
+    assert!(matches!(world.register(tournament, "alice").await, Reply::Ok(_)));
+    world.lobby_when(tournament, |d| d["entrants"] == 1).await;
+    let http = world.platform().http().expect("lobby serves HTTP");
+
+    let (status, body) = http_get(http, &format!("/api/tournaments/{tournament}")).await;
+    let (list_status, list) = http_get(http, "/api/tournaments").await;
+    let (missing, error) = http_get(http, &format!("/api/tournaments/{}", floor_events::TournamentId::new())).await;
+
+    assert_eq!(status, 200);
+    let doc: serde_json::Value = serde_json::from_str(&body).expect("json document");
+    assert_eq!((doc["entrants"].as_u64(), doc["unique_players"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(doc["prize_pool"]["overlay"]["amount"], 100_000 - 1_000);
+    assert_eq!(list_status, 200);
+    assert_eq!(serde_json::from_str::<Vec<serde_json::Value>>(&list).expect("json list").len(), 1);
+    assert_eq!(missing, 404);
+    let error: serde_json::Value = serde_json::from_str(&error).expect("json error");
+    assert_eq!(error["error"]["code"], codes::UNKNOWN_TOURNAMENT);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn director_commands_find_the_platform_from_the_recorded_url() {
+    let world = World::start().await;
+    let data = tempfile::tempdir().expect("temp dir");
+    std::fs::write(bootstrap::recorded_url_path(data.path()), format!("{}\n", world.nats.url())).expect("url file");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/sunday-major.toml");
+
+    let director = Director::connect(data.path()).await.expect("director connects");
+    let tournament = director.create_tournament(read_definition(&example).expect("example reads")).await.expect("created");
+    let entry = director.register(tournament, PlayerId::parse("alice").unwrap()).await.expect("registered");
+    let again = director.register(tournament, PlayerId::parse("alice").unwrap()).await;
+
+    assert_eq!(entry.entry.0, 1);
+    assert!(again.unwrap_err().message.starts_with(codes::ALREADY_REGISTERED));
+    world.lobby_when(tournament, |d| d["entrants"] == 1 && d["name"] == "Sunday Major").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_at_their_daily_limit_is_refused_but_may_finish_what_they_entered() {
+    let world = World::start().await;
+    let mut re_entry = freezeout(100);
+    re_entry.entry_model = floor_events::tournament::EntryModel::ReEntry { max_entries: 3 };
+    let first = world.create(re_entry).await;
+    let second = world.create(freezeout(100)).await;
+    let limits = SetPlayerLimits {
+        command_id: CommandId::new(),
+        player: PlayerId::parse("carol").unwrap(),
+        limits: EntryLimits { per_day: Some(1), per_week: None, per_month: None },
+    };
+    assert!(matches!(world.send(verbs::SET_PLAYER_LIMITS, &limits).await, Reply::Ok(_)));
+
+    let entered = world.register(first, "carol").await;
+    let refused = world.register(second, "carol").await;
+    let eliminate =
+        floor_events::registration::EliminateEntry { command_id: CommandId::new(), tournament_id: first, entry: floor_events::EntryNo(1) };
+    assert!(matches!(world.send(verbs::ELIMINATE_ENTRY, &eliminate).await, Reply::Ok(_)));
+    let re_entered = world.register(first, "carol").await;
+
+    assert!(matches!(entered, Reply::Ok(_)), "{entered:?}");
+    assert!(matches!(refused, Reply::Error(ref e) if e.code == codes::ENTRY_LIMIT_REACHED), "{refused:?}");
+    assert!(matches!(re_entered, Reply::Ok(_)), "a re-entry into a counted tournament is not a new tournament: {re_entered:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_nats_server_older_than_2_10_is_refused_with_a_reason() {
+    // Debian's nats-server 2.9 is on machines of this kind; elsewhere there is nothing to test.
+    let old = Path::new("/usr/sbin/nats-server");
+    let Some(version) = old.is_file().then(|| floor_runtime::server::binary_version(old)).flatten() else { return };
+    if version >= floor_runtime::server::MIN_VERSION {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let options = floor_runtime::server::ServerOptions { binary: old.to_owned(), dir: dir.path().to_owned(), port: 0, sync_always: false };
+    let server = floor_runtime::NatsServer::start(options).expect("old server starts");
+
+    let refused = bootstrap::connect(&server.url()).await.expect_err("2.9 must be refused");
+
+    assert_eq!(refused.kind(), BootstrapErrorKind::ServerTooOld);
+    assert!(refused.to_string().contains("2.10"), "the message says what is needed: {refused}");
+}
