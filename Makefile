@@ -18,6 +18,7 @@ test: tools
 ## Benchmarks against a fresh nats-server; writes docs/benchmarks.md
 bench: tools
 	$(CARGO) run --release -p floor-tests --bin floor-bench -- --write docs/benchmarks.md
+	$(CARGO) run --release -p floor-tests --bin seating-bench -- --write docs/benchmarks.md
 
 ## rustfmt + clippy, warnings are errors
 lint:

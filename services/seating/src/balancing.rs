@@ -1,7 +1,7 @@
 //! Balancing and breaking tables: what moves after a hand, and why.
 //!
-//! Pure: the tables, the rules and a seed in; the moves out (applied to the tables passed in,
-//! through [`apply_move`], the same function that replays a stored move).
+//! Pure: the room (every table), the rules and a seed in; the moves out, applied to the room
+//! through [`apply_move`], the same function that replays a stored move.
 //!
 //! Spec: `../shared/spec/README.md` §3; TDA 2024 R10, R11 and RP-9 (`practice.md` §1.1);
 //! PokerStars practice (`practice.md` §3.1).
@@ -23,13 +23,10 @@
 //! passed (TDA R8-A, R10-A); such a move says so (`wait_for_button`) for the table server.
 
 use crate::draw::{rng, Seed};
+use crate::room::Room;
 use crate::table::{Occupant, Seat, Table};
 use floor_events::EntryNo;
 use rand::seq::{IndexedRandom, SliceRandom};
-use std::collections::BTreeMap;
-
-/// Every table of a tournament, by number.
-pub type Tables = BTreeMap<u32, Table>;
 
 /// When to balance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,102 +138,94 @@ pub fn tables_needed(players: usize, table_size: usize) -> usize {
 }
 
 /// Moves one player (a stored move replays through here too).
-pub fn apply_move(tables: &mut Tables, m: &Move) {
-    let occupant = tables.get_mut(&m.from_table).and_then(|t| t.seats.get_mut(m.from_seat)).and_then(Option::take);
-    if let (Some(occupant), Some(to)) = (occupant, tables.get_mut(&m.to_table)) {
-        to.seats[m.to_seat] = Some(Occupant { entry: occupant.entry, moves: occupant.moves + 1 });
+pub fn apply_move(room: &mut Room, m: &Move) {
+    if let Some(occupant) = room.vacate(m.from_table, m.from_seat) {
+        room.seat(m.to_table, m.to_seat, Occupant { entry: occupant.entry, moves: occupant.moves + 1 });
     }
 }
 
 /// Applies a whole decision (for replay).
-pub fn apply(tables: &mut Tables, decision: &Decision) {
+pub fn apply(room: &mut Room, decision: &Decision) {
     for &(table, seats) in &decision.resized {
-        if let Some(t) = tables.get_mut(&table) {
-            t.seats.resize(seats, None);
-        }
+        room.resize(table, seats);
     }
     for m in &decision.moves {
-        apply_move(tables, m);
+        apply_move(room, m);
     }
-    for table in &decision.closed {
-        tables.remove(table);
+    for &table in &decision.closed {
+        room.close(table);
     }
 }
 
-/// Decides (and applies to `tables`) every move needed now. Deterministic for a given seed.
-pub fn decide(tables: &mut Tables, rules: &Rules, seed: &Seed) -> Decision {
+/// Decides (and applies to `room`) every move needed now. Deterministic for a given seed.
+pub fn decide(room: &mut Room, rules: &Rules, seed: &Seed) -> Decision {
     let mut decision = Decision::default();
     if rules.shootout {
         return decision;
     }
-    let empty: Vec<u32> = tables.values().filter(|t| t.count() == 0).map(|t| t.number).collect();
-    let players: usize = tables.values().map(Table::count).sum();
-    let needed = tables_needed(players, rules.table_size);
-    if tables.len() - empty.len() > needed {
-        break_tables(tables, rules, players, needed, seed, &mut decision);
-    }
+    let empty: Vec<u32> = room.breaking_order().take_while(|&n| room.table(n).is_some_and(|t| t.count() == 0)).collect();
     for number in empty {
-        tables.remove(&number);
+        room.close(number);
         decision.closed.push(number);
     }
-    balance(tables, rules, &mut decision);
+    let needed = tables_needed(room.players(), rules.table_size);
+    if room.len() > needed {
+        break_tables(room, rules, needed, seed, &mut decision);
+    }
+    balance(room, rules, &mut decision);
     decision
 }
 
-fn break_tables(tables: &mut Tables, rules: &Rules, players: usize, needed: usize, seed: &Seed, decision: &mut Decision) {
+fn break_tables(room: &mut Room, rules: &Rules, needed: usize, seed: &Seed, decision: &mut Decision) {
     let mut rng = rng(seed);
-    let mut order: Vec<(usize, u32)> = tables.values().filter(|t| t.count() > 0).map(|t| (t.count(), t.number)).collect();
-    // Fewest players first; among equals the highest number first.
-    order.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-    let broken: Vec<u32> = order.iter().take(order.len() - needed).map(|&(_, n)| n).collect();
-    let survivors: Vec<u32> = order.iter().skip(order.len() - needed).map(|&(_, n)| n).collect();
+    let players = room.players();
+    let broken: Vec<u32> = room.breaking_order().take(room.len() - needed).collect();
+    let mut leaving: Vec<(u32, Seat, EntryNo)> = Vec::new();
+    for &number in &broken {
+        let table = room.table(number).expect("table to break exists");
+        leaving.extend(table.occupied().map(|(s, o)| (number, s, o.entry)));
+    }
+    // The broken tables leave the index now, so only survivors receive players; the moves still
+    // name their source seats, and replay closes the tables after the moves.
+    let mut departed: std::collections::BTreeMap<u32, Table> = broken.iter().filter_map(|&n| room.close(n).map(|t| (n, t))).collect();
     let reason = if needed == 1 {
         let seats = final_table_size(rules.table_size);
-        let table = tables.get_mut(&survivors[0]).expect("survivor exists");
-        if table.seats.len() < seats {
-            table.seats.resize(seats, None);
-            decision.resized.push((table.number, seats));
+        let survivor = room.fullest().expect("one table survives");
+        if room.table(survivor).is_some_and(|t| t.seats.len() < seats) {
+            room.resize(survivor, seats);
+            decision.resized.push((survivor, seats));
         }
         Reason::FinalTable { players_left: players, seats }
     } else {
         Reason::Break { players_left: players, tables_needed: needed }
     };
     // Step one of the two-step draw: the broken tables' players in random order.
-    let mut leaving: Vec<(u32, Seat, EntryNo)> =
-        broken.iter().flat_map(|n| tables[n].occupied().map(move |(s, o)| (*n, s, o.entry))).collect();
     leaving.shuffle(&mut rng);
     for (from_table, from_seat, entry) in leaving {
-        let to_table = *survivors
-            .iter()
-            .filter(|n| tables[n].count() < tables[n].seats.len())
-            .min_by_key(|n| (tables[n].count(), **n))
-            .expect("the surviving tables hold every player");
+        let to_table = room.shortest().expect("the surviving tables hold every player");
+        let to = room.table(to_table).expect("shortest table exists");
         // Step two: a random empty seat there (any seat, TDA R10-A).
-        let empty: Vec<Seat> = (0..tables[&to_table].seats.len()).filter(|&s| tables[&to_table].seats[s].is_none()).collect();
-        let to_seat = *empty.choose(&mut rng).expect("a table below its size has an empty seat");
-        let m = Move { entry, from_table, from_seat, to_table, to_seat, wait_for_button: !tables[&to_table].may_seat(to_seat), reason };
-        apply_move(tables, &m);
-        decision.moves.push(m);
+        let empty: Vec<Seat> = (0..to.seats.len()).filter(|&s| to.seats[s].is_none()).collect();
+        let to_seat = *empty.choose(&mut rng).expect("the shortest surviving table has an empty seat");
+        let wait_for_button = !to.may_seat(to_seat);
+        let occupant = departed.get_mut(&from_table).and_then(|t| t.seats[from_seat].take()).expect("leaving player is seated");
+        room.seat(to_table, to_seat, Occupant { entry, moves: occupant.moves + 1 });
+        decision.moves.push(Move { entry, from_table, from_seat, to_table, to_seat, wait_for_button, reason });
     }
-    for number in broken {
-        tables.remove(&number);
-        decision.closed.push(number);
-    }
+    decision.closed.extend(broken);
 }
 
-fn balance(tables: &mut Tables, rules: &Rules, decision: &mut Decision) {
+fn balance(room: &mut Room, rules: &Rules, decision: &mut Decision) {
     let allowed = match rules.when {
         BalanceWhen::DifferenceAboveOne => 1,
         BalanceWhen::ThreeShort => 2,
     };
-    loop {
-        let Some(from) = tables.values().max_by_key(|t| (t.count(), std::cmp::Reverse(t.number))) else { return };
-        let Some(to) = tables.values().min_by_key(|t| (t.count(), t.number)) else { return };
+    while let (Some(from_table), Some(to_table)) = (room.fullest(), room.shortest()) {
+        let (from, to) = (room.table(from_table).expect("fullest"), room.table(to_table).expect("shortest"));
         let (from_count, to_count) = (from.count(), to.count());
         if from_count <= to_count + allowed {
             return;
         }
-        let (from_table, to_table) = (from.number, to.number);
         let from_seat = mover(from, rules.mover);
         let to_seat = destination(from, from_seat, to, rules.mover);
         let entry = from.seats[from_seat].expect("mover is seated").entry;
@@ -249,11 +238,10 @@ fn balance(tables: &mut Tables, rules: &Rules, decision: &mut Decision) {
             wait_for_button: !to.may_seat(to_seat),
             reason: Reason::Balance { from_count, to_count },
         };
-        apply_move(tables, &m);
+        apply_move(room, &m);
         decision.moves.push(m);
     }
 }
-
 /// The seat of the player who moves from `table`.
 fn mover(table: &Table, rule: Mover) -> Seat {
     let due = table.due_big_blind().unwrap_or_else(|| table.occupied().next().expect("source has players").0);

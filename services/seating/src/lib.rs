@@ -7,6 +7,7 @@
 //! - [`table`]: one table, its next-hand positions, where a newcomer may sit, the worst seat.
 //! - [`draw`]: seeded, auditable draws (commitment = SHA-256 of the seed) and the start-of-play
 //!   seat draw.
+//! - [`room`]: every table of a tournament, indexed by player count.
 //! - [`balancing`]: after each hand, which tables break and who moves where, and why.
 //!
 //! This is the pure core of the seating service; the aggregate, the table-server protocol and the
@@ -15,9 +16,11 @@
 
 pub mod balancing;
 pub mod draw;
+pub mod room;
 pub mod table;
 
-pub use balancing::{decide, BalanceWhen, Decision, Move, Mover, Reason, Rules, Tables};
+pub use balancing::{decide, BalanceWhen, Decision, Move, Mover, Reason, Rules};
+pub use room::Room;
 pub use table::{Occupant, Seat, Table};
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! Property tests: random tournaments, random bust sequences (multi-way busts included), every
 //! seating decision checked against the rules it must keep.
 
-use crate::balancing::{apply, apply_move, decide, final_table_size, tables_needed, BalanceWhen, Mover, Reason, Rules, Tables};
+use crate::balancing::{apply, apply_move, decide, final_table_size, tables_needed, BalanceWhen, Mover, Reason, Rules};
 use crate::draw::initial_seating;
+use crate::room::Room;
 use crate::table::Table;
 use floor_events::EntryNo;
 use proptest::prelude::*;
@@ -16,14 +17,14 @@ fn seed_from(n: u64) -> [u8; 32] {
 }
 
 /// Replays `decision` on `before`, checking each move against the table as it was at that moment.
-fn check_moves(before: &Tables, decision: &crate::Decision, rules: &Rules) -> Result<Tables, TestCaseError> {
+fn check_moves(before: &Room, decision: &crate::Decision, rules: &Rules) -> Result<Room, TestCaseError> {
     let mut replay = before.clone();
     for &(table, seats) in &decision.resized {
-        replay.get_mut(&table).expect("resized table exists").seats.resize(seats, None);
+        replay.resize(table, seats);
     }
     for m in &decision.moves {
-        let from = &replay[&m.from_table];
-        let to = &replay[&m.to_table];
+        let from = replay.table(m.from_table).expect("source table");
+        let to = replay.table(m.to_table).expect("destination table");
         prop_assert_eq!(from.seats[m.from_seat].map(|o| o.entry), Some(m.entry), "the mover sits where the move says");
         prop_assert!(to.seats[m.to_seat].is_none(), "the destination seat is empty");
         prop_assert_eq!(m.wait_for_button, !to.may_seat(m.to_seat), "a seat between small blind and button waits for the button");
@@ -38,14 +39,14 @@ fn check_moves(before: &Tables, decision: &crate::Decision, rules: &Rules) -> Re
         }
         apply_move(&mut replay, m);
     }
-    for table in &decision.closed {
-        replay.remove(table);
+    for &table in &decision.closed {
+        replay.close(table);
     }
     Ok(replay)
 }
 
-fn seated(tables: &Tables) -> Vec<EntryNo> {
-    let mut all: Vec<EntryNo> = tables.values().flat_map(|t| t.occupied().map(|(_, o)| o.entry)).collect();
+fn seated(room: &Room) -> Vec<EntryNo> {
+    let mut all: Vec<EntryNo> = room.tables().flat_map(|t| t.occupied().map(|(_, o)| o.entry)).collect();
     all.sort();
     all
 }
@@ -54,7 +55,7 @@ fn seated(tables: &Tables) -> Vec<EntryNo> {
 fn play(entrants: u32, table_size: usize, when: BalanceWhen, mover: Mover, seed: u64) -> Result<(), TestCaseError> {
     let rules = Rules { table_size, when, mover, shootout: false };
     let entries: Vec<EntryNo> = (1..=entrants).map(EntryNo).collect();
-    let mut tables: Tables = initial_seating(&entries, table_size, &seed_from(seed)).into_iter().map(|t| (t.number, t)).collect();
+    let mut tables = Room::new(initial_seating(&entries, table_size, &seed_from(seed)));
     let mut alive: BTreeSet<EntryNo> = entries.into_iter().collect();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
     let allowed = if when == BalanceWhen::DifferenceAboveOne { 1 } else { 2 };
@@ -62,16 +63,17 @@ fn play(entrants: u32, table_size: usize, when: BalanceWhen, mover: Mover, seed:
     while alive.len() > 1 {
         hand += 1;
         // A hand at one table with at least two players: the button moves, some players bust.
-        let playing: Vec<u32> = tables.values().filter(|t| t.count() >= 2).map(|t| t.number).collect();
+        let playing: Vec<u32> = tables.tables().filter(|t| t.count() >= 2).map(|t| t.number).collect();
         prop_assert!(!playing.is_empty(), "someone can always play a hand");
         let number = playing[rng.random_range(0..playing.len())];
-        let table = tables.get_mut(&number).expect("table");
-        table.button = table.next_positions().map(|p| p.button);
+        let table = tables.table(number).expect("table");
+        let button = table.next_positions().map(|p| p.button);
         let max_busts = (table.count() - 1).min(3);
         let busts = rng.random_range(0..=max_busts);
         let seats: Vec<usize> = table.occupied().map(|(s, _)| s).collect();
+        tables.set_button(number, button);
         for &seat in seats.iter().take(busts) {
-            let out = table.seats[seat].take().expect("occupied");
+            let out = tables.vacate(number, seat).expect("occupied");
             alive.remove(&out.entry);
         }
 
@@ -86,14 +88,15 @@ fn play(entrants: u32, table_size: usize, when: BalanceWhen, mover: Mover, seed:
         prop_assert_eq!(seated(&tables), alive.iter().copied().collect::<Vec<_>>(), "nobody lost, nobody seated twice");
         let players = alive.len();
         prop_assert_eq!(tables.len(), tables_needed(players, table_size), "as few tables as the players need");
-        let counts: Vec<usize> = tables.values().map(Table::count).collect();
+        let counts: Vec<usize> = tables.tables().map(Table::count).collect();
         let (max, min) = (counts.iter().max().copied().unwrap_or(0), counts.iter().min().copied().unwrap_or(0));
         prop_assert!(max - min <= allowed, "table sizes {counts:?} differ by more than {allowed}");
         if tables.len() == 1 && players > table_size {
-            let final_table = tables.values().next().expect("final table");
+            let final_table = tables.tables().next().expect("final table");
             prop_assert_eq!(final_table.seats.len(), final_table_size(table_size), "RP-9 final table size");
         }
-        prop_assert!(tables.values().all(|t| t.count() <= t.seats.len()));
+        prop_assert!(tables.tables().all(|t| t.count() <= t.seats.len()));
+        prop_assert_eq!(tables.players(), players, "the room's count agrees");
     }
     Ok(())
 }
@@ -133,15 +136,15 @@ fn two_tables_of_five_combine_into_a_nine_handed_final_table() {
     // RP-9: 9-handed event, 10 players on two tables of 5; one bust leaves 9 → one table of 9.
     let rules = Rules { table_size: 9, when: BalanceWhen::DifferenceAboveOne, mover: Mover::DueBigBlind, shootout: false };
     let entries: Vec<EntryNo> = (1..=10).map(EntryNo).collect();
-    let mut tables: Tables = initial_seating(&entries, 9, &[3; 32]).into_iter().map(|t| (t.number, t)).collect();
-    assert_eq!(tables.values().map(Table::count).collect::<Vec<_>>(), vec![5, 5]);
-    let out = tables.get_mut(&1).unwrap().occupied().next().unwrap().0;
-    tables.get_mut(&1).unwrap().seats[out] = None;
+    let mut tables = Room::new(initial_seating(&entries, 9, &[3; 32]));
+    assert_eq!(tables.tables().map(Table::count).collect::<Vec<_>>(), vec![5, 5]);
+    let out = tables.table(1).unwrap().occupied().next().unwrap().0;
+    tables.vacate(1, out);
 
     let decision = decide(&mut tables, &rules, &[4; 32]);
 
     assert_eq!(tables.len(), 1);
-    let final_table = tables.values().next().unwrap();
+    let final_table = tables.tables().next().unwrap();
     assert_eq!((final_table.count(), final_table.seats.len()), (9, 9));
     assert!(decision.moves.iter().all(|m| matches!(m.reason, Reason::FinalTable { players_left: 9, seats: 9 })));
 }
@@ -150,13 +153,13 @@ fn two_tables_of_five_combine_into_a_nine_handed_final_table() {
 fn six_max_combines_two_tables_of_four_into_a_seven_handed_final_table() {
     let rules = Rules { table_size: 6, when: BalanceWhen::DifferenceAboveOne, mover: Mover::DueBigBlind, shootout: false };
     let entries: Vec<EntryNo> = (1..=8).map(EntryNo).collect();
-    let mut tables: Tables = initial_seating(&entries, 6, &[5; 32]).into_iter().map(|t| (t.number, t)).collect();
-    let out = tables.get_mut(&2).unwrap().occupied().next().unwrap().0;
-    tables.get_mut(&2).unwrap().seats[out] = None;
+    let mut tables = Room::new(initial_seating(&entries, 6, &[5; 32]));
+    let out = tables.table(2).unwrap().occupied().next().unwrap().0;
+    tables.vacate(2, out);
 
     decide(&mut tables, &rules, &[6; 32]);
 
-    let final_table = tables.values().next().unwrap();
+    let final_table = tables.tables().next().unwrap();
     assert_eq!((tables.len(), final_table.count(), final_table.seats.len()), (1, 7, 7));
 }
 
@@ -164,9 +167,9 @@ fn six_max_combines_two_tables_of_four_into_a_seven_handed_final_table() {
 fn shootout_tables_are_never_balanced() {
     let rules = Rules { table_size: 9, when: BalanceWhen::DifferenceAboveOne, mover: Mover::DueBigBlind, shootout: true };
     let entries: Vec<EntryNo> = (1..=18).map(EntryNo).collect();
-    let mut tables: Tables = initial_seating(&entries, 9, &[9; 32]).into_iter().map(|t| (t.number, t)).collect();
-    for seat in tables[&1].occupied().map(|(s, _)| s).take(6).collect::<Vec<_>>() {
-        tables.get_mut(&1).unwrap().seats[seat] = None;
+    let mut tables = Room::new(initial_seating(&entries, 9, &[9; 32]));
+    for seat in tables.table(1).unwrap().occupied().map(|(s, _)| s).take(6).collect::<Vec<_>>() {
+        tables.vacate(1, seat);
     }
     let before = tables.clone();
 
