@@ -147,3 +147,71 @@ impl Aggregate for PlayerAggregate {
         state
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use floor_runtime::spec::given;
+
+    fn p() -> PlayerId {
+        PlayerId::parse("vera").unwrap()
+    }
+
+    fn at(s: &str) -> DateTime<Utc> {
+        s.parse().unwrap()
+    }
+
+    fn limits(per_day: u32) -> PlayerEvent {
+        PlayerEvent::PlayerLimitsSet(PlayerLimitsSet {
+            player: p(),
+            limits: EntryLimits { per_day: Some(per_day), ..Default::default() },
+            at: at("2026-12-01T00:00:00Z"),
+        })
+    }
+
+    fn counted(t: TournamentId, when: &str) -> PlayerEvent {
+        PlayerEvent::TournamentCounted(TournamentCounted { player: p(), tournament_id: t, at: at(when) })
+    }
+
+    #[test]
+    fn a_daily_limit_refuses_the_next_tournament_for_24_hours() {
+        // 002 §2.3: the player's own limit on tournaments per day.
+        let (first, second) = (TournamentId::new(), TournamentId::new());
+        let history = vec![limits(1), counted(first, "2026-12-01T20:00:00Z")];
+        let count = |when: &str| PlayerCommand::Count { player: p(), tournament_id: second, at: at(when) };
+        given::<PlayerAggregate>(history.clone()).when(count("2026-12-02T19:59:00Z")).then_reject(codes::ENTRY_LIMIT_REACHED);
+        given::<PlayerAggregate>(history).when(count("2026-12-02T20:00:01Z")).then(vec![counted(second, "2026-12-02T20:00:01Z")]);
+    }
+
+    #[test]
+    fn a_tournament_already_entered_can_be_finished_at_the_limit() {
+        // 002 §2.3: a tournament entered before the limit was hit may be finished (re-entries
+        // into it count nothing new).
+        let first = TournamentId::new();
+        let history = vec![limits(1), counted(first, "2026-12-01T20:00:00Z")];
+        given::<PlayerAggregate>(history)
+            .when(PlayerCommand::Count { player: p(), tournament_id: first, at: at("2026-12-01T21:00:00Z") })
+            .then(vec![]);
+    }
+
+    #[test]
+    fn limits_must_not_shrink_from_day_to_month() {
+        let limits = EntryLimits { per_day: Some(5), per_week: Some(3), per_month: None };
+        given::<PlayerAggregate>(vec![])
+            .when(PlayerCommand::SetLimits { player: p(), limits, at: at("2026-12-01T00:00:00Z") })
+            .then_reject(codes::INVALID_LIMITS);
+    }
+
+    #[test]
+    fn releasing_a_count_frees_the_place() {
+        let first = TournamentId::new();
+        let history = vec![
+            limits(1),
+            counted(first, "2026-12-01T20:00:00Z"),
+            PlayerEvent::TournamentUncounted(TournamentUncounted { player: p(), tournament_id: first, at: at("2026-12-01T20:00:01Z") }),
+        ];
+        given::<PlayerAggregate>(history)
+            .when(PlayerCommand::Count { player: p(), tournament_id: TournamentId::new(), at: at("2026-12-01T21:00:00Z") })
+            .accepted();
+    }
+}

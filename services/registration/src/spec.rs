@@ -1,1 +1,342 @@
+//! The tournament decider, case by case (rulebook examples) and by property.
 
+use crate::domain::{TournamentAggregate, TournamentCommand as C, TournamentState};
+use chrono::{DateTime, Duration, Utc};
+use esrs::Aggregate;
+use floor_events::codes;
+use floor_events::registration::*;
+use floor_events::tournament::{EntryLedger, EntryModel, Fee, Start, TournamentDefinition};
+use floor_events::{Currency, EntryNo, Money, PlayerId, RuleProfile, TournamentId};
+use floor_runtime::spec::given;
+use proptest::prelude::*;
+
+fn eur(cents: u64) -> Money {
+    Money::new(cents, Currency::EUR)
+}
+
+fn at(s: &str) -> DateTime<Utc> {
+    s.parse().expect("RFC 3339")
+}
+
+/// Created 1 December; starts 6 December 18:00; late registration until 19:00.
+const CREATED: &str = "2026-12-01T12:00:00Z";
+const BEFORE_START: &str = "2026-12-06T17:00:00Z";
+const LATE: &str = "2026-12-06T18:30:00Z";
+const AFTER_DEADLINE: &str = "2026-12-06T19:00:00Z";
+
+fn definition() -> TournamentDefinition {
+    TournamentDefinition {
+        name: "Spec".into(),
+        start: Start::At(at("2026-12-06T18:00:00Z")),
+        table_size: 9,
+        starting_stack: 10_000,
+        buy_in: eur(2_000),
+        fee: Fee::OnTop(eur(200)),
+        capacity: 3,
+        min_players: 2,
+        registration_opens: None,
+        late_registration_until: Some(at(AFTER_DEADLINE)),
+        entry_model: EntryModel::Freezeout,
+        guarantee: None,
+        profile: RuleProfile::Tda2024,
+    }
+}
+
+fn p(name: &str) -> PlayerId {
+    PlayerId::parse(name).expect("player")
+}
+
+fn created(def: TournamentDefinition) -> TournamentEvent {
+    TournamentEvent::TournamentCreated(TournamentCreated { tournament_id: TournamentId(uuid_zero()), definition: def, at: at(CREATED) })
+}
+
+fn uuid_zero() -> uuid::Uuid {
+    uuid::Uuid::nil()
+}
+
+/// 001 Art. 7: "20 kn + 2 kn": 22 paid, 2 to the operator, 20 to the prize pool.
+fn ledger() -> EntryLedger {
+    EntryLedger { paid_in: eur(2_200), fee: eur(200), prize_pool: eur(2_000) }
+}
+
+fn registered(entry: u32, player: &str, kind: EntryKind, new_player: bool, when: &str) -> TournamentEvent {
+    TournamentEvent::EntryRegistered(EntryRegistered {
+        entry: EntryNo(entry),
+        player: p(player),
+        kind,
+        new_player,
+        ledger: ledger(),
+        at: at(when),
+    })
+}
+
+fn eliminated(entry: u32, player: &str) -> TournamentEvent {
+    TournamentEvent::EntryEliminated(EntryEliminated { entry: EntryNo(entry), player: p(player), at: at(LATE) })
+}
+
+fn register(player: &str, when: &str) -> C {
+    C::Register { player: p(player), at: at(when) }
+}
+
+fn with_model(model: EntryModel) -> TournamentDefinition {
+    TournamentDefinition { entry_model: model, capacity: 10, ..definition() }
+}
+
+#[test]
+fn creating_a_valid_tournament_records_its_definition() {
+    let command = C::Create { tournament_id: TournamentId(uuid_zero()), definition: Box::new(definition()), at: at(CREATED) };
+    given::<TournamentAggregate>(vec![]).when(command).then(vec![created(definition())]);
+}
+
+#[test]
+fn creating_twice_or_breaking_a_rule_is_refused() {
+    let create =
+        |def: TournamentDefinition| C::Create { tournament_id: TournamentId(uuid_zero()), definition: Box::new(def), at: at(CREATED) };
+    given::<TournamentAggregate>(vec![created(definition())]).when(create(definition())).then_reject(codes::TOURNAMENT_EXISTS);
+    given::<TournamentAggregate>(vec![])
+        .when(create(TournamentDefinition { table_size: 12, ..definition() }))
+        .then_reject(codes::INVALID_DEFINITION);
+    // 000 §16.1: fee at most 15 % of the buy-in and EUR 50; buy-in at most EUR 500.
+    let win2day = TournamentDefinition { profile: RuleProfile::Win2day, buy_in: eur(10_000), fee: Fee::OnTop(eur(1_600)), ..definition() };
+    given::<TournamentAggregate>(vec![]).when(create(win2day.clone())).then_reject(codes::FEE_TOO_HIGH);
+    let too_big = TournamentDefinition { buy_in: eur(50_001), fee: Fee::OnTop(eur(0)), ..win2day };
+    given::<TournamentAggregate>(vec![]).when(create(too_big)).then_reject(codes::BUY_IN_TOO_HIGH);
+}
+
+#[test]
+fn registration_pays_buy_in_plus_fee_and_records_both_lines() {
+    given::<TournamentAggregate>(vec![created(definition())]).when(register("ana", BEFORE_START)).then(vec![registered(
+        1,
+        "ana",
+        EntryKind::Registration,
+        true,
+        BEFORE_START,
+    )]);
+}
+
+#[test]
+fn registration_happens_only_inside_its_window() {
+    let opens_later = TournamentDefinition { registration_opens: Some(at("2026-12-05T00:00:00Z")), ..definition() };
+    given::<TournamentAggregate>(vec![created(opens_later)])
+        .when(register("ana", "2026-12-04T17:00:00Z"))
+        .then_reject(codes::REGISTRATION_NOT_OPEN);
+    given::<TournamentAggregate>(vec![created(definition())]).when(register("ana", AFTER_DEADLINE)).then_reject(codes::REGISTRATION_CLOSED);
+    let no_late = TournamentDefinition { late_registration_until: None, ..definition() };
+    given::<TournamentAggregate>(vec![created(no_late)]).when(register("ana", LATE)).then_reject(codes::REGISTRATION_CLOSED);
+}
+
+#[test]
+fn after_the_start_an_entry_is_a_late_registration() {
+    given::<TournamentAggregate>(vec![created(definition())]).when(register("ana", LATE)).then(vec![registered(
+        1,
+        "ana",
+        EntryKind::LateRegistration,
+        true,
+        LATE,
+    )]);
+}
+
+#[test]
+fn a_full_field_refuses_newcomers_but_tells_an_entrant_they_are_in() {
+    let full = vec![
+        created(definition()),
+        registered(1, "ana", EntryKind::Registration, true, BEFORE_START),
+        registered(2, "ben", EntryKind::Registration, true, BEFORE_START),
+        registered(3, "cleo", EntryKind::Registration, true, BEFORE_START),
+    ];
+    given::<TournamentAggregate>(full.clone()).when(register("dan", BEFORE_START)).then_reject(codes::FIELD_FULL);
+    given::<TournamentAggregate>(full).when(register("ana", BEFORE_START)).then_reject(codes::ALREADY_REGISTERED);
+}
+
+#[test]
+fn a_freezeout_allows_no_second_entry_even_after_elimination() {
+    let history = vec![created(definition()), registered(1, "ana", EntryKind::Registration, true, BEFORE_START), eliminated(1, "ana")];
+    given::<TournamentAggregate>(history).when(register("ana", LATE)).then_reject(codes::RE_ENTRY_NOT_ELIGIBLE);
+}
+
+#[test]
+fn re_entry_needs_an_elimination_and_stops_at_the_cap() {
+    // 004 §4.36.5: a new entry after elimination, within the window, capped.
+    let def = with_model(EntryModel::ReEntry { max_entries: 2 });
+    let first = vec![created(def.clone()), registered(1, "ana", EntryKind::Registration, true, BEFORE_START)];
+    given::<TournamentAggregate>(first.clone()).when(register("ana", LATE)).then_reject(codes::ALREADY_REGISTERED);
+    let mut out = first;
+    out.push(eliminated(1, "ana"));
+    given::<TournamentAggregate>(out.clone()).when(register("ana", LATE)).then(vec![registered(2, "ana", EntryKind::ReEntry, false, LATE)]);
+    out.push(registered(2, "ana", EntryKind::ReEntry, false, LATE));
+    out.push(eliminated(2, "ana"));
+    given::<TournamentAggregate>(out).when(register("ana", LATE)).then_reject(codes::RE_ENTRY_CAP_REACHED);
+}
+
+#[test]
+fn multi_entry_allows_live_entries_up_to_its_cap() {
+    let def = with_model(EntryModel::MultiEntry { max_live_entries: 2 });
+    let one = vec![created(def), registered(1, "ana", EntryKind::Registration, true, BEFORE_START)];
+    given::<TournamentAggregate>(one.clone()).when(register("ana", BEFORE_START)).then(vec![registered(
+        2,
+        "ana",
+        EntryKind::MultiEntry,
+        false,
+        BEFORE_START,
+    )]);
+    let mut two = one;
+    two.push(registered(2, "ana", EntryKind::MultiEntry, false, BEFORE_START));
+    given::<TournamentAggregate>(two).when(register("ana", BEFORE_START)).then_reject(codes::MULTI_ENTRY_CAP_REACHED);
+}
+
+#[test]
+fn unregistering_refunds_exactly_what_was_paid() {
+    let history = vec![created(definition()), registered(1, "ana", EntryKind::Registration, true, BEFORE_START)];
+    given::<TournamentAggregate>(history.clone()).when(C::Unregister { player: p("ana"), entry: None, at: at(BEFORE_START) }).then(vec![
+        TournamentEvent::EntryUnregistered(EntryUnregistered {
+            entry: EntryNo(1),
+            player: p("ana"),
+            refund: ledger(),
+            by_operator: false,
+            player_left: true,
+            at: at(BEFORE_START),
+        }),
+    ]);
+    given::<TournamentAggregate>(history)
+        .when(C::Unregister { player: p("ana"), entry: None, at: at(LATE) })
+        .then_reject(codes::TOURNAMENT_STARTED);
+}
+
+#[test]
+fn fortuna_registrations_are_final() {
+    // 004: "registrations are final".
+    let def = TournamentDefinition { profile: RuleProfile::FortunaCz2024, ..definition() };
+    let history = vec![created(def), registered(1, "ana", EntryKind::Registration, true, BEFORE_START)];
+    given::<TournamentAggregate>(history)
+        .when(C::Unregister { player: p("ana"), entry: None, at: at(BEFORE_START) })
+        .then_reject(codes::UNREGISTER_NOT_ALLOWED);
+}
+
+#[test]
+fn a_refused_player_is_refunded_before_the_start_and_cannot_come_back() {
+    // 001 Art. 20: the operator may restrict a player's participation.
+    let history = vec![created(definition()), registered(1, "ana", EntryKind::Registration, true, BEFORE_START)];
+    let events = given::<TournamentAggregate>(history.clone())
+        .when(C::RefusePlayer { player: p("ana"), reason: "operator decision".into(), at: at(BEFORE_START) })
+        .accepted();
+    assert!(matches!(&events[1], TournamentEvent::EntryUnregistered(e) if e.by_operator && e.player_left && e.refund == ledger()));
+    let mut refused = history;
+    refused.extend(events);
+    given::<TournamentAggregate>(refused).when(register("ana", BEFORE_START)).then_reject(codes::PLAYER_REFUSED);
+}
+
+#[test]
+fn players_kept_apart_cannot_both_enter() {
+    // 001 Art. 20: two or more players may be refused participation in the same tournament.
+    let apart = TournamentEvent::PlayersKeptApart(PlayersKeptApart { players: vec![p("ana"), p("ben")], at: at(CREATED) });
+    let history = vec![created(definition()), apart, registered(1, "ana", EntryKind::Registration, true, BEFORE_START)];
+    given::<TournamentAggregate>(history.clone()).when(register("ben", BEFORE_START)).then_reject(codes::PLAYER_KEPT_APART);
+    given::<TournamentAggregate>(history).when(register("cleo", BEFORE_START)).accepted();
+}
+
+#[test]
+fn an_entry_is_eliminated_once() {
+    let history = vec![created(definition()), registered(1, "ana", EntryKind::Registration, true, BEFORE_START), eliminated(1, "ana")];
+    given::<TournamentAggregate>(history.clone())
+        .when(C::EliminateEntry { entry: EntryNo(1), at: at(LATE) })
+        .then_reject(codes::ENTRY_ALREADY_ELIMINATED);
+    given::<TournamentAggregate>(history).when(C::EliminateEntry { entry: EntryNo(9), at: at(LATE) }).then_reject(codes::UNKNOWN_ENTRY);
+}
+
+#[test]
+fn a_sit_and_go_starts_when_full_and_then_takes_nobody() {
+    let sng = TournamentDefinition { start: Start::SitAndGo, late_registration_until: None, capacity: 2, min_players: 2, ..definition() };
+    let full = vec![
+        created(sng),
+        registered(1, "ana", EntryKind::Registration, true, BEFORE_START),
+        registered(2, "ben", EntryKind::Registration, true, BEFORE_START),
+    ];
+    let state = given::<TournamentAggregate>(full.clone());
+    assert!(state.state().sit_and_go_started);
+    given::<TournamentAggregate>(full).when(register("cleo", BEFORE_START)).then_reject(codes::FIELD_FULL);
+}
+
+#[test]
+fn nothing_but_creation_is_possible_before_creation() {
+    given::<TournamentAggregate>(vec![]).when(register("ana", BEFORE_START)).then_reject(codes::UNKNOWN_TOURNAMENT);
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Register(u8),
+    Unregister(u8),
+    Eliminate(u8),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![4 => (0u8..12).prop_map(Op::Register), 1 => (0u8..12).prop_map(Op::Unregister), 2 => (0u8..40).prop_map(Op::Eliminate)]
+}
+
+fn model() -> impl Strategy<Value = EntryModel> {
+    prop_oneof![
+        Just(EntryModel::Freezeout),
+        (2u32..4).prop_map(|max_entries| EntryModel::ReEntry { max_entries }),
+        (1u32..3).prop_map(|max_live_entries| EntryModel::MultiEntry { max_live_entries }),
+    ]
+}
+
+/// What a state looks like from outside, for comparing a live state with a replayed one.
+fn summary(state: &TournamentState) -> (Vec<(PlayerId, String)>, u32) {
+    (state.entries.iter().map(|e| (e.player.clone(), format!("{:?}", e.status))).collect(), state.counted)
+}
+
+proptest! {
+    /// Capacity holds, rejections change nothing, replay gives the same state, and the books of
+    /// every entry balance to the cent, whatever the order of registrations, withdrawals and
+    /// eliminations.
+    #[test]
+    fn random_histories_keep_the_rules(model in model(), capacity in 1u32..15, ops in prop::collection::vec(op(), 0..80)) {
+        let def = TournamentDefinition { entry_model: model, capacity: capacity.max(2), ..definition() };
+        let mut state = TournamentAggregate::apply_event(TournamentState::default(), created(def.clone()));
+        let mut log = vec![created(def.clone())];
+        let (mut paid, mut refunded) = (0u64, 0u64);
+        for op in ops {
+            let when = if matches!(op, Op::Unregister(_)) { BEFORE_START } else { LATE };
+            let command = match op {
+                Op::Register(n) => register(&format!("p{n}"), when),
+                Op::Unregister(n) => C::Unregister { player: p(&format!("p{n}")), entry: None, at: at(when) },
+                Op::Eliminate(n) => C::EliminateEntry { entry: EntryNo(u32::from(n) + 1), at: at(when) },
+            };
+            let before = summary(&state);
+            match TournamentAggregate::handle_command(&state, command) {
+                Err(_) => prop_assert_eq!(summary(&state), before, "a rejection changes nothing"),
+                Ok(events) => {
+                    for event in events {
+                        match &event {
+                            TournamentEvent::EntryRegistered(e) => paid += e.ledger.paid_in.amount,
+                            TournamentEvent::EntryUnregistered(e) => refunded += e.refund.paid_in.amount,
+                            _ => {}
+                        }
+                        log.push(event.clone());
+                        state = TournamentAggregate::apply_event(state, event);
+                    }
+                }
+            }
+            prop_assert!(state.counted <= def.capacity, "capacity {} exceeded: {}", def.capacity, state.counted);
+            if def.entry_model == EntryModel::Freezeout {
+                for entries in state.by_player.values() {
+                    let kept = entries.iter().filter(|no| state.entries[no.0 as usize - 1].status != crate::domain::EntryStatus::Unregistered).count();
+                    prop_assert!(kept <= 1, "a freezeout player holds {} entries", kept);
+                }
+            }
+        }
+        let replayed = log.into_iter().fold(TournamentState::default(), TournamentAggregate::apply_event);
+        prop_assert_eq!(summary(&replayed), summary(&state), "replaying the log gives the same state");
+        let kept: u64 = state.entries.iter().filter(|e| e.status != crate::domain::EntryStatus::Unregistered).map(|e| e.ledger.paid_in.amount).sum();
+        prop_assert_eq!(paid - refunded, kept, "money in minus refunds equals what the kept entries paid");
+        for e in &state.entries {
+            prop_assert_eq!(e.ledger.paid_in.amount, e.ledger.fee.amount + e.ledger.prize_pool.amount);
+        }
+    }
+}
+
+#[test]
+fn the_time_helpers_agree_with_the_definition() {
+    assert!(at(LATE) > at("2026-12-06T18:00:00Z") && at(LATE) < at(AFTER_DEADLINE));
+    assert_eq!(at(BEFORE_START) + Duration::hours(1), at("2026-12-06T18:00:00Z"));
+}

@@ -14,6 +14,7 @@
 //!   round trip; reloads and retries on conflict.
 //! - [`endpoint`]: request/reply command endpoints on `floor.cmd.<service>.<verb>` with typed
 //!   error replies.
+//! - [`spec`]: given / when / then for testing deciders.
 //! - [`projection`]: the projection runner: durable consumer, checkpoint by stream sequence,
 //!   idempotent, rebuildable from zero.
 #![deny(missing_docs)]
@@ -25,6 +26,7 @@ pub mod error;
 pub mod host;
 pub mod projection;
 pub mod server;
+pub mod spec;
 pub mod store;
 
 pub use bootstrap::{connect, ensure_backbone, Backbone};
