@@ -1,0 +1,127 @@
+//! Finishing places, including players eliminated in the same hand, and what each is paid.
+//!
+//! TDA 2024 has no rule for simultaneous eliminations (`practice.md` §1.4), so the profile picks:
+//! - PokerStars: the player who started the hand with more chips finishes higher; equal
+//!   starting stacks share the places and split their prizes; in hand-for-hand, busts in the same
+//!   synchronised hand at different tables count as simultaneous and are ranked the same way;
+//! - Natural8: equal starting stacks are ordered by seat, the first seat left of the button
+//!   finishing ahead;
+//! - WSOP: busts in the same hand at different tables tie and split (within a table, chips still
+//!   order them). When a group spans several tables under this rule, the whole group shares.
+//!
+//! Shared places split the sum of their prizes equally; the minor units that do not divide go one
+//! each to the group's members in order of starting stack, then seat order, then entry number
+//! (the documented remainder rule), so every cent is paid and the split is reproducible.
+
+use crate::payout_table::PayoutTable;
+use floor_events::EntryNo;
+
+/// How equal starting stacks are ranked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EqualStacks {
+    /// They share the places and split the prizes (PokerStars).
+    Split,
+    /// The earlier seat after the button finishes ahead (Natural8).
+    SeatOrder,
+}
+
+/// How busts of the same hand-for-hand hand at different tables are ranked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AcrossTables {
+    /// By starting stack, as if at one table (PokerStars).
+    ByStack,
+    /// They tie and split (WSOP).
+    Tie,
+}
+
+/// The profile's ordering of simultaneous eliminations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ordering {
+    /// Equal stacks.
+    pub equal_stacks: EqualStacks,
+    /// Different tables, same hand-for-hand hand.
+    pub across_tables: AcrossTables,
+}
+
+/// A player out in this hand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bust {
+    /// The entry.
+    pub entry: EntryNo,
+    /// Chips at the start of the hand.
+    pub stack_at_start: u64,
+    /// The table.
+    pub table: u32,
+    /// Seat order for the hand: 0 for the first seat left of the button, and so on.
+    pub seat_order: u32,
+}
+
+/// Where a player finished: places `place ..= place + shared - 1`, shared with the others in
+/// the same range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Finish {
+    /// The entry.
+    pub entry: EntryNo,
+    /// Best place of the range (1 = winner).
+    pub place: u32,
+    /// How many share the range (1 = alone).
+    pub shared: u32,
+}
+
+/// Places for a group of players eliminated together when `remaining_before` players were left
+/// (so the group takes places `remaining_before - n + 1 ..= remaining_before`).
+pub fn rank(remaining_before: u32, mut busts: Vec<Bust>, ordering: Ordering) -> Vec<Finish> {
+    let n = busts.len() as u32;
+    let best = remaining_before + 1 - n;
+    let tables = {
+        let mut t: Vec<u32> = busts.iter().map(|b| b.table).collect();
+        t.sort_unstable();
+        t.dedup();
+        t.len()
+    };
+    if ordering.across_tables == AcrossTables::Tie && tables > 1 {
+        busts.sort_by(remainder_order);
+        return busts.iter().map(|b| Finish { entry: b.entry, place: best, shared: n }).collect();
+    }
+    busts.sort_by(|a, b| match ordering.equal_stacks {
+        EqualStacks::Split => b.stack_at_start.cmp(&a.stack_at_start).then_with(|| remainder_order(a, b)),
+        EqualStacks::SeatOrder => b.stack_at_start.cmp(&a.stack_at_start).then(a.seat_order.cmp(&b.seat_order)),
+    });
+    let mut finishes = Vec::with_capacity(busts.len());
+    let mut i = 0;
+    while i < busts.len() {
+        let mut j = i + 1;
+        if ordering.equal_stacks == EqualStacks::Split {
+            while j < busts.len() && busts[j].stack_at_start == busts[i].stack_at_start {
+                j += 1;
+            }
+        }
+        let shared = (j - i) as u32;
+        finishes.extend(busts[i..j].iter().map(|b| Finish { entry: b.entry, place: best + i as u32, shared }));
+        i = j;
+    }
+    finishes
+}
+
+/// Who gets the odd minor units of a split first: more chips, then earlier seat, then entry.
+fn remainder_order(a: &Bust, b: &Bust) -> std::cmp::Ordering {
+    b.stack_at_start.cmp(&a.stack_at_start).then(a.seat_order.cmp(&b.seat_order)).then(a.entry.cmp(&b.entry))
+}
+
+/// What each finisher of one group is paid. `finishes` must be in the order [`rank`] returns
+/// them (the remainder order within each shared range).
+pub fn award(table: &PayoutTable, finishes: &[Finish]) -> Vec<(EntryNo, u64)> {
+    let mut paid = Vec::with_capacity(finishes.len());
+    let mut i = 0;
+    while i < finishes.len() {
+        let Finish { place, shared, .. } = finishes[i];
+        let group = &finishes[i..(i + shared as usize).min(finishes.len())];
+        let total: u64 = (place..place + shared).map(|p| table.prize(p)).sum();
+        let (each, odd) = (total / u64::from(shared), total % u64::from(shared));
+        for (k, f) in group.iter().enumerate() {
+            paid.push((f.entry, each + u64::from((k as u64) < odd)));
+        }
+        i += group.len();
+    }
+    paid
+}

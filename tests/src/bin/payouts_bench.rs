@@ -1,0 +1,70 @@
+//! Payout table and final standings at record size (issue 5): a 250,000-entry pool with 37,500
+//! paid places generated and rounded, then every finishing place ranked and paid, busts in
+//! groups of one to three with ties. Pure code, in process.
+//!
+//! Usage: `payouts-bench [--write docs/benchmarks.md]`.
+
+use floor_events::EntryNo;
+use floor_payouts::{award, generate, paid_places, rank, AcrossTables, Bust, EqualStacks, Ordering};
+use std::time::{Duration, Instant};
+
+fn main() {
+    let entries = 250_000u32;
+    let pool = u64::from(entries) * 1_000;
+    let places = paid_places(entries, 1_500, 9_500);
+    let mut table_runs = Vec::new();
+    let mut table = None;
+    for _ in 0..5 {
+        let start = Instant::now();
+        table = Some(generate(pool, places, 1_500).expect("table"));
+        table_runs.push(start.elapsed());
+    }
+    let table = table.expect("generated");
+    table_runs.sort();
+
+    let ordering = Ordering { equal_stacks: EqualStacks::Split, across_tables: AcrossTables::ByStack };
+    let start = Instant::now();
+    let mut remaining = entries;
+    let mut paid = 0u64;
+    let mut next = 1u32;
+    let mut state = 12_345u64;
+    while remaining > 1 {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let group = (1 + (state >> 33) % 3).min(u64::from(remaining - 1)) as u32;
+        let busts: Vec<Bust> = (0..group)
+            .map(|k| Bust { entry: EntryNo(next + k), stack_at_start: 100 * (1 + (state >> (40 + k)) % 3), table: 1, seat_order: k })
+            .collect();
+        next += group;
+        paid += award(&table, &rank(remaining, busts, ordering)).iter().map(|(_, p)| p).sum::<u64>();
+        remaining -= group;
+    }
+    paid += table.prize(1);
+    let standings = start.elapsed();
+    assert_eq!(paid, pool, "the whole pool is paid");
+
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let verdict = |d: Duration, limit: Duration| if d <= limit { "met" } else { "**missed**" };
+    let report = format!(
+        "| figure | measured | target |\n|---|---|---|\n\
+         | payout table, {entries} entries, {places} places, {} bands (median of 5) | {:.1} ms | ≤ 100 ms: {} |\n\
+         | standings and payouts for all {entries} entries | {:.1} ms | ≤ 1 s: {} |\n",
+        table.bands.len(),
+        ms(table_runs[2]),
+        verdict(table_runs[2], Duration::from_millis(100)),
+        ms(standings),
+        verdict(standings, Duration::from_secs(1)),
+    );
+    println!("{report}");
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(path) = args.iter().position(|a| a == "--write").and_then(|i| args.get(i + 1)) {
+        const BEGIN: &str = "<!-- payouts-bench -->";
+        const END: &str = "<!-- /payouts-bench -->";
+        let section = format!("{BEGIN}\n_Last run: `make bench` (`payouts-bench`), pure code in process._\n\n{report}{END}");
+        let doc = std::fs::read_to_string(path).unwrap_or_default();
+        let doc = match (doc.find(BEGIN), doc.find(END)) {
+            (Some(a), Some(b)) if a < b => format!("{}{section}{}", &doc[..a], &doc[b + END.len()..]),
+            _ => format!("{doc}\n## Payouts (issue 5)\n\n{section}\n"),
+        };
+        std::fs::write(path, doc).expect("write benchmarks");
+    }
+}
