@@ -58,3 +58,20 @@ pub const CONFLICT: &str = "conflict";
 /// The event store or the bus failed; the command may or may not be applied. Retry with the same
 /// command id: it is applied at most once.
 pub const UNAVAILABLE: &str = "unavailable";
+
+/// A table report names a table Floor does not have.
+pub const UNKNOWN_TABLE: &str = "unknown_table";
+/// A table report's hand number does not follow the table's last hand.
+pub const HAND_OUT_OF_ORDER: &str = "hand_out_of_order";
+/// A table report names a player who is not at that table (or not in that hand).
+pub const UNKNOWN_PLAYER: &str = "unknown_player";
+/// A table report puts a player in a seat Floor has someone else in.
+pub const WRONG_SEAT: &str = "wrong_seat";
+/// A table report's starting stack differs from Floor's.
+pub const STACK_MISMATCH: &str = "stack_mismatch";
+/// A finished hand has more or fewer chips than it started with.
+pub const CHIPS_NOT_CONSERVED: &str = "chips_not_conserved";
+/// A bust's pots do not add up to its starting stack, or name a winner not in the hand.
+pub const BUST_DOES_NOT_ADD_UP: &str = "bust_does_not_add_up";
+/// A player dealt in is neither in the stacks nor among the busts, or is in both.
+pub const PLAYER_UNACCOUNTED: &str = "player_unaccounted";

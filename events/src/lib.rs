@@ -13,6 +13,7 @@
 //! - [`profile`]: rule profiles, one per published rulebook, and the settings each implies.
 //! - [`tournament`]: the tournament definition and its validation.
 //! - [`registration`]: registration commands and the tournament aggregate's events.
+//! - [`table`]: the table-server protocol: instructions to tables, reports from them.
 //! - [`player`]: the player aggregate (responsible-gaming tournament-count limits).
 //! - [`schema`]: JSON Schema per message and the AsyncAPI document, for `schemas/`.
 //! - [`record`]: how events are stored: versioned records, upcast on read.
@@ -28,6 +29,7 @@ pub mod registration;
 pub mod reply;
 pub mod schema;
 pub mod subjects;
+pub mod table;
 pub mod tournament;
 
 pub use ids::{CommandId, EntryNo, PlayerId, TournamentId};

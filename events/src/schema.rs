@@ -93,6 +93,8 @@ pub fn files() -> Vec<(String, String)> {
         ("replies/registered.json".into(), schema::<Reply<Registered>>()),
         ("replies/recorded.json".into(), schema::<Reply<Recorded>>()),
         ("replies/player_events.json".into(), schema::<Reply<Vec<PlayerEvent>>>()),
+        ("tables/instruction.json".into(), schema::<crate::table::TableInstruction>()),
+        ("tables/report.json".into(), schema::<crate::table::TableReport>()),
     ];
     files.sort_by(|a, b| a.0.cmp(&b.0));
     let mut out: Vec<(String, String)> = files.into_iter().map(|(p, v)| (p, pretty(&v))).collect();
@@ -137,6 +139,19 @@ pub fn asyncapi() -> String {
             subjects::EVENTS_STREAM
         ));
     }
+    for (name, direction, file, what) in [
+        ("table_instructions", "in", "tables/instruction.json", "Floor to table: seat moves, blinds, pause, deal (numbered per table)."),
+        (
+            "table_reports",
+            "out",
+            "tables/report.json",
+            "Table to Floor: hands started and finished, busts, instructions applied (Nats-Msg-Id = report_id).",
+        ),
+    ] {
+        y.push_str(&format!(
+            "  {name}:\n    address: 'floor.table.{{tournament_id}}.{{table}}.{direction}'\n    description: {what}\n    parameters:\n      tournament_id:\n        description: The tournament.\n      table:\n        description: Table number.\n    messages:\n      message:\n        payload:\n          $ref: './{file}'\n"
+        ));
+    }
     y.push_str(&format!(
         "  lobby:\n    address: '{}'\n    description: NATS KV bucket; one lobby document (JSON) per tournament, keyed by tournament id. Also served at GET /api/tournaments and /api/tournaments/{{id}}.\n",
         subjects::LOBBY_BUCKET
@@ -149,6 +164,9 @@ pub fn asyncapi() -> String {
     }
     for aggregate in [subjects::aggregate::TOURNAMENT, subjects::aggregate::PLAYER] {
         y.push_str(&format!("  {aggregate}_events:\n    action: send\n    channel:\n      $ref: '#/channels/{aggregate}_events'\n"));
+    }
+    for (name, action) in [("table_instructions", "send"), ("table_reports", "receive")] {
+        y.push_str(&format!("  {name}:\n    action: {action}\n    channel:\n      $ref: '#/channels/{name}'\n"));
     }
     y
 }

@@ -8,6 +8,7 @@
 //! - [`draw`]: seeded, auditable draws (commitment = SHA-256 of the seed) and the start-of-play
 //!   seat draw.
 //! - [`room`]: every table of a tournament, indexed by player count.
+//! - [`reports`]: checking table reports before they change anything.
 //! - [`balancing`]: after each hand, which tables break and who moves where, and why.
 //!
 //! This is the pure core of the seating service; the aggregate, the table-server protocol and the
@@ -16,6 +17,7 @@
 
 pub mod balancing;
 pub mod draw;
+pub mod reports;
 pub mod room;
 pub mod table;
 
@@ -25,3 +27,5 @@ pub use table::{Occupant, Seat, Table};
 
 #[cfg(test)]
 mod properties;
+#[cfg(test)]
+mod report_checks;

@@ -1,0 +1,194 @@
+//! The table-server protocol: what Floor tells a table, and what a table reports.
+//!
+//! - Floor → table on `floor.table.<tournament>.<table>.in`: [`TableInstruction`]s, numbered per
+//!   table from 1 (`sequence`), so a table server that restarts resumes after the last one it
+//!   applied and recognises a duplicate.
+//! - Table → Floor on `floor.table.<tournament>.<table>.out`: [`TableReport`]s, published with
+//!   `Nats-Msg-Id` = `report_id`, so a report sent twice is stored once.
+//!
+//! Both live on a JetStream stream. Seats are numbered from 1; chips are whole numbers.
+//! Status: contract drafted with issue 3; the seating service that speaks it is still to come.
+
+use crate::ids::{EntryNo, PlayerId, TournamentId};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Subject of a table's instructions.
+pub fn instructions_subject(tournament: TournamentId, table: u32) -> String {
+    format!("floor.table.{tournament}.{table}.in")
+}
+
+/// Subject of a table's reports.
+pub fn reports_subject(tournament: TournamentId, table: u32) -> String {
+    format!("floor.table.{tournament}.{table}.out")
+}
+
+/// A seat at a table, from 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct SeatNo(pub u8);
+
+/// One instruction to one table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TableInstruction {
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// The table.
+    pub table: u32,
+    /// Per-table number, from 1, without gaps.
+    pub sequence: u64,
+    /// What to do.
+    pub instruction: Instruction,
+}
+
+/// What a table is told. Seat changes take effect at the next hand boundary, never mid-hand.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Instruction {
+    /// A new table with this many seats.
+    OpenTable {
+        /// Seats.
+        seats: u8,
+    },
+    /// Seat a player with a stack.
+    SeatPlayer {
+        /// The entry.
+        entry: EntryNo,
+        /// Whose entry.
+        player: PlayerId,
+        /// Where.
+        seat: SeatNo,
+        /// Chips.
+        stack: u64,
+        /// The seat lies between the small blind and the button: deal this player in only once
+        /// the button has passed (TDA R8-A, R10-A).
+        wait_for_button: bool,
+    },
+    /// Take a player off the table after the current hand.
+    RemovePlayer {
+        /// The entry.
+        entry: EntryNo,
+        /// Why.
+        reason: Removal,
+    },
+    /// Blinds and ante from the next hand on (TDA R23).
+    Blinds {
+        /// Level number.
+        level: u32,
+        /// Small blind.
+        small_blind: u64,
+        /// Big blind.
+        big_blind: u64,
+        /// Ante per player, or the big-blind ante when `big_blind_ante`.
+        ante: u64,
+        /// The big blind posts the ante for everyone (TDA RP-11).
+        big_blind_ante: bool,
+    },
+    /// Stop dealing after the current hand.
+    Pause {
+        /// Why, for the players.
+        reason: String,
+    },
+    /// Deal again.
+    Resume,
+    /// Hand-for-hand: after the current hand, deal only on [`Instruction::DealHand`].
+    HoldForDeal,
+    /// Hand-for-hand: deal hand `hand` now.
+    DealHand {
+        /// The hand to deal.
+        hand: u64,
+    },
+    /// The table is finished (broken or the tournament is over).
+    CloseTable,
+}
+
+/// Why a player leaves a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Removal {
+    /// Moved to another table (balancing, breaking, final table).
+    Moved {
+        /// Destination table.
+        to_table: u32,
+        /// Destination seat.
+        to_seat: SeatNo,
+    },
+    /// Out of the tournament.
+    Eliminated,
+}
+
+/// One report from one table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TableReport {
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// The table.
+    pub table: u32,
+    /// The table server's id for this report (also `Nats-Msg-Id`).
+    pub report_id: String,
+    /// What happened.
+    pub report: Report,
+}
+
+/// What a table reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Report {
+    /// A hand began.
+    HandStarted {
+        /// The table's hand number, rising by one per hand.
+        hand: u64,
+        /// The button's seat.
+        button: SeatNo,
+        /// Everyone dealt in, with their chips before the blinds.
+        stacks: Vec<SeatStack>,
+    },
+    /// A hand ended.
+    HandFinished {
+        /// The hand.
+        hand: u64,
+        /// Everyone still seated with chips, after the hand.
+        stacks: Vec<SeatStack>,
+        /// Players whose stack reached zero in this hand.
+        busts: Vec<BustReport>,
+    },
+    /// An instruction was applied (seat moves confirm here).
+    InstructionApplied {
+        /// Its sequence number.
+        sequence: u64,
+    },
+}
+
+/// A player's chips in a seat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatStack {
+    /// The seat.
+    pub seat: SeatNo,
+    /// Who sits there.
+    pub entry: EntryNo,
+    /// Chips.
+    pub chips: u64,
+}
+
+/// A stack that reached zero: who had it, and who won its chips, pot by pot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BustReport {
+    /// The entry.
+    pub entry: EntryNo,
+    /// Its chips when the hand started (ranks simultaneous busts).
+    pub stack_at_start: u64,
+    /// The pots its chips went to; their `chips` sum to `stack_at_start`.
+    pub pots: Vec<PotWon>,
+    /// In hi/lo games, who had the best high hand (takes a knockout bounty).
+    #[serde(default)]
+    pub best_high_hand: Option<EntryNo>,
+}
+
+/// Chips of a busted player won in one pot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PotWon {
+    /// Who won (several for a split pot).
+    pub winners: Vec<EntryNo>,
+    /// How many of the busted player's chips were in this pot.
+    pub chips: u64,
+}

@@ -1,0 +1,124 @@
+//! Table reports that do not fit the state are rejected, each with its own code.
+
+use crate::reports::{HandInPlay, Play};
+use crate::room::Room;
+use crate::table::{Occupant, Table};
+use floor_events::codes;
+use floor_events::table::{BustReport, PotWon, SeatNo, SeatStack};
+use floor_events::EntryNo;
+use proptest::prelude::*;
+
+/// Table 1, seats 1–4 hold entries 1–4 with 1,000 chips each; hand 1 is in play.
+fn world() -> (Room, Play) {
+    let mut table = Table::new(1, 9);
+    for i in 0..4 {
+        table.seats[i] = Some(Occupant { entry: EntryNo(i as u32 + 1), moves: 0 });
+    }
+    let room = Room::new([table]);
+    let mut play = Play::default();
+    for i in 1..=4 {
+        play.chips.insert(EntryNo(i), 1_000);
+    }
+    (room, play)
+}
+
+fn stack(seat: u8, entry: u32, chips: u64) -> SeatStack {
+    SeatStack { seat: SeatNo(seat), entry: EntryNo(entry), chips }
+}
+
+fn started(play: &mut Play) {
+    play.in_play.insert(1, HandInPlay { hand: 1, stacks: (1..=4).map(|e| (EntryNo(e), 1_000)).collect() });
+}
+
+/// Entry 4 busts; its 1,000 chips go to entry 1.
+fn good_finish() -> (Vec<SeatStack>, Vec<BustReport>) {
+    let stacks = vec![stack(1, 1, 2_000), stack(2, 2, 1_000), stack(3, 3, 1_000)];
+    let busts = vec![BustReport {
+        entry: EntryNo(4),
+        stack_at_start: 1_000,
+        pots: vec![PotWon { winners: vec![EntryNo(1)], chips: 1_000 }],
+        best_high_hand: None,
+    }];
+    (stacks, busts)
+}
+
+#[track_caller]
+fn rejected<T: std::fmt::Debug>(result: Result<T, crate::reports::Rejection>, code: &str) {
+    match result {
+        Ok(v) => panic!("accepted {v:?}, expected {code}"),
+        Err(r) => assert_eq!(r.code(), code, "{r:?}"),
+    }
+}
+
+#[test]
+fn a_hand_that_fits_is_accepted() {
+    let (room, mut play) = world();
+    let hand = play.check_started(&room, 1, 1, &[stack(1, 1, 1_000), stack(2, 2, 1_000), stack(3, 3, 1_000), stack(4, 4, 1_000)]).unwrap();
+    assert_eq!(hand.stacks.len(), 4);
+    started(&mut play);
+    let (stacks, busts) = good_finish();
+    play.check_finished(&room, 1, 1, &stacks, &busts).unwrap();
+}
+
+#[test]
+fn hand_started_reports_that_do_not_fit_are_rejected() {
+    let (room, play) = world();
+    rejected(play.check_started(&room, 7, 1, &[]), codes::UNKNOWN_TABLE);
+    rejected(play.check_started(&room, 1, 3, &[]), codes::HAND_OUT_OF_ORDER);
+    rejected(play.check_started(&room, 1, 1, &[stack(1, 9, 1_000)]), codes::UNKNOWN_PLAYER);
+    rejected(play.check_started(&room, 1, 1, &[stack(2, 1, 1_000)]), codes::WRONG_SEAT);
+    rejected(play.check_started(&room, 1, 1, &[stack(1, 1, 1_500)]), codes::STACK_MISMATCH);
+    let mut busy = play.clone();
+    started(&mut busy);
+    rejected(busy.check_started(&room, 1, 2, &[]), codes::HAND_OUT_OF_ORDER);
+}
+
+#[test]
+fn hand_finished_reports_that_do_not_fit_are_rejected() {
+    let (room, mut play) = world();
+    started(&mut play);
+    let (stacks, busts) = good_finish();
+
+    rejected(play.check_finished(&room, 1, 2, &stacks, &busts), codes::HAND_OUT_OF_ORDER);
+    let created = vec![stack(1, 1, 2_001), stack(2, 2, 1_000), stack(3, 3, 1_000)];
+    rejected(play.check_finished(&room, 1, 1, &created, &busts), codes::CHIPS_NOT_CONSERVED);
+    let stranger = vec![stack(1, 1, 2_000), stack(2, 2, 1_000), stack(3, 3, 1_000), stack(5, 9, 1)];
+    rejected(play.check_finished(&room, 1, 1, &stranger, &busts), codes::UNKNOWN_PLAYER);
+    rejected(play.check_finished(&room, 1, 1, &stacks[..2], &busts), codes::PLAYER_UNACCOUNTED);
+    let short_pot = vec![BustReport { pots: vec![PotWon { winners: vec![EntryNo(1)], chips: 900 }], ..busts[0].clone() }];
+    rejected(play.check_finished(&room, 1, 1, &stacks, &short_pot), codes::BUST_DOES_NOT_ADD_UP);
+    let ghost_winner = vec![BustReport { pots: vec![PotWon { winners: vec![EntryNo(4)], chips: 1_000 }], ..busts[0].clone() }];
+    rejected(play.check_finished(&room, 1, 1, &stacks, &ghost_winner), codes::BUST_DOES_NOT_ADD_UP);
+    let zero = vec![stack(1, 1, 2_000), stack(2, 2, 1_000), stack(3, 3, 1_000), stack(4, 4, 0)];
+    rejected(play.check_finished(&room, 1, 1, &zero, &[]), codes::PLAYER_UNACCOUNTED);
+}
+
+proptest! {
+    /// Random chip flows among four players (busts included) conserve chips and are accepted;
+    /// the same report with one chip added anywhere is rejected.
+    #[test]
+    fn conserving_hands_pass_and_a_created_chip_fails(flows in prop::collection::vec((0usize..4, 0usize..4, 0u64..1_000), 0..12), bump in 0usize..4) {
+        let (room, mut play) = world();
+        started(&mut play);
+        let mut chips = [1_000u64; 4];
+        for (from, to, amount) in flows {
+            let moved = amount.min(chips[from]);
+            chips[from] -= moved;
+            chips[to] += moved;
+        }
+        // Everyone who hit zero busts; their starting chips went to the biggest survivor.
+        let leader = (0..4).max_by_key(|&i| chips[i]).unwrap();
+        let stacks: Vec<SeatStack> = (0..4).filter(|&i| chips[i] > 0).map(|i| stack(i as u8 + 1, i as u32 + 1, chips[i])).collect();
+        let busts: Vec<BustReport> = (0..4).filter(|&i| chips[i] == 0).map(|i| BustReport {
+            entry: EntryNo(i as u32 + 1),
+            stack_at_start: 1_000,
+            pots: vec![PotWon { winners: vec![EntryNo(leader as u32 + 1)], chips: 1_000 }],
+            best_high_hand: None,
+        }).collect();
+        prop_assert!(play.check_finished(&room, 1, 1, &stacks, &busts).is_ok());
+        let mut bumped = stacks.clone();
+        let i = bump % bumped.len();
+        bumped[i].chips += 1;
+        prop_assert_eq!(play.check_finished(&room, 1, 1, &bumped, &busts).unwrap_err().code(), codes::CHIPS_NOT_CONSERVED);
+    }
+}

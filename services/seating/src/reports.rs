@@ -1,0 +1,165 @@
+//! Checking table reports against what Floor knows, before they change anything.
+//!
+//! A table server is a separate program in any language; a wrong report must never corrupt the
+//! seating state. Each check below names the rule a report broke ([`Rejection::code`]), and the
+//! service records the rejection instead of applying the report.
+//!
+//! Chips are conserved within a hand (tournaments take no rake): what the players dealt in had
+//! at the start is what the survivors hold at the end. Rebuys and add-ons add chips between
+//! hands, through Floor, never inside a report.
+
+use crate::room::Room;
+use floor_events::codes;
+use floor_events::table::{BustReport, SeatNo, SeatStack};
+use floor_events::EntryNo;
+use std::collections::{BTreeMap, HashMap};
+
+/// Why a report was rejected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rejection {
+    /// No such table.
+    UnknownTable(u32),
+    /// Hand number does not follow.
+    HandOutOfOrder {
+        /// The hand Floor expects.
+        expected: u64,
+        /// The hand reported.
+        got: u64,
+    },
+    /// Not at this table, or not dealt in.
+    UnknownPlayer(EntryNo),
+    /// Floor has someone else (or nobody) in that seat.
+    WrongSeat(EntryNo, SeatNo),
+    /// Starting stack differs from Floor's.
+    StackMismatch {
+        /// Who.
+        entry: EntryNo,
+        /// Floor's count.
+        expected: u64,
+        /// The report's count.
+        got: u64,
+    },
+    /// More or fewer chips after the hand than before.
+    ChipsNotConserved {
+        /// Chips dealt in.
+        before: u64,
+        /// Chips after.
+        after: u64,
+    },
+    /// A bust's pots do not add up, or name a winner who was not in the hand.
+    BustDoesNotAddUp(EntryNo),
+    /// A player dealt in is missing from the result, listed twice, or kept with no chips.
+    Unaccounted(EntryNo),
+}
+
+impl Rejection {
+    /// The stable code recorded with the rejection.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::UnknownTable(_) => codes::UNKNOWN_TABLE,
+            Self::HandOutOfOrder { .. } => codes::HAND_OUT_OF_ORDER,
+            Self::UnknownPlayer(_) => codes::UNKNOWN_PLAYER,
+            Self::WrongSeat(..) => codes::WRONG_SEAT,
+            Self::StackMismatch { .. } => codes::STACK_MISMATCH,
+            Self::ChipsNotConserved { .. } => codes::CHIPS_NOT_CONSERVED,
+            Self::BustDoesNotAddUp(_) => codes::BUST_DOES_NOT_ADD_UP,
+            Self::Unaccounted(_) => codes::PLAYER_UNACCOUNTED,
+        }
+    }
+}
+
+/// A hand in progress at a table: who was dealt in, with what.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HandInPlay {
+    /// The hand number.
+    pub hand: u64,
+    /// Chips of each player dealt in, at the start.
+    pub stacks: BTreeMap<EntryNo, u64>,
+}
+
+/// What Floor knows about play at the tables: chips per entry and each table's hands.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Play {
+    /// Chips of every seated entry, between hands.
+    pub chips: HashMap<EntryNo, u64>,
+    /// Last hand finished, per table.
+    pub last_hand: HashMap<u32, u64>,
+    /// Hand in progress, per table.
+    pub in_play: HashMap<u32, HandInPlay>,
+}
+
+impl Play {
+    /// Checks a "hand started" report.
+    ///
+    /// # Errors
+    /// The first rule it breaks.
+    pub fn check_started(&self, room: &Room, table: u32, hand: u64, stacks: &[SeatStack]) -> Result<HandInPlay, Rejection> {
+        let seated = room.table(table).ok_or(Rejection::UnknownTable(table))?;
+        let expected = self.last_hand.get(&table).copied().unwrap_or(0) + 1;
+        if hand != expected || self.in_play.contains_key(&table) {
+            return Err(Rejection::HandOutOfOrder { expected, got: hand });
+        }
+        let mut dealt = BTreeMap::new();
+        for s in stacks {
+            let at_seat = seated.seats.get(usize::from(s.seat.0).wrapping_sub(1)).copied().flatten().map(|o| o.entry);
+            if seated.seat_of(s.entry).is_none() {
+                return Err(Rejection::UnknownPlayer(s.entry));
+            }
+            if at_seat != Some(s.entry) {
+                return Err(Rejection::WrongSeat(s.entry, s.seat));
+            }
+            let known = self.chips.get(&s.entry).copied().unwrap_or(0);
+            if known != s.chips {
+                return Err(Rejection::StackMismatch { entry: s.entry, expected: known, got: s.chips });
+            }
+            if dealt.insert(s.entry, s.chips).is_some() {
+                return Err(Rejection::Unaccounted(s.entry));
+            }
+        }
+        Ok(HandInPlay { hand, stacks: dealt })
+    }
+
+    /// Checks a "hand finished" report against the hand in play.
+    ///
+    /// # Errors
+    /// The first rule it breaks.
+    pub fn check_finished(&self, room: &Room, table: u32, hand: u64, stacks: &[SeatStack], busts: &[BustReport]) -> Result<(), Rejection> {
+        room.table(table).ok_or(Rejection::UnknownTable(table))?;
+        let expected = self.in_play.get(&table).map(|h| h.hand).unwrap_or(self.last_hand.get(&table).copied().unwrap_or(0) + 1);
+        let Some(started) = self.in_play.get(&table).filter(|h| h.hand == hand) else {
+            return Err(Rejection::HandOutOfOrder { expected, got: hand });
+        };
+        let mut accounted: BTreeMap<EntryNo, ()> = BTreeMap::new();
+        for s in stacks {
+            if !started.stacks.contains_key(&s.entry) {
+                return Err(Rejection::UnknownPlayer(s.entry));
+            }
+            if s.chips == 0 || accounted.insert(s.entry, ()).is_some() {
+                return Err(Rejection::Unaccounted(s.entry));
+            }
+        }
+        for b in busts {
+            let Some(&start) = started.stacks.get(&b.entry) else { return Err(Rejection::UnknownPlayer(b.entry)) };
+            if accounted.insert(b.entry, ()).is_some() {
+                return Err(Rejection::Unaccounted(b.entry));
+            }
+            if b.stack_at_start != start {
+                return Err(Rejection::StackMismatch { entry: b.entry, expected: start, got: b.stack_at_start });
+            }
+            let in_pots: u64 = b.pots.iter().map(|p| p.chips).sum();
+            let winners_ok = b.pots.iter().all(|p| !p.winners.is_empty() && p.winners.iter().all(|w| stacks.iter().any(|s| s.entry == *w)));
+            if in_pots != start || !winners_ok {
+                return Err(Rejection::BustDoesNotAddUp(b.entry));
+            }
+        }
+        if let Some(missing) = started.stacks.keys().find(|e| !accounted.contains_key(e)) {
+            return Err(Rejection::Unaccounted(*missing));
+        }
+        let before: u64 = started.stacks.values().sum();
+        let after: u64 = stacks.iter().map(|s| s.chips).sum();
+        if before != after {
+            return Err(Rejection::ChipsNotConserved { before, after });
+        }
+        Ok(())
+    }
+}
