@@ -75,3 +75,18 @@ pub const CHIPS_NOT_CONSERVED: &str = "chips_not_conserved";
 pub const BUST_DOES_NOT_ADD_UP: &str = "bust_does_not_add_up";
 /// A player dealt in is neither in the stacks nor among the busts, or is in both.
 pub const PLAYER_UNACCOUNTED: &str = "player_unaccounted";
+
+/// The blind structure breaks a rule (the message names the step and the rule).
+pub const INVALID_STRUCTURE: &str = "invalid_structure";
+/// The clock has not started.
+pub const CLOCK_NOT_STARTED: &str = "clock_not_started";
+/// The clock has already started.
+pub const CLOCK_ALREADY_STARTED: &str = "clock_already_started";
+/// The clock is running (for example: resume a running clock).
+pub const CLOCK_RUNNING: &str = "clock_running";
+/// The clock is paused (for example: pause a paused clock).
+pub const CLOCK_PAUSED: &str = "clock_paused";
+/// No such level or step in the structure.
+pub const UNKNOWN_LEVEL: &str = "unknown_level";
+/// Only during a break.
+pub const NOT_IN_BREAK: &str = "not_in_break";

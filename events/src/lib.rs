@@ -14,11 +14,13 @@
 //! - [`tournament`]: the tournament definition and its validation.
 //! - [`registration`]: registration commands and the tournament aggregate's events.
 //! - [`table`]: the table-server protocol: instructions to tables, reports from them.
+//! - [`clock`]: blind structures and the clock aggregate's events.
 //! - [`player`]: the player aggregate (responsible-gaming tournament-count limits).
 //! - [`schema`]: JSON Schema per message and the AsyncAPI document, for `schemas/`.
 //! - [`record`]: how events are stored: versioned records, upcast on read.
 #![deny(missing_docs)]
 
+pub mod clock;
 pub mod codes;
 pub mod ids;
 pub mod money;

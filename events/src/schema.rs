@@ -93,6 +93,9 @@ pub fn files() -> Vec<(String, String)> {
         ("replies/registered.json".into(), schema::<Reply<Registered>>()),
         ("replies/recorded.json".into(), schema::<Reply<Recorded>>()),
         ("replies/player_events.json".into(), schema::<Reply<Vec<PlayerEvent>>>()),
+        ("definitions/structure.json".into(), schema::<crate::clock::Structure>()),
+        ("events/clock_event.json".into(), schema::<crate::clock::ClockEvent>()),
+        ("events/clock_commit.json".into(), commit_schema::<crate::clock::ClockEvent>("ClockCommit")),
         ("tables/instruction.json".into(), schema::<crate::table::TableInstruction>()),
         ("tables/report.json".into(), schema::<crate::table::TableReport>()),
     ];

@@ -23,6 +23,8 @@ pub mod aggregate {
     pub const TOURNAMENT: &str = "tournament";
     /// A player: responsible-gaming limits and the tournaments they count against.
     pub const PLAYER: &str = "player";
+    /// A tournament's blind-level clock.
+    pub const CLOCK: &str = "clock";
 }
 
 /// Service names: the `<service>` part of command subjects and the NATS micro-service name.
