@@ -40,8 +40,7 @@ impl RunningPlatform {
     pub async fn start_with(url: &str, lobby: bool) -> Self {
         let http = lobby.then(|| SocketAddr::from(([127, 0, 0, 1], 0)));
         let config = PlatformConfig { lobby, ..PlatformConfig::all(Nats::Url(url.to_owned()), http) };
-        let workers = std::env::var("FLOOR_PLATFORM_WORKERS").ok().and_then(|w| w.parse().ok()).unwrap_or(2);
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(workers).enable_all().build().expect("runtime");
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
         let (ready, is_ready) = tokio::sync::oneshot::channel();
         let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let (done, stopped) = tokio::sync::oneshot::channel();
@@ -248,4 +247,18 @@ pub async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
     let status = response.split_whitespace().nth(1).and_then(|s| s.parse().ok()).expect("status line");
     let body = response.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
     (status, body)
+}
+
+/// Replaces the section of a benchmarks document between `<!-- name -->` and `<!-- /name -->`
+/// with `body`, keeping everything else; appends `heading` and the section when it is missing.
+/// Each bench binary owns one section, so `make bench` can run them all into one file.
+pub fn write_bench_section(path: &str, name: &str, heading: &str, body: &str) -> std::io::Result<()> {
+    let (begin, end) = (format!("<!-- {name} -->"), format!("<!-- /{name} -->"));
+    let section = format!("{begin}\n{body}{end}");
+    let doc = std::fs::read_to_string(path).unwrap_or_default();
+    let doc = match (doc.find(&begin), doc.find(&end)) {
+        (Some(a), Some(b)) if a < b => format!("{}{section}{}", &doc[..a], &doc[b + end.len()..]),
+        _ => format!("{doc}\n{heading}\n\n{section}\n"),
+    };
+    std::fs::write(path, doc)
 }

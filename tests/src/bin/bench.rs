@@ -19,9 +19,6 @@ use futures::StreamExt;
 use std::time::{Duration, Instant};
 
 const CLIENTS: usize = 16;
-/// The generated part of `docs/benchmarks.md`; text outside the markers is kept.
-const BEGIN: &str = "<!-- floor-bench:backbone -->";
-const END: &str = "<!-- /floor-bench:backbone -->";
 
 fn percentile(samples: &mut [Duration], p: f64) -> Duration {
     samples.sort();
@@ -294,14 +291,9 @@ fn main() {
     println!("{table}");
     if let Some(path) = arg("--write") {
         let machine = format!("{} cores, {}", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0), std::env::consts::ARCH);
-        let section =
-            format!("{BEGIN}\n_Last run: {}, {machine}, `make bench`._\n\n{table}{END}", chrono::Utc::now().format("%Y-%m-%d %H:%M UTC"),);
-        let doc = std::fs::read_to_string(&path).unwrap_or_default();
-        let doc = match (doc.find(BEGIN), doc.find(END)) {
-            (Some(a), Some(b)) if a < b => format!("{}{section}{}", &doc[..a], &doc[b + END.len()..]),
-            _ => format!("{doc}\n{section}\n"),
-        };
-        std::fs::write(&path, doc).expect("write benchmarks");
+        let body = format!("_Last run: {}, {machine}, `make bench`._\n\n{table}", chrono::Utc::now().format("%Y-%m-%d %H:%M UTC"));
+        floor_tests::write_bench_section(&path, "floor-bench:backbone", "## Backbone and registration (issue 2)", &body)
+            .expect("write benchmarks");
         eprintln!("updated the issue-2 section of {path}");
     }
 }

@@ -57,14 +57,7 @@ fn main() {
     println!("{report}");
     let args: Vec<String> = std::env::args().collect();
     if let Some(path) = args.iter().position(|a| a == "--write").and_then(|i| args.get(i + 1)) {
-        const BEGIN: &str = "<!-- payouts-bench -->";
-        const END: &str = "<!-- /payouts-bench -->";
-        let section = format!("{BEGIN}\n_Last run: `make bench` (`payouts-bench`), pure code in process._\n\n{report}{END}");
-        let doc = std::fs::read_to_string(path).unwrap_or_default();
-        let doc = match (doc.find(BEGIN), doc.find(END)) {
-            (Some(a), Some(b)) if a < b => format!("{}{section}{}", &doc[..a], &doc[b + END.len()..]),
-            _ => format!("{doc}\n## Payouts (issue 5)\n\n{section}\n"),
-        };
-        std::fs::write(path, doc).expect("write benchmarks");
+        let body = format!("_Last run: `make bench` (`payouts-bench`), pure code in process._\n\n{report}");
+        floor_tests::write_bench_section(path, "payouts-bench", "## Payouts (issue 5)", &body).expect("write benchmarks");
     }
 }

@@ -59,14 +59,7 @@ fn main() {
     );
     println!("{table}");
     if let Some(path) = args.iter().position(|a| a == "--write").and_then(|i| args.get(i + 1)) {
-        const BEGIN: &str = "<!-- seating-bench -->";
-        const END: &str = "<!-- /seating-bench -->";
-        let section = format!("{BEGIN}\n_Last run: `make bench` (`seating-bench`)._\n\n{table}{END}");
-        let doc = std::fs::read_to_string(path).unwrap_or_default();
-        let doc = match (doc.find(BEGIN), doc.find(END)) {
-            (Some(a), Some(b)) if a < b => format!("{}{section}{}", &doc[..a], &doc[b + END.len()..]),
-            _ => format!("{doc}\n## Seating (issue 3)\n\n{section}\n"),
-        };
-        std::fs::write(path, doc).expect("write benchmarks");
+        let body = format!("_Last run: `make bench` (`seating-bench`)._\n\n{table}");
+        floor_tests::write_bench_section(path, "seating-bench", "## Seating (issue 3)", &body).expect("write benchmarks");
     }
 }

@@ -67,8 +67,8 @@ where
         let mut number = 0;
         Ok(commits
             .into_iter()
-            .flat_map(|c| c.events.into_iter().map(move |e| (c.sequence, e)))
-            .map(|(_, payload)| {
+            .flat_map(|c| c.events)
+            .map(|payload| {
                 number += 1;
                 StoreEvent {
                     id: Uuid::now_v7(),
