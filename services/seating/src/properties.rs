@@ -34,6 +34,15 @@ fn check_moves(before: &Room, decision: &crate::Decision, rules: &Rules) -> Resu
                 prop_assert_eq!(from.due_big_blind(), Some(m.from_seat), "the player due the big blind moves (TDA R11-A)");
                 if let Some(&worst) = to.worst_seats().first() {
                     prop_assert_eq!(m.to_seat, worst, "to the worst position");
+                    let mut after = to.clone();
+                    after.seats[m.to_seat] = Some(crate::table::Occupant { entry: m.entry, moves: 0 });
+                    if after.count() >= 3 {
+                        prop_assert_ne!(
+                            after.next_positions().map(|p| p.small_blind),
+                            Some(m.to_seat),
+                            "never the small blind (TDA R11-A)"
+                        );
+                    }
                 }
             }
         }

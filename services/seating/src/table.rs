@@ -116,16 +116,34 @@ impl Table {
     /// worst position, "including a single big blind if one is available"; never the small
     /// blind).
     ///
-    /// Worst means "posts the big blind soonest". An empty seat between the small blind and the
-    /// big blind becomes the big blind of the very next hand once filled (the blind goes to the
-    /// next occupied seat), so those come first; then the seats after the big blind, in the order
-    /// the blind reaches them. That is simply clockwise distance from the small blind.
+    /// Worst means "posts the big blind soonest" *once the newcomer sits there*: positions
+    /// follow occupancy, so each seat is judged with the newcomer in it. A seat that would make
+    /// them the big blind of the next hand ranks first; then by how far the blind has to travel
+    /// to reach them. A seat that would make them the small blind is left out when three or more
+    /// would be playing (heads-up the button posts the small blind and any seat will do). Ties go
+    /// clockwise from the current small blind.
+    ///
+    /// The first version ranked seats by distance from the current small blind; from heads-up
+    /// that put the newcomer straight into the small blind of a three-handed table.
     pub fn worst_seats(&self) -> Vec<Seat> {
-        let mut seats: Vec<Seat> = (0..self.seats.len()).filter(|&s| self.may_seat(s)).collect();
-        if let Some(p) = self.next_positions() {
-            seats.sort_by_key(|&s| self.distance(p.small_blind, s));
-        }
-        seats
+        let current = self.next_positions();
+        let tie = |s: Seat| current.map(|p| self.distance(p.small_blind, s)).unwrap_or(s);
+        let mut ranked: Vec<(usize, usize, Seat)> = (0..self.seats.len())
+            .filter(|&s| self.may_seat(s))
+            .filter_map(|s| {
+                let mut with = self.clone();
+                with.seats[s] = Some(Occupant { entry: EntryNo(0), moves: 0 });
+                let Some(p) = with.next_positions() else { return Some((0, tie(s), s)) };
+                if p.small_blind == s && with.count() >= 3 {
+                    return None;
+                }
+                let occupied_between =
+                    (0..with.distance(p.big_blind, s)).filter(|d| with.seats[(p.big_blind + d) % with.seats.len()].is_some()).count();
+                Some((occupied_between, tie(s), s))
+            })
+            .collect();
+        ranked.sort_unstable();
+        ranked.into_iter().map(|(_, _, s)| s).collect()
     }
 
     /// Clockwise distance of `seat` from the next button: a position relative to the button, to
@@ -168,6 +186,16 @@ mod tests {
         assert!(!t.may_seat(5));
         assert!(t.may_seat(7) && t.may_seat(1) && t.may_seat(3));
         assert!(!t.may_seat(0), "occupied");
+    }
+
+    #[test]
+    fn from_heads_up_the_newcomer_gets_the_big_blind_never_the_small_blind() {
+        // Seats 1 and 7 (indexes 0, 6), button last on seat 1. Next hand the button goes to seat
+        // 7; a newcomer right after it (seat 8 or 9) would post the small blind three-handed.
+        let t = table(&[0, 6], Some(0));
+        let worst = t.worst_seats();
+        assert_eq!(worst.first(), Some(&1), "seat 2: the big blind at once");
+        assert!(!worst.contains(&7) && !worst.contains(&8), "never the small blind: {worst:?}");
     }
 
     #[test]
