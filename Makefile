@@ -20,6 +20,7 @@ bench: tools
 	$(CARGO) run --release -p floor-tests --bin floor-bench -- --write docs/benchmarks.md
 	$(CARGO) run --release -p floor-tests --bin seating-bench -- --write docs/benchmarks.md
 	$(CARGO) run --release -p floor-tests --bin payouts-bench -- --write docs/benchmarks.md
+	$(CARGO) run --release -p floor-tests --bin clock-bench -- --write docs/benchmarks.md
 
 ## rustfmt + clippy, warnings are errors
 lint:

@@ -4,6 +4,7 @@
 //! Spec: `../shared/spec/README.md` §4; TDA R23 (a new level applies from the next hand), RP-7
 //! (push held 90 s before a break or level change).
 
+use crate::ids::{CommandId, TournamentId};
 use crate::money::non_negative;
 use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
@@ -72,6 +73,131 @@ pub struct Structure {
     pub push_hold_seconds: u32,
 }
 
+/// Structure families (003: turbo levels of 5–6 minutes against 10–15; 004 §4.36.7–10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Preset {
+    /// 15-minute levels.
+    Standard,
+    /// 6-minute levels.
+    Turbo,
+    /// 3-minute levels.
+    HyperTurbo,
+    /// 20-minute levels.
+    DeepStack,
+    /// 10-minute levels starting four levels up.
+    ShortStack,
+}
+
+impl Preset {
+    /// Every preset.
+    pub const ALL: [Preset; 5] = [Preset::Standard, Preset::Turbo, Preset::HyperTurbo, Preset::DeepStack, Preset::ShortStack];
+}
+
+/// The blind structure a tournament names in its definition: a preset or its own steps.
+///
+/// In TOML: `structure = { preset = "turbo" }`, or a `[structure.custom]` table with `steps`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BlindStructure {
+    /// One of the presets.
+    Preset(Preset),
+    /// The tournament's own structure.
+    Custom(Structure),
+}
+
+/// Verbs of the clock service: `floor.cmd.clock.<verb>`. Every one is a director command; the
+/// events it stores are the audit trail.
+pub mod verbs {
+    /// [`super::SetStructure`].
+    pub const SET_STRUCTURE: &str = "set_structure";
+    /// [`super::ClockRequest`]: start the first level now.
+    pub const START: &str = "start";
+    /// [`super::PauseClock`].
+    pub const PAUSE: &str = "pause";
+    /// [`super::ClockRequest`].
+    pub const RESUME: &str = "resume";
+    /// [`super::AdjustTime`].
+    pub const ADJUST_TIME: &str = "adjust_time";
+    /// [`super::SkipToLevel`].
+    pub const SKIP_TO_LEVEL: &str = "skip_to_level";
+    /// [`super::ClockRequest`]: end the current break now.
+    pub const END_BREAK: &str = "end_break";
+    /// Every verb.
+    pub const ALL: [&str; 7] = [SET_STRUCTURE, START, PAUSE, RESUME, ADJUST_TIME, SKIP_TO_LEVEL, END_BREAK];
+}
+
+/// A clock command that needs nothing but the tournament: start, resume, end a break.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClockRequest {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+}
+
+/// Give (or replace, before the start) a tournament's structure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetStructure {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// The structure.
+    pub structure: BlindStructure,
+}
+
+/// Pause the clock.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PauseClock {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// Why, for the audit trail and the players.
+    #[serde(default)]
+    pub reason: String,
+}
+
+/// Add time to the current level or break; negative removes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AdjustTime {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// Seconds to add; negative removes.
+    pub seconds: i64,
+}
+
+/// Jump to a level (1-based level number).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SkipToLevel {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// The level number, from 1.
+    pub level: u32,
+}
+
+/// Reply to every clock verb: the events the command stored (none when it changed nothing).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ClockRecorded {
+    /// The events, in order.
+    pub events: Vec<ClockEvent>,
+}
+
 /// The clock aggregate's events.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -93,6 +219,10 @@ pub enum ClockEvent {
         ends_at: DateTime<Utc>,
         /// Why: the timer, a skip, or a break ended early.
         cause: StepCause,
+        /// The blinds from the next hand on, for a level; absent for a break. Carried so tables
+        /// and the lobby need not look the structure up.
+        #[serde(default)]
+        blinds: Option<Level>,
     },
     /// The director paused the clock.
     Paused {
@@ -116,6 +246,16 @@ pub enum ClockEvent {
         seconds: i64,
         /// When.
         at: DateTime<Utc>,
+    },
+    /// Dealers hold the push: no new hand starts at any table until `until` (the scheduled
+    /// level change or break) or the clock's next event, whichever comes first (TDA RP-7).
+    PushHeld {
+        /// The step whose end is near (0-based).
+        step: u32,
+        /// When the hold began: `push_hold_seconds` before the step's end.
+        at: DateTime<Utc>,
+        /// The step's scheduled end.
+        until: DateTime<Utc>,
     },
     /// Late registration and re-entry are closed from now on.
     LateRegistrationClosed {

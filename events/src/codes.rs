@@ -90,3 +90,23 @@ pub const CLOCK_PAUSED: &str = "clock_paused";
 pub const UNKNOWN_LEVEL: &str = "unknown_level";
 /// Only during a break.
 pub const NOT_IN_BREAK: &str = "not_in_break";
+/// The tournament was cancelled.
+pub const TOURNAMENT_CANCELLED: &str = "tournament_cancelled";
+/// The start time has not come yet.
+pub const TOO_EARLY: &str = "too_early";
+/// A sit & go starts itself when its last seat is filled.
+pub const STARTS_WHEN_FULL: &str = "starts_when_full";
+/// A cron expression that does not parse.
+pub const INVALID_CRON: &str = "invalid_cron";
+/// A time zone not in the IANA database.
+pub const UNKNOWN_TIME_ZONE: &str = "unknown_time_zone";
+/// No such schedule template.
+pub const UNKNOWN_TEMPLATE: &str = "unknown_template";
+/// The template exists already.
+pub const TEMPLATE_EXISTS: &str = "template_exists";
+/// The template's tournament is not a valid definition.
+pub const INVALID_TEMPLATE: &str = "invalid_template";
+/// A draw's seed does not match its published commitment.
+pub const SEED_MISMATCH: &str = "seed_mismatch";
+/// Too few entries to draw seats.
+pub const TOO_FEW_ENTRIES: &str = "too_few_entries";

@@ -13,8 +13,10 @@
 //! - [`profile`]: rule profiles, one per published rulebook, and the settings each implies.
 //! - [`tournament`]: the tournament definition and its validation.
 //! - [`registration`]: registration commands and the tournament aggregate's events.
+//! - [`seating`]: the seating aggregate's events (draws, reports, moves, the table outbox).
 //! - [`table`]: the table-server protocol: instructions to tables, reports from them.
 //! - [`clock`]: blind structures and the clock aggregate's events.
+//! - [`schedule`]: recurring tournament templates and the scheduler's requests.
 //! - [`player`]: the player aggregate (responsible-gaming tournament-count limits).
 //! - [`schema`]: JSON Schema per message and the AsyncAPI document, for `schemas/`.
 //! - [`record`]: how events are stored: versioned records, upcast on read.
@@ -29,7 +31,9 @@ pub mod profile;
 pub mod record;
 pub mod registration;
 pub mod reply;
+pub mod schedule;
 pub mod schema;
+pub mod seating;
 pub mod subjects;
 pub mod table;
 pub mod tournament;

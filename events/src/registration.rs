@@ -25,8 +25,22 @@ pub mod verbs {
     pub const ELIMINATE_ENTRY: &str = "eliminate_entry";
     /// [`crate::player::SetPlayerLimits`].
     pub const SET_PLAYER_LIMITS: &str = "set_player_limits";
+    /// [`super::StartTournament`].
+    pub const START_TOURNAMENT: &str = "start_tournament";
+    /// [`super::CancelTournament`].
+    pub const CANCEL_TOURNAMENT: &str = "cancel_tournament";
     /// Every verb, for the service and the schema generator.
-    pub const ALL: [&str; 7] = [CREATE_TOURNAMENT, REGISTER, UNREGISTER, REFUSE_PLAYER, KEEP_APART, ELIMINATE_ENTRY, SET_PLAYER_LIMITS];
+    pub const ALL: [&str; 9] = [
+        CREATE_TOURNAMENT,
+        REGISTER,
+        UNREGISTER,
+        REFUSE_PLAYER,
+        KEEP_APART,
+        ELIMINATE_ENTRY,
+        SET_PLAYER_LIMITS,
+        START_TOURNAMENT,
+        CANCEL_TOURNAMENT,
+    ];
 }
 
 /// Create a tournament from a definition.
@@ -118,6 +132,31 @@ pub struct EliminateEntry {
     pub entry: EntryNo,
 }
 
+/// Start a scheduled tournament at its start time: it starts if the minimum number of players
+/// is met, and is otherwise cancelled with every entry refunded. Sent by the scheduler.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StartTournament {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+}
+
+/// The director cancels a tournament before its start; every entry is refunded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CancelTournament {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// Why, for the players and the audit trail.
+    pub reason: String,
+}
+
 /// How an entry came about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -148,6 +187,10 @@ pub enum TournamentEvent {
     PlayersKeptApart(PlayersKeptApart),
     /// See [`EntryEliminated`].
     EntryEliminated(EntryEliminated),
+    /// See [`TournamentStarted`].
+    TournamentStarted(TournamentStarted),
+    /// See [`TournamentCancelled`].
+    TournamentCancelled(TournamentCancelled),
 }
 
 /// A tournament was created.
@@ -225,6 +268,67 @@ pub struct EntryEliminated {
     pub player: PlayerId,
     /// When.
     pub at: DateTime<Utc>,
+}
+
+/// The tournament started: cards are in the air from `at`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TournamentStarted {
+    /// Live entries at the start.
+    pub entries: u32,
+    /// Its start time came, or a sit & go filled its last seat.
+    pub cause: StartCause,
+    /// When.
+    pub at: DateTime<Utc>,
+}
+
+/// Why a tournament started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StartCause {
+    /// Its scheduled start time came with the minimum number of players met.
+    Scheduled,
+    /// A sit & go filled its last seat.
+    LastSeatFilled,
+}
+
+/// The tournament was cancelled before its start; every live entry is refunded in full.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TournamentCancelled {
+    /// Why.
+    pub reason: CancellationReason,
+    /// One refund per live entry: the entry's lines reversed, `paid_in` back to the player.
+    pub refunds: Vec<Refund>,
+    /// When.
+    pub at: DateTime<Utc>,
+}
+
+/// Why a tournament was cancelled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CancellationReason {
+    /// Fewer entries than the minimum at the start time.
+    BelowMinimum {
+        /// Live entries at the start time.
+        entries: u32,
+        /// The minimum.
+        min_players: u32,
+    },
+    /// The director cancelled it.
+    Director {
+        /// The director's words.
+        reason: String,
+    },
+}
+
+/// One entry's refund.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Refund {
+    /// The entry.
+    pub entry: EntryNo,
+    /// Whose.
+    pub player: PlayerId,
+    /// The entry's lines, reversed.
+    pub refund: EntryLedger,
 }
 
 /// Reply to [`CreateTournament`].

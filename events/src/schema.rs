@@ -96,6 +96,25 @@ pub fn files() -> Vec<(String, String)> {
         ("definitions/structure.json".into(), schema::<crate::clock::Structure>()),
         ("events/clock_event.json".into(), schema::<crate::clock::ClockEvent>()),
         ("events/clock_commit.json".into(), commit_schema::<crate::clock::ClockEvent>("ClockCommit")),
+        ("commands/clock_set_structure.json".into(), schema::<crate::clock::SetStructure>()),
+        ("commands/clock_request.json".into(), schema::<crate::clock::ClockRequest>()),
+        ("commands/clock_pause.json".into(), schema::<crate::clock::PauseClock>()),
+        ("commands/clock_adjust_time.json".into(), schema::<crate::clock::AdjustTime>()),
+        ("commands/clock_skip_to_level.json".into(), schema::<crate::clock::SkipToLevel>()),
+        ("replies/clock_recorded.json".into(), schema::<Reply<crate::clock::ClockRecorded>>()),
+        ("commands/start_tournament.json".into(), schema::<StartTournament>()),
+        ("commands/cancel_tournament.json".into(), schema::<CancelTournament>()),
+        ("definitions/schedule_template.json".into(), schema::<crate::schedule::ScheduleTemplate>()),
+        ("commands/scheduler_add_template.json".into(), schema::<crate::schedule::AddTemplate>()),
+        ("commands/scheduler_remove_template.json".into(), schema::<crate::schedule::RemoveTemplate>()),
+        ("commands/scheduler_list_templates.json".into(), schema::<crate::schedule::ListTemplates>()),
+        ("replies/template_added.json".into(), schema::<Reply<crate::schedule::TemplateAddedReply>>()),
+        ("replies/schedule_recorded.json".into(), schema::<Reply<Vec<crate::schedule::ScheduleEvent>>>()),
+        ("replies/templates.json".into(), schema::<Reply<Vec<crate::schedule::TemplateSummary>>>()),
+        ("events/schedule_event.json".into(), schema::<crate::schedule::ScheduleEvent>()),
+        ("events/schedule_commit.json".into(), commit_schema::<crate::schedule::ScheduleEvent>("ScheduleCommit")),
+        ("events/seating_event.json".into(), schema::<crate::seating::SeatingEvent>()),
+        ("events/seating_commit.json".into(), commit_schema::<crate::seating::SeatingEvent>("SeatingCommit")),
         ("tables/instruction.json".into(), schema::<crate::table::TableInstruction>()),
         ("tables/report.json".into(), schema::<crate::table::TableReport>()),
     ];
@@ -105,9 +124,11 @@ pub fn files() -> Vec<(String, String)> {
     out
 }
 
-/// The request and reply schema of each registration verb.
-fn verb_files(verb: &str) -> (&'static str, &'static str) {
-    match verb {
+/// Every command channel: service, verb, request schema, reply schema.
+fn command_channels() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
+    use crate::{clock, schedule};
+    use subjects::service::{CLOCK, REGISTRATION, SCHEDULER};
+    let registration = |verb| match verb {
         verbs::CREATE_TOURNAMENT => ("commands/create_tournament.json", "replies/tournament_created.json"),
         verbs::REGISTER => ("commands/register.json", "replies/registered.json"),
         verbs::UNREGISTER => ("commands/unregister.json", "replies/recorded.json"),
@@ -115,8 +136,27 @@ fn verb_files(verb: &str) -> (&'static str, &'static str) {
         verbs::KEEP_APART => ("commands/keep_apart.json", "replies/recorded.json"),
         verbs::ELIMINATE_ENTRY => ("commands/eliminate_entry.json", "replies/recorded.json"),
         verbs::SET_PLAYER_LIMITS => ("commands/set_player_limits.json", "replies/player_events.json"),
-        other => panic!("verb {other} has no schema files: add it to verb_files"),
-    }
+        verbs::START_TOURNAMENT => ("commands/start_tournament.json", "replies/recorded.json"),
+        verbs::CANCEL_TOURNAMENT => ("commands/cancel_tournament.json", "replies/recorded.json"),
+        other => panic!("verb {other} has no schema files: add it to command_channels"),
+    };
+    let clock = |verb| match verb {
+        clock::verbs::SET_STRUCTURE => "commands/clock_set_structure.json",
+        clock::verbs::PAUSE => "commands/clock_pause.json",
+        clock::verbs::ADJUST_TIME => "commands/clock_adjust_time.json",
+        clock::verbs::SKIP_TO_LEVEL => "commands/clock_skip_to_level.json",
+        _ => "commands/clock_request.json",
+    };
+    let scheduler = |verb| match verb {
+        schedule::verbs::ADD_TEMPLATE => ("commands/scheduler_add_template.json", "replies/template_added.json"),
+        schedule::verbs::REMOVE_TEMPLATE => ("commands/scheduler_remove_template.json", "replies/schedule_recorded.json"),
+        schedule::verbs::LIST_TEMPLATES => ("commands/scheduler_list_templates.json", "replies/templates.json"),
+        other => panic!("verb {other} has no schema files: add it to command_channels"),
+    };
+    let mut channels: Vec<_> = verbs::ALL.iter().map(|&v| (REGISTRATION, v, registration(v).0, registration(v).1)).collect();
+    channels.extend(clock::verbs::ALL.iter().map(|&v| (CLOCK, v, clock(v), "replies/clock_recorded.json")));
+    channels.extend(schedule::verbs::ALL.iter().map(|&v| (SCHEDULER, v, scheduler(v).0, scheduler(v).1)));
+    channels
 }
 
 /// AsyncAPI 3.0 document (YAML) listing every channel, referencing the schema files.
@@ -126,16 +166,18 @@ pub fn asyncapi() -> String {
     y.push_str("  description: Poker tournament orchestration on NATS JetStream. Commands are NATS request/reply;\n");
     y.push_str(&format!("    events are commits in stream {} (one message per command).\n", subjects::EVENTS_STREAM));
     y.push_str("defaultContentType: application/json\nchannels:\n");
-    for verb in verbs::ALL {
-        let (request, reply) = verb_files(verb);
-        let subject = subjects::command_subject(subjects::service::REGISTRATION, verb);
+    for (service, verb, request, reply) in command_channels() {
+        let subject = subjects::command_subject(service, verb);
         y.push_str(&format!(
-            "  {verb}:\n    address: {subject}\n    messages:\n      request:\n        payload:\n          $ref: './{request}'\n      reply:\n        payload:\n          $ref: './{reply}'\n"
+            "  {service}_{verb}:\n    address: {subject}\n    messages:\n      request:\n        payload:\n          $ref: './{request}'\n      reply:\n        payload:\n          $ref: './{reply}'\n"
         ));
     }
     for (aggregate, file, what) in [
         (subjects::aggregate::TOURNAMENT, "events/tournament_commit.json", "tournament_id"),
         (subjects::aggregate::PLAYER, "events/player_commit.json", "player_aggregate_id"),
+        (subjects::aggregate::CLOCK, "events/clock_commit.json", "tournament_id"),
+        (subjects::aggregate::SCHEDULE, "events/schedule_commit.json", "template_id"),
+        (subjects::aggregate::SEATING, "events/seating_commit.json", "tournament_id"),
     ] {
         y.push_str(&format!(
             "  {aggregate}_events:\n    address: 'floor.ev.{aggregate}.{{{what}}}'\n    description: Commits of one {aggregate} aggregate, in stream {}.\n    parameters:\n      {what}:\n        description: UUID of the aggregate.\n    messages:\n      commit:\n        payload:\n          $ref: './{file}'\n",
@@ -160,12 +202,15 @@ pub fn asyncapi() -> String {
         subjects::LOBBY_BUCKET
     ));
     y.push_str("operations:\n");
-    for verb in verbs::ALL {
+    for (service, verb, _, _) in command_channels() {
+        let name = format!("{service}_{verb}");
         y.push_str(&format!(
-            "  {verb}:\n    action: receive\n    channel:\n      $ref: '#/channels/{verb}'\n    messages:\n      - $ref: '#/channels/{verb}/messages/request'\n    reply:\n      channel:\n        $ref: '#/channels/{verb}'\n      messages:\n        - $ref: '#/channels/{verb}/messages/reply'\n"
+            "  {name}:\n    action: receive\n    channel:\n      $ref: '#/channels/{name}'\n    messages:\n      - $ref: '#/channels/{name}/messages/request'\n    reply:\n      channel:\n        $ref: '#/channels/{name}'\n      messages:\n        - $ref: '#/channels/{name}/messages/reply'\n"
         ));
     }
-    for aggregate in [subjects::aggregate::TOURNAMENT, subjects::aggregate::PLAYER] {
+    for aggregate in
+        [subjects::aggregate::TOURNAMENT, subjects::aggregate::PLAYER, subjects::aggregate::CLOCK, subjects::aggregate::SCHEDULE]
+    {
         y.push_str(&format!("  {aggregate}_events:\n    action: send\n    channel:\n      $ref: '#/channels/{aggregate}_events'\n"));
     }
     for (name, action) in [("table_instructions", "send"), ("table_reports", "receive")] {

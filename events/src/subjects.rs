@@ -8,6 +8,12 @@ use uuid::Uuid;
 pub const EVENTS_STREAM: &str = "FLOOR_EVENTS";
 /// Subjects captured by [`EVENTS_STREAM`]: `floor.ev.<aggregate>.<aggregate_id>`.
 pub const EVENTS_SUBJECTS: &str = "floor.ev.>";
+/// The JetStream stream of the table-server protocol: instructions and reports.
+pub const TABLES_STREAM: &str = "FLOOR_TABLES";
+/// Subjects captured by [`TABLES_STREAM`]: `floor.table.<tournament>.<table>.in|out`.
+pub const TABLES_SUBJECTS: &str = "floor.table.>";
+/// KV bucket of secrets services share (the key seat-draw seeds are derived from).
+pub const SECRETS_BUCKET: &str = "floor-secrets";
 /// Prefix of every command subject: `floor.cmd.<service>.<verb>`.
 pub const COMMAND_PREFIX: &str = "floor.cmd";
 /// KV bucket holding one lobby document per tournament, keyed by tournament id.
@@ -25,6 +31,10 @@ pub mod aggregate {
     pub const PLAYER: &str = "player";
     /// A tournament's blind-level clock.
     pub const CLOCK: &str = "clock";
+    /// A recurring tournament template.
+    pub const SCHEDULE: &str = "schedule";
+    /// A tournament's seating: tables, seats, moves, reports.
+    pub const SEATING: &str = "seating";
 }
 
 /// Service names: the `<service>` part of command subjects and the NATS micro-service name.
@@ -33,6 +43,10 @@ pub mod service {
     pub const REGISTRATION: &str = "registration";
     /// Lobby: read models for players.
     pub const LOBBY: &str = "lobby";
+    /// Clock: blind levels, director clock commands.
+    pub const CLOCK: &str = "clock";
+    /// Scheduler: recurring templates and tournament starts.
+    pub const SCHEDULER: &str = "scheduler";
 }
 
 /// The subject an aggregate's commits are stored on.

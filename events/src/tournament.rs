@@ -2,6 +2,7 @@
 //!
 //! Spec: `../shared/spec/README.md` §1 (formats, entry models, fees) and §2 (registration).
 
+use crate::clock::BlindStructure;
 use crate::codes;
 use crate::money::{non_negative, Money};
 use crate::profile::RuleProfile;
@@ -47,6 +48,10 @@ pub struct TournamentDefinition {
     /// The rulebook the tournament runs under.
     #[serde(default)]
     pub profile: RuleProfile,
+    /// The blind structure; the clock starts it when the tournament starts. Absent: the
+    /// director gives the clock a structure later (`floor clock structure`).
+    #[serde(default)]
+    pub structure: Option<BlindStructure>,
 }
 
 /// When a tournament starts.
@@ -290,6 +295,7 @@ pub(crate) mod tests {
             entry_model: EntryModel::Freezeout,
             guarantee: Some(Money::new(500_000, Currency::EUR)),
             profile: RuleProfile::Tda2024,
+            structure: None,
         }
     }
 

@@ -2,7 +2,10 @@
 //! directory) and the platform on it, and talks to it only over NATS and HTTP.
 
 mod bad_input;
+mod clock;
 mod concurrency;
 mod readiness;
 mod recovery;
+mod scheduler;
+mod seating;
 mod surfaces;

@@ -7,6 +7,7 @@
 
 use async_nats::jetstream;
 use floor::startup::{Nats, Platform, PlatformConfig};
+use floor_events::clock::ClockEvent;
 use floor_events::registration::{verbs, CreateTournament, Register, TournamentEvent};
 use floor_events::tournament::{EntryModel, Fee, Start, TournamentDefinition};
 use floor_events::{subjects, CommandId, Currency, Money, PlayerId, Reply, RuleProfile, TournamentId};
@@ -39,7 +40,16 @@ impl RunningPlatform {
     /// Starts the platform; `lobby: false` runs registration alone (a second instance).
     pub async fn start_with(url: &str, lobby: bool) -> Self {
         let http = lobby.then(|| SocketAddr::from(([127, 0, 0, 1], 0)));
-        let config = PlatformConfig { lobby, ..PlatformConfig::all(Nats::Url(url.to_owned()), http) };
+        let config = if lobby {
+            PlatformConfig::all(Nats::Url(url.to_owned()), http)
+        } else {
+            PlatformConfig::only(Nats::Url(url.to_owned()), None, |c| c.registration = true)
+        };
+        Self::start_config(config).await
+    }
+
+    /// Starts the platform as `config` says.
+    pub async fn start_config(config: PlatformConfig) -> Self {
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
         let (ready, is_ready) = tokio::sync::oneshot::channel();
         let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
@@ -100,16 +110,25 @@ pub struct World {
     pub platform: Option<RunningPlatform>,
     /// A test client.
     pub backbone: Backbone,
+    /// What the platform runs (again, after a restart).
+    config: PlatformConfig,
 }
 
 impl World {
     /// Starts a fresh server and the platform on it.
     pub async fn start() -> Self {
+        Self::start_configured(|_| {}).await
+    }
+
+    /// Starts a fresh server and the platform, every service but what `adjust` switches off.
+    pub async fn start_configured(adjust: impl FnOnce(&mut PlatformConfig)) -> Self {
         let nats = NatsServer::start_temp().expect("nats-server starts (run `make tools` if none is installed)");
-        let platform = RunningPlatform::start(&nats.url()).await;
+        let mut config = PlatformConfig::all(Nats::Url(nats.url()), Some(SocketAddr::from(([127, 0, 0, 1], 0))));
+        adjust(&mut config);
+        let platform = RunningPlatform::start_config(config.clone()).await;
         let client = bootstrap::connect(&nats.url()).await.expect("connect");
         let backbone = bootstrap::ensure_backbone(client).await.expect("backbone");
-        Self { nats, platform: Some(platform), backbone }
+        Self { nats, platform: Some(platform), backbone, config }
     }
 
     /// The platform (panics if it was killed and not restarted).
@@ -127,12 +146,21 @@ impl World {
     /// Starts the platform again on the same server.
     pub async fn restart_platform(&mut self) {
         self.kill_platform();
-        self.platform = Some(RunningPlatform::start(&self.nats.url()).await);
+        self.platform = Some(RunningPlatform::start_config(self.config.clone()).await);
     }
 
     /// Sends raw bytes to a registration verb and returns the decoded reply.
     pub async fn send_raw(&self, verb: &str, payload: Vec<u8>) -> Reply<Value> {
-        let subject = subjects::command_subject(subjects::service::REGISTRATION, verb);
+        self.request_raw(subjects::service::REGISTRATION, verb, payload).await
+    }
+
+    /// Sends a request to any service's verb.
+    pub async fn request<T: Serialize>(&self, service: &str, verb: &str, request: &T) -> Reply<Value> {
+        self.request_raw(service, verb, serde_json::to_vec(request).expect("request serializes")).await
+    }
+
+    async fn request_raw(&self, service: &str, verb: &str, payload: Vec<u8>) -> Reply<Value> {
+        let subject = subjects::command_subject(service, verb);
         let reply = tokio::time::timeout(DEADLINE, self.backbone.client.request(subject, payload.into()))
             .await
             .expect("reply in time")
@@ -170,6 +198,23 @@ impl World {
     pub async fn commits(&self, tournament_id: TournamentId) -> Vec<StoredCommit<TournamentEvent>> {
         let subject = subjects::event_subject(subjects::aggregate::TOURNAMENT, tournament_id.0);
         JetStreamStore::new(&self.backbone).load(&subject, 0).await.expect("log readable")
+    }
+
+    /// Every clock event of a tournament, from the log.
+    pub async fn clock_events(&self, tournament_id: TournamentId) -> Vec<ClockEvent> {
+        let subject = subjects::event_subject(subjects::aggregate::CLOCK, tournament_id.0);
+        let commits: Vec<StoredCommit<ClockEvent>> = JetStreamStore::new(&self.backbone).load(&subject, 0).await.expect("log readable");
+        commits.into_iter().flat_map(|c| c.events).collect()
+    }
+
+    /// Follows a tournament's clock commits as they are stored (from now on).
+    ///
+    /// Reads the stream, not the subject: a plain subscriber also sees a publish the stream
+    /// refused (a stale writer's) and can see a stored one before a read of the log does.
+    pub async fn watch_clock(&self, tournament_id: TournamentId) -> ClockWatch {
+        let subject = subjects::event_subject(subjects::aggregate::CLOCK, tournament_id.0);
+        let commits = floor_runtime::follow::follow(&self.backbone, vec![subject], |_| {}).await.expect("follow the clock");
+        ClockWatch { commits }
     }
 
     /// The last sequence of the whole event stream (to prove a rejection wrote nothing).
@@ -216,6 +261,29 @@ impl World {
     }
 }
 
+/// A tournament's clock commits, each with the instant it was received.
+pub struct ClockWatch {
+    commits: floor_runtime::follow::Following,
+}
+
+impl ClockWatch {
+    /// Waits for the next clock event that satisfies `wanted`; returns it with when it arrived.
+    pub async fn next_where(&mut self, wanted: impl Fn(&ClockEvent) -> bool) -> (ClockEvent, chrono::DateTime<chrono::Utc>) {
+        let wait = async {
+            while let Some(message) = self.commits.next().await {
+                let received = chrono::Utc::now();
+                let message = message.expect("clock commit readable");
+                let events: Vec<ClockEvent> = floor_events::record::decode_commit(&message.payload).expect("clock commit");
+                if let Some(event) = events.into_iter().find(|e| wanted(e)) {
+                    return (event, received);
+                }
+            }
+            panic!("clock subscription ended");
+        };
+        tokio::time::timeout(DEADLINE, wait).await.expect("clock event in time")
+    }
+}
+
 /// A scheduled freezeout starting tomorrow, EUR 10 + 1, room for `capacity`.
 pub fn freezeout(capacity: u32) -> TournamentDefinition {
     let start = chrono::Utc::now() + chrono::Duration::days(1);
@@ -233,6 +301,7 @@ pub fn freezeout(capacity: u32) -> TournamentDefinition {
         entry_model: EntryModel::Freezeout,
         guarantee: Some(Money::new(100_000, Currency::EUR)),
         profile: RuleProfile::Tda2024,
+        structure: None,
     }
 }
 

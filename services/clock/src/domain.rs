@@ -52,6 +52,13 @@ pub enum ClockCommand {
         /// Now.
         at: DateTime<Utc>,
     },
+    /// Jump to a level (1-based level number), as directors say it.
+    SkipToLevel {
+        /// The level number.
+        level: u32,
+        /// Now.
+        at: DateTime<Utc>,
+    },
     /// Jump to a step (0-based index).
     SkipTo {
         /// The step.
@@ -85,7 +92,7 @@ pub enum ClockError {
     #[error("the clock is paused")]
     Paused,
     /// No such step.
-    #[error("the structure has no step {0}")]
+    #[error("the structure has no level or step {0}")]
     UnknownStep(u32),
     /// Only during a break.
     #[error("the clock is not in a break")]
@@ -121,6 +128,8 @@ pub struct ClockState {
     pub late_registration_closed: bool,
     /// Rebuy period over.
     pub rebuys_ended: bool,
+    /// The push is held for the current step's end (RP-7); cleared when the end moves.
+    pub push_held: bool,
 }
 
 impl ClockState {
@@ -128,6 +137,23 @@ impl ClockState {
     pub fn next_change(&self) -> Option<DateTime<Utc>> {
         let (structure, step) = (self.structure.as_ref()?, self.step?);
         (step as usize + 1 < structure.steps.len()).then_some(self.ends_at).flatten()
+    }
+
+    /// When the push is to be held before the current step's end, if it is due one: the clock
+    /// runs, the step is a level longer than the hold, a break or level follows, and the hold
+    /// was not announced yet.
+    pub fn push_hold_at(&self) -> Option<DateTime<Utc>> {
+        let structure = self.structure.as_ref()?;
+        let hold = structure.push_hold_seconds;
+        let end = self.next_change()?;
+        let step = structure.steps.get(self.step? as usize)?;
+        let holds = hold > 0 && !self.push_held && matches!(step, Step::Level(l) if l.seconds > hold);
+        holds.then(|| end - Duration::seconds(i64::from(hold)))
+    }
+
+    /// The next instant the timer has something to do: hold the push, or start the next step.
+    pub fn next_wakeup(&self) -> Option<DateTime<Utc>> {
+        self.push_hold_at().or_else(|| self.next_change())
     }
 }
 
@@ -145,7 +171,11 @@ fn index_of(structure: &Structure, n: u32, breaks: bool) -> Option<usize> {
 /// The events of starting `step` at `at`, with the windows it closes.
 fn start_step(state: &ClockState, structure: &Structure, step: usize, at: DateTime<Utc>, cause: StepCause) -> Vec<ClockEvent> {
     let ends_at = at + Duration::seconds(i64::from(structure.steps[step].seconds()));
-    let mut events = vec![ClockEvent::StepStarted { step: step as u32, number: number(structure, step), at, ends_at, cause }];
+    let blinds = match structure.steps[step] {
+        Step::Level(level) => Some(level),
+        Step::Break { .. } => None,
+    };
+    let mut events = vec![ClockEvent::StepStarted { step: step as u32, number: number(structure, step), at, ends_at, cause, blinds }];
     let late_level = structure.late_registration_levels.and_then(|n| index_of(structure, n, false));
     if !state.late_registration_closed && late_level.is_some_and(|i| step > i) {
         events.push(ClockEvent::LateRegistrationClosed { at });
@@ -200,7 +230,15 @@ impl Aggregate for ClockAggregate {
                 }
                 Ok(start_step(state, structure, 0, at, StepCause::Start))
             }
-            Tick { now } => Ok(due_steps(state.clone(), now).0),
+            Tick { now } => {
+                let (mut events, caught_up) = due_steps(state.clone(), now);
+                if let (Some(at), Some(until)) = (caught_up.push_hold_at(), caught_up.ends_at) {
+                    if at <= now {
+                        events.push(ClockEvent::PushHeld { step: caught_up.step.expect("running"), at, until });
+                    }
+                }
+                Ok(events)
+            }
             Pause { at, reason } => director(state, at, |s, _| {
                 let end = s.ends_at.ok_or(ClockError::Paused)?;
                 let remaining_ms = (end - at).num_milliseconds().max(0) as u64;
@@ -216,6 +254,10 @@ impl Aggregate for ClockAggregate {
                     return Err(ClockError::UnknownStep(step));
                 }
                 Ok(start_step(s, structure, step as usize, at, StepCause::Skip))
+            }),
+            SkipToLevel { level, at } => director(state, at, |s, structure| {
+                let step = (level > 0).then(|| index_of(structure, level, false)).flatten().ok_or(ClockError::UnknownStep(level))?;
+                Ok(start_step(s, structure, step, at, StepCause::Skip))
             }),
             EndBreak { at } => director(state, at, |s, structure| {
                 let current = s.step.expect("started") as usize;
@@ -237,7 +279,9 @@ impl Aggregate for ClockAggregate {
                 state.step = Some(step);
                 state.ends_at = Some(ends_at);
                 state.paused_remaining_ms = None;
+                state.push_held = false;
             }
+            ClockEvent::PushHeld { .. } => state.push_held = true,
             ClockEvent::Paused { remaining_ms, .. } => {
                 state.ends_at = None;
                 state.paused_remaining_ms = Some(remaining_ms);
@@ -245,8 +289,10 @@ impl Aggregate for ClockAggregate {
             ClockEvent::Resumed { ends_at, .. } => {
                 state.ends_at = Some(ends_at);
                 state.paused_remaining_ms = None;
+                state.push_held = false;
             }
             ClockEvent::TimeAdjusted { seconds, at } => {
+                state.push_held = false;
                 if let Some(end) = state.ends_at {
                     state.ends_at = Some((end + Duration::seconds(seconds)).max(at));
                 }

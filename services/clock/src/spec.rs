@@ -160,7 +160,7 @@ proptest! {
     /// step before it.
     #[test]
     fn replaying_the_log_gives_the_same_clock(ops in prop::collection::vec((op(), 1i64..900), 1..60)) {
-        let mut log = started();
+        let mut log = held(90, preset(Preset::Standard).steps);
         let mut state = log.iter().cloned().fold(ClockState::default(), ClockAggregate::apply_event);
         let mut now = t0();
         for (op, gap) in ops {
@@ -181,5 +181,55 @@ proptest! {
         }
         let starts: Vec<DateTime<Utc>> = log.iter().filter_map(|e| if let ClockEvent::StepStarted { at, .. } = e { Some(*at) } else { None }).collect();
         prop_assert!(starts.windows(2).all(|w| w[0] <= w[1]), "steps start in time order");
+        for event in &log {
+            if let ClockEvent::PushHeld { at, until, .. } = event {
+                prop_assert_eq!(*until - *at, Duration::seconds(90), "a hold begins 90 s before the end it announces");
+            }
+        }
     }
+}
+
+fn held(seconds: u32, steps: Vec<Step>) -> Vec<ClockEvent> {
+    let structure = Structure { steps, late_registration_levels: None, rebuys_until_break: None, push_hold_seconds: seconds };
+    let mut log = vec![ClockEvent::StructureSet { structure }];
+    let state = log.iter().cloned().fold(ClockState::default(), ClockAggregate::apply_event);
+    run(state, C::Start { at: t0() }, &mut log);
+    log
+}
+
+fn level(small_blind: u64, big_blind: u64, seconds: u32) -> Step {
+    Step::Level(Level { small_blind, big_blind, ante: 0, big_blind_ante: false, seconds })
+}
+
+/// RP-7: dealers hold the push 90 s before a level change; the hold is announced once, and the
+/// next level starts on time as ever.
+#[test]
+fn the_push_is_held_ninety_seconds_before_a_level_change() {
+    let history = held(90, vec![level(100, 200, 600), level(200, 400, 600), Step::Break { seconds: 300, color_up: None }]);
+    let end = t0() + mins(10);
+    let hold = end - Duration::seconds(90);
+    given::<ClockAggregate>(history.clone()).when(C::Tick { now: hold - Duration::seconds(1) }).then(vec![]);
+    given::<ClockAggregate>(history.clone()).when(C::Tick { now: hold }).then(vec![ClockEvent::PushHeld { step: 0, at: hold, until: end }]);
+    let mut after_hold = history.clone();
+    after_hold.push(ClockEvent::PushHeld { step: 0, at: hold, until: end });
+    given::<ClockAggregate>(after_hold.clone()).when(C::Tick { now: hold + Duration::seconds(30) }).then(vec![]);
+    let at_end = given::<ClockAggregate>(after_hold.clone()).when(C::Tick { now: end }).accepted();
+    assert!(matches!(at_end[..], [ClockEvent::StepStarted { step: 1, .. }]), "{at_end:?}");
+    // Time added after the hold moves the end: the hold is announced again before the new end.
+    let added = given::<ClockAggregate>(after_hold).when(C::AdjustTime { seconds: 300, at: hold + Duration::seconds(10) }).accepted();
+    let mut moved = history;
+    moved.push(ClockEvent::PushHeld { step: 0, at: hold, until: end });
+    moved.extend(added);
+    let state = given::<ClockAggregate>(moved);
+    assert_eq!(state.state().push_hold_at(), Some(end + mins(5) - Duration::seconds(90)));
+}
+
+#[test]
+fn no_push_hold_in_a_level_shorter_than_the_hold_nor_in_a_break() {
+    let short = held(90, vec![level(100, 200, 60), level(200, 400, 60)]);
+    assert_eq!(given::<ClockAggregate>(short).state().push_hold_at(), None);
+    let brk = held(90, vec![Step::Break { seconds: 600, color_up: None }, level(100, 200, 600)]);
+    assert_eq!(given::<ClockAggregate>(brk).state().push_hold_at(), None);
+    let none = held(0, vec![level(100, 200, 600), level(200, 400, 600)]);
+    assert_eq!(given::<ClockAggregate>(none).state().push_hold_at(), None);
 }

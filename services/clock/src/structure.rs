@@ -1,6 +1,6 @@
 //! Blind structures: the rules they must keep, presets, and loading from TOML.
 
-use floor_events::clock::{Level, Step, Structure};
+use floor_events::clock::{BlindStructure, Level, Step, Structure};
 
 /// A rule a structure breaks.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -114,19 +114,17 @@ const BLINDS: [(u64, u64); 30] = [
     (10_000, 20_000),
 ];
 
-/// Structure families (003: turbo levels of 5–6 minutes against 10–15; 004 §4.36.7–10).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Preset {
-    /// 15-minute levels.
-    Standard,
-    /// 6-minute levels.
-    Turbo,
-    /// 3-minute levels.
-    HyperTurbo,
-    /// 20-minute levels.
-    DeepStack,
-    /// 10-minute levels starting four levels up.
-    ShortStack,
+pub use floor_events::clock::Preset;
+
+/// The structure a tournament's definition names, validated.
+///
+/// # Errors
+/// The rule a custom structure breaks.
+pub fn resolve(structure: &BlindStructure) -> Result<Structure, StructureError> {
+    match structure {
+        BlindStructure::Preset(kind) => Ok(preset(*kind)),
+        BlindStructure::Custom(custom) => validate(custom).map(|()| custom.clone()),
+    }
 }
 
 /// A preset: the common progression with a big-blind ante from level 5 and a 5-minute break
@@ -170,7 +168,7 @@ mod tests {
 
     #[test]
     fn every_preset_is_valid() {
-        for kind in [Preset::Standard, Preset::Turbo, Preset::HyperTurbo, Preset::DeepStack, Preset::ShortStack] {
+        for kind in Preset::ALL {
             validate(&preset(kind)).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
         }
     }

@@ -27,6 +27,9 @@ pub enum Command {
         /// HTTP address of the lobby.
         #[arg(long, env = "FLOOR_HTTP", default_value = "127.0.0.1:8080")]
         http: SocketAddr,
+        /// Run only these services (comma-separated); default: all.
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<Service>,
     },
     /// Run the registration service alone (for scale-out; needs NATS_URL or a `floor run`).
     Registration,
@@ -53,6 +56,132 @@ pub enum Command {
         /// Player account name.
         player: String,
     },
+    /// The blind clock of a tournament: director commands.
+    #[command(subcommand)]
+    Clock(ClockCommand),
+    /// Recurring tournaments: add, list, remove templates.
+    #[command(subcommand)]
+    Schedule(ScheduleCommand),
+    /// Play a whole tournament with simulated table servers and print a JSON summary line.
+    ///
+    /// Without NATS_URL it starts the whole platform itself (in a temporary directory), so
+    /// one command shows a whole tournament; the same seed then gives the same tournament.
+    Sim {
+        /// Players.
+        #[arg(long, default_value_t = 100)]
+        entrants: u32,
+        /// Seed of the hands and the draw.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Rule profile.
+        #[arg(long, default_value = "tda-2024")]
+        profile: String,
+        /// Seats per table.
+        #[arg(long, default_value_t = 9)]
+        table_size: u8,
+    },
+}
+
+/// A service `floor run --only` can start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Service {
+    /// Tournaments and entries.
+    Registration,
+    /// Lobby projection and HTTP.
+    Lobby,
+    /// Blind clocks.
+    Clock,
+    /// Recurring templates and scheduled starts.
+    Scheduler,
+    /// Draws, balancing, the table-server protocol.
+    Seating,
+}
+
+/// `floor clock …`: every command is recorded as an event (the audit trail).
+#[derive(Debug, Subcommand)]
+pub enum ClockCommand {
+    /// Give the clock a structure before the start: a preset or a TOML file.
+    Structure {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+        /// A preset: standard, turbo, hyper-turbo, deep-stack, short-stack.
+        #[arg(long, conflicts_with = "file", required_unless_present = "file")]
+        preset: Option<Preset>,
+        /// A structure file (`[[steps]]` tables; see examples/structures/).
+        #[arg(long)]
+        file: Option<PathBuf>,
+    },
+    /// Start level 1 now (a tournament's clock normally starts with the tournament).
+    Start {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+    },
+    /// Pause the clock.
+    Pause {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+        /// Why (recorded, shown to players).
+        #[arg(long, default_value = "")]
+        reason: String,
+    },
+    /// Resume a paused clock.
+    Resume {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+    },
+    /// Add time to the current level or break (negative removes time).
+    AddTime {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+        /// Seconds to add; negative removes.
+        #[arg(allow_hyphen_values = true)]
+        seconds: i64,
+    },
+    /// Jump to a level.
+    Skip {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+        /// Level number, from 1.
+        level: u32,
+    },
+    /// End the current break now.
+    EndBreak {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+    },
+}
+
+/// Structure presets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Preset {
+    /// 15-minute levels.
+    Standard,
+    /// 6-minute levels.
+    Turbo,
+    /// 3-minute levels.
+    HyperTurbo,
+    /// 20-minute levels.
+    DeepStack,
+    /// 10-minute levels starting four levels up.
+    ShortStack,
+}
+
+/// `floor schedule …`
+#[derive(Debug, Subcommand)]
+pub enum ScheduleCommand {
+    /// Add a recurring template from TOML (see examples/schedules/); prints its id and next starts.
+    Add {
+        /// The template.
+        #[arg(long)]
+        file: PathBuf,
+    },
+    /// List templates with their next starts.
+    List,
+    /// Remove a template; tournaments already created stay.
+    Remove {
+        /// Template id.
+        template: uuid::Uuid,
+    },
 }
 
 /// `floor tournament …`
@@ -70,6 +199,20 @@ pub enum TournamentCommand {
     Show {
         /// Tournament id.
         tournament: uuid::Uuid,
+    },
+    /// Start a scheduled tournament now that its time has come (the scheduler does this by
+    /// itself); below the minimum it is cancelled and refunded.
+    Start {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+    },
+    /// Cancel a tournament before its start; every entry is refunded.
+    Cancel {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+        /// Why (recorded, shown to players).
+        #[arg(long)]
+        reason: String,
     },
 }
 

@@ -53,7 +53,11 @@ impl Director {
         Ok(Self { client })
     }
 
-    async fn request<T: Serialize, R: DeserializeOwned>(&self, service: &str, verb: &str, body: &T) -> Result<R, Failure> {
+    /// Sends one command and returns its `ok` payload.
+    ///
+    /// # Errors
+    /// The platform's rejection (`Rejected`), or unavailability.
+    pub async fn request<T: Serialize, R: DeserializeOwned>(&self, service: &str, verb: &str, body: &T) -> Result<R, Failure> {
         let subject = subjects::command_subject(service, verb);
         let payload = serde_json::to_vec(body).expect("request serializes");
         let reply = tokio::time::timeout(Duration::from_secs(10), self.client.request(subject.clone(), payload.into()))
@@ -125,6 +129,14 @@ impl Director {
 /// # Errors
 /// `Usage` naming the file and the problem.
 pub fn read_definition(path: &Path) -> Result<TournamentDefinition, Failure> {
+    read_toml(path)
+}
+
+/// Reads any request body from TOML (a definition, a schedule template, a structure).
+///
+/// # Errors
+/// `Usage` naming the file and the problem.
+pub fn read_toml<T: DeserializeOwned>(path: &Path) -> Result<T, Failure> {
     let usage = |m: String| Failure::new(Exit::Usage, format!("{}: {m}", path.display()));
     let text = std::fs::read_to_string(path).map_err(|e| usage(e.to_string()))?;
     let value: toml::Value = toml::from_str(&text).map_err(|e| usage(e.to_string()))?;
@@ -163,6 +175,20 @@ pub fn list_line(doc: &serde_json::Value) -> String {
     )
 }
 
+/// One line per template for `floor schedule list`.
+pub fn template_line(summary: &serde_json::Value) -> String {
+    let s = |p: &str| summary.pointer(p).and_then(|v| v.as_str()).unwrap_or("-").to_owned();
+    let next: Vec<&str> = summary.get("upcoming").and_then(|v| v.as_array()).into_iter().flatten().filter_map(|v| v.as_str()).collect();
+    format!(
+        "{}  {:<28} {:<16} {:<16} next {}",
+        s("/template_id"),
+        s("/template/tournament/name"),
+        s("/template/cron"),
+        s("/template/time_zone"),
+        next.join(", ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,5 +206,24 @@ mod tests {
             }
         }
         assert!(seen >= 3, "examples/ should hold several tournaments, found {seen}");
+    }
+
+    #[test]
+    fn every_example_schedule_and_structure_file_is_valid() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+        let toml_files = |sub: &str| -> Vec<std::path::PathBuf> {
+            let mut files: Vec<_> = std::fs::read_dir(dir.join(sub)).unwrap().map(|e| e.unwrap().path()).collect();
+            files.retain(|p| p.extension().is_some_and(|e| e == "toml"));
+            files
+        };
+        for path in toml_files("schedules") {
+            let template: floor_events::schedule::ScheduleTemplate = read_toml(&path).unwrap_or_else(|f| panic!("{}", f.message));
+            let start = "2027-06-01T17:00:00Z".parse().unwrap();
+            floor_scheduler::domain::occurrence_definition(&template, start).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+        for path in toml_files("structures") {
+            let structure: floor_events::clock::Structure = read_toml(&path).unwrap_or_else(|f| panic!("{}", f.message));
+            floor_clock::structure::validate(&structure).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
     }
 }

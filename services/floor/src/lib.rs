@@ -8,9 +8,11 @@
 //!   down in order. `floor run`, `floor <service>` and the end-to-end tests share it.
 //! - [`director`]: `floor tournament create|list|show`, `floor register`: requests to a running
 //!   platform.
+//! - [`sim`]: `floor sim`: a whole tournament played by simulated table servers over NATS.
 //! - [`exit`]: exit codes.
 
 pub mod cli;
 pub mod director;
 pub mod exit;
+pub mod sim;
 pub mod startup;

@@ -1,11 +1,15 @@
 //! `floor`: run the platform, one service, or a director command. `main → run → ExitCode`.
 
 use clap::Parser;
-use floor::cli::{Cli, Command, TournamentCommand};
+use floor::cli::{Cli, ClockCommand, Command, Preset, ScheduleCommand, Service, TournamentCommand};
 use floor::director::{self, Director, Failure};
 use floor::exit::Exit;
 use floor::startup::{stop_signal, Nats, Platform, PlatformConfig};
-use floor_events::{PlayerId, TournamentId};
+use floor_events::clock::{self, BlindStructure};
+use floor_events::registration::{self, CancelTournament, StartTournament};
+use floor_events::schedule::{self, AddTemplate, ListTemplates, RemoveTemplate};
+use floor_events::{subjects, CommandId, PlayerId, TournamentId};
+use serde_json::Value;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -43,9 +47,23 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             .map_err(|e| Failure { message: e.to_string(), exit: Exit::Unavailable })
     };
     match &cli.command {
-        Command::Run { http } => serve(PlatformConfig::all(nats(), Some(*http))).await,
-        Command::Registration => serve(PlatformConfig { lobby: false, http: None, ..PlatformConfig::all(joined()?, None) }).await,
-        Command::Lobby { http } => serve(PlatformConfig { registration: false, ..PlatformConfig::all(joined()?, Some(*http)) }).await,
+        Command::Run { http, only } => {
+            let all = PlatformConfig::all(nats(), Some(*http));
+            let wanted = |service| only.is_empty() || only.contains(&service);
+            let lobby = wanted(Service::Lobby);
+            serve(PlatformConfig {
+                registration: wanted(Service::Registration),
+                lobby,
+                clock_service: wanted(Service::Clock),
+                scheduler: wanted(Service::Scheduler),
+                seating: wanted(Service::Seating),
+                http: lobby.then_some(*http),
+                ..all
+            })
+            .await
+        }
+        Command::Registration => serve(PlatformConfig::only(joined()?, None, |c| c.registration = true)).await,
+        Command::Lobby { http } => serve(PlatformConfig::only(joined()?, Some(*http), |c| c.lobby = true)).await,
         Command::Tournament(TournamentCommand::Create { file }) => {
             let definition = director::read_definition(file)?;
             let id = Director::connect(&cli.data).await?.create_tournament(definition).await?;
@@ -70,6 +88,22 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
             Ok(())
         }
+        Command::Tournament(TournamentCommand::Start { tournament }) => {
+            let request = StartTournament { command_id: CommandId::new(), tournament_id: TournamentId(*tournament) };
+            print_reply(
+                director(&cli).await?.request(subjects::service::REGISTRATION, registration::verbs::START_TOURNAMENT, &request).await?,
+            )
+        }
+        Command::Tournament(TournamentCommand::Cancel { tournament, reason }) => {
+            let request =
+                CancelTournament { command_id: CommandId::new(), tournament_id: TournamentId(*tournament), reason: reason.clone() };
+            print_reply(
+                director(&cli).await?.request(subjects::service::REGISTRATION, registration::verbs::CANCEL_TOURNAMENT, &request).await?,
+            )
+        }
+        Command::Clock(command) => clock_command(&cli, command).await,
+        Command::Sim { entrants, seed, profile, table_size } => simulate(*entrants, *seed, profile, *table_size).await,
+        Command::Schedule(command) => schedule_command(&cli, command).await,
         Command::Register { tournament, player } => {
             let player = parse_player(player)?;
             let entry = Director::connect(&cli.data).await?.register(TournamentId(*tournament), player).await?;
@@ -81,6 +115,132 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             let recorded = Director::connect(&cli.data).await?.unregister(TournamentId(*tournament), player).await?;
             println!("{recorded}");
             Ok(())
+        }
+    }
+}
+
+async fn simulate(entrants: u32, seed: u64, profile: &str, table_size: u8) -> Result<(), Failure> {
+    let usage = |m: String| Failure { message: m, exit: Exit::Usage };
+    let unavailable = |m: String| Failure { message: m, exit: Exit::Unavailable };
+    let profile: floor_events::RuleProfile =
+        serde_json::from_value(Value::String(profile.to_owned())).map_err(|e| usage(format!("--profile: {e}")))?;
+    let joined = std::env::var("NATS_URL").ok().filter(|u| !u.trim().is_empty());
+    // A fresh platform of its own: the tournament id and the draw's key follow from the seed.
+    let scratch = tempfile::tempdir().map_err(|e| unavailable(e.to_string()))?;
+    let digest = |what: &str| -> [u8; 32] {
+        use sha2::Digest;
+        sha2::Sha256::digest(format!("floor-sim:{what}:{seed}").as_bytes()).into()
+    };
+    let (platform, tournament_id) = match &joined {
+        Some(_) => (None, TournamentId::new()),
+        None => {
+            let config = PlatformConfig {
+                seed_key: Some(digest("key")),
+                ..PlatformConfig::only(Nats::Embedded(scratch.path().to_owned()), None, |c| {
+                    c.registration = true;
+                    c.seating = true;
+                })
+            };
+            let platform = Platform::build(config).await.map_err(|e| unavailable(e.to_string()))?;
+            let id = uuid::Uuid::from_slice(&digest("tournament")[..16]).expect("16 bytes");
+            (Some(platform), TournamentId(id))
+        }
+    };
+    let backbone = match (&platform, &joined) {
+        (Some(p), _) => p.backbone().clone(),
+        (None, Some(url)) => {
+            let client = floor_runtime::bootstrap::connect(url).await.map_err(|e| unavailable(e.to_string()))?;
+            floor_runtime::bootstrap::ensure_backbone(client).await.map_err(|e| unavailable(e.to_string()))?
+        }
+        (None, None) => unreachable!("one or the other"),
+    };
+    let config = floor::sim::SimConfig { entrants, seed, table_size, profile, tournament_id };
+    let mut shown = std::time::Instant::now();
+    let summary = floor::sim::run(&backbone, &config, |p| {
+        if shown.elapsed() >= std::time::Duration::from_secs(1) {
+            shown = std::time::Instant::now();
+            eprintln!("players left {:>7}  tables {:>6}  hands {:>9}  ({:.0} hands/s)", p.players_left, p.tables, p.hands, p.hands_per_s);
+        }
+    })
+    .await;
+    if let Some(platform) = platform {
+        platform.stop().await;
+    }
+    let summary = summary.map_err(|m| Failure { message: m, exit: Exit::Rejected })?;
+    println!("{}", serde_json::to_string(&summary).expect("json"));
+    Ok(())
+}
+
+async fn director(cli: &Cli) -> Result<Director, Failure> {
+    Director::connect(&cli.data).await
+}
+
+fn print_reply(value: Value) -> Result<(), Failure> {
+    println!("{}", serde_json::to_string_pretty(&value).expect("json"));
+    Ok(())
+}
+
+async fn clock_command(cli: &Cli, command: &ClockCommand) -> Result<(), Failure> {
+    use clock::verbs;
+    let command_id = CommandId::new();
+    let t = |id: &uuid::Uuid| TournamentId(*id);
+    let (verb, body) = match command {
+        ClockCommand::Structure { tournament, preset, file } => {
+            let structure = match (preset, file) {
+                (Some(p), _) => BlindStructure::Preset(match p {
+                    Preset::Standard => clock::Preset::Standard,
+                    Preset::Turbo => clock::Preset::Turbo,
+                    Preset::HyperTurbo => clock::Preset::HyperTurbo,
+                    Preset::DeepStack => clock::Preset::DeepStack,
+                    Preset::ShortStack => clock::Preset::ShortStack,
+                }),
+                (None, Some(file)) => BlindStructure::Custom(director::read_toml(file)?),
+                (None, None) => unreachable!("clap requires one"),
+            };
+            (verbs::SET_STRUCTURE, serde_json::to_value(clock::SetStructure { command_id, tournament_id: t(tournament), structure }))
+        }
+        ClockCommand::Start { tournament } => {
+            (verbs::START, serde_json::to_value(clock::ClockRequest { command_id, tournament_id: t(tournament) }))
+        }
+        ClockCommand::Pause { tournament, reason } => {
+            (verbs::PAUSE, serde_json::to_value(clock::PauseClock { command_id, tournament_id: t(tournament), reason: reason.clone() }))
+        }
+        ClockCommand::Resume { tournament } => {
+            (verbs::RESUME, serde_json::to_value(clock::ClockRequest { command_id, tournament_id: t(tournament) }))
+        }
+        ClockCommand::AddTime { tournament, seconds } => {
+            (verbs::ADJUST_TIME, serde_json::to_value(clock::AdjustTime { command_id, tournament_id: t(tournament), seconds: *seconds }))
+        }
+        ClockCommand::Skip { tournament, level } => {
+            (verbs::SKIP_TO_LEVEL, serde_json::to_value(clock::SkipToLevel { command_id, tournament_id: t(tournament), level: *level }))
+        }
+        ClockCommand::EndBreak { tournament } => {
+            (verbs::END_BREAK, serde_json::to_value(clock::ClockRequest { command_id, tournament_id: t(tournament) }))
+        }
+    };
+    let body = body.expect("request serializes");
+    print_reply(director(cli).await?.request(subjects::service::CLOCK, verb, &body).await?)
+}
+
+async fn schedule_command(cli: &Cli, command: &ScheduleCommand) -> Result<(), Failure> {
+    use schedule::verbs;
+    let director = director(cli).await?;
+    match command {
+        ScheduleCommand::Add { file } => {
+            let request = AddTemplate { command_id: CommandId::new(), template_id: None, template: director::read_toml(file)? };
+            print_reply(director.request(subjects::service::SCHEDULER, verbs::ADD_TEMPLATE, &request).await?)
+        }
+        ScheduleCommand::List => {
+            let list: Vec<Value> = director.request(subjects::service::SCHEDULER, verbs::LIST_TEMPLATES, &ListTemplates::default()).await?;
+            if list.is_empty() {
+                eprintln!("no templates yet: floor schedule add --file examples/schedules/daily-vienna.toml");
+            }
+            list.iter().for_each(|t| println!("{}", director::template_line(t)));
+            Ok(())
+        }
+        ScheduleCommand::Remove { template } => {
+            let request = RemoveTemplate { command_id: CommandId::new(), template_id: *template };
+            print_reply(director.request(subjects::service::SCHEDULER, verbs::REMOVE_TEMPLATE, &request).await?)
         }
     }
 }

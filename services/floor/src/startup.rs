@@ -2,9 +2,11 @@
 //! chosen services; then wait for a stop signal and shut down in order (stop taking commands,
 //! let in-flight ones finish, stop projections, drain NATS, stop the embedded server).
 
+use floor_clock::ClockService;
 use floor_registration::RegistrationService;
 use floor_runtime::bootstrap::{self, Backbone, BootstrapError, EmbeddedServer};
 use floor_runtime::Clock;
+use floor_scheduler::service::SchedulerService;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -30,6 +32,14 @@ pub struct PlatformConfig {
     pub registration: bool,
     /// Run the lobby projection.
     pub lobby: bool,
+    /// Run the clock service (timers, director clock commands).
+    pub clock_service: bool,
+    /// Run the scheduler (recurring templates, scheduled starts).
+    pub scheduler: bool,
+    /// Run seating (draws, balancing, the table-server protocol).
+    pub seating: bool,
+    /// Fix seating's seed key (`floor sim`, to repeat a tournament); otherwise the stored one.
+    pub seed_key: Option<[u8; 32]>,
     /// Serve the lobby over HTTP here (port 0 picks a free one).
     pub http: Option<SocketAddr>,
     /// The clock services stamp commands with.
@@ -39,7 +49,25 @@ pub struct PlatformConfig {
 impl PlatformConfig {
     /// Every service, with the system clock.
     pub fn all(nats: Nats, http: Option<SocketAddr>) -> Self {
-        Self { nats, registration: true, lobby: true, http, clock: Arc::new(floor_runtime::SystemClock) }
+        Self {
+            nats,
+            registration: true,
+            lobby: true,
+            clock_service: true,
+            scheduler: true,
+            seating: true,
+            seed_key: None,
+            http,
+            clock: Arc::new(floor_runtime::SystemClock),
+        }
+    }
+
+    /// No service but those `choose` switches on.
+    pub fn only(nats: Nats, http: Option<SocketAddr>, choose: impl FnOnce(&mut Self)) -> Self {
+        let mut config =
+            Self { registration: false, lobby: false, clock_service: false, scheduler: false, seating: false, ..Self::all(nats, http) };
+        choose(&mut config);
+        config
     }
 }
 
@@ -55,6 +83,9 @@ pub enum StartupError {
     /// The lobby could not start.
     #[error(transparent)]
     Lobby(#[from] floor_lobby::service::LobbyError),
+    /// Another service could not start.
+    #[error("{0}: {1}")]
+    Service(&'static str, String),
 }
 
 /// A started platform.
@@ -92,14 +123,27 @@ impl Platform {
                 .await
                 .map_err(|e| StartupError::Registration(e.to_string()))?;
             let (client, token) = (backbone.client.clone(), shutdown.clone());
-            let (ready, is_ready) = tokio::sync::oneshot::channel();
-            tracker.spawn(async move {
-                let served = service.serve(client, token, Some(ready)).await;
-                if let Err(e) = served {
-                    tracing::error!(error = %e, "registration endpoint stopped");
-                }
-            });
-            is_ready.await.map_err(|_| StartupError::Registration("endpoint did not start".into()))?;
+            serve("registration", &tracker, |ready| async move { service.serve(client, token, Some(ready)).await }).await?;
+        }
+        if config.clock_service {
+            let service = ClockService::start(&backbone, config.clock.clone(), shutdown.clone(), &tracker)
+                .await
+                .map_err(|e| StartupError::Service("clock", e.to_string()))?;
+            let (client, token) = (backbone.client.clone(), shutdown.clone());
+            serve("clock", &tracker, |ready| async move { service.serve(client, token, Some(ready)).await }).await?;
+        }
+        if config.seating {
+            let key = config.seed_key.map(floor_seating::policy::SeedKey);
+            floor_seating::service::SeatingService::start(&backbone, key, shutdown.clone(), &tracker)
+                .await
+                .map_err(|e| StartupError::Service("seating", e.to_string()))?;
+        }
+        if config.scheduler {
+            let service = SchedulerService::start(&backbone, config.clock.clone(), shutdown.clone(), &tracker)
+                .await
+                .map_err(|e| StartupError::Service("scheduler", e.to_string()))?;
+            let (client, token) = (backbone.client.clone(), shutdown.clone());
+            serve("scheduler", &tracker, |ready| async move { service.serve(client, token, Some(ready)).await }).await?;
         }
         Ok(Self { backbone, embedded, http, shutdown, tracker })
     }
@@ -131,6 +175,22 @@ impl Platform {
             server.stop();
         }
     }
+}
+
+/// Runs a service's endpoint on `tracker`; returns once it takes requests.
+async fn serve<F, Fut>(name: &'static str, tracker: &TaskTracker, endpoint: F) -> Result<(), StartupError>
+where
+    F: FnOnce(tokio::sync::oneshot::Sender<()>) -> Fut,
+    Fut: Future<Output = Result<(), floor_runtime::endpoint::EndpointError>> + Send + 'static,
+{
+    let (ready, is_ready) = tokio::sync::oneshot::channel();
+    let served = endpoint(ready);
+    tracker.spawn(async move {
+        if let Err(e) = served.await {
+            tracing::error!(service = name, error = %e, "endpoint stopped");
+        }
+    });
+    is_ready.await.map_err(|_| StartupError::Service(name, "endpoint did not start".into()))
 }
 
 /// Completes on Ctrl-C or SIGTERM.

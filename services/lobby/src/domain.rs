@@ -4,8 +4,9 @@
 //! own previous value and the next commit alone: no player lists, no other state.
 
 use chrono::{DateTime, Utc};
-use floor_events::registration::TournamentEvent;
-use floor_events::tournament::{EntryModel, Fee, TournamentDefinition};
+use floor_events::clock::ClockEvent;
+use floor_events::registration::{CancellationReason, TournamentEvent};
+use floor_events::tournament::{EntryLedger, EntryModel, Fee, TournamentDefinition};
 use floor_events::{Money, RuleProfile, TournamentId};
 use serde::{Deserialize, Serialize};
 
@@ -15,8 +16,10 @@ use serde::{Deserialize, Serialize};
 pub enum LobbyState {
     /// Announced; registration opens at `registration_opens` and closes at the deadline.
     Registering,
-    /// A sit & go that filled its seats.
+    /// Cards are in the air: a sit & go filled its seats, or a scheduled start came.
     Running,
+    /// Cancelled before the start; every entry was refunded.
+    Cancelled,
 }
 
 /// The prize pool as players see it.
@@ -44,6 +47,8 @@ pub struct Books {
     /// Prize-pool contributions kept.
     pub prize_pool: Money,
 }
+
+pub use crate::clock::LobbyClock;
 
 /// One tournament in the lobby.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,6 +95,12 @@ pub struct LobbyDocument {
     pub prize_pool: PrizePool,
     /// Money in and out.
     pub books: Books,
+    /// Why it was cancelled, if it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancellation: Option<CancellationReason>,
+    /// The blind clock, once it has a structure.
+    #[serde(default)]
+    pub clock: Option<LobbyClock>,
     /// Stream sequence of the last commit folded in: older commits are ignored.
     pub last_sequence: u64,
 }
@@ -125,6 +136,8 @@ impl LobbyDocument {
             re_entries: 0,
             prize_pool: PrizePool { collected: zero, guarantee: def.guarantee, overlay: zero, total: zero },
             books: Books { paid_in: zero, refunded: zero, fees: zero, prize_pool: zero },
+            cancellation: None,
+            clock: None,
             last_sequence: sequence,
         };
         doc.settle_prize_pool();
@@ -146,23 +159,43 @@ impl LobbyDocument {
                 self.books.paid_in = add(self.books.paid_in, e.ledger.paid_in);
                 self.books.fees = add(self.books.fees, e.ledger.fee);
                 self.books.prize_pool = add(self.books.prize_pool, e.ledger.prize_pool);
-                if self.sit_and_go && self.entrants >= self.capacity {
-                    self.state = LobbyState::Running;
-                }
             }
             TournamentEvent::EntryUnregistered(e) => {
-                let sub = |a: Money, b: Money| a.checked_sub(b).unwrap_or(a);
                 self.entrants = self.entrants.saturating_sub(1);
                 self.live_entries = self.live_entries.saturating_sub(1);
                 self.unique_players = self.unique_players.saturating_sub(u32::from(e.player_left));
-                self.books.refunded = add(self.books.refunded, e.refund.paid_in);
-                self.books.fees = sub(self.books.fees, e.refund.fee);
-                self.books.prize_pool = sub(self.books.prize_pool, e.refund.prize_pool);
+                self.refund(&e.refund);
+            }
+            TournamentEvent::TournamentStarted(_) => self.state = LobbyState::Running,
+            TournamentEvent::TournamentCancelled(e) => {
+                self.state = LobbyState::Cancelled;
+                self.cancellation = Some(e.reason.clone());
+                self.live_entries = 0;
+                e.refunds.iter().for_each(|r| self.refund(&r.refund));
             }
             TournamentEvent::EntryEliminated(_) => self.live_entries = self.live_entries.saturating_sub(1),
             TournamentEvent::PlayerRefused(_) | TournamentEvent::PlayersKeptApart(_) => {}
         }
         self.settle_prize_pool();
+        self
+    }
+
+    /// Gives one entry's money back.
+    fn refund(&mut self, refund: &EntryLedger) {
+        let add = |a: Money, b: Money| a.checked_add(b).unwrap_or(a);
+        let sub = |a: Money, b: Money| a.checked_sub(b).unwrap_or(a);
+        self.books.refunded = add(self.books.refunded, refund.paid_in);
+        self.books.fees = sub(self.books.fees, refund.fee);
+        self.books.prize_pool = sub(self.books.prize_pool, refund.prize_pool);
+    }
+
+    /// Folds one clock event.
+    pub fn evolve_clock(mut self, event: &ClockEvent) -> Self {
+        if let ClockEvent::StructureSet { structure } = event {
+            self.clock = Some(LobbyClock::new(structure.clone()));
+        } else if let Some(clock) = self.clock.take() {
+            self.clock = Some(clock.evolve(event));
+        }
         self
     }
 
@@ -203,6 +236,7 @@ mod tests {
             entry_model: EntryModel::ReEntry { max_entries: 3 },
             guarantee: Some(eur(50_000)),
             profile: RuleProfile::Tda2024,
+            structure: None,
         }
     }
 

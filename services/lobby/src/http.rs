@@ -1,7 +1,10 @@
 //! The lobby over HTTP: `GET /api/tournaments` and `GET /api/tournaments/{id}`, JSON.
 //!
-//! Served from an in-memory copy of bucket `floor-lobby` that a KV watch keeps current, so a
-//! request never waits on NATS and any number of HTTP instances can run beside one projection.
+//! The list is served from an in-memory copy of bucket `floor-lobby` that a KV watch keeps
+//! current, so it never waits on NATS and any number of HTTP instances can run beside one
+//! projection. One tournament is read from the bucket itself (one KV get, a fraction of a
+//! millisecond): a player who just registered sees their entry in the next read, never an older
+//! copy the watch has not caught up with. The cache answers if NATS does not.
 
 use async_nats::jetstream::kv;
 use axum::extract::{Path, State};
@@ -15,10 +18,11 @@ use std::sync::{Arc, RwLock};
 use tokio_util::sync::CancellationToken;
 
 /// Tournament id → its document's JSON, as last seen in the bucket.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct LobbyCache {
     // std RwLock: held only to copy bytes in or out, never across an await.
     docs: Arc<RwLock<BTreeMap<String, bytes::Bytes>>>,
+    bucket: kv::Store,
 }
 
 impl LobbyCache {
@@ -27,7 +31,7 @@ impl LobbyCache {
     /// # Errors
     /// When the watch cannot be started.
     pub async fn watch(bucket: kv::Store, shutdown: CancellationToken) -> Result<Self, kv::WatchError> {
-        let cache = Self::default();
+        let cache = Self { docs: Arc::default(), bucket: bucket.clone() };
         let mut entries = bucket.watch_all_from_revision(1).await?;
         let docs = cache.docs.clone();
         tokio::spawn(async move {
@@ -70,8 +74,14 @@ impl LobbyCache {
         body
     }
 
-    fn get(&self, id: &str) -> Option<bytes::Bytes> {
-        self.docs.read().expect("lobby cache poisoned").get(id).cloned()
+    async fn get(&self, id: &str) -> Option<bytes::Bytes> {
+        match self.bucket.get(id).await {
+            Ok(doc) => doc,
+            Err(e) => {
+                tracing::warn!(error = %e, "lobby read from the cache: the bucket did not answer");
+                self.docs.read().expect("lobby cache poisoned").get(id).cloned()
+            }
+        }
     }
 }
 
@@ -84,7 +94,7 @@ async fn list(State(cache): State<LobbyCache>) -> Response {
 }
 
 async fn one(State(cache): State<LobbyCache>, Path(id): Path<String>) -> Response {
-    match cache.get(&id) {
+    match cache.get(&id).await {
         Some(doc) => json(StatusCode::OK, doc),
         None => json(
             StatusCode::NOT_FOUND,

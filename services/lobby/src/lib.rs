@@ -4,6 +4,7 @@
 //! # Layout
 //!
 //! - [`domain`]: the lobby document and its pure fold from tournament events (`evolve`).
+//! - [`clock`]: the clock section: level, blinds, next level and break, folded from clock events.
 //! - [`projection`]: the [`floor_runtime::projection::Projection`] that keeps the documents in KV.
 //! - [`http`]: `GET /api/tournaments` and `GET /api/tournaments/{id}`, served from a cache that
 //!   watches the bucket.
@@ -11,6 +12,7 @@
 //!
 //! The lobby owns no aggregate and reacts to nothing, so it has no `policy.rs`.
 
+pub mod clock;
 pub mod domain;
 pub mod http;
 pub mod projection;

@@ -1,4 +1,5 @@
-//! The lobby projection: tournament commits folded into one KV document per tournament.
+//! The lobby projection: tournament and clock commits folded into one KV document per
+//! tournament.
 //!
 //! Documents are folded in memory and written once per batch ([`Projection::flush`]), the
 //! checkpoint after them; each document also remembers the last sequence folded in, so a commit
@@ -6,6 +7,7 @@
 
 use crate::domain::LobbyDocument;
 use async_nats::jetstream::kv;
+use floor_events::clock::ClockEvent;
 use floor_events::registration::TournamentEvent;
 use floor_events::{record, subjects, TournamentId};
 use floor_runtime::bootstrap::Backbone;
@@ -63,41 +65,52 @@ impl LobbyProjection {
     }
 }
 
+/// A commit's events; an undecodable one is logged and skipped (never fatal for every lobby).
+fn decode<E: serde::de::DeserializeOwned>(subject: &str, sequence: u64, body: &[u8]) -> Option<Vec<E>> {
+    record::decode_commit::<E>(body).map_err(|e| tracing::warn!(subject, sequence, error = %e, "lobby skipped an undecodable commit")).ok()
+}
+
 impl Projection for LobbyProjection {
     fn name(&self) -> &'static str {
         "lobby"
     }
 
     fn filters(&self) -> Vec<String> {
-        vec![subjects::event_filter(subjects::aggregate::TOURNAMENT)]
+        vec![subjects::event_filter(subjects::aggregate::TOURNAMENT), subjects::event_filter(subjects::aggregate::CLOCK)]
     }
 
     fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
-        let Some((_, id)) = subjects::parse_event_subject(subject) else { return };
+        let Some((aggregate, id)) = subjects::parse_event_subject(subject) else { return };
         let id = TournamentId(id);
-        let events = match record::decode_commit::<TournamentEvent>(body) {
-            Ok(events) => events,
-            Err(e) => {
-                tracing::warn!(subject, sequence, error = %e, "lobby skipped an undecodable commit");
-                return;
-            }
+        if self.docs.get(&id).is_some_and(|doc| doc.last_sequence >= sequence) {
+            return;
+        }
+        let folded = if aggregate == subjects::aggregate::CLOCK {
+            decode::<ClockEvent>(subject, sequence, body).and_then(|events| {
+                let Some(doc) = self.docs.remove(&id) else {
+                    tracing::warn!(subject, sequence, "clock of a tournament the lobby never saw created");
+                    return None;
+                };
+                Some(events.iter().fold(doc, LobbyDocument::evolve_clock))
+            })
+        } else {
+            decode::<TournamentEvent>(subject, sequence, body).and_then(|events| {
+                let doc = match (self.docs.remove(&id), events.first()) {
+                    (Some(doc), _) => doc,
+                    (None, Some(TournamentEvent::TournamentCreated(c))) => LobbyDocument::created(id, &c.definition, c.at, sequence),
+                    (None, _) => {
+                        tracing::warn!(subject, sequence, "commit for a tournament the lobby never saw created");
+                        return None;
+                    }
+                };
+                Some(events.iter().fold(doc, LobbyDocument::evolve))
+            })
         };
-        let mut doc = match (self.docs.remove(&id), events.first()) {
-            (Some(doc), _) if doc.last_sequence >= sequence => {
-                self.docs.insert(id, doc);
-                return;
-            }
-            (Some(doc), _) => doc,
-            (None, Some(TournamentEvent::TournamentCreated(c))) => LobbyDocument::created(id, &c.definition, c.at, sequence),
-            (None, _) => {
-                tracing::warn!(subject, sequence, "commit for a tournament the lobby never saw created");
-                return;
-            }
-        };
-        doc = events.iter().fold(doc, LobbyDocument::evolve);
-        doc.last_sequence = sequence;
-        self.docs.insert(id, doc);
-        self.dirty.insert(id);
+        if let Some(mut doc) = folded {
+            doc.last_sequence = sequence;
+            self.docs.insert(id, doc);
+            self.dirty.insert(id);
+        }
     }
 
     async fn flush(&mut self) -> Result<(), ProjectionError> {

@@ -65,6 +65,18 @@ pub enum TournamentCommand {
         /// Now.
         at: DateTime<Utc>,
     },
+    /// The start time came: start, or cancel and refund below the minimum.
+    Start {
+        /// Now.
+        at: DateTime<Utc>,
+    },
+    /// The director cancels before the start; every entry is refunded.
+    Cancel {
+        /// Why.
+        reason: String,
+        /// Now.
+        at: DateTime<Utc>,
+    },
 }
 
 /// Why the tournament aggregate said no.
@@ -124,6 +136,15 @@ pub enum RegistrationError {
     /// A keep-apart group needs two different players.
     #[error("keep apart needs at least two different players")]
     BadGroup,
+    /// The tournament was cancelled.
+    #[error("the tournament was cancelled")]
+    Cancelled,
+    /// Starting before the start time.
+    #[error("the tournament starts at {0}")]
+    TooEarly(DateTime<Utc>),
+    /// A sit & go starts itself.
+    #[error("a sit & go starts when its last seat is filled")]
+    StartsWhenFull,
 }
 
 impl floor_runtime::DomainError for RegistrationError {
@@ -147,6 +168,9 @@ impl floor_runtime::DomainError for RegistrationError {
             AlreadyEliminated(_) => codes::ENTRY_ALREADY_ELIMINATED,
             Refused(_) => codes::PLAYER_REFUSED,
             KeptApart(..) | BadGroup => codes::PLAYER_KEPT_APART,
+            Cancelled => codes::TOURNAMENT_CANCELLED,
+            TooEarly(_) => codes::TOO_EARLY,
+            StartsWhenFull => codes::STARTS_WHEN_FULL,
         }
     }
 }
@@ -188,8 +212,11 @@ pub struct TournamentState {
     pub refused: HashSet<PlayerId>,
     /// For each player, the others they are kept apart from.
     pub apart: HashMap<PlayerId, Vec<PlayerId>>,
-    /// A sit & go starts the moment its last seat is filled.
-    pub sit_and_go_started: bool,
+    /// `tournament_started` was recorded (a sit & go's last seat, or the start time with the
+    /// minimum met).
+    pub start_recorded: bool,
+    /// `tournament_cancelled` was recorded.
+    pub cancelled: bool,
 }
 
 /// The creation facts.
@@ -220,8 +247,8 @@ impl TournamentState {
     /// Whether play has begun at `at`.
     pub fn started(&self, at: DateTime<Utc>) -> bool {
         match self.created.as_ref().map(|c| c.definition.start) {
-            Some(Start::At(start)) => at >= start,
-            Some(Start::SitAndGo) => self.sit_and_go_started,
+            Some(Start::At(start)) => at >= start || self.start_recorded,
+            Some(Start::SitAndGo) => self.start_recorded,
             None => false,
         }
     }
@@ -240,6 +267,9 @@ impl Aggregate for TournamentAggregate {
             return create(state, tournament_id, *definition, at);
         }
         let Some(created) = &state.created else { return Err(RegistrationError::UnknownTournament) };
+        if state.cancelled {
+            return Err(RegistrationError::Cancelled);
+        }
         match command {
             Create { .. } => unreachable!("handled above"),
             Register { player, at } => register(state, created, player, at),
@@ -247,6 +277,13 @@ impl Aggregate for TournamentAggregate {
             RefusePlayer { player, reason, at } => refuse(state, player, reason, at),
             KeepApart { players, at } => keep_apart(state, players, at),
             EliminateEntry { entry, at } => eliminate(state, entry, at),
+            Start { at } => start(state, created, at),
+            Cancel { reason, at } => {
+                if state.started(at) {
+                    return Err(RegistrationError::Started);
+                }
+                Ok(vec![cancellation(state, CancellationReason::Director { reason }, at)])
+            }
         }
     }
 
@@ -259,12 +296,9 @@ impl Aggregate for TournamentAggregate {
                 state.by_player.entry(e.player.clone()).or_default().push(e.entry);
                 state.entries.push(Entry { player: e.player, status: EntryStatus::Live, ledger: e.ledger });
                 state.counted += 1;
-                if let Some(c) = &state.created {
-                    if c.definition.start == Start::SitAndGo && state.counted >= c.definition.capacity {
-                        state.sit_and_go_started = true;
-                    }
-                }
             }
+            TournamentEvent::TournamentStarted(_) => state.start_recorded = true,
+            TournamentEvent::TournamentCancelled(_) => state.cancelled = true,
             TournamentEvent::EntryUnregistered(e) => {
                 if let Some(entry) = (e.entry.0 as usize).checked_sub(1).and_then(|i| state.entries.get_mut(i)) {
                     entry.status = EntryStatus::Unregistered;
@@ -300,6 +334,15 @@ fn create(
         return Err(RegistrationError::TournamentExists);
     }
     definition.validate().map_err(RegistrationError::InvalidDefinition)?;
+    if let Some(structure) = &definition.structure {
+        floor_clock::structure::resolve(structure).map_err(|e| {
+            RegistrationError::InvalidDefinition(DefinitionError {
+                code: codes::INVALID_STRUCTURE,
+                field: "structure",
+                message: e.to_string(),
+            })
+        })?;
+    }
     Ok(vec![TournamentEvent::TournamentCreated(TournamentCreated { tournament_id, definition, at })])
 }
 
@@ -322,8 +365,12 @@ fn register(
     if at < opens {
         return Err(RegistrationError::NotOpen(opens));
     }
-    if def.registration_deadline().is_some_and(|deadline| at >= deadline) || (state.sit_and_go_started) {
-        return Err(if state.sit_and_go_started { RegistrationError::FieldFull(def.capacity) } else { RegistrationError::Closed });
+    let sit_and_go = def.start == Start::SitAndGo;
+    if sit_and_go && state.start_recorded {
+        return Err(RegistrationError::FieldFull(def.capacity));
+    }
+    if def.registration_deadline().is_some_and(|deadline| at >= deadline) {
+        return Err(RegistrationError::Closed);
     }
     // The player's own standing first: "you already have an entry" tells more than "full".
     let kind = entry_kind(state, def, &player, at)?;
@@ -332,7 +379,48 @@ fn register(
     }
     let entry = EntryNo(state.entries.len() as u32 + 1);
     let new_player = state.entries_of(&player).next().is_none();
-    Ok(vec![TournamentEvent::EntryRegistered(EntryRegistered { entry, player, kind, new_player, ledger: def.entry_ledger(), at })])
+    let mut events =
+        vec![TournamentEvent::EntryRegistered(EntryRegistered { entry, player, kind, new_player, ledger: def.entry_ledger(), at })];
+    if sit_and_go && state.counted + 1 >= def.capacity {
+        let entries = live_entries(state) + 1;
+        events.push(TournamentEvent::TournamentStarted(TournamentStarted { entries, cause: StartCause::LastSeatFilled, at }));
+    }
+    Ok(events)
+}
+
+fn live_entries(state: &TournamentState) -> u32 {
+    state.entries.iter().filter(|e| e.status == EntryStatus::Live).count() as u32
+}
+
+/// Spec §1: a scheduled tournament starts at its time if the minimum is met; otherwise it is
+/// cancelled and every entry refunded.
+fn start(state: &TournamentState, created: &Created, at: DateTime<Utc>) -> Result<Vec<TournamentEvent>, RegistrationError> {
+    let def = &created.definition;
+    let Start::At(start) = def.start else { return Err(RegistrationError::StartsWhenFull) };
+    if state.start_recorded {
+        return Err(RegistrationError::Started);
+    }
+    if at < start {
+        return Err(RegistrationError::TooEarly(start));
+    }
+    let entries = live_entries(state);
+    if entries < def.min_players {
+        let reason = CancellationReason::BelowMinimum { entries, min_players: def.min_players };
+        return Ok(vec![cancellation(state, reason, at)]);
+    }
+    Ok(vec![TournamentEvent::TournamentStarted(TournamentStarted { entries, cause: StartCause::Scheduled, at })])
+}
+
+/// The cancellation with one full refund per live entry.
+fn cancellation(state: &TournamentState, reason: CancellationReason, at: DateTime<Utc>) -> TournamentEvent {
+    let refunds = state
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.status == EntryStatus::Live)
+        .map(|(i, e)| Refund { entry: EntryNo(i as u32 + 1), player: e.player.clone(), refund: e.ledger })
+        .collect();
+    TournamentEvent::TournamentCancelled(TournamentCancelled { reason, refunds, at })
 }
 
 /// What kind of entry the player may take now, per the entry model.

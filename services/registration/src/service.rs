@@ -6,15 +6,14 @@ use crate::domain::{TournamentAggregate, TournamentCommand};
 use crate::limits::{PlayerAggregate, PlayerCommand};
 use crate::policy;
 use crate::projection::LimitedPlayers;
-use async_nats::jetstream::consumer::{pull, DeliverPolicy};
 use bytes::Bytes;
 use floor_events::player::{PlayerEvent, SetPlayerLimits};
 use floor_events::registration::*;
 use floor_events::{record, subjects, CommandId, ErrorBody, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::endpoint::{self, CommandHandler, EndpointError};
+use floor_runtime::follow::follow;
 use floor_runtime::{reply, AggregateHost, Clock, JetStreamStore};
-use futures::StreamExt;
 use std::sync::{Arc, RwLock};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -186,6 +185,14 @@ impl CommandHandler for RegistrationService {
                 let r = decoded!(EliminateEntry);
                 self.tournament_command(r.command_id, r.tournament_id, TournamentCommand::EliminateEntry { entry: r.entry, at }).await
             }
+            verbs::START_TOURNAMENT => {
+                let r = decoded!(StartTournament);
+                self.tournament_command(r.command_id, r.tournament_id, TournamentCommand::Start { at }).await
+            }
+            verbs::CANCEL_TOURNAMENT => {
+                let r = decoded!(CancelTournament);
+                self.tournament_command(r.command_id, r.tournament_id, TournamentCommand::Cancel { reason: r.reason, at }).await
+            }
             verbs::SET_PLAYER_LIMITS => self.set_player_limits(decoded!(SetPlayerLimits)).await,
             other => endpoint::encode::<()>(&Reply::Error(ErrorBody::new(floor_events::codes::UNKNOWN_VERB, format!("no verb {other:?}")))),
         }
@@ -200,34 +207,17 @@ async fn follow_limited_players(
     shutdown: CancellationToken,
     tracker: &TaskTracker,
 ) -> Result<(), StartError> {
-    use floor_runtime::projection::{ProjectionError, ProjectionErrorKind};
-    let read = |e: String| ProjectionError::with_source(ProjectionErrorKind::Read, e);
-    let mut consumer = backbone
-        .events
-        .create_consumer(pull::OrderedConfig {
-            filter_subject: subjects::event_filter(subjects::aggregate::PLAYER),
-            deliver_policy: DeliverPolicy::All,
-            ..Default::default()
-        })
-        .await
-        .map_err(|e| read(e.to_string()))?;
-    let mut pending = consumer.info().await.map_err(|e| read(e.to_string()))?.num_pending;
-    let mut messages = consumer.messages().await.map_err(|e| read(e.to_string()))?;
     let apply = move |limited: &RwLock<LimitedPlayers>, body: &[u8]| match record::decode_commit::<PlayerEvent>(body) {
         Ok(events) => events.iter().for_each(|e| limited.write().expect("limited players poisoned").apply(e)),
         Err(e) => tracing::warn!(error = %e, "undecodable player commit skipped"),
     };
-    while pending > 0 {
-        let Some(message) = messages.next().await else { break };
-        let message = message.map_err(|e| read(e.to_string()))?;
-        apply(&limited, &message.payload);
-        pending = message.info().map(|i| i.pending).unwrap_or(0);
-    }
+    let filters = vec![subjects::event_filter(subjects::aggregate::PLAYER)];
+    let mut following = follow(backbone, filters, |message| apply(&limited, &message.payload)).await?;
     tracker.spawn(async move {
         loop {
             let next = tokio::select! {
                 _ = shutdown.cancelled() => break,
-                next = messages.next() => next,
+                next = following.next() => next,
             };
             match next {
                 Some(Ok(message)) => apply(&limited, &message.payload),

@@ -39,6 +39,7 @@ fn definition() -> TournamentDefinition {
         entry_model: EntryModel::Freezeout,
         guarantee: None,
         profile: RuleProfile::Tda2024,
+        structure: None,
     }
 }
 
@@ -244,16 +245,79 @@ fn an_entry_is_eliminated_once() {
 }
 
 #[test]
-fn a_sit_and_go_starts_when_full_and_then_takes_nobody() {
+fn a_sit_and_go_starts_in_the_commit_that_fills_its_last_seat_and_then_takes_nobody() {
     let sng = TournamentDefinition { start: Start::SitAndGo, late_registration_until: None, capacity: 2, min_players: 2, ..definition() };
-    let full = vec![
-        created(sng),
+    let one_seat_left = vec![created(sng), registered(1, "ana", EntryKind::Registration, true, BEFORE_START)];
+    given::<TournamentAggregate>(one_seat_left.clone()).when(register("ben", BEFORE_START)).then(vec![
+        registered(2, "ben", EntryKind::Registration, true, BEFORE_START),
+        TournamentEvent::TournamentStarted(TournamentStarted { entries: 2, cause: StartCause::LastSeatFilled, at: at(BEFORE_START) }),
+    ]);
+    let full = given::<TournamentAggregate>(one_seat_left.clone()).when(register("ben", BEFORE_START)).accepted();
+    let history: Vec<_> = one_seat_left.into_iter().chain(full).collect();
+    given::<TournamentAggregate>(history.clone()).when(register("cleo", BEFORE_START)).then_reject(codes::FIELD_FULL);
+    given::<TournamentAggregate>(history).when(C::Start { at: at(LATE) }).then_reject(codes::STARTS_WHEN_FULL);
+}
+
+const START: &str = "2026-12-06T18:00:00Z";
+
+#[test]
+fn at_its_start_time_a_tournament_with_the_minimum_starts() {
+    let history = vec![
+        created(definition()),
         registered(1, "ana", EntryKind::Registration, true, BEFORE_START),
         registered(2, "ben", EntryKind::Registration, true, BEFORE_START),
     ];
-    let state = given::<TournamentAggregate>(full.clone());
-    assert!(state.state().sit_and_go_started);
-    given::<TournamentAggregate>(full).when(register("cleo", BEFORE_START)).then_reject(codes::FIELD_FULL);
+    given::<TournamentAggregate>(history.clone()).when(C::Start { at: at(BEFORE_START) }).then_reject(codes::TOO_EARLY);
+    given::<TournamentAggregate>(history.clone())
+        .when(C::Start { at: at(START) })
+        .then(vec![TournamentEvent::TournamentStarted(TournamentStarted { entries: 2, cause: StartCause::Scheduled, at: at(START) })]);
+    let mut started = history;
+    started.push(TournamentEvent::TournamentStarted(TournamentStarted { entries: 2, cause: StartCause::Scheduled, at: at(START) }));
+    given::<TournamentAggregate>(started.clone()).when(C::Start { at: at(LATE) }).then_reject(codes::TOURNAMENT_STARTED);
+    given::<TournamentAggregate>(started).when(C::Cancel { reason: "storm".into(), at: at(LATE) }).then_reject(codes::TOURNAMENT_STARTED);
+}
+
+/// Spec §1 (004 §4.36.4): below the minimum at the start time, the tournament is cancelled and
+/// every entry refunded in full, fee included; unregistered entries were refunded already.
+#[test]
+fn below_the_minimum_at_its_start_time_it_is_cancelled_and_every_live_entry_refunded() {
+    let history = vec![
+        created(TournamentDefinition { min_players: 3, ..definition() }),
+        registered(1, "ana", EntryKind::Registration, true, BEFORE_START),
+        registered(2, "ben", EntryKind::Registration, true, BEFORE_START),
+        TournamentEvent::EntryUnregistered(EntryUnregistered {
+            entry: EntryNo(2),
+            player: p("ben"),
+            refund: ledger(),
+            by_operator: false,
+            player_left: true,
+            at: at(BEFORE_START),
+        }),
+        registered(3, "cleo", EntryKind::Registration, true, BEFORE_START),
+    ];
+    let refund = |entry, player: &str| Refund { entry: EntryNo(entry), player: p(player), refund: ledger() };
+    let cancellation = TournamentEvent::TournamentCancelled(TournamentCancelled {
+        reason: CancellationReason::BelowMinimum { entries: 2, min_players: 3 },
+        refunds: vec![refund(1, "ana"), refund(3, "cleo")],
+        at: at(START),
+    });
+    given::<TournamentAggregate>(history.clone()).when(C::Start { at: at(START) }).then(vec![cancellation.clone()]);
+    let mut cancelled = history;
+    cancelled.push(cancellation);
+    given::<TournamentAggregate>(cancelled.clone()).when(register("dan", BEFORE_START)).then_reject(codes::TOURNAMENT_CANCELLED);
+    given::<TournamentAggregate>(cancelled).when(C::Start { at: at(LATE) }).then_reject(codes::TOURNAMENT_CANCELLED);
+}
+
+#[test]
+fn the_director_cancels_before_the_start_with_refunds() {
+    let history = vec![created(definition()), registered(1, "ana", EntryKind::Registration, true, BEFORE_START)];
+    given::<TournamentAggregate>(history).when(C::Cancel { reason: "venue closed".into(), at: at(BEFORE_START) }).then(vec![
+        TournamentEvent::TournamentCancelled(TournamentCancelled {
+            reason: CancellationReason::Director { reason: "venue closed".into() },
+            refunds: vec![Refund { entry: EntryNo(1), player: p("ana"), refund: ledger() }],
+            at: at(BEFORE_START),
+        }),
+    ]);
 }
 
 #[test]

@@ -58,6 +58,8 @@ pub struct Backbone {
     pub jetstream: jetstream::Context,
     /// The `FLOOR_EVENTS` stream.
     pub events: stream::Stream,
+    /// The `FLOOR_TABLES` stream: instructions to tables and their reports.
+    pub tables: stream::Stream,
 }
 
 /// Connects to a URL or comma-separated list of cluster URLs and checks the server version.
@@ -113,9 +115,24 @@ pub async fn ensure_backbone(client: async_nats::Client) -> Result<Backbone, Boo
         })
         .await
         .map_err(|e| setup(format!("stream {}: {e}", subjects::EVENTS_STREAM)))?;
+    let tables = jetstream
+        .get_or_create_stream(stream::Config {
+            name: subjects::TABLES_STREAM.to_owned(),
+            subjects: vec![subjects::TABLES_SUBJECTS.to_owned()],
+            storage: stream::StorageType::File,
+            retention: stream::RetentionPolicy::Limits,
+            // A report or instruction sent twice within this window is stored once; beyond it,
+            // its per-table sequence or report id tells.
+            duplicate_window: Duration::from_secs(120),
+            allow_direct: true,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| setup(format!("stream {}: {e}", subjects::TABLES_STREAM)))?;
     for (bucket, description) in [
         (subjects::LOBBY_BUCKET, "Floor lobby: one document per tournament"),
         (subjects::CHECKPOINT_BUCKET, "Floor projection checkpoints"),
+        (subjects::SECRETS_BUCKET, "Floor secrets: seed keys for auditable draws"),
     ] {
         if jetstream.get_key_value(bucket).await.is_err() {
             jetstream
@@ -130,7 +147,7 @@ pub async fn ensure_backbone(client: async_nats::Client) -> Result<Backbone, Boo
                 .map_err(|e| setup(format!("bucket {bucket}: {e}")))?;
         }
     }
-    Ok(Backbone { client, jetstream, events })
+    Ok(Backbone { client, jetstream, events, tables })
 }
 
 /// Where `floor run` records the embedded server's URL.

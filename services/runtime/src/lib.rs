@@ -15,6 +15,7 @@
 //! - [`endpoint`]: request/reply command endpoints on `floor.cmd.<service>.<verb>` with typed
 //!   error replies.
 //! - [`spec`]: given / when / then for testing deciders.
+//! - [`follow`]: read a subject's commits from the start into memory, then follow new ones.
 //! - [`projection`]: the projection runner: durable consumer, checkpoint by stream sequence,
 //!   idempotent, rebuildable from zero.
 #![deny(missing_docs)]
@@ -23,6 +24,7 @@ pub mod bootstrap;
 pub mod clock;
 pub mod endpoint;
 pub mod error;
+pub mod follow;
 pub mod host;
 pub mod projection;
 pub mod server;

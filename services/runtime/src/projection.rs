@@ -105,21 +105,20 @@ impl<P: Projection> ProjectionRunner<P> {
     /// # Errors
     /// `Read` when the checkpoint bucket cannot be read.
     pub async fn new(backbone: &Backbone, projection: P) -> Result<Self, ProjectionError> {
+        Self::on_stream(backbone, backbone.events.clone(), projection).await
+    }
+
+    /// Prepares a runner on another stream (the table protocol's, say).
+    ///
+    /// # Errors
+    /// `Read` when the checkpoint bucket cannot be read.
+    pub async fn on_stream(backbone: &Backbone, stream: Stream, projection: P) -> Result<Self, ProjectionError> {
         let checkpoints = backbone.jetstream.get_key_value(subjects::CHECKPOINT_BUCKET).await.map_err(read)?;
         let checkpoint = match checkpoints.get(projection.name()).await.map_err(read)? {
             Some(v) => std::str::from_utf8(&v).ok().and_then(|s| s.parse().ok()).unwrap_or(0),
             None => 0,
         };
-        Ok(Self {
-            projection,
-            stream: backbone.events.clone(),
-            checkpoints,
-            checkpoint,
-            consumer: None,
-            messages: None,
-            batch: 2_000,
-            linger: DEFAULT_LINGER,
-        })
+        Ok(Self { projection, stream, checkpoints, checkpoint, consumer: None, messages: None, batch: 2_000, linger: DEFAULT_LINGER })
     }
 
     /// Sets how long a step gathers commits after the first before storing the view

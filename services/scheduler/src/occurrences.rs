@@ -23,21 +23,21 @@ use uuid::Uuid;
 
 /// A recurring schedule: cron expression and time zone.
 #[derive(Debug, Clone)]
-pub struct Template {
+pub struct Recurrence {
     schedule: cron::Schedule,
     zone: Tz,
 }
 
 /// Why a template is refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TemplateError {
+pub enum RecurrenceError {
     /// The cron expression does not parse (the text says where).
     InvalidCron(String),
     /// Not an IANA time-zone name.
     UnknownTimeZone(String),
 }
 
-impl std::fmt::Display for TemplateError {
+impl std::fmt::Display for RecurrenceError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::InvalidCron(e) => write!(f, "invalid cron expression (sec min hour day month weekday [year]): {e}"),
@@ -46,16 +46,16 @@ impl std::fmt::Display for TemplateError {
     }
 }
 
-impl std::error::Error for TemplateError {}
+impl std::error::Error for RecurrenceError {}
 
-impl Template {
+impl Recurrence {
     /// Parses a cron expression with seconds and an IANA zone name.
     ///
     /// # Errors
-    /// [`TemplateError`].
-    pub fn new(cron: &str, zone: &str) -> Result<Self, TemplateError> {
-        let schedule = cron::Schedule::from_str(cron).map_err(|e| TemplateError::InvalidCron(e.to_string()))?;
-        let zone = Tz::from_str(zone).map_err(|_| TemplateError::UnknownTimeZone(zone.to_owned()))?;
+    /// [`RecurrenceError`].
+    pub fn new(cron: &str, zone: &str) -> Result<Self, RecurrenceError> {
+        let schedule = cron::Schedule::from_str(cron).map_err(|e| RecurrenceError::InvalidCron(e.to_string()))?;
+        let zone = Tz::from_str(zone).map_err(|_| RecurrenceError::UnknownTimeZone(zone.to_owned()))?;
         Ok(Self { schedule, zone })
     }
 
@@ -67,10 +67,10 @@ impl Template {
     /// Start instants strictly after `after`, up to and including `until`, in order, each once.
     pub fn between(&self, after: DateTime<Utc>, until: DateTime<Utc>) -> Vec<DateTime<Utc>> {
         // Walk the naive local timeline (local wall-clock read as if it were UTC), starting a
-        // little early and ending a little late: offsets and gaps move a local time by hours,
-        // never by more than a day.
+        // little early and ending a little late: a daylight-saving gap or repeat moves a local
+        // time by at most two hours (three, to be safe), and the mapping below sorts out the rest.
         let local = |t: DateTime<Utc>| t.with_timezone(&self.zone).naive_local();
-        let (from, to) = (local(after) - Duration::days(1), local(until) + Duration::days(1));
+        let (from, to) = (local(after) - Duration::hours(3), local(until) + Duration::hours(3));
         let mut out: Vec<DateTime<Utc>> = Vec::new();
         for wall in self.schedule.after(&Utc.from_utc_datetime(&from)) {
             let wall = wall.naive_utc();
@@ -88,7 +88,11 @@ impl Template {
 
     /// The next start strictly after `after`.
     pub fn next_after(&self, after: DateTime<Utc>) -> Option<DateTime<Utc>> {
-        self.between(after, after + Duration::days(400)).into_iter().next()
+        // Widening windows: a start every few seconds is found in the first, a yearly one in the
+        // last, and neither walks a year of seconds.
+        [Duration::hours(1), Duration::days(2), Duration::days(400)]
+            .into_iter()
+            .find_map(|window| self.between(after, after + window).into_iter().next())
     }
 
     /// The instant a local wall-clock time stands for, by the rules above.

@@ -11,20 +11,32 @@
 //! - [`reports`]: checking table reports before they change anything.
 //! - [`balancing`]: after each hand, which tables break and who moves where, and why.
 //!
-//! This is the pure core of the seating service; the aggregate, the table-server protocol and the
-//! service wiring build on it (issue 3).
+//! - [`domain`]: the seating aggregate: the draw, late seats, reports checked against where
+//!   players physically sit, decisions after each hand, and every table instruction as an
+//!   event (the outbox).
+//!
+//! - [`policy`]: reactions to the tournament and its clock; the seeds of draws.
+//! - [`simulated`]: a protocol-following table server with seeded random hands (`floor sim`,
+//!   tests).
+//! - [`service`]: the runners: policy, table reports in, instructions out (the outbox).
 #![deny(missing_docs)]
 
 pub mod balancing;
+pub mod domain;
 pub mod draw;
+pub mod policy;
 pub mod reports;
 pub mod room;
+pub mod service;
+pub mod simulated;
 pub mod table;
 
 pub use balancing::{decide, BalanceWhen, Decision, Move, Mover, Reason, Rules};
 pub use room::Room;
 pub use table::{Occupant, Seat, Table};
 
+#[cfg(test)]
+mod domain_tests;
 #[cfg(test)]
 mod properties;
 #[cfg(test)]

@@ -15,11 +15,13 @@ use floor_events::EntryNo;
 use std::collections::{BTreeMap, HashMap};
 
 /// Why a report was rejected.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Rejection {
     /// No such table.
+    #[error("no table {0}")]
     UnknownTable(u32),
     /// Hand number does not follow.
+    #[error("hand {got} reported, hand {expected} expected")]
     HandOutOfOrder {
         /// The hand Floor expects.
         expected: u64,
@@ -27,10 +29,13 @@ pub enum Rejection {
         got: u64,
     },
     /// Not at this table, or not dealt in.
+    #[error("entry {0} is not at this table or not in this hand")]
     UnknownPlayer(EntryNo),
     /// Floor has someone else (or nobody) in that seat.
+    #[error("entry {0} does not sit in seat {seat}", seat = .1.0)]
     WrongSeat(EntryNo, SeatNo),
     /// Starting stack differs from Floor's.
+    #[error("entry {entry} has {expected} chips, the report says {got}")]
     StackMismatch {
         /// Who.
         entry: EntryNo,
@@ -40,6 +45,7 @@ pub enum Rejection {
         got: u64,
     },
     /// More or fewer chips after the hand than before.
+    #[error("{before} chips were dealt in and {after} came out")]
     ChipsNotConserved {
         /// Chips dealt in.
         before: u64,
@@ -47,8 +53,10 @@ pub enum Rejection {
         after: u64,
     },
     /// A bust's pots do not add up, or name a winner who was not in the hand.
+    #[error("the pots of entry {0}'s bust do not add up to its stack, or name a winner not in the hand")]
     BustDoesNotAddUp(EntryNo),
     /// A player dealt in is missing from the result, listed twice, or kept with no chips.
+    #[error("entry {0} is missing from the result, listed twice, or kept with no chips")]
     Unaccounted(EntryNo),
 }
 
@@ -124,7 +132,10 @@ impl Play {
     /// # Errors
     /// The first rule it breaks.
     pub fn check_finished(&self, room: &Room, table: u32, hand: u64, stacks: &[SeatStack], busts: &[BustReport]) -> Result<(), Rejection> {
-        room.table(table).ok_or(Rejection::UnknownTable(table))?;
+        // A table broken while it dealt still finishes that hand.
+        if room.table(table).is_none() && !self.in_play.contains_key(&table) {
+            return Err(Rejection::UnknownTable(table));
+        }
         let expected = self.in_play.get(&table).map(|h| h.hand).unwrap_or(self.last_hand.get(&table).copied().unwrap_or(0) + 1);
         let Some(started) = self.in_play.get(&table).filter(|h| h.hand == hand) else {
             return Err(Rejection::HandOutOfOrder { expected, got: hand });

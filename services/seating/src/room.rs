@@ -94,6 +94,19 @@ impl Room {
         self.edit(number, |t| t.seats.resize(seats, None));
     }
 
+    /// Adds a table (a new one for late registration); replaces one with the same number.
+    pub fn open(&mut self, table: Table) {
+        self.close(table.number);
+        self.players += table.count();
+        self.index.insert((table.count(), Reverse(table.number)));
+        self.tables.insert(table.number, table);
+    }
+
+    /// The highest table number in use.
+    pub fn last_number(&self) -> Option<u32> {
+        self.tables.keys().next_back().copied()
+    }
+
     /// Removes a table.
     pub fn close(&mut self, number: u32) -> Option<Table> {
         let table = self.tables.remove(&number)?;

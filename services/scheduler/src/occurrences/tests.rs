@@ -29,7 +29,7 @@ fn independent_daily(zone: Tz, time: NaiveTime) -> Vec<DateTime<Utc>> {
 #[test]
 fn a_daily_0230_start_over_2027_matches_an_independent_computation_in_vienna_and_stockholm() {
     for zone in ["Europe/Vienna", "Europe/Stockholm"] {
-        let template = Template::new("0 30 2 * * *", zone).unwrap();
+        let template = Recurrence::new("0 30 2 * * *", zone).unwrap();
         let got = template.between(utc("2026-12-31T23:00:00Z"), utc("2027-12-31T22:59:59Z"));
         let expected = independent_daily(template.zone(), NaiveTime::from_hms_opt(2, 30, 0).unwrap());
         assert_eq!(got.len(), 365, "{zone}: one start a day");
@@ -41,7 +41,7 @@ fn a_daily_0230_start_over_2027_matches_an_independent_computation_in_vienna_and
 fn the_skipped_hour_runs_at_the_next_valid_time_once() {
     // 28 March 2027, Vienna: 02:00 → 03:00. Half-hourly starts at 02:00 and 02:30 do not exist;
     // both run at 03:00 (01:00 UTC), together with 03:00 itself: once.
-    let template = Template::new("0 0,30 * * * *", "Europe/Vienna").unwrap();
+    let template = Recurrence::new("0 0,30 * * * *", "Europe/Vienna").unwrap();
     let day = template.between(utc("2027-03-27T22:59:59Z"), utc("2027-03-28T21:59:59Z"));
     assert_eq!(day.len(), 46, "48 local half-hours, 02:00 and 02:30 merged into 03:00");
     let around: Vec<DateTime<Utc>> =
@@ -53,7 +53,7 @@ fn the_skipped_hour_runs_at_the_next_valid_time_once() {
 #[test]
 fn the_repeated_hour_runs_once() {
     // 31 October 2027, Vienna: 03:00 → 02:00; 02:00 and 02:30 happen twice, run once (the first).
-    let template = Template::new("0 0,30 * * * *", "Europe/Vienna").unwrap();
+    let template = Recurrence::new("0 0,30 * * * *", "Europe/Vienna").unwrap();
     let day = template.between(utc("2027-10-30T21:59:59Z"), utc("2027-10-31T22:59:59Z"));
     assert_eq!(day.len(), 48, "48 local half-hours, the repeated hour once");
     assert!(day.contains(&utc("2027-10-31T00:30:00Z")), "02:30 CEST, the first 02:30");
@@ -62,7 +62,7 @@ fn the_repeated_hour_runs_once() {
 
 #[test]
 fn a_sunday_evening_series_stays_at_1800_local_all_year() {
-    let template = Template::new("0 0 18 * * Sun", "Europe/Stockholm").unwrap();
+    let template = Recurrence::new("0 0 18 * * Sun", "Europe/Stockholm").unwrap();
     let sundays = template.between(utc("2027-01-01T00:00:00Z"), utc("2027-12-31T23:59:59Z"));
     assert_eq!(sundays.len(), 52);
     assert!(sundays.iter().all(|t| t.with_timezone(&template.zone()).time() == NaiveTime::from_hms_opt(18, 0, 0).unwrap()));
@@ -71,10 +71,10 @@ fn a_sunday_evening_series_stays_at_1800_local_all_year() {
 #[test]
 fn two_schedulers_derive_the_same_occurrence_ids() {
     let template_id = Uuid::now_v7();
-    let a = Template::new("0 0 20 * * *", "Europe/Vienna").unwrap();
-    let b = Template::new("0 0 20 * * *", "Europe/Vienna").unwrap();
+    let a = Recurrence::new("0 0 20 * * *", "Europe/Vienna").unwrap();
+    let b = Recurrence::new("0 0 20 * * *", "Europe/Vienna").unwrap();
     let window = (utc("2027-03-20T00:00:00Z"), utc("2027-04-05T00:00:00Z"));
-    let ids = |t: &Template| t.between(window.0, window.1).into_iter().map(|s| occurrence_id(template_id, s)).collect::<Vec<_>>();
+    let ids = |t: &Recurrence| t.between(window.0, window.1).into_iter().map(|s| occurrence_id(template_id, s)).collect::<Vec<_>>();
     assert_eq!(ids(&a), ids(&b));
     let mut unique = ids(&a);
     unique.dedup();
@@ -84,14 +84,14 @@ fn two_schedulers_derive_the_same_occurrence_ids() {
 
 #[test]
 fn bad_templates_are_refused_with_a_reason() {
-    assert!(matches!(Template::new("61 * * * * *", "Europe/Vienna"), Err(TemplateError::InvalidCron(_))));
-    assert!(matches!(Template::new("every sunday", "Europe/Vienna"), Err(TemplateError::InvalidCron(_))));
-    assert_eq!(Template::new("0 0 18 * * *", "Europe/Vienana").unwrap_err(), TemplateError::UnknownTimeZone("Europe/Vienana".into()));
+    assert!(matches!(Recurrence::new("61 * * * * *", "Europe/Vienna"), Err(RecurrenceError::InvalidCron(_))));
+    assert!(matches!(Recurrence::new("every sunday", "Europe/Vienna"), Err(RecurrenceError::InvalidCron(_))));
+    assert_eq!(Recurrence::new("0 0 18 * * *", "Europe/Vienana").unwrap_err(), RecurrenceError::UnknownTimeZone("Europe/Vienana".into()));
 }
 
 #[test]
 fn next_after_gives_the_following_start() {
-    let template = Template::new("0 0 18 * * *", "Europe/Vienna").unwrap();
+    let template = Recurrence::new("0 0 18 * * *", "Europe/Vienna").unwrap();
     // 18:00 CEST is 16:00 UTC; strictly after today's start comes tomorrow's.
     assert_eq!(template.next_after(utc("2027-06-01T16:00:00Z")), Some(utc("2027-06-02T16:00:00Z")));
     assert_eq!(template.next_after(utc("2027-06-01T15:59:59Z")), Some(utc("2027-06-01T16:00:00Z")));

@@ -1,0 +1,222 @@
+//! The seating aggregate's events (`floor.ev.seating.<tournament_id>`): who sits where, every
+//! report a table sent (accepted or rejected), every move with its reason, and every
+//! instruction to a table, numbered per table. The instructions are published to the tables
+//! from these events (an outbox), so an instruction is never sent that the log does not hold,
+//! and never lost once the log holds it.
+
+use crate::ids::{EntryNo, PlayerId, TournamentId};
+use crate::table::{BustReport, SeatNo, SeatStack, TableInstruction};
+use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// An entry at a seat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatedEntry {
+    /// The seat, from 1.
+    pub seat: SeatNo,
+    /// The entry.
+    pub entry: EntryNo,
+}
+
+/// One table of the start-of-play draw.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DrawnTable {
+    /// The table number, from 1.
+    pub table: u32,
+    /// Who sits where.
+    pub seats: Vec<SeatedEntry>,
+}
+
+/// Why a player moved, with the numbers that justified it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum MoveReason {
+    /// Balancing (TDA R11): players at the source and destination tables before the move.
+    Balance {
+        /// Players at the source table before the move.
+        from_count: u32,
+        /// Players at the destination table before the move.
+        to_count: u32,
+    },
+    /// The source table broke (TDA R10-B).
+    Break {
+        /// Players left in the tournament.
+        players_left: u32,
+        /// Tables those players need.
+        tables_needed: u32,
+    },
+    /// Tables combined into the final table (RP-9).
+    FinalTable {
+        /// Players left.
+        players_left: u32,
+        /// Seats at the final table.
+        seats: u32,
+    },
+}
+
+/// The seating aggregate's events.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum SeatingEvent {
+    /// Seats per table for this tournament.
+    SeatingConfigured {
+        /// The tournament.
+        tournament_id: TournamentId,
+        /// Seats per table.
+        table_size: u8,
+        /// Chips each entry starts with.
+        starting_stack: u64,
+    },
+    /// An entry will need a seat.
+    EntryJoined {
+        /// The entry.
+        entry: EntryNo,
+        /// Whose.
+        player: PlayerId,
+        /// Its chips.
+        stack: u64,
+    },
+    /// An entry was withdrawn before the draw.
+    EntryLeft {
+        /// The entry.
+        entry: EntryNo,
+    },
+    /// The seed of the start-of-play draw is fixed: its SHA-256, published before the draw.
+    DrawCommitted {
+        /// SHA-256 of the seed, hex.
+        commitment: String,
+    },
+    /// The start-of-play draw, or the next part of a large one (a draw is stored in parts of at
+    /// most 100 tables, each one NATS message); the seed is revealed, so anyone can recompute it.
+    TablesDrawn {
+        /// The seed, hex; its SHA-256 is the earlier commitment.
+        seed: String,
+        /// Tables in the whole draw.
+        #[serde(default)]
+        total_tables: u32,
+        /// The tables of this part.
+        tables: Vec<DrawnTable>,
+        /// When.
+        at: DateTime<Utc>,
+    },
+    /// A late entry took a seat.
+    EntrySeated {
+        /// The entry.
+        entry: EntryNo,
+        /// The table.
+        table: u32,
+        /// The seat.
+        seat: SeatNo,
+        /// Dealt in only once the button has passed (TDA R8-A, R10-A).
+        wait_for_button: bool,
+    },
+    /// A table opened (late registration) or grew (the final table).
+    TableOpened {
+        /// The table.
+        table: u32,
+        /// Its seats.
+        seats: u8,
+    },
+    /// A table reported a hand's start, and it fitted.
+    HandStarted {
+        /// The table.
+        table: u32,
+        /// The hand.
+        hand: u64,
+        /// The button.
+        button: SeatNo,
+        /// Everyone dealt in, chips before the blinds.
+        stacks: Vec<SeatStack>,
+    },
+    /// A table reported a hand's end, and it fitted.
+    HandFinished {
+        /// The table.
+        table: u32,
+        /// The hand.
+        hand: u64,
+        /// Everyone with chips after the hand.
+        stacks: Vec<SeatStack>,
+        /// Stacks that reached zero.
+        busts: Vec<BustReport>,
+    },
+    /// A report did not fit and changed nothing.
+    ReportRejected {
+        /// The table.
+        table: u32,
+        /// The table server's report id.
+        report_id: String,
+        /// Stable code.
+        code: String,
+        /// Why.
+        reason: String,
+    },
+    /// A stack reached zero at the table (in a rebuy tournament the player may still rebuy).
+    StackReachedZero {
+        /// The entry.
+        entry: EntryNo,
+        /// The table.
+        table: u32,
+        /// The hand.
+        hand: u64,
+        /// Its chips when the hand started (ranks simultaneous busts).
+        stack_at_start: u64,
+    },
+    /// The entry is out of the tournament.
+    EntryEliminated {
+        /// The entry.
+        entry: EntryNo,
+        /// Players still in after it.
+        players_left: u32,
+    },
+    /// A player moves to another seat (applied by the source table at its next hand boundary).
+    PlayerMoved {
+        /// Who.
+        entry: EntryNo,
+        /// From table.
+        from_table: u32,
+        /// From seat.
+        from_seat: SeatNo,
+        /// To table.
+        to_table: u32,
+        /// To seat.
+        to_seat: SeatNo,
+        /// Dealt in only once the button has passed.
+        wait_for_button: bool,
+        /// Why.
+        reason: MoveReason,
+    },
+    /// The source table has let a moving player go; the destination seats them now.
+    MoveConfirmed {
+        /// Who.
+        entry: EntryNo,
+    },
+    /// A table closed (broken, or the tournament is over).
+    TableClosed {
+        /// The table.
+        table: u32,
+    },
+    /// Blinds from the next hand on, at every table.
+    BlindsSet {
+        /// Level number.
+        level: u32,
+        /// Small blind.
+        small_blind: u64,
+        /// Big blind.
+        big_blind: u64,
+        /// Ante.
+        ante: u64,
+        /// Big-blind ante.
+        big_blind_ante: bool,
+    },
+    /// An instruction to a table, numbered per table: the outbox publishes it.
+    Instructed {
+        /// The instruction.
+        instruction: TableInstruction,
+    },
+    /// One player has all the chips.
+    TournamentWon {
+        /// The winning entry.
+        entry: EntryNo,
+    },
+}

@@ -1,0 +1,239 @@
+//! Wiring: the `floor.cmd.clock.<verb>` endpoint, the timer, and the reactions to tournaments.
+//!
+//! - Director commands are stamped with the time and handed to the clock aggregate.
+//! - The timer follows every clock's events into a [`Timetable`] (rebuilt from the log at each
+//!   start, so a restarted service picks up where the events say) and, when a step change is
+//!   due, sends the aggregate a tick. The tick's id is derived from the clock and the due
+//!   instant, so two instances ticking the same change store it once.
+//! - The policy runner follows tournament events ([`crate::policy`]) through a durable consumer
+//!   with a checkpoint: a structure for a new tournament, a start when it starts.
+
+use crate::domain::{ClockAggregate, ClockCommand};
+use crate::policy;
+use crate::projection::Timetable;
+use crate::structure::preset;
+use bytes::Bytes;
+use chrono::{DateTime, Utc};
+use floor_events::clock::{
+    verbs, AdjustTime, BlindStructure, ClockEvent, ClockRecorded, ClockRequest, PauseClock, SetStructure, SkipToLevel,
+};
+use floor_events::registration::TournamentEvent;
+use floor_events::{codes, record, subjects, CommandId, ErrorBody, Reply, TournamentId};
+use floor_runtime::bootstrap::Backbone;
+use floor_runtime::endpoint::{self, CommandHandler, EndpointError};
+use floor_runtime::follow::{follow, Following};
+use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind, ProjectionRunner};
+use floor_runtime::{reply, AggregateHost, Clock, DomainError, JetStreamStore};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// Ticks stored at once. Many clocks can change level in the same second (tournaments start on
+/// the hour); their appends overlap instead of queueing behind each other.
+const TICKS_IN_FLIGHT: usize = 512;
+
+/// How long a tick that could not be stored waits before it is tried again.
+const TICK_RETRY: chrono::Duration = chrono::Duration::seconds(1);
+
+/// The clock service. Cheap to clone.
+#[derive(Clone)]
+pub struct ClockService {
+    host: AggregateHost<ClockAggregate>,
+    clock: Arc<dyn Clock>,
+}
+
+/// Error starting the service.
+pub type StartError = ProjectionError;
+
+impl ClockService {
+    /// Builds the service and starts its timer and its policy runner on `tracker`; both have
+    /// caught up with the stream when this returns.
+    ///
+    /// # Errors
+    /// When the stream cannot be read.
+    pub async fn start(
+        backbone: &Backbone,
+        clock: Arc<dyn Clock>,
+        shutdown: CancellationToken,
+        tracker: &TaskTracker,
+    ) -> Result<Self, StartError> {
+        let service = Self { host: AggregateHost::new(JetStreamStore::new(backbone)), clock };
+        let mut timetable = Timetable::default();
+        let following = follow(backbone, vec![subjects::event_filter(subjects::aggregate::CLOCK)], |message| {
+            fold(&mut timetable, &message.subject, &message.payload)
+        })
+        .await?;
+        tracker.spawn(service.clone().run_timer(timetable, following, shutdown.clone(), tracker.clone()));
+        let mut runner = ProjectionRunner::new(backbone, ClockPolicy { service: service.clone(), queued: Vec::new() }).await?;
+        runner.catch_up().await?;
+        tracker.spawn(runner.run(shutdown));
+        Ok(service)
+    }
+
+    /// Serves director commands until `shutdown`; `ready` fires once requests are being taken.
+    ///
+    /// # Errors
+    /// When the endpoint cannot be registered.
+    pub async fn serve(
+        self,
+        client: async_nats::Client,
+        shutdown: CancellationToken,
+        ready: Option<tokio::sync::oneshot::Sender<()>>,
+    ) -> Result<(), EndpointError> {
+        endpoint::serve(client, subjects::service::CLOCK, "Floor clock: blind levels and breaks", &verbs::ALL, self, shutdown, ready).await
+    }
+
+    /// The number of clocks the host keeps in memory.
+    pub fn live_clocks(&self) -> usize {
+        self.host.live_count()
+    }
+
+    async fn execute(&self, tournament: TournamentId, command_id: CommandId, command: ClockCommand) -> Reply<ClockRecorded> {
+        reply(self.host.execute(tournament.0, command_id, command).await, |c| ClockRecorded { events: c.events })
+    }
+
+    /// Waits for the earliest due step change, ticks every clock due, and folds the events the
+    /// clocks store (from this instance or any other) back into the timetable.
+    async fn run_timer(self, mut timetable: Timetable, mut following: Following, shutdown: CancellationToken, tracker: TaskTracker) {
+        let in_flight = Arc::new(Semaphore::new(TICKS_IN_FLIGHT));
+        let failed: Arc<Mutex<Vec<TournamentId>>> = Arc::default();
+        loop {
+            let wait = timetable.next_wakeup().map_or(Duration::from_secs(3_600), |at| until(at, self.clock.now()));
+            tokio::select! {
+                _ = shutdown.cancelled() => break,
+                next = following.next() => match next {
+                    Some(Ok(message)) => fold(&mut timetable, &message.subject, &message.payload),
+                    Some(Err(e)) => tracing::warn!(error = %e, "following clock events"),
+                    None => break,
+                },
+                _ = tokio::time::sleep(wait) => {}
+            }
+            let now = self.clock.now();
+            for tournament in failed.lock().expect("failed ticks poisoned").drain(..) {
+                timetable.retry(tournament, now + TICK_RETRY);
+            }
+            for (tournament, due) in timetable.due(now) {
+                let Ok(permit) = in_flight.clone().acquire_owned().await else { break };
+                let (service, failed) = (self.clone(), failed.clone());
+                tracker.spawn(async move {
+                    let command = ClockCommand::Tick { now: service.clock.now() };
+                    let outcome = service.host.execute(tournament.0, policy::tick_command_id(tournament, due), command).await;
+                    if let Err(e) = outcome {
+                        tracing::warn!(%tournament, error = %e, "clock tick not stored; retrying");
+                        failed.lock().expect("failed ticks poisoned").push(tournament);
+                    }
+                    drop(permit);
+                });
+            }
+        }
+    }
+}
+
+/// How long from `now` until `at` (zero when it has passed).
+fn until(at: DateTime<Utc>, now: DateTime<Utc>) -> Duration {
+    (at - now).to_std().unwrap_or(Duration::ZERO)
+}
+
+fn fold(timetable: &mut Timetable, subject: &str, body: &[u8]) {
+    let Some((_, id)) = subjects::parse_event_subject(subject) else { return };
+    match record::decode_commit::<ClockEvent>(body) {
+        Ok(events) => timetable.apply(TournamentId(id), events),
+        Err(e) => tracing::warn!(subject, error = %e, "undecodable clock commit skipped"),
+    }
+}
+
+impl CommandHandler for ClockService {
+    async fn handle(&self, verb: &'static str, payload: Bytes) -> Bytes {
+        macro_rules! decoded {
+            ($t:ty) => {
+                match endpoint::decode::<$t>(&payload) {
+                    Ok(request) => request,
+                    Err(e) => return endpoint::encode::<()>(&Reply::Error(e)),
+                }
+            };
+        }
+        let at = self.clock.now();
+        let answer = match verb {
+            verbs::SET_STRUCTURE => {
+                let SetStructure { command_id, tournament_id, structure } = decoded!(SetStructure);
+                let structure = match structure {
+                    BlindStructure::Preset(kind) => preset(kind),
+                    BlindStructure::Custom(custom) => custom,
+                };
+                self.execute(tournament_id, command_id, ClockCommand::SetStructure { structure }).await
+            }
+            verbs::START | verbs::RESUME | verbs::END_BREAK => {
+                let ClockRequest { command_id, tournament_id } = decoded!(ClockRequest);
+                let command = match verb {
+                    verbs::START => ClockCommand::Start { at },
+                    verbs::RESUME => ClockCommand::Resume { at },
+                    _ => ClockCommand::EndBreak { at },
+                };
+                self.execute(tournament_id, command_id, command).await
+            }
+            verbs::PAUSE => {
+                let PauseClock { command_id, tournament_id, reason } = decoded!(PauseClock);
+                self.execute(tournament_id, command_id, ClockCommand::Pause { at, reason }).await
+            }
+            verbs::ADJUST_TIME => {
+                let AdjustTime { command_id, tournament_id, seconds } = decoded!(AdjustTime);
+                self.execute(tournament_id, command_id, ClockCommand::AdjustTime { seconds, at }).await
+            }
+            verbs::SKIP_TO_LEVEL => {
+                let SkipToLevel { command_id, tournament_id, level } = decoded!(SkipToLevel);
+                self.execute(tournament_id, command_id, ClockCommand::SkipToLevel { level, at }).await
+            }
+            other => Reply::Error(ErrorBody::new(codes::UNKNOWN_VERB, format!("no verb {other:?}"))),
+        };
+        endpoint::encode(&answer)
+    }
+}
+
+/// The clock's reactions to tournament events, run by a projection runner: `apply` queues the
+/// commands, `flush` stores them before the checkpoint moves, so none is lost to a crash.
+struct ClockPolicy {
+    service: ClockService,
+    queued: Vec<(TournamentId, CommandId, ClockCommand)>,
+}
+
+impl Projection for ClockPolicy {
+    fn name(&self) -> &'static str {
+        "clock-policy"
+    }
+
+    fn filters(&self) -> Vec<String> {
+        vec![subjects::event_filter(subjects::aggregate::TOURNAMENT)]
+    }
+
+    fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
+        let Some((_, id)) = subjects::parse_event_subject(subject) else { return };
+        let tournament = TournamentId(id);
+        match record::decode_commit::<TournamentEvent>(body) {
+            Ok(events) => self
+                .queued
+                .extend(events.iter().filter_map(|e| policy::react(tournament, e)).map(|(id, command)| (tournament, id, command))),
+            Err(e) => tracing::warn!(subject, sequence, error = %e, "clock policy skipped an undecodable commit"),
+        }
+    }
+
+    async fn flush(&mut self) -> Result<(), ProjectionError> {
+        while let Some((tournament, command_id, command)) = self.queued.first().cloned() {
+            match self.service.host.execute(tournament.0, command_id, command).await {
+                Ok(Ok(_)) => {}
+                // A director got there first (started the clock by hand, say): nothing to do.
+                Ok(Err(rejection)) => tracing::info!(%tournament, code = rejection.code(), "clock reaction not needed: {rejection}"),
+                // Keep it queued: the checkpoint does not move past it.
+                Err(e) => return Err(ProjectionError::with_source(ProjectionErrorKind::Write, e)),
+            }
+            self.queued.remove(0);
+        }
+        Ok(())
+    }
+
+    async fn reset(&mut self) -> Result<(), ProjectionError> {
+        self.queued.clear();
+        Ok(())
+    }
+}

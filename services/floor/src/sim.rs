@@ -1,0 +1,308 @@
+//! `floor sim`: one whole tournament, registration to winner, through the public protocol.
+//!
+//! It creates a sit & go for N players, registers them, and plays every table as a table server
+//! would ([`floor_seating::simulated`]): instructions in on `floor.table.<t>.<table>.in`, reports
+//! out on `…out` in stream `FLOOR_TABLES`, each with `Nats-Msg-Id` = its report id. Hands are
+//! seeded random all-ins, so stacks bust, sometimes several in one hand, sometimes in split pots.
+//!
+//! Play goes in rounds: every open table applies what it was told and deals one hand; then the
+//! simulator waits until Floor has taken every report and published every instruction (the
+//! seating runners' durable consumers are idle) before the next round. That lockstep makes a
+//! run repeat itself for a seed (on a fresh platform, where the draw's key comes from the seed
+//! too) and keeps the simulator from running ahead of Floor. The tournament has no blind
+//! structure: blinds do not change simulated outcomes, and level changes would arrive at
+//! wall-clock moments and break the repetition.
+
+use async_nats::jetstream::consumer::{pull, AckPolicy, Consumer, DeliverPolicy};
+use floor_events::registration::{verbs, CreateTournament, Register, StartTournament};
+use floor_events::table::TableInstruction;
+use floor_events::tournament::{EntryModel, Fee, Start, TournamentDefinition};
+use floor_events::{subjects, CommandId, Currency, Money, PlayerId, Reply, RuleProfile, TournamentId};
+use floor_runtime::bootstrap::Backbone;
+use floor_seating::simulated::SimTable;
+use futures::StreamExt;
+use rand::SeedableRng;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+/// What to simulate.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    /// Players.
+    pub entrants: u32,
+    /// Seed of the hands (and, on a fresh platform, of the draw).
+    pub seed: u64,
+    /// Seats per table.
+    pub table_size: u8,
+    /// Rule profile.
+    pub profile: RuleProfile,
+    /// The tournament's id.
+    pub tournament_id: TournamentId,
+}
+
+/// The summary line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    /// Players.
+    pub entrants: u32,
+    /// The winner's account name.
+    pub winner: String,
+    /// Hands dealt.
+    pub hands: u64,
+    /// Players moved by balancing, breaking and the final table.
+    pub moves: u64,
+    /// Tables broken.
+    pub tables_broken: u64,
+    /// Events in the log.
+    pub events: u64,
+    /// Seconds, wall clock.
+    pub wall_s: f64,
+}
+
+/// Progress, for the terminal.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    /// Players with chips.
+    pub players_left: usize,
+    /// Tables open.
+    pub tables: usize,
+    /// Hands so far.
+    pub hands: u64,
+    /// Hands per second so far.
+    pub hands_per_s: f64,
+}
+
+/// How long Floor may stay silent before the simulation gives up.
+const STALL: Duration = Duration::from_secs(15);
+
+/// Sit & go fields stop at 360 (003, 004 §4.36.2); larger fields are scheduled a moment ahead,
+/// register as late registrations, and are started by the simulator.
+const LARGEST_SIT_AND_GO: u32 = 360;
+
+fn definition(config: &SimConfig, now: chrono::DateTime<chrono::Utc>) -> TournamentDefinition {
+    let sit_and_go = config.entrants <= LARGEST_SIT_AND_GO;
+    TournamentDefinition {
+        name: format!("Simulation {} ({} players)", config.seed, config.entrants),
+        start: if sit_and_go { Start::SitAndGo } else { Start::At(now + chrono::Duration::seconds(1)) },
+        table_size: config.table_size,
+        starting_stack: 10_000,
+        buy_in: Money::new(1_000, Currency::EUR),
+        fee: Fee::OnTop(Money::new(100, Currency::EUR)),
+        capacity: config.entrants,
+        min_players: config.entrants,
+        registration_opens: None,
+        late_registration_until: (!sit_and_go).then(|| now + chrono::Duration::days(1)),
+        entry_model: EntryModel::Freezeout,
+        guarantee: None,
+        profile: config.profile,
+        structure: None,
+    }
+}
+
+async fn request<T: Serialize>(backbone: &Backbone, verb: &str, body: &T) -> Result<serde_json::Value, String> {
+    let subject = subjects::command_subject(subjects::service::REGISTRATION, verb);
+    let payload = serde_json::to_vec(body).expect("request serializes");
+    let reply = tokio::time::timeout(Duration::from_secs(30), backbone.client.request(subject, payload.into()))
+        .await
+        .map_err(|_| format!("registration did not answer {verb}"))?
+        .map_err(|e| format!("{verb}: {e}"))?;
+    match serde_json::from_slice::<Reply<serde_json::Value>>(&reply.payload).map_err(|e| e.to_string())? {
+        Reply::Ok(v) => Ok(v),
+        Reply::Error(e) => Err(format!("{verb}: {}: {}", e.code, e.message)),
+    }
+}
+
+/// Whether a runner's durable consumer has nothing left to do.
+async fn idle(stream: &async_nats::jetstream::stream::Stream, name: &str) -> bool {
+    match stream.get_consumer::<async_nats::jetstream::consumer::pull::Config>(name).await {
+        Ok(mut consumer) => consumer.info().await.is_ok_and(|i| i.num_pending == 0 && i.num_ack_pending == 0),
+        Err(_) => false,
+    }
+}
+
+/// Waits until Floor has taken every report and published every instruction that follows.
+async fn settled(backbone: &Backbone) -> Result<(), String> {
+    let deadline = Instant::now() + STALL;
+    loop {
+        // In the order work flows: reactions and reports make seating commits, which the outbox
+        // publishes.
+        if idle(&backbone.events, "projection-seating-policy").await
+            && idle(&backbone.tables, "projection-seating-reports").await
+            && idle(&backbone.events, "projection-seating-outbox").await
+        {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(format!("Floor has not caught up with the tables in {} s (is the seating service running?)", STALL.as_secs()));
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+}
+
+/// Runs one tournament to its winner; `progress` hears after every round.
+///
+/// # Errors
+/// A rejected command, an unreachable platform, or a stall.
+pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnMut(&Progress)) -> Result<Summary, String> {
+    if config.entrants < 2 {
+        return Err("a tournament needs at least 2 entrants".into());
+    }
+    let started = Instant::now();
+    let t = config.tournament_id;
+    // The tables' instructions, read from the stream: a consumer of our own, no acks, so
+    // `num_pending` says exactly what has not reached us yet.
+    let mut instructions = backbone
+        .tables
+        .create_consumer(pull::Config {
+            filter_subject: format!("floor.table.{t}.*.in"),
+            ack_policy: AckPolicy::None,
+            deliver_policy: DeliverPolicy::All,
+            inactive_threshold: Duration::from_secs(300),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+    let definition = definition(config, chrono::Utc::now());
+    let scheduled = definition.scheduled_start();
+    let create = CreateTournament { command_id: CommandId(t.0), tournament_id: Some(t), definition };
+    request(backbone, verbs::CREATE_TOURNAMENT, &create).await?;
+    // One at a time: entry numbers follow player numbers, so a seed repeats its tournament.
+    for i in 1..=config.entrants {
+        let player = PlayerId::parse(&format!("sim-{i}")).expect("valid");
+        let register = Register { command_id: CommandId::derived(&format!("sim:{t}:{i}")), tournament_id: t, player };
+        request(backbone, verbs::REGISTER, &register).await?;
+    }
+    if let Some(start) = scheduled {
+        // The start time is a moment after creation; registration started it by then.
+        tokio::time::sleep((start - chrono::Utc::now()).to_std().unwrap_or_default()).await;
+        let begin = StartTournament { command_id: CommandId::derived(&format!("sim-start:{t}")), tournament_id: t };
+        match request(backbone, verbs::START_TOURNAMENT, &begin).await {
+            Ok(_) => {}
+            // A scheduler on the platform started it first.
+            Err(e) if e.contains(floor_events::codes::TOURNAMENT_STARTED) => {}
+            Err(e) => return Err(e),
+        }
+    }
+
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(config.seed);
+    let mut tables: BTreeMap<u32, SimTable> = BTreeMap::new();
+    let (mut hands, mut moves, mut broken) = (0u64, 0u64, 0u64);
+    let mut waiting_since: Option<Instant> = None;
+    loop {
+        settled(backbone).await?;
+        let arrived = drain(&mut instructions, &mut tables).await?;
+        if tables.is_empty() || (arrived == 0 && tables.values().all(|t| t.inbox.is_empty() && (t.closed || t.seats.len() < 2))) {
+            if !tables.is_empty() && tables.values().all(|t| t.closed) {
+                break;
+            }
+            // Nothing to do until Floor speaks (the draw, a move): wait for its next instruction.
+            if waiting_since.get_or_insert_with(Instant::now).elapsed() > STALL {
+                return Err(format!(
+                    "no instruction from Floor in {} s; {}; {}",
+                    STALL.as_secs(),
+                    waiting(&tables),
+                    rejections(backbone, t).await
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+            continue;
+        }
+        waiting_since = None;
+        let mut reports = Vec::new();
+        for (&number, table) in tables.iter_mut() {
+            if table.closed {
+                continue;
+            }
+            let stepped = table.apply(t, number, usize::MAX, &mut reports);
+            moves += stepped.moved;
+            if stepped.closed && table.seats.is_empty() {
+                broken += 1;
+            }
+            if table.start_hand(t, number, &mut reports) {
+                table.finish_hand(t, number, &mut rng, &mut reports);
+                hands += 1;
+            }
+        }
+        let mut acks = Vec::with_capacity(reports.len());
+        for report in &reports {
+            let subject = floor_events::table::reports_subject(t, report.table);
+            let message = async_nats::jetstream::message::PublishMessage::build()
+                .payload(serde_json::to_vec(report).expect("report serializes").into())
+                .message_id(report.report_id.clone());
+            acks.push(backbone.jetstream.send_publish(subject, message).await.map_err(|e| e.to_string())?);
+        }
+        for ack in acks {
+            ack.await.map_err(|e| e.to_string())?;
+        }
+        let players_left = tables.values().filter(|t| !t.closed).map(|t| t.seats.len()).sum();
+        let open = tables.values().filter(|t| !t.closed).count();
+        progress(&Progress { players_left, tables: open, hands, hands_per_s: hands as f64 / started.elapsed().as_secs_f64() });
+    }
+    let survivors: Vec<String> = tables.values().flat_map(|t| t.seats.values().map(|(_, player, _)| player.to_string())).collect();
+    let [winner] = &survivors[..] else { return Err(format!("the tables ended with {} players seated", survivors.len())) };
+    let events = backbone.events.clone().info().await.map_err(|e| e.to_string())?.state.last_sequence;
+    Ok(Summary {
+        entrants: config.entrants,
+        winner: winner.clone(),
+        hands,
+        moves,
+        tables_broken: broken,
+        events,
+        wall_s: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// Takes every instruction stored so far into the tables' inboxes; returns how many.
+async fn drain(instructions: &mut Consumer<pull::Config>, tables: &mut BTreeMap<u32, SimTable>) -> Result<usize, String> {
+    let mut got = 0;
+    loop {
+        let pending = instructions.info().await.map_err(|e| e.to_string())?.num_pending;
+        if pending == 0 {
+            return Ok(got);
+        }
+        let mut batch = instructions.fetch().max_messages(pending.min(10_000) as usize).messages().await.map_err(|e| e.to_string())?;
+        while let Some(message) = batch.next().await {
+            let message = message.map_err(|e| e.to_string())?;
+            let instruction: TableInstruction = serde_json::from_slice(&message.payload).map_err(|e| e.to_string())?;
+            tables.entry(instruction.table).or_default().receive(instruction);
+            got += 1;
+        }
+    }
+}
+
+/// The open tables, for a stall's message.
+fn waiting(tables: &BTreeMap<u32, SimTable>) -> String {
+    let open: Vec<String> = tables
+        .iter()
+        .filter(|(_, t)| !t.closed)
+        .take(20)
+        .map(|(n, t)| {
+            format!(
+                "table {n}: {} seated, applied {}, queued {:?}",
+                t.seats.len(),
+                t.applied,
+                t.inbox.iter().map(|i| i.sequence).collect::<Vec<_>>()
+            )
+        })
+        .collect();
+    open.join("; ")
+}
+
+/// The reports Floor rejected, for a stall's message.
+async fn rejections(backbone: &Backbone, t: TournamentId) -> String {
+    use floor_events::seating::SeatingEvent;
+    let subject = subjects::event_subject(subjects::aggregate::SEATING, t.0);
+    let store = floor_runtime::JetStreamStore::new(backbone);
+    let Ok(commits) = store.load::<SeatingEvent>(&subject, 0).await else { return "seating log unreadable".into() };
+    let rejected: Vec<String> = commits
+        .iter()
+        .flat_map(|c| c.events.iter())
+        .filter_map(|e| match e {
+            SeatingEvent::ReportRejected { table, report_id, code, reason } => Some(format!("table {table} {report_id}: {code}: {reason}")),
+            _ => None,
+        })
+        .take(5)
+        .collect();
+    format!("rejected reports: {}", if rejected.is_empty() { "none".into() } else { rejected.join("; ") })
+}

@@ -1,0 +1,246 @@
+//! What the scheduler must do at an instant: create the occurrences whose registration opens,
+//! start the tournaments whose start time came. Pure: the service feeds it the template and
+//! tournament events and asks what is due.
+//!
+//! Every action is idempotent downstream: an occurrence's tournament id is a UUID v5 of
+//! (template, start) and a start's command id is derived from the tournament, so the plan may
+//! hand out an action again after a restart, or on two instances, without harm.
+
+use crate::domain::occurrence_definition;
+use crate::occurrences::{occurrence_id, Recurrence};
+use chrono::{DateTime, Duration, Utc};
+use floor_events::registration::TournamentEvent;
+use floor_events::schedule::{ScheduleEvent, ScheduleTemplate};
+use floor_events::tournament::{Start, TournamentDefinition};
+use floor_events::TournamentId;
+use std::collections::HashMap;
+use uuid::Uuid;
+
+/// One active template.
+#[derive(Debug, Clone)]
+struct Active {
+    template: ScheduleTemplate,
+    recurrence: Recurrence,
+    /// Occurrences starting at or before this were handed out.
+    created_through: DateTime<Utc>,
+    /// The first start after `created_through`.
+    next_start: Option<DateTime<Utc>>,
+}
+
+impl Active {
+    fn lead(&self) -> Duration {
+        Duration::minutes(i64::from(self.template.registration_lead_minutes))
+    }
+}
+
+/// A tournament to create.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Creation {
+    /// The template.
+    pub template_id: Uuid,
+    /// The tournament's id: UUID v5 of (template, start).
+    pub tournament_id: TournamentId,
+    /// Its definition.
+    pub definition: TournamentDefinition,
+}
+
+/// The scheduler's plan.
+#[derive(Debug, Default)]
+pub struct Plan {
+    templates: HashMap<Uuid, Active>,
+    /// Scheduled tournaments not started or cancelled yet, and when to try to start them.
+    starts: HashMap<TournamentId, DateTime<Utc>>,
+}
+
+impl Plan {
+    /// Folds a template's events; `now` is where a template seen for the first time begins:
+    /// occurrences that already started are never created late.
+    pub fn apply_schedule(&mut self, events: &[ScheduleEvent], now: DateTime<Utc>) {
+        for event in events {
+            match event {
+                ScheduleEvent::TemplateAdded { template_id, template, .. } => {
+                    let Ok(recurrence) = Recurrence::new(&template.cron, &template.time_zone) else { continue };
+                    let next_start = recurrence.next_after(now);
+                    let active = Active { template: template.clone(), recurrence, created_through: now, next_start };
+                    self.templates.entry(*template_id).or_insert(active);
+                }
+                ScheduleEvent::TemplateRemoved { template_id, .. } => {
+                    self.templates.remove(template_id);
+                }
+            }
+        }
+    }
+
+    /// Folds a tournament's events: a scheduled tournament waits for its start until it starts
+    /// or is cancelled.
+    pub fn apply_tournament(&mut self, tournament: TournamentId, events: &[TournamentEvent]) {
+        for event in events {
+            match event {
+                TournamentEvent::TournamentCreated(created) => {
+                    if let Start::At(start) = created.definition.start {
+                        self.starts.insert(tournament, start);
+                    }
+                }
+                TournamentEvent::TournamentStarted(_) | TournamentEvent::TournamentCancelled(_) => {
+                    self.starts.remove(&tournament);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The occurrences whose registration opens by `now`, each handed out once.
+    pub fn creations_due(&mut self, now: DateTime<Utc>) -> Vec<Creation> {
+        let mut due = Vec::new();
+        for (&template_id, active) in &mut self.templates {
+            let until = now + active.lead();
+            if active.next_start.is_none_or(|next| next > until) {
+                continue;
+            }
+            for start in active.recurrence.between(active.created_through, until) {
+                match occurrence_definition(&active.template, start) {
+                    Ok(definition) => {
+                        due.push(Creation { template_id, tournament_id: TournamentId(occurrence_id(template_id, start)), definition })
+                    }
+                    // Checked when the template was added; a rule that depends on the date could
+                    // still refuse one occurrence: skip it rather than stop the schedule.
+                    Err(e) => tracing::warn!(%template_id, %start, error = e, "occurrence skipped: its tournament is not valid"),
+                }
+            }
+            active.created_through = until;
+            active.next_start = active.recurrence.next_after(until);
+        }
+        due
+    }
+
+    /// The tournaments whose start is due by `now`, each handed out once (see [`Plan::retry_start`]).
+    pub fn starts_due(&mut self, now: DateTime<Utc>) -> Vec<TournamentId> {
+        let due: Vec<TournamentId> = self.starts.iter().filter(|(_, at)| **at <= now).map(|(t, _)| *t).collect();
+        due.iter().for_each(|t| {
+            self.starts.remove(t);
+        });
+        due
+    }
+
+    /// Try to start `tournament` again at `at` (registration did not answer).
+    pub fn retry_start(&mut self, tournament: TournamentId, at: DateTime<Utc>) {
+        self.starts.insert(tournament, at);
+    }
+
+    /// The earliest instant something may be due.
+    pub fn next_wakeup(&self) -> Option<DateTime<Utc>> {
+        let creations = self.templates.values().filter_map(|a| a.next_start.map(|s| s - a.lead()));
+        creations.chain(self.starts.values().copied()).min()
+    }
+
+    /// The active templates with their next `upcoming` starts after `now`.
+    pub fn templates(&self, now: DateTime<Utc>, upcoming: usize) -> Vec<(Uuid, ScheduleTemplate, Vec<DateTime<Utc>>)> {
+        let mut list: Vec<_> = self
+            .templates
+            .iter()
+            .map(|(id, a)| {
+                let mut next = Vec::with_capacity(upcoming);
+                let mut after = now;
+                while next.len() < upcoming {
+                    let Some(start) = a.recurrence.next_after(after) else { break };
+                    next.push(start);
+                    after = start;
+                }
+                (*id, a.template.clone(), next)
+            })
+            .collect();
+        list.sort_by_key(|(id, ..)| *id);
+        list
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use floor_events::registration::{StartCause, TournamentStarted};
+    use serde_json::json;
+
+    fn at(s: &str) -> DateTime<Utc> {
+        s.parse().unwrap()
+    }
+
+    fn template(cron: &str, lead_minutes: u32) -> ScheduleTemplate {
+        ScheduleTemplate {
+            cron: cron.into(),
+            time_zone: "Europe/Vienna".into(),
+            registration_lead_minutes: lead_minutes,
+            late_registration_minutes: None,
+            tournament: json!({
+                "name": "Daily", "table_size": 9, "starting_stack": 10000,
+                "buy_in": { "amount": 1000, "currency": "EUR" }, "fee": { "on_top": { "amount": 100, "currency": "EUR" } },
+                "capacity": 100, "min_players": 2
+            }),
+        }
+    }
+
+    fn added(id: Uuid, t: ScheduleTemplate) -> ScheduleEvent {
+        ScheduleEvent::TemplateAdded { template_id: id, template: t, at: at("2027-01-01T00:00:00Z") }
+    }
+
+    #[test]
+    fn each_occurrence_is_created_once_when_its_registration_opens() {
+        let mut plan = Plan::default();
+        let id = Uuid::from_u128(7);
+        // 19:00 Vienna = 18:00 UTC in winter; registration opens two hours ahead.
+        plan.apply_schedule(&[added(id, template("0 0 19 * * *", 120))], at("2027-01-10T12:00:00Z"));
+        assert_eq!(plan.next_wakeup(), Some(at("2027-01-10T16:00:00Z")));
+        assert!(plan.creations_due(at("2027-01-10T15:59:59Z")).is_empty());
+        let due = plan.creations_due(at("2027-01-10T16:00:00Z"));
+        assert_eq!(due.len(), 1);
+        assert_eq!(due[0].tournament_id, TournamentId(occurrence_id(id, at("2027-01-10T18:00:00Z"))));
+        assert!(plan.creations_due(at("2027-01-10T17:00:00Z")).is_empty(), "handed out once");
+        assert_eq!(plan.next_wakeup(), Some(at("2027-01-11T16:00:00Z")));
+    }
+
+    #[test]
+    fn a_restarted_plan_creates_what_is_inside_the_lead_window_and_nothing_that_already_started() {
+        let mut plan = Plan::default();
+        let id = Uuid::from_u128(7);
+        plan.apply_schedule(&[added(id, template("0 0 * * * *", 90))], at("2027-01-10T12:30:00Z"));
+        let due = plan.creations_due(at("2027-01-10T12:30:00Z"));
+        let starts: Vec<_> = due.iter().map(|c| c.definition.start).collect();
+        assert_eq!(starts, vec![Start::At(at("2027-01-10T13:00:00Z")), Start::At(at("2027-01-10T14:00:00Z"))]);
+    }
+
+    #[test]
+    fn a_removed_template_creates_nothing_more() {
+        let mut plan = Plan::default();
+        let id = Uuid::from_u128(7);
+        plan.apply_schedule(&[added(id, template("0 0 19 * * *", 0))], at("2027-01-10T12:00:00Z"));
+        plan.apply_schedule(
+            &[ScheduleEvent::TemplateRemoved { template_id: id, at: at("2027-01-10T13:00:00Z") }],
+            at("2027-01-10T13:00:00Z"),
+        );
+        assert!(plan.creations_due(at("2027-01-12T00:00:00Z")).is_empty());
+        assert_eq!(plan.next_wakeup(), None);
+    }
+
+    #[test]
+    fn scheduled_tournaments_are_started_once_at_their_time_until_they_start() {
+        let mut plan = Plan::default();
+        let id = Uuid::from_u128(7);
+        plan.apply_schedule(&[added(id, template("0 0 19 * * *", 60))], at("2027-01-10T17:00:00Z"));
+        let created = plan.creations_due(at("2027-01-10T17:00:00Z")).remove(0);
+        let t = created.tournament_id;
+        plan.apply_tournament(
+            t,
+            &[TournamentEvent::TournamentCreated(floor_events::registration::TournamentCreated {
+                tournament_id: t,
+                definition: created.definition,
+                at: at("2027-01-10T17:00:00Z"),
+            })],
+        );
+        assert!(plan.starts_due(at("2027-01-10T17:59:59Z")).is_empty());
+        assert_eq!(plan.starts_due(at("2027-01-10T18:00:00Z")), vec![t]);
+        assert!(plan.starts_due(at("2027-01-10T18:00:01Z")).is_empty(), "handed out once");
+        plan.retry_start(t, at("2027-01-10T18:00:02Z"));
+        let started = TournamentStarted { entries: 2, cause: StartCause::Scheduled, at: at("2027-01-10T18:00:02Z") };
+        plan.apply_tournament(t, &[TournamentEvent::TournamentStarted(started)]);
+        assert!(plan.starts_due(at("2027-01-10T19:00:00Z")).is_empty(), "a started tournament is not started again");
+    }
+}

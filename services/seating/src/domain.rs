@@ -1,0 +1,662 @@
+//! The seating aggregate: one per tournament. Pure: seeds and time come in the commands.
+//!
+//! It owns the room (every table and seat), what Floor knows of play (chips between hands, the
+//! hand in play at each table) and every instruction to the tables, numbered per table. Every
+//! decision is an event, so a replay rebuilds the room without deciding again.
+//!
+//! Moves happen between hands, and a table learns of a move only when its instruction arrives,
+//! so the room holds two places for a moving player: the *logical* seat (where balancing counts
+//! them: the destination) and, until the source table confirms the removal, the *physical* seat
+//! (where they still play). Reports are checked against the physical seats; balancing runs on
+//! the logical ones. The destination is told to seat the player only once the source confirms,
+//! with the stack the source last reported. A broken table keeps finishing the hand it was
+//! dealing, and closes after its players have gone.
+
+use crate::balancing::{decide, BalanceWhen, Decision, Mover, Reason, Rules};
+use crate::draw::{commitment, initial_seating, Seed};
+use crate::reports::{HandInPlay, Play, Rejection};
+use crate::room::Room;
+use crate::table::{Occupant, Seat, Table};
+use chrono::{DateTime, Utc};
+use esrs::Aggregate;
+use floor_events::seating::{DrawnTable, MoveReason, SeatedEntry, SeatingEvent};
+use floor_events::table::{BustReport, Instruction, Removal, Report, SeatNo, SeatStack, TableInstruction, TableReport};
+use floor_events::{codes, subjects, EntryNo, PlayerId, TournamentId};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// The seating aggregate.
+pub struct SeatingAggregate;
+
+/// What seating is asked to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SeatingCommand {
+    /// Set the tournament and its table size (at creation).
+    Configure {
+        /// The tournament.
+        tournament_id: TournamentId,
+        /// Seats per table.
+        table_size: u8,
+        /// Chips each entry starts with.
+        starting_stack: u64,
+    },
+    /// An entry needs a seat (before the start: at the draw; after: now), with the starting
+    /// stack.
+    Join {
+        /// The entry.
+        entry: EntryNo,
+        /// Whose.
+        player: PlayerId,
+    },
+    /// An entry was withdrawn before the start.
+    Leave {
+        /// The entry.
+        entry: EntryNo,
+    },
+    /// Fix the draw's seed before the draw: its SHA-256 is published.
+    CommitDraw {
+        /// SHA-256 of the seed.
+        commitment: [u8; 32],
+    },
+    /// The tournament started: draw the seats.
+    Start {
+        /// The seed committed earlier.
+        seed: Seed,
+        /// Now.
+        at: DateTime<Utc>,
+    },
+    /// Draw the next part of a large start-of-play draw (nothing when it is complete).
+    ContinueDraw {
+        /// Which part this is (1 after the start's): it names the command, so each is stored
+        /// once; the aggregate draws whatever part comes next.
+        part: u32,
+    },
+    /// Blinds for the next hand at every table.
+    Blinds {
+        /// Level number.
+        level: u32,
+        /// Small blind.
+        small_blind: u64,
+        /// Big blind.
+        big_blind: u64,
+        /// Ante.
+        ante: u64,
+        /// Big-blind ante.
+        big_blind_ante: bool,
+    },
+    /// A table's report, with the seed for any draw the decision after it needs.
+    Report {
+        /// The report.
+        report: TableReport,
+        /// Seed for breaking draws.
+        seed: Seed,
+    },
+}
+
+/// Why seating said no. (A report that does not fit is not an error: it is recorded as
+/// `report_rejected`.)
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SeatingError {
+    /// Configure first.
+    #[error("seating is not configured for this tournament")]
+    NotConfigured,
+    /// The draw was made.
+    #[error("the seats are drawn already")]
+    AlreadyStarted,
+    /// The seed does not match the commitment.
+    #[error("the seed does not match the published commitment")]
+    SeedMismatch,
+    /// Fewer than two entries.
+    #[error("{0} entries cannot start")]
+    TooFewEntries(usize),
+    /// No such live entry.
+    #[error("no live entry {0}")]
+    UnknownEntry(EntryNo),
+}
+
+impl floor_runtime::DomainError for SeatingError {
+    fn code(&self) -> &'static str {
+        match self {
+            Self::NotConfigured => codes::UNKNOWN_TOURNAMENT,
+            Self::AlreadyStarted => codes::TOURNAMENT_STARTED,
+            Self::SeedMismatch => codes::SEED_MISMATCH,
+            Self::TooFewEntries(_) => codes::TOO_FEW_ENTRIES,
+            Self::UnknownEntry(_) => codes::UNKNOWN_ENTRY,
+        }
+    }
+}
+
+/// Where a moving player still plays until the source table lets them go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Leaving {
+    /// The source table.
+    pub table: u32,
+    /// Their seat there.
+    pub seat: Seat,
+    /// Deal them in at the destination only once the button has passed.
+    pub wait_for_button: bool,
+}
+
+/// Seating, folded from its events.
+#[derive(Debug, Clone, Default)]
+pub struct SeatingState {
+    /// The tournament.
+    pub tournament_id: Option<TournamentId>,
+    /// Seats per table.
+    pub table_size: u8,
+    /// Chips each entry starts with.
+    pub starting_stack: u64,
+    /// Live entries.
+    pub entries: BTreeMap<EntryNo, PlayerId>,
+    /// The draw's commitment, hex.
+    pub commitment: Option<String>,
+    /// The draw was made (its first part, at least).
+    pub started: bool,
+    /// The entries the draw seats, as they were when it began.
+    pub draw_entries: Vec<EntryNo>,
+    /// The draw's seed.
+    pub draw_seed: Option<Seed>,
+    /// Tables drawn so far, of `draw_total`.
+    pub drawn_tables: u32,
+    /// Tables in the whole draw.
+    pub draw_total: u32,
+    /// When the draw began.
+    pub draw_at: Option<DateTime<Utc>>,
+    /// Every open table, players at their logical seats.
+    pub room: Room,
+    /// Chips and hands.
+    pub play: Play,
+    /// Each seated entry's logical seat.
+    pub located: HashMap<EntryNo, (u32, Seat)>,
+    /// Moving players not yet let go by their source table.
+    pub leaving: HashMap<EntryNo, Leaving>,
+    /// Closed tables some moving player still sits at.
+    pub closing: HashSet<u32>,
+    /// Removal instructions awaiting confirmation: (table, sequence) → entry.
+    pub awaiting: HashMap<(u32, u64), EntryNo>,
+    /// Last instruction sequence per table.
+    pub sequences: HashMap<u32, u64>,
+    /// The blinds now, for tables that open later.
+    pub blinds: Option<Instruction>,
+    /// The winner, once there is one.
+    pub winner: Option<EntryNo>,
+}
+
+impl SeatingState {
+    /// A draw too large for one commit is still being stored, part by part.
+    pub fn drawing(&self) -> bool {
+        self.started && self.drawn_tables < self.draw_total
+    }
+
+    /// Where an entry plays now: its source seat while leaving, else its seat.
+    pub fn physical(&self, entry: EntryNo) -> Option<(u32, Seat)> {
+        self.leaving.get(&entry).map(|l| (l.table, l.seat)).or_else(|| self.located.get(&entry).copied())
+    }
+
+    fn rules(&self) -> Rules {
+        Rules {
+            table_size: usize::from(self.table_size),
+            when: BalanceWhen::DifferenceAboveOne,
+            mover: Mover::DueBigBlind,
+            shootout: false,
+        }
+    }
+}
+
+fn seat_no(seat: Seat) -> SeatNo {
+    SeatNo(seat as u8 + 1)
+}
+
+fn seat_index(seat: SeatNo) -> Seat {
+    usize::from(seat.0).wrapping_sub(1)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The events of one command, with instructions numbered per table as they are added.
+struct Outbox<'a> {
+    state: &'a SeatingState,
+    next: HashMap<u32, u64>,
+    events: Vec<SeatingEvent>,
+}
+
+impl<'a> Outbox<'a> {
+    fn new(state: &'a SeatingState) -> Self {
+        Self { state, next: HashMap::new(), events: Vec::new() }
+    }
+
+    fn push(&mut self, event: SeatingEvent) {
+        self.events.push(event);
+    }
+
+    fn instruct(&mut self, table: u32, instruction: Instruction) -> u64 {
+        let last = self.next.entry(table).or_insert_with(|| self.state.sequences.get(&table).copied().unwrap_or(0));
+        *last += 1;
+        let tournament_id = self.state.tournament_id.expect("configured");
+        let sequence = *last;
+        self.events.push(SeatingEvent::Instructed { instruction: TableInstruction { tournament_id, table, sequence, instruction } });
+        sequence
+    }
+
+    fn open_table(&mut self, table: u32, seats: u8) {
+        self.instruct(table, Instruction::OpenTable { seats });
+        if let Some(blinds) = self.state.blinds.clone() {
+            self.instruct(table, blinds);
+        }
+    }
+
+    fn seat(&mut self, table: u32, entry: EntryNo, seat: Seat, wait_for_button: bool) {
+        let player = self.state.entries.get(&entry).cloned().expect("a seated entry is live");
+        let stack = self.state.play.chips.get(&entry).copied().unwrap_or(0);
+        self.instruct(table, Instruction::SeatPlayer { entry, player, seat: seat_no(seat), stack, wait_for_button });
+    }
+}
+
+impl Aggregate for SeatingAggregate {
+    const NAME: &'static str = subjects::aggregate::SEATING;
+    type State = SeatingState;
+    type Command = SeatingCommand;
+    type Event = SeatingEvent;
+    type Error = SeatingError;
+
+    fn handle_command(state: &SeatingState, command: SeatingCommand) -> Result<Vec<SeatingEvent>, SeatingError> {
+        use SeatingCommand::*;
+        if let Configure { tournament_id, table_size, starting_stack } = command {
+            let configured = SeatingEvent::SeatingConfigured { tournament_id, table_size, starting_stack };
+            return Ok(if state.tournament_id.is_some() { vec![] } else { vec![configured] });
+        }
+        if state.tournament_id.is_none() {
+            return Err(SeatingError::NotConfigured);
+        }
+        match command {
+            Configure { .. } => unreachable!("handled above"),
+            Join { entry, player } => Ok(join(state, entry, player, state.starting_stack)),
+            Leave { entry } => {
+                if state.started {
+                    return Err(SeatingError::AlreadyStarted);
+                }
+                if !state.entries.contains_key(&entry) {
+                    return Err(SeatingError::UnknownEntry(entry));
+                }
+                Ok(vec![SeatingEvent::EntryLeft { entry }])
+            }
+            CommitDraw { commitment } => {
+                if state.started {
+                    return Err(SeatingError::AlreadyStarted);
+                }
+                Ok(if state.commitment.is_some() { vec![] } else { vec![SeatingEvent::DrawCommitted { commitment: hex(&commitment) }] })
+            }
+            Start { seed, at } => start(state, seed, at),
+            ContinueDraw { .. } => Ok(continue_draw(state)),
+            Blinds { level, small_blind, big_blind, ante, big_blind_ante } => {
+                let mut out = Outbox::new(state);
+                out.push(SeatingEvent::BlindsSet { level, small_blind, big_blind, ante, big_blind_ante });
+                let instruction = Instruction::Blinds { level, small_blind, big_blind, ante, big_blind_ante };
+                for table in state.room.tables().map(|t| t.number).collect::<Vec<_>>() {
+                    out.instruct(table, instruction.clone());
+                }
+                Ok(out.events)
+            }
+            Report { report, seed } => Ok(on_report(state, report, &seed)),
+        }
+    }
+
+    fn apply_event(mut state: SeatingState, event: SeatingEvent) -> SeatingState {
+        use SeatingEvent::*;
+        match event {
+            SeatingConfigured { tournament_id, table_size, starting_stack } => {
+                state.tournament_id = Some(tournament_id);
+                state.table_size = table_size;
+                state.starting_stack = starting_stack;
+            }
+            EntryJoined { entry, player, stack } => {
+                state.entries.insert(entry, player);
+                state.play.chips.insert(entry, stack);
+            }
+            EntryLeft { entry } => {
+                state.entries.remove(&entry);
+                state.play.chips.remove(&entry);
+            }
+            DrawCommitted { commitment } => state.commitment = Some(commitment),
+            TablesDrawn { seed, total_tables, tables, at } => {
+                if !state.started {
+                    state.started = true;
+                    state.draw_at = Some(at);
+                    state.draw_entries = state.entries.keys().copied().collect();
+                    state.draw_seed = unhex(&seed);
+                }
+                state.draw_total = total_tables.max(state.draw_total);
+                let size = usize::from(state.table_size);
+                for drawn in tables {
+                    let mut table = Table::new(drawn.table, size);
+                    for s in drawn.seats {
+                        table.seats[seat_index(s.seat)] = Some(Occupant { entry: s.entry, moves: 0 });
+                        state.located.insert(s.entry, (drawn.table, seat_index(s.seat)));
+                    }
+                    state.room.open(table);
+                    state.drawn_tables += 1;
+                }
+            }
+            TableOpened { table, seats } => {
+                if state.room.table(table).is_some() {
+                    state.room.resize(table, usize::from(seats));
+                } else {
+                    state.room.open(Table::new(table, usize::from(seats)));
+                }
+            }
+            EntrySeated { entry, table, seat, .. } => {
+                state.room.seat(table, seat_index(seat), Occupant { entry, moves: 0 });
+                state.located.insert(entry, (table, seat_index(seat)));
+            }
+            HandStarted { table, hand, button, stacks } => {
+                state.play.in_play.insert(table, HandInPlay { hand, stacks: stacks.iter().map(|s| (s.entry, s.chips)).collect() });
+                state.room.set_button(table, Some(seat_index(button)));
+            }
+            HandFinished { table, hand, stacks, busts } => {
+                state.play.in_play.remove(&table);
+                state.play.last_hand.insert(table, hand);
+                for s in stacks {
+                    state.play.chips.insert(s.entry, s.chips);
+                }
+                for b in busts {
+                    state.play.chips.insert(b.entry, 0);
+                }
+            }
+            ReportRejected { .. } | StackReachedZero { .. } => {}
+            EntryEliminated { entry, .. } => {
+                if let Some((table, seat)) = state.located.remove(&entry) {
+                    state.room.vacate(table, seat);
+                }
+                if let Some(left) = state.leaving.remove(&entry) {
+                    settle_closing(&mut state, left.table);
+                }
+                state.entries.remove(&entry);
+                state.play.chips.remove(&entry);
+            }
+            PlayerMoved { entry, from_table, from_seat, to_table, to_seat, wait_for_button, .. } => {
+                crate::balancing::apply_move(&mut state.room, &to_move(entry, from_table, from_seat, to_table, to_seat, wait_for_button));
+                state.located.insert(entry, (to_table, seat_index(to_seat)));
+                let leaving =
+                    state.leaving.entry(entry).or_insert(Leaving { table: from_table, seat: seat_index(from_seat), wait_for_button });
+                leaving.wait_for_button = wait_for_button;
+            }
+            MoveConfirmed { entry } => {
+                if let Some(left) = state.leaving.remove(&entry) {
+                    settle_closing(&mut state, left.table);
+                }
+            }
+            TableClosed { table } => {
+                state.room.close(table);
+                if state.leaving.values().any(|l| l.table == table) {
+                    state.closing.insert(table);
+                }
+            }
+            BlindsSet { level, small_blind, big_blind, ante, big_blind_ante } => {
+                state.blinds = Some(Instruction::Blinds { level, small_blind, big_blind, ante, big_blind_ante });
+            }
+            Instructed { instruction } => {
+                state.sequences.insert(instruction.table, instruction.sequence);
+                if let Instruction::RemovePlayer { entry, reason: Removal::Moved { .. } } = instruction.instruction {
+                    state.awaiting.insert((instruction.table, instruction.sequence), entry);
+                }
+            }
+            TournamentWon { entry } => state.winner = Some(entry),
+        }
+        state
+    }
+}
+
+/// A closed table whose last moving player left is gone for good.
+fn settle_closing(state: &mut SeatingState, table: u32) {
+    if !state.leaving.values().any(|l| l.table == table) {
+        state.closing.remove(&table);
+    }
+}
+
+fn to_move(entry: EntryNo, from_table: u32, from_seat: SeatNo, to_table: u32, to_seat: SeatNo, wait_for_button: bool) -> crate::Move {
+    crate::Move {
+        entry,
+        from_table,
+        from_seat: seat_index(from_seat),
+        to_table,
+        to_seat: seat_index(to_seat),
+        wait_for_button,
+        reason: Reason::Balance { from_count: 0, to_count: 0 },
+    }
+}
+
+fn join(state: &SeatingState, entry: EntryNo, player: PlayerId, stack: u64) -> Vec<SeatingEvent> {
+    if state.entries.contains_key(&entry) {
+        return vec![];
+    }
+    let mut out = Outbox::new(state);
+    out.push(SeatingEvent::EntryJoined { entry, player: player.clone(), stack });
+    if !state.started {
+        return out.events;
+    }
+    // Late registration or re-entry: the shortest table, at the worst seat a newcomer may take;
+    // a new table when every table is full (balancing fills it from the others).
+    let size = state.table_size;
+    let shortest = state.room.shortest().and_then(|n| state.room.table(n)).filter(|t| t.count() < usize::from(size));
+    let (table, seat, wait_for_button) = match shortest {
+        Some(t) => {
+            let worst = t.worst_seats();
+            match worst.first() {
+                Some(&seat) => (t.number, seat, false),
+                None => {
+                    let seat = t.seats.iter().position(Option::is_none).expect("a table below its size has an empty seat");
+                    (t.number, seat, true)
+                }
+            }
+        }
+        None => {
+            // Past every table of the draw too, some of which may not be stored yet.
+            let last = state.room.last_number().into_iter().chain(state.closing.iter().copied()).max().unwrap_or(0);
+            let number = last.max(state.draw_total) + 1;
+            out.push(SeatingEvent::TableOpened { table: number, seats: size });
+            out.open_table(number, size);
+            (number, 0, false)
+        }
+    };
+    out.push(SeatingEvent::EntrySeated { entry, table, seat: seat_no(seat), wait_for_button });
+    out.instruct(table, Instruction::SeatPlayer { entry, player, seat: seat_no(seat), stack, wait_for_button });
+    out.events
+}
+
+/// Tables per part of a large draw: each part is one commit, and a NATS message holds at most
+/// 1 MiB (a seated player's instruction is about 300 bytes).
+pub const DRAW_PART: usize = 100;
+
+fn start(state: &SeatingState, seed: Seed, at: DateTime<Utc>) -> Result<Vec<SeatingEvent>, SeatingError> {
+    if state.started {
+        return Err(SeatingError::AlreadyStarted);
+    }
+    if state.commitment.as_ref().is_some_and(|c| *c != hex(&commitment(&seed))) {
+        return Err(SeatingError::SeedMismatch);
+    }
+    if state.entries.len() < 2 {
+        return Err(SeatingError::TooFewEntries(state.entries.len()));
+    }
+    let entries: Vec<EntryNo> = state.entries.keys().copied().collect();
+    Ok(draw_part(state, &entries, seed, 0, at))
+}
+
+/// The next part of a draw too large for one commit.
+fn continue_draw(state: &SeatingState) -> Vec<SeatingEvent> {
+    let Some(seed) = state.draw_seed else { return vec![] };
+    if state.drawn_tables >= state.draw_total {
+        return vec![];
+    }
+    draw_part(state, &state.draw_entries, seed, state.drawn_tables as usize, state.draw_at.unwrap_or_default())
+}
+
+/// Tables `from..from + DRAW_PART` of the draw of `entries` with `seed`, with their
+/// instructions. The whole draw is recomputed for each part: it depends on every entry.
+fn draw_part(state: &SeatingState, entries: &[EntryNo], seed: Seed, from: usize, at: DateTime<Utc>) -> Vec<SeatingEvent> {
+    let size = state.table_size;
+    let tables = initial_seating(entries, usize::from(size), &seed);
+    let part = &tables[from.min(tables.len())..(from + DRAW_PART).min(tables.len())];
+    let mut out = Outbox::new(state);
+    let drawn = part
+        .iter()
+        .map(|t| DrawnTable {
+            table: t.number,
+            seats: t.occupied().map(|(s, o)| SeatedEntry { seat: seat_no(s), entry: o.entry }).collect(),
+        })
+        .collect();
+    out.push(SeatingEvent::TablesDrawn { seed: hex(&seed), total_tables: tables.len() as u32, tables: drawn, at });
+    for table in part {
+        out.open_table(table.number, size);
+        for (seat, occupant) in table.occupied() {
+            out.seat(table.number, occupant.entry, seat, false);
+        }
+    }
+    out.events
+}
+
+fn unhex(text: &str) -> Option<Seed> {
+    let bytes: Vec<u8> = (0..text.len()).step_by(2).map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok()).collect::<Option<_>>()?;
+    bytes.try_into().ok()
+}
+
+fn rejected(report: &TableReport, why: Rejection) -> Vec<SeatingEvent> {
+    vec![SeatingEvent::ReportRejected {
+        table: report.table,
+        report_id: report.report_id.clone(),
+        code: why.code().into(),
+        reason: why.to_string(),
+    }]
+}
+
+fn on_report(state: &SeatingState, report: TableReport, seed: &Seed) -> Vec<SeatingEvent> {
+    let table = report.table;
+    match &report.report {
+        Report::HandStarted { hand, button, stacks } => match check_started(state, table, *hand, stacks) {
+            Ok(()) => vec![SeatingEvent::HandStarted { table, hand: *hand, button: *button, stacks: stacks.clone() }],
+            Err(why) => rejected(&report, why),
+        },
+        Report::HandFinished { hand, stacks, busts } => match state.play.check_finished(&state.room, table, *hand, stacks, busts) {
+            Ok(()) => finished(state, table, *hand, stacks.clone(), busts.clone(), seed),
+            Err(why) => rejected(&report, why),
+        },
+        Report::InstructionApplied { sequence } => confirmed(state, table, *sequence),
+    }
+}
+
+/// A hand may start with the players who physically sit at the table, with the chips Floor
+/// knows, once the previous hand is finished.
+fn check_started(state: &SeatingState, table: u32, hand: u64, stacks: &[SeatStack]) -> Result<(), Rejection> {
+    if state.room.table(table).is_none() && !state.closing.contains(&table) {
+        return Err(Rejection::UnknownTable(table));
+    }
+    let expected = state.play.last_hand.get(&table).copied().unwrap_or(0) + 1;
+    if hand != expected || state.play.in_play.contains_key(&table) {
+        return Err(Rejection::HandOutOfOrder { expected, got: hand });
+    }
+    let mut dealt = HashSet::new();
+    for s in stacks {
+        match state.physical(s.entry) {
+            None => return Err(Rejection::UnknownPlayer(s.entry)),
+            Some(at) if at != (table, seat_index(s.seat)) => return Err(Rejection::WrongSeat(s.entry, s.seat)),
+            Some(_) => {}
+        }
+        let known = state.play.chips.get(&s.entry).copied().unwrap_or(0);
+        if known != s.chips {
+            return Err(Rejection::StackMismatch { entry: s.entry, expected: known, got: s.chips });
+        }
+        if !dealt.insert(s.entry) {
+            return Err(Rejection::Unaccounted(s.entry));
+        }
+    }
+    Ok(())
+}
+
+/// A finished hand: the stacks that reached zero are out (freezeout: at once), then the room
+/// is balanced, or the last player wins.
+fn finished(state: &SeatingState, table: u32, hand: u64, stacks: Vec<SeatStack>, busts: Vec<BustReport>, seed: &Seed) -> Vec<SeatingEvent> {
+    let mut out = Outbox::new(state);
+    out.push(SeatingEvent::HandFinished { table, hand, stacks, busts: busts.clone() });
+    if busts.is_empty() {
+        return out.events;
+    }
+    let mut room = state.room.clone();
+    let mut players_left = state.entries.len() as u32;
+    // Smallest starting stack first: the order places are given in (ties are ranked by payouts).
+    let mut busts = busts;
+    busts.sort_by_key(|b| (b.stack_at_start, b.entry));
+    for b in &busts {
+        players_left -= 1;
+        out.push(SeatingEvent::StackReachedZero { entry: b.entry, table, hand, stack_at_start: b.stack_at_start });
+        out.push(SeatingEvent::EntryEliminated { entry: b.entry, players_left });
+        if let Some(&(t, seat)) = state.located.get(&b.entry) {
+            room.vacate(t, seat);
+        }
+    }
+    // While a large draw is still being stored the room is not whole: balancing waits for the
+    // first decision after the draw, which balances every table at once.
+    if state.drawing() {
+        return out.events;
+    }
+    if players_left <= 1 {
+        let busted: HashSet<EntryNo> = busts.iter().map(|b| b.entry).collect();
+        if let Some(&winner) = state.entries.keys().find(|e| !busted.contains(e)) {
+            out.push(SeatingEvent::TournamentWon { entry: winner });
+        }
+        for number in room.tables().map(|t| t.number).chain(state.closing.iter().copied()).collect::<Vec<_>>() {
+            out.push(SeatingEvent::TableClosed { table: number });
+            out.instruct(number, Instruction::CloseTable);
+        }
+        return out.events;
+    }
+    let decision = decide(&mut room, &state.rules(), seed);
+    record_decision(state, &mut out, &decision);
+    out.events
+}
+
+fn record_decision(state: &SeatingState, out: &mut Outbox<'_>, decision: &Decision) {
+    for &(table, seats) in &decision.resized {
+        out.push(SeatingEvent::TableOpened { table, seats: seats as u8 });
+        out.instruct(table, Instruction::OpenTable { seats: seats as u8 });
+    }
+    for m in &decision.moves {
+        let reason = match m.reason {
+            Reason::Balance { from_count, to_count } => MoveReason::Balance { from_count: from_count as u32, to_count: to_count as u32 },
+            Reason::Break { players_left, tables_needed } => {
+                MoveReason::Break { players_left: players_left as u32, tables_needed: tables_needed as u32 }
+            }
+            Reason::FinalTable { players_left, seats } => MoveReason::FinalTable { players_left: players_left as u32, seats: seats as u32 },
+        };
+        out.push(SeatingEvent::PlayerMoved {
+            entry: m.entry,
+            from_table: m.from_table,
+            from_seat: seat_no(m.from_seat),
+            to_table: m.to_table,
+            to_seat: seat_no(m.to_seat),
+            wait_for_button: m.wait_for_button,
+            reason,
+        });
+        // A player still leaving another table was never seated at this one: the source they
+        // sit at was told already, and their seat will be the new one when it lets them go.
+        if !state.leaving.contains_key(&m.entry) {
+            let removal = Removal::Moved { to_table: m.to_table, to_seat: seat_no(m.to_seat) };
+            out.instruct(m.from_table, Instruction::RemovePlayer { entry: m.entry, reason: removal });
+        }
+    }
+    for &table in &decision.closed {
+        out.push(SeatingEvent::TableClosed { table });
+        out.instruct(table, Instruction::CloseTable);
+    }
+}
+
+/// The source table applied an instruction: if it let a moving player go, seat them at their
+/// destination with the chips they left with.
+fn confirmed(state: &SeatingState, table: u32, sequence: u64) -> Vec<SeatingEvent> {
+    let Some(&entry) = state.awaiting.get(&(table, sequence)) else { return vec![] };
+    let Some(leaving) = state.leaving.get(&entry).filter(|l| l.table == table) else { return vec![] };
+    let Some(&(to_table, to_seat)) = state.located.get(&entry) else { return vec![] };
+    let mut out = Outbox::new(state);
+    out.push(SeatingEvent::MoveConfirmed { entry });
+    out.seat(to_table, entry, to_seat, leaving.wait_for_button);
+    out.events
+}

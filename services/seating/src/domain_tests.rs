@@ -1,0 +1,273 @@
+//! The seating aggregate against simulated table servers that follow the protocol, with the
+//! races a real room has: instructions that arrive late, tables mid-hand when a move or a break
+//! is decided, several players busting in one hand. A well-behaved table server must never see
+//! a report rejected, the tables stay balanced, no chip or player is lost, and one player wins.
+
+use crate::domain::{SeatingAggregate, SeatingCommand as C, SeatingState};
+use crate::draw::{commitment, Seed};
+use crate::simulated::SimTable;
+use chrono::{DateTime, Utc};
+use esrs::Aggregate;
+use floor_events::seating::SeatingEvent;
+use floor_events::table::{Instruction, Report, SeatNo, SeatStack, TableReport};
+use floor_events::{EntryNo, PlayerId, TournamentId};
+use proptest::prelude::*;
+use rand::seq::IndexedRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::{BTreeMap, HashSet};
+
+const STACK: u64 = 1_000;
+
+fn at() -> DateTime<Utc> {
+    "2027-01-10T18:00:00Z".parse().unwrap()
+}
+
+/// The aggregate and its log.
+struct Floor {
+    state: SeatingState,
+    log: Vec<SeatingEvent>,
+}
+
+impl Floor {
+    fn run(&mut self, command: C) -> Vec<SeatingEvent> {
+        let events = SeatingAggregate::handle_command(&self.state, command).expect("accepted");
+        for e in &events {
+            self.state = SeatingAggregate::apply_event(std::mem::take(&mut self.state), e.clone());
+        }
+        self.log.extend(events.iter().cloned());
+        events
+    }
+}
+
+struct Room {
+    tables: BTreeMap<u32, SimTable>,
+    rng: ChaCha8Rng,
+}
+
+impl Room {
+    fn deliver(&mut self, events: &[SeatingEvent]) {
+        for e in events {
+            if let SeatingEvent::Instructed { instruction } = e {
+                self.tables.entry(instruction.table).or_default().receive(instruction.clone());
+            }
+        }
+    }
+
+    /// One step at one table: between hands, apply some of what has arrived (the rest is still
+    /// on the wire) and start a hand; in a hand, finish it.
+    fn step(&mut self, number: u32, tournament_id: TournamentId) -> Vec<TableReport> {
+        let table = self.tables.get_mut(&number).expect("table");
+        let mut reports = Vec::new();
+        if !table.finish_hand(tournament_id, number, &mut self.rng, &mut reports) {
+            let arrived = self.rng.random_range(0..=table.inbox.len());
+            table.apply(tournament_id, number, arrived, &mut reports);
+            table.start_hand(tournament_id, number, &mut reports);
+        }
+        reports
+    }
+}
+
+fn seed(n: u64) -> Seed {
+    let mut s = [0u8; 32];
+    s[..8].copy_from_slice(&n.to_le_bytes());
+    s
+}
+
+/// Plays a whole tournament; returns the log and the winner.
+fn tournament(entrants: u32, table_size: u8, run_seed: u64) -> (Vec<SeatingEvent>, SeatingState) {
+    let tournament_id = TournamentId(uuid::Uuid::from_u128(u128::from(run_seed)));
+    let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
+    floor.run(C::Configure { tournament_id, table_size, starting_stack: STACK });
+    let draw_seed = seed(run_seed);
+    floor.run(C::CommitDraw { commitment: commitment(&draw_seed) });
+    for e in 1..=entrants {
+        floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap() });
+    }
+    let mut room = Room { tables: BTreeMap::new(), rng: ChaCha8Rng::seed_from_u64(run_seed) };
+    let mut drawn = floor.run(C::Start { seed: draw_seed, at: at() });
+    let mut part = 1;
+    while !drawn.is_empty() {
+        room.deliver(&drawn);
+        drawn = floor.run(C::ContinueDraw { part });
+        part += 1;
+    }
+    assert_eq!(floor.state.room.players(), entrants as usize, "the draw, in however many parts, seats everyone");
+    let mut decisions = 0u64;
+    for step in 0..2_000_000u64 {
+        if floor.state.winner.is_some() {
+            break;
+        }
+        let open: Vec<u32> = room.tables.iter().filter(|(_, t)| !t.closed).map(|(&n, _)| n).collect();
+        assert!(!open.is_empty(), "tables left while no winner");
+        let number = *open.choose(&mut room.rng).expect("a table");
+        for report in room.step(number, tournament_id) {
+            decisions += 1;
+            let events = floor.run(C::Report { report: report.clone(), seed: seed(decisions) });
+            if let Some(SeatingEvent::ReportRejected { code, reason, .. }) =
+                events.iter().find(|e| matches!(e, SeatingEvent::ReportRejected { .. }))
+            {
+                panic!("step {step}: a well-behaved table was rejected: {code}: {reason}\n{report:?}");
+            }
+            room.deliver(&events);
+            check(&floor.state, entrants, &events);
+        }
+    }
+    assert!(floor.state.winner.is_some(), "the tournament ends");
+    (floor.log, floor.state)
+}
+
+/// After every command: chips conserved, everyone live is seated once, tables balanced after a
+/// decision.
+fn check(state: &SeatingState, entrants: u32, events: &[SeatingEvent]) {
+    let chips: u64 = state.entries.keys().map(|e| state.play.chips.get(e).copied().unwrap_or(0)).sum();
+    assert_eq!(chips, u64::from(entrants) * STACK, "chips are conserved");
+    let mut seen = HashSet::new();
+    for table in state.room.tables() {
+        for (_, o) in table.occupied() {
+            assert!(seen.insert(o.entry), "entry {} seated twice", o.entry);
+        }
+    }
+    if state.winner.is_none() {
+        assert_eq!(seen.len(), state.entries.len(), "every live entry has one seat");
+    }
+    let decided = events.iter().any(|e| matches!(e, SeatingEvent::EntryEliminated { .. }));
+    if decided && state.winner.is_none() {
+        let counts: Vec<usize> = state.room.tables().map(|t| t.count()).collect();
+        let (min, max) = (counts.iter().min().copied().unwrap_or(0), counts.iter().max().copied().unwrap_or(0));
+        assert!(max - min <= 1, "tables differ by at most one after balancing: {counts:?}");
+    }
+}
+
+#[test]
+fn a_hundred_players_play_down_to_one_winner_with_no_report_rejected() {
+    let (log, state) = tournament(100, 9, 7);
+    let eliminated: Vec<EntryNo> =
+        log.iter().filter_map(|e| if let SeatingEvent::EntryEliminated { entry, .. } = e { Some(*entry) } else { None }).collect();
+    assert_eq!(eliminated.len(), 99, "everyone but the winner is out, once");
+    assert_eq!(eliminated.iter().collect::<HashSet<_>>().len(), 99);
+    assert!(!eliminated.contains(&state.winner.unwrap()));
+    let moves = log.iter().filter(|e| matches!(e, SeatingEvent::PlayerMoved { .. })).count();
+    assert!(moves > 0, "a hundred players on twelve tables need moves");
+    let confirmed = log.iter().filter(|e| matches!(e, SeatingEvent::MoveConfirmed { .. })).count();
+    assert!(confirmed > 0, "moves are confirmed by their source tables");
+}
+
+/// A draw too large for one NATS message is stored in parts of 100 tables; play goes on as
+/// with one part.
+#[test]
+fn a_draw_of_five_hundred_tables_is_stored_in_parts() {
+    let (log, state) = tournament(1_000, 2, 5);
+    let parts: Vec<usize> =
+        log.iter().filter_map(|e| if let SeatingEvent::TablesDrawn { tables, .. } = e { Some(tables.len()) } else { None }).collect();
+    assert_eq!(parts, vec![100; 5]);
+    assert!(state.winner.is_some());
+}
+
+/// A late entry that arrives between two parts of a draw gets a new table numbered past every
+/// table of the draw, not one a later part is about to open.
+#[test]
+fn a_late_entry_between_draw_parts_opens_a_table_past_the_draw() {
+    let tournament_id = TournamentId(uuid::Uuid::from_u128(3));
+    let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
+    floor.run(C::Configure { tournament_id, table_size: 2, starting_stack: STACK });
+    for e in 1..=300 {
+        floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap() });
+    }
+    floor.run(C::Start { seed: seed(3), at: at() });
+    assert!(floor.state.drawing(), "150 tables take two parts");
+    let late = floor.run(C::Join { entry: EntryNo(301), player: PlayerId::parse("late").unwrap() });
+    let opened: Vec<u32> =
+        late.iter().filter_map(|e| if let SeatingEvent::TableOpened { table, .. } = e { Some(*table) } else { None }).collect();
+    assert_eq!(opened, vec![151]);
+    floor.run(C::ContinueDraw { part: 1 });
+    assert!(!floor.state.drawing());
+    assert_eq!(floor.state.room.players(), 301, "everyone seated once the draw is whole");
+    assert_eq!(floor.state.room.tables().count(), 151);
+}
+
+#[test]
+fn replaying_the_log_rebuilds_the_room() {
+    let (log, live) = tournament(60, 6, 11);
+    let replayed = log.into_iter().fold(SeatingState::default(), SeatingAggregate::apply_event);
+    assert_eq!(replayed.room, live.room);
+    assert_eq!(replayed.play, live.play);
+    assert_eq!(replayed.located, live.located);
+    assert_eq!(replayed.leaving, live.leaving);
+    assert_eq!(replayed.sequences, live.sequences);
+    assert_eq!(replayed.winner, live.winner);
+}
+
+#[test]
+fn the_draw_reveals_the_seed_it_committed_to() {
+    let tournament_id = TournamentId(uuid::Uuid::nil());
+    let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
+    floor.run(C::Configure { tournament_id, table_size: 9, starting_stack: STACK });
+    floor.run(C::CommitDraw { commitment: commitment(&seed(1)) });
+    for e in 1..=3 {
+        floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap() });
+    }
+    let wrong = SeatingAggregate::handle_command(&floor.state, C::Start { seed: seed(2), at: at() });
+    assert!(matches!(wrong, Err(crate::domain::SeatingError::SeedMismatch)), "{wrong:?}");
+    let events = floor.run(C::Start { seed: seed(1), at: at() });
+    assert!(matches!(&events[0], SeatingEvent::TablesDrawn { seed, .. } if seed.len() == 64));
+    let seated = events
+        .iter()
+        .filter(
+            |e| matches!(e, SeatingEvent::Instructed { instruction } if matches!(instruction.instruction, Instruction::SeatPlayer { .. })),
+        )
+        .count();
+    assert_eq!(seated, 3);
+}
+
+#[test]
+fn a_report_that_does_not_fit_is_recorded_and_changes_nothing() {
+    let tournament_id = TournamentId(uuid::Uuid::nil());
+    let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
+    floor.run(C::Configure { tournament_id, table_size: 9, starting_stack: STACK });
+    for e in 1..=3 {
+        floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap() });
+    }
+    floor.run(C::Start { seed: seed(1), at: at() });
+    let table = |report| TableReport { tournament_id, table: 1, report_id: "r".into(), report };
+    let stacks: Vec<SeatStack> = floor
+        .state
+        .room
+        .table(1)
+        .unwrap()
+        .occupied()
+        .map(|(s, o)| SeatStack { seat: SeatNo(s as u8 + 1), entry: o.entry, chips: STACK })
+        .collect();
+    let cases = [
+        (TableReport { table: 99, ..table(Report::HandStarted { hand: 1, button: SeatNo(1), stacks: stacks.clone() }) }, "unknown_table"),
+        (table(Report::HandStarted { hand: 2, button: SeatNo(1), stacks: stacks.clone() }), "hand_out_of_order"),
+        (
+            table(Report::HandStarted { hand: 1, button: SeatNo(1), stacks: vec![SeatStack { chips: STACK * 2, ..stacks[0] }] }),
+            "stack_mismatch",
+        ),
+        (
+            table(Report::HandStarted { hand: 1, button: SeatNo(1), stacks: vec![SeatStack { entry: EntryNo(77), ..stacks[0] }] }),
+            "unknown_player",
+        ),
+    ];
+    let before = floor.state.play.clone();
+    for (report, code) in cases {
+        let events = floor.run(C::Report { report, seed: seed(0) });
+        assert!(matches!(&events[..], [SeatingEvent::ReportRejected { code: c, .. }] if c == code), "{code}: {events:?}");
+    }
+    assert_eq!(floor.state.play, before, "rejected reports change nothing");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// Any field, any table size, any interleaving of late instructions and hands in flight: no
+    /// rejection of a well-behaved table, chips and players conserved, tables within one of each
+    /// other after every decision, one winner.
+    #[test]
+    fn whole_tournaments_finish_cleanly(entrants in 2u32..150, table_size in 2u8..=10, run_seed in any::<u64>()) {
+        let (log, state) = tournament(entrants, table_size, run_seed);
+        let eliminated = log.iter().filter(|e| matches!(e, SeatingEvent::EntryEliminated { .. })).count();
+        prop_assert_eq!(eliminated as u32, entrants - 1);
+        prop_assert!(state.winner.is_some());
+    }
+}

@@ -1,0 +1,278 @@
+//! Wiring: three runners around the seating aggregate, each on a durable consumer with a
+//! checkpoint, so a crash loses nothing and repeats nothing that matters.
+//!
+//! - **policy**: tournament and clock events → seating commands ([`crate::policy`]).
+//! - **reports**: table reports from `floor.table.<t>.<table>.out` (stream `FLOOR_TABLES`) →
+//!   the aggregate, in stream order, each with a command id derived from the report.
+//! - **outbox**: the aggregate's `instructed` events → `floor.table.<t>.<table>.in`, with
+//!   `Nats-Msg-Id` = `instruction:<tournament>.<table>.<sequence>` (reports use their own ids, in the same stream, so the two must never collide); eliminations → registration's
+//!   `eliminate_entry`. Published before the checkpoint moves: at least once, and recognisable.
+
+use crate::domain::{SeatingAggregate, SeatingCommand};
+use crate::policy::{react_to_clock, react_to_tournament, SeedKey};
+use async_nats::jetstream::message::PublishMessage;
+use floor_events::clock::ClockEvent;
+use floor_events::registration::{self, EliminateEntry, TournamentEvent};
+use floor_events::seating::SeatingEvent;
+use floor_events::table::{instructions_subject, TableInstruction, TableReport};
+use floor_events::{record, subjects, CommandId, EntryNo, TournamentId};
+use floor_runtime::bootstrap::Backbone;
+use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind, ProjectionRunner};
+use floor_runtime::{AggregateHost, DomainError, JetStreamStore};
+use futures::StreamExt;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// Instructions published at once by the outbox.
+const PUBLISHING: usize = 256;
+/// The key in `floor-secrets` seeds are derived from.
+const SEED_KEY: &str = "seating-seed-key";
+
+fn write<E: Into<Box<dyn std::error::Error + Send + Sync>>>(e: E) -> ProjectionError {
+    ProjectionError::with_source(ProjectionErrorKind::Write, e)
+}
+
+fn read<E: Into<Box<dyn std::error::Error + Send + Sync>>>(e: E) -> ProjectionError {
+    ProjectionError::with_source(ProjectionErrorKind::Read, e)
+}
+
+/// The seating service: its runners, started on a tracker.
+pub struct SeatingService;
+
+impl SeatingService {
+    /// Starts the three runners on `tracker`, each caught up with its stream first.
+    ///
+    /// # Errors
+    /// When a stream or the secrets bucket cannot be read.
+    ///
+    /// `key` fixes the seed key (a simulation that must repeat itself); otherwise the one in the
+    /// `floor-secrets` bucket is used, created on first start.
+    pub async fn start(
+        backbone: &Backbone,
+        key: Option<SeedKey>,
+        shutdown: CancellationToken,
+        tracker: &TaskTracker,
+    ) -> Result<(), ProjectionError> {
+        let key = match key {
+            Some(key) => key,
+            None => seed_key(backbone).await?,
+        };
+        let host = AggregateHost::<SeatingAggregate>::new(JetStreamStore::new(backbone));
+        let mut outbox =
+            ProjectionRunner::new(backbone, Outbox { backbone: backbone.clone(), instructions: Vec::new(), eliminated: Vec::new() })
+                .await?
+                .with_linger(Duration::ZERO);
+        let mut policy = ProjectionRunner::new(backbone, Policy { host: host.clone(), key: key.clone(), queued: Vec::new() })
+            .await?
+            .with_linger(Duration::ZERO);
+        let reports = Reports { host, key, queued: Vec::new() };
+        let mut reports = ProjectionRunner::on_stream(backbone, backbone.tables.clone(), reports).await?.with_linger(Duration::ZERO);
+        policy.catch_up().await?;
+        reports.catch_up().await?;
+        outbox.catch_up().await?;
+        tracker.spawn(policy.run(shutdown.clone()));
+        tracker.spawn(reports.run(shutdown.clone()));
+        tracker.spawn(outbox.run(shutdown));
+        Ok(())
+    }
+}
+
+/// The seed key: created once (random) by whichever instance comes first, read by the others.
+async fn seed_key(backbone: &Backbone) -> Result<SeedKey, ProjectionError> {
+    let bucket = backbone.jetstream.get_key_value(subjects::SECRETS_BUCKET).await.map_err(read)?;
+    let fresh: Vec<u8> = [uuid::Uuid::new_v4(), uuid::Uuid::new_v4()].iter().flat_map(|u| *u.as_bytes()).collect();
+    // `create` refuses an existing key, so racing instances end up with the first one's key.
+    let _ = bucket.create(SEED_KEY, fresh.into()).await;
+    let stored = bucket.get(SEED_KEY).await.map_err(read)?.ok_or_else(|| read("seed key missing"))?;
+    let key: [u8; 32] = stored.as_ref().try_into().map_err(|_| read("seed key is not 32 bytes"))?;
+    Ok(SeedKey(key))
+}
+
+/// Runs queued commands in order; a rejection is logged (the command was not needed or not
+/// possible), a failure keeps the rest queued so the checkpoint does not move past them.
+///
+/// A draw too large for one commit continues part after part until it is complete; each
+/// part's command id is derived from the tournament and the part's number, so a replayed start
+/// walks the parts already stored and then draws the rest.
+async fn run_queued(
+    host: &AggregateHost<SeatingAggregate>,
+    queued: &mut Vec<(TournamentId, CommandId, SeatingCommand)>,
+) -> Result<(), ProjectionError> {
+    while let Some((tournament, command_id, command)) = queued.first().cloned() {
+        let next_part = match command {
+            SeatingCommand::Start { .. } => Some(1),
+            SeatingCommand::ContinueDraw { part } => Some(part + 1),
+            _ => None,
+        };
+        match host.execute(tournament.0, command_id, command).await {
+            Ok(Ok(committed)) => {
+                queued.remove(0);
+                if let (Some(part), false) = (next_part, committed.events.is_empty()) {
+                    let id = CommandId::derived(&format!("seating-draw-part:{tournament}:{part}"));
+                    queued.insert(0, (tournament, id, SeatingCommand::ContinueDraw { part }));
+                }
+            }
+            Ok(Err(rejection)) => {
+                tracing::info!(%tournament, code = rejection.code(), "seating command not applied: {rejection}");
+                queued.remove(0);
+            }
+            Err(e) => return Err(write(e)),
+        }
+    }
+    Ok(())
+}
+
+struct Policy {
+    host: AggregateHost<SeatingAggregate>,
+    key: SeedKey,
+    queued: Vec<(TournamentId, CommandId, SeatingCommand)>,
+}
+
+impl Projection for Policy {
+    fn name(&self) -> &'static str {
+        "seating-policy"
+    }
+
+    fn filters(&self) -> Vec<String> {
+        vec![subjects::event_filter(subjects::aggregate::TOURNAMENT), subjects::event_filter(subjects::aggregate::CLOCK)]
+    }
+
+    fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
+        let Some((aggregate, id)) = subjects::parse_event_subject(subject) else { return };
+        let tournament = TournamentId(id);
+        if aggregate == subjects::aggregate::CLOCK {
+            match record::decode_commit::<ClockEvent>(body) {
+                Ok(events) => {
+                    self.queued.extend(events.iter().filter_map(|e| react_to_clock(tournament, e)).map(|(i, c)| (tournament, i, c)))
+                }
+                Err(e) => tracing::warn!(subject, sequence, error = %e, "seating skipped an undecodable clock commit"),
+            }
+        } else {
+            match record::decode_commit::<TournamentEvent>(body) {
+                Ok(events) => {
+                    for e in &events {
+                        self.queued.extend(react_to_tournament(tournament, e, &self.key).into_iter().map(|(i, c)| (tournament, i, c)));
+                    }
+                }
+                Err(e) => tracing::warn!(subject, sequence, error = %e, "seating skipped an undecodable tournament commit"),
+            }
+        }
+    }
+
+    async fn flush(&mut self) -> Result<(), ProjectionError> {
+        run_queued(&self.host, &mut self.queued).await
+    }
+
+    async fn reset(&mut self) -> Result<(), ProjectionError> {
+        self.queued.clear();
+        Ok(())
+    }
+}
+
+struct Reports {
+    host: AggregateHost<SeatingAggregate>,
+    key: SeedKey,
+    queued: Vec<(TournamentId, CommandId, SeatingCommand)>,
+}
+
+impl Projection for Reports {
+    fn name(&self) -> &'static str {
+        "seating-reports"
+    }
+
+    fn filters(&self) -> Vec<String> {
+        vec!["floor.table.*.*.out".into()]
+    }
+
+    fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
+        match serde_json::from_slice::<TableReport>(body) {
+            Ok(report) => {
+                let tournament = report.tournament_id;
+                let command_id = CommandId::derived(&format!("seating-report:{tournament}:{}:{}", report.table, report.report_id));
+                let seed = self.key.decision(tournament, report.table, &report.report_id);
+                self.queued.push((tournament, command_id, SeatingCommand::Report { report, seed }));
+            }
+            Err(e) => tracing::warn!(subject, sequence, error = %e, "unreadable table report skipped"),
+        }
+    }
+
+    async fn flush(&mut self) -> Result<(), ProjectionError> {
+        run_queued(&self.host, &mut self.queued).await
+    }
+
+    async fn reset(&mut self) -> Result<(), ProjectionError> {
+        self.queued.clear();
+        Ok(())
+    }
+}
+
+struct Outbox {
+    backbone: Backbone,
+    instructions: Vec<TableInstruction>,
+    eliminated: Vec<(TournamentId, EntryNo)>,
+}
+
+impl Projection for Outbox {
+    fn name(&self) -> &'static str {
+        "seating-outbox"
+    }
+
+    fn filters(&self) -> Vec<String> {
+        vec![subjects::event_filter(subjects::aggregate::SEATING)]
+    }
+
+    fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
+        let Some((_, id)) = subjects::parse_event_subject(subject) else { return };
+        match record::decode_commit::<SeatingEvent>(body) {
+            Ok(events) => {
+                for event in events {
+                    match event {
+                        SeatingEvent::Instructed { instruction } => self.instructions.push(instruction),
+                        SeatingEvent::EntryEliminated { entry, .. } => self.eliminated.push((TournamentId(id), entry)),
+                        _ => {}
+                    }
+                }
+            }
+            Err(e) => tracing::warn!(subject, sequence, error = %e, "outbox skipped an undecodable seating commit"),
+        }
+    }
+
+    async fn flush(&mut self) -> Result<(), ProjectionError> {
+        let jetstream = self.backbone.jetstream.clone();
+        let publishes = self.instructions.iter().map(|i| {
+            let (jetstream, subject) = (jetstream.clone(), instructions_subject(i.tournament_id, i.table));
+            let message = PublishMessage::build()
+                .payload(serde_json::to_vec(i).expect("instruction serializes").into())
+                .message_id(format!("instruction:{}.{}.{}", i.tournament_id, i.table, i.sequence));
+            async move {
+                let ack = jetstream.send_publish(subject, message).await.map_err(write)?;
+                ack.await.map(|_| ()).map_err(write)
+            }
+        });
+        let acks: Vec<Result<(), ProjectionError>> =
+            futures::stream::iter(publishes.collect::<Vec<_>>()).buffered(PUBLISHING).collect().await;
+        acks.into_iter().collect::<Result<Vec<()>, _>>()?;
+        self.instructions.clear();
+        while let Some(&(tournament_id, entry)) = self.eliminated.first() {
+            let request =
+                EliminateEntry { command_id: CommandId::derived(&format!("eliminate:{tournament_id}:{}", entry.0)), tournament_id, entry };
+            let subject = subjects::command_subject(subjects::service::REGISTRATION, registration::verbs::ELIMINATE_ENTRY);
+            let payload = serde_json::to_vec(&request).expect("request serializes");
+            match tokio::time::timeout(Duration::from_secs(5), self.backbone.client.request(subject, payload.into())).await {
+                Ok(Ok(_)) => {
+                    self.eliminated.remove(0);
+                }
+                Ok(Err(e)) => return Err(write(e)),
+                Err(_) => return Err(write("registration did not answer eliminate_entry")),
+            }
+        }
+        Ok(())
+    }
+
+    async fn reset(&mut self) -> Result<(), ProjectionError> {
+        self.instructions.clear();
+        self.eliminated.clear();
+        Ok(())
+    }
+}

@@ -1,0 +1,156 @@
+//! A table server that follows the protocol, with seeded random hands: for `floor sim` and for
+//! tests of the seating aggregate. Pure: instructions in, reports out.
+//!
+//! Between hands it applies the instructions that have arrived, in sequence order, confirming
+//! each (`instruction_applied`), then deals a hand if two or more players sit: an all-in between
+//! two players (one in five hands three), the biggest stack covering, sometimes a split pot, the
+//! losers losing all or half of what they had. Stacks that reach zero are reported as busts with
+//! the pots that took their chips.
+
+use floor_events::table::{BustReport, Instruction, PotWon, Report, SeatNo, SeatStack, TableInstruction, TableReport};
+use floor_events::{EntryNo, PlayerId, TournamentId};
+use rand::seq::IndexedRandom;
+use rand::Rng;
+use std::collections::{BTreeMap, VecDeque};
+
+/// One simulated table.
+#[derive(Debug, Default, Clone)]
+pub struct SimTable {
+    /// Who sits where, with their chips.
+    pub seats: BTreeMap<SeatNo, (EntryNo, PlayerId, u64)>,
+    /// Instructions received, not applied yet.
+    pub inbox: VecDeque<TableInstruction>,
+    /// The last instruction applied.
+    pub applied: u64,
+    /// The last hand dealt.
+    pub hand: u64,
+    /// The hand in progress: who was dealt in.
+    pub in_hand: Option<Vec<SeatStack>>,
+    /// Told to close.
+    pub closed: bool,
+    /// Reports sent (numbers the report ids).
+    pub reports: u64,
+}
+
+/// What happened at a table in one step.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Stepped {
+    /// Players moved away (a `remove_player` for a move).
+    pub moved: u64,
+    /// The table closed in this step.
+    pub closed: bool,
+    /// A hand was dealt (started or finished).
+    pub dealt: bool,
+}
+
+impl SimTable {
+    /// Queues an instruction; one already applied or queued (a redelivery) is ignored.
+    pub fn receive(&mut self, instruction: TableInstruction) {
+        let queued = self.inbox.iter().any(|i| i.sequence == instruction.sequence);
+        if instruction.sequence > self.applied && !queued {
+            let at = self.inbox.partition_point(|i| i.sequence < instruction.sequence);
+            self.inbox.insert(at, instruction);
+        }
+    }
+
+    fn report(&mut self, tournament_id: TournamentId, table: u32, report: Report, out: &mut Vec<TableReport>) {
+        self.reports += 1;
+        out.push(TableReport { tournament_id, table, report_id: format!("report:{tournament_id}.{table}.{}", self.reports), report });
+    }
+
+    /// Between hands: applies the first `arrived` queued instructions (those that follow
+    /// without a gap), confirming each.
+    pub fn apply(&mut self, tournament_id: TournamentId, table: u32, arrived: usize, out: &mut Vec<TableReport>) -> Stepped {
+        let mut stepped = Stepped::default();
+        for _ in 0..arrived {
+            if self.inbox.front().is_none_or(|i| i.sequence != self.applied + 1) {
+                break;
+            }
+            let instruction = self.inbox.pop_front().expect("checked above");
+            self.applied = instruction.sequence;
+            match instruction.instruction {
+                Instruction::SeatPlayer { entry, player, seat, stack, .. } => {
+                    self.seats.insert(seat, (entry, player, stack));
+                }
+                Instruction::RemovePlayer { entry, reason } => {
+                    self.seats.retain(|_, (e, ..)| *e != entry);
+                    stepped.moved += u64::from(matches!(reason, floor_events::table::Removal::Moved { .. }));
+                }
+                Instruction::CloseTable => {
+                    self.closed = true;
+                    stepped.closed = true;
+                }
+                _ => {}
+            }
+            self.report(tournament_id, table, Report::InstructionApplied { sequence: instruction.sequence }, out);
+        }
+        stepped
+    }
+
+    /// Starts a hand if two or more players sit and none is in progress.
+    pub fn start_hand(&mut self, tournament_id: TournamentId, table: u32, out: &mut Vec<TableReport>) -> bool {
+        if self.closed || self.in_hand.is_some() || self.seats.len() < 2 {
+            return false;
+        }
+        self.hand += 1;
+        let stacks: Vec<SeatStack> =
+            self.seats.iter().map(|(&seat, (entry, _, chips))| SeatStack { seat, entry: *entry, chips: *chips }).collect();
+        let button = stacks[(self.hand as usize - 1) % stacks.len()].seat;
+        self.in_hand = Some(stacks.clone());
+        self.report(tournament_id, table, Report::HandStarted { hand: self.hand, button, stacks }, out);
+        true
+    }
+
+    /// Finishes the hand in progress with a random outcome.
+    pub fn finish_hand(&mut self, tournament_id: TournamentId, table: u32, rng: &mut impl Rng, out: &mut Vec<TableReport>) -> bool {
+        let Some(dealt) = self.in_hand.take() else { return false };
+        let (stacks, busts) = play_hand(rng, &dealt);
+        for s in &stacks {
+            if let Some(seat) = self.seats.get_mut(&s.seat) {
+                seat.2 = s.chips;
+            }
+        }
+        for b in &busts {
+            self.seats.retain(|_, (e, ..)| *e != b.entry);
+        }
+        self.report(tournament_id, table, Report::HandFinished { hand: self.hand, stacks, busts }, out);
+        true
+    }
+}
+
+/// An all-in between two or three players dealt in: the losers lose what the biggest winner
+/// covers (all of it seven times in ten, half otherwise); a split pot one time in ten.
+pub fn play_hand(rng: &mut impl Rng, dealt: &[SeatStack]) -> (Vec<SeatStack>, Vec<BustReport>) {
+    let mut stacks: Vec<SeatStack> = dealt.to_vec();
+    let players = if stacks.len() >= 3 && rng.random_bool(0.2) { 3 } else { 2 };
+    let mut order: Vec<usize> = (0..stacks.len()).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.random_range(0..=i));
+    }
+    let involved: Vec<usize> = order.into_iter().take(players).collect();
+    let split = players == 3 && rng.random_bool(0.1);
+    let winners: Vec<usize> = if split {
+        let mut by_size = involved.clone();
+        by_size.sort_by_key(|&i| std::cmp::Reverse((stacks[i].chips, stacks[i].entry)));
+        by_size[..2].to_vec()
+    } else {
+        vec![*involved.choose(rng).expect("players")]
+    };
+    let mut busts = Vec::new();
+    for &loser in involved.iter().filter(|i| !winners.contains(i)) {
+        let cover = winners.iter().map(|&w| stacks[w].chips).max().unwrap_or(0);
+        let start = stacks[loser].chips;
+        let lost = if rng.random_bool(0.7) { start.min(cover) } else { (start / 2).min(cover) };
+        stacks[loser].chips -= lost;
+        // A split pot: the winners share the loser's chips, the odd chip to the first.
+        let share = lost / winners.len() as u64;
+        for (k, &w) in winners.iter().enumerate() {
+            stacks[w].chips += share + if k == 0 { lost % winners.len() as u64 } else { 0 };
+        }
+        if stacks[loser].chips == 0 {
+            let pot = PotWon { winners: winners.iter().map(|&w| stacks[w].entry).collect(), chips: start };
+            busts.push(BustReport { entry: stacks[loser].entry, stack_at_start: start, pots: vec![pot], best_high_hand: None });
+        }
+    }
+    (stacks.into_iter().filter(|s| s.chips > 0).collect(), busts)
+}

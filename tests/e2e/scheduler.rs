@@ -1,0 +1,132 @@
+//! The scheduler end to end: recurring templates create each occurrence once, however many
+//! schedulers race, and a tournament below its minimum at its start time is cancelled and
+//! refunded.
+
+use floor::startup::{Nats, PlatformConfig};
+use floor_events::registration::{CancellationReason, TournamentEvent};
+use floor_events::schedule::verbs;
+use floor_events::tournament::Start;
+use floor_events::{codes, subjects, Reply, TournamentId};
+use floor_runtime::follow::follow;
+use floor_scheduler::occurrence_id;
+use floor_tests::{RunningPlatform, World};
+use serde_json::json;
+use std::collections::HashMap;
+
+fn template(cron: &str, zone: &str) -> serde_json::Value {
+    json!({ "template": {
+        "cron": cron,
+        "time_zone": zone,
+        "registration_lead_minutes": 1,
+        "tournament": {
+            "name": "Every five seconds", "table_size": 9, "starting_stack": 10000,
+            "buy_in": { "amount": 500, "currency": "EUR" }, "fee": { "on_top": { "amount": 50, "currency": "EUR" } },
+            "capacity": 90, "min_players": 2, "structure": { "preset": "hyper_turbo" }
+        }
+    }})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_schedulers_racing_create_each_occurrence_once_and_cancel_it_below_the_minimum() {
+    let world = World::start().await;
+    let second = RunningPlatform::start_config(PlatformConfig::only(Nats::Url(world.nats.url()), None, |c| c.scheduler = true)).await;
+
+    let added = match world.request(subjects::service::SCHEDULER, verbs::ADD_TEMPLATE, &template("*/5 * * * * *", "Europe/Vienna")).await {
+        Reply::Ok(v) => v,
+        Reply::Error(e) => panic!("template refused: {e}"),
+    };
+    let template_id: uuid::Uuid = serde_json::from_value(added["template_id"].clone()).expect("template id");
+    let first_start: chrono::DateTime<chrono::Utc> = serde_json::from_value(added["upcoming"][0].clone()).expect("a next start");
+    let first = TournamentId(occurrence_id(template_id, first_start));
+
+    // Nobody registers: at its start time the first occurrence is cancelled, with the reason.
+    let doc = world.lobby_when(first, |d| d["state"] == "cancelled").await;
+    assert_eq!(doc["cancellation"]["kind"], "below_minimum");
+    let cancelled = world.commits(first).await.into_iter().flat_map(|c| c.events).find_map(|e| match e {
+        TournamentEvent::TournamentCancelled(c) => Some(c),
+        _ => None,
+    });
+    let cancelled = cancelled.expect("cancellation in the log");
+    assert_eq!(cancelled.reason, CancellationReason::BelowMinimum { entries: 0, min_players: 2 });
+    assert_eq!(cancelled.at.timestamp(), first_start.timestamp(), "cancelled at its start time");
+
+    // Both schedulers created the minute's occurrences; each exists once, under its own id.
+    let mut created: HashMap<TournamentId, usize> = HashMap::new();
+    let filters = vec![subjects::event_filter(subjects::aggregate::TOURNAMENT)];
+    follow(&world.backbone, filters, |message| {
+        let events: Vec<TournamentEvent> = floor_events::record::decode_commit(&message.payload).expect("tournament commit");
+        for event in events {
+            if let TournamentEvent::TournamentCreated(c) = event {
+                let Start::At(start) = c.definition.start else { panic!("an occurrence has a start time") };
+                assert_eq!(c.tournament_id.0, occurrence_id(template_id, start), "id = UUID v5 (template, start)");
+                *created.entry(c.tournament_id).or_default() += 1;
+            }
+        }
+    })
+    .await
+    .expect("log readable");
+    assert!(created.len() >= 10, "a minute ahead of a five-second cron holds about 12 occurrences, found {}", created.len());
+    assert!(created.values().all(|&n| n == 1), "an occurrence was created twice: {created:?}");
+    second.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_templates_and_clock_commands_get_their_codes_and_write_nothing() {
+    // Without seating, whose reactions to a new tournament would write events while we count.
+    let world = World::start_configured(|c| c.seating = false).await;
+    let tournament = world.create(floor_tests::freezeout(10)).await.to_string();
+    let clock = |verb: &'static str, body: serde_json::Value| {
+        let world = &world;
+        async move { world.request(subjects::service::CLOCK, verb, &body).await }
+    };
+    use floor_events::clock::verbs as clock_verbs;
+    assert!(matches!(
+        clock(clock_verbs::SET_STRUCTURE, json!({"tournament_id": tournament, "structure": {"preset": "turbo"}})).await,
+        Reply::Ok(_)
+    ));
+    assert!(matches!(clock(clock_verbs::START, json!({"tournament_id": tournament})).await, Reply::Ok(_)));
+    let before = world.last_sequence().await;
+
+    let decreasing = json!({"tournament_id": tournament, "structure": {"custom": {"steps": [
+        {"kind": "level", "small_blind": 100, "big_blind": 200, "seconds": 600},
+        {"kind": "level", "small_blind": 50, "big_blind": 100, "seconds": 600}
+    ]}}});
+    let scheduler = |body: serde_json::Value| {
+        let world = &world;
+        async move { world.request(subjects::service::SCHEDULER, verbs::ADD_TEMPLATE, &body).await }
+    };
+    let cases = [
+        ("invalid cron", scheduler(template("every day at seven", "Europe/Vienna")).await, codes::INVALID_CRON),
+        ("unknown time zone", scheduler(template("0 0 19 * * *", "Europe/Atlantis")).await, codes::UNKNOWN_TIME_ZONE),
+        ("decreasing blinds", clock(clock_verbs::SET_STRUCTURE, decreasing).await, codes::CLOCK_ALREADY_STARTED),
+        ("resume a running clock", clock(clock_verbs::RESUME, json!({"tournament_id": tournament})).await, codes::CLOCK_RUNNING),
+        (
+            "skip past the structure",
+            clock(clock_verbs::SKIP_TO_LEVEL, json!({"tournament_id": tournament, "level": 999})).await,
+            codes::UNKNOWN_LEVEL,
+        ),
+        ("malformed json", clock(clock_verbs::PAUSE, json!("not an object")).await, codes::INVALID_FIELD),
+    ];
+    for (case, reply, code) in &cases {
+        match reply {
+            Reply::Error(e) => assert_eq!(&e.code, code, "{case}: {}", e.message),
+            Reply::Ok(v) => panic!("{case}: accepted: {v}"),
+        }
+    }
+    // A structure that breaks a rule, on a clock not started yet.
+    let fresh = world.create(floor_tests::freezeout(10)).await.to_string();
+    let decreasing = json!({"tournament_id": fresh, "structure": {"custom": {"steps": [
+        {"kind": "level", "small_blind": 100, "big_blind": 200, "seconds": 600},
+        {"kind": "level", "small_blind": 50, "big_blind": 100, "seconds": 600}
+    ]}}});
+    let before_fresh = world.last_sequence().await;
+    match clock(clock_verbs::SET_STRUCTURE, decreasing).await {
+        Reply::Error(e) => {
+            assert_eq!(e.code, codes::INVALID_STRUCTURE);
+            assert!(e.message.contains("step 2"), "the message names the step: {}", e.message);
+        }
+        Reply::Ok(v) => panic!("decreasing blinds accepted: {v}"),
+    }
+    assert_eq!(world.last_sequence().await, before_fresh, "no rejected structure wrote an event");
+    assert!(before < before_fresh, "only the second tournament's creation came between");
+}

@@ -1,0 +1,117 @@
+//! Seating end to end: `floor sim` plays whole tournaments through the public table protocol,
+//! and the seating log is checked event by event: no report rejected, tables within one player
+//! of each other after every decision, nobody seated twice or lost, moves confirmed once, one
+//! winner. A seed repeats its tournament, even across a crash of the platform.
+
+use esrs::Aggregate;
+use floor::sim::{self, SimConfig, Summary};
+use floor_events::seating::SeatingEvent;
+use floor_events::{subjects, EntryNo, RuleProfile, TournamentId};
+use floor_runtime::JetStreamStore;
+use floor_seating::domain::{SeatingAggregate, SeatingState};
+use floor_tests::World;
+use std::collections::HashSet;
+
+fn config(entrants: u32, seed: u64) -> SimConfig {
+    let tournament_id = TournamentId(uuid::Uuid::from_u128(u128::from(seed) << 32 | u128::from(entrants)));
+    SimConfig { entrants, seed, table_size: 9, profile: RuleProfile::Tda2024, tournament_id }
+}
+
+/// A platform whose draws repeat (fixed seed key) and without the scheduler (the simulator
+/// starts its own tournaments).
+async fn world() -> World {
+    World::start_configured(|c| {
+        c.scheduler = false;
+        c.seed_key = Some([42; 32]);
+    })
+    .await
+}
+
+/// Folds the seating log commit by commit and checks every invariant on the way.
+async fn check_log(world: &World, t: TournamentId, entrants: u32) {
+    let subject = subjects::event_subject(subjects::aggregate::SEATING, t.0);
+    let commits = JetStreamStore::new(&world.backbone).load::<SeatingEvent>(&subject, 0).await.expect("seating log");
+    let mut state = SeatingState::default();
+    let (mut eliminated, mut moving, mut winners) = (HashSet::new(), HashSet::<EntryNo>::new(), 0);
+    for commit in commits {
+        let decided = commit.events.iter().any(|e| matches!(e, SeatingEvent::EntryEliminated { .. }));
+        for event in commit.events {
+            match &event {
+                SeatingEvent::ReportRejected { code, reason, report_id, .. } => panic!("report {report_id} rejected: {code}: {reason}"),
+                SeatingEvent::EntryEliminated { entry, .. } => assert!(eliminated.insert(*entry), "entry {entry} eliminated twice"),
+                SeatingEvent::PlayerMoved { entry, .. } => {
+                    moving.insert(*entry);
+                }
+                SeatingEvent::MoveConfirmed { entry } => assert!(moving.remove(entry), "entry {entry} confirmed a move it was not making"),
+                SeatingEvent::TournamentWon { .. } => winners += 1,
+                _ => {}
+            }
+            state = SeatingAggregate::apply_event(state, event);
+        }
+        let mut seated = HashSet::new();
+        for table in state.room.tables() {
+            for (_, o) in table.occupied() {
+                assert!(seated.insert(o.entry), "entry {} seated twice", o.entry);
+            }
+        }
+        if state.winner.is_none() && state.started && !state.drawing() {
+            assert_eq!(seated.len(), state.entries.len(), "every live entry has exactly one seat");
+            if decided {
+                // The first decision after a draw of several parts balances every table.
+                let counts: Vec<usize> = state.room.tables().map(|t| t.count()).collect();
+                let (min, max) = (counts.iter().min().unwrap(), counts.iter().max().unwrap());
+                assert!(max - min <= 1, "tables within one player after a decision: {counts:?}");
+            }
+        }
+    }
+    assert_eq!(winners, 1, "one winner");
+    assert_eq!(eliminated.len() as u32, entrants - 1, "everyone else eliminated once");
+}
+
+async fn play(world: &World, config: &SimConfig) -> Summary {
+    sim::run(&world.backbone, config, |_| {}).await.unwrap_or_else(|e| panic!("sim of {}: {e}", config.entrants))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn floor_sim_plays_ten_and_a_thousand_entrants_to_one_winner_with_every_invariant_in_the_log() {
+    let world = world().await;
+    for entrants in [10, 1_000] {
+        let config = config(entrants, 7);
+        let summary = play(&world, &config).await;
+        assert_eq!(summary.entrants, entrants);
+        assert!(summary.winner.starts_with("sim-"));
+        check_log(&world, config.tournament_id, entrants).await;
+        // Registration heard of every elimination: one live entry left in the lobby.
+        world.lobby_when(config.tournament_id, |d| d["live_entries"] == 1).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seed_repeats_its_tournament_even_when_the_platform_is_killed_mid_tournament() {
+    let config = config(300, 11);
+    let uninterrupted = play(&world().await, &config).await;
+
+    let mut world = world().await;
+    let (hands_tx, mut hands_rx) = tokio::sync::watch::channel(0u64);
+    let backbone = world.backbone.clone();
+    let run = {
+        let config = config.clone();
+        tokio::spawn(async move {
+            sim::run(&backbone, &config, |p| {
+                hands_tx.send_replace(p.hands);
+            })
+            .await
+        })
+    };
+    hands_rx.wait_for(|&hands| hands >= uninterrupted.hands / 3).await.expect("the simulation plays");
+    world.kill_platform();
+    world.restart_platform().await;
+    let interrupted = run.await.expect("sim task").expect("the simulation finishes after the restart");
+
+    assert_eq!(
+        (&interrupted.winner, interrupted.hands, interrupted.moves, interrupted.tables_broken),
+        (&uninterrupted.winner, uninterrupted.hands, uninterrupted.moves, uninterrupted.tables_broken),
+        "the same seed, the same tournament, crash or not"
+    );
+    check_log(&world, config.tournament_id, config.entrants).await;
+}
