@@ -110,3 +110,11 @@ pub const INVALID_TEMPLATE: &str = "invalid_template";
 pub const SEED_MISMATCH: &str = "seed_mismatch";
 /// Too few entries to draw seats.
 pub const TOO_FEW_ENTRIES: &str = "too_few_entries";
+
+// Payouts.
+/// Every paid place of the tournament has been paid; nothing more to award.
+pub const ALREADY_PAID: &str = "already_paid";
+/// The entry already has its finishing place.
+pub const ALREADY_PLACED: &str = "already_placed";
+/// Two amounts that must share a currency do not (e.g. guarantee and buy-in).
+pub const CURRENCY_MISMATCH: &str = "currency_mismatch";

@@ -26,6 +26,7 @@ pub mod clock;
 pub mod codes;
 pub mod ids;
 pub mod money;
+pub mod payouts;
 pub mod player;
 pub mod profile;
 pub mod record;

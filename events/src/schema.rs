@@ -115,6 +115,10 @@ pub fn files() -> Vec<(String, String)> {
         ("events/schedule_commit.json".into(), commit_schema::<crate::schedule::ScheduleEvent>("ScheduleCommit")),
         ("events/seating_event.json".into(), schema::<crate::seating::SeatingEvent>()),
         ("events/seating_commit.json".into(), commit_schema::<crate::seating::SeatingEvent>("SeatingCommit")),
+        ("events/payout_event.json".into(), schema::<crate::payouts::PayoutEvent>()),
+        ("events/payout_commit.json".into(), commit_schema::<crate::payouts::PayoutEvent>("PayoutCommit")),
+        ("commands/payouts_books.json".into(), schema::<crate::payouts::BooksRequest>()),
+        ("replies/books.json".into(), schema::<Reply<crate::payouts::Books>>()),
         ("tables/instruction.json".into(), schema::<crate::table::TableInstruction>()),
         ("tables/report.json".into(), schema::<crate::table::TableReport>()),
     ];
@@ -127,7 +131,7 @@ pub fn files() -> Vec<(String, String)> {
 /// Every command channel: service, verb, request schema, reply schema.
 fn command_channels() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
     use crate::{clock, schedule};
-    use subjects::service::{CLOCK, REGISTRATION, SCHEDULER};
+    use subjects::service::{CLOCK, PAYOUTS, REGISTRATION, SCHEDULER};
     let registration = |verb| match verb {
         verbs::CREATE_TOURNAMENT => ("commands/create_tournament.json", "replies/tournament_created.json"),
         verbs::REGISTER => ("commands/register.json", "replies/registered.json"),
@@ -156,6 +160,7 @@ fn command_channels() -> Vec<(&'static str, &'static str, &'static str, &'static
     let mut channels: Vec<_> = verbs::ALL.iter().map(|&v| (REGISTRATION, v, registration(v).0, registration(v).1)).collect();
     channels.extend(clock::verbs::ALL.iter().map(|&v| (CLOCK, v, clock(v), "replies/clock_recorded.json")));
     channels.extend(schedule::verbs::ALL.iter().map(|&v| (SCHEDULER, v, scheduler(v).0, scheduler(v).1)));
+    channels.extend(crate::payouts::verbs::ALL.iter().map(|&v| (PAYOUTS, v, "commands/payouts_books.json", "replies/books.json")));
     channels
 }
 
@@ -178,6 +183,7 @@ pub fn asyncapi() -> String {
         (subjects::aggregate::CLOCK, "events/clock_commit.json", "tournament_id"),
         (subjects::aggregate::SCHEDULE, "events/schedule_commit.json", "template_id"),
         (subjects::aggregate::SEATING, "events/seating_commit.json", "tournament_id"),
+        (subjects::aggregate::PAYOUTS, "events/payout_commit.json", "tournament_id"),
     ] {
         y.push_str(&format!(
             "  {aggregate}_events:\n    address: 'floor.ev.{aggregate}.{{{what}}}'\n    description: Commits of one {aggregate} aggregate, in stream {}.\n    parameters:\n      {what}:\n        description: UUID of the aggregate.\n    messages:\n      commit:\n        payload:\n          $ref: './{file}'\n",

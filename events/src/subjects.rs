@@ -35,6 +35,8 @@ pub mod aggregate {
     pub const SCHEDULE: &str = "schedule";
     /// A tournament's seating: tables, seats, moves, reports.
     pub const SEATING: &str = "seating";
+    /// A tournament's payouts: the payout table and every finishing place.
+    pub const PAYOUTS: &str = "payouts";
 }
 
 /// Service names: the `<service>` part of command subjects and the NATS micro-service name.
@@ -47,6 +49,8 @@ pub mod service {
     pub const CLOCK: &str = "clock";
     /// Scheduler: recurring templates and tournament starts.
     pub const SCHEDULER: &str = "scheduler";
+    /// Payouts: payout tables, places, prizes and the books.
+    pub const PAYOUTS: &str = "payouts";
 }
 
 /// The subject an aggregate's commits are stored on.

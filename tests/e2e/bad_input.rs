@@ -1,8 +1,9 @@
 //! Bad input gets its own error code and writes no event.
 
+use floor_events::payouts::verbs as payouts;
 use floor_events::registration::{verbs, EliminateEntry};
 use floor_events::tournament::{EntryModel, Start};
-use floor_events::{codes, CommandId, EntryNo, Reply, TournamentId};
+use floor_events::{codes, subjects, CommandId, EntryNo, Reply, TournamentId};
 use floor_tests::{freezeout, World};
 use serde_json::json;
 
@@ -17,11 +18,12 @@ fn assert_code(reply: &Reply<serde_json::Value>, code: &str, case: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_kind_of_bad_input_gets_its_own_code_and_no_event() {
     // Without the scheduler (it would start, here cancel, the tournament whose start passed)
-    // and seating (its reactions to the set-up would write events while the test counts them):
+    // seating and payouts (their reactions to the set-up would write events while the test counts them):
     // this test is about registration alone.
     let world = World::start_configured(|c| {
         c.scheduler = false;
         c.seating = false;
+        c.payouts = false;
     })
     .await;
     let open = world.create(freezeout(2)).await;
@@ -75,4 +77,16 @@ async fn each_kind_of_bad_input_gets_its_own_code_and_no_event() {
         assert_code(reply, code, case);
     }
     assert_eq!(world.last_sequence().await, before, "no rejected command wrote an event");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn books_of_an_unknown_tournament_or_a_malformed_request_get_their_codes() {
+    let world = World::start_configured(|c| c.scheduler = false).await;
+    let books = |body: serde_json::Value| {
+        let world = &world;
+        async move { world.request(subjects::service::PAYOUTS, payouts::BOOKS, &body).await }
+    };
+    assert_code(&books(json!({"tournament_id": TournamentId::new()})).await, codes::UNKNOWN_TOURNAMENT, "unknown tournament");
+    assert_code(&books(json!({"tournament": "x"})).await, codes::INVALID_FIELD, "no tournament id");
+    assert_code(&books(json!({"tournament_id": 7})).await, codes::INVALID_FIELD, "wrong type");
 }

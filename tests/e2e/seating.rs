@@ -5,6 +5,7 @@
 
 use esrs::Aggregate;
 use floor::sim::{self, SimConfig, Summary};
+use floor_events::payouts::{PayoutEvent, PlaceAward};
 use floor_events::seating::SeatingEvent;
 use floor_events::{subjects, EntryNo, RuleProfile, TournamentId};
 use floor_runtime::JetStreamStore;
@@ -68,6 +69,25 @@ async fn check_log(world: &World, t: TournamentId, entrants: u32) {
     assert_eq!(eliminated.len() as u32, entrants - 1, "everyone else eliminated once");
 }
 
+/// Every entry has one place, places 1..=entrants are all taken, the winner is first.
+async fn check_payouts(world: &World, t: TournamentId, entrants: u32, winner: &str) {
+    let subject = subjects::event_subject(subjects::aggregate::PAYOUTS, t.0);
+    let commits = JetStreamStore::new(&world.backbone).load::<PayoutEvent>(&subject, 0).await.expect("payouts log");
+    let awards: Vec<PlaceAward> = commits
+        .into_iter()
+        .flat_map(|c| c.events)
+        .flat_map(|e| if let PayoutEvent::PlacesAwarded { awards, .. } = e { awards } else { vec![] })
+        .collect();
+    assert_eq!(awards.len() as u32, entrants, "one place per entry");
+    assert_eq!(awards.iter().map(|a| a.entry).collect::<HashSet<_>>().len() as u32, entrants, "nobody placed twice");
+    let mut places: Vec<u32> = awards.iter().flat_map(|a| a.place..a.place + a.shared).collect();
+    places.sort_unstable();
+    places.dedup();
+    assert_eq!(places, (1..=entrants).collect::<Vec<_>>());
+    let first = awards.iter().find(|a| a.place == 1).expect("a winner");
+    assert_eq!(first.player.to_string(), winner);
+}
+
 async fn play(world: &World, config: &SimConfig) -> Summary {
     sim::run(&world.backbone, config, |_| {}).await.unwrap_or_else(|e| panic!("sim of {}: {e}", config.entrants))
 }
@@ -80,7 +100,16 @@ async fn floor_sim_plays_ten_and_a_thousand_entrants_to_one_winner_with_every_in
         let summary = play(&world, &config).await;
         assert_eq!(summary.entrants, entrants);
         assert!(summary.winner.starts_with("sim-"));
+        let books = &summary.books;
+        assert!(books.finished && books.balanced, "books of {entrants}: {books:?}");
+        assert_eq!(books.entries, entrants);
+        assert_eq!(books.paid_in, u64::from(entrants) * 1_100, "EUR 10 + 1 each");
+        assert_eq!(
+            (books.fees, books.prize_pool, books.prizes_paid),
+            (u64::from(entrants) * 100, u64::from(entrants) * 1_000, u64::from(entrants) * 1_000)
+        );
         check_log(&world, config.tournament_id, entrants).await;
+        check_payouts(&world, config.tournament_id, entrants, &summary.winner).await;
         // Registration heard of every elimination: one live entry left in the lobby.
         world.lobby_when(config.tournament_id, |d| d["live_entries"] == 1).await;
     }
@@ -109,9 +138,10 @@ async fn a_seed_repeats_its_tournament_even_when_the_platform_is_killed_mid_tour
     let interrupted = run.await.expect("sim task").expect("the simulation finishes after the restart");
 
     assert_eq!(
-        (&interrupted.winner, interrupted.hands, interrupted.moves, interrupted.tables_broken),
-        (&uninterrupted.winner, uninterrupted.hands, uninterrupted.moves, uninterrupted.tables_broken),
+        (&interrupted.winner, interrupted.hands, interrupted.moves, interrupted.tables_broken, &interrupted.books),
+        (&uninterrupted.winner, uninterrupted.hands, uninterrupted.moves, uninterrupted.tables_broken, &uninterrupted.books),
         "the same seed, the same tournament, crash or not"
     );
     check_log(&world, config.tournament_id, config.entrants).await;
+    check_payouts(&world, config.tournament_id, config.entrants, &interrupted.winner).await;
 }

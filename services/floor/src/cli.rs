@@ -95,6 +95,8 @@ pub enum Service {
     Scheduler,
     /// Draws, balancing, the table-server protocol.
     Seating,
+    /// Payout tables, places, prizes, books.
+    Payouts,
 }
 
 /// `floor clock …`: every command is recorded as an event (the audit trail).
@@ -213,6 +215,11 @@ pub enum TournamentCommand {
         /// Why (recorded, shown to players).
         #[arg(long)]
         reason: String,
+    },
+    /// The books: paid in, fees, prize pool, overlay, prizes paid, and whether they balance.
+    Books {
+        /// Tournament id.
+        tournament: uuid::Uuid,
     },
 }
 

@@ -57,6 +57,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 clock_service: wanted(Service::Clock),
                 scheduler: wanted(Service::Scheduler),
                 seating: wanted(Service::Seating),
+                payouts: wanted(Service::Payouts),
                 http: lobby.then_some(*http),
                 ..all
             })
@@ -101,6 +102,10 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 director(&cli).await?.request(subjects::service::REGISTRATION, registration::verbs::CANCEL_TOURNAMENT, &request).await?,
             )
         }
+        Command::Tournament(TournamentCommand::Books { tournament }) => {
+            let request = floor_events::payouts::BooksRequest { tournament_id: TournamentId(*tournament) };
+            print_reply(director(&cli).await?.request(subjects::service::PAYOUTS, floor_events::payouts::verbs::BOOKS, &request).await?)
+        }
         Command::Clock(command) => clock_command(&cli, command).await,
         Command::Sim { entrants, seed, profile, table_size } => simulate(*entrants, *seed, profile, *table_size).await,
         Command::Schedule(command) => schedule_command(&cli, command).await,
@@ -139,6 +144,7 @@ async fn simulate(entrants: u32, seed: u64, profile: &str, table_size: u8) -> Re
                 ..PlatformConfig::only(Nats::Embedded(scratch.path().to_owned()), None, |c| {
                     c.registration = true;
                     c.seating = true;
+                    c.payouts = true;
                 })
             };
             let platform = Platform::build(config).await.map_err(|e| unavailable(e.to_string()))?;

@@ -14,6 +14,7 @@
 //! wall-clock moments and break the repetition.
 
 use async_nats::jetstream::consumer::{pull, AckPolicy, Consumer, DeliverPolicy};
+use floor_events::payouts::Books;
 use floor_events::registration::{verbs, CreateTournament, Register, StartTournament};
 use floor_events::table::TableInstruction;
 use floor_events::tournament::{EntryModel, Fee, Start, TournamentDefinition};
@@ -58,6 +59,8 @@ pub struct Summary {
     pub events: u64,
     /// Seconds, wall clock.
     pub wall_s: f64,
+    /// The tournament's books once every paid place is paid (amounts in minor units).
+    pub books: Books,
 }
 
 /// Progress, for the terminal.
@@ -241,6 +244,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     }
     let survivors: Vec<String> = tables.values().flat_map(|t| t.seats.values().map(|(_, player, _)| player.to_string())).collect();
     let [winner] = &survivors[..] else { return Err(format!("the tables ended with {} players seated", survivors.len())) };
+    let books = paid_books(backbone, t).await?;
     let events = backbone.events.clone().info().await.map_err(|e| e.to_string())?.state.last_sequence;
     Ok(Summary {
         entrants: config.entrants,
@@ -250,7 +254,39 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         tables_broken: broken,
         events,
         wall_s: started.elapsed().as_secs_f64(),
+        books,
     })
+}
+
+/// Waits until the payouts log says the tournament is paid, then asks for its books.
+async fn paid_books(backbone: &Backbone, t: TournamentId) -> Result<Books, String> {
+    use floor_events::payouts::{verbs as payouts, BooksRequest, PayoutEvent};
+    let subject = subjects::event_subject(subjects::aggregate::PAYOUTS, t.0);
+    let mut paid = false;
+    let mut following = floor_runtime::follow::follow(backbone, vec![subject], |m| {
+        paid |= floor_events::record::decode_commit::<PayoutEvent>(&m.payload)
+            .is_ok_and(|events| events.iter().any(|e| matches!(e, PayoutEvent::TournamentPaid { .. })));
+    })
+    .await
+    .map_err(|e| e.to_string())?;
+    while !paid {
+        let next = tokio::time::timeout(STALL, following.next())
+            .await
+            .map_err(|_| format!("no payouts in {} s after the winner (is the payouts service running?)", STALL.as_secs()))?;
+        let message = next.ok_or("the connection closed")?.map_err(|e| e.to_string())?;
+        paid = floor_events::record::decode_commit::<PayoutEvent>(&message.payload)
+            .is_ok_and(|events| events.iter().any(|e| matches!(e, PayoutEvent::TournamentPaid { .. })));
+    }
+    let subject = subjects::command_subject(subjects::service::PAYOUTS, payouts::BOOKS);
+    let payload = serde_json::to_vec(&BooksRequest { tournament_id: t }).expect("request serializes");
+    let reply = tokio::time::timeout(Duration::from_secs(30), backbone.client.request(subject, payload.into()))
+        .await
+        .map_err(|_| "payouts did not answer books".to_string())?
+        .map_err(|e| format!("books: {e}"))?;
+    match serde_json::from_slice::<Reply<Books>>(&reply.payload).map_err(|e| e.to_string())? {
+        Reply::Ok(books) => Ok(books),
+        Reply::Error(e) => Err(format!("books: {}: {}", e.code, e.message)),
+    }
 }
 
 /// Takes every instruction stored so far into the tables' inboxes; returns how many.

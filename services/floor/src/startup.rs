@@ -38,6 +38,8 @@ pub struct PlatformConfig {
     pub scheduler: bool,
     /// Run seating (draws, balancing, the table-server protocol).
     pub seating: bool,
+    /// Run payouts (payout tables, places, prizes, books).
+    pub payouts: bool,
     /// Fix seating's seed key (`floor sim`, to repeat a tournament); otherwise the stored one.
     pub seed_key: Option<[u8; 32]>,
     /// Serve the lobby over HTTP here (port 0 picks a free one).
@@ -56,6 +58,7 @@ impl PlatformConfig {
             clock_service: true,
             scheduler: true,
             seating: true,
+            payouts: true,
             seed_key: None,
             http,
             clock: Arc::new(floor_runtime::SystemClock),
@@ -64,8 +67,15 @@ impl PlatformConfig {
 
     /// No service but those `choose` switches on.
     pub fn only(nats: Nats, http: Option<SocketAddr>, choose: impl FnOnce(&mut Self)) -> Self {
-        let mut config =
-            Self { registration: false, lobby: false, clock_service: false, scheduler: false, seating: false, ..Self::all(nats, http) };
+        let mut config = Self {
+            registration: false,
+            lobby: false,
+            clock_service: false,
+            scheduler: false,
+            seating: false,
+            payouts: false,
+            ..Self::all(nats, http)
+        };
         choose(&mut config);
         config
     }
@@ -137,6 +147,13 @@ impl Platform {
             floor_seating::service::SeatingService::start(&backbone, key, shutdown.clone(), &tracker)
                 .await
                 .map_err(|e| StartupError::Service("seating", e.to_string()))?;
+        }
+        if config.payouts {
+            let service = floor_payouts::service::PayoutsService::start(&backbone, shutdown.clone(), &tracker)
+                .await
+                .map_err(|e| StartupError::Service("payouts", e.to_string()))?;
+            let (client, token) = (backbone.client.clone(), shutdown.clone());
+            serve("payouts", &tracker, |ready| async move { service.serve(client, token, Some(ready)).await }).await?;
         }
         if config.scheduler {
             let service = SchedulerService::start(&backbone, config.clock.clone(), shutdown.clone(), &tracker)

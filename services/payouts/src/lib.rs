@@ -10,15 +10,24 @@
 //! - [`standings`]: places for players eliminated in the same hand, by profile, and the split of
 //!   shared places with a deterministic remainder rule.
 //!
-//! This is the pure core of the payouts service (issue 5); the service, the books and the lobby
-//! view build on it.
+//! - [`domain`]: the payouts aggregate: the table locked once the field is final, every place
+//!   awarded, the tournament paid.
+//! - [`policy`]: what the aggregate is told, read from registration, clock and seating events.
+//! - [`books`]: a tournament's money summed from its log.
+//! - [`service`]: the policy following the log, and the `books` endpoint.
 #![deny(missing_docs)]
 
+pub mod books;
+pub mod domain;
 pub mod payout_table;
+pub mod policy;
+pub mod service;
 pub mod standings;
 
 pub use payout_table::{generate, paid_places, Band, PayoutError, PayoutTable};
 pub use standings::{award, rank, AcrossTables, Bust, EqualStacks, Finish, Ordering};
 
+#[cfg(test)]
+mod domain_tests;
 #[cfg(test)]
 mod tests;

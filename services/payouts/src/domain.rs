@@ -1,0 +1,291 @@
+//! The payouts aggregate: one per tournament. Pure: the field and the eliminations come in the
+//! commands, read by the policy from the log.
+//!
+//! It locks the payout table once the field is final, gives every eliminated player their
+//! place (players out in the same hand ranked by the profile, shared places split to the minor
+//! unit), and, when the last opponent is out, pays the winner and records that every paid
+//! place is paid. Nobody is placed twice; the prizes sum to the pool exactly.
+
+use crate::payout_table::{generate, paid_places, PayoutError as TableError, PayoutTable};
+use crate::standings::{award, rank, AcrossTables, Bust, EqualStacks, Ordering};
+use esrs::Aggregate;
+use floor_events::payouts::{LockCause, PayoutEvent, PlaceAward, PrizeBand};
+use floor_events::{codes, subjects, EntryNo, Money, PlayerId, RuleProfile};
+use std::collections::HashSet;
+
+/// Share of the entries paid (15 %, common online practice: `practice.md` §4.4), basis points.
+pub const PAID_SHARE_BPS: u32 = 1_500;
+
+/// The payouts aggregate.
+pub struct PayoutsAggregate;
+
+/// The field as the log says it is at the command's point.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    /// Entries accepted, less those refunded.
+    pub entries: u32,
+    /// Their prize-pool contributions.
+    pub contributions: Money,
+    /// The guarantee.
+    pub guarantee: Option<Money>,
+    /// The rule profile (paid places, how simultaneous busts rank).
+    pub profile: RuleProfile,
+}
+
+/// A player out in a hand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Eliminated {
+    /// The entry.
+    pub entry: EntryNo,
+    /// Whose.
+    pub player: PlayerId,
+    /// Chips at the start of the hand.
+    pub stack_at_start: u64,
+    /// The table.
+    pub table: u32,
+}
+
+/// What the payouts aggregate is asked to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PayoutCommand {
+    /// The field is final: lock the payout table.
+    Lock {
+        /// The field.
+        field: Field,
+        /// Why now.
+        cause: LockCause,
+    },
+    /// Players went out in one hand; `winner` when one player is left.
+    Award {
+        /// The field now (locks the table if this hand reaches the money first).
+        field: Field,
+        /// Players in before the hand's eliminations.
+        players_left_before: u32,
+        /// Who went out.
+        eliminated: Vec<Eliminated>,
+        /// The last player in.
+        winner: Option<(EntryNo, PlayerId)>,
+    },
+}
+
+/// Why a command was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PayoutsError {
+    /// The tournament has been paid already.
+    #[error("the tournament has been paid: every place is awarded")]
+    AlreadyPaid,
+    /// The entry has its place already.
+    #[error("entry {0} already has its place")]
+    AlreadyPlaced(EntryNo),
+    /// More players out than were in.
+    #[error("{out} players out of {left} left")]
+    MorePlayersOutThanIn {
+        /// Players out in this command.
+        out: u32,
+        /// Players left before it.
+        left: u32,
+    },
+    /// The guarantee is in another currency than the buy-ins.
+    #[error("the guarantee is in {guarantee}, the prize pool in {pool}")]
+    CurrencyMismatch {
+        /// The guarantee's currency.
+        guarantee: String,
+        /// The pool's.
+        pool: String,
+    },
+}
+
+impl floor_runtime::DomainError for PayoutsError {
+    fn code(&self) -> &'static str {
+        match self {
+            Self::AlreadyPaid => codes::ALREADY_PAID,
+            Self::AlreadyPlaced(_) => codes::ALREADY_PLACED,
+            Self::MorePlayersOutThanIn { .. } => codes::INVALID_FIELD,
+            Self::CurrencyMismatch { .. } => codes::CURRENCY_MISMATCH,
+        }
+    }
+}
+
+/// A tournament's payouts so far.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PayoutState {
+    /// The locked table, with its pool.
+    pub table: Option<(PayoutTable, Money)>,
+    /// What the operator added to meet the guarantee.
+    pub overlay: u64,
+    /// Entries that have their place.
+    pub placed: HashSet<EntryNo>,
+    /// Sum of the awards so far.
+    pub prizes_paid: u64,
+    /// Every paid place is paid.
+    pub paid: bool,
+}
+
+/// How the profile ranks players out in the same hand (`practice.md` §1.4). Seat order is not
+/// in the seating events yet, so Natural8's seat rule falls back to entry order.
+pub fn ordering(profile: RuleProfile) -> Ordering {
+    match profile {
+        // FORTUNA's live game plan follows WSOP practice for simultaneous busts.
+        RuleProfile::FortunaCz2024 => Ordering { equal_stacks: EqualStacks::Split, across_tables: AcrossTables::Tie },
+        _ => Ordering { equal_stacks: EqualStacks::Split, across_tables: AcrossTables::ByStack },
+    }
+}
+
+/// Most of the entries a profile lets be paid: REEL (003) pays at most 95 %.
+fn max_share_bps(profile: RuleProfile) -> u32 {
+    match profile {
+        RuleProfile::ReelCz => 9_500,
+        _ => 10_000,
+    }
+}
+
+/// The payout table for a field, and its pool and overlay.
+///
+/// The pool is the contributions, topped up to the guarantee; the overlay is the top-up. Paid
+/// places: [`PAID_SHARE_BPS`] of the entries. The smallest prize is at least one entry's
+/// contribution where the pool allows it (no cash below the buy-in), else anything.
+///
+/// # Errors
+/// `CurrencyMismatch` when the guarantee is in another currency.
+pub fn table_for(field: &Field) -> Result<(PayoutTable, Money, u64), PayoutsError> {
+    let currency = field.contributions.currency;
+    let guaranteed = match field.guarantee {
+        Some(g) if g.currency != currency && field.entries > 0 => {
+            return Err(PayoutsError::CurrencyMismatch { guarantee: g.currency.to_string(), pool: currency.to_string() });
+        }
+        Some(g) => g.amount,
+        None => 0,
+    };
+    let pool = field.contributions.amount.max(guaranteed);
+    let overlay = pool - field.contributions.amount;
+    let places = paid_places(field.entries, PAID_SHARE_BPS, max_share_bps(field.profile));
+    let min_prize = field.contributions.amount.checked_div(u64::from(field.entries)).unwrap_or(0);
+    let table = generate(pool, places, min_prize).or_else(|_| generate(pool, places, 0)).unwrap_or_else(|e| match e {
+        TableError::Empty | TableError::PoolTooSmall { .. } | TableError::DoesNotSumToPool { .. } | TableError::NotDescending { .. } => {
+            PayoutTable { bands: vec![] }
+        }
+    });
+    Ok((table, Money::new(pool, currency), overlay))
+}
+
+fn locked(field: &Field, cause: LockCause) -> Result<PayoutEvent, PayoutsError> {
+    let (table, pool, overlay) = table_for(field)?;
+    Ok(PayoutEvent::PayoutTableLocked {
+        entries: field.entries,
+        contributions: field.contributions,
+        guarantee: field.guarantee,
+        overlay: Money::new(overlay, pool.currency),
+        pool,
+        places: table.places(),
+        bands: table.bands.iter().map(|b| PrizeBand { from: b.from, to: b.to, amount: b.amount }).collect(),
+        cause,
+    })
+}
+
+fn award_hand(
+    state: &PayoutState,
+    field: &Field,
+    players_left_before: u32,
+    eliminated: Vec<Eliminated>,
+    winner: Option<(EntryNo, PlayerId)>,
+) -> Result<Vec<PayoutEvent>, PayoutsError> {
+    if state.paid {
+        return Err(PayoutsError::AlreadyPaid);
+    }
+    let out = eliminated.len() as u32;
+    if out > players_left_before || (winner.is_some() && out + 1 != players_left_before) {
+        return Err(PayoutsError::MorePlayersOutThanIn { out: out + u32::from(winner.is_some()), left: players_left_before });
+    }
+    let mut seen = HashSet::new();
+    for entry in eliminated.iter().map(|e| e.entry).chain(winner.iter().map(|w| w.0)) {
+        if state.placed.contains(&entry) || !seen.insert(entry) {
+            return Err(PayoutsError::AlreadyPlaced(entry));
+        }
+    }
+    let mut events = Vec::new();
+    // Lock first if this hand reaches the money while the field could still grow.
+    let table = match &state.table {
+        Some((table, _)) => table.clone(),
+        None => {
+            let (projected, ..) = table_for(field)?;
+            // The best place this hand gives: the winner's, or the best of the busts'.
+            let best = if winner.is_some() { 1 } else { players_left_before + 1 - out };
+            if out == 0 && winner.is_none() || best > projected.places() {
+                PayoutTable { bands: vec![] }
+            } else {
+                events.push(locked(field, LockCause::ReachedTheMoney)?);
+                projected
+            }
+        }
+    };
+    let mut paid_now = 0;
+    if !eliminated.is_empty() {
+        let busts: Vec<Bust> = eliminated
+            .iter()
+            .map(|e| Bust { entry: e.entry, stack_at_start: e.stack_at_start, table: e.table, seat_order: e.entry.0 })
+            .collect();
+        let finishes = rank(players_left_before, busts, ordering(field.profile));
+        let amounts = award(&table, &finishes);
+        let awards: Vec<PlaceAward> = finishes
+            .iter()
+            .zip(amounts)
+            .map(|(f, (entry, amount))| {
+                let player = eliminated.iter().find(|e| e.entry == entry).map(|e| e.player.clone()).expect("ranked from these");
+                PlaceAward { entry, player, place: f.place, shared: f.shared, amount }
+            })
+            .collect();
+        paid_now += awards.iter().map(|a| a.amount).sum::<u64>();
+        events.push(PayoutEvent::PlacesAwarded { players_left_before, awards });
+    }
+    if let Some((entry, player)) = winner {
+        let amount = table.prize(1);
+        paid_now += amount;
+        events.push(PayoutEvent::PlacesAwarded {
+            players_left_before: 1,
+            awards: vec![PlaceAward { entry, player, place: 1, shared: 1, amount }],
+        });
+        let currency = state.table.as_ref().map(|(_, pool)| pool.currency).unwrap_or(field.contributions.currency);
+        events.push(PayoutEvent::TournamentPaid { prizes_paid: Money::new(state.prizes_paid + paid_now, currency) });
+    }
+    Ok(events)
+}
+
+impl Aggregate for PayoutsAggregate {
+    const NAME: &'static str = subjects::aggregate::PAYOUTS;
+    type State = PayoutState;
+    type Command = PayoutCommand;
+    type Event = PayoutEvent;
+    type Error = PayoutsError;
+
+    fn handle_command(state: &PayoutState, command: PayoutCommand) -> Result<Vec<PayoutEvent>, PayoutsError> {
+        match command {
+            PayoutCommand::Lock { field, cause } => {
+                if state.table.is_some() {
+                    return Ok(vec![]);
+                }
+                Ok(vec![locked(&field, cause)?])
+            }
+            PayoutCommand::Award { field, players_left_before, eliminated, winner } => {
+                award_hand(state, &field, players_left_before, eliminated, winner)
+            }
+        }
+    }
+
+    fn apply_event(mut state: PayoutState, event: PayoutEvent) -> PayoutState {
+        match event {
+            PayoutEvent::PayoutTableLocked { overlay, pool, bands, .. } => {
+                let bands = bands.iter().map(|b| crate::Band { from: b.from, to: b.to, amount: b.amount }).collect();
+                state.table = Some((PayoutTable { bands }, pool));
+                state.overlay = overlay.amount;
+            }
+            PayoutEvent::PlacesAwarded { awards, .. } => {
+                for a in awards {
+                    state.placed.insert(a.entry);
+                    state.prizes_paid += a.amount;
+                }
+            }
+            PayoutEvent::TournamentPaid { .. } => state.paid = true,
+        }
+        state
+    }
+}

@@ -1,0 +1,193 @@
+//! The payouts aggregate, given/when/then: rulebook cases, bad input, and the property that
+//! for any field and any bust order the books balance to the cent and every paid place is paid
+//! once.
+
+use crate::books::books;
+use crate::domain::{Eliminated, Field, PayoutCommand as C, PayoutState, PayoutsAggregate, PayoutsError};
+use esrs::Aggregate;
+use floor_events::payouts::{LockCause, PayoutEvent, PlaceAward};
+use floor_events::registration::{EntryKind, EntryRegistered, TournamentEvent};
+use floor_events::tournament::EntryLedger;
+use floor_events::{Currency, EntryNo, Money, PlayerId, RuleProfile, TournamentId};
+use proptest::prelude::*;
+use std::collections::{BTreeMap, HashSet};
+
+fn eur(amount: u64) -> Money {
+    Money::new(amount, Currency::EUR)
+}
+
+fn field(entries: u32, each: u64, guarantee: Option<u64>) -> Field {
+    Field { entries, contributions: eur(u64::from(entries) * each), guarantee: guarantee.map(eur), profile: RuleProfile::Tda2024 }
+}
+
+fn player(entry: u32) -> PlayerId {
+    PlayerId::parse(&format!("p{entry}")).unwrap()
+}
+
+fn out(entry: u32, stack_at_start: u64) -> Eliminated {
+    Eliminated { entry: EntryNo(entry), player: player(entry), stack_at_start, table: 1 }
+}
+
+/// Given these events, when this command: the new events, or the refusal.
+fn given(events: &[PayoutEvent]) -> PayoutState {
+    events.iter().cloned().fold(PayoutState::default(), PayoutsAggregate::apply_event)
+}
+
+fn when(state: &PayoutState, command: C) -> Result<Vec<PayoutEvent>, PayoutsError> {
+    PayoutsAggregate::handle_command(state, command)
+}
+
+fn awards(events: &[PayoutEvent]) -> Vec<PlaceAward> {
+    events.iter().flat_map(|e| if let PayoutEvent::PlacesAwarded { awards, .. } = e { awards.clone() } else { vec![] }).collect()
+}
+
+fn lock(f: &Field) -> Vec<PayoutEvent> {
+    when(&PayoutState::default(), C::Lock { field: f.clone(), cause: LockCause::Started }).unwrap()
+}
+
+/// `practice.md` §1.4 (PokerStars): three players out in one hand take places by the chips
+/// they started it with; the two with equal stacks share their two places and split the prizes.
+#[test]
+fn a_three_way_bust_is_ranked_by_starting_stacks_and_equal_stacks_split_their_prizes() {
+    let f = field(60, 1_000, None);
+    let locked = lock(&f);
+    let PayoutEvent::PayoutTableLocked { places, ref bands, .. } = locked[0] else { panic!("locked") };
+    assert_eq!(places, 9);
+    let prize = |place: u32| bands.iter().find(|b| (b.from..=b.to).contains(&place)).unwrap().amount;
+    let state = given(&locked);
+
+    let events = when(
+        &state,
+        C::Award { field: f, players_left_before: 5, eliminated: vec![out(7, 3_000), out(8, 5_000), out(9, 3_000)], winner: None },
+    )
+    .unwrap();
+
+    let paid: BTreeMap<u32, (u32, u32, u64)> = awards(&events).iter().map(|a| (a.entry.0, (a.place, a.shared, a.amount))).collect();
+    assert_eq!(paid[&8], (3, 1, prize(3)), "the bigger stack finishes third");
+    let split = prize(4) + prize(5);
+    assert_eq!((paid[&7].0, paid[&7].1), (4, 2), "entries 7 and 9 share places 4 and 5");
+    assert_eq!((paid[&9].0, paid[&9].1), (4, 2));
+    assert_eq!(paid[&7].2 + paid[&9].2, split, "the split pays both places, to the cent");
+    assert!(paid[&7].2.abs_diff(paid[&9].2) <= 1, "and evenly: the odd cent to the first in entry order");
+    assert!(paid[&7].2 >= paid[&9].2);
+}
+
+#[test]
+fn a_guarantee_tops_up_a_short_pool_and_the_overlay_is_recorded() {
+    let locked = lock(&field(10, 1_000, Some(50_000)));
+    let PayoutEvent::PayoutTableLocked { overlay, pool, ref bands, .. } = locked[0] else { panic!("locked") };
+    assert_eq!((overlay, pool), (eur(40_000), eur(50_000)));
+    assert_eq!(bands.iter().map(|b| u64::from(b.to - b.from + 1) * b.amount).sum::<u64>(), 50_000);
+}
+
+#[test]
+fn a_second_lock_changes_nothing() {
+    let f = field(10, 1_000, None);
+    let state = given(&lock(&f));
+    assert_eq!(when(&state, C::Lock { field: field(12, 1_000, None), cause: LockCause::LateRegistrationClosed }).unwrap(), vec![]);
+}
+
+/// While late registration is open the table waits; busts far from the money finish unpaid,
+/// and the first bust that reaches the money locks the table with the field as it is.
+#[test]
+fn with_late_registration_open_the_table_locks_when_a_bust_reaches_the_money() {
+    let f = field(100, 1_000, None);
+    let early =
+        when(&PayoutState::default(), C::Award { field: f.clone(), players_left_before: 100, eliminated: vec![out(1, 500)], winner: None })
+            .unwrap();
+    assert_eq!(awards(&early)[0].amount, 0);
+    assert!(!early.iter().any(|e| matches!(e, PayoutEvent::PayoutTableLocked { .. })));
+
+    let state = given(&early);
+    let bubble = when(&state, C::Award { field: f, players_left_before: 15, eliminated: vec![out(2, 500)], winner: None }).unwrap();
+    assert!(matches!(bubble[0], PayoutEvent::PayoutTableLocked { cause: LockCause::ReachedTheMoney, places: 15, .. }));
+    assert!(awards(&bubble)[0].amount > 0, "15th of 100 is paid");
+}
+
+#[test]
+fn an_entry_placed_twice_or_a_tournament_paid_twice_is_refused_with_no_event() {
+    let f = field(3, 1_000, None);
+    let state = given(&lock(&f));
+    let first = when(&state, C::Award { field: f.clone(), players_left_before: 3, eliminated: vec![out(1, 10)], winner: None }).unwrap();
+    let log = [lock(&f), first].concat();
+    let state = given(&log);
+    let again = when(&state, C::Award { field: f.clone(), players_left_before: 2, eliminated: vec![out(1, 10)], winner: None });
+    assert_eq!(again, Err(PayoutsError::AlreadyPlaced(EntryNo(1))));
+
+    let last = when(
+        &state,
+        C::Award { field: f.clone(), players_left_before: 2, eliminated: vec![out(2, 10)], winner: Some((EntryNo(3), player(3))) },
+    )
+    .unwrap();
+    assert!(matches!(last.last(), Some(PayoutEvent::TournamentPaid { prizes_paid }) if *prizes_paid == eur(3_000)));
+    let state = given(&[log, last].concat());
+    let after = when(&state, C::Award { field: f, players_left_before: 1, eliminated: vec![], winner: Some((EntryNo(3), player(3))) });
+    assert_eq!(after, Err(PayoutsError::AlreadyPaid));
+}
+
+#[test]
+fn more_players_out_than_were_in_is_refused() {
+    let f = field(3, 1_000, None);
+    let refused =
+        when(&given(&lock(&f)), C::Award { field: f, players_left_before: 1, eliminated: vec![out(1, 1), out(2, 1)], winner: None });
+    assert!(matches!(refused, Err(PayoutsError::MorePlayersOutThanIn { .. })));
+}
+
+fn registered(entry: u32, each: u64, fee: u64) -> TournamentEvent {
+    TournamentEvent::EntryRegistered(EntryRegistered {
+        entry: EntryNo(entry),
+        player: player(entry),
+        kind: EntryKind::Registration,
+        new_player: true,
+        ledger: EntryLedger { paid_in: eur(each + fee), fee: eur(fee), prize_pool: eur(each) },
+        at: "2027-01-10T18:00:00Z".parse().unwrap(),
+    })
+}
+
+/// A field and a bust order: groups of players out in one hand, with stacks that often tie.
+fn tournament() -> impl Strategy<Value = (u32, u64, u64, Option<u64>, Vec<Vec<u64>>)> {
+    (2u32..400, 1u64..5_000, 0u64..500, proptest::option::of(0u64..2_000_000)).prop_flat_map(|(entries, each, fee, guarantee)| {
+        let groups = proptest::collection::vec(proptest::collection::vec(1u64..4, 1..4), entries as usize);
+        (Just(entries), Just(each), Just(fee), Just(guarantee), groups)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Money in = money out to the cent, every place from 1 to the last is awarded once, and
+    /// nobody is placed twice, whatever the field, the guarantee and the ties.
+    #[test]
+    fn the_books_balance_and_every_place_is_paid_once((entries, each, fee, guarantee, groups) in tournament()) {
+        let f = field(entries, each, guarantee);
+        let mut log = lock(&f);
+        let mut left = entries;
+        let mut next = 1u32;
+        let mut groups = groups.into_iter();
+        while left > 1 {
+            let stacks = groups.next().unwrap_or_else(|| vec![1]);
+            let n = (stacks.len() as u32).min(left - 1);
+            let eliminated: Vec<Eliminated> = stacks.iter().take(n as usize).enumerate().map(|(i, &s)| out(next + i as u32, s)).collect();
+            next += n;
+            let winner = (left - n == 1).then(|| (EntryNo(entries), player(entries)));
+            let events = when(&given(&log), C::Award { field: f.clone(), players_left_before: left, eliminated, winner }).unwrap();
+            log.extend(events);
+            left -= n;
+        }
+        let placed: Vec<PlaceAward> = awards(&log);
+        prop_assert_eq!(placed.len() as u32, entries);
+        prop_assert_eq!(placed.iter().map(|a| a.entry).collect::<HashSet<_>>().len() as u32, entries, "nobody placed twice");
+        let mut places: Vec<u32> = placed.iter().flat_map(|a| a.place..a.place + a.shared).collect();
+        places.sort_unstable();
+        places.dedup();
+        prop_assert_eq!(places, (1..=entries).collect::<Vec<_>>(), "every place taken");
+
+        let registration: Vec<TournamentEvent> = (1..=entries).map(|e| registered(e, each, fee)).collect();
+        let b = books(TournamentId(uuid::Uuid::nil()), &registration, &log);
+        prop_assert!(b.finished);
+        prop_assert!(b.balanced, "{b:?}");
+        prop_assert_eq!(b.paid_in + b.overlay, b.fees + b.prize_pool);
+        prop_assert_eq!(b.prize_pool, b.prizes_paid);
+        prop_assert_eq!(b.prize_pool, u64::from(entries) * each + b.overlay);
+    }
+}

@@ -1,0 +1,147 @@
+//! What the payouts aggregate is told, read from the log: registration's entries and refunds
+//! make the field, the tournament's start or the clock's end of late registration lock the
+//! table, and each seating commit with eliminations becomes one award.
+//!
+//! Pure: the service feeds commits in stream order and runs the commands that come out, each
+//! with an id derived from where it came from, so reading the log again repeats nothing.
+
+use crate::books::Ledger;
+use crate::domain::{Eliminated, Field, PayoutCommand};
+use floor_events::clock::ClockEvent;
+use floor_events::payouts::{LockCause, PayoutEvent};
+use floor_events::registration::TournamentEvent;
+use floor_events::seating::SeatingEvent;
+use floor_events::{CommandId, EntryNo, Money, PlayerId, RuleProfile, TournamentId};
+use std::collections::{HashMap, HashSet};
+
+/// One tournament as the payouts policy sees it.
+#[derive(Debug, Default)]
+struct Tournament {
+    ledger: Ledger,
+    guarantee: Option<Money>,
+    profile: RuleProfile,
+    late_registration: bool,
+    players: HashMap<EntryNo, PlayerId>,
+}
+
+impl Tournament {
+    fn field(&self) -> Field {
+        let currency = self.ledger.currency.unwrap_or(floor_events::Currency::EUR);
+        Field {
+            entries: self.ledger.entries,
+            contributions: Money::new(self.ledger.contributions, currency),
+            guarantee: self.guarantee,
+            profile: self.profile,
+        }
+    }
+}
+
+/// A command for one tournament's payouts aggregate.
+pub type Order = (TournamentId, CommandId, PayoutCommand);
+
+/// The policy's memory: every tournament not yet paid.
+#[derive(Debug, Default)]
+pub struct Policy {
+    tournaments: HashMap<TournamentId, Tournament>,
+    paid: HashSet<TournamentId>,
+}
+
+impl Policy {
+    /// Whether `tournament` has been paid (its payouts log says so).
+    pub fn is_paid(&self, tournament: TournamentId) -> bool {
+        self.paid.contains(&tournament)
+    }
+
+    /// Registration's events: the field, and the lock when a tournament starts without late
+    /// registration.
+    pub fn on_tournament(&mut self, id: TournamentId, events: &[TournamentEvent]) -> Vec<Order> {
+        if self.paid.contains(&id) {
+            return vec![];
+        }
+        let t = self.tournaments.entry(id).or_default();
+        let mut orders = Vec::new();
+        for e in events {
+            t.ledger.apply(e);
+            match e {
+                TournamentEvent::TournamentCreated(created) => {
+                    t.guarantee = created.definition.guarantee;
+                    t.profile = created.definition.profile;
+                    t.late_registration = created.definition.late_registration_until.is_some();
+                }
+                TournamentEvent::EntryRegistered(entry) => {
+                    t.players.insert(entry.entry, entry.player.clone());
+                }
+                TournamentEvent::TournamentStarted(_) if !t.late_registration => {
+                    orders.push((id, lock_id(id), PayoutCommand::Lock { field: t.field(), cause: LockCause::Started }));
+                }
+                TournamentEvent::TournamentCancelled(_) => {
+                    self.tournaments.remove(&id);
+                    return vec![];
+                }
+                _ => {}
+            }
+        }
+        orders
+    }
+
+    /// The clock's end of late registration locks the table.
+    pub fn on_clock(&mut self, id: TournamentId, events: &[ClockEvent]) -> Vec<Order> {
+        let Some(t) = self.tournaments.get(&id) else { return vec![] };
+        events
+            .iter()
+            .filter(|e| matches!(e, ClockEvent::LateRegistrationClosed { .. }))
+            .map(|_| (id, lock_id(id), PayoutCommand::Lock { field: t.field(), cause: LockCause::LateRegistrationClosed }))
+            .collect()
+    }
+
+    /// A seating commit: its eliminations (one hand at one table) and the winner become one
+    /// award, identified by the commit's stream sequence.
+    pub fn on_seating(&mut self, id: TournamentId, sequence: u64, events: &[SeatingEvent]) -> Vec<Order> {
+        let Some(t) = self.tournaments.get(&id) else { return vec![] };
+        let mut stacks: HashMap<EntryNo, (u64, u32)> = HashMap::new();
+        let mut eliminated = Vec::new();
+        let mut players_left_after = None;
+        let mut winner = None;
+        for e in events {
+            match e {
+                SeatingEvent::StackReachedZero { entry, table, stack_at_start, .. } => {
+                    stacks.insert(*entry, (*stack_at_start, *table));
+                }
+                SeatingEvent::EntryEliminated { entry, players_left } => {
+                    let (stack_at_start, table) = stacks.get(entry).copied().unwrap_or((0, 0));
+                    let player = t.players.get(entry).cloned().unwrap_or_else(|| unknown_player(*entry));
+                    eliminated.push(Eliminated { entry: *entry, player, stack_at_start, table });
+                    players_left_after = Some(*players_left);
+                }
+                SeatingEvent::TournamentWon { entry } => {
+                    winner = Some((*entry, t.players.get(entry).cloned().unwrap_or_else(|| unknown_player(*entry))));
+                }
+                _ => {}
+            }
+        }
+        if eliminated.is_empty() && winner.is_none() {
+            return vec![];
+        }
+        let players_left_before = players_left_after.unwrap_or(1) + eliminated.len() as u32;
+        let command = PayoutCommand::Award { field: t.field(), players_left_before, eliminated, winner };
+        vec![(id, CommandId::derived(&format!("payouts-award:{id}:{sequence}")), command)]
+    }
+
+    /// The payouts log: a paid tournament is forgotten.
+    pub fn on_payouts(&mut self, id: TournamentId, events: &[PayoutEvent]) {
+        if events.iter().any(|e| matches!(e, PayoutEvent::TournamentPaid { .. })) {
+            self.paid.insert(id);
+            self.tournaments.remove(&id);
+        }
+    }
+}
+
+fn lock_id(id: TournamentId) -> CommandId {
+    CommandId::derived(&format!("payouts-lock:{id}"))
+}
+
+/// An entry seating knows and registration does not (never in a consistent log): paid under a
+/// name that says so rather than not at all.
+fn unknown_player(entry: EntryNo) -> PlayerId {
+    PlayerId::parse(&format!("unknown-entry-{}", entry.0)).expect("a valid player id")
+}
