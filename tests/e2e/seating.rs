@@ -110,8 +110,19 @@ async fn floor_sim_plays_ten_and_a_thousand_entrants_to_one_winner_with_every_in
         );
         check_log(&world, config.tournament_id, entrants).await;
         check_payouts(&world, config.tournament_id, entrants, &summary.winner).await;
-        // Registration heard of every elimination: one live entry left in the lobby.
+        // Registration heard of every elimination: one live entry left in the lobby, and the
+        // lobby shows the locked payout table and the winner's prize.
         world.lobby_when(config.tournament_id, |d| d["live_entries"] == 1).await;
+        let doc = world.lobby_when(config.tournament_id, |d| d["payouts"]["paid"] == true).await;
+        let payouts = &doc["payouts"];
+        assert_eq!(payouts["locked"], true);
+        assert_eq!(payouts["pool"]["amount"], u64::from(entrants) * 1_000);
+        assert_eq!(payouts["final_table"][0]["player"], summary.winner.as_str());
+        assert_eq!(payouts["final_table"][0]["place"], 1);
+        assert!(
+            payouts["cashes"].as_u64() >= payouts["places_paid"].as_u64(),
+            "every paid place cashed (a split on the bubble pays one more)"
+        );
     }
 }
 

@@ -101,6 +101,9 @@ pub struct LobbyDocument {
     /// The blind clock, once it has a structure.
     #[serde(default)]
     pub clock: Option<LobbyClock>,
+    /// Payout table (projected until locked), places paid, cashes.
+    #[serde(default)]
+    pub payouts: Option<crate::payouts::LobbyPayouts>,
     /// Stream sequence of the last commit folded in: older commits are ignored.
     pub last_sequence: u64,
 }
@@ -138,6 +141,7 @@ impl LobbyDocument {
             books: Books { paid_in: zero, refunded: zero, fees: zero, prize_pool: zero },
             cancellation: None,
             clock: None,
+            payouts: None,
             last_sequence: sequence,
         };
         doc.settle_prize_pool();
@@ -187,6 +191,22 @@ impl LobbyDocument {
         self.books.refunded = add(self.books.refunded, refund.paid_in);
         self.books.fees = sub(self.books.fees, refund.fee);
         self.books.prize_pool = sub(self.books.prize_pool, refund.prize_pool);
+    }
+
+    /// Folds one payouts event.
+    pub fn evolve_payouts(mut self, event: &floor_events::payouts::PayoutEvent) -> Self {
+        let current = self.projected_payouts().or_else(|| self.payouts.take());
+        self.payouts = current.map(|p| p.evolve(event));
+        self
+    }
+
+    /// The table the field so far would lock; `None` once it is locked or when the one shown
+    /// is for this field already.
+    pub fn projected_payouts(&self) -> Option<crate::payouts::LobbyPayouts> {
+        if self.payouts.as_ref().is_some_and(|p| p.locked || p.entries == self.entrants) || self.state == LobbyState::Cancelled {
+            return None;
+        }
+        crate::payouts::LobbyPayouts::projected(self.entrants, self.books.prize_pool, self.prize_pool.guarantee, self.profile)
     }
 
     /// Folds one clock event.

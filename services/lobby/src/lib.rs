@@ -5,6 +5,7 @@
 //!
 //! - [`domain`]: the lobby document and its pure fold from tournament events (`evolve`).
 //! - [`clock`]: the clock section: level, blinds, next level and break, folded from clock events.
+//! - [`payouts`]: the payouts section: the table (projected, then locked), cashes.
 //! - [`projection`]: the [`floor_runtime::projection::Projection`] that keeps the documents in KV.
 //! - [`http`]: `GET /api/tournaments` and `GET /api/tournaments/{id}`, served from a cache that
 //!   watches the bucket.
@@ -15,6 +16,7 @@
 pub mod clock;
 pub mod domain;
 pub mod http;
+pub mod payouts;
 pub mod projection;
 pub mod service;
 

@@ -8,6 +8,7 @@
 use crate::domain::LobbyDocument;
 use async_nats::jetstream::kv;
 use floor_events::clock::ClockEvent;
+use floor_events::payouts::PayoutEvent;
 use floor_events::registration::TournamentEvent;
 use floor_events::{record, subjects, TournamentId};
 use floor_runtime::bootstrap::Backbone;
@@ -76,7 +77,11 @@ impl Projection for LobbyProjection {
     }
 
     fn filters(&self) -> Vec<String> {
-        vec![subjects::event_filter(subjects::aggregate::TOURNAMENT), subjects::event_filter(subjects::aggregate::CLOCK)]
+        vec![
+            subjects::event_filter(subjects::aggregate::TOURNAMENT),
+            subjects::event_filter(subjects::aggregate::CLOCK),
+            subjects::event_filter(subjects::aggregate::PAYOUTS),
+        ]
     }
 
     fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
@@ -92,6 +97,14 @@ impl Projection for LobbyProjection {
                     return None;
                 };
                 Some(events.iter().fold(doc, LobbyDocument::evolve_clock))
+            })
+        } else if aggregate == subjects::aggregate::PAYOUTS {
+            decode::<PayoutEvent>(subject, sequence, body).and_then(|events| {
+                let Some(doc) = self.docs.remove(&id) else {
+                    tracing::warn!(subject, sequence, "payouts of a tournament the lobby never saw created");
+                    return None;
+                };
+                Some(events.iter().fold(doc, LobbyDocument::evolve_payouts))
             })
         } else {
             decode::<TournamentEvent>(subject, sequence, body).and_then(|events| {
@@ -114,6 +127,15 @@ impl Projection for LobbyProjection {
     }
 
     async fn flush(&mut self) -> Result<(), ProjectionError> {
+        // The projected payout table follows the field; worked out once per batch, not per
+        // entry (a large table takes milliseconds).
+        for id in &self.dirty {
+            if let Some(doc) = self.docs.get_mut(id) {
+                if let Some(projected) = doc.projected_payouts() {
+                    doc.payouts = Some(projected);
+                }
+            }
+        }
         let writes: Vec<(String, bytes::Bytes)> = self
             .dirty
             .drain()

@@ -1,0 +1,132 @@
+//! Payouts as players see them in the lobby: the payout table (projected from the field while
+//! it can still change, then the locked one), the places paid, and who has cashed.
+//!
+//! The projection is the payouts service's own table function applied to the field as the
+//! lobby knows it, so the lobby never shows a table the service would not lock for that field.
+
+use floor_events::payouts::{PayoutEvent, PlaceAward, PrizeBand};
+use floor_events::{Money, RuleProfile};
+use floor_payouts::domain::{table_for, Field};
+use serde::{Deserialize, Serialize};
+
+/// Cashes kept in a document.
+const LATEST: usize = 10;
+/// Places shown as the final table's.
+const FINAL_TABLE: u32 = 10;
+
+/// The payouts section of a lobby document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LobbyPayouts {
+    /// The table is final; before, it is the projection for the field so far.
+    pub locked: bool,
+    /// Entries the table is for.
+    pub entries: u32,
+    /// Places paid.
+    pub places_paid: u32,
+    /// What the table pays out in total.
+    pub pool: Money,
+    /// Prizes by place, first place first.
+    pub bands: Vec<PrizeBand>,
+    /// Players who have cashed so far.
+    pub cashes: u32,
+    /// The last cashes, newest first (a field of 250,000 pays 37,500 places: a document holds
+    /// the latest few, the payouts log holds them all).
+    pub latest_cashes: Vec<PlaceAward>,
+    /// The final table's places, once awarded, best first.
+    pub final_table: Vec<PlaceAward>,
+    /// Every paid place has been paid.
+    pub paid: bool,
+}
+
+impl LobbyPayouts {
+    /// The table the field so far would lock.
+    pub fn projected(entries: u32, contributions: Money, guarantee: Option<Money>, profile: RuleProfile) -> Option<Self> {
+        let (table, pool, _) = table_for(&Field { entries, contributions, guarantee, profile }).ok()?;
+        let bands = table.bands.iter().map(|b| PrizeBand { from: b.from, to: b.to, amount: b.amount }).collect();
+        Some(Self {
+            locked: false,
+            entries,
+            places_paid: table.places(),
+            pool,
+            bands,
+            cashes: 0,
+            latest_cashes: Vec::new(),
+            final_table: Vec::new(),
+            paid: false,
+        })
+    }
+
+    /// Folds one payouts event.
+    pub fn evolve(mut self, event: &PayoutEvent) -> Self {
+        match event {
+            PayoutEvent::PayoutTableLocked { entries, pool, places, bands, .. } => {
+                self.locked = true;
+                self.entries = *entries;
+                self.pool = *pool;
+                self.places_paid = *places;
+                self.bands = bands.clone();
+            }
+            PayoutEvent::PlacesAwarded { awards, .. } => {
+                for a in awards.iter().filter(|a| a.amount > 0) {
+                    self.cashes += 1;
+                    self.latest_cashes.insert(0, a.clone());
+                    self.latest_cashes.truncate(LATEST);
+                    if a.place <= FINAL_TABLE {
+                        self.final_table.push(a.clone());
+                        self.final_table.sort_by_key(|a| (a.place, a.entry));
+                    }
+                }
+            }
+            PayoutEvent::TournamentPaid { .. } => self.paid = true,
+        }
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use floor_events::payouts::LockCause;
+    use floor_events::{Currency, EntryNo, PlayerId};
+
+    fn eur(amount: u64) -> Money {
+        Money::new(amount, Currency::EUR)
+    }
+
+    fn cash(entry: u32, place: u32, amount: u64) -> PlaceAward {
+        PlaceAward { entry: EntryNo(entry), player: PlayerId::parse(&format!("p{entry}")).unwrap(), place, shared: 1, amount }
+    }
+
+    #[test]
+    fn the_projection_follows_the_field_until_the_locked_table_replaces_it() {
+        let projected = LobbyPayouts::projected(100, eur(100_000), Some(eur(150_000)), RuleProfile::Tda2024).unwrap();
+        assert!(!projected.locked);
+        assert_eq!((projected.places_paid, projected.pool), (15, eur(150_000)), "15 % paid; the guarantee makes the pool");
+        let locked = projected.evolve(&PayoutEvent::PayoutTableLocked {
+            entries: 120,
+            contributions: eur(120_000),
+            guarantee: Some(eur(150_000)),
+            overlay: eur(30_000),
+            pool: eur(150_000),
+            places: 18,
+            bands: vec![PrizeBand { from: 1, to: 18, amount: 150_000 / 18 }],
+            cause: LockCause::LateRegistrationClosed,
+        });
+        assert!(locked.locked);
+        assert_eq!((locked.entries, locked.places_paid), (120, 18));
+    }
+
+    #[test]
+    fn cashes_are_counted_the_latest_kept_and_the_final_table_listed_best_first() {
+        let mut payouts = LobbyPayouts::projected(100, eur(100_000), None, RuleProfile::Tda2024).unwrap();
+        for (i, place) in (1..=15).rev().enumerate() {
+            let awards = vec![cash(i as u32 + 1, place, 1_000 * u64::from(16 - place)), cash(100 + i as u32, place + 20, 0)];
+            payouts = payouts.evolve(&PayoutEvent::PlacesAwarded { players_left_before: place, awards });
+        }
+        assert_eq!(payouts.cashes, 15, "out-of-the-money places are not cashes");
+        assert_eq!(payouts.latest_cashes.len(), LATEST);
+        assert_eq!(payouts.latest_cashes[0].place, 1, "newest first");
+        let places: Vec<u32> = payouts.final_table.iter().map(|a| a.place).collect();
+        assert_eq!(places, (1..=10).collect::<Vec<_>>());
+    }
+}
