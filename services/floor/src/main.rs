@@ -15,13 +15,15 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let serving = matches!(cli.command, Command::Run { .. } | Command::Registration | Command::Lobby { .. });
+    // `floor sim` hosts the whole platform in-process unless NATS_URL is set: it needs every core.
+    let hosting = serving || matches!(cli.command, Command::Sim { .. });
     // Services narrate their life; one-shot director commands print only their answer.
     let default_filter = if serving { "info,async_nats=warn" } else { "warn" };
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("FLOOR_LOG").unwrap_or_else(|_| default_filter.into()))
         .with_writer(std::io::stderr)
         .init();
-    let runtime = if serving {
+    let runtime = if hosting {
         tokio::runtime::Builder::new_multi_thread().enable_all().build()
     } else {
         tokio::runtime::Builder::new_current_thread().enable_all().build()

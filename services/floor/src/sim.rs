@@ -76,6 +76,10 @@ pub struct Progress {
     pub hands_per_s: f64,
 }
 
+/// Reports published before their acks are awaited; well below the JetStream context's limit of
+/// 5,000 unacknowledged publishes, which the in-process platform shares.
+const ACK_WINDOW: usize = 1_000;
+
 /// How long Floor may stay silent before the simulation gives up.
 const STALL: Duration = Duration::from_secs(15);
 
@@ -227,16 +231,22 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
                 hands += 1;
             }
         }
-        let mut acks = Vec::with_capacity(reports.len());
-        for report in &reports {
-            let subject = floor_events::table::reports_subject(t, report.table);
-            let message = async_nats::jetstream::message::PublishMessage::build()
-                .payload(serde_json::to_vec(report).expect("report serializes").into())
-                .message_id(report.report_id.clone());
-            acks.push(backbone.jetstream.send_publish(subject, message).await.map_err(|e| e.to_string())?);
-        }
-        for ack in acks {
-            ack.await.map_err(|e| e.to_string())?;
+        // In stream order (a hand's start before its end), acknowledged a window at a time: the
+        // JetStream context allows 5,000 unacknowledged publishes and then makes the next one
+        // wait, so publishing a whole round of a large field before awaiting any ack stalled
+        // every publisher sharing the context (the in-process platform's appends included).
+        for window in reports.chunks(ACK_WINDOW) {
+            let mut acks = Vec::with_capacity(window.len());
+            for report in window {
+                let subject = floor_events::table::reports_subject(t, report.table);
+                let message = async_nats::jetstream::message::PublishMessage::build()
+                    .payload(serde_json::to_vec(report).expect("report serializes").into())
+                    .message_id(report.report_id.clone());
+                acks.push(backbone.jetstream.send_publish(subject, message).await.map_err(|e| e.to_string())?);
+            }
+            for ack in acks {
+                ack.await.map_err(|e| e.to_string())?;
+            }
         }
         let players_left = tables.values().filter(|t| !t.closed).map(|t| t.seats.len()).sum();
         let open = tables.values().filter(|t| !t.closed).count();
@@ -297,7 +307,16 @@ async fn drain(instructions: &mut Consumer<pull::Config>, tables: &mut BTreeMap<
         if pending == 0 {
             return Ok(got);
         }
-        let mut batch = instructions.fetch().max_messages(pending.min(10_000) as usize).messages().await.map_err(|e| e.to_string())?;
+        // Batches of a thousand (a few hundred KiB) with an expiry: one pull for the ten thousand
+        // instructions of a large draw (6 MiB) never completed, and a pull that loses its end
+        // marker must not wait forever.
+        let mut batch = instructions
+            .batch()
+            .max_messages(pending.min(1_000) as usize)
+            .expires(Duration::from_secs(5))
+            .messages()
+            .await
+            .map_err(|e| e.to_string())?;
         while let Some(message) = batch.next().await {
             let message = message.map_err(|e| e.to_string())?;
             let instruction: TableInstruction = serde_json::from_slice(&message.payload).map_err(|e| e.to_string())?;

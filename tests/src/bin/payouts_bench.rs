@@ -4,7 +4,10 @@
 //!
 //! Usage: `payouts-bench [--write docs/benchmarks.md]`.
 
-use floor_events::EntryNo;
+use esrs::Aggregate;
+use floor_events::payouts::LockCause;
+use floor_events::{Currency, EntryNo, Money, PlayerId, RuleProfile};
+use floor_payouts::domain::{Eliminated, Field, PayoutCommand, PayoutState, PayoutsAggregate};
 use floor_payouts::{award, generate, paid_places, rank, AcrossTables, Bust, EqualStacks, Ordering};
 use std::time::{Duration, Instant};
 
@@ -42,17 +45,56 @@ fn main() {
     let standings = start.elapsed();
     assert_eq!(paid, pool, "the whole pool is paid");
 
+    // The same field through the payouts aggregate, as the service runs it: one command per
+    // hand (decide + apply), the table locked first, the winner paid last.
+    let field = Field { entries, contributions: Money::new(pool, Currency::EUR), guarantee: None, profile: RuleProfile::Tda2024 };
+    let start = Instant::now();
+    let mut aggregate = PayoutState::default();
+    let run = |state: PayoutState, command| {
+        let events = PayoutsAggregate::handle_command(&state, command).expect("accepted");
+        events.into_iter().fold(state, PayoutsAggregate::apply_event)
+    };
+    aggregate = run(aggregate, PayoutCommand::Lock { field: field.clone(), cause: LockCause::Started });
+    let (mut remaining, mut next, mut commands, mut after_winner) = (entries, 1u32, 1u32, Duration::ZERO);
+    while remaining > 1 {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let group = (1 + (state >> 33) % 3).min(u64::from(remaining - 1)) as u32;
+        let eliminated: Vec<Eliminated> = (0..group)
+            .map(|k| Eliminated {
+                entry: EntryNo(next + k),
+                player: PlayerId::parse(&format!("p{}", next + k)).expect("valid"),
+                stack_at_start: 100 * (1 + (state >> (40 + k)) % 3),
+                table: 1,
+            })
+            .collect();
+        let winner = (remaining - group == 1).then(|| (EntryNo(entries), PlayerId::parse("winner").expect("valid")));
+        let last = Instant::now();
+        aggregate = run(aggregate, PayoutCommand::Award { field: field.clone(), players_left_before: remaining, eliminated, winner });
+        after_winner = last.elapsed();
+        next += group;
+        remaining -= group;
+        commands += 1;
+    }
+    let through_aggregate = start.elapsed();
+    assert!(aggregate.paid && aggregate.prizes_paid == pool, "the aggregate pays the whole pool");
+
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let verdict = |d: Duration, limit: Duration| if d <= limit { "met" } else { "**missed**" };
     let report = format!(
         "| figure | measured | target |\n|---|---|---|\n\
          | payout table, {entries} entries, {places} places, {} bands (median of 5) | {:.1} ms | ≤ 100 ms: {} |\n\
-         | standings and payouts for all {entries} entries | {:.1} ms | ≤ 1 s: {} |\n",
+         | standings and payouts for all {entries} entries | {:.1} ms | ≤ 1 s: {} |\n\
+         | the same through the payouts aggregate, {commands} commands (decide + apply) | {:.1} ms | ≤ 1 s: {} |\n\
+         | the last command (the winner's hand), once the winner is known | {:.3} ms | ≤ 1 s: {} |\n",
         table.bands.len(),
         ms(table_runs[2]),
         verdict(table_runs[2], Duration::from_millis(100)),
         ms(standings),
         verdict(standings, Duration::from_secs(1)),
+        ms(through_aggregate),
+        verdict(through_aggregate, Duration::from_secs(1)),
+        ms(after_winner),
+        verdict(after_winner, Duration::from_secs(1)),
     );
     println!("{report}");
     let args: Vec<String> = std::env::args().collect();
