@@ -118,3 +118,21 @@ pub const ALREADY_PAID: &str = "already_paid";
 pub const ALREADY_PLACED: &str = "already_placed";
 /// Two amounts that must share a currency do not (e.g. guarantee and buy-in).
 pub const CURRENCY_MISMATCH: &str = "currency_mismatch";
+
+// Rebuys and add-ons.
+/// The tournament has no rebuys (or no add-on).
+pub const NOT_OFFERED: &str = "not_offered";
+/// The rebuy period has not started yet, or is over.
+pub const REBUY_PERIOD_CLOSED: &str = "rebuy_period_closed";
+/// The entry has used every rebuy it may take.
+pub const REBUY_CAP_REACHED: &str = "rebuy_cap_reached";
+/// The entry's stack does not allow a rebuy now (above the condition's limit, or no offer open).
+pub const REBUY_NOT_ALLOWED: &str = "rebuy_not_allowed";
+/// The add-on is not open (before the end of the rebuy period, or after its break).
+pub const ADD_ON_CLOSED: &str = "add_on_closed";
+/// The entry has taken its add-on already.
+pub const ADD_ON_TAKEN: &str = "add_on_taken";
+/// The entry still has chips (or its rebuy decision is not made): it cannot be eliminated now.
+pub const STILL_IN_PLAY: &str = "still_in_play";
+/// The player holds several live entries: name one.
+pub const ENTRY_AMBIGUOUS: &str = "entry_ambiguous";

@@ -17,6 +17,7 @@
 //! - [`table`]: the table-server protocol: instructions to tables, reports from them.
 //! - [`clock`]: blind structures and the clock aggregate's events.
 //! - [`schedule`]: recurring tournament templates and the scheduler's requests.
+//! - [`rebuys`]: rebuy and add-on requests and the rebuys aggregate's events.
 //! - [`player`]: the player aggregate (responsible-gaming tournament-count limits).
 //! - [`schema`]: JSON Schema per message and the AsyncAPI document, for `schemas/`.
 //! - [`record`]: how events are stored: versioned records, upcast on read.
@@ -29,6 +30,7 @@ pub mod money;
 pub mod payouts;
 pub mod player;
 pub mod profile;
+pub mod rebuys;
 pub mod record;
 pub mod registration;
 pub mod reply;

@@ -39,6 +39,9 @@ pub struct RegistrationRules {
     pub fee_caps: Option<FeeCaps>,
     /// Allowed fee as a share of what the player pays, in basis points (003: 2–17 %).
     pub fee_share_bps: Option<(u32, u32)>,
+    /// Whether a rebuy may be taken before the stack reaches zero ("chips ≤ X": 003); 002 §2.3
+    /// allows rebuys only at zero chips.
+    pub rebuy_below_zero_allowed: bool,
 }
 
 /// Absolute and relative caps on buy-in and fee (000 §16.1).
@@ -85,13 +88,25 @@ impl RuleProfile {
                 unregister_allowed: true,
                 fee_caps: Some(FeeCaps { currency: Currency::EUR, max_buy_in: 50_000, max_fee: 5_000, max_fee_bps_of_buy_in: 1_500 }),
                 fee_share_bps: None,
+                rebuy_below_zero_allowed: true,
             },
             // 003: the fee is 2–17 % of the buy-in.
-            RuleProfile::ReelCz => RegistrationRules { unregister_allowed: true, fee_caps: None, fee_share_bps: Some((200, 1_700)) },
+            RuleProfile::ReelCz => RegistrationRules {
+                unregister_allowed: true,
+                fee_caps: None,
+                fee_share_bps: Some((200, 1_700)),
+                rebuy_below_zero_allowed: true,
+            },
             // 004: "registrations are final".
-            RuleProfile::FortunaCz2024 => RegistrationRules { unregister_allowed: false, fee_caps: None, fee_share_bps: None },
-            RuleProfile::HrvatskaLutrija2017 | RuleProfile::SvenskaSpel2012 | RuleProfile::Tda2024 => {
-                RegistrationRules { unregister_allowed: true, fee_caps: None, fee_share_bps: None }
+            RuleProfile::FortunaCz2024 => {
+                RegistrationRules { unregister_allowed: false, fee_caps: None, fee_share_bps: None, rebuy_below_zero_allowed: true }
+            }
+            // 002 §2.3: rebuys only at zero chips.
+            RuleProfile::SvenskaSpel2012 => {
+                RegistrationRules { unregister_allowed: true, fee_caps: None, fee_share_bps: None, rebuy_below_zero_allowed: false }
+            }
+            RuleProfile::HrvatskaLutrija2017 | RuleProfile::Tda2024 => {
+                RegistrationRules { unregister_allowed: true, fee_caps: None, fee_share_bps: None, rebuy_below_zero_allowed: true }
             }
         }
     }

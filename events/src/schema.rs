@@ -119,6 +119,11 @@ pub fn files() -> Vec<(String, String)> {
         ("events/payout_commit.json".into(), commit_schema::<crate::payouts::PayoutEvent>("PayoutCommit")),
         ("commands/payouts_books.json".into(), schema::<crate::payouts::BooksRequest>()),
         ("replies/books.json".into(), schema::<Reply<crate::payouts::Books>>()),
+        ("events/rebuy_event.json".into(), schema::<crate::rebuys::RebuyEvent>()),
+        ("events/rebuy_commit.json".into(), commit_schema::<crate::rebuys::RebuyEvent>("RebuyCommit")),
+        ("commands/rebuys_purchase.json".into(), schema::<crate::rebuys::Purchase>()),
+        ("commands/rebuys_director.json".into(), schema::<crate::rebuys::DirectorRequest>()),
+        ("replies/rebuys_recorded.json".into(), schema::<Reply<crate::rebuys::RebuysRecorded>>()),
         ("tables/instruction.json".into(), schema::<crate::table::TableInstruction>()),
         ("tables/report.json".into(), schema::<crate::table::TableReport>()),
     ];
@@ -131,7 +136,7 @@ pub fn files() -> Vec<(String, String)> {
 /// Every command channel: service, verb, request schema, reply schema.
 fn command_channels() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
     use crate::{clock, schedule};
-    use subjects::service::{CLOCK, PAYOUTS, REGISTRATION, SCHEDULER};
+    use subjects::service::{CLOCK, PAYOUTS, REBUYS, REGISTRATION, SCHEDULER};
     let registration = |verb| match verb {
         verbs::CREATE_TOURNAMENT => ("commands/create_tournament.json", "replies/tournament_created.json"),
         verbs::REGISTER => ("commands/register.json", "replies/registered.json"),
@@ -160,6 +165,11 @@ fn command_channels() -> Vec<(&'static str, &'static str, &'static str, &'static
     let mut channels: Vec<_> = verbs::ALL.iter().map(|&v| (REGISTRATION, v, registration(v).0, registration(v).1)).collect();
     channels.extend(clock::verbs::ALL.iter().map(|&v| (CLOCK, v, clock(v), "replies/clock_recorded.json")));
     channels.extend(schedule::verbs::ALL.iter().map(|&v| (SCHEDULER, v, scheduler(v).0, scheduler(v).1)));
+    let rebuys = |verb| match verb {
+        crate::rebuys::verbs::END_REBUYS | crate::rebuys::verbs::END_ADD_ONS => "commands/rebuys_director.json",
+        _ => "commands/rebuys_purchase.json",
+    };
+    channels.extend(crate::rebuys::verbs::ALL.iter().map(|&v| (REBUYS, v, rebuys(v), "replies/rebuys_recorded.json")));
     channels.extend(crate::payouts::verbs::ALL.iter().map(|&v| (PAYOUTS, v, "commands/payouts_books.json", "replies/books.json")));
     channels
 }
@@ -184,6 +194,7 @@ pub fn asyncapi() -> String {
         (subjects::aggregate::SCHEDULE, "events/schedule_commit.json", "template_id"),
         (subjects::aggregate::SEATING, "events/seating_commit.json", "tournament_id"),
         (subjects::aggregate::PAYOUTS, "events/payout_commit.json", "tournament_id"),
+        (subjects::aggregate::REBUYS, "events/rebuy_commit.json", "tournament_id"),
     ] {
         y.push_str(&format!(
             "  {aggregate}_events:\n    address: 'floor.ev.{aggregate}.{{{what}}}'\n    description: Commits of one {aggregate} aggregate, in stream {}.\n    parameters:\n      {what}:\n        description: UUID of the aggregate.\n    messages:\n      commit:\n        payload:\n          $ref: './{file}'\n",

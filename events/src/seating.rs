@@ -67,6 +67,26 @@ pub enum SeatingEvent {
         table_size: u8,
         /// Chips each entry starts with.
         starting_stack: u64,
+        /// The tournament has rebuys: while the rebuy period lasts, a stack that reaches zero
+        /// keeps its seat until the rebuys service decides.
+        #[serde(default)]
+        rebuys: bool,
+    },
+    /// The rebuy period is over: a stack that reaches zero from now on is out at once.
+    RebuysEnded,
+    /// Chips bought (rebuy or add-on) for an entry, on their way to its table.
+    ChipsBought {
+        /// The entry.
+        entry: EntryNo,
+        /// Chips.
+        chips: u64,
+    },
+    /// The table applied `add_chips`: the entry's stack holds them from its next hand.
+    ChipsAtTable {
+        /// The entry.
+        entry: EntryNo,
+        /// Chips.
+        chips: u64,
     },
     /// An entry will need a seat.
     EntryJoined {
@@ -168,6 +188,14 @@ pub enum SeatingEvent {
         entry: EntryNo,
         /// Players still in after it.
         players_left: u32,
+        /// Its chips when the hand in which it reached zero started, when that hand was
+        /// recorded in an earlier commit (a rebuy offer came between); absent when the
+        /// `stack_reached_zero` is in the same commit.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stack_at_start: Option<u64>,
+        /// The table it busted at, likewise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        table: Option<u32>,
     },
     /// A player moves to another seat (applied by the source table at its next hand boundary).
     PlayerMoved {

@@ -37,6 +37,8 @@ pub mod aggregate {
     pub const SEATING: &str = "seating";
     /// A tournament's payouts: the payout table and every finishing place.
     pub const PAYOUTS: &str = "payouts";
+    /// A tournament's rebuys and add-ons.
+    pub const REBUYS: &str = "rebuys";
 }
 
 /// Service names: the `<service>` part of command subjects and the NATS micro-service name.
@@ -51,6 +53,8 @@ pub mod service {
     pub const SCHEDULER: &str = "scheduler";
     /// Payouts: payout tables, places, prizes and the books.
     pub const PAYOUTS: &str = "payouts";
+    /// Rebuys: rebuys, add-ons and their windows.
+    pub const REBUYS: &str = "rebuys";
 }
 
 /// The subject an aggregate's commits are stored on.

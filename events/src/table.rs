@@ -7,7 +7,6 @@
 //!   `Nats-Msg-Id` = `report_id`, so a report sent twice is stored once.
 //!
 //! Both live on a JetStream stream. Seats are numbered from 1; chips are whole numbers.
-//! Status: contract drafted with issue 3; the seating service that speaks it is still to come.
 
 use crate::ids::{EntryNo, PlayerId, TournamentId};
 use schemars::JsonSchema;
@@ -83,6 +82,14 @@ pub enum Instruction {
         ante: u64,
         /// The big blind posts the ante for everyone (TDA RP-11).
         big_blind_ante: bool,
+    },
+    /// Add chips to a player's stack before the next hand: a rebuy or an add-on. A player at
+    /// zero chips with a rebuy offered is dealt in again from the next hand (TDA R27).
+    AddChips {
+        /// The entry.
+        entry: EntryNo,
+        /// Chips to add.
+        chips: u64,
     },
     /// Stop dealing after the current hand.
     Pause {

@@ -52,6 +52,95 @@ pub struct TournamentDefinition {
     /// director gives the clock a structure later (`floor clock structure`).
     #[serde(default)]
     pub structure: Option<BlindStructure>,
+    /// Rebuys during the rebuy period (from the start to the break the clock's structure names
+    /// in `rebuys_until_break`, or until the director ends it). Absent: no rebuys.
+    #[serde(default)]
+    pub rebuy: Option<RebuyTerms>,
+    /// The add-on, offered once to every player still in when the rebuy period ends. Absent:
+    /// no add-on.
+    #[serde(default)]
+    pub add_on: Option<AddOnTerms>,
+}
+
+/// What a rebuy costs, what it gives and who may take it (spec §6; 000 §16.7, 002 §2.3, 003).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RebuyTerms {
+    /// What goes to the prize pool.
+    pub price: Money,
+    /// The operator's fee on top (001: fees on rebuys); zero for none.
+    pub fee: Money,
+    /// Chips a rebuy adds.
+    #[serde(deserialize_with = "non_negative")]
+    pub chips: u64,
+    /// Rebuys per entry.
+    pub max_per_entry: u32,
+    /// When a player may rebuy.
+    #[serde(default)]
+    pub condition: RebuyCondition,
+    /// How long a player whose stack reached zero has to decide before the offer lapses and the
+    /// entry is eliminated (000 §16.7, 002 §2.6). Default 30 s.
+    #[serde(default = "default_offer_seconds")]
+    pub offer_seconds: u32,
+}
+
+fn default_offer_seconds() -> u32 {
+    30
+}
+
+/// When a rebuy is allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RebuyCondition {
+    /// Only once the stack has reached zero (002 §2.3).
+    #[default]
+    AtZero,
+    /// Whenever the stack between hands is at or below `chips` (003), zero included.
+    AtOrBelow {
+        /// The chip count at or below which a rebuy is allowed.
+        chips: u64,
+    },
+}
+
+/// What the add-on costs and gives (spec §6: usually the buy-in, chips at least the starting
+/// stack; 002: open to every player still in, even at zero chips).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddOnTerms {
+    /// What goes to the prize pool.
+    pub price: Money,
+    /// The operator's fee on top; zero for none.
+    pub fee: Money,
+    /// Chips the add-on adds.
+    #[serde(deserialize_with = "non_negative")]
+    pub chips: u64,
+}
+
+/// The ledger lines of one purchase: `price` to the pool, `fee` to the operator.
+pub fn purchase_ledger(price: Money, fee: Money) -> EntryLedger {
+    EntryLedger { paid_in: Money::new(price.amount.saturating_add(fee.amount), price.currency), fee, prize_pool: price }
+}
+
+impl RebuyTerms {
+    /// The ledger lines of one rebuy.
+    pub fn ledger(&self) -> EntryLedger {
+        purchase_ledger(self.price, self.fee)
+    }
+
+    /// Whether a stack of `chips` between hands may rebuy.
+    pub fn allows(&self, chips: u64) -> bool {
+        match self.condition {
+            RebuyCondition::AtZero => chips == 0,
+            RebuyCondition::AtOrBelow { chips: limit } => chips <= limit,
+        }
+    }
+}
+
+impl AddOnTerms {
+    /// The ledger lines of one add-on.
+    pub fn ledger(&self) -> EntryLedger {
+        purchase_ledger(self.price, self.fee)
+    }
 }
 
 /// When a tournament starts.
@@ -183,7 +272,42 @@ impl TournamentDefinition {
         }
         self.validate_money()?;
         self.validate_times()?;
-        self.validate_entry_model()
+        self.validate_entry_model()?;
+        self.validate_rebuys()
+    }
+
+    /// Rebuy and add-on terms: same currency as the buy-in, chips to give, a cap, a condition the
+    /// profile allows (002 §2.3: rebuys only at zero chips), and a rebuy period to end.
+    fn validate_rebuys(&self) -> Result<(), DefinitionError> {
+        let currency = self.buy_in.currency;
+        let same_currency = |field: &'static str, amounts: [Money; 2]| {
+            if amounts.iter().any(|m| m.currency != currency) {
+                return Err(invalid(field, format!("price and fee must be in {currency}, the buy-in's currency")));
+            }
+            Ok(())
+        };
+        if let Some(rebuy) = self.rebuy {
+            same_currency("rebuy", [rebuy.price, rebuy.fee])?;
+            if rebuy.chips == 0 {
+                return Err(invalid("rebuy", "a rebuy must add chips"));
+            }
+            if rebuy.max_per_entry == 0 {
+                return Err(invalid("rebuy", "max_per_entry must be at least 1"));
+            }
+            if rebuy.offer_seconds == 0 || rebuy.offer_seconds > 600 {
+                return Err(invalid("rebuy", "offer_seconds must be 1-600"));
+            }
+            if rebuy.condition != RebuyCondition::AtZero && !self.profile.registration().rebuy_below_zero_allowed {
+                return Err(invalid("rebuy", format!("profile {} allows rebuys only at zero chips (002 §2.3)", self.profile)));
+            }
+        }
+        if let Some(add_on) = self.add_on {
+            same_currency("add_on", [add_on.price, add_on.fee])?;
+            if add_on.chips == 0 {
+                return Err(invalid("add_on", "an add-on must add chips"));
+            }
+        }
+        Ok(())
     }
 
     fn validate_money(&self) -> Result<(), DefinitionError> {
@@ -296,6 +420,8 @@ pub(crate) mod tests {
             guarantee: Some(Money::new(500_000, Currency::EUR)),
             profile: RuleProfile::Tda2024,
             structure: None,
+            rebuy: None,
+            add_on: None,
         }
     }
 

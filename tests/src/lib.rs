@@ -302,6 +302,8 @@ pub fn freezeout(capacity: u32) -> TournamentDefinition {
         guarantee: Some(Money::new(100_000, Currency::EUR)),
         profile: RuleProfile::Tda2024,
         structure: None,
+        rebuy: None,
+        add_on: None,
     }
 }
 

@@ -55,6 +55,8 @@ mod tests {
             guarantee: None,
             profile: RuleProfile::Tda2024,
             structure,
+            rebuy: None,
+            add_on: None,
         }
     }
 

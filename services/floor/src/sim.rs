@@ -104,6 +104,8 @@ fn definition(config: &SimConfig, now: chrono::DateTime<chrono::Utc>) -> Tournam
         guarantee: None,
         profile: config.profile,
         structure: None,
+        rebuy: None,
+        add_on: None,
     }
 }
 
@@ -199,7 +201,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     loop {
         settled(backbone).await?;
         let arrived = drain(&mut instructions, &mut tables).await?;
-        if tables.is_empty() || (arrived == 0 && tables.values().all(|t| t.inbox.is_empty() && (t.closed || t.seats.len() < 2))) {
+        if tables.is_empty() || (arrived == 0 && tables.values().all(|t| t.inbox.is_empty() && (t.closed || t.dealable() < 2))) {
             if !tables.is_empty() && tables.values().all(|t| t.closed) {
                 break;
             }

@@ -257,6 +257,8 @@ mod tests {
             guarantee: Some(eur(50_000)),
             profile: RuleProfile::Tda2024,
             structure: None,
+            rebuy: None,
+            add_on: None,
         }
     }
 

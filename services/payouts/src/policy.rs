@@ -107,8 +107,11 @@ impl Policy {
                 SeatingEvent::StackReachedZero { entry, table, stack_at_start, .. } => {
                     stacks.insert(*entry, (*stack_at_start, *table));
                 }
-                SeatingEvent::EntryEliminated { entry, players_left } => {
-                    let (stack_at_start, table) = stacks.get(entry).copied().unwrap_or((0, 0));
+                SeatingEvent::EntryEliminated { entry, players_left, stack_at_start, table } => {
+                    // The bust is in this commit (freezeout), or was recorded earlier and the
+                    // elimination carries it (a rebuy offer came between).
+                    let (stack_at_start, table) =
+                        stacks.get(entry).copied().unwrap_or((stack_at_start.unwrap_or(0), table.unwrap_or(0)));
                     let player = t.players.get(entry).cloned().unwrap_or_else(|| unknown_player(*entry));
                     eliminated.push(Eliminated { entry: *entry, player, stack_at_start, table });
                     players_left_after = Some(*players_left);

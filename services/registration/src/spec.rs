@@ -40,6 +40,8 @@ fn definition() -> TournamentDefinition {
         guarantee: None,
         profile: RuleProfile::Tda2024,
         structure: None,
+        rebuy: None,
+        add_on: None,
     }
 }
 

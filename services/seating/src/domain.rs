@@ -38,6 +38,9 @@ pub enum SeatingCommand {
         table_size: u8,
         /// Chips each entry starts with.
         starting_stack: u64,
+        /// The tournament has rebuys: a stack that reaches zero keeps its seat until
+        /// [`SeatingCommand::Eliminate`] or [`SeatingCommand::AddChips`] (000 §16.7).
+        rebuys: bool,
     },
     /// An entry needs a seat (before the start: at the draw; after: now), with the starting
     /// stack.
@@ -83,6 +86,22 @@ pub enum SeatingCommand {
         /// Big-blind ante.
         big_blind_ante: bool,
     },
+    /// The rebuy period is over: stacks that reach zero from now on are out at once.
+    EndRebuys,
+    /// Chips bought (rebuy or add-on): to the entry's table for its next hand.
+    AddChips {
+        /// The entry.
+        entry: EntryNo,
+        /// Chips.
+        chips: u64,
+    },
+    /// An entry at zero chips is out: its rebuy was declined, lapsed, or not possible.
+    Eliminate {
+        /// The entry.
+        entry: EntryNo,
+        /// Seed for breaking draws.
+        seed: Seed,
+    },
     /// A table's report, with the seed for any draw the decision after it needs.
     Report {
         /// The report.
@@ -111,6 +130,9 @@ pub enum SeatingError {
     /// No such live entry.
     #[error("no live entry {0}")]
     UnknownEntry(EntryNo),
+    /// Only an entry at zero chips can be eliminated by command.
+    #[error("entry {0} still has chips or a seat in play")]
+    StillInPlay(EntryNo),
 }
 
 impl floor_runtime::DomainError for SeatingError {
@@ -121,6 +143,7 @@ impl floor_runtime::DomainError for SeatingError {
             Self::SeedMismatch => codes::SEED_MISMATCH,
             Self::TooFewEntries(_) => codes::TOO_FEW_ENTRIES,
             Self::UnknownEntry(_) => codes::UNKNOWN_ENTRY,
+            Self::StillInPlay(_) => codes::STILL_IN_PLAY,
         }
     }
 }
@@ -179,6 +202,15 @@ pub struct SeatingState {
     pub blinds: Option<Instruction>,
     /// The winner, once there is one.
     pub winner: Option<EntryNo>,
+    /// Busted stacks keep their seats for a rebuy decision (the rebuy period is open).
+    pub rebuys_open: bool,
+    /// Entries at zero chips awaiting the rebuy decision: the table and their chips when the
+    /// hand they busted in started.
+    pub at_zero: HashMap<EntryNo, (u32, u64)>,
+    /// Chips bought and not yet at a table.
+    pub bought: HashMap<EntryNo, u64>,
+    /// `add_chips` instructions awaiting confirmation: (table, sequence) → (entry, chips).
+    pub chips_on_way: HashMap<(u32, u64), (EntryNo, u64)>,
 }
 
 impl SeatingState {
@@ -248,7 +280,8 @@ impl<'a> Outbox<'a> {
 
     fn seat(&mut self, table: u32, entry: EntryNo, seat: Seat, wait_for_button: bool) {
         let player = self.state.entries.get(&entry).cloned().expect("a seated entry is live");
-        let stack = self.state.play.chips.get(&entry).copied().unwrap_or(0);
+        // Chips bought while the player was between tables travel with them.
+        let stack = self.state.play.chips.get(&entry).copied().unwrap_or(0) + self.state.bought.get(&entry).copied().unwrap_or(0);
         self.instruct(table, Instruction::SeatPlayer { entry, player, seat: seat_no(seat), stack, wait_for_button });
     }
 }
@@ -262,8 +295,8 @@ impl Aggregate for SeatingAggregate {
 
     fn handle_command(state: &SeatingState, command: SeatingCommand) -> Result<Vec<SeatingEvent>, SeatingError> {
         use SeatingCommand::*;
-        if let Configure { tournament_id, table_size, starting_stack } = command {
-            let configured = SeatingEvent::SeatingConfigured { tournament_id, table_size, starting_stack };
+        if let Configure { tournament_id, table_size, starting_stack, rebuys } = command {
+            let configured = SeatingEvent::SeatingConfigured { tournament_id, table_size, starting_stack, rebuys };
             return Ok(if state.tournament_id.is_some() { vec![] } else { vec![configured] });
         }
         if state.tournament_id.is_none() {
@@ -299,16 +332,47 @@ impl Aggregate for SeatingAggregate {
                 Ok(out.events)
             }
             Report { report, seed } => Ok(on_report(state, report, &seed)),
+            EndRebuys => Ok(if state.rebuys_open { vec![SeatingEvent::RebuysEnded] } else { vec![] }),
+            AddChips { entry, chips } => add_chips(state, entry, chips),
+            Eliminate { entry, seed } => {
+                if !state.entries.contains_key(&entry) {
+                    return Err(SeatingError::UnknownEntry(entry));
+                }
+                let Some(&(table, stack_at_start)) = state.at_zero.get(&entry) else { return Err(SeatingError::StillInPlay(entry)) };
+                let mut out = Outbox::new(state);
+                eliminate(state, &mut out, &[(entry, Some((stack_at_start, table)))], &seed);
+                Ok(out.events)
+            }
         }
     }
 
     fn apply_event(mut state: SeatingState, event: SeatingEvent) -> SeatingState {
         use SeatingEvent::*;
         match event {
-            SeatingConfigured { tournament_id, table_size, starting_stack } => {
+            SeatingConfigured { tournament_id, table_size, starting_stack, rebuys } => {
                 state.tournament_id = Some(tournament_id);
                 state.table_size = table_size;
                 state.starting_stack = starting_stack;
+                state.rebuys_open = rebuys;
+            }
+            RebuysEnded => state.rebuys_open = false,
+            ChipsBought { entry, chips } => {
+                state.at_zero.remove(&entry);
+                *state.bought.entry(entry).or_default() += chips;
+            }
+            ChipsAtTable { entry, chips } => {
+                // Tables apply instructions in order: the earliest in flight is the one confirmed.
+                let confirmed = state.chips_on_way.iter().filter(|(_, v)| v.0 == entry).map(|(k, _)| *k).min();
+                if let Some(key) = confirmed {
+                    state.chips_on_way.remove(&key);
+                }
+                *state.play.chips.entry(entry).or_default() += chips;
+                if let Some(bought) = state.bought.get_mut(&entry) {
+                    *bought = bought.saturating_sub(chips);
+                    if *bought == 0 {
+                        state.bought.remove(&entry);
+                    }
+                }
             }
             EntryJoined { entry, player, stack } => {
                 state.entries.insert(entry, player);
@@ -363,8 +427,13 @@ impl Aggregate for SeatingAggregate {
                     state.play.chips.insert(b.entry, 0);
                 }
             }
-            ReportRejected { .. } | StackReachedZero { .. } => {}
+            ReportRejected { .. } => {}
+            StackReachedZero { entry, table, stack_at_start, .. } => {
+                state.at_zero.insert(entry, (table, stack_at_start));
+            }
             EntryEliminated { entry, .. } => {
+                state.at_zero.remove(&entry);
+                state.bought.remove(&entry);
                 if let Some((table, seat)) = state.located.remove(&entry) {
                     state.room.vacate(table, seat);
                 }
@@ -397,8 +466,19 @@ impl Aggregate for SeatingAggregate {
             }
             Instructed { instruction } => {
                 state.sequences.insert(instruction.table, instruction.sequence);
-                if let Instruction::RemovePlayer { entry, reason: Removal::Moved { .. } } = instruction.instruction {
-                    state.awaiting.insert((instruction.table, instruction.sequence), entry);
+                match instruction.instruction {
+                    Instruction::RemovePlayer { entry, reason: Removal::Moved { .. } } => {
+                        state.awaiting.insert((instruction.table, instruction.sequence), entry);
+                    }
+                    Instruction::AddChips { entry, chips } => {
+                        state.chips_on_way.insert((instruction.table, instruction.sequence), (entry, chips));
+                    }
+                    // The seat instruction carries every chip bought so far.
+                    Instruction::SeatPlayer { entry, stack, .. } => {
+                        state.play.chips.insert(entry, stack);
+                        state.bought.remove(&entry);
+                    }
+                    _ => {}
                 }
             }
             TournamentWon { entry } => state.winner = Some(entry),
@@ -572,34 +652,57 @@ fn check_started(state: &SeatingState, table: u32, hand: u64, stacks: &[SeatStac
     Ok(())
 }
 
-/// A finished hand: the stacks that reached zero are out (freezeout: at once), then the room
-/// is balanced, or the last player wins.
+/// A finished hand: the stacks that reached zero are out (freezeout, or after the rebuy
+/// period: at once; during it, when the rebuys service says so), then the room is balanced, or
+/// the last player wins.
 fn finished(state: &SeatingState, table: u32, hand: u64, stacks: Vec<SeatStack>, busts: Vec<BustReport>, seed: &Seed) -> Vec<SeatingEvent> {
     let mut out = Outbox::new(state);
     out.push(SeatingEvent::HandFinished { table, hand, stacks, busts: busts.clone() });
-    if busts.is_empty() {
-        return out.events;
-    }
-    let mut room = state.room.clone();
-    let mut players_left = state.entries.len() as u32;
     // Smallest starting stack first: the order places are given in (ties are ranked by payouts).
     let mut busts = busts;
     busts.sort_by_key(|b| (b.stack_at_start, b.entry));
     for b in &busts {
-        players_left -= 1;
         out.push(SeatingEvent::StackReachedZero { entry: b.entry, table, hand, stack_at_start: b.stack_at_start });
-        out.push(SeatingEvent::EntryEliminated { entry: b.entry, players_left });
-        if let Some(&(t, seat)) = state.located.get(&b.entry) {
+    }
+    if !state.rebuys_open {
+        let out_now: Vec<(EntryNo, Option<(u64, u32)>)> = busts.iter().map(|b| (b.entry, None)).collect();
+        eliminate(state, &mut out, &out_now, seed);
+    }
+    out.events
+}
+
+/// Entries leave the tournament: each is eliminated and taken off its table, then the room is
+/// balanced, or the last player wins. `carried` is the bust (stack at the start of the hand,
+/// table) when it was recorded in an earlier commit.
+fn eliminate(state: &SeatingState, out: &mut Outbox<'_>, gone: &[(EntryNo, Option<(u64, u32)>)], seed: &Seed) {
+    if gone.is_empty() {
+        return;
+    }
+    let mut room = state.room.clone();
+    let mut players_left = state.entries.len() as u32;
+    for &(entry, carried) in gone {
+        players_left -= 1;
+        out.push(SeatingEvent::EntryEliminated {
+            entry,
+            players_left,
+            stack_at_start: carried.map(|(stack, _)| stack),
+            table: carried.map(|(_, table)| table),
+        });
+        if let Some(&(t, seat)) = state.located.get(&entry) {
             room.vacate(t, seat);
+            // A player leaving for another table was told to go already.
+            if !state.leaving.contains_key(&entry) {
+                out.instruct(t, Instruction::RemovePlayer { entry, reason: Removal::Eliminated });
+            }
         }
     }
     // While a large draw is still being stored the room is not whole: balancing waits for the
     // first decision after the draw, which balances every table at once.
     if state.drawing() {
-        return out.events;
+        return;
     }
     if players_left <= 1 {
-        let busted: HashSet<EntryNo> = busts.iter().map(|b| b.entry).collect();
+        let busted: HashSet<EntryNo> = gone.iter().map(|g| g.0).collect();
         if let Some(&winner) = state.entries.keys().find(|e| !busted.contains(e)) {
             out.push(SeatingEvent::TournamentWon { entry: winner });
         }
@@ -607,11 +710,24 @@ fn finished(state: &SeatingState, table: u32, hand: u64, stacks: Vec<SeatStack>,
             out.push(SeatingEvent::TableClosed { table: number });
             out.instruct(number, Instruction::CloseTable);
         }
-        return out.events;
+        return;
     }
     let decision = decide(&mut room, &state.rules(), seed);
-    record_decision(state, &mut out, &decision);
-    out.events
+    record_decision(state, out, &decision);
+}
+
+/// Chips bought for an entry: recorded, and sent to the table it sits at for its next hand.
+/// A player between tables takes them along in the seat instruction at the destination.
+fn add_chips(state: &SeatingState, entry: EntryNo, chips: u64) -> Result<Vec<SeatingEvent>, SeatingError> {
+    if !state.entries.contains_key(&entry) {
+        return Err(SeatingError::UnknownEntry(entry));
+    }
+    let mut out = Outbox::new(state);
+    out.push(SeatingEvent::ChipsBought { entry, chips });
+    if let (Some(&(table, _)), false) = (state.located.get(&entry), state.leaving.contains_key(&entry)) {
+        out.instruct(table, Instruction::AddChips { entry, chips });
+    }
+    Ok(out.events)
 }
 
 fn record_decision(state: &SeatingState, out: &mut Outbox<'_>, decision: &Decision) {
@@ -652,6 +768,9 @@ fn record_decision(state: &SeatingState, out: &mut Outbox<'_>, decision: &Decisi
 /// The source table applied an instruction: if it let a moving player go, seat them at their
 /// destination with the chips they left with.
 fn confirmed(state: &SeatingState, table: u32, sequence: u64) -> Vec<SeatingEvent> {
+    if let Some(&(entry, chips)) = state.chips_on_way.get(&(table, sequence)) {
+        return if state.entries.contains_key(&entry) { vec![SeatingEvent::ChipsAtTable { entry, chips }] } else { vec![] };
+    }
     let Some(&entry) = state.awaiting.get(&(table, sequence)) else { return vec![] };
     let Some(leaving) = state.leaving.get(&entry).filter(|l| l.table == table) else { return vec![] };
     let Some(&(to_table, to_seat)) = state.located.get(&entry) else { return vec![] };

@@ -78,7 +78,7 @@ fn seed(n: u64) -> Seed {
 fn tournament(entrants: u32, table_size: u8, run_seed: u64) -> (Vec<SeatingEvent>, SeatingState) {
     let tournament_id = TournamentId(uuid::Uuid::from_u128(u128::from(run_seed)));
     let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
-    floor.run(C::Configure { tournament_id, table_size, starting_stack: STACK });
+    floor.run(C::Configure { tournament_id, table_size, starting_stack: STACK, rebuys: false });
     let draw_seed = seed(run_seed);
     floor.run(C::CommitDraw { commitment: commitment(&draw_seed) });
     for e in 1..=entrants {
@@ -170,7 +170,7 @@ fn a_draw_of_five_hundred_tables_is_stored_in_parts() {
 fn a_late_entry_between_draw_parts_opens_a_table_past_the_draw() {
     let tournament_id = TournamentId(uuid::Uuid::from_u128(3));
     let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
-    floor.run(C::Configure { tournament_id, table_size: 2, starting_stack: STACK });
+    floor.run(C::Configure { tournament_id, table_size: 2, starting_stack: STACK, rebuys: false });
     for e in 1..=300 {
         floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap() });
     }
@@ -202,7 +202,7 @@ fn replaying_the_log_rebuilds_the_room() {
 fn the_draw_reveals_the_seed_it_committed_to() {
     let tournament_id = TournamentId(uuid::Uuid::nil());
     let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
-    floor.run(C::Configure { tournament_id, table_size: 9, starting_stack: STACK });
+    floor.run(C::Configure { tournament_id, table_size: 9, starting_stack: STACK, rebuys: false });
     floor.run(C::CommitDraw { commitment: commitment(&seed(1)) });
     for e in 1..=3 {
         floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap() });
@@ -224,7 +224,7 @@ fn the_draw_reveals_the_seed_it_committed_to() {
 fn a_report_that_does_not_fit_is_recorded_and_changes_nothing() {
     let tournament_id = TournamentId(uuid::Uuid::nil());
     let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
-    floor.run(C::Configure { tournament_id, table_size: 9, starting_stack: STACK });
+    floor.run(C::Configure { tournament_id, table_size: 9, starting_stack: STACK, rebuys: false });
     for e in 1..=3 {
         floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap() });
     }

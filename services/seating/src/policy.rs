@@ -52,6 +52,7 @@ pub fn react_to_tournament(tournament: TournamentId, event: &TournamentEvent, ke
                     tournament_id: tournament,
                     table_size: created.definition.table_size,
                     starting_stack: created.definition.starting_stack,
+                    rebuys: created.definition.rebuy.is_some(),
                 },
             ),
             (id("commit".into()), SeatingCommand::CommitDraw { commitment: commitment(&key.draw(tournament)) }),

@@ -5,7 +5,8 @@
 //! each (`instruction_applied`), then deals a hand if two or more players sit: an all-in between
 //! two players (one in five hands three), the biggest stack covering, sometimes a split pot, the
 //! losers losing all or half of what they had. Stacks that reach zero are reported as busts with
-//! the pots that took their chips.
+//! the pots that took their chips. A player at zero keeps the seat, dealt out, until Floor says
+//! `remove_player` (eliminated) or `add_chips` (a rebuy).
 
 use floor_events::table::{BustReport, Instruction, PotWon, Report, SeatNo, SeatStack, TableInstruction, TableReport};
 use floor_events::{EntryNo, PlayerId, TournamentId};
@@ -76,6 +77,11 @@ impl SimTable {
                     self.seats.retain(|_, (e, ..)| *e != entry);
                     stepped.moved += u64::from(matches!(reason, floor_events::table::Removal::Moved { .. }));
                 }
+                Instruction::AddChips { entry, chips } => {
+                    if let Some(seat) = self.seats.values_mut().find(|(e, ..)| *e == entry) {
+                        seat.2 += chips;
+                    }
+                }
                 Instruction::CloseTable => {
                     self.closed = true;
                     stepped.closed = true;
@@ -87,14 +93,28 @@ impl SimTable {
         stepped
     }
 
-    /// Starts a hand if two or more players sit and none is in progress.
+    /// Players with chips: the ones a hand is dealt to.
+    pub fn dealable(&self) -> usize {
+        self.seats.values().filter(|(.., chips)| *chips > 0).count()
+    }
+
+    /// Entries seated at zero chips (waiting for Floor's word on a rebuy).
+    pub fn at_zero(&self) -> impl Iterator<Item = (EntryNo, &PlayerId)> {
+        self.seats.values().filter(|(.., chips)| *chips == 0).map(|(entry, player, _)| (*entry, player))
+    }
+
+    /// Starts a hand if two or more players with chips sit and none is in progress.
     pub fn start_hand(&mut self, tournament_id: TournamentId, table: u32, out: &mut Vec<TableReport>) -> bool {
-        if self.closed || self.in_hand.is_some() || self.seats.len() < 2 {
+        if self.closed || self.in_hand.is_some() || self.dealable() < 2 {
             return false;
         }
         self.hand += 1;
-        let stacks: Vec<SeatStack> =
-            self.seats.iter().map(|(&seat, (entry, _, chips))| SeatStack { seat, entry: *entry, chips: *chips }).collect();
+        let stacks: Vec<SeatStack> = self
+            .seats
+            .iter()
+            .filter(|(_, (.., chips))| *chips > 0)
+            .map(|(&seat, (entry, _, chips))| SeatStack { seat, entry: *entry, chips: *chips })
+            .collect();
         let button = stacks[(self.hand as usize - 1) % stacks.len()].seat;
         self.in_hand = Some(stacks.clone());
         self.report(tournament_id, table, Report::HandStarted { hand: self.hand, button, stacks }, out);
@@ -111,7 +131,9 @@ impl SimTable {
             }
         }
         for b in &busts {
-            self.seats.retain(|_, (e, ..)| *e != b.entry);
+            if let Some(seat) = self.seats.values_mut().find(|(e, ..)| *e == b.entry) {
+                seat.2 = 0;
+            }
         }
         self.report(tournament_id, table, Report::HandFinished { hand: self.hand, stacks, busts }, out);
         true

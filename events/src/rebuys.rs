@@ -1,0 +1,171 @@
+//! Rebuys, add-ons: the requests players and directors send, and the rebuys aggregate's events
+//! (`floor.ev.rebuys.<tournament_id>`). Spec §6; 000 §16.7, 002 §2.3 and §2.6, 003, TDA R27.
+//!
+//! A stack that reaches zero while a rebuy is possible is not eliminated: the rebuy is offered
+//! ([`RebuyEvent::RebuyOffered`], which the player's client and the table see) and the entry is
+//! out only when the offer is declined, lapses or the rebuy period ends
+//! ([`RebuyEvent::RebuyForgone`]). Chips bought reach the table for its next hand, through the
+//! table protocol's `add_chips`. Every purchase carries its ledger lines, like an entry.
+//!
+//! Re-entry is a new entry: registration's `register` (see [`crate::registration`]).
+
+use crate::ids::{CommandId, EntryNo, PlayerId, TournamentId};
+use crate::tournament::{AddOnTerms, EntryLedger, RebuyTerms};
+use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Verbs of the rebuys service: `floor.cmd.rebuys.<verb>`.
+pub mod verbs {
+    /// [`super::Purchase`]: a rebuy.
+    pub const REBUY: &str = "rebuy";
+    /// [`super::Purchase`]: decline the rebuy offered (the entry is eliminated).
+    pub const DECLINE: &str = "decline";
+    /// [`super::Purchase`]: the add-on.
+    pub const ADD_ON: &str = "add_on";
+    /// [`super::DirectorRequest`]: end the rebuy period now (the add-on is offered).
+    pub const END_REBUYS: &str = "end_rebuys";
+    /// [`super::DirectorRequest`]: end the add-on break now.
+    pub const END_ADD_ONS: &str = "end_add_ons";
+    /// Every verb, for the service and the schema generator.
+    pub const ALL: [&str; 5] = [REBUY, DECLINE, ADD_ON, END_REBUYS, END_ADD_ONS];
+}
+
+/// A player's rebuy, decline or add-on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Purchase {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// The player.
+    pub player: PlayerId,
+    /// Which entry, when the player holds several (multi-entry); absent: the player's one live
+    /// entry.
+    #[serde(default)]
+    pub entry: Option<EntryNo>,
+}
+
+/// A director's request on one tournament.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DirectorRequest {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+}
+
+/// Why a rebuy offer ended without a rebuy: the entry is eliminated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Forgone {
+    /// The player said no.
+    Declined,
+    /// The player did not answer in time.
+    Lapsed,
+    /// The rebuy period ended first.
+    PeriodOver,
+    /// The entry used every rebuy it may take; nothing was offered.
+    CapReached,
+}
+
+/// The rebuys aggregate's events.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RebuyEvent {
+    /// The tournament's terms.
+    RebuysConfigured {
+        /// The tournament.
+        tournament_id: TournamentId,
+        /// Rebuy terms, if it has rebuys.
+        rebuy: Option<RebuyTerms>,
+        /// Add-on terms, if it has an add-on.
+        add_on: Option<AddOnTerms>,
+    },
+    /// An entry is in play (registration, late registration, re-entry).
+    EntryJoined {
+        /// The entry.
+        entry: EntryNo,
+        /// Whose.
+        player: PlayerId,
+    },
+    /// The tournament started: the rebuy period is open.
+    RebuyPeriodOpened {
+        /// When.
+        at: DateTime<Utc>,
+    },
+    /// A stack reached zero and a rebuy is offered until `until`.
+    RebuyOffered {
+        /// The entry.
+        entry: EntryNo,
+        /// Whose.
+        player: PlayerId,
+        /// The offer lapses then.
+        until: DateTime<Utc>,
+        /// Rebuys this entry has taken so far.
+        taken: u32,
+    },
+    /// A rebuy was bought.
+    RebuyTaken {
+        /// The entry.
+        entry: EntryNo,
+        /// Whose.
+        player: PlayerId,
+        /// This entry's rebuy number, from 1.
+        number: u32,
+        /// Chips added.
+        chips: u64,
+        /// What was paid and where it went.
+        ledger: EntryLedger,
+        /// When.
+        at: DateTime<Utc>,
+    },
+    /// An offer ended without a rebuy (or none could be made): the entry is out.
+    RebuyForgone {
+        /// The entry.
+        entry: EntryNo,
+        /// Why.
+        reason: Forgone,
+    },
+    /// The entry left play (eliminated, as seating records it).
+    EntryOut {
+        /// The entry.
+        entry: EntryNo,
+    },
+    /// The rebuy period is over; with an add-on, it is offered now to every entry still in.
+    RebuyPeriodEnded {
+        /// When.
+        at: DateTime<Utc>,
+        /// The add-on is open.
+        add_on_open: bool,
+    },
+    /// An add-on was bought.
+    AddOnTaken {
+        /// The entry.
+        entry: EntryNo,
+        /// Whose.
+        player: PlayerId,
+        /// Chips added.
+        chips: u64,
+        /// What was paid and where it went.
+        ledger: EntryLedger,
+        /// When.
+        at: DateTime<Utc>,
+    },
+    /// The add-on break is over.
+    AddOnsClosed {
+        /// When.
+        at: DateTime<Utc>,
+    },
+}
+
+/// The reply to a purchase or director request: the events it recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RebuysRecorded {
+    /// The events the command recorded (empty when it was already done).
+    pub events: Vec<RebuyEvent>,
+}
