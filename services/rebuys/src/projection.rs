@@ -1,0 +1,99 @@
+//! The offers: every open rebuy offer and its deadline, folded from the rebuys events, so the
+//! service knows when to let one lapse. Rebuilt from the log at every start; pure.
+
+use chrono::{DateTime, Utc};
+use floor_events::rebuys::RebuyEvent;
+use floor_events::{EntryNo, TournamentId};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+/// Open offers by deadline.
+#[derive(Debug, Default)]
+pub struct Offers {
+    open: HashMap<(TournamentId, EntryNo), DateTime<Utc>>,
+    /// Deadlines in order. An entry goes stale when its offer ends another way (a rebuy, a
+    /// decline); stale entries are skipped when they come up.
+    deadlines: BinaryHeap<Reverse<(DateTime<Utc>, TournamentId, EntryNo)>>,
+}
+
+impl Offers {
+    /// Folds one commit of a tournament's rebuys events.
+    pub fn apply(&mut self, t: TournamentId, events: &[RebuyEvent]) {
+        for e in events {
+            match e {
+                RebuyEvent::RebuyOffered { entry, until, .. } => {
+                    self.open.insert((t, *entry), *until);
+                    self.deadlines.push(Reverse((*until, t, *entry)));
+                }
+                RebuyEvent::RebuyTaken { entry, .. } | RebuyEvent::RebuyForgone { entry, .. } | RebuyEvent::EntryOut { entry } => {
+                    self.open.remove(&(t, *entry));
+                }
+                RebuyEvent::RebuyPeriodEnded { .. } => self.open.retain(|(tournament, _), _| *tournament != t),
+                _ => {}
+            }
+        }
+    }
+
+    /// The earliest deadline still to look at.
+    pub fn next_deadline(&self) -> Option<DateTime<Utc>> {
+        self.deadlines.peek().map(|Reverse((at, ..))| *at)
+    }
+
+    /// The offers whose deadline has passed at `now`, each once, with its deadline.
+    pub fn lapsed(&mut self, now: DateTime<Utc>) -> Vec<(TournamentId, EntryNo, DateTime<Utc>)> {
+        let mut lapsed = Vec::new();
+        while let Some(&Reverse((wake, t, entry))) = self.deadlines.peek() {
+            if wake > now {
+                break;
+            }
+            self.deadlines.pop();
+            if let Some(&until) = self.open.get(&(t, entry)).filter(|until| **until <= now) {
+                if !lapsed.contains(&(t, entry, until)) {
+                    lapsed.push((t, entry, until));
+                }
+            }
+        }
+        lapsed
+    }
+
+    /// Look at an offer again at `at` (its lapse could not be stored).
+    pub fn look_again(&mut self, t: TournamentId, entry: EntryNo, at: DateTime<Utc>) {
+        self.deadlines.push(Reverse((at, t, entry)));
+    }
+
+    /// Open offers (for reading).
+    pub fn len(&self) -> usize {
+        self.open.len()
+    }
+
+    /// No offer is open.
+    pub fn is_empty(&self) -> bool {
+        self.open.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use floor_events::rebuys::Forgone;
+    use floor_events::PlayerId;
+
+    #[test]
+    fn an_offer_lapses_once_at_its_deadline_unless_it_ended_before() {
+        let t = TournamentId::new();
+        let t0: DateTime<Utc> = "2026-12-06T18:00:00Z".parse().unwrap();
+        let offer = |entry, secs| RebuyEvent::RebuyOffered {
+            entry: EntryNo(entry),
+            player: PlayerId::parse("ana").unwrap(),
+            until: t0 + chrono::Duration::seconds(secs),
+            taken: 0,
+        };
+        let mut offers = Offers::default();
+        offers.apply(t, &[offer(1, 30), offer(2, 20)]);
+        offers.apply(t, &[RebuyEvent::RebuyForgone { entry: EntryNo(2), reason: Forgone::Declined }]);
+        assert_eq!(offers.next_deadline(), Some(t0 + chrono::Duration::seconds(20)));
+        assert!(offers.lapsed(t0 + chrono::Duration::seconds(29)).is_empty(), "entry 2 declined; entry 1 not due");
+        assert_eq!(offers.lapsed(t0 + chrono::Duration::seconds(30)), vec![(t, EntryNo(1), t0 + chrono::Duration::seconds(30))]);
+        assert!(offers.lapsed(t0 + chrono::Duration::seconds(60)).is_empty(), "once");
+    }
+}

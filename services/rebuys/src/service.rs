@@ -1,0 +1,216 @@
+//! Wiring: the `floor.cmd.rebuys.<verb>` endpoint for players and directors, the policy
+//! following the log, and the timer that lets unanswered offers lapse.
+//!
+//! The policy and the offers are kept only in memory, rebuilt from the log at every start (like
+//! the payouts policy): the commands they cause carry ids derived from what caused them, so
+//! reading the log again after a crash re-sends commands the aggregate already holds, and it
+//! answers them from its history without a second event.
+
+use crate::domain::{RebuyCommand, RebuysAggregate, Who};
+use crate::policy::{Order, Policy};
+use crate::projection::Offers;
+use async_nats::jetstream::Message;
+use bytes::Bytes;
+use chrono::{DateTime, Utc};
+use floor_events::clock::ClockEvent;
+use floor_events::rebuys::{verbs, DirectorRequest, Purchase, RebuyEvent, RebuysRecorded};
+use floor_events::registration::TournamentEvent;
+use floor_events::seating::SeatingEvent;
+use floor_events::{codes, record, subjects, CommandId, ErrorBody, Reply, TournamentId};
+use floor_runtime::bootstrap::Backbone;
+use floor_runtime::endpoint::{self, CommandHandler, EndpointError};
+use floor_runtime::follow::{follow, Following};
+use floor_runtime::projection::ProjectionError;
+use floor_runtime::{reply, AggregateHost, Clock, DomainError, JetStreamStore};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// Wait before trying a command again after the store failed.
+const RETRY: Duration = Duration::from_millis(500);
+
+/// The rebuys service. Cheap to clone.
+#[derive(Clone)]
+pub struct RebuysService {
+    host: AggregateHost<RebuysAggregate>,
+    /// Shared with the follower: the endpoint reads stacks from it. A std mutex: never held
+    /// across an await.
+    policy: Arc<Mutex<Policy>>,
+    clock: Arc<dyn Clock>,
+}
+
+/// What the log says, folded: the policy's orders and the offers' deadlines.
+struct Memory {
+    policy: Arc<Mutex<Policy>>,
+    offers: Offers,
+}
+
+impl Memory {
+    fn fold(&mut self, message: &Message) -> Vec<Order> {
+        let Some((aggregate, id)) = subjects::parse_event_subject(&message.subject) else { return vec![] };
+        let t = TournamentId(id);
+        let info = message.info().ok();
+        let sequence = info.as_ref().map(|i| i.stream_sequence).unwrap_or(0);
+        let stored = info.map(|i| DateTime::<Utc>::from_timestamp_nanos(i.published.unix_timestamp_nanos() as i64)).unwrap_or_default();
+        let body = &message.payload;
+        let mut policy = self.policy.lock().expect("rebuys policy poisoned");
+        let folded = match aggregate {
+            subjects::aggregate::TOURNAMENT => record::decode_commit::<TournamentEvent>(body).map(|e| policy.on_tournament(t, &e)),
+            subjects::aggregate::SEATING => record::decode_commit::<SeatingEvent>(body).map(|e| policy.on_seating(t, sequence, stored, &e)),
+            subjects::aggregate::CLOCK => record::decode_commit::<ClockEvent>(body).map(|e| policy.on_clock(t, &e)),
+            subjects::aggregate::REBUYS => record::decode_commit::<RebuyEvent>(body).map(|e| {
+                self.offers.apply(t, &e);
+                vec![]
+            }),
+            _ => Ok(vec![]),
+        };
+        folded.unwrap_or_else(|e| {
+            tracing::warn!(subject = %message.subject, sequence, error = %e, "rebuys skipped an undecodable commit");
+            vec![]
+        })
+    }
+}
+
+impl RebuysService {
+    /// Reads the log into the policy and the offers, runs what is still owed, and follows on
+    /// `tracker`.
+    ///
+    /// # Errors
+    /// When the stream cannot be read.
+    pub async fn start(
+        backbone: &Backbone,
+        clock: Arc<dyn Clock>,
+        shutdown: CancellationToken,
+        tracker: &TaskTracker,
+    ) -> Result<Self, ProjectionError> {
+        let filters =
+            [subjects::aggregate::TOURNAMENT, subjects::aggregate::SEATING, subjects::aggregate::CLOCK, subjects::aggregate::REBUYS]
+                .iter()
+                .map(|a| subjects::event_filter(a))
+                .collect();
+        let policy = Arc::new(Mutex::new(Policy::default()));
+        let mut memory = Memory { policy: policy.clone(), offers: Offers::default() };
+        let mut owed = Vec::new();
+        let following = follow(backbone, filters, |m| owed.extend(memory.fold(m))).await?;
+        {
+            let policy = policy.lock().expect("rebuys policy poisoned");
+            owed.retain(|(t, ..)| !policy.is_over(*t));
+        }
+        let service = Self { host: AggregateHost::new(JetStreamStore::new(backbone)), policy, clock };
+        tracker.spawn(service.clone().run(memory, owed, following, shutdown));
+        Ok(service)
+    }
+
+    /// Serves players' and directors' requests until `shutdown`; `ready` fires once requests
+    /// are being taken.
+    ///
+    /// # Errors
+    /// When the endpoint cannot be registered.
+    pub async fn serve(
+        self,
+        client: async_nats::Client,
+        shutdown: CancellationToken,
+        ready: Option<tokio::sync::oneshot::Sender<()>>,
+    ) -> Result<(), EndpointError> {
+        endpoint::serve(client, subjects::service::REBUYS, "Floor rebuys: rebuys and add-ons", &verbs::ALL, self, shutdown, ready).await
+    }
+
+    /// Runs what is owed, then follows the log: each new commit's orders in log order, and each
+    /// offer whose deadline passes lapses.
+    async fn run(self, mut memory: Memory, owed: Vec<Order>, mut following: Following, shutdown: CancellationToken) {
+        for order in owed {
+            if !self.execute(order, &shutdown).await {
+                return;
+            }
+        }
+        loop {
+            let wait =
+                memory.offers.next_deadline().map_or(Duration::from_secs(3_600), |at| (at - self.clock.now()).to_std().unwrap_or_default());
+            let orders = tokio::select! {
+                _ = shutdown.cancelled() => return,
+                next = following.next() => match next {
+                    Some(Ok(message)) => memory.fold(&message),
+                    Some(Err(e)) => {
+                        tracing::warn!(error = %e, "rebuys following the log");
+                        continue;
+                    }
+                    None => return,
+                },
+                _ = tokio::time::sleep(wait) => {
+                    let now = self.clock.now();
+                    memory.offers.lapsed(now).into_iter().map(|(t, entry, until)| {
+                        let id = CommandId::derived(&format!("rebuys-lapse:{t}:{}:{}", entry.0, until.timestamp_millis()));
+                        (t, id, RebuyCommand::Lapse { entry, until })
+                    }).collect()
+                }
+            };
+            for order in orders {
+                if !self.execute(order, &shutdown).await {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Runs one order until the store takes it (a rejection is final and logged). `false` on
+    /// shutdown.
+    async fn execute(&self, (tournament, command_id, command): Order, shutdown: &CancellationToken) -> bool {
+        loop {
+            match self.host.execute(tournament.0, command_id, command.clone()).await {
+                Ok(Ok(_)) => return true,
+                Ok(Err(rejection)) => {
+                    tracing::info!(%tournament, code = rejection.code(), "rebuys reaction not applied: {rejection}");
+                    return true;
+                }
+                Err(e) => {
+                    tracing::warn!(%tournament, error = %e, "rebuys command not stored; trying again");
+                    tokio::select! {
+                        _ = shutdown.cancelled() => return false,
+                        _ = tokio::time::sleep(RETRY) => {}
+                    }
+                }
+            }
+        }
+    }
+
+    async fn answer(&self, tournament: TournamentId, command_id: CommandId, command: RebuyCommand) -> Reply<RebuysRecorded> {
+        reply(self.host.execute(tournament.0, command_id, command).await, |c| RebuysRecorded { events: c.events })
+    }
+}
+
+impl CommandHandler for RebuysService {
+    async fn handle(&self, verb: &'static str, payload: Bytes) -> Bytes {
+        let at = self.clock.now();
+        let answer = match verb {
+            verbs::REBUY | verbs::DECLINE | verbs::ADD_ON => match endpoint::decode::<Purchase>(&payload) {
+                Ok(Purchase { command_id, tournament_id, player, entry }) => {
+                    let who = Who { player, entry };
+                    let command = match verb {
+                        verbs::REBUY => {
+                            // The stack for an "at or below" condition, as seating last recorded it.
+                            let stack = {
+                                let policy = self.policy.lock().expect("rebuys policy poisoned");
+                                policy.stack_of(tournament_id, &who.player, who.entry)
+                            };
+                            RebuyCommand::Rebuy { who, stack, at }
+                        }
+                        verbs::DECLINE => RebuyCommand::Decline { who },
+                        _ => RebuyCommand::AddOn { who, at },
+                    };
+                    self.answer(tournament_id, command_id, command).await
+                }
+                Err(e) => Reply::Error(e),
+            },
+            verbs::END_REBUYS | verbs::END_ADD_ONS => match endpoint::decode::<DirectorRequest>(&payload) {
+                Ok(DirectorRequest { command_id, tournament_id }) => {
+                    let command = if verb == verbs::END_REBUYS { RebuyCommand::EndRebuys { at } } else { RebuyCommand::EndAddOns { at } };
+                    self.answer(tournament_id, command_id, command).await
+                }
+                Err(e) => Reply::Error(e),
+            },
+            other => Reply::Error(ErrorBody::new(codes::UNKNOWN_VERB, format!("no verb {other:?}"))),
+        };
+        endpoint::encode(&answer)
+    }
+}
