@@ -37,6 +37,9 @@ pub enum LockCause {
     /// A player was about to finish in the money while late registration was still open: the
     /// table is locked with the field as it is, so nobody is paid from a table that changes.
     ReachedTheMoney,
+    /// The rebuy period and the add-on break are over (and late registration closed): the
+    /// pool stops growing.
+    BuyingOver,
 }
 
 /// One finishing place and what it pays.
@@ -112,11 +115,17 @@ pub struct Books {
     pub currency: Currency,
     /// Entries accepted (re-entries count), less those refunded.
     pub entries: u32,
+    /// Rebuys bought.
+    #[serde(default)]
+    pub rebuys: u32,
+    /// Add-ons bought.
+    #[serde(default)]
+    pub add_ons: u32,
     /// What players paid, less refunds.
     pub paid_in: u64,
     /// The operator's fees, less refunds.
     pub fees: u64,
-    /// What the entries put into the prize pool, less refunds.
+    /// What entries, rebuys and add-ons put into the prize pool, less refunds.
     pub contributions: u64,
     /// What the operator added to meet the guarantee (known once the table is locked).
     pub overlay: u64,

@@ -56,6 +56,17 @@ pub enum Command {
         /// Player account name.
         player: String,
     },
+    /// Buy a rebuy for a player: at zero chips while the offer is open, or at or below the
+    /// tournament's limit where its profile allows (003).
+    Rebuy(PurchaseArgs),
+    /// Decline the rebuy offered (or, at zero chips in the add-on break, the add-on): the entry
+    /// is eliminated.
+    Decline(PurchaseArgs),
+    /// Buy the add-on for a player, in the break that ends the rebuy period.
+    AddOn(PurchaseArgs),
+    /// Rebuy periods: director commands.
+    #[command(subcommand)]
+    Rebuys(RebuysCommand),
     /// The blind clock of a tournament: director commands.
     #[command(subcommand)]
     Clock(ClockCommand),
@@ -79,6 +90,46 @@ pub enum Command {
         /// Seats per table.
         #[arg(long, default_value_t = 9)]
         table_size: u8,
+        /// Tournament format: a freezeout, or rebuys (two per entry) and an add-on taken by
+        /// simulated players.
+        #[arg(long, value_enum, default_value_t = SimFormat::Freezeout)]
+        format: SimFormat,
+    },
+}
+
+/// The format `floor sim` plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SimFormat {
+    /// One entry, no rebuys.
+    Freezeout,
+    /// Rebuys in the first part, then the add-on.
+    Rebuy,
+}
+
+/// Who buys: a player, and which entry when they hold several.
+#[derive(Debug, clap::Args)]
+pub struct PurchaseArgs {
+    /// Tournament id.
+    pub tournament: uuid::Uuid,
+    /// Player account name.
+    pub player: String,
+    /// The entry number, when the player holds several live entries.
+    #[arg(long)]
+    pub entry: Option<u32>,
+}
+
+/// `floor rebuys …`.
+#[derive(Debug, Subcommand)]
+pub enum RebuysCommand {
+    /// End the rebuy period now (the add-on is offered); the clock does this at its break.
+    End {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+    },
+    /// End the add-on break now; the clock does this when the next level starts.
+    EndAddOns {
+        /// Tournament id.
+        tournament: uuid::Uuid,
     },
 }
 
@@ -97,6 +148,8 @@ pub enum Service {
     Seating,
     /// Payout tables, places, prizes, books.
     Payouts,
+    /// Rebuys and add-ons.
+    Rebuys,
 }
 
 /// `floor clock …`: every command is recorded as an event (the audit trail).

@@ -1,7 +1,7 @@
 //! `floor`: run the platform, one service, or a director command. `main → run → ExitCode`.
 
 use clap::Parser;
-use floor::cli::{Cli, ClockCommand, Command, Preset, ScheduleCommand, Service, TournamentCommand};
+use floor::cli::{Cli, ClockCommand, Command, Preset, PurchaseArgs, RebuysCommand, ScheduleCommand, Service, SimFormat, TournamentCommand};
 use floor::director::{self, Director, Failure};
 use floor::exit::Exit;
 use floor::startup::{stop_signal, Nats, Platform, PlatformConfig};
@@ -60,6 +60,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 scheduler: wanted(Service::Scheduler),
                 seating: wanted(Service::Seating),
                 payouts: wanted(Service::Payouts),
+                rebuys: wanted(Service::Rebuys),
                 http: lobby.then_some(*http),
                 ..all
             })
@@ -109,7 +110,21 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             print_reply(director(&cli).await?.request(subjects::service::PAYOUTS, floor_events::payouts::verbs::BOOKS, &request).await?)
         }
         Command::Clock(command) => clock_command(&cli, command).await,
-        Command::Sim { entrants, seed, profile, table_size } => simulate(*entrants, *seed, profile, *table_size).await,
+        Command::Sim { entrants, seed, profile, table_size, format } => {
+            simulate(*entrants, *seed, profile, *table_size, *format == SimFormat::Rebuy).await
+        }
+        Command::Rebuy(args) => purchase(&cli, floor_events::rebuys::verbs::REBUY, args).await,
+        Command::Decline(args) => purchase(&cli, floor_events::rebuys::verbs::DECLINE, args).await,
+        Command::AddOn(args) => purchase(&cli, floor_events::rebuys::verbs::ADD_ON, args).await,
+        Command::Rebuys(command) => {
+            use floor_events::rebuys::{verbs, DirectorRequest};
+            let (verb, tournament) = match command {
+                RebuysCommand::End { tournament } => (verbs::END_REBUYS, tournament),
+                RebuysCommand::EndAddOns { tournament } => (verbs::END_ADD_ONS, tournament),
+            };
+            let request = DirectorRequest { command_id: CommandId::new(), tournament_id: TournamentId(*tournament) };
+            print_reply(director(&cli).await?.request(subjects::service::REBUYS, verb, &request).await?)
+        }
         Command::Schedule(command) => schedule_command(&cli, command).await,
         Command::Register { tournament, player } => {
             let player = parse_player(player)?;
@@ -126,7 +141,17 @@ async fn run(cli: Cli) -> Result<(), Failure> {
     }
 }
 
-async fn simulate(entrants: u32, seed: u64, profile: &str, table_size: u8) -> Result<(), Failure> {
+async fn purchase(cli: &Cli, verb: &str, args: &PurchaseArgs) -> Result<(), Failure> {
+    let request = floor_events::rebuys::Purchase {
+        command_id: CommandId::new(),
+        tournament_id: TournamentId(args.tournament),
+        player: parse_player(&args.player)?,
+        entry: args.entry.map(floor_events::EntryNo),
+    };
+    print_reply(director(cli).await?.request(subjects::service::REBUYS, verb, &request).await?)
+}
+
+async fn simulate(entrants: u32, seed: u64, profile: &str, table_size: u8, rebuys: bool) -> Result<(), Failure> {
     let usage = |m: String| Failure { message: m, exit: Exit::Usage };
     let unavailable = |m: String| Failure { message: m, exit: Exit::Unavailable };
     let profile: floor_events::RuleProfile =
@@ -147,6 +172,7 @@ async fn simulate(entrants: u32, seed: u64, profile: &str, table_size: u8) -> Re
                     c.registration = true;
                     c.seating = true;
                     c.payouts = true;
+                    c.rebuys = true;
                 })
             };
             let platform = Platform::build(config).await.map_err(|e| unavailable(e.to_string()))?;
@@ -162,7 +188,7 @@ async fn simulate(entrants: u32, seed: u64, profile: &str, table_size: u8) -> Re
         }
         (None, None) => unreachable!("one or the other"),
     };
-    let config = floor::sim::SimConfig { entrants, seed, table_size, profile, tournament_id };
+    let config = floor::sim::SimConfig { entrants, seed, table_size, profile, tournament_id, rebuys };
     let mut shown = std::time::Instant::now();
     let summary = floor::sim::run(&backbone, &config, |p| {
         if shown.elapsed() >= std::time::Duration::from_secs(1) {

@@ -12,17 +12,24 @@
 //! too) and keeps the simulator from running ahead of Floor. The tournament has no blind
 //! structure: blinds do not change simulated outcomes, and level changes would arrive at
 //! wall-clock moments and break the repetition.
+//!
+//! With rebuys (`--format rebuy`), a player whose stack reaches zero keeps the seat; once Floor
+//! has offered the rebuy, the simulated player takes it (seven times in ten) or declines, and
+//! the tables hold that round so nobody misses a hand (TDA R27). After [`REBUY_ROUNDS`] rounds
+//! the simulator, as the director, ends the rebuy period; every player still seated decides on
+//! the add-on (eight in ten take it) and the break ends.
 
 use async_nats::jetstream::consumer::{pull, AckPolicy, Consumer, DeliverPolicy};
 use floor_events::payouts::Books;
+use floor_events::rebuys::{verbs as rebuy_verbs, DirectorRequest, Purchase, RebuyEvent};
 use floor_events::registration::{verbs, CreateTournament, Register, StartTournament};
 use floor_events::table::TableInstruction;
-use floor_events::tournament::{EntryModel, Fee, Start, TournamentDefinition};
-use floor_events::{subjects, CommandId, Currency, Money, PlayerId, Reply, RuleProfile, TournamentId};
+use floor_events::tournament::{AddOnTerms, EntryModel, Fee, RebuyCondition, RebuyTerms, Start, TournamentDefinition};
+use floor_events::{subjects, CommandId, Currency, EntryNo, Money, PlayerId, Reply, RuleProfile, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_seating::simulated::SimTable;
 use futures::StreamExt;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -40,6 +47,8 @@ pub struct SimConfig {
     pub profile: RuleProfile,
     /// The tournament's id.
     pub tournament_id: TournamentId,
+    /// Rebuys (two per entry) and an add-on.
+    pub rebuys: bool,
 }
 
 /// The summary line.
@@ -87,6 +96,9 @@ const STALL: Duration = Duration::from_secs(15);
 /// register as late registrations, and are started by the simulator.
 const LARGEST_SIT_AND_GO: u32 = 360;
 
+/// Rounds of play in the rebuy period of a `--format rebuy` run.
+pub const REBUY_ROUNDS: u64 = 12;
+
 fn definition(config: &SimConfig, now: chrono::DateTime<chrono::Utc>) -> TournamentDefinition {
     let sit_and_go = config.entrants <= LARGEST_SIT_AND_GO;
     TournamentDefinition {
@@ -104,13 +116,29 @@ fn definition(config: &SimConfig, now: chrono::DateTime<chrono::Utc>) -> Tournam
         guarantee: None,
         profile: config.profile,
         structure: None,
-        rebuy: None,
-        add_on: None,
+        rebuy: config.rebuys.then_some(RebuyTerms {
+            price: Money::new(1_000, Currency::EUR),
+            fee: Money::new(100, Currency::EUR),
+            chips: 10_000,
+            max_per_entry: 2,
+            condition: RebuyCondition::AtZero,
+            // The simulated players answer at once; a lapse would only come from a stall.
+            offer_seconds: 600,
+        }),
+        add_on: config.rebuys.then_some(AddOnTerms {
+            price: Money::new(1_000, Currency::EUR),
+            fee: Money::new(0, Currency::EUR),
+            chips: 15_000,
+        }),
     }
 }
 
 async fn request<T: Serialize>(backbone: &Backbone, verb: &str, body: &T) -> Result<serde_json::Value, String> {
-    let subject = subjects::command_subject(subjects::service::REGISTRATION, verb);
+    ask(backbone, subjects::service::REGISTRATION, verb, body).await
+}
+
+async fn ask<T: Serialize>(backbone: &Backbone, service: &str, verb: &str, body: &T) -> Result<serde_json::Value, String> {
+    let subject = subjects::command_subject(service, verb);
     let payload = serde_json::to_vec(body).expect("request serializes");
     let reply = tokio::time::timeout(Duration::from_secs(30), backbone.client.request(subject, payload.into()))
         .await
@@ -172,6 +200,11 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         })
         .await
         .map_err(|e| e.to_string())?;
+    // The rebuys log, followed from before the tournament exists.
+    let mut rebuys = match config.rebuys {
+        true => Some(SimPlayers::follow(backbone, t).await?),
+        false => None,
+    };
     let definition = definition(config, chrono::Utc::now());
     let scheduled = definition.scheduled_start();
     let create = CreateTournament { command_id: CommandId(t.0), tournament_id: Some(t), definition };
@@ -198,10 +231,34 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     let mut tables: BTreeMap<u32, SimTable> = BTreeMap::new();
     let (mut hands, mut moves, mut broken) = (0u64, 0u64, 0u64);
     let mut waiting_since: Option<Instant> = None;
+    let (mut rounds, mut buying) = (0u64, config.rebuys);
     loop {
         settled(backbone).await?;
-        let arrived = drain(&mut instructions, &mut tables).await?;
-        if tables.is_empty() || (arrived == 0 && tables.values().all(|t| t.inbox.is_empty() && (t.closed || t.dealable() < 2))) {
+        drain(&mut instructions, &mut tables).await?;
+        let mut reports = Vec::new();
+        for (&number, table) in tables.iter_mut() {
+            if table.closed {
+                continue;
+            }
+            let stepped = table.apply(t, number, usize::MAX, &mut reports);
+            moves += stepped.moved;
+            if stepped.closed && table.seats.is_empty() {
+                broken += 1;
+            }
+        }
+        // Players at zero are answered before anyone deals again, and the rebuy period ends
+        // between rounds: either way the tables hold this round (nobody misses a hand).
+        let mut held = false;
+        if let Some(players) = rebuys.as_mut() {
+            held = players.answer_offers(backbone, &tables, &mut rng).await?;
+            if !held && buying && rounds >= REBUY_ROUNDS {
+                players.break_for_add_ons(backbone, &tables, &mut rng).await?;
+                buying = false;
+                held = true;
+            }
+        }
+        let dealable = tables.values().any(|t| !t.closed && t.dealable() >= 2);
+        if !held && reports.is_empty() && !dealable {
             if !tables.is_empty() && tables.values().all(|t| t.closed) {
                 break;
             }
@@ -218,19 +275,13 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
             continue;
         }
         waiting_since = None;
-        let mut reports = Vec::new();
-        for (&number, table) in tables.iter_mut() {
-            if table.closed {
-                continue;
-            }
-            let stepped = table.apply(t, number, usize::MAX, &mut reports);
-            moves += stepped.moved;
-            if stepped.closed && table.seats.is_empty() {
-                broken += 1;
-            }
-            if table.start_hand(t, number, &mut reports) {
-                table.finish_hand(t, number, &mut rng, &mut reports);
-                hands += 1;
+        if !held {
+            rounds += 1;
+            for (&number, table) in tables.iter_mut() {
+                if table.start_hand(t, number, &mut reports) {
+                    table.finish_hand(t, number, &mut rng, &mut reports);
+                    hands += 1;
+                }
             }
         }
         // In stream order (a hand's start before its end), acknowledged a window at a time: the
@@ -268,6 +319,114 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         wall_s: started.elapsed().as_secs_f64(),
         books,
     })
+}
+
+/// The simulated players' side of rebuys: the rebuys log as they see it, and their answers.
+struct SimPlayers {
+    tournament: TournamentId,
+    following: floor_runtime::follow::Following,
+    /// Offers open now.
+    offered: std::collections::HashSet<EntryNo>,
+    /// Entries whose rebuy was forgone (they are out).
+    forgone: std::collections::HashSet<EntryNo>,
+    /// Entries at zero already answered (cleared once they leave zero).
+    answered: std::collections::HashSet<EntryNo>,
+    /// Offers made to each entry so far: names each answer's command.
+    offers: std::collections::HashMap<EntryNo, u32>,
+}
+
+impl SimPlayers {
+    async fn follow(backbone: &Backbone, tournament: TournamentId) -> Result<Self, String> {
+        let subject = subjects::event_subject(subjects::aggregate::REBUYS, tournament.0);
+        let following = floor_runtime::follow::follow(backbone, vec![subject], |_| {}).await.map_err(|e| e.to_string())?;
+        Ok(Self {
+            tournament,
+            following,
+            offered: Default::default(),
+            forgone: Default::default(),
+            answered: Default::default(),
+            offers: Default::default(),
+        })
+    }
+
+    /// Reads the rebuys log until `entry` has an open offer or a forgone rebuy.
+    async fn heard(&mut self, entry: EntryNo) -> Result<(), String> {
+        while !self.offered.contains(&entry) && !self.forgone.contains(&entry) {
+            let next = tokio::time::timeout(STALL, self.following.next())
+                .await
+                .map_err(|_| format!("no rebuy offer for entry {} in {} s (is the rebuys service running?)", entry.0, STALL.as_secs()))?;
+            let message = next.ok_or("the connection closed")?.map_err(|e| e.to_string())?;
+            for event in floor_events::record::decode_commit::<RebuyEvent>(&message.payload).map_err(|e| e.to_string())? {
+                match event {
+                    RebuyEvent::RebuyOffered { entry, .. } => {
+                        self.offered.insert(entry);
+                        *self.offers.entry(entry).or_default() += 1;
+                    }
+                    RebuyEvent::RebuyTaken { entry, .. } => {
+                        self.offered.remove(&entry);
+                    }
+                    RebuyEvent::RebuyForgone { entry, .. } => {
+                        self.offered.remove(&entry);
+                        self.forgone.insert(entry);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A player's request. (A free function of the tournament: the follower in `self` is not
+    /// `Sync`, so `&self` may not be held across the request.)
+    async fn buy(t: TournamentId, backbone: &Backbone, verb: &str, entry: EntryNo, player: &PlayerId, round: &str) -> Result<(), String> {
+        let request = Purchase {
+            command_id: CommandId::derived(&format!("sim-{verb}:{t}:{}:{round}", entry.0)),
+            tournament_id: t,
+            player: player.clone(),
+            entry: Some(entry),
+        };
+        ask(backbone, subjects::service::REBUYS, verb, &request).await.map(|_| ())
+    }
+
+    /// Every player at zero, once Floor has offered the rebuy (or said there is none), takes it
+    /// seven times in ten. Returns whether anyone was at zero (the tables hold this round).
+    async fn answer_offers(&mut self, backbone: &Backbone, tables: &BTreeMap<u32, SimTable>, rng: &mut impl Rng) -> Result<bool, String> {
+        let at_zero: Vec<(EntryNo, PlayerId)> =
+            tables.values().filter(|t| !t.closed).flat_map(|t| t.at_zero().map(|(e, p)| (e, p.clone()))).collect();
+        self.answered.retain(|e| at_zero.iter().any(|(z, _)| z == e));
+        for (entry, player) in &at_zero {
+            if self.answered.contains(entry) {
+                continue;
+            }
+            self.heard(*entry).await?;
+            if self.offered.contains(entry) {
+                let verb = if rng.random_bool(0.7) { rebuy_verbs::REBUY } else { rebuy_verbs::DECLINE };
+                let round = format!("offer-{}", self.offers.get(entry).copied().unwrap_or(0));
+                Self::buy(self.tournament, backbone, verb, *entry, player, &round).await?;
+                self.offered.remove(entry);
+            }
+            self.answered.insert(*entry);
+        }
+        Ok(!at_zero.is_empty())
+    }
+
+    /// The director ends the rebuy period; every player still seated takes the add-on eight
+    /// times in ten (a player at zero who does not is out); the break ends.
+    async fn break_for_add_ons(&mut self, backbone: &Backbone, tables: &BTreeMap<u32, SimTable>, rng: &mut impl Rng) -> Result<(), String> {
+        let t = self.tournament;
+        let end = |what: &str| DirectorRequest { command_id: CommandId::derived(&format!("sim-{what}:{t}")), tournament_id: t };
+        ask(backbone, subjects::service::REBUYS, rebuy_verbs::END_REBUYS, &end("end-rebuys")).await?;
+        let seated: Vec<(EntryNo, PlayerId, u64)> =
+            tables.values().filter(|t| !t.closed).flat_map(|t| t.seats.values().map(|(e, p, c)| (*e, p.clone(), *c))).collect();
+        for (entry, player, chips) in seated {
+            if rng.random_bool(0.8) {
+                Self::buy(t, backbone, rebuy_verbs::ADD_ON, entry, &player, "add-on").await?;
+            } else if chips == 0 {
+                Self::buy(t, backbone, rebuy_verbs::DECLINE, entry, &player, "add-on").await?;
+            }
+        }
+        ask(backbone, subjects::service::REBUYS, rebuy_verbs::END_ADD_ONS, &end("end-add-ons")).await.map(|_| ())
+    }
 }
 
 /// Waits until the payouts log says the tournament is paid, then asks for its books.

@@ -40,6 +40,8 @@ pub struct PlatformConfig {
     pub seating: bool,
     /// Run payouts (payout tables, places, prizes, books).
     pub payouts: bool,
+    /// Run rebuys (rebuy offers, rebuys, add-ons).
+    pub rebuys: bool,
     /// Fix seating's seed key (`floor sim`, to repeat a tournament); otherwise the stored one.
     pub seed_key: Option<[u8; 32]>,
     /// Serve the lobby over HTTP here (port 0 picks a free one).
@@ -59,6 +61,7 @@ impl PlatformConfig {
             scheduler: true,
             seating: true,
             payouts: true,
+            rebuys: true,
             seed_key: None,
             http,
             clock: Arc::new(floor_runtime::SystemClock),
@@ -74,6 +77,7 @@ impl PlatformConfig {
             scheduler: false,
             seating: false,
             payouts: false,
+            rebuys: false,
             ..Self::all(nats, http)
         };
         choose(&mut config);
@@ -154,6 +158,13 @@ impl Platform {
                 .map_err(|e| StartupError::Service("payouts", e.to_string()))?;
             let (client, token) = (backbone.client.clone(), shutdown.clone());
             serve("payouts", &tracker, |ready| async move { service.serve(client, token, Some(ready)).await }).await?;
+        }
+        if config.rebuys {
+            let service = floor_rebuys::RebuysService::start(&backbone, config.clock.clone(), shutdown.clone(), &tracker)
+                .await
+                .map_err(|e| StartupError::Service("rebuys", e.to_string()))?;
+            let (client, token) = (backbone.client.clone(), shutdown.clone());
+            serve("rebuys", &tracker, |ready| async move { service.serve(client, token, Some(ready)).await }).await?;
         }
         if config.scheduler {
             let service = SchedulerService::start(&backbone, config.clock.clone(), shutdown.clone(), &tracker)

@@ -101,6 +101,9 @@ pub struct LobbyDocument {
     /// The blind clock, once it has a structure.
     #[serde(default)]
     pub clock: Option<LobbyClock>,
+    /// Rebuys and the add-on, for a tournament that has them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rebuys: Option<crate::rebuys::LobbyRebuys>,
     /// Payout table (projected until locked), places paid, cashes.
     #[serde(default)]
     pub payouts: Option<crate::payouts::LobbyPayouts>,
@@ -141,6 +144,7 @@ impl LobbyDocument {
             books: Books { paid_in: zero, refunded: zero, fees: zero, prize_pool: zero },
             cancellation: None,
             clock: None,
+            rebuys: (def.rebuy.is_some() || def.add_on.is_some()).then(|| crate::rebuys::LobbyRebuys::new(def.rebuy, def.add_on)),
             payouts: None,
             last_sequence: sequence,
         };
@@ -191,6 +195,20 @@ impl LobbyDocument {
         self.books.refunded = add(self.books.refunded, refund.paid_in);
         self.books.fees = sub(self.books.fees, refund.fee);
         self.books.prize_pool = sub(self.books.prize_pool, refund.prize_pool);
+    }
+
+    /// Folds one rebuys event: the section, and the money of every rebuy and add-on.
+    pub fn evolve_rebuys(mut self, event: &floor_events::rebuys::RebuyEvent) -> Self {
+        use floor_events::rebuys::RebuyEvent;
+        if let RebuyEvent::RebuyTaken { ledger, .. } | RebuyEvent::AddOnTaken { ledger, .. } = event {
+            let add = |a: Money, b: Money| a.checked_add(b).unwrap_or(a);
+            self.books.paid_in = add(self.books.paid_in, ledger.paid_in);
+            self.books.fees = add(self.books.fees, ledger.fee);
+            self.books.prize_pool = add(self.books.prize_pool, ledger.prize_pool);
+            self.settle_prize_pool();
+        }
+        self.rebuys = self.rebuys.take().map(|r| r.evolve(event));
+        self
     }
 
     /// Folds one payouts event.

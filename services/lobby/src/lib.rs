@@ -6,6 +6,7 @@
 //! - [`domain`]: the lobby document and its pure fold from tournament events (`evolve`).
 //! - [`clock`]: the clock section: level, blinds, next level and break, folded from clock events.
 //! - [`payouts`]: the payouts section: the table (projected, then locked), cashes.
+//! - [`rebuys`]: the rebuys section: terms, period, rebuys and add-ons bought, open offers.
 //! - [`projection`]: the [`floor_runtime::projection::Projection`] that keeps the documents in KV.
 //! - [`http`]: `GET /api/tournaments` and `GET /api/tournaments/{id}`, served from a cache that
 //!   watches the bucket.
@@ -18,6 +19,7 @@ pub mod domain;
 pub mod http;
 pub mod payouts;
 pub mod projection;
+pub mod rebuys;
 pub mod service;
 
 pub use domain::LobbyDocument;

@@ -81,6 +81,7 @@ impl Projection for LobbyProjection {
             subjects::event_filter(subjects::aggregate::TOURNAMENT),
             subjects::event_filter(subjects::aggregate::CLOCK),
             subjects::event_filter(subjects::aggregate::PAYOUTS),
+            subjects::event_filter(subjects::aggregate::REBUYS),
         ]
     }
 
@@ -97,6 +98,14 @@ impl Projection for LobbyProjection {
                     return None;
                 };
                 Some(events.iter().fold(doc, LobbyDocument::evolve_clock))
+            })
+        } else if aggregate == subjects::aggregate::REBUYS {
+            decode::<floor_events::rebuys::RebuyEvent>(subject, sequence, body).and_then(|events| {
+                let Some(doc) = self.docs.remove(&id) else {
+                    tracing::warn!(subject, sequence, "rebuys of a tournament the lobby never saw created");
+                    return None;
+                };
+                Some(events.iter().fold(doc, LobbyDocument::evolve_rebuys))
             })
         } else if aggregate == subjects::aggregate::PAYOUTS {
             decode::<PayoutEvent>(subject, sequence, body).and_then(|events| {

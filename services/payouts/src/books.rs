@@ -1,7 +1,9 @@
 //! A tournament's books, summed from its log: the ledger lines registration wrote for every
-//! entry and refund, and the payouts log. Pure: the service loads the two subjects and folds.
+//! entry and refund, those the rebuys service wrote for every rebuy and add-on, and the payouts
+//! log. Pure: the service loads the two subjects and folds.
 
 use floor_events::payouts::{Books, PayoutEvent};
+use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::TournamentEvent;
 use floor_events::tournament::EntryLedger;
 use floor_events::{Currency, TournamentId};
@@ -19,11 +21,19 @@ pub struct Ledger {
     pub fees: u64,
     /// Prize-pool contributions less refunds.
     pub contributions: u64,
+    /// Rebuys bought.
+    pub rebuys: u32,
+    /// Add-ons bought.
+    pub add_ons: u32,
 }
 
 impl Ledger {
     fn add(&mut self, line: &EntryLedger) {
         self.entries += 1;
+        self.buy(line);
+    }
+
+    fn buy(&mut self, line: &EntryLedger) {
         self.paid_in += line.paid_in.amount;
         self.fees += line.fee.amount;
         self.contributions += line.prize_pool.amount;
@@ -52,17 +62,36 @@ impl Ledger {
             _ => {}
         }
     }
+
+    /// Folds one rebuys event: rebuys and add-ons pay in like entries, without being entries.
+    pub fn apply_purchase(&mut self, event: &RebuyEvent) {
+        match event {
+            RebuyEvent::RebuyTaken { ledger, .. } => {
+                self.rebuys += 1;
+                self.buy(ledger);
+            }
+            RebuyEvent::AddOnTaken { ledger, .. } => {
+                self.add_ons += 1;
+                self.buy(ledger);
+            }
+            _ => {}
+        }
+    }
 }
 
-/// The books of `tournament_id` from its registration events and its payout events.
+/// The books of `tournament_id` from its registration, rebuys and payout events.
 pub fn books<'a>(
     tournament_id: TournamentId,
     registration: impl IntoIterator<Item = &'a TournamentEvent>,
+    purchases: impl IntoIterator<Item = &'a RebuyEvent>,
     payouts: impl IntoIterator<Item = &'a PayoutEvent>,
 ) -> Books {
     let mut ledger = Ledger::default();
     for e in registration {
         ledger.apply(e);
+    }
+    for e in purchases {
+        ledger.apply_purchase(e);
     }
     let (mut overlay, mut prizes_paid, mut finished) = (0, 0, false);
     for e in payouts {
@@ -78,6 +107,8 @@ pub fn books<'a>(
         tournament_id,
         currency: ledger.currency.unwrap_or(Currency::EUR),
         entries: ledger.entries,
+        rebuys: ledger.rebuys,
+        add_ons: ledger.add_ons,
         paid_in: ledger.paid_in,
         fees: ledger.fees,
         contributions: ledger.contributions,

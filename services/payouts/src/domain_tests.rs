@@ -183,7 +183,7 @@ proptest! {
         prop_assert_eq!(places, (1..=entries).collect::<Vec<_>>(), "every place taken");
 
         let registration: Vec<TournamentEvent> = (1..=entries).map(|e| registered(e, each, fee)).collect();
-        let b = books(TournamentId(uuid::Uuid::nil()), &registration, &log);
+        let b = books(TournamentId(uuid::Uuid::nil()), &registration, &[], &log);
         prop_assert!(b.finished);
         prop_assert!(b.balanced, "{b:?}");
         prop_assert_eq!(b.paid_in + b.overlay, b.fees + b.prize_pool);

@@ -1,6 +1,8 @@
-//! What the payouts aggregate is told, read from the log: registration's entries and refunds
-//! make the field, the tournament's start or the clock's end of late registration lock the
-//! table, and each seating commit with eliminations becomes one award.
+//! What the payouts aggregate is told, read from the log: registration's entries and refunds,
+//! and the rebuys service's rebuys and add-ons, make the field; the table is locked once the
+//! pool stops growing (the start, or the clock's end of late registration, and the end of the
+//! rebuy period and add-on break, whichever is last); each seating commit with eliminations
+//! becomes one award.
 //!
 //! Pure: the service feeds commits in stream order and runs the commands that come out, each
 //! with an id derived from where it came from, so reading the log again repeats nothing.
@@ -9,6 +11,7 @@ use crate::books::Ledger;
 use crate::domain::{Eliminated, Field, PayoutCommand};
 use floor_events::clock::ClockEvent;
 use floor_events::payouts::{LockCause, PayoutEvent};
+use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::TournamentEvent;
 use floor_events::seating::SeatingEvent;
 use floor_events::{CommandId, EntryNo, Money, PlayerId, RuleProfile, TournamentId};
@@ -22,6 +25,10 @@ struct Tournament {
     profile: RuleProfile,
     late_registration: bool,
     players: HashMap<EntryNo, PlayerId>,
+    /// Late registration is over (or there was none and the tournament started).
+    field_closed: bool,
+    /// Rebuys or an add-on can still be bought.
+    buying: bool,
 }
 
 impl Tournament {
@@ -67,12 +74,16 @@ impl Policy {
                     t.guarantee = created.definition.guarantee;
                     t.profile = created.definition.profile;
                     t.late_registration = created.definition.late_registration_until.is_some();
+                    t.buying = created.definition.rebuy.is_some() || created.definition.add_on.is_some();
                 }
                 TournamentEvent::EntryRegistered(entry) => {
                     t.players.insert(entry.entry, entry.player.clone());
                 }
                 TournamentEvent::TournamentStarted(_) if !t.late_registration => {
-                    orders.push((id, lock_id(id), PayoutCommand::Lock { field: t.field(), cause: LockCause::Started }));
+                    t.field_closed = true;
+                    if !t.buying {
+                        orders.push((id, lock_id(id), PayoutCommand::Lock { field: t.field(), cause: LockCause::Started }));
+                    }
                 }
                 TournamentEvent::TournamentCancelled(_) => {
                     self.tournaments.remove(&id);
@@ -86,12 +97,35 @@ impl Policy {
 
     /// The clock's end of late registration locks the table.
     pub fn on_clock(&mut self, id: TournamentId, events: &[ClockEvent]) -> Vec<Order> {
-        let Some(t) = self.tournaments.get(&id) else { return vec![] };
-        events
-            .iter()
-            .filter(|e| matches!(e, ClockEvent::LateRegistrationClosed { .. }))
-            .map(|_| (id, lock_id(id), PayoutCommand::Lock { field: t.field(), cause: LockCause::LateRegistrationClosed }))
-            .collect()
+        let Some(t) = self.tournaments.get_mut(&id) else { return vec![] };
+        let mut orders = Vec::new();
+        for _ in events.iter().filter(|e| matches!(e, ClockEvent::LateRegistrationClosed { .. })) {
+            t.field_closed = true;
+            if !t.buying {
+                orders.push((id, lock_id(id), PayoutCommand::Lock { field: t.field(), cause: LockCause::LateRegistrationClosed }));
+            }
+        }
+        orders
+    }
+
+    /// Rebuys and add-ons grow the pool; the end of buying locks the table once the field is
+    /// closed too.
+    pub fn on_rebuys(&mut self, id: TournamentId, events: &[RebuyEvent]) -> Vec<Order> {
+        let Some(t) = self.tournaments.get_mut(&id) else { return vec![] };
+        let mut orders = Vec::new();
+        for e in events {
+            t.ledger.apply_purchase(e);
+            let over = matches!(e, RebuyEvent::RebuyPeriodEnded { add_on_open: false, .. } | RebuyEvent::AddOnsClosed { .. });
+            if over {
+                t.buying = false;
+                // Late registration may still be open (it can outlast the rebuy period): then
+                // its end locks the table.
+                if t.field_closed || !t.late_registration {
+                    orders.push((id, lock_id(id), PayoutCommand::Lock { field: t.field(), cause: LockCause::BuyingOver }));
+                }
+            }
+        }
+        orders
     }
 
     /// A seating commit: its eliminations (one hand at one table) and the winner become one
@@ -110,8 +144,7 @@ impl Policy {
                 SeatingEvent::EntryEliminated { entry, players_left, stack_at_start, table } => {
                     // The bust is in this commit (freezeout), or was recorded earlier and the
                     // elimination carries it (a rebuy offer came between).
-                    let (stack_at_start, table) =
-                        stacks.get(entry).copied().unwrap_or((stack_at_start.unwrap_or(0), table.unwrap_or(0)));
+                    let (stack_at_start, table) = stacks.get(entry).copied().unwrap_or((stack_at_start.unwrap_or(0), table.unwrap_or(0)));
                     let player = t.players.get(entry).cloned().unwrap_or_else(|| unknown_player(*entry));
                     eliminated.push(Eliminated { entry: *entry, player, stack_at_start, table });
                     players_left_after = Some(*players_left);

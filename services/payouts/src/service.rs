@@ -12,6 +12,7 @@ use crate::policy::{Order, Policy};
 use bytes::Bytes;
 use floor_events::clock::ClockEvent;
 use floor_events::payouts::{verbs, BooksRequest, PayoutEvent};
+use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::TournamentEvent;
 use floor_events::seating::SeatingEvent;
 use floor_events::{codes, record, subjects, ErrorBody, Reply, TournamentId};
@@ -40,11 +41,16 @@ impl PayoutsService {
     /// # Errors
     /// When the stream cannot be read.
     pub async fn start(backbone: &Backbone, shutdown: CancellationToken, tracker: &TaskTracker) -> Result<Self, ProjectionError> {
-        let filters =
-            [subjects::aggregate::TOURNAMENT, subjects::aggregate::CLOCK, subjects::aggregate::SEATING, subjects::aggregate::PAYOUTS]
-                .iter()
-                .map(|a| subjects::event_filter(a))
-                .collect();
+        let filters = [
+            subjects::aggregate::TOURNAMENT,
+            subjects::aggregate::CLOCK,
+            subjects::aggregate::SEATING,
+            subjects::aggregate::REBUYS,
+            subjects::aggregate::PAYOUTS,
+        ]
+        .iter()
+        .map(|a| subjects::event_filter(a))
+        .collect();
         let mut policy = Policy::default();
         let mut owed = Vec::new();
         let following = follow(backbone, filters, |m| {
@@ -84,11 +90,20 @@ impl PayoutsService {
         if registration.is_empty() {
             return Reply::Error(ErrorBody::new(codes::UNKNOWN_TOURNAMENT, format!("no tournament {tournament_id}")));
         }
+        let purchases: Vec<StoredCommit<RebuyEvent>> = match self.store.load(&load(subjects::aggregate::REBUYS), 0).await {
+            Ok(commits) => commits,
+            Err(e) => return Reply::Error(ErrorBody::new(codes::UNAVAILABLE, e.to_string())),
+        };
         let payouts: Vec<StoredCommit<PayoutEvent>> = match self.store.load(&load(subjects::aggregate::PAYOUTS), 0).await {
             Ok(commits) => commits,
             Err(e) => return Reply::Error(ErrorBody::new(codes::UNAVAILABLE, e.to_string())),
         };
-        Reply::Ok(books(tournament_id, registration.iter().flat_map(|c| &c.events), payouts.iter().flat_map(|c| &c.events)))
+        Reply::Ok(books(
+            tournament_id,
+            registration.iter().flat_map(|c| &c.events),
+            purchases.iter().flat_map(|c| &c.events),
+            payouts.iter().flat_map(|c| &c.events),
+        ))
     }
 }
 
@@ -100,6 +115,7 @@ fn fold(policy: &mut Policy, subject: &str, sequence: u64, body: &[u8]) -> Vec<O
         subjects::aggregate::TOURNAMENT => record::decode_commit::<TournamentEvent>(body).map(|e| policy.on_tournament(t, &e)),
         subjects::aggregate::CLOCK => record::decode_commit::<ClockEvent>(body).map(|e| policy.on_clock(t, &e)),
         subjects::aggregate::SEATING => record::decode_commit::<SeatingEvent>(body).map(|e| policy.on_seating(t, sequence, &e)),
+        subjects::aggregate::REBUYS => record::decode_commit::<RebuyEvent>(body).map(|e| policy.on_rebuys(t, &e)),
         subjects::aggregate::PAYOUTS => record::decode_commit::<PayoutEvent>(body).map(|e| {
             policy.on_payouts(t, &e);
             vec![]

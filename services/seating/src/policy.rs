@@ -5,6 +5,8 @@
 //! - An entry registered or withdrawn: it joins or leaves the seat pool.
 //! - The tournament started: draw the seats.
 //! - A level started: its blinds go to every table for the next hand.
+//! - A rebuy or add-on bought: its chips go to the entry's table; a rebuy forgone: the entry at
+//!   zero is eliminated; the rebuy period over: busted stacks are out at once from now on.
 //!
 //! Every reaction's command id is derived from what it reacts to, so a replayed reaction is
 //! stored once. Seeds are derived from a key kept in the `floor-secrets` bucket: the same on every
@@ -13,8 +15,9 @@
 use crate::domain::SeatingCommand;
 use crate::draw::{commitment, Seed};
 use floor_events::clock::ClockEvent;
+use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::TournamentEvent;
-use floor_events::{CommandId, TournamentId};
+use floor_events::{CommandId, EntryNo, TournamentId};
 use sha2::{Digest, Sha256};
 
 /// The key seeds are derived from.
@@ -32,6 +35,11 @@ impl SeedKey {
     /// The seed of a tournament's start-of-play draw.
     pub fn draw(&self, tournament: TournamentId) -> Seed {
         self.derive(&format!("draw:{tournament}"))
+    }
+
+    /// The seed of the decision after an elimination by command (a rebuy forgone).
+    pub fn elimination(&self, tournament: TournamentId, entry: EntryNo) -> Seed {
+        self.derive(&format!("eliminate:{tournament}:{}", entry.0))
     }
 
     /// The seed of the decision after a table's report (by its report id, so a redelivered
@@ -80,6 +88,25 @@ pub fn react_to_clock(tournament: TournamentId, event: &ClockEvent) -> Option<(C
         big_blind_ante: level.big_blind_ante,
     };
     Some((id, command))
+}
+
+/// The seating commands a rebuys event calls for, with their ids.
+pub fn react_to_rebuys(tournament: TournamentId, event: &RebuyEvent, key: &SeedKey) -> Option<(CommandId, SeatingCommand)> {
+    let id = |what: String| CommandId::derived(&format!("seating-{what}:{tournament}"));
+    match event {
+        RebuyEvent::RebuyTaken { entry, number, chips, .. } => {
+            Some((id(format!("rebuy-{}-{number}", entry.0)), SeatingCommand::AddChips { entry: *entry, chips: *chips }))
+        }
+        RebuyEvent::AddOnTaken { entry, chips, .. } => {
+            Some((id(format!("add-on-{}", entry.0)), SeatingCommand::AddChips { entry: *entry, chips: *chips }))
+        }
+        RebuyEvent::RebuyForgone { entry, .. } => Some((
+            id(format!("eliminate-{}", entry.0)),
+            SeatingCommand::Eliminate { entry: *entry, seed: key.elimination(tournament, *entry) },
+        )),
+        RebuyEvent::RebuyPeriodEnded { .. } => Some((id("rebuys-ended".into()), SeatingCommand::EndRebuys)),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

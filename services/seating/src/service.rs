@@ -1,7 +1,7 @@
 //! Wiring: three runners around the seating aggregate, each on a durable consumer with a
 //! checkpoint, so a crash loses nothing and repeats nothing that matters.
 //!
-//! - **policy**: tournament and clock events → seating commands ([`crate::policy`]).
+//! - **policy**: tournament, clock and rebuys events → seating commands ([`crate::policy`]).
 //! - **reports**: table reports from `floor.table.<t>.<table>.out` (stream `FLOOR_TABLES`) →
 //!   the aggregate, in stream order, each with a command id derived from the report.
 //! - **outbox**: the aggregate's `instructed` events → `floor.table.<t>.<table>.in`, with
@@ -9,9 +9,10 @@
 //!   `eliminate_entry`. Published before the checkpoint moves: at least once, and recognisable.
 
 use crate::domain::{SeatingAggregate, SeatingCommand};
-use crate::policy::{react_to_clock, react_to_tournament, SeedKey};
+use crate::policy::{react_to_clock, react_to_rebuys, react_to_tournament, SeedKey};
 use async_nats::jetstream::message::PublishMessage;
 use floor_events::clock::ClockEvent;
+use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::{self, EliminateEntry, TournamentEvent};
 use floor_events::seating::SeatingEvent;
 use floor_events::table::{instructions_subject, TableInstruction, TableReport};
@@ -135,13 +136,23 @@ impl Projection for Policy {
     }
 
     fn filters(&self) -> Vec<String> {
-        vec![subjects::event_filter(subjects::aggregate::TOURNAMENT), subjects::event_filter(subjects::aggregate::CLOCK)]
+        [subjects::aggregate::TOURNAMENT, subjects::aggregate::CLOCK, subjects::aggregate::REBUYS]
+            .iter()
+            .map(|a| subjects::event_filter(a))
+            .collect()
     }
 
     fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
         let Some((aggregate, id)) = subjects::parse_event_subject(subject) else { return };
         let tournament = TournamentId(id);
-        if aggregate == subjects::aggregate::CLOCK {
+        if aggregate == subjects::aggregate::REBUYS {
+            match record::decode_commit::<RebuyEvent>(body) {
+                Ok(events) => self
+                    .queued
+                    .extend(events.iter().filter_map(|e| react_to_rebuys(tournament, e, &self.key)).map(|(i, c)| (tournament, i, c))),
+                Err(e) => tracing::warn!(subject, sequence, error = %e, "seating skipped an undecodable rebuys commit"),
+            }
+        } else if aggregate == subjects::aggregate::CLOCK {
             match record::decode_commit::<ClockEvent>(body) {
                 Ok(events) => {
                     self.queued.extend(events.iter().filter_map(|e| react_to_clock(tournament, e)).map(|(i, c)| (tournament, i, c)))
