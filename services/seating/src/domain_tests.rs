@@ -76,9 +76,20 @@ fn seed(n: u64) -> Seed {
 
 /// Plays a whole tournament; returns the log and the winner.
 fn tournament(entrants: u32, table_size: u8, run_seed: u64) -> (Vec<SeatingEvent>, SeatingState) {
+    play(entrants, table_size, run_seed, None)
+}
+
+/// Rebuys while a tournament plays: a stack at zero keeps its seat until its player decides,
+/// some steps later (the tables deal on meanwhile); up to two rebuys per entry; the period ends
+/// after `steps` steps and the players still deciding are out.
+struct RebuyPeriod {
+    steps: u64,
+}
+
+fn play(entrants: u32, table_size: u8, run_seed: u64, rebuys: Option<RebuyPeriod>) -> (Vec<SeatingEvent>, SeatingState) {
     let tournament_id = TournamentId(uuid::Uuid::from_u128(u128::from(run_seed)));
     let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
-    floor.run(C::Configure { tournament_id, table_size, starting_stack: STACK, rebuys: false });
+    floor.run(C::Configure { tournament_id, table_size, starting_stack: STACK, rebuys: rebuys.is_some() });
     let draw_seed = seed(run_seed);
     floor.run(C::CommitDraw { commitment: commitment(&draw_seed) });
     for e in 1..=entrants {
@@ -94,9 +105,37 @@ fn tournament(entrants: u32, table_size: u8, run_seed: u64) -> (Vec<SeatingEvent
     }
     assert_eq!(floor.state.room.players(), entrants as usize, "the draw, in however many parts, seats everyone");
     let mut decisions = 0u64;
+    let mut chips_in_play = u64::from(entrants) * STACK;
+    let mut deciding: Vec<EntryNo> = Vec::new();
+    let mut rebought: BTreeMap<EntryNo, u32> = BTreeMap::new();
+    let mut period_open = rebuys.is_some();
     for step in 0..2_000_000u64 {
         if floor.state.winner.is_some() {
             break;
+        }
+        // A player at zero decides, now or some steps later; the period ends after its steps.
+        let ending = period_open && rebuys.as_ref().is_some_and(|r| step >= r.steps);
+        if ending || (!deciding.is_empty() && room.rng.random_bool(0.3)) {
+            if ending {
+                period_open = false;
+                let events = floor.run(C::EndRebuys);
+                assert_eq!(events, vec![SeatingEvent::RebuysEnded]);
+            }
+            let decide: Vec<EntryNo> = if ending { std::mem::take(&mut deciding) } else { vec![deciding.remove(0)] };
+            for entry in decide {
+                let taken = rebought.entry(entry).or_default();
+                let command = if !ending && *taken < 2 && room.rng.random_bool(0.7) {
+                    *taken += 1;
+                    chips_in_play += STACK;
+                    C::AddChips { entry, chips: STACK }
+                } else {
+                    decisions += 1;
+                    C::Eliminate { entry, seed: seed(decisions) }
+                };
+                let events = floor.run(command);
+                room.deliver(&events);
+                check(&floor.state, chips_in_play, &events);
+            }
         }
         let open: Vec<u32> = room.tables.iter().filter(|(_, t)| !t.closed).map(|(&n, _)| n).collect();
         assert!(!open.is_empty(), "tables left while no winner");
@@ -110,7 +149,19 @@ fn tournament(entrants: u32, table_size: u8, run_seed: u64) -> (Vec<SeatingEvent
                 panic!("step {step}: a well-behaved table was rejected: {code}: {reason}\n{report:?}");
             }
             room.deliver(&events);
-            check(&floor.state, entrants, &events);
+            check(&floor.state, chips_in_play, &events);
+            let out: HashSet<EntryNo> = events
+                .iter()
+                .filter_map(|e| if let SeatingEvent::EntryEliminated { entry, .. } = e { Some(*entry) } else { None })
+                .collect();
+            for e in &events {
+                if let SeatingEvent::StackReachedZero { entry, .. } = e {
+                    assert_eq!(out.contains(entry), !period_open, "a stack at zero is out at once exactly when no rebuy is possible");
+                    if period_open {
+                        deciding.push(*entry);
+                    }
+                }
+            }
         }
     }
     assert!(floor.state.winner.is_some(), "the tournament ends");
@@ -119,9 +170,10 @@ fn tournament(entrants: u32, table_size: u8, run_seed: u64) -> (Vec<SeatingEvent
 
 /// After every command: chips conserved, everyone live is seated once, tables balanced after a
 /// decision.
-fn check(state: &SeatingState, entrants: u32, events: &[SeatingEvent]) {
+fn check(state: &SeatingState, chips_in_play: u64, events: &[SeatingEvent]) {
     let chips: u64 = state.entries.keys().map(|e| state.play.chips.get(e).copied().unwrap_or(0)).sum();
-    assert_eq!(chips, u64::from(entrants) * STACK, "chips are conserved");
+    let on_the_way: u64 = state.bought.values().sum();
+    assert_eq!(chips + on_the_way, chips_in_play, "chips are conserved: the stacks plus chips bought on their way");
     let mut seen = HashSet::new();
     for table in state.room.tables() {
         for (_, o) in table.occupied() {
@@ -184,6 +236,43 @@ fn a_late_entry_between_draw_parts_opens_a_table_past_the_draw() {
     assert!(!floor.state.drawing());
     assert_eq!(floor.state.room.players(), 301, "everyone seated once the draw is whole");
     assert_eq!(floor.state.room.tables().count(), 151);
+}
+
+#[test]
+fn during_the_rebuy_period_a_stack_at_zero_keeps_its_seat_until_it_rebuys_or_is_out() {
+    let (log, state) = play(120, 9, 21, Some(RebuyPeriod { steps: 3_000 }));
+    let count = |f: fn(&SeatingEvent) -> bool| log.iter().filter(|e| f(e)).count();
+    let bought = count(|e| matches!(e, SeatingEvent::ChipsBought { .. }));
+    let arrived = count(|e| matches!(e, SeatingEvent::ChipsAtTable { .. }));
+    let carried = log.iter().filter(|e| matches!(e, SeatingEvent::EntryEliminated { stack_at_start: Some(_), .. })).count();
+    assert!(bought > 10, "rebuys were bought: {bought}");
+    assert!(arrived <= bought && arrived > 0, "add_chips confirmed by the tables: {arrived} of {bought}");
+    assert!(carried > 0, "eliminations after a decision carry the bust's stack for the standings");
+    assert_eq!(count(|e| matches!(e, SeatingEvent::EntryEliminated { .. })), 119);
+    let removals = log
+        .iter()
+        .filter(|e| {
+            matches!(e, SeatingEvent::Instructed { instruction } if matches!(instruction.instruction, Instruction::RemovePlayer { reason: floor_events::table::Removal::Eliminated, .. }))
+        })
+        .count();
+    assert!(removals > 100, "the tables are told who is out: {removals}");
+    let replayed = log.into_iter().fold(SeatingState::default(), SeatingAggregate::apply_event);
+    assert_eq!((replayed.play, replayed.bought, replayed.at_zero), (state.play, state.bought, state.at_zero));
+}
+
+#[test]
+fn only_an_entry_at_zero_can_be_eliminated_by_command() {
+    let tournament_id = TournamentId(uuid::Uuid::nil());
+    let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
+    floor.run(C::Configure { tournament_id, table_size: 9, starting_stack: STACK, rebuys: true });
+    for e in 1..=3 {
+        floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap() });
+    }
+    floor.run(C::Start { seed: seed(1), at: at() });
+    let refused = SeatingAggregate::handle_command(&floor.state, C::Eliminate { entry: EntryNo(1), seed: seed(2) });
+    assert!(matches!(refused, Err(crate::domain::SeatingError::StillInPlay(EntryNo(1)))), "{refused:?}");
+    let unknown = SeatingAggregate::handle_command(&floor.state, C::AddChips { entry: EntryNo(9), chips: 5 });
+    assert!(matches!(unknown, Err(crate::domain::SeatingError::UnknownEntry(EntryNo(9)))), "{unknown:?}");
 }
 
 #[test]
@@ -266,6 +355,16 @@ proptest! {
     #[test]
     fn whole_tournaments_finish_cleanly(entrants in 2u32..150, table_size in 2u8..=10, run_seed in any::<u64>()) {
         let (log, state) = tournament(entrants, table_size, run_seed);
+        let eliminated = log.iter().filter(|e| matches!(e, SeatingEvent::EntryEliminated { .. })).count();
+        prop_assert_eq!(eliminated as u32, entrants - 1);
+        prop_assert!(state.winner.is_some());
+    }
+
+    /// The same with rebuys for a while: a stack at zero stays seated, dealt out, while its
+    /// player decides; chips bought reach the table; still one winner and no rejection.
+    #[test]
+    fn whole_tournaments_with_rebuys_finish_cleanly(entrants in 2u32..80, table_size in 2u8..=10, run_seed in any::<u64>(), steps in 0u64..2_000) {
+        let (log, state) = play(entrants, table_size, run_seed, Some(RebuyPeriod { steps }));
         let eliminated = log.iter().filter(|e| matches!(e, SeatingEvent::EntryEliminated { .. })).count();
         prop_assert_eq!(eliminated as u32, entrants - 1);
         prop_assert!(state.winner.is_some());
