@@ -6,6 +6,7 @@ use crate::books::books;
 use crate::domain::{Eliminated, Field, PayoutCommand as C, PayoutState, PayoutsAggregate, PayoutsError};
 use esrs::Aggregate;
 use floor_events::payouts::{LockCause, PayoutEvent, PlaceAward};
+use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::{EntryKind, EntryRegistered, TournamentEvent};
 use floor_events::tournament::EntryLedger;
 use floor_events::{Currency, EntryNo, Money, PlayerId, RuleProfile, TournamentId};
@@ -152,14 +153,42 @@ fn tournament() -> impl Strategy<Value = (u32, u64, u64, Option<u64>, Vec<Vec<u6
     })
 }
 
+/// Rebuys and add-ons bought: (rebuys, add-on) per entry, a rebuy's price and fee, an add-on's.
+fn purchases(entries: u32) -> impl Strategy<Value = (Vec<(u32, bool)>, (u64, u64), (u64, u64))> {
+    (proptest::collection::vec((0u32..4, any::<bool>()), entries as usize), (0u64..5_000, 0u64..500), (0u64..5_000, 0u64..500))
+}
+
+fn bought(entry: u32, add_on: bool, price: u64, fee: u64) -> RebuyEvent {
+    let ledger = floor_events::tournament::purchase_ledger(eur(price), eur(fee));
+    let at = "2027-01-10T18:30:00Z".parse().unwrap();
+    if add_on {
+        RebuyEvent::AddOnTaken { entry: EntryNo(entry), player: player(entry), chips: 1, ledger, at }
+    } else {
+        RebuyEvent::RebuyTaken { entry: EntryNo(entry), player: player(entry), number: 1, chips: 1, ledger, at }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     /// Money in = money out to the cent, every place from 1 to the last is awarded once, and
     /// nobody is placed twice, whatever the field, the guarantee and the ties.
     #[test]
-    fn the_books_balance_and_every_place_is_paid_once((entries, each, fee, guarantee, groups) in tournament()) {
-        let f = field(entries, each, guarantee);
+    fn the_books_balance_and_every_place_is_paid_once(
+        ((entries, each, fee, guarantee, groups), (bought_by, rebuy, add_on)) in tournament().prop_flat_map(|t| { let n = t.0; (Just(t), purchases(n)) })
+    ) {
+        let mut purchases = Vec::new();
+        for (i, &(rebuys, add)) in bought_by.iter().enumerate() {
+            let entry = i as u32 + 1;
+            purchases.extend((0..rebuys).map(|_| bought(entry, false, rebuy.0, rebuy.1)));
+            if add {
+                purchases.push(bought(entry, true, add_on.0, add_on.1));
+            }
+        }
+        let rebuys: u64 = bought_by.iter().map(|b| u64::from(b.0)).sum();
+        let add_ons = bought_by.iter().filter(|b| b.1).count() as u64;
+        let contributions = u64::from(entries) * each + rebuys * rebuy.0 + add_ons * add_on.0;
+        let f = Field { contributions: eur(contributions), ..field(entries, each, guarantee) };
         let mut log = lock(&f);
         let mut left = entries;
         let mut next = 1u32;
@@ -183,11 +212,13 @@ proptest! {
         prop_assert_eq!(places, (1..=entries).collect::<Vec<_>>(), "every place taken");
 
         let registration: Vec<TournamentEvent> = (1..=entries).map(|e| registered(e, each, fee)).collect();
-        let b = books(TournamentId(uuid::Uuid::nil()), &registration, &[], &log);
+        let b = books(TournamentId(uuid::Uuid::nil()), &registration, &purchases, &log);
         prop_assert!(b.finished);
         prop_assert!(b.balanced, "{b:?}");
         prop_assert_eq!(b.paid_in + b.overlay, b.fees + b.prize_pool);
         prop_assert_eq!(b.prize_pool, b.prizes_paid);
-        prop_assert_eq!(b.prize_pool, u64::from(entries) * each + b.overlay);
+        prop_assert_eq!(b.prize_pool, contributions + b.overlay);
+        prop_assert_eq!((u64::from(b.rebuys), u64::from(b.add_ons)), (rebuys, add_ons));
+        prop_assert_eq!(b.paid_in, u64::from(entries) * (each + fee) + rebuys * (rebuy.0 + rebuy.1) + add_ons * (add_on.0 + add_on.1));
     }
 }
