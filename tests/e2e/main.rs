@@ -5,6 +5,7 @@ mod bad_input;
 mod clock;
 mod concurrency;
 mod readiness;
+mod rebuys;
 mod recovery;
 mod scheduler;
 mod seating;

@@ -1,0 +1,151 @@
+//! Rebuys end to end: `floor sim --format rebuy` plays a tournament where players rebuy at zero
+//! chips and take the add-on at the break, and it ends with balanced books and the payouts in the
+//! lobby; requests that do not fit get their own codes and write nothing.
+
+use floor::sim::{self, SimConfig};
+use floor_events::rebuys::{verbs, DirectorRequest, Purchase, RebuyEvent};
+use floor_events::tournament::{AddOnTerms, RebuyCondition, RebuyTerms, Start};
+use floor_events::{codes, subjects, CommandId, Currency, Money, PlayerId, Reply, RuleProfile, TournamentId};
+use floor_runtime::JetStreamStore;
+use floor_tests::{freezeout, World};
+
+fn eur(cents: u64) -> Money {
+    Money::new(cents, Currency::EUR)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rebuy_tournament_ends_with_balanced_books_and_its_payouts_in_the_lobby() {
+    let world = World::start_configured(|c| {
+        c.scheduler = false;
+        c.seed_key = Some([42; 32]);
+    })
+    .await;
+    let entrants = 60;
+    let t = TournamentId(uuid::Uuid::from_u128(0x5eb0));
+    let config = SimConfig { entrants, seed: 9, table_size: 9, profile: RuleProfile::Tda2024, tournament_id: t, rebuys: true };
+    let summary = sim::run(&world.backbone, &config, |_| {}).await.unwrap_or_else(|e| panic!("rebuy sim: {e}"));
+    let b = &summary.books;
+    assert!(b.finished && b.balanced, "{b:?}");
+    assert!(b.rebuys > 0 && b.add_ons > 0, "simulated players rebuy and add on: {b:?}");
+    let (rebuys, add_ons) = (u64::from(b.rebuys), u64::from(b.add_ons));
+    assert_eq!(
+        b.paid_in,
+        u64::from(entrants) * 1_100 + rebuys * 1_100 + add_ons * 1_000,
+        "EUR 10 + 1 per entry and rebuy, EUR 10 per add-on"
+    );
+    assert_eq!(b.fees, (u64::from(entrants) + rebuys) * 100);
+    assert_eq!((b.prize_pool, b.prizes_paid), (b.contributions, b.contributions));
+    assert_eq!(b.contributions, (u64::from(entrants) + rebuys + add_ons) * 1_000);
+
+    // The payout table was locked once buying was over, on the whole pool, and the lobby says so.
+    let doc = world.lobby_when(t, |d| d["payouts"]["paid"] == true && d["rebuys"]["period"] == "over").await;
+    assert_eq!(doc["payouts"]["locked"], true);
+    assert_eq!(doc["payouts"]["pool"]["amount"], b.contributions);
+    assert_eq!(doc["prize_pool"]["total"]["amount"], b.contributions);
+    assert_eq!((doc["rebuys"]["rebuys"].as_u64(), doc["rebuys"]["add_ons"].as_u64()), (Some(rebuys), Some(add_ons)));
+    assert_eq!(doc["rebuys"]["offers"].as_array().map(Vec::len), Some(0), "no offer left open");
+    assert_eq!(doc["payouts"]["final_table"][0]["player"], summary.winner.as_str());
+
+    // Every rebuy was offered first, at zero chips, and none went past its cap of two.
+    let subject = subjects::event_subject(subjects::aggregate::REBUYS, t.0);
+    let log: Vec<RebuyEvent> = JetStreamStore::new(&world.backbone)
+        .load::<RebuyEvent>(&subject, 0)
+        .await
+        .expect("rebuys log")
+        .into_iter()
+        .flat_map(|c| c.events)
+        .collect();
+    let mut offered = std::collections::HashSet::new();
+    for e in &log {
+        match e {
+            RebuyEvent::RebuyOffered { entry, .. } => assert!(offered.insert(*entry), "one open offer per entry"),
+            RebuyEvent::RebuyTaken { entry, number, .. } => {
+                assert!(offered.remove(entry), "entry {entry} rebought without an offer");
+                assert!(*number <= 2);
+            }
+            RebuyEvent::RebuyForgone { entry, .. } => {
+                offered.remove(entry);
+            }
+            _ => {}
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rebuy_and_add_on_requests_that_do_not_fit_get_their_codes_and_write_nothing() {
+    let world = World::start_configured(|c| c.scheduler = false).await;
+    let definition = floor_events::tournament::TournamentDefinition {
+        start: Start::SitAndGo,
+        capacity: 2,
+        min_players: 2,
+        guarantee: None,
+        rebuy: Some(RebuyTerms {
+            price: eur(1_000),
+            fee: eur(100),
+            chips: 10_000,
+            max_per_entry: 1,
+            condition: RebuyCondition::AtZero,
+            offer_seconds: 30,
+        }),
+        add_on: Some(AddOnTerms { price: eur(1_000), fee: eur(0), chips: 15_000 }),
+        ..freezeout(2)
+    };
+    let t = world.create(definition).await;
+    for player in ["ana", "ben"] {
+        assert!(matches!(world.register(t, player).await, Reply::Ok(_)), "{player} registers");
+    }
+    let subject = subjects::event_subject(subjects::aggregate::REBUYS, t.0);
+    let store = JetStreamStore::new(&world.backbone);
+    // The sit & go started when full: the rebuys service opens the period from the log.
+    let opens = |body: &[u8]| {
+        floor_events::record::decode_commit::<RebuyEvent>(body)
+            .is_ok_and(|events| events.iter().any(|e| matches!(e, RebuyEvent::RebuyPeriodOpened { .. })))
+    };
+    let mut open = false;
+    let mut following =
+        floor_runtime::follow::follow(&world.backbone, vec![subject.clone()], |m| open |= opens(&m.payload)).await.expect("follow");
+    while !open {
+        let next =
+            tokio::time::timeout(std::time::Duration::from_secs(10), following.next()).await.expect("the rebuy period opens at the start");
+        open = opens(&next.expect("connection").expect("message").payload);
+    }
+    let buy = |verb: &'static str, player: &str| {
+        let request = Purchase { command_id: CommandId::new(), tournament_id: t, player: PlayerId::parse(player).unwrap(), entry: None };
+        let world = &world;
+        async move { world.request(subjects::service::REBUYS, verb, &request).await }
+    };
+    let director = |verb: &'static str| {
+        let request = DirectorRequest { command_id: CommandId::new(), tournament_id: t };
+        let world = &world;
+        async move { world.request(subjects::service::REBUYS, verb, &request).await }
+    };
+    let before = store.load::<RebuyEvent>(&subject, 0).await.expect("log").len();
+    let refused = [
+        ("a player not in the tournament", buy(verbs::REBUY, "zoe").await, codes::NOT_REGISTERED),
+        ("a rebuy with chips left (002: only at zero)", buy(verbs::REBUY, "ana").await, codes::REBUY_NOT_ALLOWED),
+        ("an add-on before the break", buy(verbs::ADD_ON, "ana").await, codes::ADD_ON_CLOSED),
+        ("declining with chips left", buy(verbs::DECLINE, "ben").await, codes::REBUY_NOT_ALLOWED),
+    ];
+    for (case, reply, code) in refused {
+        assert!(matches!(&reply, Reply::Error(e) if e.code == code), "{case}: {reply:?}");
+    }
+    assert_eq!(store.load::<RebuyEvent>(&subject, 0).await.expect("log").len(), before, "refusals write nothing");
+
+    assert!(matches!(director(verbs::END_REBUYS).await, Reply::Ok(_)));
+    assert!(matches!(buy(verbs::ADD_ON, "ana").await, Reply::Ok(_)), "the add-on at the break");
+    let before = store.load::<RebuyEvent>(&subject, 0).await.expect("log").len();
+    let refused = [
+        ("an add-on twice", buy(verbs::ADD_ON, "ana").await, codes::ADD_ON_TAKEN),
+        ("a rebuy after the period", buy(verbs::REBUY, "ben").await, codes::REBUY_PERIOD_CLOSED),
+    ];
+    for (case, reply, code) in refused {
+        assert!(matches!(&reply, Reply::Error(e) if e.code == code), "{case}: {reply:?}");
+    }
+    assert_eq!(store.load::<RebuyEvent>(&subject, 0).await.expect("log").len(), before, "refusals write nothing");
+
+    // A freezeout has no rebuys service state at all.
+    let plain = world.create(freezeout(10)).await;
+    let request = Purchase { command_id: CommandId::new(), tournament_id: plain, player: PlayerId::parse("ana").unwrap(), entry: None };
+    let reply = world.request(subjects::service::REBUYS, verbs::ADD_ON, &request).await;
+    assert!(matches!(&reply, Reply::Error(e) if e.code == codes::UNKNOWN_TOURNAMENT), "{reply:?}");
+}
