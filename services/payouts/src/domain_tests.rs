@@ -154,7 +154,9 @@ fn tournament() -> impl Strategy<Value = (u32, u64, u64, Option<u64>, Vec<Vec<u6
 }
 
 /// Rebuys and add-ons bought: (rebuys, add-on) per entry, a rebuy's price and fee, an add-on's.
-fn purchases(entries: u32) -> impl Strategy<Value = (Vec<(u32, bool)>, (u64, u64), (u64, u64))> {
+type Purchases = (Vec<(u32, bool)>, (u64, u64), (u64, u64));
+
+fn purchases(entries: u32) -> impl Strategy<Value = Purchases> {
     (proptest::collection::vec((0u32..4, any::<bool>()), entries as usize), (0u64..5_000, 0u64..500), (0u64..5_000, 0u64..500))
 }
 
