@@ -499,4 +499,45 @@ pub(crate) mod tests {
         d.validate().unwrap();
         assert_eq!(d.entry_model, EntryModel::ReEntry { max_entries: 3 });
     }
+
+    fn rebuy(condition: RebuyCondition) -> RebuyTerms {
+        RebuyTerms {
+            price: Money::new(10_000, Currency::EUR),
+            fee: Money::new(1_000, Currency::EUR),
+            chips: 20_000,
+            max_per_entry: 2,
+            condition,
+            offer_seconds: 30,
+        }
+    }
+
+    #[test]
+    fn rebuy_terms_are_checked_against_the_buy_in_and_the_profile() {
+        let ok = TournamentDefinition { rebuy: Some(rebuy(RebuyCondition::AtZero)), ..sample() };
+        assert_eq!(ok.validate(), Ok(()));
+        assert_eq!(ok.rebuy.unwrap().ledger().paid_in, Money::new(11_000, Currency::EUR));
+        let below = RebuyCondition::AtOrBelow { chips: 10_000 };
+        // 003 allows "chips <= X"; 002 §2.3 allows rebuys only at zero chips.
+        let reel = TournamentDefinition {
+            rebuy: Some(rebuy(below)),
+            profile: RuleProfile::ReelCz,
+            fee: Fee::ShareOfBuyIn { basis_points: 1_000 },
+            ..sample()
+        };
+        assert_eq!(reel.validate(), Ok(()));
+        let svenska = TournamentDefinition { rebuy: Some(rebuy(below)), profile: RuleProfile::SvenskaSpel2012, ..sample() };
+        assert_eq!(svenska.validate().unwrap_err().field, "rebuy");
+        let cases = [
+            RebuyTerms { chips: 0, ..rebuy(RebuyCondition::AtZero) },
+            RebuyTerms { max_per_entry: 0, ..rebuy(RebuyCondition::AtZero) },
+            RebuyTerms { offer_seconds: 0, ..rebuy(RebuyCondition::AtZero) },
+            RebuyTerms { price: Money::new(10_000, Currency::parse("SEK").unwrap()), ..rebuy(RebuyCondition::AtZero) },
+        ];
+        for terms in cases {
+            let def = TournamentDefinition { rebuy: Some(terms), ..sample() };
+            assert_eq!(def.validate().map_err(|e| (e.code, e.field)), Err((codes::INVALID_DEFINITION, "rebuy")), "{terms:?}");
+        }
+        let add_on = AddOnTerms { price: Money::new(10_000, Currency::EUR), fee: Money::new(0, Currency::EUR), chips: 0 };
+        assert_eq!(TournamentDefinition { add_on: Some(add_on), ..sample() }.validate().unwrap_err().field, "add_on");
+    }
 }
