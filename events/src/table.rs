@@ -91,6 +91,15 @@ pub enum Instruction {
         /// Chips to add.
         chips: u64,
     },
+    /// A player at zero chips is offered a rebuy until `until`: keep the seat, and hold the
+    /// next hand until Floor sends `add_chips` or `remove_player` for them, or `until` passes, so
+    /// nobody misses a hand to rebuy (TDA R27).
+    RebuyOffered {
+        /// The entry.
+        entry: EntryNo,
+        /// The offer lapses then.
+        until: chrono::DateTime<chrono::Utc>,
+    },
     /// Stop dealing after the current hand.
     Pause {
         /// Why, for the players.

@@ -95,6 +95,13 @@ pub enum SeatingCommand {
         /// Chips.
         chips: u64,
     },
+    /// Tell the table a player at zero is offered a rebuy until `until` (it holds its next hand).
+    OfferRebuy {
+        /// The entry.
+        entry: EntryNo,
+        /// The offer lapses then.
+        until: DateTime<Utc>,
+    },
     /// An entry at zero chips is out: its rebuy was declined, lapsed, or not possible.
     Eliminate {
         /// The entry.
@@ -334,6 +341,13 @@ impl Aggregate for SeatingAggregate {
             Report { report, seed } => Ok(on_report(state, report, &seed)),
             EndRebuys => Ok(if state.rebuys_open { vec![SeatingEvent::RebuysEnded] } else { vec![] }),
             AddChips { entry, chips } => add_chips(state, entry, chips),
+            OfferRebuy { entry, until } => {
+                // Only while the seat is held; the table the player sits at now.
+                let (Some(_), Some((table, _))) = (state.at_zero.get(&entry), state.physical(entry)) else { return Ok(vec![]) };
+                let mut out = Outbox::new(state);
+                out.instruct(table, Instruction::RebuyOffered { entry, until });
+                Ok(out.events)
+            }
             Eliminate { entry, seed } => {
                 if !state.entries.contains_key(&entry) {
                     return Err(SeatingError::UnknownEntry(entry));

@@ -159,6 +159,9 @@ fn play(entrants: u32, table_size: u8, run_seed: u64, rebuys: Option<RebuyPeriod
                     assert_eq!(out.contains(entry), !period_open, "a stack at zero is out at once exactly when no rebuy is possible");
                     if period_open {
                         deciding.push(*entry);
+                        // The rebuys service offers; the table is told.
+                        let told = floor.run(C::OfferRebuy { entry: *entry, until: at() });
+                        room.deliver(&told);
                     }
                 }
             }
@@ -256,6 +259,11 @@ fn during_the_rebuy_period_a_stack_at_zero_keeps_its_seat_until_it_rebuys_or_is_
         })
         .count();
     assert!(removals > 100, "the tables are told who is out: {removals}");
+    let offers = log
+        .iter()
+        .filter(|e| matches!(e, SeatingEvent::Instructed { instruction } if matches!(instruction.instruction, Instruction::RebuyOffered { .. })))
+        .count();
+    assert!(offers >= bought, "every rebuy was offered at the table first: {offers} offers, {bought} bought");
     let replayed = log.into_iter().fold(SeatingState::default(), SeatingAggregate::apply_event);
     assert_eq!((replayed.play, replayed.bought, replayed.at_zero), (state.play, state.bought, state.at_zero));
 }

@@ -105,6 +105,10 @@ pub fn react_to_rebuys(tournament: TournamentId, event: &RebuyEvent, key: &SeedK
             SeatingCommand::Eliminate { entry: *entry, seed: key.elimination(tournament, *entry) },
         )),
         RebuyEvent::RebuyPeriodEnded { .. } => Some((id("rebuys-ended".into()), SeatingCommand::EndRebuys)),
+        RebuyEvent::RebuyOffered { entry, until, .. } => Some((
+            id(format!("offer-{}-{}", entry.0, until.timestamp_millis())),
+            SeatingCommand::OfferRebuy { entry: *entry, until: *until },
+        )),
         _ => None,
     }
 }
