@@ -4,6 +4,7 @@
 
 use floor::sim::{self, SimConfig};
 use floor_events::rebuys::{verbs, DirectorRequest, Purchase, RebuyEvent};
+use floor_events::table::{BustReport, Instruction, PotWon, Removal, Report, SeatStack, TableInstruction, TableReport};
 use floor_events::tournament::{AddOnTerms, RebuyCondition, RebuyTerms, Start};
 use floor_events::{codes, subjects, CommandId, Currency, Money, PlayerId, Reply, RuleProfile, TournamentId};
 use floor_runtime::JetStreamStore;
@@ -148,4 +149,118 @@ async fn rebuy_and_add_on_requests_that_do_not_fit_get_their_codes_and_write_not
     let request = Purchase { command_id: CommandId::new(), tournament_id: plain, player: PlayerId::parse("ana").unwrap(), entry: None };
     let reply = world.request(subjects::service::REBUYS, verbs::ADD_ON, &request).await;
     assert!(matches!(&reply, Reply::Error(e) if e.code == codes::UNKNOWN_TOURNAMENT), "{reply:?}");
+}
+
+/// Reads every instruction Floor has stored for `t` so far, waiting until `enough` says it has
+/// what it needs.
+async fn instructions_when(world: &World, t: TournamentId, enough: impl Fn(&[TableInstruction]) -> bool) -> Vec<TableInstruction> {
+    let subject = format!("floor.table.{t}.*.in");
+    let mut got = Vec::new();
+    let mut consumer = world
+        .backbone
+        .tables
+        .create_consumer(async_nats::jetstream::consumer::pull::OrderedConfig { filter_subject: subject, ..Default::default() })
+        .await
+        .expect("consumer");
+    let mut messages = consumer.messages().await.expect("messages");
+    while !enough(&got) {
+        let next = tokio::time::timeout(std::time::Duration::from_secs(10), futures::StreamExt::next(&mut messages))
+            .await
+            .unwrap_or_else(|_| panic!("instructions stalled at {got:?}"));
+        let message = next.expect("stream").expect("message");
+        got.push(serde_json::from_slice(&message.payload).expect("an instruction"));
+    }
+    got
+}
+
+async fn report(world: &World, t: TournamentId, id: &str, report: Report) {
+    let report = TableReport { tournament_id: t, table: 1, report_id: id.into(), report };
+    let message = async_nats::jetstream::message::PublishMessage::build()
+        .payload(serde_json::to_vec(&report).expect("report").into())
+        .message_id(id.to_owned());
+    world.jetstream().send_publish(floor_events::table::reports_subject(t, 1), message).await.expect("publish").await.expect("ack");
+}
+
+/// Waits until the rebuys log of `t` has an event `wanted` accepts.
+async fn rebuys_log_until(world: &World, t: TournamentId, wanted: impl Fn(&RebuyEvent) -> bool) -> RebuyEvent {
+    let subject = subjects::event_subject(subjects::aggregate::REBUYS, t.0);
+    let mut found = None;
+    let mut following = floor_runtime::follow::follow(&world.backbone, vec![subject], |m| {
+        if found.is_none() {
+            found = floor_events::record::decode_commit::<RebuyEvent>(&m.payload).ok().and_then(|e| e.into_iter().find(&wanted));
+        }
+    })
+    .await
+    .expect("follow");
+    while found.is_none() {
+        let next = tokio::time::timeout(std::time::Duration::from_secs(15), following.next()).await.expect("the event comes");
+        let message = next.expect("connection").expect("message");
+        found = floor_events::record::decode_commit::<RebuyEvent>(&message.payload).ok().and_then(|e| e.into_iter().find(&wanted));
+    }
+    found.expect("found")
+}
+
+/// Nothing acknowledged is lost: the platform dies while a rebuy is offered; after the restart
+/// the offer still lapses at its deadline, and the lapse eliminates the player and ends the
+/// heads-up with a winner.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unanswered_offer_lapses_at_its_deadline_even_across_a_restart_and_the_entry_is_out() {
+    let mut world = World::start_configured(|c| c.scheduler = false).await;
+    let definition = floor_events::tournament::TournamentDefinition {
+        start: Start::SitAndGo,
+        capacity: 2,
+        min_players: 2,
+        guarantee: None,
+        rebuy: Some(RebuyTerms {
+            price: eur(1_000),
+            fee: eur(100),
+            chips: 10_000,
+            max_per_entry: 1,
+            condition: RebuyCondition::AtZero,
+            offer_seconds: 2,
+        }),
+        ..freezeout(2)
+    };
+    let t = world.create(definition).await;
+    for player in ["ana", "ben"] {
+        assert!(matches!(world.register(t, player).await, Reply::Ok(_)), "{player} registers");
+    }
+    let seated = |i: &[TableInstruction]| i.iter().filter(|i| matches!(i.instruction, Instruction::SeatPlayer { .. })).count() == 2;
+    let stacks: Vec<SeatStack> = instructions_when(&world, t, seated)
+        .await
+        .into_iter()
+        .filter_map(|i| match i.instruction {
+            Instruction::SeatPlayer { entry, seat, stack, .. } => Some(SeatStack { seat, entry, chips: stack }),
+            _ => None,
+        })
+        .collect();
+    let (winner, loser) = (stacks[0], stacks[1]);
+    report(&world, t, "h1-start", Report::HandStarted { hand: 1, button: winner.seat, stacks: stacks.clone() }).await;
+    let bust = BustReport {
+        entry: loser.entry,
+        stack_at_start: loser.chips,
+        pots: vec![PotWon { winners: vec![winner.entry], chips: loser.chips }],
+        best_high_hand: None,
+    };
+    let after = vec![SeatStack { chips: winner.chips + loser.chips, ..winner }];
+    report(&world, t, "h1-end", Report::HandFinished { hand: 1, stacks: after, busts: vec![bust] }).await;
+
+    // The bust is offered a rebuy, and the table is told so it can hold its next hand.
+    let offer = rebuys_log_until(&world, t, |e| matches!(e, RebuyEvent::RebuyOffered { .. })).await;
+    let RebuyEvent::RebuyOffered { entry, until, .. } = offer else { unreachable!() };
+    assert_eq!(entry, loser.entry);
+    let told = |i: &[TableInstruction]| i.iter().any(|i| matches!(i.instruction, Instruction::RebuyOffered { entry: e, .. } if e == entry));
+    instructions_when(&world, t, told).await;
+
+    world.restart_platform().await;
+    let lapsed = rebuys_log_until(&world, t, |e| matches!(e, RebuyEvent::RebuyForgone { .. })).await;
+    assert_eq!(lapsed, RebuyEvent::RebuyForgone { entry, reason: floor_events::rebuys::Forgone::Lapsed });
+    assert!(chrono::Utc::now() >= until, "not before its deadline");
+    let removed = |i: &[TableInstruction]| {
+        i.iter().any(|i| matches!(i.instruction, Instruction::RemovePlayer { entry: e, reason: Removal::Eliminated } if e == entry))
+    };
+    let closed = |i: &[TableInstruction]| removed(i) && i.iter().any(|i| matches!(i.instruction, Instruction::CloseTable));
+    instructions_when(&world, t, closed).await;
+    let doc = world.lobby_when(t, |d| d["live_entries"] == 1).await;
+    assert_eq!(doc["rebuys"]["offers"].as_array().map(Vec::len), Some(0));
 }
