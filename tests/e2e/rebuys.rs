@@ -156,7 +156,7 @@ async fn rebuy_and_add_on_requests_that_do_not_fit_get_their_codes_and_write_not
 async fn instructions_when(world: &World, t: TournamentId, enough: impl Fn(&[TableInstruction]) -> bool) -> Vec<TableInstruction> {
     let subject = format!("floor.table.{t}.*.in");
     let mut got = Vec::new();
-    let mut consumer = world
+    let consumer = world
         .backbone
         .tables
         .create_consumer(async_nats::jetstream::consumer::pull::OrderedConfig { filter_subject: subject, ..Default::default() })
@@ -177,7 +177,7 @@ async fn report(world: &World, t: TournamentId, id: &str, report: Report) {
     let report = TableReport { tournament_id: t, table: 1, report_id: id.into(), report };
     let message = async_nats::jetstream::message::PublishMessage::build()
         .payload(serde_json::to_vec(&report).expect("report").into())
-        .message_id(id.to_owned());
+        .message_id(id);
     world.jetstream().send_publish(floor_events::table::reports_subject(t, 1), message).await.expect("publish").await.expect("ack");
 }
 
