@@ -60,6 +60,33 @@ pub struct TournamentDefinition {
     /// no add-on.
     #[serde(default)]
     pub add_on: Option<AddOnTerms>,
+    /// A fixed payout table instead of the generated one: each place's share of the pool.
+    /// Absent: the table is generated from the field (see the payouts service).
+    #[serde(default)]
+    pub payout_table: Option<FixedPayouts>,
+}
+
+/// A director's own payout table: place 1 first, each place's share of the prize pool in basis
+/// points (1 % = 100). The shares add up to the whole pool (10,000), never rise from one place
+/// to the next, and pay no more places than `min_players`, so every place has a player.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FixedPayouts {
+    /// Shares of the pool by place, in basis points.
+    pub shares_bps: Vec<u32>,
+}
+
+impl FixedPayouts {
+    /// Each place's amount of `pool` (minor units): its share rounded down, and the cents the
+    /// rounding leaves to first place, so the table pays exactly the pool.
+    pub fn amounts(&self, pool: u64) -> Vec<u64> {
+        let mut amounts: Vec<u64> = self.shares_bps.iter().map(|&bps| (u128::from(pool) * u128::from(bps) / 10_000) as u64).collect();
+        let paid: u64 = amounts.iter().sum();
+        if let Some(first) = amounts.first_mut() {
+            *first += pool - paid;
+        }
+        amounts
+    }
 }
 
 /// What a rebuy costs, what it gives and who may take it (spec §6; 000 §16.7, 002 §2.3, 003).
@@ -273,7 +300,34 @@ impl TournamentDefinition {
         self.validate_money()?;
         self.validate_times()?;
         self.validate_entry_model()?;
-        self.validate_rebuys()
+        self.validate_rebuys()?;
+        self.validate_payout_table()
+    }
+
+    /// A fixed payout table pays the whole pool, top place first, to places that will exist.
+    fn validate_payout_table(&self) -> Result<(), DefinitionError> {
+        let Some(table) = &self.payout_table else { return Ok(()) };
+        let shares = &table.shares_bps;
+        if shares.is_empty() {
+            return Err(invalid("payout_table", "a payout table pays at least one place"));
+        }
+        let total: u64 = shares.iter().map(|&s| u64::from(s)).sum();
+        if total != 10_000 {
+            return Err(invalid(
+                "payout_table",
+                format!("the shares add up to {total} basis points; a payout table pays the whole pool (10000)"),
+            ));
+        }
+        if let Some(i) = shares.windows(2).position(|w| w[1] > w[0]) {
+            return Err(invalid("payout_table", format!("place {} is paid more than place {}", i + 2, i + 1)));
+        }
+        if shares.len() as u64 > u64::from(self.min_players) {
+            return Err(invalid(
+                "payout_table",
+                format!("it pays {} places but the tournament may start with {} players (min_players)", shares.len(), self.min_players),
+            ));
+        }
+        Ok(())
     }
 
     /// Rebuy and add-on terms: same currency as the buy-in, chips to give, a cap, a condition the
@@ -422,6 +476,7 @@ pub(crate) mod tests {
             structure: None,
             rebuy: None,
             add_on: None,
+            payout_table: None,
         }
     }
 
@@ -539,5 +594,26 @@ pub(crate) mod tests {
         }
         let add_on = AddOnTerms { price: Money::new(10_000, Currency::EUR), fee: Money::new(0, Currency::EUR), chips: 0 };
         assert_eq!(TournamentDefinition { add_on: Some(add_on), ..sample() }.validate().unwrap_err().field, "add_on");
+    }
+
+    #[test]
+    fn a_fixed_payout_table_pays_the_whole_pool_top_place_first_to_places_that_exist() {
+        let table = |shares: &[u32]| TournamentDefinition { payout_table: Some(FixedPayouts { shares_bps: shares.to_vec() }), ..sample() };
+        assert_eq!(table(&[5_000, 3_000, 2_000]).validate(), Ok(()));
+        for (case, shares) in [
+            ("sums to 95 %", &[5_000, 2_500, 2_000][..]),
+            ("sums to 105 %", &[5_500, 3_000, 2_000][..]),
+            ("second above first", &[3_000, 5_000, 2_000][..]),
+            ("no place", &[][..]),
+            ("more places than min_players (10)", &[1_000; 10].iter().copied().chain([0]).collect::<Vec<_>>()[..]),
+        ] {
+            let err = table(shares).validate().unwrap_err();
+            assert_eq!((err.code, err.field), (codes::INVALID_DEFINITION, "payout_table"), "{case}: {err}");
+        }
+        // Rounding down leaves cents: they go to first place, so the table pays exactly the pool.
+        let thirds = FixedPayouts { shares_bps: vec![3_334, 3_333, 3_333] };
+        assert_eq!(thirds.amounts(100), vec![34, 33, 33]);
+        assert_eq!(thirds.amounts(1_001).iter().sum::<u64>(), 1_001);
+        assert_eq!(thirds.amounts(1_001), vec![335, 333, 333]);
     }
 }

@@ -41,7 +41,13 @@ async fn each_kind_of_bad_input_gets_its_own_code_and_no_event() {
     assert!(matches!(world.send(verbs::ELIMINATE_ENTRY, &eliminate(1)).await, Reply::Ok(_)));
     assert!(matches!(world.register(capped, "carol").await, Reply::Ok(_)), "one re-entry is allowed");
     assert!(matches!(world.send(verbs::ELIMINATE_ENTRY, &eliminate(2)).await, Reply::Ok(_)));
+    let out_of_freezeout = EliminateEntry { command_id: CommandId::new(), tournament_id: open, entry: EntryNo(1) };
+    assert!(matches!(world.send(verbs::ELIMINATE_ENTRY, &out_of_freezeout).await, Reply::Ok(_)), "alice is out of the freezeout");
     let before = world.last_sequence().await;
+    let mut short_table = freezeout(10);
+    short_table.payout_table = Some(floor_events::tournament::FixedPayouts { shares_bps: vec![5_000, 3_000] });
+    let short_table =
+        floor_events::registration::CreateTournament { command_id: CommandId::new(), tournament_id: None, definition: short_table };
 
     let mut negative = serde_json::to_value(floor_events::registration::CreateTournament {
         command_id: CommandId::new(),
@@ -55,8 +61,10 @@ async fn each_kind_of_bad_input_gets_its_own_code_and_no_event() {
         ("unknown tournament", world.register(TournamentId::new(), "dave").await, codes::UNKNOWN_TOURNAMENT),
         ("registration closed", world.register(closed, "dave").await, codes::REGISTRATION_CLOSED),
         ("field full", world.register(open, "dave").await, codes::FIELD_FULL),
-        ("second entry in a freezeout", world.register(open, "alice").await, codes::ALREADY_REGISTERED),
+        ("second entry in a freezeout", world.register(open, "bob").await, codes::ALREADY_REGISTERED),
         ("re-entry past its cap", world.register(capped, "carol").await, codes::RE_ENTRY_CAP_REACHED),
+        ("re-entry into a freezeout", world.register(open, "alice").await, codes::RE_ENTRY_NOT_ELIGIBLE),
+        ("a payout table that does not pay the pool", world.send(verbs::CREATE_TOURNAMENT, &short_table).await, codes::INVALID_DEFINITION),
         ("malformed JSON", world.send_raw(verbs::REGISTER, b"{\"tournament_id\": ".to_vec()).await, codes::MALFORMED_JSON),
         (
             "wrong types",

@@ -175,9 +175,8 @@ async fn instructions_when(world: &World, t: TournamentId, enough: impl Fn(&[Tab
 
 async fn report(world: &World, t: TournamentId, id: &str, report: Report) {
     let report = TableReport { tournament_id: t, table: 1, report_id: id.into(), report };
-    let message = async_nats::jetstream::message::PublishMessage::build()
-        .payload(serde_json::to_vec(&report).expect("report").into())
-        .message_id(id);
+    let message =
+        async_nats::jetstream::message::PublishMessage::build().payload(serde_json::to_vec(&report).expect("report").into()).message_id(id);
     world.jetstream().send_publish(floor_events::table::reports_subject(t, 1), message).await.expect("publish").await.expect("ack");
 }
 

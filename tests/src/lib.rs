@@ -304,6 +304,7 @@ pub fn freezeout(capacity: u32) -> TournamentDefinition {
         structure: None,
         rebuy: None,
         add_on: None,
+        payout_table: None,
     }
 }
 

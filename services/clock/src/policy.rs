@@ -57,6 +57,7 @@ mod tests {
             structure,
             rebuy: None,
             add_on: None,
+            payout_table: None,
         }
     }
 

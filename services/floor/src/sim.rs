@@ -130,6 +130,7 @@ fn definition(config: &SimConfig, now: chrono::DateTime<chrono::Utc>) -> Tournam
             fee: Money::new(0, Currency::EUR),
             chips: 15_000,
         }),
+        payout_table: None,
     }
 }
 

@@ -101,6 +101,9 @@ pub struct LobbyDocument {
     /// The blind clock, once it has a structure.
     #[serde(default)]
     pub clock: Option<LobbyClock>,
+    /// The director's own payout table (shares of the pool by place), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payout_table: Option<floor_events::tournament::FixedPayouts>,
     /// Rebuys and the add-on, for a tournament that has them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rebuys: Option<crate::rebuys::LobbyRebuys>,
@@ -144,6 +147,7 @@ impl LobbyDocument {
             books: Books { paid_in: zero, refunded: zero, fees: zero, prize_pool: zero },
             cancellation: None,
             clock: None,
+            payout_table: def.payout_table.clone(),
             rebuys: (def.rebuy.is_some() || def.add_on.is_some()).then(|| crate::rebuys::LobbyRebuys::new(def.rebuy, def.add_on)),
             payouts: None,
             last_sequence: sequence,
@@ -224,7 +228,13 @@ impl LobbyDocument {
         if self.payouts.as_ref().is_some_and(|p| p.locked || p.entries == self.entrants) || self.state == LobbyState::Cancelled {
             return None;
         }
-        crate::payouts::LobbyPayouts::projected(self.entrants, self.books.prize_pool, self.prize_pool.guarantee, self.profile)
+        crate::payouts::LobbyPayouts::projected(&floor_payouts::domain::Field {
+            entries: self.entrants,
+            contributions: self.books.prize_pool,
+            guarantee: self.prize_pool.guarantee,
+            profile: self.profile,
+            fixed: self.payout_table.clone(),
+        })
     }
 
     /// Folds one clock event.
@@ -277,6 +287,7 @@ mod tests {
             structure: None,
             rebuy: None,
             add_on: None,
+            payout_table: None,
         }
     }
 

@@ -5,7 +5,7 @@
 //! lobby knows it, so the lobby never shows a table the service would not lock for that field.
 
 use floor_events::payouts::{PayoutEvent, PlaceAward, PrizeBand};
-use floor_events::{Money, RuleProfile};
+use floor_events::Money;
 use floor_payouts::domain::{table_for, Field};
 use serde::{Deserialize, Serialize};
 
@@ -40,8 +40,9 @@ pub struct LobbyPayouts {
 
 impl LobbyPayouts {
     /// The table the field so far would lock.
-    pub fn projected(entries: u32, contributions: Money, guarantee: Option<Money>, profile: RuleProfile) -> Option<Self> {
-        let (table, pool, _) = table_for(&Field { entries, contributions, guarantee, profile }).ok()?;
+    pub fn projected(field: &Field) -> Option<Self> {
+        let entries = field.entries;
+        let (table, pool, _) = table_for(field).ok()?;
         let bands = table.bands.iter().map(|b| PrizeBand { from: b.from, to: b.to, amount: b.amount }).collect();
         Some(Self {
             locked: false,
@@ -87,7 +88,11 @@ impl LobbyPayouts {
 mod tests {
     use super::*;
     use floor_events::payouts::LockCause;
-    use floor_events::{Currency, EntryNo, PlayerId};
+    use floor_events::{Currency, EntryNo, PlayerId, RuleProfile};
+
+    fn field(entries: u32, contributions: Money, guarantee: Option<Money>) -> Field {
+        Field { entries, contributions, guarantee, profile: RuleProfile::Tda2024, fixed: None }
+    }
 
     fn eur(amount: u64) -> Money {
         Money::new(amount, Currency::EUR)
@@ -99,7 +104,7 @@ mod tests {
 
     #[test]
     fn the_projection_follows_the_field_until_the_locked_table_replaces_it() {
-        let projected = LobbyPayouts::projected(100, eur(100_000), Some(eur(150_000)), RuleProfile::Tda2024).unwrap();
+        let projected = LobbyPayouts::projected(&field(100, eur(100_000), Some(eur(150_000)))).unwrap();
         assert!(!projected.locked);
         assert_eq!((projected.places_paid, projected.pool), (15, eur(150_000)), "15 % paid; the guarantee makes the pool");
         let locked = projected.evolve(&PayoutEvent::PayoutTableLocked {
@@ -118,7 +123,7 @@ mod tests {
 
     #[test]
     fn cashes_are_counted_the_latest_kept_and_the_final_table_listed_best_first() {
-        let mut payouts = LobbyPayouts::projected(100, eur(100_000), None, RuleProfile::Tda2024).unwrap();
+        let mut payouts = LobbyPayouts::projected(&field(100, eur(100_000), None)).unwrap();
         for (i, place) in (1..=15).rev().enumerate() {
             let awards = vec![cash(i as u32 + 1, place, 1_000 * u64::from(16 - place)), cash(100 + i as u32, place + 20, 0)];
             payouts = payouts.evolve(&PayoutEvent::PlacesAwarded { players_left_before: place, awards });

@@ -10,6 +10,7 @@ use crate::payout_table::{generate, paid_places, PayoutError as TableError, Payo
 use crate::standings::{award, rank, AcrossTables, Bust, EqualStacks, Ordering};
 use esrs::Aggregate;
 use floor_events::payouts::{LockCause, PayoutEvent, PlaceAward, PrizeBand};
+use floor_events::tournament::FixedPayouts;
 use floor_events::{codes, subjects, EntryNo, Money, PlayerId, RuleProfile};
 use std::collections::HashSet;
 
@@ -30,6 +31,8 @@ pub struct Field {
     pub guarantee: Option<Money>,
     /// The rule profile (paid places, how simultaneous busts rank).
     pub profile: RuleProfile,
+    /// The director's own table, if the definition has one.
+    pub fixed: Option<FixedPayouts>,
 }
 
 /// A player out in a hand.
@@ -158,6 +161,12 @@ pub fn table_for(field: &Field) -> Result<(PayoutTable, Money, u64), PayoutsErro
     };
     let pool = field.contributions.amount.max(guaranteed);
     let overlay = pool - field.contributions.amount;
+    if let Some(fixed) = &field.fixed {
+        // Validated with the definition (whole pool, descending), so this cannot fail; an empty
+        // table would pay nothing and leave the books unbalanced for all to see.
+        let table = PayoutTable::fixed(&fixed.amounts(pool), pool).unwrap_or(PayoutTable { bands: vec![] });
+        return Ok((table, Money::new(pool, currency), overlay));
+    }
     let places = paid_places(field.entries, PAID_SHARE_BPS, max_share_bps(field.profile));
     let min_prize = field.contributions.amount.checked_div(u64::from(field.entries)).unwrap_or(0);
     let table = generate(pool, places, min_prize).or_else(|_| generate(pool, places, 0)).unwrap_or_else(|e| match e {

@@ -18,7 +18,13 @@ fn eur(amount: u64) -> Money {
 }
 
 fn field(entries: u32, each: u64, guarantee: Option<u64>) -> Field {
-    Field { entries, contributions: eur(u64::from(entries) * each), guarantee: guarantee.map(eur), profile: RuleProfile::Tda2024 }
+    Field {
+        entries,
+        contributions: eur(u64::from(entries) * each),
+        guarantee: guarantee.map(eur),
+        profile: RuleProfile::Tda2024,
+        fixed: None,
+    }
 }
 
 fn player(entry: u32) -> PlayerId {
@@ -132,6 +138,20 @@ fn more_players_out_than_were_in_is_refused() {
     let refused =
         when(&given(&lock(&f)), C::Award { field: f, players_left_before: 1, eliminated: vec![out(1, 1), out(2, 1)], winner: None });
     assert!(matches!(refused, Err(PayoutsError::MorePlayersOutThanIn { .. })));
+}
+
+/// A director's fixed table (50/30/20 %) is locked as it is, on the pool with the overlay, to the
+/// cent: rounding cents go to first place.
+#[test]
+fn a_fixed_table_is_locked_on_the_pool_and_pays_it_to_the_cent() {
+    let fixed = floor_events::tournament::FixedPayouts { shares_bps: vec![5_000, 3_000, 2_000] };
+    let f = Field { fixed: Some(fixed), ..field(7, 1_433, Some(10_001)) };
+    let locked = lock(&f);
+    let PayoutEvent::PayoutTableLocked { places, ref bands, pool, overlay, .. } = locked[0] else { panic!("locked") };
+    assert_eq!((places, pool, overlay), (3, eur(10_031), eur(0)), "7 x 14.33 = 100.31 is above the guarantee");
+    let amounts: Vec<u64> = bands.iter().map(|b| b.amount).collect();
+    assert_eq!(amounts, vec![5_016, 3_009, 2_006], "50 % of 10,031 is 5,015.5: the rounding cent goes to first");
+    assert_eq!(amounts.iter().sum::<u64>(), 10_031);
 }
 
 fn registered(entry: u32, each: u64, fee: u64) -> TournamentEvent {

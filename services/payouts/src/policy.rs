@@ -24,6 +24,7 @@ struct Tournament {
     guarantee: Option<Money>,
     profile: RuleProfile,
     late_registration: bool,
+    fixed: Option<floor_events::tournament::FixedPayouts>,
     players: HashMap<EntryNo, PlayerId>,
     /// Late registration is over (or there was none and the tournament started).
     field_closed: bool,
@@ -39,6 +40,7 @@ impl Tournament {
             contributions: Money::new(self.ledger.contributions, currency),
             guarantee: self.guarantee,
             profile: self.profile,
+            fixed: self.fixed.clone(),
         }
     }
 }
@@ -72,6 +74,7 @@ impl Policy {
             match e {
                 TournamentEvent::TournamentCreated(created) => {
                     t.guarantee = created.definition.guarantee;
+                    t.fixed = created.definition.payout_table.clone();
                     t.profile = created.definition.profile;
                     t.late_registration = created.definition.late_registration_until.is_some();
                     t.buying = created.definition.rebuy.is_some() || created.definition.add_on.is_some();

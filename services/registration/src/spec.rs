@@ -42,6 +42,7 @@ fn definition() -> TournamentDefinition {
         structure: None,
         rebuy: None,
         add_on: None,
+        payout_table: None,
     }
 }
 
