@@ -14,6 +14,26 @@ fn eur(cents: u64) -> Money {
     Money::new(cents, Currency::EUR)
 }
 
+/// A heads-up sit & go with one EUR 10 + 1 rebuy per entry, offered for `offer_seconds`.
+fn heads_up_with_rebuys(offer_seconds: u32, add_on: Option<AddOnTerms>) -> floor_events::tournament::TournamentDefinition {
+    floor_events::tournament::TournamentDefinition {
+        start: Start::SitAndGo,
+        capacity: 2,
+        min_players: 2,
+        guarantee: None,
+        rebuy: Some(RebuyTerms {
+            price: eur(1_000),
+            fee: eur(100),
+            chips: 10_000,
+            max_per_entry: 1,
+            condition: RebuyCondition::AtZero,
+            offer_seconds,
+        }),
+        add_on,
+        ..freezeout(2)
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rebuy_tournament_ends_with_balanced_books_and_its_payouts_in_the_lobby() {
     let world = World::start_configured(|c| {
@@ -75,22 +95,7 @@ async fn a_rebuy_tournament_ends_with_balanced_books_and_its_payouts_in_the_lobb
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rebuy_and_add_on_requests_that_do_not_fit_get_their_codes_and_write_nothing() {
     let world = World::start_configured(|c| c.scheduler = false).await;
-    let definition = floor_events::tournament::TournamentDefinition {
-        start: Start::SitAndGo,
-        capacity: 2,
-        min_players: 2,
-        guarantee: None,
-        rebuy: Some(RebuyTerms {
-            price: eur(1_000),
-            fee: eur(100),
-            chips: 10_000,
-            max_per_entry: 1,
-            condition: RebuyCondition::AtZero,
-            offer_seconds: 30,
-        }),
-        add_on: Some(AddOnTerms { price: eur(1_000), fee: eur(0), chips: 15_000 }),
-        ..freezeout(2)
-    };
+    let definition = heads_up_with_rebuys(30, Some(AddOnTerms { price: eur(1_000), fee: eur(0), chips: 15_000 }));
     let t = world.create(definition).await;
     for player in ["ana", "ben"] {
         assert!(matches!(world.register(t, player).await, Reply::Ok(_)), "{player} registers");
@@ -205,21 +210,7 @@ async fn rebuys_log_until(world: &World, t: TournamentId, wanted: impl Fn(&Rebuy
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unanswered_offer_lapses_at_its_deadline_even_across_a_restart_and_the_entry_is_out() {
     let mut world = World::start_configured(|c| c.scheduler = false).await;
-    let definition = floor_events::tournament::TournamentDefinition {
-        start: Start::SitAndGo,
-        capacity: 2,
-        min_players: 2,
-        guarantee: None,
-        rebuy: Some(RebuyTerms {
-            price: eur(1_000),
-            fee: eur(100),
-            chips: 10_000,
-            max_per_entry: 1,
-            condition: RebuyCondition::AtZero,
-            offer_seconds: 2,
-        }),
-        ..freezeout(2)
-    };
+    let definition = heads_up_with_rebuys(2, None);
     let t = world.create(definition).await;
     for player in ["ana", "ben"] {
         assert!(matches!(world.register(t, player).await, Reply::Ok(_)), "{player} registers");

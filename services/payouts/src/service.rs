@@ -162,25 +162,9 @@ async fn run(
     }
 }
 
-/// Runs one order until the store takes it (a rejection is final and logged). `false` on
-/// shutdown.
+/// Runs one order until the store takes it. `false` on shutdown.
 async fn execute(host: &AggregateHost<PayoutsAggregate>, (tournament, command_id, command): Order, shutdown: &CancellationToken) -> bool {
-    loop {
-        match host.execute(tournament.0, command_id, command.clone()).await {
-            Ok(Ok(_)) => return true,
-            Ok(Err(rejection)) => {
-                tracing::warn!(%tournament, code = floor_runtime::DomainError::code(&rejection), "payouts command refused: {rejection}");
-                return true;
-            }
-            Err(e) => {
-                tracing::warn!(%tournament, error = %e, "payouts command not stored; trying again");
-                tokio::select! {
-                    _ = shutdown.cancelled() => return false,
-                    _ = tokio::time::sleep(RETRY) => {}
-                }
-            }
-        }
-    }
+    host.execute_reaction(tournament.0, command_id, command, RETRY, shutdown).await
 }
 
 impl CommandHandler for PayoutsService {

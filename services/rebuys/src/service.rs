@@ -21,7 +21,7 @@ use floor_runtime::bootstrap::Backbone;
 use floor_runtime::endpoint::{self, CommandHandler, EndpointError};
 use floor_runtime::follow::{follow, Following};
 use floor_runtime::projection::ProjectionError;
-use floor_runtime::{reply, AggregateHost, Clock, DomainError, JetStreamStore};
+use floor_runtime::{reply, AggregateHost, Clock, JetStreamStore};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -153,25 +153,9 @@ impl RebuysService {
         }
     }
 
-    /// Runs one order until the store takes it (a rejection is final and logged). `false` on
-    /// shutdown.
+    /// Runs one order until the store takes it. `false` on shutdown.
     async fn execute(&self, (tournament, command_id, command): Order, shutdown: &CancellationToken) -> bool {
-        loop {
-            match self.host.execute(tournament.0, command_id, command.clone()).await {
-                Ok(Ok(_)) => return true,
-                Ok(Err(rejection)) => {
-                    tracing::info!(%tournament, code = rejection.code(), "rebuys reaction not applied: {rejection}");
-                    return true;
-                }
-                Err(e) => {
-                    tracing::warn!(%tournament, error = %e, "rebuys command not stored; trying again");
-                    tokio::select! {
-                        _ = shutdown.cancelled() => return false,
-                        _ = tokio::time::sleep(RETRY) => {}
-                    }
-                }
-            }
-        }
+        self.host.execute_reaction(tournament.0, command_id, command, RETRY, shutdown).await
     }
 
     async fn answer(&self, tournament: TournamentId, command_id: CommandId, command: RebuyCommand) -> Reply<RebuysRecorded> {

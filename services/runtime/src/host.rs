@@ -99,6 +99,38 @@ where
         Self { store, live: Arc::default() }
     }
 
+    /// Runs a reaction (a command a policy derived from the log) until the store takes it: a
+    /// rejection is final (logged: the reaction was not needed or not possible), a store failure
+    /// is retried every `retry`. `false` when `shutdown` came first.
+    ///
+    /// For services that follow the log in memory: the reaction's id is derived from its cause,
+    /// so running it again after a crash is answered from the aggregate's history.
+    pub async fn execute_reaction(
+        &self,
+        id: Uuid,
+        command_id: CommandId,
+        command: A::Command,
+        retry: std::time::Duration,
+        shutdown: &tokio_util::sync::CancellationToken,
+    ) -> bool {
+        loop {
+            match self.execute(id, command_id, command.clone()).await {
+                Ok(Ok(_)) => return true,
+                Ok(Err(rejection)) => {
+                    tracing::info!(aggregate = A::NAME, %id, code = rejection.code(), "reaction not applied: {rejection}");
+                    return true;
+                }
+                Err(e) => {
+                    tracing::warn!(aggregate = A::NAME, %id, error = %e, "reaction not stored; trying again");
+                    tokio::select! {
+                        _ = shutdown.cancelled() => return false,
+                        _ = tokio::time::sleep(retry) => {}
+                    }
+                }
+            }
+        }
+    }
+
     /// Decides `command` against aggregate `id` and stores its events.
     ///
     /// # Errors
