@@ -123,7 +123,7 @@ impl Policy {
                 t.buying = false;
                 // Late registration may still be open (it can outlast the rebuy period): then
                 // its end locks the table.
-                if t.field_closed || !t.late_registration {
+                if t.field_closed {
                     orders.push((id, lock_id(id), PayoutCommand::Lock { field: t.field(), cause: LockCause::BuyingOver }));
                 }
             }
@@ -183,4 +183,92 @@ fn lock_id(id: TournamentId) -> CommandId {
 /// name that says so rather than not at all.
 fn unknown_player(entry: EntryNo) -> PlayerId {
     PlayerId::parse(&format!("unknown-entry-{}", entry.0)).expect("a valid player id")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use floor_events::registration::{EntryKind, EntryRegistered, StartCause, TournamentCreated, TournamentStarted};
+    use floor_events::tournament::{purchase_ledger, AddOnTerms, EntryModel, Fee, RebuyCondition, RebuyTerms, Start, TournamentDefinition};
+    use floor_events::Currency;
+
+    fn eur(cents: u64) -> Money {
+        Money::new(cents, Currency::EUR)
+    }
+
+    fn at() -> chrono::DateTime<chrono::Utc> {
+        "2027-01-10T18:00:00Z".parse().unwrap()
+    }
+
+    /// A sit & go of three with EUR 10 rebuys and add-on; created, filled and started.
+    fn started(policy: &mut Policy, t: TournamentId) -> Vec<Order> {
+        let definition = TournamentDefinition {
+            name: "Rebuy".into(),
+            start: Start::SitAndGo,
+            table_size: 9,
+            starting_stack: 1_000,
+            buy_in: eur(1_000),
+            fee: Fee::OnTop(eur(100)),
+            capacity: 3,
+            min_players: 3,
+            registration_opens: None,
+            late_registration_until: None,
+            entry_model: EntryModel::Freezeout,
+            guarantee: None,
+            profile: RuleProfile::Tda2024,
+            structure: None,
+            rebuy: Some(RebuyTerms {
+                price: eur(1_000),
+                fee: eur(100),
+                chips: 1_000,
+                max_per_entry: 1,
+                condition: RebuyCondition::AtZero,
+                offer_seconds: 30,
+            }),
+            add_on: Some(AddOnTerms { price: eur(1_000), fee: eur(0), chips: 1_000 }),
+            payout_table: None,
+        };
+        let mut events = vec![TournamentEvent::TournamentCreated(TournamentCreated { tournament_id: t, definition, at: at() })];
+        for e in 1..=3 {
+            events.push(TournamentEvent::EntryRegistered(EntryRegistered {
+                entry: EntryNo(e),
+                player: PlayerId::parse(&format!("p{e}")).unwrap(),
+                kind: EntryKind::Registration,
+                new_player: true,
+                ledger: purchase_ledger(eur(1_000), eur(100)),
+                at: at(),
+            }));
+        }
+        events.push(TournamentEvent::TournamentStarted(TournamentStarted { entries: 3, cause: StartCause::LastSeatFilled, at: at() }));
+        policy.on_tournament(t, &events)
+    }
+
+    #[test]
+    fn with_rebuys_the_table_locks_when_buying_is_over_on_the_whole_pool() {
+        let (mut policy, t) = (Policy::default(), TournamentId::new());
+        assert!(started(&mut policy, t).is_empty(), "not at the start: the pool still grows");
+        let rebuy = RebuyEvent::RebuyTaken {
+            entry: EntryNo(1),
+            player: PlayerId::parse("p1").unwrap(),
+            number: 1,
+            chips: 1_000,
+            ledger: purchase_ledger(eur(1_000), eur(100)),
+            at: at(),
+        };
+        assert!(
+            policy.on_rebuys(t, &[rebuy, RebuyEvent::RebuyPeriodEnded { at: at(), add_on_open: true }]).is_empty(),
+            "the add-on follows"
+        );
+        let add_on = RebuyEvent::AddOnTaken {
+            entry: EntryNo(2),
+            player: PlayerId::parse("p2").unwrap(),
+            chips: 1_000,
+            ledger: purchase_ledger(eur(1_000), eur(0)),
+            at: at(),
+        };
+        let orders = policy.on_rebuys(t, &[add_on, RebuyEvent::AddOnsClosed { at: at() }]);
+        let [(_, _, PayoutCommand::Lock { field, cause })] = &orders[..] else { panic!("one lock: {orders:?}") };
+        assert_eq!(*cause, LockCause::BuyingOver);
+        assert_eq!((field.entries, field.contributions), (3, eur(5_000)), "three entries, a rebuy and an add-on");
+    }
 }

@@ -249,7 +249,7 @@ impl Aggregate for RebuysAggregate {
                 Some(e) if e.at_zero && e.offer_until == Some(until) => vec![RebuyEvent::RebuyForgone { entry, reason: Forgone::Lapsed }],
                 _ => vec![],
             }),
-            EndRebuys { at } => Ok(end_rebuys(state, at)),
+            EndRebuys { at } => end_rebuys(state, at),
             AddOn { who, at } => add_on(state, &who, at),
             EndAddOns { at } => Ok(end_add_ons(state, at)),
         }
@@ -357,16 +357,19 @@ fn rebuy(state: &RebuyState, who: &Who, stack: Option<u64>, at: DateTime<Utc>) -
 
 /// The rebuy period ends. Open offers end with it, unless an add-on follows: then a player at
 /// zero may still come back with the add-on during the break (002).
-fn end_rebuys(state: &RebuyState, at: DateTime<Utc>) -> Vec<RebuyEvent> {
-    if !matches!(state.period, Period::NotStarted | Period::Rebuys) {
-        return vec![];
+fn end_rebuys(state: &RebuyState, at: DateTime<Utc>) -> Result<Vec<RebuyEvent>, RebuyError> {
+    match state.period {
+        // Before the start there is no period to end (and the field is not known yet).
+        Period::NotStarted => return Err(RebuyError::PeriodClosed),
+        Period::Rebuys => {}
+        Period::AddOns | Period::Over => return Ok(vec![]),
     }
     let add_on_open = state.add_on.is_some();
     let mut events = vec![RebuyEvent::RebuyPeriodEnded { at, add_on_open }];
     if !add_on_open {
         events.extend(forgo_all_at_zero(state));
     }
-    events
+    Ok(events)
 }
 
 fn end_add_ons(state: &RebuyState, at: DateTime<Utc>) -> Vec<RebuyEvent> {

@@ -155,6 +155,15 @@ fn the_add_on_is_open_to_a_player_at_zero_chips_at_the_break_ending_the_rebuy_pe
 }
 
 #[test]
+fn the_rebuy_period_cannot_end_before_the_start_and_ending_it_twice_is_nothing() {
+    let configured = started(RebuyCondition::AtZero)[..3].to_vec();
+    given::<RebuysAggregate>(configured).when(C::EndRebuys { at: secs(0) }).then_reject(codes::REBUY_PERIOD_CLOSED);
+    let mut ended = started(RebuyCondition::AtZero);
+    ended.push(E::RebuyPeriodEnded { at: secs(80), add_on_open: true });
+    given::<RebuysAggregate>(ended).when(C::EndRebuys { at: secs(90) }).then(vec![]);
+}
+
+#[test]
 fn before_the_break_the_add_on_is_closed_and_a_stranger_has_no_entry() {
     given::<RebuysAggregate>(started(RebuyCondition::AtZero))
         .when(C::AddOn { who: who("ana"), at: secs(10) })
