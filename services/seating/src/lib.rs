@@ -11,6 +11,7 @@
 //! - [`reports`]: checking table reports before they change anything.
 //! - [`balancing`]: after each hand, which tables break and who moves where, and why.
 //!
+//! - [`commands`]: what the seating aggregate is asked to do, and its refusals.
 //! - [`domain`]: the seating aggregate: the draw, late seats, reports checked against where
 //!   players physically sit, decisions after each hand, and every table instruction as an
 //!   event (the outbox).
@@ -22,6 +23,7 @@
 #![deny(missing_docs)]
 
 pub mod balancing;
+pub mod commands;
 pub mod domain;
 pub mod draw;
 pub mod policy;

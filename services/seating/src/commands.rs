@@ -1,0 +1,135 @@
+//! What the seating aggregate is asked to do, and why it says no. (A table report that does
+//! not fit is not an error: the aggregate records it as `report_rejected`.)
+
+use crate::draw::Seed;
+use chrono::{DateTime, Utc};
+use floor_events::table::TableReport;
+use floor_events::{codes, EntryNo, PlayerId, TournamentId};
+
+/// What seating is asked to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SeatingCommand {
+    /// Set the tournament and its table size (at creation).
+    Configure {
+        /// The tournament.
+        tournament_id: TournamentId,
+        /// Seats per table.
+        table_size: u8,
+        /// Chips each entry starts with.
+        starting_stack: u64,
+        /// The tournament has rebuys: a stack that reaches zero keeps its seat until
+        /// [`SeatingCommand::Eliminate`] or [`SeatingCommand::AddChips`] (000 §16.7).
+        rebuys: bool,
+    },
+    /// An entry needs a seat (before the start: at the draw; after: now), with the starting
+    /// stack.
+    Join {
+        /// The entry.
+        entry: EntryNo,
+        /// Whose.
+        player: PlayerId,
+    },
+    /// An entry was withdrawn before the start.
+    Leave {
+        /// The entry.
+        entry: EntryNo,
+    },
+    /// Fix the draw's seed before the draw: its SHA-256 is published.
+    CommitDraw {
+        /// SHA-256 of the seed.
+        commitment: [u8; 32],
+    },
+    /// The tournament started: draw the seats.
+    Start {
+        /// The seed committed earlier.
+        seed: Seed,
+        /// Now.
+        at: DateTime<Utc>,
+    },
+    /// Draw the next part of a large start-of-play draw (nothing when it is complete).
+    ContinueDraw {
+        /// Which part this is (1 after the start's): it names the command, so each is stored
+        /// once; the aggregate draws whatever part comes next.
+        part: u32,
+    },
+    /// Blinds for the next hand at every table.
+    Blinds {
+        /// Level number.
+        level: u32,
+        /// Small blind.
+        small_blind: u64,
+        /// Big blind.
+        big_blind: u64,
+        /// Ante.
+        ante: u64,
+        /// Big-blind ante.
+        big_blind_ante: bool,
+    },
+    /// The rebuy period is over: stacks that reach zero from now on are out at once.
+    EndRebuys,
+    /// Chips bought (rebuy or add-on): to the entry's table for its next hand.
+    AddChips {
+        /// The entry.
+        entry: EntryNo,
+        /// Chips.
+        chips: u64,
+    },
+    /// Tell the table a player at zero is offered a rebuy until `until` (it holds its next hand).
+    OfferRebuy {
+        /// The entry.
+        entry: EntryNo,
+        /// The offer lapses then.
+        until: DateTime<Utc>,
+    },
+    /// An entry at zero chips is out: its rebuy was declined, lapsed, or not possible.
+    Eliminate {
+        /// The entry.
+        entry: EntryNo,
+        /// Seed for breaking draws.
+        seed: Seed,
+    },
+    /// A table's report, with the seed for any draw the decision after it needs.
+    Report {
+        /// The report.
+        report: TableReport,
+        /// Seed for breaking draws.
+        seed: Seed,
+    },
+}
+
+/// Why seating said no. (A report that does not fit is not an error: it is recorded as
+/// `report_rejected`.)
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SeatingError {
+    /// Configure first.
+    #[error("seating is not configured for this tournament")]
+    NotConfigured,
+    /// The draw was made.
+    #[error("the seats are drawn already")]
+    AlreadyStarted,
+    /// The seed does not match the commitment.
+    #[error("the seed does not match the published commitment")]
+    SeedMismatch,
+    /// Fewer than two entries.
+    #[error("{0} entries cannot start")]
+    TooFewEntries(usize),
+    /// No such live entry.
+    #[error("no live entry {0}")]
+    UnknownEntry(EntryNo),
+    /// Only an entry at zero chips can be eliminated by command.
+    #[error("entry {0} still has chips or a seat in play")]
+    StillInPlay(EntryNo),
+}
+
+impl floor_runtime::DomainError for SeatingError {
+    fn code(&self) -> &'static str {
+        match self {
+            Self::NotConfigured => codes::UNKNOWN_TOURNAMENT,
+            Self::AlreadyStarted => codes::TOURNAMENT_STARTED,
+            Self::SeedMismatch => codes::SEED_MISMATCH,
+            Self::TooFewEntries(_) => codes::TOO_FEW_ENTRIES,
+            Self::UnknownEntry(_) => codes::UNKNOWN_ENTRY,
+            Self::StillInPlay(_) => codes::STILL_IN_PLAY,
+        }
+    }
+}
