@@ -16,7 +16,7 @@
 //!   players physically sit, decisions after each hand, and every table instruction as an
 //!   event (the outbox).
 //!
-//! - [`policy`]: reactions to the tournament and its clock; the seeds of draws.
+//! - [`policy`]: reactions to the tournament, its clock and its rebuys; the seeds of draws.
 //! - [`simulated`]: a protocol-following table server with seeded random hands (`floor sim`,
 //!   tests).
 //! - [`service`]: the runners: policy, table reports in, instructions out (the outbox).
