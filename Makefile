@@ -19,6 +19,7 @@ test: tools
 bench: tools
 	$(CARGO) run --release -p floor-tests --bin floor-bench -- --write docs/benchmarks.md
 	$(CARGO) run --release -p floor-tests --bin seating-bench -- --write docs/benchmarks.md
+	$(CARGO) run --release -p floor-tests --bin seating-latency -- --tables 3000 --write docs/benchmarks.md
 	$(CARGO) run --release -p floor-tests --bin payouts-bench -- --write docs/benchmarks.md
 	$(CARGO) run --release -p floor-tests --bin clock-bench -- --write docs/benchmarks.md
 
