@@ -1,7 +1,8 @@
 //! Balancing and breaking tables: what moves after a hand, and why.
 //!
 //! Pure: the room (every table), the rules and a seed in; the moves out, applied to the room
-//! through [`apply_move`], the same function that replays a stored move.
+//! through [`apply_move`], the same function that replays a stored move. The room may be a
+//! [`Draft`](crate::room::Draft) of the stored one (the aggregate decides without copying it).
 //!
 //! Spec: `../shared/spec/README.md` §3; TDA 2024 R10, R11 and RP-9 (`practice.md` §1.1);
 //! PokerStars practice (`practice.md` §3.1).
@@ -23,7 +24,7 @@
 //! passed (TDA R8-A, R10-A); such a move says so (`wait_for_button`) for the table server.
 
 use crate::draw::{rng, Seed};
-use crate::room::Room;
+use crate::room::{Room, RoomLike};
 use crate::table::{Occupant, Seat, Table};
 use floor_events::EntryNo;
 use rand::seq::{IndexedRandom, SliceRandom};
@@ -138,7 +139,7 @@ pub fn tables_needed(players: usize, table_size: usize) -> usize {
 }
 
 /// Moves one player (a stored move replays through here too).
-pub fn apply_move(room: &mut Room, m: &Move) {
+pub fn apply_move(room: &mut impl RoomLike, m: &Move) {
     if let Some(occupant) = room.vacate(m.from_table, m.from_seat) {
         room.seat(m.to_table, m.to_seat, Occupant { entry: occupant.entry, moves: occupant.moves + 1 });
     }
@@ -158,7 +159,7 @@ pub fn apply(room: &mut Room, decision: &Decision) {
 }
 
 /// Decides (and applies to `room`) every move needed now. Deterministic for a given seed.
-pub fn decide(room: &mut Room, rules: &Rules, seed: &Seed) -> Decision {
+pub fn decide(room: &mut impl RoomLike, rules: &Rules, seed: &Seed) -> Decision {
     let mut decision = Decision::default();
     if rules.shootout {
         return decision;
@@ -176,7 +177,7 @@ pub fn decide(room: &mut Room, rules: &Rules, seed: &Seed) -> Decision {
     decision
 }
 
-fn break_tables(room: &mut Room, rules: &Rules, needed: usize, seed: &Seed, decision: &mut Decision) {
+fn break_tables(room: &mut impl RoomLike, rules: &Rules, needed: usize, seed: &Seed, decision: &mut Decision) {
     let mut rng = rng(seed);
     let players = room.players();
     let broken: Vec<u32> = room.breaking_order().take(room.len() - needed).collect();
@@ -215,7 +216,7 @@ fn break_tables(room: &mut Room, rules: &Rules, needed: usize, seed: &Seed, deci
     decision.closed.extend(broken);
 }
 
-fn balance(room: &mut Room, rules: &Rules, decision: &mut Decision) {
+fn balance(room: &mut impl RoomLike, rules: &Rules, decision: &mut Decision) {
     let allowed = match rules.when {
         BalanceWhen::DifferenceAboveOne => 1,
         BalanceWhen::ThreeShort => 2,

@@ -566,7 +566,7 @@ fn eliminate(state: &SeatingState, out: &mut Outbox<'_>, gone: &[(EntryNo, Optio
     if gone.is_empty() {
         return;
     }
-    let mut room = state.room.clone();
+    let mut room = state.room.draft();
     let mut players_left = state.entries.len() as u32;
     for &(entry, carried) in gone {
         players_left -= 1;
