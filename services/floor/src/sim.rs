@@ -151,30 +151,44 @@ async fn ask<T: Serialize>(backbone: &Backbone, service: &str, verb: &str, body:
     }
 }
 
-/// Whether a runner's durable consumer has nothing left to do.
-async fn idle(stream: &async_nats::jetstream::stream::Stream, name: &str) -> bool {
-    match stream.get_consumer::<async_nats::jetstream::consumer::pull::Config>(name).await {
-        Ok(mut consumer) => consumer.info().await.is_ok_and(|i| i.num_pending == 0 && i.num_ack_pending == 0),
-        Err(_) => false,
-    }
+/// How far a runner's durable consumer is: the last stream sequence it acknowledged, and
+/// whether it has nothing left to do (`None` while its consumer cannot be read).
+async fn runner_state(stream: &async_nats::jetstream::stream::Stream, name: &str) -> Option<(u64, bool)> {
+    let mut consumer = stream.get_consumer::<async_nats::jetstream::consumer::pull::Config>(name).await.ok()?;
+    let info = consumer.info().await.ok()?;
+    Some((info.ack_floor.stream_sequence, info.num_pending == 0 && info.num_ack_pending == 0))
 }
 
 /// Waits until Floor has taken every report and published every instruction that follows.
+///
+/// A large field keeps the runners busy for longer than [`STALL`] (50,000 late registrations,
+/// a round of 28,000 tables), so only a wait in which no runner acknowledges anything new for
+/// that long is a stall. The runners are asked less often the longer the wait: asking every
+/// millisecond loads the server that is doing the work.
 async fn settled(backbone: &Backbone) -> Result<(), String> {
-    let deadline = Instant::now() + STALL;
+    // In the order work flows: reactions and reports make seating commits, which the outbox
+    // publishes.
+    let runners = [
+        (&backbone.events, "projection-seating-policy"),
+        (&backbone.tables, "projection-seating-reports"),
+        (&backbone.events, "projection-seating-outbox"),
+    ];
+    let (mut seen, mut moved_at, mut pause) = (Vec::new(), Instant::now(), Duration::from_millis(1));
     loop {
-        // In the order work flows: reactions and reports make seating commits, which the outbox
-        // publishes.
-        if idle(&backbone.events, "projection-seating-policy").await
-            && idle(&backbone.tables, "projection-seating-reports").await
-            && idle(&backbone.events, "projection-seating-outbox").await
-        {
+        let mut states = Vec::with_capacity(runners.len());
+        for (stream, name) in runners {
+            states.push(runner_state(stream, name).await);
+        }
+        if states.iter().all(|s| s.is_some_and(|(_, idle)| idle)) {
             return Ok(());
         }
-        if Instant::now() > deadline {
-            return Err(format!("Floor has not caught up with the tables in {} s (is the seating service running?)", STALL.as_secs()));
+        if states != seen {
+            (seen, moved_at) = (states, Instant::now());
+        } else if moved_at.elapsed() > STALL {
+            return Err(format!("Floor has made no progress with the tables in {} s (is the seating service running?)", STALL.as_secs()));
         }
-        tokio::time::sleep(Duration::from_millis(1)).await;
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(Duration::from_millis(50));
     }
 }
 
