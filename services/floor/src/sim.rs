@@ -161,11 +161,13 @@ async fn runner_state(stream: &async_nats::jetstream::stream::Stream, name: &str
 
 /// Waits until Floor has taken every report and published every instruction that follows.
 ///
-/// A large field keeps the runners busy for longer than [`STALL`] (50,000 late registrations,
-/// a round of 28,000 tables), so only a wait in which no runner acknowledges anything new for
-/// that long is a stall. The runners are asked less often the longer the wait: asking every
-/// millisecond loads the server that is doing the work.
-async fn settled(backbone: &Backbone) -> Result<(), String> {
+/// A large field keeps the runners busy for longer than [`STALL`] (the seating of 50,000
+/// entries, the draw of 28,000 tables, which the policy stores part after part before it
+/// acknowledges the start), so only a wait in which no runner acknowledges anything new and
+/// the tournament's seating log does not grow for that long is a stall. The runners are asked
+/// less often the longer the wait: asking every millisecond loads the server doing the work.
+async fn settled(backbone: &Backbone, t: TournamentId) -> Result<(), String> {
+    let seating = subjects::event_subject(subjects::aggregate::SEATING, t.0);
     // In the order work flows: reactions and reports make seating commits, which the outbox
     // publishes.
     let runners = [
@@ -182,6 +184,8 @@ async fn settled(backbone: &Backbone) -> Result<(), String> {
         if states.iter().all(|s| s.is_some_and(|(_, idle)| idle)) {
             return Ok(());
         }
+        let last_commit = backbone.events.direct_get_last_for_subject(&seating).await.map(|m| m.sequence).ok();
+        states.push(last_commit.map(|sequence| (sequence, false)));
         if states != seen {
             (seen, moved_at) = (states, Instant::now());
         } else if moved_at.elapsed() > STALL {
@@ -248,7 +252,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     let mut waiting_since: Option<Instant> = None;
     let (mut rounds, mut buying) = (0u64, config.rebuys);
     loop {
-        settled(backbone).await?;
+        settled(backbone, t).await?;
         drain(&mut instructions, &mut tables).await?;
         let mut reports = Vec::new();
         for (&number, table) in tables.iter_mut() {
