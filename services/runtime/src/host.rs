@@ -136,13 +136,39 @@ where
     /// # Errors
     /// Outer `Err`: infrastructure ([`HostErrorKind`]). Inner `Err`: the domain said no.
     pub async fn execute(&self, id: Uuid, command_id: CommandId, command: A::Command) -> Outcome<A> {
+        self.execute_then(id, command_id, command, |_| std::future::ready(())).await.0
+    }
+
+    /// As [`AggregateHost::execute`], and then, while no other command to this aggregate can
+    /// run, `then` with what a new commit stored (not called for a duplicate, a rejection or
+    /// no events). The future `then` returns is awaited under the same lock.
+    ///
+    /// For side effects whose order must follow the log's: seating publishes a commit's table
+    /// instructions here (queued on the connection, acknowledgements awaited by the caller
+    /// after the lock is released), so two commits' instructions leave in commit order without
+    /// waiting for the outbox.
+    ///
+    /// # Errors
+    /// As [`AggregateHost::execute`].
+    pub async fn execute_then<T, F, Fut>(&self, id: Uuid, command_id: CommandId, command: A::Command, then: F) -> (Outcome<A>, Option<T>)
+    where
+        F: FnOnce(&Committed<A::Event>) -> Fut,
+        Fut: std::future::Future<Output = T>,
+    {
         let slot = self.slot(id);
         let mut live = slot.lock().await;
         if !live.loaded {
-            live.catch_up(&self.store).await.map_err(|e| HostError::with_source(HostErrorKind::Unavailable, e))?;
+            if let Err(e) = live.catch_up(&self.store).await {
+                return (Err(HostError::with_source(HostErrorKind::Unavailable, e)), None);
+            }
             live.loaded = true;
         }
-        live.handle(&self.store, command_id, command).await
+        let outcome = live.handle(&self.store, command_id, command).await;
+        let after = match &outcome {
+            Ok(Ok(committed)) if !committed.duplicate && !committed.events.is_empty() => Some(then(committed).await),
+            _ => None,
+        };
+        (outcome, after)
     }
 
     /// Number of aggregates currently in memory.

@@ -20,6 +20,7 @@
 //! - [`simulated`]: a protocol-following table server with seeded random hands (`floor sim`,
 //!   tests).
 //! - [`service`]: the runners: policy, table reports in, instructions out (the outbox).
+//! - `publishing`: instructions sent as each commit is stored, the outbox as backstop.
 #![deny(missing_docs)]
 
 pub mod balancing;
@@ -27,6 +28,7 @@ pub mod commands;
 pub mod domain;
 pub mod draw;
 pub mod policy;
+mod publishing;
 pub mod reports;
 pub mod room;
 pub mod service;

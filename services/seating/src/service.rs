@@ -5,17 +5,21 @@
 //! - **reports**: table reports from `floor.table.<t>.<table>.out` (stream `FLOOR_TABLES`) →
 //!   the aggregate, in stream order, each with a command id derived from the report.
 //! - **outbox**: the aggregate's `instructed` events → `floor.table.<t>.<table>.in`, with
-//!   `Nats-Msg-Id` = `instruction:<tournament>.<table>.<sequence>` (reports use their own ids, in the same stream, so the two must never collide); eliminations → registration's
+//!   `Nats-Msg-Id` = `instruction:<tournament>.<table>.<sequence>` (reports use their own ids,
+//!   in the same stream, so the two must never collide); eliminations → registration's
 //!   `eliminate_entry`. Published before the checkpoint moves: at least once, and recognisable.
+//!
+//! The policy and reports runners publish each commit's instructions themselves as soon as it
+//! is stored ([`crate::publishing`]); the outbox publishes only what they could not.
 
 use crate::domain::{SeatingAggregate, SeatingCommand};
 use crate::policy::{react_to_clock, react_to_rebuys, react_to_tournament, SeedKey};
-use async_nats::jetstream::message::PublishMessage;
+use crate::publishing::{self, InFlight, Publisher};
 use floor_events::clock::ClockEvent;
 use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::{self, EliminateEntry, TournamentEvent};
 use floor_events::seating::SeatingEvent;
-use floor_events::table::{instructions_subject, TableInstruction, TableReport};
+use floor_events::table::{TableInstruction, TableReport};
 use floor_events::{record, subjects, CommandId, EntryNo, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind, ProjectionRunner};
@@ -60,15 +64,21 @@ impl SeatingService {
             None => seed_key(backbone).await?,
         };
         let host = AggregateHost::<SeatingAggregate>::new(JetStreamStore::new(backbone));
-        let mut outbox =
-            ProjectionRunner::new(backbone, Outbox { backbone: backbone.clone(), instructions: Vec::new(), eliminated: Vec::new() })
-                .await?
-                .with_linger(Duration::ZERO);
-        let mut policy = ProjectionRunner::new(backbone, Policy { host: host.clone(), key: key.clone(), queued: Vec::new() })
+        let publisher = Publisher::new(backbone.jetstream.clone());
+        let outbox = Outbox { backbone: backbone.clone(), publisher: publisher.clone(), instructions: Vec::new(), eliminated: Vec::new() };
+        // Every runner's flush is idempotent (derived command ids, message ids), so each stores
+        // its checkpoint while it already works on what came next.
+        let mut outbox = ProjectionRunner::new(backbone, outbox).await?.with_linger(Duration::ZERO).with_pipelined_checkpoints();
+        let queue = |host: &AggregateHost<SeatingAggregate>| Queue { host: host.clone(), publisher: publisher.clone(), queued: Vec::new() };
+        let mut policy = ProjectionRunner::new(backbone, Policy { queue: queue(&host), key: key.clone() })
             .await?
-            .with_linger(Duration::ZERO);
-        let reports = Reports { host, key, queued: Vec::new() };
-        let mut reports = ProjectionRunner::on_stream(backbone, backbone.tables.clone(), reports).await?.with_linger(Duration::ZERO);
+            .with_linger(Duration::ZERO)
+            .with_pipelined_checkpoints();
+        let reports = Reports { queue: queue(&host), key };
+        let mut reports = ProjectionRunner::on_stream(backbone, backbone.tables.clone(), reports)
+            .await?
+            .with_linger(Duration::ZERO)
+            .with_pipelined_checkpoints();
         policy.catch_up().await?;
         reports.catch_up().await?;
         outbox.catch_up().await?;
@@ -90,44 +100,65 @@ async fn seed_key(backbone: &Backbone) -> Result<SeedKey, ProjectionError> {
     Ok(SeedKey(key))
 }
 
-/// Runs queued commands in order; a rejection is logged (the command was not needed or not
-/// possible), a failure keeps the rest queued so the checkpoint does not move past them.
-///
-/// A draw too large for one commit continues part after part until it is complete; each
-/// part's command id is derived from the tournament and the part's number, so a replayed start
-/// walks the parts already stored and then draws the rest.
-async fn run_queued(
-    host: &AggregateHost<SeatingAggregate>,
-    queued: &mut Vec<(TournamentId, CommandId, SeatingCommand)>,
-) -> Result<(), ProjectionError> {
-    while let Some((tournament, command_id, command)) = queued.first().cloned() {
-        let next_part = match command {
-            SeatingCommand::Start { .. } => Some(1),
-            SeatingCommand::ContinueDraw { part } => Some(part + 1),
-            _ => None,
-        };
-        match host.execute(tournament.0, command_id, command).await {
-            Ok(Ok(committed)) => {
-                queued.remove(0);
-                if let (Some(part), false) = (next_part, committed.events.is_empty()) {
-                    let id = CommandId::derived(&format!("seating-draw-part:{tournament}:{part}"));
-                    queued.insert(0, (tournament, id, SeatingCommand::ContinueDraw { part }));
-                }
-            }
-            Ok(Err(rejection)) => {
-                tracing::info!(%tournament, code = rejection.code(), "seating command not applied: {rejection}");
-                queued.remove(0);
-            }
-            Err(e) => return Err(write(e)),
-        }
+/// Seating commands waiting to run, in order, and how to run them.
+struct Queue {
+    host: AggregateHost<SeatingAggregate>,
+    publisher: Publisher,
+    queued: Vec<(TournamentId, CommandId, SeatingCommand)>,
+}
+
+impl Queue {
+    fn push(&mut self, tournament: TournamentId, command_id: CommandId, command: SeatingCommand) {
+        self.queued.push((tournament, command_id, command));
     }
-    Ok(())
+
+    /// Runs the queued commands in order; a rejection is logged (the command was not needed
+    /// or not possible), a failure keeps the rest queued so the checkpoint does not move past
+    /// them. Each new commit's instructions are sent as it is stored; their acknowledgements
+    /// are awaited together at the end.
+    ///
+    /// A draw too large for one commit continues part after part until it is complete; each
+    /// part's command id is derived from the tournament and the part's number, so a replayed
+    /// start walks the parts already stored and then draws the rest.
+    async fn run(&mut self) -> Result<(), ProjectionError> {
+        let mut in_flight = InFlight::default();
+        let result = self.run_sending(&mut in_flight).await;
+        in_flight.confirm().await;
+        result
+    }
+
+    async fn run_sending(&mut self, in_flight: &mut InFlight) -> Result<(), ProjectionError> {
+        while let Some((tournament, command_id, command)) = self.queued.first().cloned() {
+            let next_part = match command {
+                SeatingCommand::Start { .. } => Some(1),
+                SeatingCommand::ContinueDraw { part } => Some(part + 1),
+                _ => None,
+            };
+            let publisher = &self.publisher;
+            let (outcome, _) =
+                self.host.execute_then(tournament.0, command_id, command, |committed| publisher.send(&committed.events, in_flight)).await;
+            match outcome {
+                Ok(Ok(committed)) => {
+                    self.queued.remove(0);
+                    if let (Some(part), false) = (next_part, committed.events.is_empty()) {
+                        let id = CommandId::derived(&format!("seating-draw-part:{tournament}:{part}"));
+                        self.queued.insert(0, (tournament, id, SeatingCommand::ContinueDraw { part }));
+                    }
+                }
+                Ok(Err(rejection)) => {
+                    tracing::info!(%tournament, code = rejection.code(), "seating command not applied: {rejection}");
+                    self.queued.remove(0);
+                }
+                Err(e) => return Err(write(e)),
+            }
+        }
+        Ok(())
+    }
 }
 
 struct Policy {
-    host: AggregateHost<SeatingAggregate>,
+    queue: Queue,
     key: SeedKey,
-    queued: Vec<(TournamentId, CommandId, SeatingCommand)>,
 }
 
 impl Projection for Policy {
@@ -147,15 +178,19 @@ impl Projection for Policy {
         let tournament = TournamentId(id);
         if aggregate == subjects::aggregate::REBUYS {
             match record::decode_commit::<RebuyEvent>(body) {
-                Ok(events) => self
-                    .queued
-                    .extend(events.iter().filter_map(|e| react_to_rebuys(tournament, e, &self.key)).map(|(i, c)| (tournament, i, c))),
+                Ok(events) => {
+                    for (id, command) in events.iter().filter_map(|e| react_to_rebuys(tournament, e, &self.key)) {
+                        self.queue.push(tournament, id, command);
+                    }
+                }
                 Err(e) => tracing::warn!(subject, sequence, error = %e, "seating skipped an undecodable rebuys commit"),
             }
         } else if aggregate == subjects::aggregate::CLOCK {
             match record::decode_commit::<ClockEvent>(body) {
                 Ok(events) => {
-                    self.queued.extend(events.iter().filter_map(|e| react_to_clock(tournament, e)).map(|(i, c)| (tournament, i, c)))
+                    for (id, command) in events.iter().filter_map(|e| react_to_clock(tournament, e)) {
+                        self.queue.push(tournament, id, command);
+                    }
                 }
                 Err(e) => tracing::warn!(subject, sequence, error = %e, "seating skipped an undecodable clock commit"),
             }
@@ -163,7 +198,9 @@ impl Projection for Policy {
             match record::decode_commit::<TournamentEvent>(body) {
                 Ok(events) => {
                     for e in &events {
-                        self.queued.extend(react_to_tournament(tournament, e, &self.key).into_iter().map(|(i, c)| (tournament, i, c)));
+                        for (id, command) in react_to_tournament(tournament, e, &self.key) {
+                            self.queue.push(tournament, id, command);
+                        }
                     }
                 }
                 Err(e) => tracing::warn!(subject, sequence, error = %e, "seating skipped an undecodable tournament commit"),
@@ -172,19 +209,18 @@ impl Projection for Policy {
     }
 
     async fn flush(&mut self) -> Result<(), ProjectionError> {
-        run_queued(&self.host, &mut self.queued).await
+        self.queue.run().await
     }
 
     async fn reset(&mut self) -> Result<(), ProjectionError> {
-        self.queued.clear();
+        self.queue.queued.clear();
         Ok(())
     }
 }
 
 struct Reports {
-    host: AggregateHost<SeatingAggregate>,
+    queue: Queue,
     key: SeedKey,
-    queued: Vec<(TournamentId, CommandId, SeatingCommand)>,
 }
 
 impl Projection for Reports {
@@ -202,24 +238,25 @@ impl Projection for Reports {
                 let tournament = report.tournament_id;
                 let command_id = CommandId::derived(&format!("seating-report:{tournament}:{}:{}", report.table, report.report_id));
                 let seed = self.key.decision(tournament, report.table, &report.report_id);
-                self.queued.push((tournament, command_id, SeatingCommand::Report { report, seed }));
+                self.queue.push(tournament, command_id, SeatingCommand::Report { report, seed });
             }
             Err(e) => tracing::warn!(subject, sequence, error = %e, "unreadable table report skipped"),
         }
     }
 
     async fn flush(&mut self) -> Result<(), ProjectionError> {
-        run_queued(&self.host, &mut self.queued).await
+        self.queue.run().await
     }
 
     async fn reset(&mut self) -> Result<(), ProjectionError> {
-        self.queued.clear();
+        self.queue.queued.clear();
         Ok(())
     }
 }
 
 struct Outbox {
     backbone: Backbone,
+    publisher: Publisher,
     instructions: Vec<TableInstruction>,
     eliminated: Vec<(TournamentId, EntryNo)>,
 }
@@ -250,12 +287,15 @@ impl Projection for Outbox {
     }
 
     async fn flush(&mut self) -> Result<(), ProjectionError> {
+        let mut unpublished = Vec::new();
+        for i in &self.instructions {
+            if !self.publisher.published(i).await {
+                unpublished.push(publishing::message(i));
+            }
+        }
         let jetstream = self.backbone.jetstream.clone();
-        let publishes = self.instructions.iter().map(|i| {
-            let (jetstream, subject) = (jetstream.clone(), instructions_subject(i.tournament_id, i.table));
-            let message = PublishMessage::build()
-                .payload(serde_json::to_vec(i).expect("instruction serializes").into())
-                .message_id(format!("instruction:{}.{}.{}", i.tournament_id, i.table, i.sequence));
+        let publishes = unpublished.into_iter().map(|(subject, message)| {
+            let jetstream = jetstream.clone();
             async move {
                 let ack = jetstream.send_publish(subject, message).await.map_err(write)?;
                 ack.await.map(|_| ()).map_err(write)
