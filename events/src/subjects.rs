@@ -20,6 +20,8 @@ pub const COMMAND_PREFIX: &str = "floor.cmd";
 pub const LOBBY_BUCKET: &str = "floor-lobby";
 /// KV bucket where projections keep their checkpoints (last applied stream sequence).
 pub const CHECKPOINT_BUCKET: &str = "floor-checkpoints";
+/// Object store of aggregate snapshots (a cache of the log: losing it costs only a longer load).
+pub const SNAPSHOT_BUCKET: &str = "floor-snapshots";
 /// Header carrying the schema version of a commit's events.
 pub const SCHEMA_HEADER: &str = "Floor-Schema";
 

@@ -141,7 +141,13 @@ async fn a_seed_repeats_its_tournament_even_when_the_platform_is_killed_mid_tour
     let config = config(300, 11);
     let uninterrupted = play(&world().await, &config).await;
 
-    let mut world = world().await;
+    // Snapshots every few commits, so the restart loads one and folds only what came after.
+    let mut world = World::start_configured(|c| {
+        c.scheduler = false;
+        c.seed_key = Some([42; 32]);
+        c.seating_snapshot_every = 25;
+    })
+    .await;
     let (hands_tx, mut hands_rx) = tokio::sync::watch::channel(0u64);
     let backbone = world.backbone.clone();
     let run = {
@@ -165,4 +171,11 @@ async fn a_seed_repeats_its_tournament_even_when_the_platform_is_killed_mid_tour
     );
     check_log(&world, config.tournament_id, config.entrants).await;
     check_payouts(&world, config.tournament_id, config.entrants, &interrupted.winner).await;
+    let snapshots = world.backbone.jetstream.get_object_store(subjects::SNAPSHOT_BUCKET).await.expect("snapshot bucket");
+    let name = format!(
+        "{}.{}",
+        floor_seating::domain::SNAPSHOT_VERSION,
+        subjects::event_subject(subjects::aggregate::SEATING, config.tournament_id.0)
+    );
+    assert!(snapshots.info(&name).await.is_ok(), "the restarted seating had a snapshot to load: {name}");
 }

@@ -44,6 +44,8 @@ pub struct PlatformConfig {
     pub rebuys: bool,
     /// Fix seating's seed key (`floor sim`, to repeat a tournament); otherwise the stored one.
     pub seed_key: Option<[u8; 32]>,
+    /// Seating snapshots a tournament every this many commits (tests make it small).
+    pub seating_snapshot_every: u64,
     /// Serve the lobby over HTTP here (port 0 picks a free one).
     pub http: Option<SocketAddr>,
     /// The clock services stamp commands with.
@@ -63,6 +65,7 @@ impl PlatformConfig {
             payouts: true,
             rebuys: true,
             seed_key: None,
+            seating_snapshot_every: floor_seating::service::SNAPSHOT_EVERY,
             http,
             clock: Arc::new(floor_runtime::SystemClock),
         }
@@ -148,7 +151,7 @@ impl Platform {
         }
         if config.seating {
             let key = config.seed_key.map(floor_seating::policy::SeedKey);
-            floor_seating::service::SeatingService::start(&backbone, key, shutdown.clone(), &tracker)
+            floor_seating::service::SeatingService::start(&backbone, key, config.seating_snapshot_every, shutdown.clone(), &tracker)
                 .await
                 .map_err(|e| StartupError::Service("seating", e.to_string()))?;
         }

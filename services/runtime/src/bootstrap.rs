@@ -147,6 +147,17 @@ pub async fn ensure_backbone(client: async_nats::Client) -> Result<Backbone, Boo
                 .map_err(|e| setup(format!("bucket {bucket}: {e}")))?;
         }
     }
+    if jetstream.get_object_store(subjects::SNAPSHOT_BUCKET).await.is_err() {
+        jetstream
+            .create_object_store(async_nats::jetstream::object_store::Config {
+                bucket: subjects::SNAPSHOT_BUCKET.to_owned(),
+                description: Some("Floor aggregate snapshots: a cache of the log, rebuilt from it if lost".to_owned()),
+                storage: stream::StorageType::File,
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| setup(format!("object store {}: {e}", subjects::SNAPSHOT_BUCKET)))?;
+    }
     Ok(Backbone { client, jetstream, events, tables })
 }
 

@@ -18,6 +18,7 @@
 //! out and catches up.
 
 use crate::error::Error;
+use crate::snapshot::Snapshots;
 use crate::store::{JetStreamStore, StoreErrorKind, StoredCommit};
 use esrs::Aggregate;
 use floor_events::{subjects, CommandId};
@@ -78,11 +79,12 @@ pub struct AggregateHost<A: Aggregate> {
     store: JetStreamStore,
     // std Mutex: held only to find or insert an aggregate's slot, never across an await.
     live: Arc<Mutex<HashMap<Uuid, Slot<A>>>>,
+    snapshots: Option<Arc<Snapshots<A::State>>>,
 }
 
 impl<A: Aggregate> Clone for AggregateHost<A> {
     fn clone(&self) -> Self {
-        Self { store: self.store.clone(), live: self.live.clone() }
+        Self { store: self.store.clone(), live: self.live.clone(), snapshots: self.snapshots.clone() }
     }
 }
 
@@ -96,7 +98,14 @@ where
 {
     /// A host on `store`.
     pub fn new(store: JetStreamStore) -> Self {
-        Self { store, live: Arc::default() }
+        Self { store, live: Arc::default(), snapshots: None }
+    }
+
+    /// Loads aggregates from their last snapshot and stores a new one every
+    /// `snapshots.every` commits ([`crate::snapshot`]).
+    pub fn with_snapshots(mut self, snapshots: Snapshots<A::State>) -> Self {
+        self.snapshots = Some(Arc::new(snapshots));
+        self
     }
 
     /// Runs a reaction (a command a policy derived from the log) until the store takes it: a
@@ -158,7 +167,7 @@ where
         let slot = self.slot(id);
         let mut live = slot.lock().await;
         if !live.loaded {
-            if let Err(e) = live.catch_up(&self.store).await {
+            if let Err(e) = live.load(&self.store, self.snapshots.as_deref()).await {
                 return (Err(HostError::with_source(HostErrorKind::Unavailable, e)), None);
             }
             live.loaded = true;
@@ -168,6 +177,9 @@ where
             Ok(Ok(committed)) if !committed.duplicate && !committed.events.is_empty() => Some(then(committed).await),
             _ => None,
         };
+        if let Some(snapshots) = &self.snapshots {
+            live.snapshot_if_due(snapshots);
+        }
         (outcome, after)
     }
 
@@ -192,6 +204,10 @@ struct Live<A: Aggregate> {
     last_sequence: u64,
     /// Command id → stream sequence of its commit, for every commit of this aggregate.
     seen: HashMap<CommandId, u64>,
+    /// Commits applied since the last snapshot (stored or loaded).
+    since_snapshot: u64,
+    /// The snapshot being stored, if one is.
+    storing: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl<A> Live<A>
@@ -208,25 +224,86 @@ where
             state: A::State::default(),
             last_sequence: 0,
             seen: HashMap::new(),
+            since_snapshot: 0,
+            storing: None,
         }
     }
 
-    /// Applies every commit stored after `last_sequence`.
-    async fn catch_up(&mut self, store: &JetStreamStore) -> Result<(), crate::store::StoreError> {
+    /// First use: the last snapshot, if any, then the commits after it.
+    async fn load(&mut self, store: &JetStreamStore, snapshots: Option<&Snapshots<A::State>>) -> Result<(), crate::store::StoreError> {
+        let started = std::time::Instant::now();
+        let mut from = None;
+        if let Some(snapshots) = snapshots {
+            match snapshots.load(&self.subject).await {
+                Ok(Some(restored)) => {
+                    from = Some(restored.sequence);
+                    (self.state, self.last_sequence, self.seen) = (restored.state, restored.sequence, restored.seen);
+                }
+                Ok(None) => {}
+                Err(e) => tracing::warn!(subject = %self.subject, error = %e, "snapshot ignored; folding the whole log"),
+            }
+        }
+        let snapshot_read = started.elapsed();
+        let folded = self.catch_up(store).await?;
+        if from.is_some() || folded > 1_000 {
+            tracing::info!(
+                subject = %self.subject,
+                snapshot_sequence = from,
+                snapshot_ms = snapshot_read.as_millis() as u64,
+                commits_folded = folded,
+                total_ms = started.elapsed().as_millis() as u64,
+                "aggregate loaded"
+            );
+        }
+        Ok(())
+    }
+
+    /// Applies every commit stored after `last_sequence`; returns how many.
+    async fn catch_up(&mut self, store: &JetStreamStore) -> Result<u64, crate::store::StoreError> {
         let commits: Vec<StoredCommit<A::Event>> = store.load(&self.subject, self.last_sequence).await?;
+        let folded = commits.len() as u64;
         for commit in commits {
             self.apply(commit.sequence, commit.command_id, commit.events);
         }
-        Ok(())
+        Ok(folded)
     }
 
     fn apply(&mut self, sequence: u64, command_id: Option<CommandId>, events: Vec<A::Event>) {
         let state = std::mem::take(&mut self.state);
         self.state = events.into_iter().fold(state, A::apply_event);
         self.last_sequence = sequence;
+        self.since_snapshot += 1;
         if let Some(id) = command_id {
             self.seen.insert(id, sequence);
         }
+    }
+
+    /// Stores a snapshot when enough commits have been applied since the last and no other is
+    /// still being stored. Encoded here, under the aggregate's lock; stored by its own task.
+    fn snapshot_if_due(&mut self, snapshots: &Snapshots<A::State>) {
+        if self.since_snapshot < snapshots.every || self.storing.as_ref().is_some_and(|s| !s.is_finished()) {
+            return;
+        }
+        let bytes = match snapshots.encode(self.last_sequence, &self.seen, &self.state) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                tracing::warn!(subject = %self.subject, error = %e, "snapshot not taken");
+                self.since_snapshot = 0;
+                return;
+            }
+        };
+        self.since_snapshot = 0;
+        let (bucket, name) = snapshots.target(&self.subject);
+        let sequence = self.last_sequence;
+        self.storing = Some(tokio::spawn(async move {
+            let started = std::time::Instant::now();
+            match crate::snapshot::store(&bucket, &name, &bytes).await {
+                Ok(()) => {
+                    tracing::info!(%name, sequence, bytes = bytes.len(), ms = started.elapsed().as_millis() as u64, "snapshot stored")
+                }
+                Err(e) => tracing::warn!(%name, error = %e, "snapshot not stored; the next one will be"),
+            }
+        }));
     }
 
     async fn handle(&mut self, store: &JetStreamStore, command_id: CommandId, command: A::Command) -> Outcome<A> {

@@ -12,6 +12,8 @@
 //!   command, optimistic concurrency, idempotent command ids; plus esrs's `EventStore` trait.
 //! - [`host`]: keeps live aggregates in memory, one task each, so a command costs one JetStream
 //!   round trip; reloads and retries on conflict.
+//! - [`snapshot`]: aggregate snapshots in the `floor-snapshots` object store, so a restart
+//!   reads one object and the commits after it.
 //! - [`endpoint`]: request/reply command endpoints on `floor.cmd.<service>.<verb>` with typed
 //!   error replies.
 //! - [`spec`]: given / when / then for testing deciders.
@@ -28,6 +30,7 @@ pub mod follow;
 pub mod host;
 pub mod projection;
 pub mod server;
+pub mod snapshot;
 pub mod spec;
 pub mod store;
 

@@ -22,6 +22,7 @@ use esrs::Aggregate;
 use floor_events::seating::{DrawnTable, MoveReason, SeatedEntry, SeatingEvent};
 use floor_events::table::{BustReport, Instruction, Removal, Report, SeatNo, SeatStack, TableInstruction, TableReport};
 use floor_events::{subjects, EntryNo, PlayerId, TournamentId};
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 pub use crate::commands::{SeatingCommand, SeatingError};
@@ -29,8 +30,12 @@ pub use crate::commands::{SeatingCommand, SeatingError};
 /// The seating aggregate.
 pub struct SeatingAggregate;
 
+/// Names the shape of [`SeatingState`] in snapshots: change it with any change to the state's
+/// fields or their meaning, and old snapshots are ignored (the log is folded instead).
+pub const SNAPSHOT_VERSION: &str = "seating-1";
+
 /// Where a moving player still plays until the source table lets them go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Leaving {
     /// The source table.
     pub table: u32,
@@ -40,8 +45,8 @@ pub struct Leaving {
     pub wait_for_button: bool,
 }
 
-/// Seating, folded from its events.
-#[derive(Debug, Clone, Default)]
+/// Seating, folded from its events. Serialized only for snapshots ([`SNAPSHOT_VERSION`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SeatingState {
     /// The tournament.
     pub tournament_id: Option<TournamentId>,
@@ -76,6 +81,7 @@ pub struct SeatingState {
     /// Closed tables some moving player still sits at.
     pub closing: HashSet<u32>,
     /// Removal instructions awaiting confirmation: (table, sequence) → entry.
+    #[serde(with = "floor_runtime::snapshot::pairs")]
     pub awaiting: HashMap<(u32, u64), EntryNo>,
     /// Last instruction sequence per table.
     pub sequences: HashMap<u32, u64>,
@@ -91,6 +97,7 @@ pub struct SeatingState {
     /// Chips bought and not yet at a table.
     pub bought: HashMap<EntryNo, u64>,
     /// `add_chips` instructions awaiting confirmation: (table, sequence) → (entry, chips).
+    #[serde(with = "floor_runtime::snapshot::pairs")]
     pub chips_on_way: HashMap<(u32, u64), (EntryNo, u64)>,
 }
 

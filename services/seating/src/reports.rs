@@ -77,7 +77,7 @@ impl Rejection {
 }
 
 /// A hand in progress at a table: who was dealt in, with what.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HandInPlay {
     /// The hand number.
     pub hand: u64,
@@ -86,7 +86,7 @@ pub struct HandInPlay {
 }
 
 /// What Floor knows about play at the tables: chips per entry and each table's hands.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Play {
     /// Chips of every seated entry, between hands.
     pub chips: HashMap<EntryNo, u64>,

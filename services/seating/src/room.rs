@@ -21,7 +21,7 @@ use std::ops::RangeBounds;
 type Key = (usize, Reverse<u32>);
 
 /// Tables by number, with an index by player count.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Room {
     tables: BTreeMap<u32, Table>,
     /// (players, Reverse(number)): ascending order visits the fewest players first and, among

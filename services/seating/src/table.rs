@@ -12,7 +12,7 @@ use floor_events::EntryNo;
 pub type Seat = usize;
 
 /// Someone in a seat.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Occupant {
     /// The entry sitting here.
     pub entry: EntryNo,
@@ -21,7 +21,7 @@ pub struct Occupant {
 }
 
 /// A table: its seats and where the button was in the last hand.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Table {
     /// Table number, from 1.
     pub number: u32,
