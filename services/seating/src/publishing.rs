@@ -24,6 +24,14 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
 
+/// A commit with more instructions than this (a draw part, blinds for every table) is left to
+/// the outbox: it is bulk, not a table waiting on its report, and sending it under the
+/// aggregate's lock would hold acknowledgement permits the connection shares. async-nats
+/// allows 5,000 unacknowledged publishes per JetStream context and then waits for one to be
+/// acknowledged: with the acknowledgements awaited only after the lock, a 250,000-entrant
+/// draw stopped for good at 5,000 instructions.
+pub(crate) const DIRECT_AT_MOST: usize = 256;
+
 /// One table of one tournament.
 type TableKey = (TournamentId, u32);
 
@@ -69,7 +77,8 @@ impl Publisher {
     pub(crate) fn send<'a>(&'a self, events: &[SeatingEvent], in_flight: &'a mut InFlight) -> impl Future<Output = ()> + 'a {
         let mut ledger = self.ledger.lock().expect("publishing ledger poisoned");
         let mut messages = Vec::new();
-        for event in events {
+        let instructions = events.iter().filter(|e| matches!(e, SeatingEvent::Instructed { .. })).count();
+        for event in events.iter().filter(|_| instructions <= DIRECT_AT_MOST) {
             let SeatingEvent::Instructed { instruction } = event else { continue };
             let key = ((instruction.tournament_id, instruction.table), instruction.sequence);
             if ledger.passed.get(&key.0).is_some_and(|&passed| passed >= key.1) {
@@ -106,6 +115,11 @@ impl Publisher {
 }
 
 impl InFlight {
+    /// Instructions whose acknowledgements are awaited.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
     /// Awaits the acknowledgements and records each outcome for the outbox. A failure is only
     /// logged: the outbox publishes that instruction again.
     pub(crate) async fn confirm(self) {

@@ -36,6 +36,9 @@ const PUBLISHING: usize = 256;
 /// this many after reading the snapshot. At 250,000 entrants a snapshot is tens of megabytes
 /// and takes a fraction of a second to encode, under the aggregate's lock.
 pub const SNAPSHOT_EVERY: u64 = 10_000;
+/// Command ids a snapshot keeps: those of the last this many stream sequences. Retries come
+/// from a runner's unacknowledged tail, a few thousand commits at most.
+const SNAPSHOT_IDS: u64 = 100_000;
 /// The key in `floor-secrets` seeds are derived from.
 const SEED_KEY: &str = "seating-seed-key";
 
@@ -71,11 +74,8 @@ impl SeatingService {
             None => seed_key(backbone).await?,
         };
         let snapshots = backbone.jetstream.get_object_store(subjects::SNAPSHOT_BUCKET).await.map_err(read)?;
-        let host = AggregateHost::<SeatingAggregate>::new(JetStreamStore::new(backbone)).with_snapshots(Snapshots::json(
-            snapshots,
-            SNAPSHOT_VERSION,
-            snapshot_every,
-        ));
+        let snapshots = Snapshots::json(snapshots, SNAPSHOT_VERSION, snapshot_every).keeping_ids_of(SNAPSHOT_IDS);
+        let host = AggregateHost::<SeatingAggregate>::new(JetStreamStore::new(backbone)).with_snapshots(snapshots);
         let publisher = Publisher::new(backbone.jetstream.clone());
         let outbox = Outbox { backbone: backbone.clone(), publisher: publisher.clone(), instructions: Vec::new(), eliminated: Vec::new() };
         // Every runner's flush is idempotent (derived command ids, message ids), so each stores
@@ -91,9 +91,11 @@ impl SeatingService {
             .await?
             .with_linger(Duration::ZERO)
             .with_pipelined_checkpoints();
+        let started = std::time::Instant::now();
         policy.catch_up().await?;
         reports.catch_up().await?;
         outbox.catch_up().await?;
+        tracing::info!(ms = started.elapsed().as_millis() as u64, "seating runners caught up");
         tracker.spawn(policy.run(shutdown.clone()));
         tracker.spawn(reports.run(shutdown.clone()));
         tracker.spawn(outbox.run(shutdown));
@@ -141,6 +143,10 @@ impl Queue {
 
     async fn run_sending(&mut self, in_flight: &mut InFlight) -> Result<(), ProjectionError> {
         while let Some((tournament, command_id, command)) = self.queued.first().cloned() {
+            if in_flight.len() >= publishing::DIRECT_AT_MOST {
+                // Never hold more acknowledgement permits than that (see DIRECT_AT_MOST).
+                std::mem::take(in_flight).confirm().await;
+            }
             let next_part = match command {
                 SeatingCommand::Start { .. } => Some(1),
                 SeatingCommand::ContinueDraw { part } => Some(part + 1),
