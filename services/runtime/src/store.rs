@@ -115,26 +115,28 @@ impl JetStreamStore {
 
     /// Every commit on `subject` after stream sequence `after`, in order.
     ///
-    /// A full load (`after == 0`) streams through an ordered consumer; a catch-up after a
-    /// conflict, usually one or two commits, reads them with direct gets and no consumer.
+    /// A long read (a full load, or the rest of the log after a snapshot) streams through an
+    /// ordered consumer; a catch-up after a conflict, usually one or two commits, reads them
+    /// with direct gets and no consumer. Direct gets cost a round trip each: after a snapshot
+    /// they read 7,000 commits in 1.4 s, against 0.1 s through a consumer.
     ///
     /// # Errors
     /// `Unavailable` or `Decode`.
     pub async fn load<E: DeserializeOwned>(&self, subject: &str, after: u64) -> Result<Vec<StoredCommit<E>>, StoreError> {
+        /// Stream sequences (of any subject) past `after` below which direct gets are cheaper
+        /// than creating a consumer.
+        const DIRECT_GETS: u64 = 64;
         let last = self.last_sequence(subject).await?;
         if last <= after {
             return Ok(Vec::new());
         }
-        if after > 0 {
+        if after > 0 && last - after <= DIRECT_GETS {
             return self.catch_up(subject, after, last).await;
         }
+        let deliver_policy = if after == 0 { DeliverPolicy::All } else { DeliverPolicy::ByStartSequence { start_sequence: after + 1 } };
         let consumer = self
             .stream
-            .create_consumer(pull::OrderedConfig {
-                filter_subject: subject.to_owned(),
-                deliver_policy: DeliverPolicy::All,
-                ..Default::default()
-            })
+            .create_consumer(pull::OrderedConfig { filter_subject: subject.to_owned(), deliver_policy, ..Default::default() })
             .await
             .map_err(unavailable)?;
         let mut messages = consumer.messages().await.map_err(unavailable)?;
