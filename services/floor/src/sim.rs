@@ -206,19 +206,6 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     }
     let started = Instant::now();
     let t = config.tournament_id;
-    // The tables' instructions, read from the stream: a consumer of our own, no acks, so
-    // `num_pending` says exactly what has not reached us yet.
-    let mut instructions = backbone
-        .tables
-        .create_consumer(pull::Config {
-            filter_subject: format!("floor.table.{t}.*.in"),
-            ack_policy: AckPolicy::None,
-            deliver_policy: DeliverPolicy::All,
-            inactive_threshold: Duration::from_secs(300),
-            ..Default::default()
-        })
-        .await
-        .map_err(|e| e.to_string())?;
     // The rebuys log, followed from before the tournament exists.
     let mut rebuys = match config.rebuys {
         true => Some(SimPlayers::follow(backbone, t).await?),
@@ -246,6 +233,21 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         }
     }
 
+    // The tables' instructions, read from the stream: a consumer of our own, no acks, so
+    // `num_pending` says exactly what has not reached us yet. Created once the field is in:
+    // it reads from the start of the stream anyway, and registering 250,000 players can take
+    // longer than the server keeps an idle consumer.
+    let mut instructions = backbone
+        .tables
+        .create_consumer(pull::Config {
+            filter_subject: format!("floor.table.{t}.*.in"),
+            ack_policy: AckPolicy::None,
+            deliver_policy: DeliverPolicy::All,
+            inactive_threshold: Duration::from_secs(300),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| e.to_string())?;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(config.seed);
     let mut tables: BTreeMap<u32, SimTable> = BTreeMap::new();
     let (mut hands, mut moves, mut broken) = (0u64, 0u64, 0u64);
