@@ -297,7 +297,6 @@ impl<P: Projection> ProjectionRunner<P> {
             self.stored().await?;
             let info = self.consumer().await?.info().await.map_err(read)?.clone();
             if (info.num_pending == 0 && info.num_ack_pending == 0) || self.checkpoint >= target {
-                self.stored().await?;
                 return Ok(self.checkpoint);
             }
             self.step(Duration::from_millis(500)).await?;
