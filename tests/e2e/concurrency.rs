@@ -1,5 +1,6 @@
 //! Many clients at once: capacity holds, retries apply once, racing writers never both win.
 
+use floor_events::payouts::{verbs as payouts, BooksRequest};
 use floor_events::registration::TournamentEvent;
 use floor_events::{codes, subjects, CommandId, Reply};
 use floor_runtime::store::StoreErrorKind;
@@ -23,6 +24,10 @@ async fn a_thousand_concurrent_registrations_fill_the_field_and_never_exceed_it(
     assert_eq!((accepted, full), (700, 300), "every request is either accepted or refused as full");
     let commits = world.commits(tournament).await;
     assert_eq!(entries(&commits), 700, "exactly the accepted registrations are in the log");
+    // Payouts answers books from memory, but never older than the log when asked.
+    let books = world.request(subjects::service::PAYOUTS, payouts::BOOKS, &BooksRequest { tournament_id: tournament }).await;
+    let Reply::Ok(books) = books else { panic!("books: {books:?}") };
+    assert_eq!((books["entries"].as_u64(), books["paid_in"].as_u64()), (Some(700), Some(700 * 1_100)), "{books}");
     let doc = world.lobby_when(tournament, |d| d["entrants"] == 700).await;
     assert_eq!(doc["unique_players"], 700);
     assert_eq!(doc["books"]["paid_in"]["amount"], 700 * 1_100);

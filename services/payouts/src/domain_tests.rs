@@ -154,7 +154,7 @@ fn a_fixed_table_is_locked_on_the_pool_and_pays_it_to_the_cent() {
     assert_eq!(amounts.iter().sum::<u64>(), 10_031);
 }
 
-fn registered(entry: u32, each: u64, fee: u64) -> TournamentEvent {
+pub(crate) fn registered(entry: u32, each: u64, fee: u64) -> TournamentEvent {
     TournamentEvent::EntryRegistered(EntryRegistered {
         entry: EntryNo(entry),
         player: player(entry),
@@ -180,7 +180,7 @@ fn purchases(entries: u32) -> impl Strategy<Value = Purchases> {
     (proptest::collection::vec((0u32..4, any::<bool>()), entries as usize), (0u64..5_000, 0u64..500), (0u64..5_000, 0u64..500))
 }
 
-fn bought(entry: u32, add_on: bool, price: u64, fee: u64) -> RebuyEvent {
+pub(crate) fn bought(entry: u32, add_on: bool, price: u64, fee: u64) -> RebuyEvent {
     let ledger = floor_events::tournament::purchase_ledger(eur(price), eur(fee));
     let at = "2027-01-10T18:30:00Z".parse().unwrap();
     if add_on {

@@ -14,13 +14,15 @@
 //!   awarded, the tournament paid.
 //! - [`policy`]: what the aggregate is told, read from registration, clock and seating events.
 //! - [`books`]: a tournament's money summed from its log.
-//! - [`service`]: the policy following the log, and the `books` endpoint.
+//! - [`projection`]: every tournament's books kept in memory as the log is read.
+//! - [`service`]: the policy and the books following the log, and the `books` endpoint.
 #![deny(missing_docs)]
 
 pub mod books;
 pub mod domain;
 pub mod payout_table;
 pub mod policy;
+pub mod projection;
 pub mod service;
 pub mod standings;
 

@@ -1,14 +1,14 @@
-//! Wiring: the policy follows the log and drives the payouts aggregates; the
-//! `floor.cmd.payouts.books` endpoint sums a tournament's books from its log on request.
+//! Wiring: the policy follows the log and drives the payouts aggregates; the same reading keeps
+//! every tournament's books in memory for the `floor.cmd.payouts.books` endpoint.
 //!
 //! The policy keeps its memory only in the process (rebuilt from the log at every start, like
 //! the scheduler's plan): commands carry ids derived from the commit they come from, so reading
 //! the log again after a crash re-sends commands the aggregate already has, and it answers them
 //! from its history without a second event. Paid tournaments are skipped.
 
-use crate::books::books;
 use crate::domain::PayoutsAggregate;
 use crate::policy::{Order, Policy};
+use crate::projection::BooksView;
 use bytes::Bytes;
 use floor_events::clock::ClockEvent;
 use floor_events::payouts::{verbs, BooksRequest, PayoutEvent};
@@ -20,19 +20,39 @@ use floor_runtime::bootstrap::Backbone;
 use floor_runtime::endpoint::{self, CommandHandler, EndpointError};
 use floor_runtime::follow::{follow, Following};
 use floor_runtime::projection::ProjectionError;
-use floor_runtime::store::StoredCommit;
 use floor_runtime::{AggregateHost, JetStreamStore};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 /// Wait before trying a command again after the store failed.
 const RETRY: Duration = Duration::from_millis(500);
 
+/// How long a `books` request waits for the view to reach the log as it was when asked.
+const BOOKS_WAIT: Duration = Duration::from_secs(5);
+
 /// The payouts service. Cheap to clone.
 #[derive(Clone)]
 pub struct PayoutsService {
     store: JetStreamStore,
+    books: Books,
+}
+
+/// The books view, shared by the task that follows the log and the endpoint.
+#[derive(Clone)]
+struct Books {
+    view: Arc<Mutex<BooksView>>,
+    /// The last stream sequence folded into the view.
+    folded: watch::Receiver<u64>,
+}
+
+/// The follower's side of [`Books`]: folds each commit, then says how far it has read.
+struct Reader {
+    policy: Policy,
+    view: Arc<Mutex<BooksView>>,
+    folded: watch::Sender<u64>,
 }
 
 impl PayoutsService {
@@ -51,19 +71,17 @@ impl PayoutsService {
         .iter()
         .map(|a| subjects::event_filter(a))
         .collect();
-        let mut policy = Policy::default();
+        let view = Arc::new(Mutex::new(BooksView::default()));
+        let (folded, folded_rx) = watch::channel(0);
+        let mut reader = Reader { policy: Policy::default(), view: view.clone(), folded };
         let mut owed = Vec::new();
-        let following = follow(backbone, filters, |m| {
-            let sequence = m.info().map(|i| i.stream_sequence).unwrap_or(0);
-            owed.extend(fold(&mut policy, &m.subject, sequence, &m.payload));
-        })
-        .await?;
+        let following = follow(backbone, filters, |m| owed.extend(reader.fold(m))).await?;
         // Orders for tournaments paid later in the log are done already.
-        owed.retain(|(t, ..)| !policy.is_paid(*t));
+        owed.retain(|(t, ..)| !reader.policy.is_paid(*t));
         let store = JetStreamStore::new(backbone);
         let host = AggregateHost::<PayoutsAggregate>::new(store.clone());
-        tracker.spawn(run(host, policy, owed, following, shutdown));
-        Ok(Self { store })
+        tracker.spawn(run(host, reader, owed, following, shutdown));
+        Ok(Self { store, books: Books { view, folded: folded_rx } })
     }
 
     /// Serves the books until `shutdown`; `ready` fires once requests are being taken.
@@ -80,58 +98,82 @@ impl PayoutsService {
         endpoint::serve(client, subjects::service::PAYOUTS, description, &verbs::ALL, self, shutdown, ready).await
     }
 
-    /// The books of a tournament, from its log.
+    /// The books of a tournament, from the view once it has read as far as the log went on
+    /// the tournament's subjects when asked.
     async fn books(&self, tournament_id: TournamentId) -> Reply<floor_events::payouts::Books> {
-        let load = |aggregate| subjects::event_subject(aggregate, tournament_id.0);
-        let registration: Vec<StoredCommit<TournamentEvent>> = match self.store.load(&load(subjects::aggregate::TOURNAMENT), 0).await {
-            Ok(commits) => commits,
+        let [registration, purchases, payouts] =
+            [subjects::aggregate::TOURNAMENT, subjects::aggregate::REBUYS, subjects::aggregate::PAYOUTS]
+                .map(|aggregate| subjects::event_subject(aggregate, tournament_id.0));
+        let last = tokio::try_join!(
+            self.store.last_sequence(&registration),
+            self.store.last_sequence(&purchases),
+            self.store.last_sequence(&payouts),
+        );
+        let (registration, purchases, payouts) = match last {
+            Ok(last) => last,
             Err(e) => return Reply::Error(ErrorBody::new(codes::UNAVAILABLE, e.to_string())),
         };
-        if registration.is_empty() {
+        if registration == 0 {
             return Reply::Error(ErrorBody::new(codes::UNKNOWN_TOURNAMENT, format!("no tournament {tournament_id}")));
         }
-        let purchases: Vec<StoredCommit<RebuyEvent>> = match self.store.load(&load(subjects::aggregate::REBUYS), 0).await {
-            Ok(commits) => commits,
-            Err(e) => return Reply::Error(ErrorBody::new(codes::UNAVAILABLE, e.to_string())),
-        };
-        let payouts: Vec<StoredCommit<PayoutEvent>> = match self.store.load(&load(subjects::aggregate::PAYOUTS), 0).await {
-            Ok(commits) => commits,
-            Err(e) => return Reply::Error(ErrorBody::new(codes::UNAVAILABLE, e.to_string())),
-        };
-        Reply::Ok(books(
-            tournament_id,
-            registration.iter().flat_map(|c| &c.events),
-            purchases.iter().flat_map(|c| &c.events),
-            payouts.iter().flat_map(|c| &c.events),
-        ))
+        let needed = registration.max(purchases).max(payouts);
+        let mut folded = self.books.folded.clone();
+        if tokio::time::timeout(BOOKS_WAIT, folded.wait_for(|&f| f >= needed)).await.is_err() {
+            let at = *folded.borrow();
+            let message = format!("payouts is still reading the log (at sequence {at}, these books need {needed}); ask again shortly");
+            return Reply::Error(ErrorBody::new(codes::UNAVAILABLE, message));
+        }
+        let books = self.books.view.lock().expect("books view lock").books(tournament_id);
+        match books {
+            Some(books) => Reply::Ok(books),
+            None => Reply::Error(ErrorBody::new(codes::UNKNOWN_TOURNAMENT, format!("no tournament {tournament_id}"))),
+        }
     }
 }
 
-/// Folds one commit into the policy; returns the commands it calls for.
-fn fold(policy: &mut Policy, subject: &str, sequence: u64, body: &[u8]) -> Vec<Order> {
-    let Some((aggregate, id)) = subjects::parse_event_subject(subject) else { return vec![] };
-    let t = TournamentId(id);
-    let folded = match aggregate {
-        subjects::aggregate::TOURNAMENT => record::decode_commit::<TournamentEvent>(body).map(|e| policy.on_tournament(t, &e)),
-        subjects::aggregate::CLOCK => record::decode_commit::<ClockEvent>(body).map(|e| policy.on_clock(t, &e)),
-        subjects::aggregate::SEATING => record::decode_commit::<SeatingEvent>(body).map(|e| policy.on_seating(t, sequence, &e)),
-        subjects::aggregate::REBUYS => record::decode_commit::<RebuyEvent>(body).map(|e| policy.on_rebuys(t, &e)),
-        subjects::aggregate::PAYOUTS => record::decode_commit::<PayoutEvent>(body).map(|e| {
-            policy.on_payouts(t, &e);
+impl Reader {
+    /// Folds one commit into the books and the policy; returns the commands the policy calls for.
+    fn fold(&mut self, message: &async_nats::jetstream::Message) -> Vec<Order> {
+        let sequence = message.info().map(|i| i.stream_sequence).unwrap_or(0);
+        let orders = self.fold_commit(&message.subject, sequence, &message.payload);
+        self.folded.send_replace(sequence);
+        orders
+    }
+
+    fn fold_commit(&mut self, subject: &str, sequence: u64, body: &[u8]) -> Vec<Order> {
+        let Some((aggregate, id)) = subjects::parse_event_subject(subject) else { return vec![] };
+        let t = TournamentId(id);
+        let (policy, view) = (&mut self.policy, &self.view);
+        let books = || view.lock().expect("books view lock");
+        let folded = match aggregate {
+            subjects::aggregate::TOURNAMENT => record::decode_commit::<TournamentEvent>(body).map(|e| {
+                books().on_tournament(t, &e);
+                policy.on_tournament(t, &e)
+            }),
+            subjects::aggregate::CLOCK => record::decode_commit::<ClockEvent>(body).map(|e| policy.on_clock(t, &e)),
+            subjects::aggregate::SEATING => record::decode_commit::<SeatingEvent>(body).map(|e| policy.on_seating(t, sequence, &e)),
+            subjects::aggregate::REBUYS => record::decode_commit::<RebuyEvent>(body).map(|e| {
+                books().on_rebuys(t, &e);
+                policy.on_rebuys(t, &e)
+            }),
+            subjects::aggregate::PAYOUTS => record::decode_commit::<PayoutEvent>(body).map(|e| {
+                books().on_payouts(t, &e);
+                policy.on_payouts(t, &e);
+                vec![]
+            }),
+            _ => Ok(vec![]),
+        };
+        folded.unwrap_or_else(|e| {
+            tracing::warn!(subject, sequence, error = %e, "payouts skipped an undecodable commit");
             vec![]
-        }),
-        _ => Ok(vec![]),
-    };
-    folded.unwrap_or_else(|e| {
-        tracing::warn!(subject, sequence, error = %e, "payouts skipped an undecodable commit");
-        vec![]
-    })
+        })
+    }
 }
 
 /// Runs what is owed, then follows the log, running each new order in log order.
 async fn run(
     host: AggregateHost<PayoutsAggregate>,
-    mut policy: Policy,
+    mut reader: Reader,
     owed: Vec<Order>,
     mut following: Following,
     shutdown: CancellationToken,
@@ -153,8 +195,7 @@ async fn run(
                 None => return,
             },
         };
-        let sequence = message.info().map(|i| i.stream_sequence).unwrap_or(0);
-        for order in fold(&mut policy, &message.subject, sequence, &message.payload) {
+        for order in reader.fold(&message) {
             if !execute(&host, order, &shutdown).await {
                 return;
             }

@@ -1,0 +1,114 @@
+//! Every tournament's books, kept in memory as the payouts service follows the log, so a
+//! `books` request is a lookup, not a read of the tournament's whole log.
+//!
+//! The view remembers the last stream sequence it folded. A request first asks the stream for
+//! the last commit on the tournament's subjects and waits until the view has folded that far:
+//! an answer is never older than the log was when the question was asked.
+
+use crate::books::Sums;
+use floor_events::payouts::{Books, PayoutEvent};
+use floor_events::rebuys::RebuyEvent;
+use floor_events::registration::TournamentEvent;
+use floor_events::TournamentId;
+use std::collections::{HashMap, HashSet};
+
+/// The books of every tournament in the log (a few hundred bytes each, paid ones included).
+#[derive(Debug, Default)]
+pub struct BooksView {
+    tournaments: HashMap<TournamentId, Sums>,
+    /// Tournaments with a creation event: only those have books.
+    created: HashSet<TournamentId>,
+}
+
+impl BooksView {
+    /// Folds a registration commit.
+    pub fn on_tournament(&mut self, id: TournamentId, events: &[TournamentEvent]) {
+        let sums = self.tournaments.entry(id).or_default();
+        for e in events {
+            if matches!(e, TournamentEvent::TournamentCreated(_)) {
+                self.created.insert(id);
+            }
+            sums.apply_registration(e);
+        }
+    }
+
+    /// Folds a rebuys commit.
+    pub fn on_rebuys(&mut self, id: TournamentId, events: &[RebuyEvent]) {
+        let sums = self.tournaments.entry(id).or_default();
+        events.iter().for_each(|e| sums.apply_purchase(e));
+    }
+
+    /// Folds a payouts commit.
+    pub fn on_payouts(&mut self, id: TournamentId, events: &[PayoutEvent]) {
+        let sums = self.tournaments.entry(id).or_default();
+        events.iter().for_each(|e| sums.apply_payout(e));
+    }
+
+    /// The books of `id`; `None` when the log has no such tournament.
+    pub fn books(&self, id: TournamentId) -> Option<Books> {
+        let sums = self.tournaments.get(&id).filter(|_| self.created.contains(&id))?;
+        Some(sums.books(id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::books::books;
+    use crate::domain_tests::{bought, registered};
+    use floor_events::payouts::PlaceAward;
+    use floor_events::registration::TournamentCreated;
+    use floor_events::{Currency, EntryNo, Money, PlayerId};
+
+    fn created(t: TournamentId) -> TournamentEvent {
+        let definition = serde_json::from_str(
+            r#"{"name": "Books", "start": {"at": "2027-01-10T18:00:00Z"}, "table_size": 9, "starting_stack": 10000,
+                "buy_in": {"amount": 1000, "currency": "EUR"}, "fee": {"on_top": {"amount": 100, "currency": "EUR"}},
+                "capacity": 100, "min_players": 2, "entry_model": {"kind": "freezeout"}, "profile": "tda-2024"}"#,
+        )
+        .unwrap();
+        TournamentEvent::TournamentCreated(TournamentCreated { tournament_id: t, definition, at: "2027-01-01T00:00:00Z".parse().unwrap() })
+    }
+
+    #[test]
+    fn a_tournament_not_in_the_log_has_no_books() {
+        let mut view = BooksView::default();
+        let t = TournamentId::new();
+        assert_eq!(view.books(t), None);
+        // Purchases alone (a damaged log) do not make a tournament.
+        view.on_rebuys(t, &[bought(1, false, 500, 50)]);
+        assert_eq!(view.books(t), None);
+    }
+
+    #[test]
+    fn the_view_answers_like_a_fold_of_the_whole_log() {
+        let t = TournamentId::new();
+        let mut view = BooksView::default();
+        let registration: Vec<TournamentEvent> = std::iter::once(created(t)).chain((1..=3).map(|e| registered(e, 1_000, 100))).collect();
+        let purchases = vec![bought(1, false, 1_000, 100), bought(2, true, 500, 0)];
+        let award = |entry: u32, place: u32, amount: u64| PlaceAward {
+            entry: EntryNo(entry),
+            player: PlayerId::parse(&format!("p{entry}")).unwrap(),
+            place,
+            shared: 1,
+            amount,
+        };
+        let payouts = vec![
+            PayoutEvent::PlacesAwarded { players_left_before: 3, awards: vec![award(3, 3, 0)] },
+            PayoutEvent::PlacesAwarded { players_left_before: 2, awards: vec![award(2, 2, 1_500), award(1, 1, 3_000)] },
+            PayoutEvent::TournamentPaid { prizes_paid: Money::new(4_500, Currency::EUR) },
+        ];
+
+        view.on_tournament(t, &registration[..1]);
+        assert_eq!(view.books(t).map(|b| (b.entries, b.paid_in)), Some((0, 0)), "created: nothing paid in yet");
+        view.on_tournament(t, &registration[1..]);
+        view.on_rebuys(t, &purchases);
+        view.on_payouts(t, &payouts[..1]);
+        view.on_payouts(t, &payouts[1..]);
+
+        let expected = books(t, &registration, &purchases, &payouts);
+        assert_eq!(view.books(t), Some(expected.clone()));
+        assert_eq!((expected.entries, expected.rebuys, expected.add_ons), (3, 1, 1));
+        assert_eq!((expected.prize_pool, expected.prizes_paid, expected.finished, expected.balanced), (4_500, 4_500, true, true));
+    }
+}
