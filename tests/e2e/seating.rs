@@ -154,7 +154,9 @@ async fn a_seed_repeats_its_tournament_even_when_the_platform_is_killed_mid_tour
         let config = config.clone();
         tokio::spawn(async move {
             sim::run(&backbone, &config, |p| {
-                hands_tx.send_replace(p.hands);
+                if let sim::Progress::Playing { hands, .. } = p {
+                    hands_tx.send_replace(*hands);
+                }
             })
             .await
         })

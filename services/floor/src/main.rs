@@ -188,12 +188,19 @@ async fn simulate(entrants: u32, seed: u64, profile: &str, table_size: u8, rebuy
         }
         (None, None) => unreachable!("one or the other"),
     };
+    use floor::sim::Progress;
     let config = floor::sim::SimConfig { entrants, seed, table_size, profile, tournament_id, rebuys };
     let mut shown = std::time::Instant::now();
     let summary = floor::sim::run(&backbone, &config, |p| {
-        if shown.elapsed() >= std::time::Duration::from_secs(1) {
+        let last = matches!(p, Progress::Registering { registered, entrants } if registered == entrants);
+        if shown.elapsed() >= std::time::Duration::from_secs(1) || last {
             shown = std::time::Instant::now();
-            eprintln!("players left {:>7}  tables {:>6}  hands {:>9}  ({:.0} hands/s)", p.players_left, p.tables, p.hands, p.hands_per_s);
+            match p {
+                Progress::Registering { registered, entrants } => eprintln!("registered {registered:>7} of {entrants}"),
+                Progress::Playing { players_left, tables, hands, hands_per_s } => {
+                    eprintln!("players left {players_left:>7}  tables {tables:>6}  hands {hands:>9}  ({hands_per_s:.0} hands/s)")
+                }
+            }
         }
     })
     .await;

@@ -73,16 +73,26 @@ pub struct Summary {
 }
 
 /// Progress, for the terminal.
-#[derive(Debug, Clone, Copy)]
-pub struct Progress {
-    /// Players with chips.
-    pub players_left: usize,
-    /// Tables open.
-    pub tables: usize,
-    /// Hands so far.
-    pub hands: u64,
-    /// Hands per second so far.
-    pub hands_per_s: f64,
+#[derive(Debug, Clone, PartialEq)]
+pub enum Progress {
+    /// Players registered so far (one at a time, so entry numbers follow player numbers).
+    Registering {
+        /// Registered so far.
+        registered: u32,
+        /// Of how many.
+        entrants: u32,
+    },
+    /// After a round of play at every table.
+    Playing {
+        /// Players with chips.
+        players_left: usize,
+        /// Tables open.
+        tables: usize,
+        /// Hands so far.
+        hands: u64,
+        /// Hands per second so far.
+        hands_per_s: f64,
+    },
 }
 
 /// Reports published before their acks are awaited; well below the JetStream context's limit of
@@ -163,10 +173,12 @@ async fn runner_state(stream: &async_nats::jetstream::stream::Stream, name: &str
 ///
 /// A large field keeps the runners busy for longer than [`STALL`] (the seating of 50,000
 /// entries, the draw of 28,000 tables, which the policy stores part after part before it
-/// acknowledges the start), so only a wait in which no runner acknowledges anything new and
-/// the tournament's seating log does not grow for that long is a stall. The runners are asked
-/// less often the longer the wait: asking every millisecond loads the server doing the work.
-async fn settled(backbone: &Backbone, t: TournamentId) -> Result<(), String> {
+/// acknowledges the start; the 310,000 instructions of a 250,000-entrant draw, which the outbox
+/// publishes in one batch before it acknowledges any), so only a wait in which no runner
+/// acknowledges anything new, the tournament's seating log does not grow, and no instruction
+/// reaches the tables for that long is a stall. The runners are asked less often the longer
+/// the wait: asking every millisecond loads the server doing the work.
+async fn settled(backbone: &Backbone, t: TournamentId, instructions: &mut Consumer<pull::Config>) -> Result<(), String> {
     let seating = subjects::event_subject(subjects::aggregate::SEATING, t.0);
     // In the order work flows: reactions and reports make seating commits, which the outbox
     // publishes.
@@ -186,6 +198,10 @@ async fn settled(backbone: &Backbone, t: TournamentId) -> Result<(), String> {
         }
         let last_commit = backbone.events.direct_get_last_for_subject(&seating).await.map(|m| m.sequence).ok();
         states.push(last_commit.map(|sequence| (sequence, false)));
+        // Instructions stored for the tables, read or not.
+        let instructed = instructions.info().await.ok().map(|i| (i.delivered.stream_sequence, i.num_pending));
+        states.push(instructed.map(|(delivered, pending)| (delivered, pending == 0)));
+        states.push(instructed.map(|(_, pending)| (pending, false)));
         if states != seen {
             (seen, moved_at) = (states, Instant::now());
         } else if moved_at.elapsed() > STALL {
@@ -220,6 +236,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         let player = PlayerId::parse(&format!("sim-{i}")).expect("valid");
         let register = Register { command_id: CommandId::derived(&format!("sim:{t}:{i}")), tournament_id: t, player };
         request(backbone, verbs::REGISTER, &register).await?;
+        progress(&Progress::Registering { registered: i, entrants: config.entrants });
     }
     if let Some(start) = scheduled {
         // The start time is a moment after creation; registration started it by then.
@@ -254,7 +271,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     let mut waiting_since: Option<Instant> = None;
     let (mut rounds, mut buying) = (0u64, config.rebuys);
     loop {
-        settled(backbone, t).await?;
+        settled(backbone, t, &mut instructions).await?;
         drain(&mut instructions, &mut tables).await?;
         let mut reports = Vec::new();
         for (&number, table) in tables.iter_mut() {
@@ -324,7 +341,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         }
         let players_left = tables.values().filter(|t| !t.closed).map(|t| t.seats.len()).sum();
         let open = tables.values().filter(|t| !t.closed).count();
-        progress(&Progress { players_left, tables: open, hands, hands_per_s: hands as f64 / started.elapsed().as_secs_f64() });
+        progress(&Progress::Playing { players_left, tables: open, hands, hands_per_s: hands as f64 / started.elapsed().as_secs_f64() });
     }
     let survivors: Vec<String> = tables.values().flat_map(|t| t.seats.values().map(|(_, player, _)| player.to_string())).collect();
     let [winner] = &survivors[..] else { return Err(format!("the tables ended with {} players seated", survivors.len())) };
