@@ -26,6 +26,7 @@ use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind
 use floor_runtime::snapshot::Snapshots;
 use floor_runtime::{AggregateHost, DomainError, JetStreamStore};
 use futures::StreamExt;
+use std::collections::VecDeque;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -83,7 +84,7 @@ impl SeatingService {
         // Every runner's flush is idempotent (derived command ids, message ids), so each stores
         // its checkpoint while it already works on what came next.
         let mut outbox = ProjectionRunner::new(backbone, outbox).await?.with_linger(Duration::ZERO).with_pipelined_checkpoints();
-        let queue = |host: &AggregateHost<SeatingAggregate>| Queue { host: host.clone(), publisher: publisher.clone(), queued: Vec::new() };
+        let queue = |host: &AggregateHost<SeatingAggregate>| Queue { host: host.clone(), publisher: publisher.clone(), queued: VecDeque::new() };
         let mut policy = ProjectionRunner::new(backbone, Policy { queue: queue(&host), key: key.clone() })
             .await?
             .with_linger(Duration::ZERO)
@@ -120,12 +121,12 @@ async fn seed_key(backbone: &Backbone) -> Result<SeedKey, ProjectionError> {
 struct Queue {
     host: AggregateHost<SeatingAggregate>,
     publisher: Publisher,
-    queued: Vec<(TournamentId, CommandId, SeatingCommand)>,
+    queued: VecDeque<(TournamentId, CommandId, SeatingCommand)>,
 }
 
 impl Queue {
     fn push(&mut self, tournament: TournamentId, command_id: CommandId, command: SeatingCommand) {
-        self.queued.push((tournament, command_id, command));
+        self.queued.push_back((tournament, command_id, command));
     }
 
     /// Runs the queued commands in order; a rejection is logged (the command was not needed
@@ -144,7 +145,7 @@ impl Queue {
     }
 
     async fn run_sending(&mut self, in_flight: &mut InFlight) -> Result<(), ProjectionError> {
-        while let Some((tournament, command_id, command)) = self.queued.first().cloned() {
+        while let Some((tournament, command_id, command)) = self.queued.front().cloned() {
             if in_flight.len() >= publishing::DIRECT_AT_MOST {
                 // Never hold more acknowledgement permits than that (see DIRECT_AT_MOST).
                 std::mem::take(in_flight).confirm().await;
@@ -159,15 +160,15 @@ impl Queue {
                 self.host.execute_then(tournament.0, command_id, command, |committed| publisher.send(&committed.events, in_flight)).await;
             match outcome {
                 Ok(Ok(committed)) => {
-                    self.queued.remove(0);
+                    self.queued.pop_front();
                     if let (Some(part), false) = (next_part, committed.events.is_empty()) {
                         let id = CommandId::derived(&format!("seating-draw-part:{tournament}:{part}"));
-                        self.queued.insert(0, (tournament, id, SeatingCommand::ContinueDraw { part }));
+                        self.queued.push_front((tournament, id, SeatingCommand::ContinueDraw { part }));
                     }
                 }
                 Ok(Err(rejection)) => {
                     tracing::info!(%tournament, code = rejection.code(), "seating command not applied: {rejection}");
-                    self.queued.remove(0);
+                    self.queued.pop_front();
                 }
                 Err(e) => return Err(write(e)),
             }
