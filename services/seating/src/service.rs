@@ -84,7 +84,8 @@ impl SeatingService {
         // Every runner's flush is idempotent (derived command ids, message ids), so each stores
         // its checkpoint while it already works on what came next.
         let mut outbox = ProjectionRunner::new(backbone, outbox).await?.with_linger(Duration::ZERO).with_pipelined_checkpoints();
-        let queue = |host: &AggregateHost<SeatingAggregate>| Queue { host: host.clone(), publisher: publisher.clone(), queued: VecDeque::new() };
+        let queue =
+            |host: &AggregateHost<SeatingAggregate>| Queue { host: host.clone(), publisher: publisher.clone(), queued: VecDeque::new() };
         let mut policy = ProjectionRunner::new(backbone, Policy { queue: queue(&host), key: key.clone() })
             .await?
             .with_linger(Duration::ZERO)
