@@ -7,7 +7,7 @@
 //! - rebuild: a raw ordered-consumer replay of the tournament commits vs rebuilding the lobby
 //!   projection from zero over the same commits.
 //!
-//! Usage: `floor-bench [--commands N] [--write docs/benchmarks.md]`.
+//! Usage: `floor-bench [--commands N] [--without seating,payouts,rebuys,clock,scheduler] [--write docs/benchmarks.md]`.
 
 use async_nats::jetstream::consumer::pull;
 use async_nats::jetstream::message::PublishMessage;
@@ -193,8 +193,23 @@ async fn rebuild(world: &World) -> (u64, f64) {
     (replayed, replayed as f64 / start.elapsed().as_secs_f64())
 }
 
-async fn measure(commands: usize) -> Figures {
-    let world = World::start().await;
+/// The platform, less the services named in `without` (for reading where the time goes; `make
+/// bench` runs it whole).
+async fn measure(commands: usize, without: &str) -> Figures {
+    let world = World::start_configured(|c| {
+        for name in without.split(',') {
+            match name {
+                "seating" => c.seating = false,
+                "payouts" => c.payouts = false,
+                "rebuys" => c.rebuys = false,
+                "clock" => c.clock_service = false,
+                "scheduler" => c.scheduler = false,
+                "" => {}
+                other => panic!("--without: no service {other:?} (seating, payouts, rebuys, clock, scheduler)"),
+            }
+        }
+    })
+    .await;
     let big = world.create(freezeout(1_000_000)).await;
     let mut tournaments = Vec::new();
     for _ in 0..CLIENTS {
@@ -281,7 +296,9 @@ fn main() {
     let arg = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let commands: usize = arg("--commands").map(|s| s.parse().expect("--commands N")).unwrap_or(5_000);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
-    let figures = runtime.block_on(measure(commands));
+    let without = arg("--without").unwrap_or_default();
+    assert!(without.is_empty() || arg("--write").is_none(), "--write records the whole platform only");
+    let figures = runtime.block_on(measure(commands, &without));
     let server = floor_runtime::server::find_binary()
         .ok()
         .and_then(|b| floor_runtime::server::binary_version(&b))
