@@ -200,7 +200,7 @@ async fn settled(backbone: &Backbone, t: TournamentId, instructions: &mut Consum
         states.push(last_commit.map(|sequence| (sequence, false)));
         // Instructions stored for the tables, read or not.
         let instructed = instructions.info().await.ok().map(|i| (i.delivered.stream_sequence, i.num_pending));
-        states.push(instructed.map(|(delivered, pending)| (delivered, pending == 0)));
+        states.push(instructed.map(|(delivered, _)| (delivered, false)));
         states.push(instructed.map(|(_, pending)| (pending, false)));
         if states != seen {
             (seen, moved_at) = (states, Instant::now());

@@ -93,6 +93,12 @@ pub struct Sums {
 }
 
 impl Sums {
+    /// Whether the tournament's creation has been folded (it sets the currency): a tournament
+    /// known only from other logs has no books.
+    pub fn is_created(&self) -> bool {
+        self.ledger.currency.is_some()
+    }
+
     /// Folds one registration event.
     pub fn apply_registration(&mut self, event: &TournamentEvent) {
         self.ledger.apply(event);

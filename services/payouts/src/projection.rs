@@ -10,26 +10,19 @@ use floor_events::payouts::{Books, PayoutEvent};
 use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::TournamentEvent;
 use floor_events::TournamentId;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// The books of every tournament in the log (a few hundred bytes each, paid ones included).
 #[derive(Debug, Default)]
 pub struct BooksView {
     tournaments: HashMap<TournamentId, Sums>,
-    /// Tournaments with a creation event: only those have books.
-    created: HashSet<TournamentId>,
 }
 
 impl BooksView {
     /// Folds a registration commit.
     pub fn on_tournament(&mut self, id: TournamentId, events: &[TournamentEvent]) {
         let sums = self.tournaments.entry(id).or_default();
-        for e in events {
-            if matches!(e, TournamentEvent::TournamentCreated(_)) {
-                self.created.insert(id);
-            }
-            sums.apply_registration(e);
-        }
+        events.iter().for_each(|e| sums.apply_registration(e));
     }
 
     /// Folds a rebuys commit.
@@ -46,7 +39,7 @@ impl BooksView {
 
     /// The books of `id`; `None` when the log has no such tournament.
     pub fn books(&self, id: TournamentId) -> Option<Books> {
-        let sums = self.tournaments.get(&id).filter(|_| self.created.contains(&id))?;
+        let sums = self.tournaments.get(&id).filter(|s| s.is_created())?;
         Some(sums.books(id))
     }
 }

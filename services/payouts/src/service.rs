@@ -11,7 +11,7 @@ use crate::policy::{Order, Policy};
 use crate::projection::BooksView;
 use bytes::Bytes;
 use floor_events::clock::ClockEvent;
-use floor_events::payouts::{verbs, BooksRequest, PayoutEvent};
+use floor_events::payouts::{verbs, Books, BooksRequest, PayoutEvent};
 use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::TournamentEvent;
 use floor_events::seating::SeatingEvent;
@@ -37,18 +37,18 @@ const BOOKS_WAIT: Duration = Duration::from_secs(5);
 #[derive(Clone)]
 pub struct PayoutsService {
     store: JetStreamStore,
-    books: Books,
+    books: SharedBooks,
 }
 
 /// The books view, shared by the task that follows the log and the endpoint.
 #[derive(Clone)]
-struct Books {
+struct SharedBooks {
     view: Arc<Mutex<BooksView>>,
     /// The last stream sequence folded into the view.
     folded: watch::Receiver<u64>,
 }
 
-/// The follower's side of [`Books`]: folds each commit, then says how far it has read.
+/// The follower's side of [`SharedBooks`]: folds each commit, then says how far it has read.
 struct Reader {
     policy: Policy,
     view: Arc<Mutex<BooksView>>,
@@ -81,7 +81,7 @@ impl PayoutsService {
         let store = JetStreamStore::new(backbone);
         let host = AggregateHost::<PayoutsAggregate>::new(store.clone());
         tracker.spawn(run(host, reader, owed, following, shutdown));
-        Ok(Self { store, books: Books { view, folded: folded_rx } })
+        Ok(Self { store, books: SharedBooks { view, folded: folded_rx } })
     }
 
     /// Serves the books until `shutdown`; `ready` fires once requests are being taken.
@@ -100,7 +100,7 @@ impl PayoutsService {
 
     /// The books of a tournament, from the view once it has read as far as the log went on
     /// the tournament's subjects when asked.
-    async fn books(&self, tournament_id: TournamentId) -> Reply<floor_events::payouts::Books> {
+    async fn books(&self, tournament_id: TournamentId) -> Reply<Books> {
         let [registration, purchases, payouts] =
             [subjects::aggregate::TOURNAMENT, subjects::aggregate::REBUYS, subjects::aggregate::PAYOUTS]
                 .map(|aggregate| subjects::event_subject(aggregate, tournament_id.0));
