@@ -29,6 +29,13 @@ pub enum SeatingCommand {
         /// Whose.
         player: PlayerId,
     },
+    /// Entries registered before the start join the seat pool, in one commit (the policy
+    /// gathers a batch's registrations into one). Refused once the seats are drawn: each entry
+    /// then needs a seat of its own, one [`SeatingCommand::Join`] at a time.
+    JoinPool {
+        /// The entries and whose they are, in entry order.
+        entries: Vec<(EntryNo, PlayerId)>,
+    },
     /// An entry was withdrawn before the start.
     Leave {
         /// The entry.

@@ -32,7 +32,7 @@ pub struct SeatingAggregate;
 
 /// Names the shape of [`SeatingState`] in snapshots: change it with any change to the state's
 /// fields or their meaning, and old snapshots are ignored (the log is folded instead).
-pub const SNAPSHOT_VERSION: &str = "seating-1";
+pub const SNAPSHOT_VERSION: &str = "seating-2";
 
 /// Where a moving player still plays until the source table lets them go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,6 +56,11 @@ pub struct SeatingState {
     pub starting_stack: u64,
     /// Live entries.
     pub entries: BTreeMap<EntryNo, PlayerId>,
+    /// The highest entry that ever joined. Registration numbers entries in order and seating
+    /// reads them in order, so an entry at or below it has joined before, even if it has left
+    /// or been eliminated since: a replayed join (whose batch, and so command id, may differ)
+    /// adds nothing.
+    pub highest_joined: Option<EntryNo>,
     /// The draw's commitment, hex.
     pub commitment: Option<String>,
     /// The draw was made (its first part, at least).
@@ -193,6 +198,7 @@ impl Aggregate for SeatingAggregate {
         match command {
             Configure { .. } => unreachable!("handled above"),
             Join { entry, player } => Ok(join(state, entry, player, state.starting_stack)),
+            JoinPool { entries } => join_pool(state, entries),
             Leave { entry } => {
                 if state.started {
                     return Err(SeatingError::AlreadyStarted);
@@ -270,6 +276,7 @@ impl Aggregate for SeatingAggregate {
                 }
             }
             EntryJoined { entry, player, stack } => {
+                state.highest_joined = state.highest_joined.max(Some(entry));
                 state.entries.insert(entry, player);
                 state.play.chips.insert(entry, stack);
             }
@@ -401,8 +408,29 @@ fn to_move(entry: EntryNo, from_table: u32, from_seat: SeatNo, to_table: u32, to
     }
 }
 
+/// Has this entry joined before (it may have left or been eliminated since)?
+fn joined_before(state: &SeatingState, entry: EntryNo) -> bool {
+    state.highest_joined.is_some_and(|highest| entry <= highest) || state.entries.contains_key(&entry)
+}
+
+fn join_pool(state: &SeatingState, entries: Vec<(EntryNo, PlayerId)>) -> Result<Vec<SeatingEvent>, SeatingError> {
+    if state.started {
+        return Err(SeatingError::AlreadyStarted);
+    }
+    let mut highest = state.highest_joined;
+    let mut events = Vec::with_capacity(entries.len());
+    for (entry, player) in entries {
+        if joined_before(state, entry) || highest.is_some_and(|h| entry <= h) {
+            continue;
+        }
+        highest = Some(entry);
+        events.push(SeatingEvent::EntryJoined { entry, player, stack: state.starting_stack });
+    }
+    Ok(events)
+}
+
 fn join(state: &SeatingState, entry: EntryNo, player: PlayerId, stack: u64) -> Vec<SeatingEvent> {
-    if state.entries.contains_key(&entry) {
+    if joined_before(state, entry) {
         return vec![];
     }
     let mut out = Outbox::new(state);

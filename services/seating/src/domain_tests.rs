@@ -92,8 +92,10 @@ fn play(entrants: u32, table_size: u8, run_seed: u64, rebuys: Option<RebuyPeriod
     floor.run(C::Configure { tournament_id, table_size, starting_stack: STACK, rebuys: rebuys.is_some() });
     let draw_seed = seed(run_seed);
     floor.run(C::CommitDraw { commitment: commitment(&draw_seed) });
-    for e in 1..=entrants {
-        floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap() });
+    // As the policy sends them: registrations gathered into pools.
+    let entries: Vec<(EntryNo, PlayerId)> = (1..=entrants).map(|e| (EntryNo(e), PlayerId::parse(&format!("p{e}")).unwrap())).collect();
+    for pool in entries.chunks(50) {
+        floor.run(C::JoinPool { entries: pool.to_vec() });
     }
     let mut room = Room { tables: BTreeMap::new(), rng: ChaCha8Rng::seed_from_u64(run_seed) };
     let mut drawn = floor.run(C::Start { seed: draw_seed, at: at() });
@@ -239,6 +241,40 @@ fn a_late_entry_between_draw_parts_opens_a_table_past_the_draw() {
     assert!(!floor.state.drawing());
     assert_eq!(floor.state.room.players(), 301, "everyone seated once the draw is whole");
     assert_eq!(floor.state.room.tables().count(), 151);
+}
+
+fn entries(numbers: std::ops::RangeInclusive<u32>) -> Vec<(EntryNo, PlayerId)> {
+    numbers.map(|e| (EntryNo(e), PlayerId::parse(&format!("p{e}")).unwrap())).collect()
+}
+
+/// A pool replayed after a restart may be gathered with other bounds (so another command id):
+/// it adds no one who joined before, even one who has left since.
+#[test]
+fn a_replayed_pool_adds_no_one_who_joined_before_even_after_they_left() {
+    let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
+    floor.run(C::Configure { tournament_id: TournamentId(uuid::Uuid::from_u128(4)), table_size: 9, starting_stack: STACK, rebuys: false });
+    assert_eq!(floor.run(C::JoinPool { entries: entries(1..=3) }).len(), 3, "one commit, three entries");
+    floor.run(C::Leave { entry: EntryNo(2) });
+    let replayed = floor.run(C::JoinPool { entries: entries(2..=5) });
+    let joined: Vec<EntryNo> =
+        replayed.iter().filter_map(|e| if let SeatingEvent::EntryJoined { entry, .. } = e { Some(*entry) } else { None }).collect();
+    assert_eq!(joined, [EntryNo(4), EntryNo(5)]);
+    assert!(floor.run(C::Join { entry: EntryNo(2), player: PlayerId::parse("p2").unwrap() }).is_empty(), "nor a single join");
+    assert_eq!(floor.state.entries.keys().copied().collect::<Vec<_>>(), [EntryNo(1), EntryNo(3), EntryNo(4), EntryNo(5)]);
+}
+
+/// After the draw a pool is refused (its entries join one by one, each seated), and a replayed
+/// join of an entry eliminated since seats no one.
+#[test]
+fn after_the_draw_a_pool_is_refused_and_an_eliminated_entry_never_rejoins() {
+    let (_, state) = tournament(20, 9, 5);
+    assert_eq!(
+        SeatingAggregate::handle_command(&state, C::JoinPool { entries: entries(21..=21) }),
+        Err(crate::commands::SeatingError::AlreadyStarted)
+    );
+    let out = state.entries.keys().next().map_or(1, |winner| if winner.0 == 1 { 2 } else { 1 });
+    let rejoin = C::Join { entry: EntryNo(out), player: PlayerId::parse(&format!("p{out}")).unwrap() };
+    assert_eq!(SeatingAggregate::handle_command(&state, rejoin), Ok(vec![]));
 }
 
 #[test]

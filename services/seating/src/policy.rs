@@ -8,8 +8,14 @@
 //! - A rebuy or add-on bought: its chips go to the entry's table; a rebuy forgone: the entry at
 //!   zero is eliminated; the rebuy period over: busted stacks are out at once from now on.
 //!
+//! Registrations before the start are gathered: consecutive joins to one tournament become one
+//! `join_pool` command ([`enqueue`]), so a field of 10,000 costs seating a few dozen commits,
+//! not 10,000. After the start the aggregate refuses a pool and its entries join one by one
+//! ([`split_pool`]), each needing a seat of its own.
+//!
 //! Every reaction's command id is derived from what it reacts to, so a replayed reaction is
-//! stored once. Seeds are derived from a key kept in the `floor-secrets` bucket: the same on every
+//! stored once. (A replayed pool may be gathered with other bounds, so another id: the aggregate
+//! then adds none of its entries, having seen them join.) Seeds are derived from a key kept in the `floor-secrets` bucket: the same on every
 //! instance and after every restart, unknowable from the published commitment.
 
 use crate::domain::SeatingCommand;
@@ -17,8 +23,15 @@ use crate::draw::{commitment, Seed};
 use floor_events::clock::ClockEvent;
 use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::TournamentEvent;
-use floor_events::{CommandId, EntryNo, TournamentId};
+use floor_events::{CommandId, EntryNo, PlayerId, TournamentId};
 use sha2::{Digest, Sha256};
+use std::collections::VecDeque;
+
+/// Most entries in one `join_pool` commit (about 100 bytes each).
+pub const POOL_AT_ONCE: usize = 500;
+
+/// A seating command waiting to run, for its tournament, with its id.
+pub type Queued = (TournamentId, CommandId, SeatingCommand);
 
 /// The key seeds are derived from.
 #[derive(Clone)]
@@ -66,7 +79,7 @@ pub fn react_to_tournament(tournament: TournamentId, event: &TournamentEvent, ke
             (id("commit".into()), SeatingCommand::CommitDraw { commitment: commitment(&key.draw(tournament)) }),
         ],
         TournamentEvent::EntryRegistered(e) => {
-            vec![(id(format!("join-{}", e.entry.0)), SeatingCommand::Join { entry: e.entry, player: e.player.clone() })]
+            vec![(join_id(tournament, e.entry), SeatingCommand::Join { entry: e.entry, player: e.player.clone() })]
         }
         TournamentEvent::EntryUnregistered(e) => vec![(id(format!("leave-{}", e.entry.0)), SeatingCommand::Leave { entry: e.entry })],
         TournamentEvent::TournamentStarted(started) => {
@@ -74,6 +87,39 @@ pub fn react_to_tournament(tournament: TournamentId, event: &TournamentEvent, ke
         }
         _ => vec![],
     }
+}
+
+fn join_id(tournament: TournamentId, entry: EntryNo) -> CommandId {
+    CommandId::derived(&format!("seating-join-{}:{tournament}", entry.0))
+}
+
+fn pool_id(tournament: TournamentId, entries: &[(EntryNo, PlayerId)]) -> CommandId {
+    let (first, last) = (entries.first().map_or(0, |e| e.0 .0), entries.last().map_or(0, |e| e.0 .0));
+    CommandId::derived(&format!("seating-join-pool-{first}-{last}:{tournament}"))
+}
+
+/// Queues a command, gathering a join into the pool queued just before it for the same
+/// tournament (or starting a pool with it).
+pub fn enqueue(queued: &mut VecDeque<Queued>, tournament: TournamentId, id: CommandId, command: SeatingCommand) {
+    let SeatingCommand::Join { entry, player } = command else {
+        queued.push_back((tournament, id, command));
+        return;
+    };
+    if let Some((t, pool, SeatingCommand::JoinPool { entries })) = queued.back_mut() {
+        if *t == tournament && entries.len() < POOL_AT_ONCE {
+            entries.push((entry, player));
+            *pool = pool_id(tournament, entries);
+            return;
+        }
+    }
+    let entries = vec![(entry, player)];
+    queued.push_back((tournament, pool_id(tournament, &entries), SeatingCommand::JoinPool { entries }));
+}
+
+/// A pool refused because the seats are drawn: its entries as single joins, in order, with the
+/// ids their registrations give them.
+pub fn split_pool(tournament: TournamentId, entries: Vec<(EntryNo, PlayerId)>) -> Vec<Queued> {
+    entries.into_iter().map(|(entry, player)| (tournament, join_id(tournament, entry), SeatingCommand::Join { entry, player })).collect()
 }
 
 /// The blinds a clock event sends to the tables, with the command's id.
@@ -127,5 +173,65 @@ mod tests {
         assert_ne!(key.decision(a, 1, "r1"), key.decision(a, 1, "r2"));
         assert_ne!(commitment(&key.draw(a)), key.draw(a));
         assert_ne!(SeedKey([8; 32]).draw(a), key.draw(a), "another key, other seeds");
+    }
+
+    fn join(entry: u32) -> SeatingCommand {
+        SeatingCommand::Join { entry: EntryNo(entry), player: PlayerId::parse(&format!("p{entry}")).unwrap() }
+    }
+
+    fn pool_sizes(queued: &VecDeque<Queued>) -> Vec<Option<usize>> {
+        queued.iter().map(|(_, _, c)| if let SeatingCommand::JoinPool { entries } = c { Some(entries.len()) } else { None }).collect()
+    }
+
+    #[test]
+    fn consecutive_joins_to_one_tournament_are_gathered_into_pools_of_at_most_pool_at_once() {
+        let (a, b) = (TournamentId::new(), TournamentId::new());
+        let mut queued = VecDeque::new();
+        let any = CommandId::new();
+        for e in 1..=3 {
+            enqueue(&mut queued, a, any, join(e));
+        }
+        enqueue(&mut queued, b, any, join(1));
+        enqueue(&mut queued, a, any, join(4));
+        enqueue(&mut queued, a, any, SeatingCommand::Leave { entry: EntryNo(2) });
+        enqueue(&mut queued, a, any, join(5));
+        assert_eq!(pool_sizes(&queued), [Some(3), Some(1), Some(1), None, Some(1)], "a leave or another tournament ends a pool");
+        let mut queued = VecDeque::new();
+        for e in 1..=(POOL_AT_ONCE as u32 + 1) {
+            enqueue(&mut queued, a, any, join(e));
+        }
+        assert_eq!(pool_sizes(&queued), [Some(POOL_AT_ONCE), Some(1)]);
+    }
+
+    #[test]
+    fn a_pool_is_named_by_its_bounds_and_splits_into_the_joins_registration_caused() {
+        let a = TournamentId::new();
+        let gathered = |entries: std::ops::RangeInclusive<u32>| {
+            let mut queued = VecDeque::new();
+            for e in entries {
+                enqueue(&mut queued, a, CommandId::new(), join(e));
+            }
+            queued.pop_front().unwrap()
+        };
+        assert_eq!(gathered(1..=3).1, gathered(1..=3).1, "the same pool, the same id");
+        assert_ne!(gathered(1..=3).1, gathered(1..=4).1);
+        let (_, _, SeatingCommand::JoinPool { entries }) = gathered(7..=8) else { panic!("a pool") };
+        let zero = floor_events::Money::zero(floor_events::Currency::EUR);
+        let event = |entry: u32| {
+            TournamentEvent::EntryRegistered(floor_events::registration::EntryRegistered {
+                entry: EntryNo(entry),
+                player: PlayerId::parse(&format!("p{entry}")).unwrap(),
+                kind: floor_events::registration::EntryKind::Registration,
+                new_player: true,
+                ledger: floor_events::tournament::EntryLedger { paid_in: zero, fee: zero, prize_pool: zero },
+                at: chrono::Utc::now(),
+            })
+        };
+        let caused: Vec<Queued> = [7, 8]
+            .into_iter()
+            .flat_map(|e| react_to_tournament(a, &event(e), &SeedKey([1; 32])))
+            .map(|(id, command)| (a, id, command))
+            .collect();
+        assert_eq!(split_pool(a, entries), caused);
     }
 }

@@ -12,8 +12,9 @@
 //! The policy and reports runners publish each commit's instructions themselves as soon as it
 //! is stored ([`crate::publishing`]); the outbox publishes only what they could not.
 
+use crate::commands::SeatingError;
 use crate::domain::{SeatingAggregate, SeatingCommand, SNAPSHOT_VERSION};
-use crate::policy::{react_to_clock, react_to_rebuys, react_to_tournament, SeedKey};
+use crate::policy::{enqueue, react_to_clock, react_to_rebuys, react_to_tournament, split_pool, Queued, SeedKey};
 use crate::publishing::{self, InFlight, Publisher};
 use floor_events::clock::ClockEvent;
 use floor_events::rebuys::RebuyEvent;
@@ -86,10 +87,11 @@ impl SeatingService {
         let mut outbox = ProjectionRunner::new(backbone, outbox).await?.with_linger(Duration::ZERO).with_pipelined_checkpoints();
         let queue =
             |host: &AggregateHost<SeatingAggregate>| Queue { host: host.clone(), publisher: publisher.clone(), queued: VecDeque::new() };
-        let mut policy = ProjectionRunner::new(backbone, Policy { queue: queue(&host), key: key.clone() })
-            .await?
-            .with_linger(Duration::ZERO)
-            .with_pipelined_checkpoints();
+        // The policy gathers for the default linger: registrations arriving one by one are
+        // joined to the pool a batch at a time (a tournament's blinds or draw wait at most as
+        // long, which no table notices).
+        let mut policy =
+            ProjectionRunner::new(backbone, Policy { queue: queue(&host), key: key.clone() }).await?.with_pipelined_checkpoints();
         let reports = Reports { queue: queue(&host), key };
         let mut reports = ProjectionRunner::on_stream(backbone, backbone.tables.clone(), reports)
             .await?
@@ -122,12 +124,12 @@ async fn seed_key(backbone: &Backbone) -> Result<SeedKey, ProjectionError> {
 struct Queue {
     host: AggregateHost<SeatingAggregate>,
     publisher: Publisher,
-    queued: VecDeque<(TournamentId, CommandId, SeatingCommand)>,
+    queued: VecDeque<Queued>,
 }
 
 impl Queue {
     fn push(&mut self, tournament: TournamentId, command_id: CommandId, command: SeatingCommand) {
-        self.queued.push_back((tournament, command_id, command));
+        enqueue(&mut self.queued, tournament, command_id, command);
     }
 
     /// Runs the queued commands in order; a rejection is logged (the command was not needed
@@ -156,10 +158,21 @@ impl Queue {
                 SeatingCommand::ContinueDraw { part } => Some(part + 1),
                 _ => None,
             };
+            let pool = match &command {
+                SeatingCommand::JoinPool { entries } => Some(entries.clone()),
+                _ => None,
+            };
             let publisher = &self.publisher;
             let (outcome, _) =
                 self.host.execute_then(tournament.0, command_id, command, |committed| publisher.send(&committed.events, in_flight)).await;
             match outcome {
+                Ok(Err(SeatingError::AlreadyStarted)) if pool.is_some() => {
+                    // Registered after the draw: each entry needs a seat, one join at a time.
+                    self.queued.pop_front();
+                    for queued in split_pool(tournament, pool.unwrap_or_default()).into_iter().rev() {
+                        self.queued.push_front(queued);
+                    }
+                }
                 Ok(Ok(committed)) => {
                     self.queued.pop_front();
                     if let (Some(part), false) = (next_part, committed.events.is_empty()) {
