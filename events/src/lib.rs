@@ -39,6 +39,7 @@ pub mod schema;
 pub mod seating;
 pub mod subjects;
 pub mod table;
+mod tagged;
 pub mod tournament;
 
 pub use ids::{CommandId, EntryNo, PlayerId, TournamentId};

@@ -50,18 +50,38 @@ pub fn encode_commit<E: Serialize>(events: &[E]) -> Vec<u8> {
 
 /// Decodes a commit body into current-shape events, upcasting older versions.
 ///
+/// Each event is read straight into `E`, which ignores the `v` beside its tag. (Reading through
+/// [`EventRecord`], whose `flatten` buffers every field once more before the tagged enum buffers
+/// them again, made decoding the larger part of every projection's fold.) The version is read
+/// from the `{"v":N,` this module writes first, or from the whole object when a writer put it
+/// elsewhere.
+///
 /// # Errors
 /// [`RecordError`] when the body is not a commit or comes from a newer schema.
 pub fn decode_commit<E: DeserializeOwned>(body: &[u8]) -> Result<Vec<E>, RecordError> {
-    let records: Vec<EventRecord<E>> = serde_json::from_slice(body)?;
+    let records: Vec<&serde_json::value::RawValue> = serde_json::from_slice(body)?;
     records
         .into_iter()
-        .map(|r| match r.v {
+        .map(|record| match version(record.get())? {
             // Version 1 is the only shape so far; an upcast arm goes here when version 2 arrives.
-            1 => Ok(r.event),
+            1 => Ok(serde_json::from_str(record.get())?),
             v => Err(RecordError::TooNew(v)),
         })
         .collect()
+}
+
+/// The `v` of one stored event.
+fn version(record: &str) -> Result<u16, serde_json::Error> {
+    #[derive(Deserialize)]
+    struct Version {
+        v: u16,
+    }
+    if let Some(digits) = record.strip_prefix(r#"{"v":"#).and_then(|rest| rest.split_once(',')).map(|(v, _)| v) {
+        if let Ok(v) = digits.parse() {
+            return Ok(v);
+        }
+    }
+    Ok(serde_json::from_str::<Version>(record)?.v)
 }
 
 #[cfg(test)]
@@ -85,5 +105,17 @@ mod tests {
     fn a_newer_schema_is_refused_not_misread() {
         let err = decode_commit::<Ev>(br#"[{"v":9,"type":"happened","n":1}]"#).unwrap_err();
         assert!(matches!(err, RecordError::TooNew(9)));
+        let err = decode_commit::<Ev>(br#"[{"type":"happened","n":1,"v":12}]"#).unwrap_err();
+        assert!(matches!(err, RecordError::TooNew(12)), "the version wherever it stands");
+    }
+
+    #[test]
+    fn the_version_is_read_wherever_it_stands_and_is_required() {
+        let moved = br#"[{"type":"happened","n":1,"v":1}, {"n":2, "v" : 1, "type":"happened"}]"#;
+        assert_eq!(decode_commit::<Ev>(moved).unwrap(), vec![Ev::Happened { n: 1 }, Ev::Happened { n: 2 }]);
+        assert!(matches!(decode_commit::<Ev>(br#"[{"type":"happened","n":1}]"#), Err(RecordError::Decode(_))), "no version");
+        assert!(matches!(decode_commit::<Ev>(br#"[{"v":1,"type":"other"}]"#), Err(RecordError::Decode(_))), "unknown type");
+        assert!(matches!(decode_commit::<Ev>(br#"{"v":1,"type":"happened","n":1}"#), Err(RecordError::Decode(_))), "not an array");
+        assert!(decode_commit::<Ev>(b"[]").unwrap().is_empty());
     }
 }

@@ -172,7 +172,9 @@ pub enum EntryKind {
 }
 
 /// The tournament aggregate's events: `floor.ev.tournament.<tournament_id>`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+// Read by `crate::tagged` (every service reads every registration; a plain comment, as doc
+// comments go into the published schema), written by serde.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 // The definition (with rebuy and add-on terms) makes `tournament_created` large; events are
 // decoded once per commit and moved, never copied in bulk, so boxing would buy nothing.
@@ -195,6 +197,17 @@ pub enum TournamentEvent {
     /// See [`TournamentCancelled`].
     TournamentCancelled(TournamentCancelled),
 }
+
+crate::tagged::tagged_events!(TournamentEvent {
+    TournamentCreated => "tournament_created",
+    EntryRegistered => "entry_registered",
+    EntryUnregistered => "entry_unregistered",
+    PlayerRefused => "player_refused",
+    PlayersKeptApart => "players_kept_apart",
+    EntryEliminated => "entry_eliminated",
+    TournamentStarted => "tournament_started",
+    TournamentCancelled => "tournament_cancelled",
+});
 
 /// A tournament was created.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -361,4 +374,80 @@ pub struct Registered {
 pub struct Recorded {
     /// The events, in order.
     pub events: Vec<TournamentEvent>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::money::{Currency, Money};
+    use crate::record::{decode_commit, encode_commit};
+
+    fn every_event() -> Vec<TournamentEvent> {
+        let at: DateTime<Utc> = "2027-01-10T18:00:00Z".parse().unwrap();
+        let player = PlayerId::parse("alice").unwrap();
+        let eur = |c| Money::new(c, Currency::EUR);
+        let ledger = EntryLedger { paid_in: eur(1_100), fee: eur(100), prize_pool: eur(1_000) };
+        let definition = crate::tournament::tests::sample();
+        vec![
+            TournamentEvent::TournamentCreated(TournamentCreated { tournament_id: TournamentId::new(), definition, at }),
+            TournamentEvent::EntryRegistered(EntryRegistered {
+                entry: EntryNo(1),
+                player: player.clone(),
+                kind: EntryKind::LateRegistration,
+                new_player: true,
+                ledger,
+                at,
+            }),
+            TournamentEvent::EntryUnregistered(EntryUnregistered {
+                entry: EntryNo(1),
+                player: player.clone(),
+                refund: ledger,
+                by_operator: true,
+                player_left: false,
+                at,
+            }),
+            TournamentEvent::PlayerRefused(PlayerRefused { player: player.clone(), reason: "said \"no\"".into(), at }),
+            TournamentEvent::PlayersKeptApart(PlayersKeptApart { players: vec![player.clone(), PlayerId::parse("bob").unwrap()], at }),
+            TournamentEvent::EntryEliminated(EntryEliminated { entry: EntryNo(1), player: player.clone(), at }),
+            TournamentEvent::TournamentStarted(TournamentStarted { entries: 2, cause: StartCause::LastSeatFilled, at }),
+            TournamentEvent::TournamentCancelled(TournamentCancelled {
+                reason: CancellationReason::BelowMinimum { entries: 1, min_players: 2 },
+                refunds: vec![Refund { entry: EntryNo(1), player, refund: ledger }],
+                at,
+            }),
+        ]
+    }
+
+    /// The hand-written reader ([`crate::tagged`]) and serde's writer agree on every variant.
+    #[test]
+    fn every_tournament_event_reads_back_as_written() {
+        let events = every_event();
+        assert_eq!(decode_commit::<TournamentEvent>(&encode_commit(&events)).unwrap(), events);
+        for event in &events {
+            assert_eq!(&serde_json::from_value::<TournamentEvent>(serde_json::to_value(event).unwrap()).unwrap(), event);
+        }
+    }
+
+    #[test]
+    fn a_tag_written_after_the_fields_is_read_all_the_same() {
+        for event in every_event() {
+            let serde_json::Value::Object(mut fields) = serde_json::to_value(&event).unwrap() else { panic!("an object") };
+            let tag = fields.remove("type").unwrap();
+            fields.insert("type".into(), tag);
+            fields.insert("v".into(), 1.into());
+            let body = serde_json::to_vec(&[serde_json::Value::Object(fields)]).unwrap();
+            assert_eq!(decode_commit::<TournamentEvent>(&body).unwrap(), vec![event]);
+        }
+    }
+
+    #[test]
+    fn an_unknown_tag_a_missing_tag_or_a_wrong_field_is_an_error() {
+        let read = |json: &str| serde_json::from_str::<TournamentEvent>(json).unwrap_err().to_string();
+        assert!(read(r#"{"type":"entry_teleported","entry":1}"#).contains("unknown variant `entry_teleported`"));
+        assert!(read(r#"{"v":1,"entry":1}"#).contains("missing field `type`"));
+        assert!(read(r#"{"v":1,"type":"entry_eliminated","entry":"one","player":"alice","at":"2027-01-10T18:00:00Z"}"#)
+            .contains("invalid type"));
+        assert!(read(r#"{"v":1,"type":"entry_eliminated","player":"alice","at":"2027-01-10T18:00:00Z"}"#).contains("missing field `entry`"));
+        assert!(read(r#"[1]"#).contains("tagged by `type`"));
+    }
 }
