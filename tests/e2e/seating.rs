@@ -28,6 +28,25 @@ async fn world() -> World {
     .await
 }
 
+/// The seating log as the game it records: every event but the blinds and the instructions
+/// (when a level starts depends on the clock, not the seed), times left out.
+async fn game(world: &World, t: TournamentId) -> Vec<String> {
+    let subject = subjects::event_subject(subjects::aggregate::SEATING, t.0);
+    let commits = JetStreamStore::new(&world.backbone).load::<SeatingEvent>(&subject, 0).await.expect("seating log");
+    commits
+        .into_iter()
+        .flat_map(|c| c.events)
+        .filter(|e| !matches!(e, SeatingEvent::BlindsSet { .. } | SeatingEvent::Instructed { .. }))
+        .map(|e| {
+            let mut value = serde_json::to_value(&e).expect("event serializes");
+            if let Some(fields) = value.as_object_mut() {
+                fields.remove("at");
+            }
+            value.to_string()
+        })
+        .collect()
+}
+
 /// Folds the seating log commit by commit and checks every invariant on the way.
 async fn check_log(world: &World, t: TournamentId, entrants: u32) {
     let subject = subjects::event_subject(subjects::aggregate::SEATING, t.0);
@@ -139,7 +158,10 @@ async fn floor_sim_plays_ten_thousand_entrants_to_one_winner_with_every_invarian
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seed_repeats_its_tournament_even_when_the_platform_is_killed_mid_tournament() {
     let config = config(300, 11);
-    let uninterrupted = play(&world().await, &config).await;
+    let first = world().await;
+    let uninterrupted = play(&first, &config).await;
+    let uninterrupted_game = game(&first, config.tournament_id).await;
+    drop(first);
 
     // Snapshots every few commits, so the restart loads one and folds only what came after.
     let mut world = World::start_configured(|c| {
@@ -166,6 +188,16 @@ async fn a_seed_repeats_its_tournament_even_when_the_platform_is_killed_mid_tour
     world.restart_platform().await;
     let interrupted = run.await.expect("sim task").expect("the simulation finishes after the restart");
 
+    let interrupted_game = game(&world, config.tournament_id).await;
+    if let Some(at) = uninterrupted_game.iter().zip(&interrupted_game).position(|(a, b)| a != b) {
+        let around = |game: &[String]| game[at.saturating_sub(3)..(at + 3).min(game.len())].join("\n  ");
+        panic!(
+            "the games part at seating event {at} of {}:\nuninterrupted:\n  {}\ninterrupted:\n  {}",
+            uninterrupted_game.len(),
+            around(&uninterrupted_game),
+            around(&interrupted_game)
+        );
+    }
     assert_eq!(
         (&interrupted.winner, interrupted.hands, interrupted.moves, interrupted.tables_broken, &interrupted.books),
         (&uninterrupted.winner, uninterrupted.hands, uninterrupted.moves, uninterrupted.tables_broken, &uninterrupted.books),
