@@ -28,23 +28,34 @@ async fn world() -> World {
     .await
 }
 
-/// The seating log as the game it records: every event but the blinds and the instructions
-/// (when a level starts depends on the clock, not the seed), times left out.
-async fn game(world: &World, t: TournamentId) -> Vec<String> {
+/// The seating log, each event with its commit's stream sequence.
+async fn seating_log(world: &World, t: TournamentId) -> Vec<(u64, SeatingEvent)> {
     let subject = subjects::event_subject(subjects::aggregate::SEATING, t.0);
     let commits = JetStreamStore::new(&world.backbone).load::<SeatingEvent>(&subject, 0).await.expect("seating log");
-    commits
-        .into_iter()
-        .flat_map(|c| c.events)
-        .filter(|e| !matches!(e, SeatingEvent::BlindsSet { .. } | SeatingEvent::Instructed { .. }))
-        .map(|e| {
-            let mut value = serde_json::to_value(&e).expect("event serializes");
-            if let Some(fields) = value.as_object_mut() {
-                fields.remove("at");
-            }
-            value.to_string()
-        })
+    commits.into_iter().flat_map(|c| c.events.into_iter().map(move |e| (c.sequence, e))).collect()
+}
+
+/// An event as a line, times left out.
+fn line(event: &SeatingEvent) -> String {
+    let mut value = serde_json::to_value(event).expect("event serializes");
+    if let Some(fields) = value.as_object_mut() {
+        fields.remove("at");
+    }
+    value.to_string()
+}
+
+/// The seating log as the game it records: every event but the blinds and the instructions
+/// (when a level starts depends on the clock, not the seed).
+fn game(log: &[(u64, SeatingEvent)]) -> Vec<String> {
+    log.iter()
+        .filter(|(_, e)| !matches!(e, SeatingEvent::BlindsSet { .. } | SeatingEvent::Instructed { .. }))
+        .map(|(_, e)| line(e))
         .collect()
+}
+
+/// The whole log, one line per event with its commit's sequence.
+fn whole(log: &[(u64, SeatingEvent)]) -> String {
+    log.iter().map(|(sequence, e)| format!("{sequence} {}", line(e))).collect::<Vec<_>>().join("\n")
 }
 
 /// Folds the seating log commit by commit and checks every invariant on the way.
@@ -160,7 +171,8 @@ async fn a_seed_repeats_its_tournament_even_when_the_platform_is_killed_mid_tour
     let config = config(300, 11);
     let first = world().await;
     let uninterrupted = play(&first, &config).await;
-    let uninterrupted_game = game(&first, config.tournament_id).await;
+    let uninterrupted_log = seating_log(&first, config.tournament_id).await;
+    let uninterrupted_game = game(&uninterrupted_log);
     drop(first);
 
     // Snapshots every few commits, so the restart loads one and folds only what came after.
@@ -188,12 +200,19 @@ async fn a_seed_repeats_its_tournament_even_when_the_platform_is_killed_mid_tour
     world.restart_platform().await;
     let interrupted = run.await.expect("sim task").expect("the simulation finishes after the restart");
 
-    let interrupted_game = game(&world, config.tournament_id).await;
+    let interrupted_log = seating_log(&world, config.tournament_id).await;
+    let interrupted_game = game(&interrupted_log);
+    eprintln!("winners: uninterrupted {}, interrupted {}", uninterrupted.winner, interrupted.winner);
     if let Some(at) = uninterrupted_game.iter().zip(&interrupted_game).position(|(a, b)| a != b) {
+        // Both logs whole, instructions included, for reading the difference.
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+        let _ = std::fs::write(dir.join("seed-repeat-uninterrupted.log"), whole(&uninterrupted_log));
+        let _ = std::fs::write(dir.join("seed-repeat-interrupted.log"), whole(&interrupted_log));
         let around = |game: &[String]| game[at.saturating_sub(3)..(at + 3).min(game.len())].join("\n  ");
         panic!(
-            "the games part at seating event {at} of {}:\nuninterrupted:\n  {}\ninterrupted:\n  {}",
+            "the games part at seating event {at} of {} (both logs whole in {}):\nuninterrupted:\n  {}\ninterrupted:\n  {}",
             uninterrupted_game.len(),
+            dir.display(),
             around(&uninterrupted_game),
             around(&interrupted_game)
         );
