@@ -408,19 +408,21 @@ fn to_move(entry: EntryNo, from_table: u32, from_seat: SeatNo, to_table: u32, to
     }
 }
 
-/// Has this entry joined before (it may have left or been eliminated since)?
+/// Has this entry joined before (it may have left or been eliminated since)? Every live entry
+/// joined, so it is at or below the highest.
 fn joined_before(state: &SeatingState, entry: EntryNo) -> bool {
-    state.highest_joined.is_some_and(|highest| entry <= highest) || state.entries.contains_key(&entry)
+    state.highest_joined.is_some_and(|highest| entry <= highest)
 }
 
 fn join_pool(state: &SeatingState, entries: Vec<(EntryNo, PlayerId)>) -> Result<Vec<SeatingEvent>, SeatingError> {
     if state.started {
         return Err(SeatingError::AlreadyStarted);
     }
+    // The highest so far, this pool's entries included (a pool may repeat an entry).
     let mut highest = state.highest_joined;
     let mut events = Vec::with_capacity(entries.len());
     for (entry, player) in entries {
-        if joined_before(state, entry) || highest.is_some_and(|h| entry <= h) {
+        if highest.is_some_and(|h| entry <= h) {
             continue;
         }
         highest = Some(entry);

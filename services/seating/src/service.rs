@@ -158,19 +158,18 @@ impl Queue {
                 SeatingCommand::ContinueDraw { part } => Some(part + 1),
                 _ => None,
             };
-            let pool = match &command {
-                SeatingCommand::JoinPool { entries } => Some(entries.clone()),
-                _ => None,
-            };
+            let pool = matches!(command, SeatingCommand::JoinPool { .. });
             let publisher = &self.publisher;
             let (outcome, _) =
                 self.host.execute_then(tournament.0, command_id, command, |committed| publisher.send(&committed.events, in_flight)).await;
             match outcome {
-                Ok(Err(SeatingError::AlreadyStarted)) if pool.is_some() => {
-                    // Registered after the draw: each entry needs a seat, one join at a time.
-                    self.queued.pop_front();
-                    for queued in split_pool(tournament, pool.unwrap_or_default()).into_iter().rev() {
-                        self.queued.push_front(queued);
+                Ok(Err(SeatingError::AlreadyStarted)) if pool => {
+                    // Registered after the draw: each entry needs a seat, one join at a time. The
+                    // pool is still at the front of the queue (only a copy was run).
+                    if let Some((_, _, SeatingCommand::JoinPool { entries })) = self.queued.pop_front() {
+                        for queued in split_pool(tournament, entries).into_iter().rev() {
+                            self.queued.push_front(queued);
+                        }
                     }
                 }
                 Ok(Ok(committed)) => {
