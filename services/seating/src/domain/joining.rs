@@ -1,0 +1,116 @@
+//! How entries get their first seat: the pool before the start, the start-of-play draw (in
+//! parts when it is large), and late entries seated one at a time.
+
+use super::*;
+
+/// Has this entry joined before (it may have left or been eliminated since)? Every live entry
+/// joined, so it is at or below the highest.
+fn joined_before(state: &SeatingState, entry: EntryNo) -> bool {
+    state.highest_joined.is_some_and(|highest| entry <= highest)
+}
+
+pub(super) fn join_pool(state: &SeatingState, entries: Vec<(EntryNo, PlayerId)>) -> Result<Vec<SeatingEvent>, SeatingError> {
+    if state.started {
+        return Err(SeatingError::AlreadyStarted);
+    }
+    // The highest so far, this pool's entries included (a pool may repeat an entry).
+    let mut highest = state.highest_joined;
+    let mut events = Vec::with_capacity(entries.len());
+    for (entry, player) in entries {
+        if highest.is_some_and(|h| entry <= h) {
+            continue;
+        }
+        highest = Some(entry);
+        events.push(SeatingEvent::EntryJoined { entry, player, stack: state.starting_stack });
+    }
+    Ok(events)
+}
+
+pub(super) fn join(state: &SeatingState, entry: EntryNo, player: PlayerId, stack: u64) -> Vec<SeatingEvent> {
+    if joined_before(state, entry) {
+        return vec![];
+    }
+    let mut out = Outbox::new(state);
+    out.push(SeatingEvent::EntryJoined { entry, player: player.clone(), stack });
+    if !state.started {
+        return out.events;
+    }
+    // Late registration or re-entry: the shortest table, at the worst seat a newcomer may take;
+    // a new table when every table is full (balancing fills it from the others).
+    let size = state.table_size;
+    let shortest = state.room.shortest().and_then(|n| state.room.table(n)).filter(|t| t.count() < usize::from(size));
+    let (table, seat, wait_for_button) = match shortest {
+        Some(t) => {
+            let worst = t.worst_seats();
+            match worst.first() {
+                Some(&seat) => (t.number, seat, false),
+                None => {
+                    let seat = t.seats.iter().position(Option::is_none).expect("a table below its size has an empty seat");
+                    (t.number, seat, true)
+                }
+            }
+        }
+        None => {
+            // Past every table of the draw too, some of which may not be stored yet.
+            let last = state.room.last_number().into_iter().chain(state.closing.iter().copied()).max().unwrap_or(0);
+            let number = last.max(state.draw_total) + 1;
+            out.push(SeatingEvent::TableOpened { table: number, seats: size });
+            out.open_table(number, size);
+            (number, 0, false)
+        }
+    };
+    out.push(SeatingEvent::EntrySeated { entry, table, seat: seat_no(seat), wait_for_button });
+    out.instruct(table, Instruction::SeatPlayer { entry, player, seat: seat_no(seat), stack, wait_for_button });
+    out.events
+}
+
+/// Tables per part of a large draw: each part is one commit, and a NATS message holds at most
+/// 1 MiB (a seated player's instruction is about 300 bytes).
+pub const DRAW_PART: usize = 100;
+
+pub(super) fn start(state: &SeatingState, seed: Seed, at: DateTime<Utc>) -> Result<Vec<SeatingEvent>, SeatingError> {
+    if state.started {
+        return Err(SeatingError::AlreadyStarted);
+    }
+    if state.commitment.as_ref().is_some_and(|c| *c != hex(&commitment(&seed))) {
+        return Err(SeatingError::SeedMismatch);
+    }
+    if state.entries.len() < 2 {
+        return Err(SeatingError::TooFewEntries(state.entries.len()));
+    }
+    let entries: Vec<EntryNo> = state.entries.keys().copied().collect();
+    Ok(draw_part(state, &entries, seed, 0, at))
+}
+
+/// The next part of a draw too large for one commit.
+pub(super) fn continue_draw(state: &SeatingState) -> Vec<SeatingEvent> {
+    let Some(seed) = state.draw_seed else { return vec![] };
+    if state.drawn_tables >= state.draw_total {
+        return vec![];
+    }
+    draw_part(state, &state.draw_entries, seed, state.drawn_tables as usize, state.draw_at.unwrap_or_default())
+}
+
+/// Tables `from..from + DRAW_PART` of the draw of `entries` with `seed`, with their
+/// instructions. The whole draw is recomputed for each part: it depends on every entry.
+fn draw_part(state: &SeatingState, entries: &[EntryNo], seed: Seed, from: usize, at: DateTime<Utc>) -> Vec<SeatingEvent> {
+    let size = state.table_size;
+    let tables = initial_seating(entries, usize::from(size), &seed);
+    let part = &tables[from.min(tables.len())..(from + DRAW_PART).min(tables.len())];
+    let mut out = Outbox::new(state);
+    let drawn = part
+        .iter()
+        .map(|t| DrawnTable {
+            table: t.number,
+            seats: t.occupied().map(|(s, o)| SeatedEntry { seat: seat_no(s), entry: o.entry }).collect(),
+        })
+        .collect();
+    out.push(SeatingEvent::TablesDrawn { seed: hex(&seed), total_tables: tables.len() as u32, tables: drawn, at });
+    for table in part {
+        out.open_table(table.number, size);
+        for (seat, occupant) in table.occupied() {
+            out.seat(table.number, occupant.entry, seat, false);
+        }
+    }
+    out.events
+}
