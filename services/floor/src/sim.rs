@@ -6,12 +6,12 @@
 //! seeded random all-ins, so stacks bust, sometimes several in one hand, sometimes in split pots.
 //!
 //! Play goes in rounds: every open table applies what it was told and deals one hand; then the
-//! simulator waits until Floor has taken every report and published every instruction (the
-//! seating runners' durable consumers are idle) before the next round. That lockstep makes a
-//! run repeat itself for a seed (on a fresh platform, where the draw's key comes from the seed
-//! too) and keeps the simulator from running ahead of Floor. The tournament has no blind
-//! structure: blinds do not change simulated outcomes, and level changes would arrive at
-//! wall-clock moments and break the repetition.
+//! simulator waits until Floor has taken every report and stored every instruction (the
+//! seating runners have acknowledged everything the log holds; see [`lockstep`]) before the
+//! next round. That lockstep makes a run repeat itself for a seed (on a fresh platform, where
+//! the draw's key comes from the seed too) and keeps the simulator from running ahead of Floor.
+//! The tournament has no blind structure: blinds do not change simulated outcomes, and level
+//! changes would arrive at wall-clock moments and break the repetition.
 //!
 //! With rebuys (`--format rebuy`), a player whose stack reaches zero keeps the seat; once Floor
 //! has offered the rebuy, the simulated player takes it (seven times in ten) or declines, and
@@ -19,20 +19,20 @@
 //! the simulator, as the director, ends the rebuy period; every player still seated decides on
 //! the add-on (eight in ten take it) and the break ends.
 
-use async_nats::jetstream::consumer::{pull, AckPolicy, Consumer, DeliverPolicy};
 use floor_events::payouts::Books;
 use floor_events::rebuys::{verbs as rebuy_verbs, DirectorRequest, Purchase, RebuyEvent};
 use floor_events::registration::{verbs, CreateTournament, Register, StartTournament};
-use floor_events::table::TableInstruction;
 use floor_events::tournament::{AddOnTerms, EntryModel, Fee, RebuyCondition, RebuyTerms, Start, TournamentDefinition};
 use floor_events::{subjects, CommandId, Currency, EntryNo, Money, PlayerId, Reply, RuleProfile, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_seating::simulated::SimTable;
-use futures::StreamExt;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
+
+mod lockstep;
+use lockstep::{Lockstep, STALL};
 
 /// What to simulate.
 #[derive(Debug, Clone)]
@@ -99,9 +99,6 @@ pub enum Progress {
 /// 5,000 unacknowledged publishes, which the in-process platform shares.
 const ACK_WINDOW: usize = 1_000;
 
-/// How long Floor may stay silent before the simulation gives up.
-const STALL: Duration = Duration::from_secs(15);
-
 /// Sit & go fields stop at 360 (003, 004 §4.36.2); larger fields are scheduled a moment ahead,
 /// register as late registrations, and are started by the simulator.
 const LARGEST_SIT_AND_GO: u32 = 360;
@@ -161,57 +158,6 @@ async fn ask<T: Serialize>(backbone: &Backbone, service: &str, verb: &str, body:
     }
 }
 
-/// How far a runner's durable consumer is: the last stream sequence it acknowledged, and
-/// whether it has nothing left to do (`None` while its consumer cannot be read).
-async fn runner_state(stream: &async_nats::jetstream::stream::Stream, name: &str) -> Option<(u64, bool)> {
-    let mut consumer = stream.get_consumer::<async_nats::jetstream::consumer::pull::Config>(name).await.ok()?;
-    let info = consumer.info().await.ok()?;
-    Some((info.ack_floor.stream_sequence, info.num_pending == 0 && info.num_ack_pending == 0))
-}
-
-/// Waits until Floor has taken every report and published every instruction that follows.
-///
-/// A large field keeps the runners busy for longer than [`STALL`] (the seating of 50,000
-/// entries, the draw of 28,000 tables, which the policy stores part after part before it
-/// acknowledges the start; the 310,000 instructions of a 250,000-entrant draw, which the outbox
-/// publishes in one batch before it acknowledges any), so only a wait in which no runner
-/// acknowledges anything new, the tournament's seating log does not grow, and no instruction
-/// reaches the tables for that long is a stall. The runners are asked less often the longer
-/// the wait: asking every millisecond loads the server doing the work.
-async fn settled(backbone: &Backbone, t: TournamentId, instructions: &mut Consumer<pull::Config>) -> Result<(), String> {
-    let seating = subjects::event_subject(subjects::aggregate::SEATING, t.0);
-    // In the order work flows: reactions and reports make seating commits, which the outbox
-    // publishes.
-    let runners = [
-        (&backbone.events, "projection-seating-policy"),
-        (&backbone.tables, "projection-seating-reports"),
-        (&backbone.events, "projection-seating-outbox"),
-    ];
-    let (mut seen, mut moved_at, mut pause) = (Vec::new(), Instant::now(), Duration::from_millis(1));
-    loop {
-        let mut states = Vec::with_capacity(runners.len());
-        for (stream, name) in runners {
-            states.push(runner_state(stream, name).await);
-        }
-        if states.iter().all(|s| s.is_some_and(|(_, idle)| idle)) {
-            return Ok(());
-        }
-        let last_commit = backbone.events.direct_get_last_for_subject(&seating).await.map(|m| m.sequence).ok();
-        states.push(last_commit.map(|sequence| (sequence, false)));
-        // Instructions stored for the tables, read or not.
-        let instructed = instructions.info().await.ok().map(|i| (i.delivered.stream_sequence, i.num_pending));
-        states.push(instructed.map(|(delivered, _)| (delivered, false)));
-        states.push(instructed.map(|(_, pending)| (pending, false)));
-        if states != seen {
-            (seen, moved_at) = (states, Instant::now());
-        } else if moved_at.elapsed() > STALL {
-            return Err(format!("Floor has made no progress with the tables in {} s (is the seating service running?)", STALL.as_secs()));
-        }
-        tokio::time::sleep(pause).await;
-        pause = (pause * 2).min(Duration::from_millis(50));
-    }
-}
-
 /// Runs one tournament to its winner; `progress` hears after every round.
 ///
 /// # Errors
@@ -250,29 +196,15 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         }
     }
 
-    // The tables' instructions, read from the stream: a consumer of our own, no acks, so
-    // `num_pending` says exactly what has not reached us yet. Created once the field is in:
-    // it reads from the start of the stream anyway, and registering 250,000 players can take
-    // longer than the server keeps an idle consumer.
-    let mut instructions = backbone
-        .tables
-        .create_consumer(pull::Config {
-            filter_subject: format!("floor.table.{t}.*.in"),
-            ack_policy: AckPolicy::None,
-            deliver_policy: DeliverPolicy::All,
-            inactive_threshold: Duration::from_secs(300),
-            ..Default::default()
-        })
-        .await
-        .map_err(|e| e.to_string())?;
+    let mut lockstep = Lockstep::new(backbone, t).await?;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(config.seed);
     let mut tables: BTreeMap<u32, SimTable> = BTreeMap::new();
     let (mut hands, mut moves, mut broken) = (0u64, 0u64, 0u64);
     let mut waiting_since: Option<Instant> = None;
     let (mut rounds, mut buying) = (0u64, config.rebuys);
     loop {
-        settled(backbone, t, &mut instructions).await?;
-        drain(&mut instructions, &mut tables).await?;
+        lockstep.settled(backbone).await?;
+        lockstep.drain(backbone, &mut tables).await?;
         let mut reports = Vec::new();
         for (&number, table) in tables.iter_mut() {
             if table.closed {
@@ -336,7 +268,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
                 acks.push(backbone.jetstream.send_publish(subject, message).await.map_err(|e| e.to_string())?);
             }
             for ack in acks {
-                ack.await.map_err(|e| e.to_string())?;
+                lockstep.reported(ack.await.map_err(|e| e.to_string())?.sequence);
             }
         }
         let players_left = tables.values().filter(|t| !t.closed).map(|t| t.seats.len()).sum();
@@ -495,33 +427,6 @@ async fn paid_books(backbone: &Backbone, t: TournamentId) -> Result<Books, Strin
     match serde_json::from_slice::<Reply<Books>>(&reply.payload).map_err(|e| e.to_string())? {
         Reply::Ok(books) => Ok(books),
         Reply::Error(e) => Err(format!("books: {}: {}", e.code, e.message)),
-    }
-}
-
-/// Takes every instruction stored so far into the tables' inboxes; returns how many.
-async fn drain(instructions: &mut Consumer<pull::Config>, tables: &mut BTreeMap<u32, SimTable>) -> Result<usize, String> {
-    let mut got = 0;
-    loop {
-        let pending = instructions.info().await.map_err(|e| e.to_string())?.num_pending;
-        if pending == 0 {
-            return Ok(got);
-        }
-        // Batches of a thousand (a few hundred KiB) with an expiry: one pull for the ten thousand
-        // instructions of a large draw (6 MiB) never completed, and a pull that loses its end
-        // marker must not wait forever.
-        let mut batch = instructions
-            .batch()
-            .max_messages(pending.min(1_000) as usize)
-            .expires(Duration::from_secs(5))
-            .messages()
-            .await
-            .map_err(|e| e.to_string())?;
-        while let Some(message) = batch.next().await {
-            let message = message.map_err(|e| e.to_string())?;
-            let instruction: TableInstruction = serde_json::from_slice(&message.payload).map_err(|e| e.to_string())?;
-            tables.entry(instruction.table).or_default().receive(instruction);
-            got += 1;
-        }
     }
 }
 

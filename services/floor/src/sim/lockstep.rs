@@ -1,0 +1,178 @@
+//! The simulator's lockstep with Floor: between two rounds, wait until Floor has taken every
+//! report and stored every instruction that follows from them, then hand the tables all of it.
+//!
+//! Every "is it done?" question here is answered from the store, never from a consumer's
+//! `num_pending`. nats-server acknowledges a publish before it tells the stream's consumers
+//! about the new message (the acknowledgement leaves, then a signal queue bumps each
+//! consumer's pending count on another goroutine), so a consumer can report nothing pending
+//! for a message its publisher already holds the acknowledgement of. Measured on nats-server
+//! 2.12.8: after 193 of 5,000 acknowledged publishes, a consumer-info round trip still did
+//! not count the message. The simulator used to trust those counts: about one run in a
+//! hundred, a table dealt its next hand before a move reached it, and a seed no longer
+//! repeated its tournament.
+//!
+//! What is sound instead:
+//! - a runner's *ack floor* (its acks are cumulative and sent only after what it produced is
+//!   stored) against the last sequence the store holds on the subjects it reads;
+//! - for the tables' inbox, the store's next instruction after the last one received
+//!   (a direct get), with the consumer used only to fetch them in bulk.
+
+use async_nats::jetstream::consumer::{pull, AckPolicy, Consumer, DeliverPolicy};
+use async_nats::jetstream::stream::{DirectGetErrorKind, Stream};
+use floor_events::table::TableInstruction;
+use floor_events::{subjects, TournamentId};
+use floor_runtime::bootstrap::Backbone;
+use floor_seating::simulated::SimTable;
+use futures::StreamExt;
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+/// How long Floor may stay silent before the simulation gives up.
+pub(super) const STALL: Duration = Duration::from_secs(15);
+
+/// One tournament's lockstep: where the simulator's reports and the tables' instructions are.
+pub(super) struct Lockstep {
+    tournament: TournamentId,
+    /// The tables' instructions: a consumer of our own, no acks, to fetch them in bulk.
+    instructions: Consumer<pull::Config>,
+    /// Its filter, for asking the store what follows.
+    filter: String,
+    /// Stream sequence of the last instruction handed to a table.
+    received: u64,
+    /// Stream sequence of the last report the simulator published (acknowledged).
+    reported: u64,
+}
+
+fn text<E: ToString>(e: E) -> String {
+    e.to_string()
+}
+
+/// The last sequence stored on `subject`, 0 while it has none.
+async fn last_stored(stream: &Stream, subject: &str) -> Result<u64, String> {
+    match stream.direct_get_last_for_subject(subject).await {
+        Ok(message) => Ok(message.sequence),
+        Err(e) if e.kind() == DirectGetErrorKind::NotFound => Ok(0),
+        Err(e) => Err(format!("{subject}: {e}")),
+    }
+}
+
+/// The stream sequence up to which a runner's durable consumer has acknowledged everything;
+/// `None` while the consumer cannot be read (a runner restarting recreates it).
+async fn acknowledged(stream: &Stream, name: &str) -> Option<u64> {
+    let mut consumer = stream.get_consumer::<pull::Config>(name).await.ok()?;
+    Some(consumer.info().await.ok()?.ack_floor.stream_sequence)
+}
+
+impl Lockstep {
+    /// Starts reading the tournament's instructions from the start of the stream. Create it once
+    /// the field is in: registering 250,000 players can take longer than the server keeps an
+    /// idle consumer.
+    pub(super) async fn new(backbone: &Backbone, tournament: TournamentId) -> Result<Self, String> {
+        let filter = format!("floor.table.{tournament}.*.in");
+        let instructions = backbone
+            .tables
+            .create_consumer(pull::Config {
+                filter_subject: filter.clone(),
+                ack_policy: AckPolicy::None,
+                deliver_policy: DeliverPolicy::All,
+                inactive_threshold: Duration::from_secs(300),
+                ..Default::default()
+            })
+            .await
+            .map_err(text)?;
+        Ok(Self { tournament, instructions, filter, received: 0, reported: 0 })
+    }
+
+    /// A report the store acknowledged at `sequence`.
+    pub(super) fn reported(&mut self, sequence: u64) {
+        self.reported = self.reported.max(sequence);
+    }
+
+    /// Where the store is, on the subjects seating reads from other services (for this
+    /// tournament) and on its own log.
+    async fn stored(&self, backbone: &Backbone) -> Result<[u64; 2], String> {
+        let t = self.tournament.0;
+        let mut reacted_to = 0;
+        for aggregate in [subjects::aggregate::TOURNAMENT, subjects::aggregate::CLOCK, subjects::aggregate::REBUYS] {
+            reacted_to = reacted_to.max(last_stored(&backbone.events, &subjects::event_subject(aggregate, t)).await?);
+        }
+        let seating = last_stored(&backbone.events, &subjects::event_subject(subjects::aggregate::SEATING, t)).await?;
+        Ok([reacted_to, seating])
+    }
+
+    /// Waits until Floor has taken every report and stored every instruction that follows.
+    ///
+    /// Work flows in a circle: reports and other services' events make seating commits, whose
+    /// instructions the outbox stores and whose eliminations it sends to registration, which
+    /// seating's policy reads. So a pass reads where the store is, checks every runner has
+    /// acknowledged up to there, and reads the store again: only a pass in which nothing new
+    /// was stored proves everything is done.
+    ///
+    /// A large field keeps the runners busy for longer than [`STALL`] (the draw of 28,000
+    /// tables, which the policy stores part after part before it acknowledges the start; the
+    /// 310,000 instructions of a 250,000-entrant draw, which the outbox publishes in one batch
+    /// before it acknowledges any), so only a wait in which no runner acknowledges anything new,
+    /// the log does not grow, and nothing is stored for the tables for that long is a
+    /// stall. The runners are asked less often the longer the wait: asking every millisecond
+    /// loads the server doing the work.
+    pub(super) async fn settled(&mut self, backbone: &Backbone) -> Result<(), String> {
+        let (mut seen, mut moved_at, mut pause) = (Vec::new(), Instant::now(), Duration::from_millis(1));
+        loop {
+            let [reacted_to, seating] = self.stored(backbone).await?;
+            let policy = acknowledged(&backbone.events, "projection-seating-policy").await;
+            let reports = acknowledged(&backbone.tables, "projection-seating-reports").await;
+            let outbox = acknowledged(&backbone.events, "projection-seating-outbox").await;
+            let caught_up = policy.is_some_and(|p| p >= reacted_to)
+                && reports.is_some_and(|r| r >= self.reported)
+                && outbox.is_some_and(|o| o >= seating);
+            if caught_up && self.stored(backbone).await? == [reacted_to, seating] {
+                return Ok(());
+            }
+            // Anything stored for the tables (cheaper than asking for this tournament's subjects).
+            let instructed = backbone.tables.get_info().await.ok().map(|i| i.state.last_sequence);
+            let state = vec![Some(reacted_to), Some(seating), policy, reports, outbox, instructed];
+            if state != seen {
+                (seen, moved_at) = (state, Instant::now());
+            } else if moved_at.elapsed() > STALL {
+                return Err(format!(
+                    "Floor has made no progress with the tables in {} s (is the seating service running?)",
+                    STALL.as_secs()
+                ));
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_millis(50));
+        }
+    }
+
+    /// Hands the tables every instruction stored so far; returns how many.
+    pub(super) async fn drain(&mut self, backbone: &Backbone, tables: &mut BTreeMap<u32, SimTable>) -> Result<usize, String> {
+        let mut got = 0;
+        loop {
+            // The store says whether anything follows; the consumer's count only sizes the pull.
+            match backbone.tables.direct_get_next_for_subject(&self.filter, Some(self.received + 1)).await {
+                Ok(_) => {}
+                Err(e) if e.kind() == DirectGetErrorKind::NotFound => return Ok(got),
+                Err(e) => return Err(format!("{}: {e}", self.filter)),
+            }
+            let hint = self.instructions.info().await.map_err(text)?.num_pending;
+            // Batches of a thousand (a few hundred KiB) with an expiry: one pull for the ten
+            // thousand instructions of a large draw (6 MiB) never completed, and a pull that
+            // loses its end marker must not wait forever.
+            let mut batch = self
+                .instructions
+                .batch()
+                .max_messages(hint.clamp(1, 1_000) as usize)
+                .expires(Duration::from_secs(5))
+                .messages()
+                .await
+                .map_err(text)?;
+            while let Some(message) = batch.next().await {
+                let message = message.map_err(text)?;
+                self.received = self.received.max(message.info().map_err(text)?.stream_sequence);
+                let instruction: TableInstruction = serde_json::from_slice(&message.payload).map_err(text)?;
+                tables.entry(instruction.table).or_default().receive(instruction);
+                got += 1;
+            }
+        }
+    }
+}
