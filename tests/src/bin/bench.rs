@@ -4,6 +4,8 @@
 //! - latency: p50 of a raw JetStream publish with the per-subject check (the baseline) vs p50 of
 //!   a `register` command end to end (request → decide → persist → reply);
 //! - throughput: 16 raw concurrent writers vs 16 concurrent clients on 16 tournaments;
+//! - for reading both: a bare command (request → append → reply, nothing decided), the floor
+//!   that the design's request/reply commands over JetStream put under any implementation;
 //! - rebuild: a raw ordered-consumer replay of the tournament commits vs rebuilding the lobby
 //!   projection from zero over the same commits.
 //!
@@ -38,8 +40,10 @@ struct Figures {
     raw_p99: Duration,
     cmd_p50: Duration,
     cmd_p99: Duration,
+    bare_p50: Duration,
     raw_rate: f64,
     cmd_rate: f64,
+    bare_rate: f64,
     tournament_replay_rate: f64,
     replay_rate: f64,
     rebuild_rate: f64,
@@ -47,9 +51,12 @@ struct Figures {
     replayed: u64,
 }
 
+/// What the raw writers and the bare commands append.
+const COMMIT: &[u8] = br#"[{"v":1,"type":"bench"}]"#;
+
 async fn raw_publish(world: &World, subject: &str, expected: u64) -> u64 {
     let message = PublishMessage::build()
-        .payload(br#"[{"v":1,"type":"bench"}]"#.to_vec().into())
+        .payload(COMMIT.to_vec().into())
         .message_id(CommandId::new().to_string())
         .expected_last_subject_sequence(expected);
     world.jetstream().send_publish(subject.to_owned(), message).await.expect("publish").await.expect("ack").sequence
@@ -76,6 +83,66 @@ async fn echo_latency(world: &World, n: usize) -> Vec<Duration> {
     }
     echo.abort();
     samples
+}
+
+/// A responder that does what every Floor command must and nothing more: it takes a request,
+/// appends a fixed commit to the subject the request names (with the per-subject check, as the
+/// baseline does) and replies once the stream has acknowledged it. The design fixes both halves
+/// (commands by request/reply, facts in JetStream), so this is the floor under any command:
+/// Floor's figures are read against it as well as against the raw publish. Own connection,
+/// one task per request (requests from several clients overlap, as Floor's do).
+async fn bare_responder(world: &World) -> tokio::task::JoinHandle<()> {
+    let responder = async_nats::connect(world.nats.url()).await.expect("connect");
+    let mut requests = responder.subscribe("bench.bare").await.expect("subscribe");
+    floor_runtime::bootstrap::sync_with_server(&responder).await.expect("responder subscribed");
+    let jetstream = async_nats::jetstream::new(responder.clone());
+    tokio::spawn(async move {
+        while let Some(request) = requests.next().await {
+            let (responder, jetstream) = (responder.clone(), jetstream.clone());
+            tokio::spawn(async move {
+                let Some(reply) = request.reply else { return };
+                let text = std::str::from_utf8(&request.payload).expect("utf-8");
+                let (subject, expected) = text.split_once(' ').expect("subject and sequence");
+                let message = PublishMessage::build()
+                    .payload(COMMIT.to_vec().into())
+                    .message_id(CommandId::new().to_string())
+                    .expected_last_subject_sequence(expected.parse().expect("sequence"));
+                let ack = jetstream.send_publish(subject.to_owned(), message).await.expect("publish").await.expect("ack");
+                let _ = responder.publish(reply, ack.sequence.to_string().into()).await;
+            });
+        }
+    })
+}
+
+/// One bare command: append to `subject` after `expected`, through the responder.
+async fn bare_command(world: &World, subject: &str, expected: u64) -> u64 {
+    let reply = world.backbone.client.request("bench.bare", format!("{subject} {expected}").into()).await.expect("bare command");
+    std::str::from_utf8(&reply.payload).expect("utf-8").parse().expect("sequence")
+}
+
+/// Sequential bare commands, each on its own new subject (as the raw baseline).
+async fn bare_latency(world: &World, n: usize) -> Vec<Duration> {
+    let mut samples = Vec::with_capacity(n);
+    for _ in 0..n {
+        let subject = format!("floor.ev.bench.{}", uuid::Uuid::now_v7());
+        let start = Instant::now();
+        bare_command(world, &subject, 0).await;
+        samples.push(start.elapsed());
+    }
+    samples
+}
+
+async fn bare_throughput(world: &World, per_client: usize) -> f64 {
+    let start = Instant::now();
+    let clients = (0..CLIENTS).map(|_| async move {
+        let subject = format!("floor.ev.bench.{}", uuid::Uuid::now_v7());
+        let mut last = 0;
+        for _ in 0..per_client {
+            last = bare_command(world, &subject, last).await;
+        }
+    });
+    futures::future::join_all(clients).await;
+    (CLIENTS * per_client) as f64 / start.elapsed().as_secs_f64()
 }
 
 /// The store's append alone, and the aggregate host alone (in process, no request hop): where a
@@ -224,12 +291,17 @@ async fn measure(commands: usize, without: &str) -> Figures {
     eprintln!("latency: {commands} raw publishes, then {commands} register commands…");
     let mut echo = echo_latency(&world, commands).await;
     let (mut append, mut host) = component_latency(&world, commands).await;
+    let responder = bare_responder(&world).await;
+    bare_latency(&world, 200).await;
     let mut raw = raw_latency(&world, commands).await;
+    let mut bare = bare_latency(&world, commands).await;
     let mut cmd = register_latency(&world, big, "lat", commands).await;
     let per_client = commands / CLIENTS * 2;
-    eprintln!("throughput: {CLIENTS} raw writers, then {CLIENTS} clients on {CLIENTS} tournaments, {per_client} each…");
+    eprintln!("throughput: {CLIENTS} raw writers, {CLIENTS} bare-command clients, then {CLIENTS} clients on {CLIENTS} tournaments, {per_client} each…");
     let raw_rate = raw_throughput(&world, per_client).await;
+    let bare_rate = bare_throughput(&world, per_client).await;
     let cmd_rate = register_throughput(&world, &tournaments, per_client).await;
+    responder.abort();
     eprintln!("rebuild: raw ordered replay, then lobby rebuild…");
     // The baseline reads what the lobby reads, as it reads it: its four subjects through one
     // consumer (a consumer with several filters costs the server more per message than one
@@ -247,8 +319,10 @@ async fn measure(commands: usize, without: &str) -> Figures {
         raw_p99: percentile(&mut raw, 0.99),
         cmd_p50: percentile(&mut cmd, 0.5),
         cmd_p99: percentile(&mut cmd, 0.99),
+        bare_p50: percentile(&mut bare, 0.5),
         raw_rate,
         cmd_rate,
+        bare_rate,
         tournament_replay_rate,
         replay_rate,
         rebuild_rate,
@@ -271,8 +345,11 @@ fn report(f: &Figures, server: &str) -> String {
          | command latency p99 | {:.0} µs | {:.0} µs | {:.2}× | — |\n\
          | core request/reply echo p50 (for reading, not a target) | — | {:.0} µs | — | — |\n\
          | store append p50 / host execute p50, in process (for reading) | — | {:.0} µs / {:.0} µs | — | — |\n\
-         | command latency p50 against echo + append, the floor of any request/reply command that persists (for reading) | {:.0} µs | {:.0} µs | {:.2}× | — |\n\
+         | bare command p50: request → append → reply, nothing decided, the floor of any command in this design (for reading) | {:.0} µs | {:.0} µs | {:.2}× | — |\n\
+         | `register` p50 against the bare command (for reading) | {:.0} µs | {:.0} µs | {:.2}× | — |\n\
          | throughput, {CLIENTS} concurrent | {:.0} publishes/s ({CLIENTS} writers) | {:.0} registrations/s ({CLIENTS} tournaments) | {:.0} % | ≥ 50 % — {} |\n\
+         | bare commands, {CLIENTS} concurrent (for reading) | {:.0} publishes/s | {:.0} bare commands/s | {:.0} % | — |\n\
+         | registrations against bare commands (for reading) | {:.0} bare commands/s | {:.0} registrations/s | {:.0} % | — |\n\
          | replay / rebuild | {:.0} commits/s (ordered consumer on the lobby's 4 subjects, {} commits) | {:.0} commits/s (lobby rebuild, {} commits) | {:.0} % | ≥ 70 % — {} |\n\
          | replay of the tournament subjects alone (for reading) | {:.0} commits/s (ordered consumer, 1 subject) | — | {:.0} % | — |\n\n\
          {} sequential commands per latency series; nats-server {server}, single node, file storage, default fsync.\n",
@@ -286,13 +363,22 @@ fn report(f: &Figures, server: &str) -> String {
         micros(f.echo_p50),
         micros(f.append_p50),
         micros(f.host_p50),
-        micros(f.echo_p50) + micros(f.append_p50),
+        micros(f.raw_p50),
+        micros(f.bare_p50),
+        micros(f.bare_p50) / micros(f.raw_p50),
+        micros(f.bare_p50),
         micros(f.cmd_p50),
-        micros(f.cmd_p50) / (micros(f.echo_p50) + micros(f.append_p50)),
+        micros(f.cmd_p50) / micros(f.bare_p50),
         f.raw_rate,
         f.cmd_rate,
         throughput_ratio * 100.0,
         verdict(throughput_ratio >= 0.5),
+        f.raw_rate,
+        f.bare_rate,
+        f.bare_rate / f.raw_rate * 100.0,
+        f.bare_rate,
+        f.cmd_rate,
+        f.cmd_rate / f.bare_rate * 100.0,
         f.replay_rate,
         f.raw_replayed,
         f.rebuild_rate,

@@ -11,6 +11,9 @@
 //! recorded first, as at a real table where the hand takes a minute; the clock covers only the
 //! "finished" report.
 //!
+//! For reading beside it, the same path with nothing decided ([`bare_relay`]): a report stored
+//! and consumed, a commit appended, an instruction published and received.
+//!
 //! Usage: `seating-latency [--tables N] [--samples N] [--write docs/benchmarks.md]`.
 
 use async_nats::jetstream::message::PublishMessage;
@@ -49,6 +52,65 @@ async fn raw_round_trips(world: &World, n: usize) -> Vec<Duration> {
         world.jetstream().send_publish(subject.clone(), message).await.expect("publish").await.expect("ack");
         samples.push(start.elapsed());
     }
+    samples
+}
+
+/// The protocol's floor, without Floor: what seating must do between a report and a move,
+/// with nothing decided. A durable pull consumer set up as seating's reports runner's takes
+/// each "report" from the tables stream, appends a commit to an event subject (with the
+/// per-subject check), publishes an "instruction" to the tables stream, awaits both acks and
+/// acknowledges the report. A report is stored where tables put it and a decision is stored
+/// before anything moves (the issue and the design fix both), so no implementation of that
+/// protocol goes below this path on this server; the move latency is read against it too.
+async fn bare_relay(world: &World) -> tokio::task::JoinHandle<()> {
+    use async_nats::jetstream::consumer::{pull, AckPolicy};
+    let consumer = world
+        .backbone
+        .tables
+        .create_consumer(pull::Config {
+            durable_name: Some("bench-bare-relay".into()),
+            filter_subject: "floor.table.bench.relay.report".into(),
+            ack_policy: AckPolicy::All,
+            ..Default::default()
+        })
+        .await
+        .expect("relay consumer");
+    let mut reports = consumer.messages().await.expect("relay messages");
+    let jetstream = world.jetstream().clone();
+    tokio::spawn(async move {
+        let decisions = subjects::event_subject("bench", uuid::Uuid::new_v4());
+        let mut last = 0;
+        while let Some(Ok(report)) = reports.next().await {
+            let decision =
+                PublishMessage::build().payload(br#"[{"v":1,"type":"bench"}]"#.to_vec().into()).expected_last_subject_sequence(last);
+            last = jetstream.send_publish(decisions.clone(), decision).await.expect("append").await.expect("appended").sequence;
+            let instruction = PublishMessage::build().payload(report.payload.clone());
+            jetstream.send_publish("floor.table.bench.relay.instruction", instruction).await.expect("publish").await.expect("published");
+            report.double_ack().await.expect("ack");
+        }
+    })
+}
+
+/// Bare relay round trips: report published → instruction received, `n` of them, each after
+/// the same 50 ms of quiet the bench leaves between its reports.
+async fn bare_relay_latency(world: &World, n: usize) -> Vec<Duration> {
+    let relay = bare_relay(world).await;
+    let mut instructions = world.backbone.client.subscribe("floor.table.bench.relay.instruction").await.expect("subscribe");
+    floor_runtime::bootstrap::sync_with_server(&world.backbone.client).await.expect("subscribed");
+    let mut samples = Vec::with_capacity(n);
+    for i in 0..n + 20 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let report = PublishMessage::build().payload(i.to_string().into_bytes().into());
+        let start = Instant::now();
+        world.jetstream().send_publish("floor.table.bench.relay.report", report).await.expect("publish").await.expect("ack");
+        let arrived = tokio::time::timeout(Duration::from_secs(30), instructions.next()).await.expect("relayed").expect("open");
+        assert_eq!(arrived.payload, i.to_string().as_bytes(), "the relay keeps order");
+        // The first twenty warm the relay up.
+        if i >= 20 {
+            samples.push(start.elapsed());
+        }
+    }
+    relay.abort();
     samples
 }
 
@@ -138,6 +200,7 @@ async fn main() {
     eprintln!("drawn: {} tables, {:.1} s after the start of registration", seats.len(), started.elapsed().as_secs_f64());
 
     let raw = raw_round_trips(&world, samples * 5).await;
+    let mut relayed = bare_relay_latency(&world, samples).await;
     while commits.next().now_or_never().flatten().is_some() {}
     let mut decided = Vec::with_capacity(samples);
     let mut quiet_raw = Vec::with_capacity(samples);
@@ -281,18 +344,24 @@ async fn main() {
     let (move_p50, move_p99) = (percentile(&mut latencies, 0.5), percentile(&mut latencies, 0.99));
     let (quiet_p50, quiet_p99) = (percentile(&mut quiet_raw, 0.5), percentile(&mut quiet_raw, 0.99));
     let (decided_p50, decided_p99) = (percentile(&mut decided, 0.5), percentile(&mut decided, 0.99));
+    let (relay_p50, relay_p99) = (percentile(&mut relayed, 0.5), percentile(&mut relayed, 0.99));
     let ratio = move_p99.as_secs_f64() / raw_p99.as_secs_f64();
     let table = format!(
         "| figure | p50 | p99 | run | target |\n|---|---|---|---|---|\n\
          | raw JetStream publish round trip (baseline) | {:.3} ms | {:.3} ms | {} publishes | |\n\
          | raw round trip just before each report (each sample's own baseline) | {:.3} ms | {:.3} ms | {n} publishes | |\n\
+         | the protocol's floor without Floor: report stored and consumed → commit appended → instruction published and received, nothing decided (for reading) | {:.3} ms | {:.3} ms | {} relays | p99 {:.1}× the baseline p99 |\n\
          | of which: report published → seating decision stored | {:.3} ms | {:.3} ms | {n} reports | |\n\
-         | hand finished with two busts published → move instruction received, {} tables, {entrants} entrants | {:.3} ms | {:.3} ms | {n} reports | p99 ≤ 5× baseline p99: {:.1}× (against each sample's own baseline {:.1}×), {} |\n",
+         | hand finished with two busts published → move instruction received, {} tables, {entrants} entrants | {:.3} ms | {:.3} ms | {n} reports | p99 ≤ 5× baseline p99: {:.1}× (against each sample's own baseline {:.1}×; against the floor's p99 {:.1}×), {} |\n",
         ms(raw_p50),
         ms(raw_p99),
         raw.len(),
         ms(quiet_p50),
         ms(quiet_p99),
+        ms(relay_p50),
+        ms(relay_p99),
+        relayed.len(),
+        relay_p99.as_secs_f64() / raw_p99.as_secs_f64(),
         ms(decided_p50),
         ms(decided_p99),
         seats.len(),
@@ -300,6 +369,7 @@ async fn main() {
         ms(move_p99),
         ratio,
         move_p99.as_secs_f64() / quiet_p99.as_secs_f64(),
+        move_p99.as_secs_f64() / relay_p99.as_secs_f64(),
         if ratio <= 5.0 { "met" } else { "**missed**" },
     );
     println!("{table}");
