@@ -81,3 +81,52 @@ async fn a_projection_dropped_and_rebuilt_from_zero_equals_the_live_one() {
     let rebuilt = world.lobby_documents().await;
     assert_eq!(rebuilt, live, "the rebuilt lobby equals the live one, document for document");
 }
+
+/// Counts the commits on its own subjects; stores nothing.
+struct Counting(u64);
+
+impl floor_runtime::projection::Projection for Counting {
+    fn name(&self) -> &'static str {
+        "test-counting"
+    }
+
+    fn filters(&self) -> Vec<String> {
+        vec!["floor.ev.counted.*".into()]
+    }
+
+    fn apply(&mut self, _subject: &str, _sequence: u64, _body: &[u8]) {
+        self.0 += 1;
+    }
+
+    async fn flush(&mut self) -> Result<(), floor_runtime::projection::ProjectionError> {
+        Ok(())
+    }
+
+    async fn reset(&mut self) -> Result<(), floor_runtime::projection::ProjectionError> {
+        self.0 = 0;
+        Ok(())
+    }
+}
+
+/// nats-server acknowledges a publish before it tells the stream's consumers, so a consumer can
+/// look idle while the store already holds a commit its writer has the ack for. A catch-up
+/// must not stop there: every commit stored before the call is applied when it returns.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_catch_up_applies_every_commit_stored_before_it_even_one_stored_a_moment_ago() {
+    let nats = floor_runtime::server::NatsServer::start_temp().expect("nats-server starts");
+    let client = floor_runtime::bootstrap::connect(&nats.url()).await.expect("connect");
+    let backbone = floor_runtime::bootstrap::ensure_backbone(client).await.expect("backbone");
+    let mut runner = ProjectionRunner::new(&backbone, Counting(0)).await.expect("runner");
+    runner.catch_up().await.expect("caught up on nothing");
+    let subject = floor_events::subjects::event_subject("counted", uuid::Uuid::new_v4());
+    for stored in 1..=300u64 {
+        let ack = backbone.jetstream.publish(subject.clone(), r#"[{"v":1,"type":"counted"}]"#.into()).await.expect("publish");
+        let sequence = ack.await.expect("stored").sequence;
+        let checkpoint = runner.catch_up().await.expect("caught up");
+        assert_eq!(
+            (runner.projection().0, checkpoint),
+            (stored, sequence),
+            "after {stored} commits, the last at {sequence}, the catch-up stopped at {checkpoint}"
+        );
+    }
+}

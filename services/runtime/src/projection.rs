@@ -17,6 +17,7 @@ use crate::bootstrap::Backbone;
 use crate::error::Error;
 use async_nats::jetstream::consumer::{pull, AckPolicy, Consumer, DeliverPolicy};
 use async_nats::jetstream::kv;
+use async_nats::jetstream::stream::DirectGetErrorKind;
 use async_nats::jetstream::stream::Stream;
 use floor_events::subjects;
 use futures::StreamExt;
@@ -296,11 +297,31 @@ impl<P: Projection> ProjectionRunner<P> {
         loop {
             self.stored().await?;
             let info = self.consumer().await?.info().await.map_err(read)?.clone();
-            if (info.num_pending == 0 && info.num_ack_pending == 0) || self.checkpoint >= target {
+            if self.checkpoint >= target {
+                return Ok(self.checkpoint);
+            }
+            // The consumer's counts can lag the store: nats-server acknowledges a publish before
+            // it signals the stream's consumers, so an idle-looking consumer is confirmed against
+            // the store before the view calls itself caught up.
+            if info.num_pending == 0 && info.num_ack_pending == 0 && !self.stored_up_to(target).await? {
                 return Ok(self.checkpoint);
             }
             self.step(Duration::from_millis(500)).await?;
         }
+    }
+
+    /// Whether the store holds a commit on this view's subjects after its checkpoint and at or
+    /// before `target` (a direct get per filter, read from the store itself).
+    async fn stored_up_to(&self, target: u64) -> Result<bool, ProjectionError> {
+        for filter in self.projection.filters() {
+            match self.stream.direct_get_next_for_subject(&filter, Some(self.checkpoint + 1)).await {
+                Ok(next) if next.sequence <= target => return Ok(true),
+                Ok(_) => {}
+                Err(e) if e.kind() == DirectGetErrorKind::NotFound => {}
+                Err(e) => return Err(read(e)),
+            }
+        }
+        Ok(false)
     }
 
     /// Drops the view and rebuilds it from the first commit, then resumes live from there.
