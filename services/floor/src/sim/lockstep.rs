@@ -59,8 +59,7 @@ async fn last_stored(stream: &Stream, subject: &str) -> Result<u64, String> {
 /// The stream sequence up to which a runner's durable consumer has acknowledged everything;
 /// `None` while the consumer cannot be read (a runner restarting recreates it).
 async fn acknowledged(stream: &Stream, name: &str) -> Option<u64> {
-    let mut consumer = stream.get_consumer::<pull::Config>(name).await.ok()?;
-    Some(consumer.info().await.ok()?.ack_floor.stream_sequence)
+    Some(stream.consumer_info(name).await.ok()?.ack_floor.stream_sequence)
 }
 
 impl Lockstep {
@@ -92,12 +91,17 @@ impl Lockstep {
     /// tournament) and on its own log.
     async fn stored(&self, backbone: &Backbone) -> Result<[u64; 2], String> {
         let t = self.tournament.0;
-        let mut reacted_to = 0;
-        for aggregate in [subjects::aggregate::TOURNAMENT, subjects::aggregate::CLOCK, subjects::aggregate::REBUYS] {
-            reacted_to = reacted_to.max(last_stored(&backbone.events, &subjects::event_subject(aggregate, t)).await?);
-        }
-        let seating = last_stored(&backbone.events, &subjects::event_subject(subjects::aggregate::SEATING, t)).await?;
-        Ok([reacted_to, seating])
+        let [tournament, clock, rebuys, seating] =
+            [subjects::aggregate::TOURNAMENT, subjects::aggregate::CLOCK, subjects::aggregate::REBUYS, subjects::aggregate::SEATING]
+                .map(|aggregate| subjects::event_subject(aggregate, t));
+        let events = &backbone.events;
+        let (tournament, clock, rebuys, seating) = futures::try_join!(
+            last_stored(events, &tournament),
+            last_stored(events, &clock),
+            last_stored(events, &rebuys),
+            last_stored(events, &seating)
+        )?;
+        Ok([tournament.max(clock).max(rebuys), seating])
     }
 
     /// Waits until Floor has taken every report and stored every instruction that follows.
@@ -119,9 +123,12 @@ impl Lockstep {
         let (mut seen, mut moved_at, mut pause) = (Vec::new(), Instant::now(), Duration::from_millis(1));
         loop {
             let [reacted_to, seating] = self.stored(backbone).await?;
-            let policy = acknowledged(&backbone.events, "projection-seating-policy").await;
-            let reports = acknowledged(&backbone.tables, "projection-seating-reports").await;
-            let outbox = acknowledged(&backbone.events, "projection-seating-outbox").await;
+            // Each group of reads concurrently, the groups in order: store, runners, store.
+            let (policy, reports, outbox) = futures::join!(
+                acknowledged(&backbone.events, "projection-seating-policy"),
+                acknowledged(&backbone.tables, "projection-seating-reports"),
+                acknowledged(&backbone.events, "projection-seating-outbox")
+            );
             let caught_up = policy.is_some_and(|p| p >= reacted_to)
                 && reports.is_some_and(|r| r >= self.reported)
                 && outbox.is_some_and(|o| o >= seating);
