@@ -98,15 +98,20 @@ fn pool_id(tournament: TournamentId, entries: &[(EntryNo, PlayerId)]) -> Command
     CommandId::derived(&format!("seating-join-pool-{first}-{last}:{tournament}"))
 }
 
-/// Queues a command, gathering a join into the pool queued just before it for the same
-/// tournament (or starting a pool with it).
+/// Queues a command, gathering a join into the tournament's last queued command when that is a
+/// pool with room (or starting a pool with it).
+///
+/// Commands of other tournaments in between do not end a pool: each tournament is its own
+/// aggregate, and only its own commands' order matters. Registrations to several tournaments at
+/// once arrive interleaved; pooling only neighbours gave each tournament pools of one, a
+/// seating commit per registration.
 pub fn enqueue(queued: &mut VecDeque<Queued>, tournament: TournamentId, id: CommandId, command: SeatingCommand) {
     let SeatingCommand::Join { entry, player } = command else {
         queued.push_back((tournament, id, command));
         return;
     };
-    if let Some((t, pool, SeatingCommand::JoinPool { entries })) = queued.back_mut() {
-        if *t == tournament && entries.len() < POOL_AT_ONCE {
+    if let Some((_, pool, SeatingCommand::JoinPool { entries })) = queued.iter_mut().rev().find(|(t, ..)| *t == tournament) {
+        if entries.len() < POOL_AT_ONCE {
             entries.push((entry, player));
             *pool = pool_id(tournament, entries);
             return;
@@ -184,7 +189,7 @@ mod tests {
     }
 
     #[test]
-    fn consecutive_joins_to_one_tournament_are_gathered_into_pools_of_at_most_pool_at_once() {
+    fn joins_to_one_tournament_are_gathered_into_pools_of_at_most_pool_at_once() {
         let (a, b) = (TournamentId::new(), TournamentId::new());
         let mut queued = VecDeque::new();
         let any = CommandId::new();
@@ -193,9 +198,14 @@ mod tests {
         }
         enqueue(&mut queued, b, any, join(1));
         enqueue(&mut queued, a, any, join(4));
+        enqueue(&mut queued, b, any, join(2));
+        assert_eq!(pool_sizes(&queued), [Some(4), Some(2)], "another tournament's joins in between do not end a pool");
         enqueue(&mut queued, a, any, SeatingCommand::Leave { entry: EntryNo(2) });
         enqueue(&mut queued, a, any, join(5));
-        assert_eq!(pool_sizes(&queued), [Some(3), Some(1), Some(1), None, Some(1)], "a leave or another tournament ends a pool");
+        enqueue(&mut queued, b, any, join(3));
+        assert_eq!(pool_sizes(&queued), [Some(4), Some(3), None, Some(1)], "a leave ends its tournament's pool, not the other's");
+        let order: Vec<TournamentId> = queued.iter().map(|(t, ..)| *t).collect();
+        assert_eq!(order, [a, b, a, a], "each tournament's commands keep their order");
         let mut queued = VecDeque::new();
         for e in 1..=(POOL_AT_ONCE as u32 + 1) {
             enqueue(&mut queued, a, any, join(e));

@@ -228,6 +228,16 @@ async fn register_throughput(world: &World, tournaments: &[TournamentId], per_cl
     (tournaments.len() * per_client) as f64 / start.elapsed().as_secs_f64()
 }
 
+/// Seating commits in the log so far (every tournament).
+async fn seating_commits(world: &World) -> u64 {
+    let mut counted = 0;
+    let mut subjects = world.backbone.events.info_with_subjects(subjects::event_filter(subjects::aggregate::SEATING)).await.expect("stream info");
+    while let Some(Ok((_, count))) = subjects.next().await {
+        counted += count as u64;
+    }
+    counted
+}
+
 /// Reads every commit on `filters` with an ordered consumer, touching each payload.
 async fn raw_replay(world: &World, filters: Vec<String>) -> (u64, f64) {
     let consumer = world
@@ -300,7 +310,9 @@ async fn measure(commands: usize, without: &str) -> Figures {
     eprintln!("throughput: {CLIENTS} raw writers, {CLIENTS} bare-command clients, then {CLIENTS} clients on {CLIENTS} tournaments, {per_client} each…");
     let raw_rate = raw_throughput(&world, per_client).await;
     let bare_rate = bare_throughput(&world, per_client).await;
+    let seating_before = seating_commits(&world).await;
     let cmd_rate = register_throughput(&world, &tournaments, per_client).await;
+    eprintln!("{} registrations made {} seating commits", CLIENTS * per_client, seating_commits(&world).await - seating_before);
     responder.abort();
     eprintln!("rebuild: raw ordered replay, then lobby rebuild…");
     // The baseline reads what the lobby reads, as it reads it: its four subjects through one
