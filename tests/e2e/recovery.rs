@@ -130,3 +130,16 @@ async fn a_catch_up_applies_every_commit_stored_before_it_even_one_stored_a_mome
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rebuild_with_nothing_on_the_views_subjects_returns_at_once() {
+    let nats = floor_runtime::server::NatsServer::start_temp().expect("nats-server starts");
+    let client = floor_runtime::bootstrap::connect(&nats.url()).await.expect("connect");
+    let backbone = floor_runtime::bootstrap::ensure_backbone(client).await.expect("backbone");
+    let elsewhere = floor_events::subjects::event_subject("elsewhere", uuid::Uuid::new_v4());
+    backbone.jetstream.publish(elsewhere, r#"[{"v":1,"type":"other"}]"#.into()).await.expect("publish").await.expect("stored");
+    let mut runner = ProjectionRunner::new(&backbone, Counting(0)).await.expect("runner");
+    let rebuilt = tokio::time::timeout(std::time::Duration::from_secs(10), runner.rebuild()).await;
+    assert_eq!(rebuilt.expect("the rebuild returns").expect("rebuilt"), 0, "nothing to replay");
+    assert_eq!(runner.projection().0, 0);
+}

@@ -340,13 +340,16 @@ impl<P: Projection> ProjectionRunner<P> {
         let target = self.stream.get_info().await.map_err(read)?.state.last_sequence;
         let mut applied = 0;
         if target > 0 {
-            let replay = self
+            let mut replay = self
                 .stream
                 .create_consumer(pull::OrderedConfig { filter_subjects: self.projection.filters(), ..Default::default() })
                 .await
                 .map_err(read)?;
+            // A new consumer counts what it has to deliver from the store itself. With nothing on
+            // the view's subjects, waiting for a first message would wait for ever.
+            let nothing = replay.info().await.map_err(read)?.num_pending == 0;
             let mut messages = replay.messages().await.map_err(read)?;
-            while let Some(message) = messages.next().await {
+            while let Some(message) = if nothing { None } else { messages.next().await } {
                 let message = message.map_err(read)?;
                 let info = message.info().map_err(read)?;
                 self.projection.apply(message.subject.as_str(), info.stream_sequence, &message.payload);

@@ -231,7 +231,8 @@ async fn register_throughput(world: &World, tournaments: &[TournamentId], per_cl
 /// Seating commits in the log so far (every tournament).
 async fn seating_commits(world: &World) -> u64 {
     let mut counted = 0;
-    let mut subjects = world.backbone.events.info_with_subjects(subjects::event_filter(subjects::aggregate::SEATING)).await.expect("stream info");
+    let mut subjects =
+        world.backbone.events.info_with_subjects(subjects::event_filter(subjects::aggregate::SEATING)).await.expect("stream info");
     while let Some(Ok((_, count))) = subjects.next().await {
         counted += count as u64;
     }
