@@ -17,7 +17,7 @@
 use async_nats::jetstream::context::{PublishAckFuture, PublishError};
 use async_nats::jetstream::message::PublishMessage;
 use floor_events::seating::SeatingEvent;
-use floor_events::table::{instructions_subject, TableInstruction};
+use floor_events::table::{instructions_subject, Instruction, TableInstruction};
 use floor_events::TournamentId;
 use std::collections::HashMap;
 use std::future::Future;
@@ -50,6 +50,24 @@ struct Ledger {
     sent: HashMap<(TableKey, u64), watch::Receiver<Option<bool>>>,
     /// Per table, the last sequence the outbox has dealt with.
     passed: HashMap<TableKey, u64>,
+}
+
+impl Ledger {
+    /// The outbox reaches `i`: the table's last dealt-with sequence moves up to it, and the
+    /// command path's registration of it (if any) comes out. A table's `close_table` is the
+    /// last it hears (a table opened again under its number continues its sequence and starts a
+    /// new entry), so its entry goes then: otherwise the ledger kept one for every table that
+    /// ever opened, for as long as the service runs.
+    fn pass(&mut self, i: &TableInstruction) -> Option<watch::Receiver<Option<bool>>> {
+        let table = (i.tournament_id, i.table);
+        if matches!(i.instruction, Instruction::CloseTable) {
+            self.passed.remove(&table);
+        } else {
+            let passed = self.passed.entry(table).or_default();
+            *passed = (*passed).max(i.sequence);
+        }
+        self.sent.remove(&(table, i.sequence))
+    }
 }
 
 /// Sends instructions from the command path and tells the outbox which it may skip. Cheap to
@@ -101,13 +119,7 @@ impl Publisher {
     /// (waiting for its acknowledgement if it is still in flight). `false` means the outbox
     /// must publish it.
     pub(crate) async fn published(&self, i: &TableInstruction) -> bool {
-        let table = (i.tournament_id, i.table);
-        let receiver = {
-            let mut ledger = self.ledger.lock().expect("publishing ledger poisoned");
-            let passed = ledger.passed.entry(table).or_default();
-            *passed = (*passed).max(i.sequence);
-            ledger.sent.remove(&(table, i.sequence))
-        };
+        let receiver = self.ledger.lock().expect("publishing ledger poisoned").pass(i);
         let Some(mut receiver) = receiver else { return false };
         // A sender dropped before it knew (its runner failed) counts as not published.
         receiver.wait_for(Option::is_some).await.map(|acked| *acked == Some(true)).unwrap_or(false)
@@ -134,5 +146,28 @@ impl InFlight {
             let _ = done.send(Some(acked.is_ok()));
         });
         futures::future::join_all(acks).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn instruction(table: u32, sequence: u64, instruction: Instruction) -> TableInstruction {
+        TableInstruction { tournament_id: TournamentId(uuid::Uuid::nil()), table, sequence, instruction }
+    }
+
+    #[test]
+    fn the_outbox_keeps_a_tables_bookkeeping_until_it_passes_its_close() {
+        let mut ledger = Ledger::default();
+        let (done, receiver) = watch::channel(None);
+        let key = ((TournamentId(uuid::Uuid::nil()), 3), 2);
+        ledger.sent.insert(key, receiver);
+        assert!(ledger.pass(&instruction(3, 1, Instruction::OpenTable { seats: 9 })).is_none(), "not sent from the command path");
+        assert!(ledger.pass(&instruction(3, 2, Instruction::Resume)).is_some(), "sent from the command path");
+        assert_eq!(ledger.passed.get(&key.0), Some(&2));
+        drop(done);
+        assert!(ledger.pass(&instruction(3, 3, Instruction::CloseTable)).is_none());
+        assert!(ledger.passed.is_empty() && ledger.sent.is_empty(), "nothing left of a closed table");
     }
 }
