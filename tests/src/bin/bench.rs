@@ -120,31 +120,6 @@ async fn bare_command(world: &World, subject: &str, expected: u64) -> u64 {
     std::str::from_utf8(&reply.payload).expect("utf-8").parse().expect("sequence")
 }
 
-/// Sequential bare commands, each on its own new subject (as the raw baseline).
-async fn bare_latency(world: &World, n: usize) -> Vec<Duration> {
-    let mut samples = Vec::with_capacity(n);
-    for _ in 0..n {
-        let subject = format!("floor.ev.bench.{}", uuid::Uuid::now_v7());
-        let start = Instant::now();
-        bare_command(world, &subject, 0).await;
-        samples.push(start.elapsed());
-    }
-    samples
-}
-
-async fn bare_throughput(world: &World, per_client: usize) -> f64 {
-    let start = Instant::now();
-    let clients = (0..CLIENTS).map(|_| async move {
-        let subject = format!("floor.ev.bench.{}", uuid::Uuid::now_v7());
-        let mut last = 0;
-        for _ in 0..per_client {
-            last = bare_command(world, &subject, last).await;
-        }
-    });
-    futures::future::join_all(clients).await;
-    (CLIENTS * per_client) as f64 / start.elapsed().as_secs_f64()
-}
-
 /// The store's append alone, and the aggregate host alone (in process, no request hop): where a
 /// command's time goes, for reading the figures.
 async fn component_latency(world: &World, n: usize) -> (Vec<Duration>, Vec<Duration>) {
@@ -180,13 +155,14 @@ async fn component_latency(world: &World, n: usize) -> (Vec<Duration>, Vec<Durat
     (appends, executes)
 }
 
-/// Sequential raw publishes, each on its own new subject with the per-subject check.
-async fn raw_latency(world: &World, n: usize) -> Vec<Duration> {
+/// Sequential writes, each on its own new subject: `write` stores one commit on a subject after
+/// the given sequence and returns its own (a raw publish, or a bare command).
+async fn write_latency(n: usize, write: impl AsyncFn(&str, u64) -> u64) -> Vec<Duration> {
     let mut samples = Vec::with_capacity(n);
     for _ in 0..n {
         let subject = format!("floor.ev.bench.{}", uuid::Uuid::now_v7());
         let start = Instant::now();
-        raw_publish(world, &subject, 0).await;
+        write(&subject, 0).await;
         samples.push(start.elapsed());
     }
     samples
@@ -203,13 +179,16 @@ async fn register_latency(world: &World, tournament: TournamentId, series: &str,
     samples
 }
 
-async fn raw_throughput(world: &World, per_client: usize) -> f64 {
+/// Writes per second from [`CLIENTS`] writers, each on its own subject, each waiting for its
+/// previous write (see [`write_latency`]).
+async fn write_throughput(per_client: usize, write: impl AsyncFn(&str, u64) -> u64) -> f64 {
     let start = Instant::now();
+    let write = &write;
     let writers = (0..CLIENTS).map(|_| async move {
         let subject = format!("floor.ev.bench.{}", uuid::Uuid::now_v7());
         let mut last = 0;
         for _ in 0..per_client {
-            last = raw_publish(world, &subject, last).await;
+            last = write(&subject, last).await;
         }
     });
     futures::future::join_all(writers).await;
@@ -293,7 +272,9 @@ async fn measure(commands: usize, without: &str) -> Figures {
         tournaments.push(world.create(freezeout(1_000_000)).await);
     }
     // Warm up both paths (connections, aggregate tasks, server caches).
-    raw_latency(&world, 200).await;
+    let raw = async |subject: &str, expected| raw_publish(&world, subject, expected).await;
+    let bare = async |subject: &str, expected| bare_command(&world, subject, expected).await;
+    write_latency(200, raw).await;
     register_latency(&world, big, "warm", 200).await;
     for &t in &tournaments {
         assert!(matches!(world.register(t, "warmup").await, Reply::Ok(_)));
@@ -303,14 +284,14 @@ async fn measure(commands: usize, without: &str) -> Figures {
     let mut echo = echo_latency(&world, commands).await;
     let (mut append, mut host) = component_latency(&world, commands).await;
     let responder = bare_responder(&world).await;
-    bare_latency(&world, 200).await;
-    let mut raw = raw_latency(&world, commands).await;
-    let mut bare = bare_latency(&world, commands).await;
+    write_latency(200, bare).await;
+    let mut raw_samples = write_latency(commands, raw).await;
+    let mut bare_samples = write_latency(commands, bare).await;
     let mut cmd = register_latency(&world, big, "lat", commands).await;
     let per_client = commands / CLIENTS * 2;
     eprintln!("throughput: {CLIENTS} raw writers, {CLIENTS} bare-command clients, then {CLIENTS} clients on {CLIENTS} tournaments, {per_client} each…");
-    let raw_rate = raw_throughput(&world, per_client).await;
-    let bare_rate = bare_throughput(&world, per_client).await;
+    let raw_rate = write_throughput(per_client, raw).await;
+    let bare_rate = write_throughput(per_client, bare).await;
     let seating_before = seating_commits(&world).await;
     let cmd_rate = register_throughput(&world, &tournaments, per_client).await;
     eprintln!("{} registrations made {} seating commits", CLIENTS * per_client, seating_commits(&world).await - seating_before);
@@ -328,11 +309,11 @@ async fn measure(commands: usize, without: &str) -> Figures {
         echo_p50: percentile(&mut echo, 0.5),
         append_p50: percentile(&mut append, 0.5),
         host_p50: percentile(&mut host, 0.5),
-        raw_p50: percentile(&mut raw, 0.5),
-        raw_p99: percentile(&mut raw, 0.99),
+        raw_p50: percentile(&mut raw_samples, 0.5),
+        raw_p99: percentile(&mut raw_samples, 0.99),
         cmd_p50: percentile(&mut cmd, 0.5),
         cmd_p99: percentile(&mut cmd, 0.99),
-        bare_p50: percentile(&mut bare, 0.5),
+        bare_p50: percentile(&mut bare_samples, 0.5),
         raw_rate,
         cmd_rate,
         bare_rate,
