@@ -113,9 +113,7 @@ impl floor_runtime::projection::Projection for Counting {
 /// must not stop there: every commit stored before the call is applied when it returns.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_catch_up_applies_every_commit_stored_before_it_even_one_stored_a_moment_ago() {
-    let nats = floor_runtime::server::NatsServer::start_temp().expect("nats-server starts");
-    let client = floor_runtime::bootstrap::connect(&nats.url()).await.expect("connect");
-    let backbone = floor_runtime::bootstrap::ensure_backbone(client).await.expect("backbone");
+    let (_nats, backbone) = floor_tests::backbone_alone().await;
     let mut runner = ProjectionRunner::new(&backbone, Counting(0)).await.expect("runner");
     runner.catch_up().await.expect("caught up on nothing");
     let subject = floor_events::subjects::event_subject("counted", uuid::Uuid::new_v4());
@@ -133,9 +131,7 @@ async fn a_catch_up_applies_every_commit_stored_before_it_even_one_stored_a_mome
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rebuild_with_nothing_on_the_views_subjects_returns_at_once() {
-    let nats = floor_runtime::server::NatsServer::start_temp().expect("nats-server starts");
-    let client = floor_runtime::bootstrap::connect(&nats.url()).await.expect("connect");
-    let backbone = floor_runtime::bootstrap::ensure_backbone(client).await.expect("backbone");
+    let (_nats, backbone) = floor_tests::backbone_alone().await;
     let elsewhere = floor_events::subjects::event_subject("elsewhere", uuid::Uuid::new_v4());
     backbone.jetstream.publish(elsewhere, r#"[{"v":1,"type":"other"}]"#.into()).await.expect("publish").await.expect("stored");
     let mut runner = ProjectionRunner::new(&backbone, Counting(0)).await.expect("runner");

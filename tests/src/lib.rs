@@ -102,6 +102,15 @@ impl Drop for RunningPlatform {
     }
 }
 
+/// A fresh nats-server with Floor's streams and buckets and a client on it, and no platform:
+/// for tests and benches of one piece of the runtime or one service.
+pub async fn backbone_alone() -> (NatsServer, Backbone) {
+    let nats = NatsServer::start_temp().expect("nats-server starts (run `make tools` if none is installed)");
+    let client = bootstrap::connect(&nats.url()).await.expect("connect");
+    let backbone = bootstrap::ensure_backbone(client).await.expect("backbone");
+    (nats, backbone)
+}
+
 /// A nats-server, the platform on it, and a client to talk to both.
 pub struct World {
     /// The server (dropped last: it kills the process).

@@ -17,7 +17,7 @@ use chrono::{DateTime, Utc};
 use floor_clock::ClockService;
 use floor_events::clock::{verbs, ClockEvent, ClockRequest, Level, SetStructure, Step, StepCause, Structure};
 use floor_events::{subjects, CommandId, Reply, TournamentId};
-use floor_runtime::{bootstrap, NatsServer, SystemClock};
+use floor_runtime::{bootstrap, SystemClock};
 use futures::StreamExt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -65,8 +65,7 @@ async fn main() {
     let clocks: usize = arg("--clocks").map(|v| v.parse().expect("a number")).unwrap_or(10_000);
     let level_seconds: u32 = arg("--level-seconds").map(|v| v.parse().expect("a number")).unwrap_or(10);
 
-    let server = NatsServer::start_temp().expect("nats-server (run `make tools`)");
-    let backbone = bootstrap::ensure_backbone(bootstrap::connect(&server.url()).await.expect("connect")).await.expect("backbone");
+    let (server, backbone) = floor_tests::backbone_alone().await;
     let (shutdown, tracker) = (CancellationToken::new(), TaskTracker::new());
     let service = ClockService::start(&backbone, Arc::new(SystemClock), shutdown.clone(), &tracker).await.expect("clock service");
     let (ready, is_ready) = tokio::sync::oneshot::channel();
