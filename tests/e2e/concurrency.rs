@@ -86,3 +86,34 @@ async fn two_service_instances_racing_for_the_last_seat_seat_one_player() {
     assert!(results.iter().all(|&w| w == 1), "exactly one racer wins each round: {results:?}");
     second.stop().await;
 }
+
+/// A reader of the log (seating's outbox) can see a commit the moment it is stored, before the
+/// command that stored it has finished what it does after (seating sends the commit's table
+/// instructions in `execute_then`'s `then`). `quiet` is how that reader waits for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quiet_returns_only_once_the_command_that_stored_a_commit_has_finished_with_it() {
+    use floor_registration::{TournamentAggregate, TournamentCommand};
+    use floor_runtime::AggregateHost;
+    use futures::{FutureExt, StreamExt};
+    let (_nats, backbone) = floor_tests::backbone_alone().await;
+    let host = AggregateHost::<TournamentAggregate>::new(JetStreamStore::new(&backbone));
+    let id = floor_events::TournamentId::new();
+    assert!(host.quiet(id.0).now_or_never().is_some(), "no command ever ran on it: at once");
+    let mut stored = backbone.client.subscribe(subjects::event_subject(subjects::aggregate::TOURNAMENT, id.0)).await.expect("subscribe");
+    floor_runtime::bootstrap::sync_with_server(&backbone.client).await.expect("subscribed");
+
+    let (finish, finished) = tokio::sync::oneshot::channel::<()>();
+    let create = TournamentCommand::Create { tournament_id: id, definition: Box::new(freezeout(10)), at: chrono::Utc::now() };
+    let running = tokio::spawn({
+        let host = host.clone();
+        async move { host.execute_then(id.0, CommandId::new(), create, |_| finished.map(|_| "sent")).await }
+    });
+    stored.next().await.expect("the commit is stored");
+    let mut quiet = Box::pin(host.quiet(id.0));
+    assert!(quiet.as_mut().now_or_never().is_none(), "the command that stored the commit is still finishing with it");
+    finish.send(()).expect("the command waits");
+    quiet.await;
+    let (outcome, after) = running.await.expect("command task");
+    assert!(matches!(outcome, Ok(Ok(_))), "{outcome:?}");
+    assert_eq!(after, Some("sent"));
+}

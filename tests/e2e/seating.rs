@@ -11,7 +11,9 @@ use floor_events::{subjects, EntryNo, RuleProfile, TournamentId};
 use floor_runtime::JetStreamStore;
 use floor_seating::domain::{SeatingAggregate, SeatingState};
 use floor_tests::World;
-use std::collections::HashSet;
+use futures::StreamExt;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 
 fn config(entrants: u32, seed: u64) -> SimConfig {
     let tournament_id = TournamentId(uuid::Uuid::from_u128(u128::from(seed) << 32 | u128::from(entrants)));
@@ -118,6 +120,22 @@ async fn check_payouts(world: &World, t: TournamentId, entrants: u32, winner: &s
     assert_eq!(first.player.to_string(), winner);
 }
 
+/// Every publish of a tournament's instructions as a core subscriber hears it (the stream keeps
+/// one copy of a duplicate, a subscriber hears each publish), counted by `Nats-Msg-Id`.
+async fn hear_instructions(world: &World, t: TournamentId) -> (Arc<Mutex<HashMap<String, u32>>>, tokio::task::JoinHandle<()>) {
+    let mut instructions = world.backbone.client.subscribe(format!("floor.table.{t}.*.in")).await.expect("subscribe");
+    floor_runtime::bootstrap::sync_with_server(&world.backbone.client).await.expect("subscribed");
+    let heard = Arc::new(Mutex::new(HashMap::new()));
+    let counts = heard.clone();
+    let hearing = tokio::spawn(async move {
+        while let Some(message) = instructions.next().await {
+            let id = message.headers.as_ref().and_then(|h| h.get("Nats-Msg-Id")).map(|v| v.to_string()).unwrap_or_default();
+            *counts.lock().expect("heard").entry(id).or_insert(0) += 1;
+        }
+    });
+    (heard, hearing)
+}
+
 async fn play(world: &World, config: &SimConfig) -> Summary {
     sim::run(&world.backbone, config, |_| {}).await.unwrap_or_else(|e| panic!("sim of {}: {e}", config.entrants))
 }
@@ -125,7 +143,11 @@ async fn play(world: &World, config: &SimConfig) -> Summary {
 /// Plays a field to its winner and checks it from the log, the books and the lobby.
 async fn play_and_check(world: &World, entrants: u32) {
     let config = config(entrants, 7);
+    let (heard, hearing) = hear_instructions(world, config.tournament_id).await;
     let summary = play(world, &config).await;
+    hearing.abort();
+    let twice: Vec<(String, u32)> = heard.lock().expect("heard").iter().filter(|(_, &n)| n > 1).map(|(id, &n)| (id.clone(), n)).collect();
+    assert!(twice.is_empty(), "with no crash each instruction is published once, by seating's command path or its outbox: {twice:?}");
     assert_eq!(summary.entrants, entrants);
     assert!(summary.winner.starts_with("sim-"));
     let books = &summary.books;

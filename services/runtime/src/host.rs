@@ -183,6 +183,17 @@ where
         (outcome, after)
     }
 
+    /// Waits until no command to aggregate `id` is running here. Whatever `then` did (see
+    /// [`AggregateHost::execute_then`]) for a commit already in the store is done when it
+    /// returns, because a command holds the aggregate from before its append until after its
+    /// `then`. Returns at once for an aggregate this host has never run a command for.
+    pub async fn quiet(&self, id: Uuid) {
+        let slot = self.live.lock().expect("live map poisoned").get(&id).cloned();
+        if let Some(slot) = slot {
+            drop(slot.lock().await);
+        }
+    }
+
     /// Number of aggregates currently in memory.
     pub fn live_count(&self) -> usize {
         self.live.lock().expect("live map poisoned").len()

@@ -9,15 +9,17 @@
 //! so the stream keeps one copy. Only then can an instruction arrive after a later one, which
 //! is why table servers apply instructions in `sequence` order (docs/table-servers.md).
 //!
-//! Bookkeeping: under one lock, the command path registers each instruction it sends and the
-//! outbox takes the registration out when it reaches that instruction. The outbox also keeps,
-//! per table, the last sequence it has dealt with; the command path does not register what the
-//! outbox has already passed, so nothing is left behind whichever of the two comes first.
+//! Bookkeeping: the command path registers each instruction it sends, and the outbox takes the
+//! registration out when it reaches that instruction. The outbox sees a commit once it is
+//! stored, which can be before the command path, holding the aggregate, has sent it (both hear
+//! of the append at the same moment). So the outbox first waits until no command runs on the
+//! tournament ([`floor_runtime::AggregateHost::quiet`]): every stored commit's registrations are
+//! then in place, and each instruction leaves once, from one side or the other.
 
 use async_nats::jetstream::context::{PublishAckFuture, PublishError};
 use async_nats::jetstream::message::PublishMessage;
 use floor_events::seating::SeatingEvent;
-use floor_events::table::{instructions_subject, Instruction, TableInstruction};
+use floor_events::table::{instructions_subject, TableInstruction};
 use floor_events::TournamentId;
 use std::collections::HashMap;
 use std::future::Future;
@@ -43,32 +45,10 @@ pub(crate) fn message(i: &TableInstruction) -> (String, PublishMessage) {
     (instructions_subject(i.tournament_id, i.table), message)
 }
 
-#[derive(Default)]
-struct Ledger {
-    /// Instructions sent from the command path, by table and sequence: `Some(true)` once the
-    /// stream acknowledged, `Some(false)` if it did not, `None` while in flight.
-    sent: HashMap<(TableKey, u64), watch::Receiver<Option<bool>>>,
-    /// Per table, the last sequence the outbox has dealt with.
-    passed: HashMap<TableKey, u64>,
-}
-
-impl Ledger {
-    /// The outbox reaches `i`: the table's last dealt-with sequence moves up to it, and the
-    /// command path's registration of it (if any) comes out. A table's `close_table` is the
-    /// last it hears (a table opened again under its number continues its sequence and starts a
-    /// new entry), so its entry goes then: otherwise the ledger kept one for every table that
-    /// ever opened, for as long as the service runs.
-    fn pass(&mut self, i: &TableInstruction) -> Option<watch::Receiver<Option<bool>>> {
-        let table = (i.tournament_id, i.table);
-        if matches!(i.instruction, Instruction::CloseTable) {
-            self.passed.remove(&table);
-        } else {
-            let passed = self.passed.entry(table).or_default();
-            *passed = (*passed).max(i.sequence);
-        }
-        self.sent.remove(&(table, i.sequence))
-    }
-}
+/// Instructions sent from the command path, by table and sequence: `Some(true)` once the
+/// stream acknowledged, `Some(false)` if it did not, `None` while in flight. The outbox takes
+/// each out as it reaches it, so what is here was sent and not yet reached.
+type Ledger = HashMap<(TableKey, u64), watch::Receiver<Option<bool>>>;
 
 /// Sends instructions from the command path and tells the outbox which it may skip. Cheap to
 /// clone; one per seating service.
@@ -99,12 +79,8 @@ impl Publisher {
         for event in events.iter().filter(|_| instructions <= DIRECT_AT_MOST) {
             let SeatingEvent::Instructed { instruction } = event else { continue };
             let key = ((instruction.tournament_id, instruction.table), instruction.sequence);
-            if ledger.passed.get(&key.0).is_some_and(|&passed| passed >= key.1) {
-                // The outbox got there first and published it.
-                continue;
-            }
             let (done, receiver) = watch::channel(None);
-            ledger.sent.insert(key, receiver);
+            ledger.insert(key, receiver);
             messages.push((message(instruction), done));
         }
         drop(ledger);
@@ -115,11 +91,12 @@ impl Publisher {
         }
     }
 
-    /// For the outbox: whether the command path has this instruction stored in the stream
-    /// (waiting for its acknowledgement if it is still in flight). `false` means the outbox
-    /// must publish it.
+    /// For the outbox, once no command runs on the instruction's tournament: whether the
+    /// command path has this instruction stored in the stream (waiting for its acknowledgement
+    /// if it is still in flight). `false` means the outbox must publish it.
     pub(crate) async fn published(&self, i: &TableInstruction) -> bool {
-        let receiver = self.ledger.lock().expect("publishing ledger poisoned").pass(i);
+        let key = ((i.tournament_id, i.table), i.sequence);
+        let receiver = self.ledger.lock().expect("publishing ledger poisoned").remove(&key);
         let Some(mut receiver) = receiver else { return false };
         // A sender dropped before it knew (its runner failed) counts as not published.
         receiver.wait_for(Option::is_some).await.map(|acked| *acked == Some(true)).unwrap_or(false)
@@ -146,28 +123,5 @@ impl InFlight {
             let _ = done.send(Some(acked.is_ok()));
         });
         futures::future::join_all(acks).await;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn instruction(table: u32, sequence: u64, instruction: Instruction) -> TableInstruction {
-        TableInstruction { tournament_id: TournamentId(uuid::Uuid::nil()), table, sequence, instruction }
-    }
-
-    #[test]
-    fn the_outbox_keeps_a_tables_bookkeeping_until_it_passes_its_close() {
-        let mut ledger = Ledger::default();
-        let (done, receiver) = watch::channel(None);
-        let key = ((TournamentId(uuid::Uuid::nil()), 3), 2);
-        ledger.sent.insert(key, receiver);
-        assert!(ledger.pass(&instruction(3, 1, Instruction::OpenTable { seats: 9 })).is_none(), "not sent from the command path");
-        assert!(ledger.pass(&instruction(3, 2, Instruction::Resume)).is_some(), "sent from the command path");
-        assert_eq!(ledger.passed.get(&key.0), Some(&2));
-        drop(done);
-        assert!(ledger.pass(&instruction(3, 3, Instruction::CloseTable)).is_none());
-        assert!(ledger.passed.is_empty() && ledger.sent.is_empty(), "nothing left of a closed table");
     }
 }

@@ -27,7 +27,7 @@ use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind
 use floor_runtime::snapshot::Snapshots;
 use floor_runtime::{AggregateHost, DomainError, JetStreamStore};
 use futures::StreamExt;
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -81,7 +81,13 @@ impl SeatingService {
         let snapshots = Snapshots::json(snapshots, SNAPSHOT_VERSION, snapshot_every).keeping_ids_of(SNAPSHOT_IDS);
         let host = AggregateHost::<SeatingAggregate>::new(JetStreamStore::new(backbone)).with_snapshots(snapshots);
         let publisher = Publisher::new(backbone.jetstream.clone());
-        let outbox = Outbox { backbone: backbone.clone(), publisher: publisher.clone(), instructions: Vec::new(), eliminated: Vec::new() };
+        let outbox = Outbox {
+            backbone: backbone.clone(),
+            host: host.clone(),
+            publisher: publisher.clone(),
+            instructions: Vec::new(),
+            eliminated: Vec::new(),
+        };
         // Every runner's flush is idempotent (derived command ids, message ids), so each stores
         // its checkpoint while it already works on what came next.
         let mut outbox = ProjectionRunner::new(backbone, outbox).await?.with_linger(Duration::ZERO).with_pipelined_checkpoints();
@@ -290,6 +296,9 @@ impl Projection for Reports {
 
 struct Outbox {
     backbone: Backbone,
+    /// The runners' host: the outbox waits on it until a tournament's command path has sent
+    /// what it sends ([`crate::publishing`]).
+    host: AggregateHost<SeatingAggregate>,
     publisher: Publisher,
     instructions: Vec<TableInstruction>,
     eliminated: Vec<(TournamentId, EntryNo)>,
@@ -321,6 +330,10 @@ impl Projection for Outbox {
     }
 
     async fn flush(&mut self) -> Result<(), ProjectionError> {
+        let tournaments: HashSet<TournamentId> = self.instructions.iter().map(|i| i.tournament_id).collect();
+        for tournament in tournaments {
+            self.host.quiet(tournament.0).await;
+        }
         let mut unpublished = Vec::new();
         for i in &self.instructions {
             if !self.publisher.published(i).await {
