@@ -32,6 +32,23 @@ async fn a_registration_shows_up_in_the_lobby_over_http() {
     assert_eq!(error["error"]["code"], codes::UNKNOWN_TOURNAMENT);
 }
 
+/// The lobby stores its documents in batches, so a tournament can be in the log a few
+/// milliseconds before the lobby has it. Read at once, it is still shown, never unknown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_read_over_http_the_moment_it_is_created_is_shown() {
+    let world = World::start().await;
+    let http = world.platform().http().expect("lobby serves HTTP");
+    for _ in 0..5 {
+        let tournament = world.create(freezeout(100)).await;
+        let (status, body) = http_get(http, &format!("/api/tournaments/{tournament}")).await;
+        assert_eq!(status, 200, "{body}");
+        let doc: serde_json::Value = serde_json::from_str(&body).expect("json document");
+        assert_eq!(doc["tournament_id"], tournament.to_string());
+    }
+    let (status, _) = http_get(http, "/api/tournaments/not-a-uuid").await;
+    assert_eq!(status, 404, "an id that cannot be a tournament is unknown at once");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn director_commands_find_the_platform_from_the_recorded_url() {
     let world = World::start().await;
@@ -41,9 +58,13 @@ async fn director_commands_find_the_platform_from_the_recorded_url() {
 
     let director = Director::connect(data.path()).await.expect("director connects");
     let tournament = director.create_tournament(read_definition(&example).expect("example reads")).await.expect("created");
+    let shown = director.tournament(tournament.0).await.expect("shown the moment it is created");
+    let unknown = director.tournament(uuid::Uuid::new_v4()).await.expect_err("no such tournament");
     let entry = director.register(tournament, PlayerId::parse("alice").unwrap()).await.expect("registered");
     let again = director.register(tournament, PlayerId::parse("alice").unwrap()).await;
 
+    assert_eq!(shown["name"], "Sunday Major");
+    assert!(unknown.message.starts_with(codes::UNKNOWN_TOURNAMENT), "{}", unknown.message);
     assert_eq!(entry.entry.0, 1);
     assert!(again.unwrap_err().message.starts_with(codes::ALREADY_REGISTERED));
     world.lobby_when(tournament, |d| d["entrants"] == 1 && d["name"] == "Sunday Major").await;

@@ -7,6 +7,7 @@ use crate::exit::Exit;
 use floor_events::registration::{verbs, CreateTournament, Register, Unregister};
 use floor_events::tournament::TournamentDefinition;
 use floor_events::{subjects, CommandId, ErrorBody, PlayerId, Reply, TournamentId};
+use floor_lobby::http::NotShown;
 use floor_runtime::bootstrap;
 use futures::TryStreamExt;
 use serde::de::DeserializeOwned;
@@ -102,6 +103,25 @@ impl Director {
     pub async fn unregister(&self, tournament_id: TournamentId, player: PlayerId) -> Result<serde_json::Value, Failure> {
         let request = Unregister { command_id: CommandId::new(), tournament_id, player, entry: None };
         self.request(subjects::service::REGISTRATION, verbs::UNREGISTER, &request).await
+    }
+
+    /// One tournament's lobby document; a tournament created a moment ago is waited for (the
+    /// lobby stores in batches).
+    ///
+    /// # Errors
+    /// `Rejected` (`unknown_tournament`) for a tournament not in the log; `Unavailable`.
+    pub async fn tournament(&self, id: uuid::Uuid) -> Result<serde_json::Value, Failure> {
+        let unavailable = |e: String| Failure::new(Exit::Unavailable, e);
+        let js = async_nats::jetstream::new(self.client.clone());
+        let bucket = js.get_key_value(subjects::LOBBY_BUCKET).await.map_err(|e| unavailable(e.to_string()))?;
+        let events = js.get_stream(subjects::EVENTS_STREAM).await.map_err(|e| unavailable(e.to_string()))?;
+        match floor_lobby::http::document(&bucket, &events, &id.to_string(), floor_lobby::http::FIRST_DOCUMENT).await {
+            Ok(doc) => serde_json::from_slice(&doc).map_err(|e| unavailable(e.to_string())),
+            Err(NotShown::Unknown) => Err(Failure::new(Exit::Rejected, format!("unknown_tournament: no tournament {id}"))),
+            Err(NotShown::NotYet) => {
+                Err(unavailable(format!("unavailable: tournament {id} is created; the lobby has not shown it yet, try again")))
+            }
+        }
     }
 
     /// Every lobby document.

@@ -83,12 +83,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             Ok(())
         }
         Command::Tournament(TournamentCommand::Show { tournament }) => {
-            let id = tournament.to_string();
-            let docs = Director::connect(&cli.data).await?.lobby().await?;
-            let doc = docs
-                .into_iter()
-                .find(|d| d.get("tournament_id").and_then(|v| v.as_str()) == Some(id.as_str()))
-                .ok_or_else(|| Failure { message: format!("unknown_tournament: no tournament {id} in the lobby"), exit: Exit::Rejected })?;
+            let doc = Director::connect(&cli.data).await?.tournament(*tournament).await?;
             println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
             Ok(())
         }

@@ -5,17 +5,27 @@
 //! projection. One tournament is read from the bucket itself (one KV get, a fraction of a
 //! millisecond): a player who just registered sees their entry in the next read, never an older
 //! copy the watch has not caught up with. The cache answers if NATS does not.
+//!
+//! The projection stores its documents in batches (up to 20 ms), so a tournament created a
+//! moment ago can be in the log and not yet in the bucket. A request for it waits for its first
+//! document (up to [`FIRST_DOCUMENT`]) instead of answering `unknown_tournament`: a script that
+//! creates a tournament and reads it at once sees it.
 
-use async_nats::jetstream::kv;
+use async_nats::jetstream::{self, kv};
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use floor_events::subjects;
 use futures::StreamExt;
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
+use std::time::Duration;
 use tokio_util::sync::CancellationToken;
+
+/// How long a request for a tournament already in the log waits for the lobby to show it.
+pub const FIRST_DOCUMENT: Duration = Duration::from_secs(2);
 
 /// Tournament id → its document's JSON, as last seen in the bucket.
 #[derive(Clone)]
@@ -23,6 +33,50 @@ pub struct LobbyCache {
     // std RwLock: held only to copy bytes in or out, never across an await.
     docs: Arc<RwLock<BTreeMap<String, bytes::Bytes>>>,
     bucket: kv::Store,
+    /// The event stream, to tell a tournament not yet shown from one that does not exist.
+    events: jetstream::stream::Stream,
+}
+
+/// Why a tournament has no document in the lobby.
+#[derive(Debug, PartialEq, Eq)]
+pub enum NotShown {
+    /// Nothing in the log either (or not a tournament id at all).
+    Unknown,
+    /// Created, and the lobby did not show it within the time given.
+    NotYet,
+}
+
+/// A tournament's document from the bucket; for a tournament in the log that the projection has
+/// not stored yet, the first one it stores within `patience`.
+///
+/// # Errors
+/// [`NotShown`]; a bucket or stream that does not answer counts as `Unknown` (first read) or
+/// `NotYet` (the wait).
+pub async fn document(
+    bucket: &kv::Store,
+    events: &jetstream::stream::Stream,
+    id: &str,
+    patience: Duration,
+) -> Result<bytes::Bytes, NotShown> {
+    if let Ok(Some(doc)) = bucket.get(id).await {
+        return Ok(doc);
+    }
+    // Only a well-formed id becomes part of a subject (no wildcards from a URL).
+    let Ok(uuid) = uuid::Uuid::parse_str(id) else { return Err(NotShown::Unknown) };
+    if events.direct_get_last_for_subject(subjects::event_subject(subjects::aggregate::TOURNAMENT, uuid)).await.is_err() {
+        return Err(NotShown::Unknown);
+    }
+    // With history: a document stored since the read above comes first.
+    let Ok(mut watch) = bucket.watch_with_history(id).await else { return Err(NotShown::NotYet) };
+    let first = async {
+        while let Some(Ok(entry)) = watch.next().await {
+            if entry.operation == kv::Operation::Put {
+                return Some(entry.value);
+            }
+        }
+        None
+    };
+    tokio::time::timeout(patience, first).await.ok().flatten().ok_or(NotShown::NotYet)
 }
 
 impl LobbyCache {
@@ -30,8 +84,8 @@ impl LobbyCache {
     ///
     /// # Errors
     /// When the watch cannot be started.
-    pub async fn watch(bucket: kv::Store, shutdown: CancellationToken) -> Result<Self, kv::WatchError> {
-        let cache = Self { docs: Arc::default(), bucket: bucket.clone() };
+    pub async fn watch(bucket: kv::Store, events: jetstream::stream::Stream, shutdown: CancellationToken) -> Result<Self, kv::WatchError> {
+        let cache = Self { docs: Arc::default(), bucket: bucket.clone(), events };
         let mut entries = bucket.watch_all_from_revision(1).await?;
         let docs = cache.docs.clone();
         tokio::spawn(async move {
@@ -74,12 +128,15 @@ impl LobbyCache {
         body
     }
 
-    async fn get(&self, id: &str) -> Option<bytes::Bytes> {
+    /// One tournament's document, waiting for a tournament just created ([`document`]); from
+    /// the cache when the bucket does not answer.
+    async fn get(&self, id: &str) -> Result<bytes::Bytes, NotShown> {
         match self.bucket.get(id).await {
-            Ok(doc) => doc,
+            Ok(Some(doc)) => Ok(doc),
+            Ok(None) => document(&self.bucket, &self.events, id, FIRST_DOCUMENT).await,
             Err(e) => {
                 tracing::warn!(error = %e, "lobby read from the cache: the bucket did not answer");
-                self.docs.read().expect("lobby cache poisoned").get(id).cloned()
+                self.docs.read().expect("lobby cache poisoned").get(id).cloned().ok_or(NotShown::Unknown)
             }
         }
     }
@@ -95,8 +152,16 @@ async fn list(State(cache): State<LobbyCache>) -> Response {
 
 async fn one(State(cache): State<LobbyCache>, Path(id): Path<String>) -> Response {
     match cache.get(&id).await {
-        Some(doc) => json(StatusCode::OK, doc),
-        None => json(
+        Ok(doc) => json(StatusCode::OK, doc),
+        Err(NotShown::NotYet) => json(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                r#"{{"error":{{"code":"{}","message":"tournament {} is created; the lobby has not shown it yet, try again"}}}}"#,
+                floor_events::codes::UNAVAILABLE,
+                id.escape_default()
+            ),
+        ),
+        Err(NotShown::Unknown) => json(
             StatusCode::NOT_FOUND,
             format!(
                 r#"{{"error":{{"code":"{}","message":"no tournament {}"}}}}"#,
