@@ -151,14 +151,13 @@ impl Lockstep {
         }
     }
 
-    /// Hands the tables every instruction stored so far; returns how many.
-    pub(super) async fn drain(&mut self, backbone: &Backbone, tables: &mut BTreeMap<u32, SimTable>) -> Result<usize, String> {
-        let mut got = 0;
+    /// Hands the tables every instruction stored so far.
+    pub(super) async fn drain(&mut self, backbone: &Backbone, tables: &mut BTreeMap<u32, SimTable>) -> Result<(), String> {
         loop {
             // The store says whether anything follows; the consumer's count only sizes the pull.
             match backbone.tables.direct_get_next_for_subject(&self.filter, Some(self.received + 1)).await {
                 Ok(_) => {}
-                Err(e) if e.kind() == DirectGetErrorKind::NotFound => return Ok(got),
+                Err(e) if e.kind() == DirectGetErrorKind::NotFound => return Ok(()),
                 Err(e) => return Err(format!("{}: {e}", self.filter)),
             }
             let hint = self.instructions.info().await.map_err(text)?.num_pending;
@@ -178,7 +177,6 @@ impl Lockstep {
                 self.received = self.received.max(message.info().map_err(text)?.stream_sequence);
                 let instruction: TableInstruction = serde_json::from_slice(&message.payload).map_err(text)?;
                 tables.entry(instruction.table).or_default().receive(instruction);
-                got += 1;
             }
         }
     }
