@@ -113,3 +113,31 @@ async fn a_nats_server_older_than_2_10_is_refused_with_a_reason() {
     assert_eq!(refused.kind(), BootstrapErrorKind::ServerTooOld);
     assert!(refused.to_string().contains("2.10"), "the message says what is needed: {refused}");
 }
+
+/// How the lobby answers for a tournament it has no document for: unknown when the log has
+/// none either, the first document when it comes, "not yet" when it does not come in time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_waits_for_a_created_tournaments_first_document_and_only_for_that() {
+    use floor_lobby::http::{document, NotShown};
+    use std::time::Duration;
+    let (_nats, backbone) = floor_tests::backbone_alone().await;
+    let bucket = backbone.jetstream.get_key_value(floor_events::subjects::LOBBY_BUCKET).await.expect("lobby bucket");
+    let id = uuid::Uuid::new_v4();
+    let patience = Duration::from_secs(30);
+
+    assert_eq!(document(&bucket, &backbone.events, &id.to_string(), patience).await, Err(NotShown::Unknown), "not in the log");
+    assert_eq!(document(&bucket, &backbone.events, "floor.>", patience).await, Err(NotShown::Unknown), "not a tournament id");
+
+    let created = floor_events::subjects::event_subject(floor_events::subjects::aggregate::TOURNAMENT, id);
+    backbone.jetstream.publish(created, r#"[{"v":1,"type":"created"}]"#.into()).await.expect("publish").await.expect("stored");
+    let not_yet = document(&bucket, &backbone.events, &id.to_string(), Duration::from_millis(100)).await;
+    assert_eq!(not_yet, Err(NotShown::NotYet), "in the log, no document within the time given");
+
+    let waiting = tokio::spawn({
+        let (bucket, events) = (bucket.clone(), backbone.events.clone());
+        async move { document(&bucket, &events, &id.to_string(), patience).await }
+    });
+    bucket.put(id.to_string(), r#"{"entrants":0}"#.into()).await.expect("the lobby stores it");
+    let shown = waiting.await.expect("task").expect("shown once stored");
+    assert_eq!(&shown[..], br#"{"entrants":0}"#);
+}

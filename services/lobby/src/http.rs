@@ -131,6 +131,10 @@ impl LobbyCache {
     /// One tournament's document, waiting for a tournament just created ([`document`]); from
     /// the cache when the bucket does not answer.
     async fn get(&self, id: &str) -> Result<bytes::Bytes, NotShown> {
+        if uuid::Uuid::parse_str(id).is_err() {
+            // Not a tournament id (and perhaps not a valid key): nothing to ask the bucket.
+            return Err(NotShown::Unknown);
+        }
         match self.bucket.get(id).await {
             Ok(Some(doc)) => Ok(doc),
             Ok(None) => document(&self.bucket, &self.events, id, FIRST_DOCUMENT).await,
