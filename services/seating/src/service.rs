@@ -104,10 +104,13 @@ impl SeatingService {
             .with_linger(Duration::ZERO)
             .with_pipelined_checkpoints();
         let started = std::time::Instant::now();
+        let ms = |since: std::time::Instant| since.elapsed().as_millis() as u64;
         policy.catch_up().await?;
+        let policy_ms = ms(started);
         reports.catch_up().await?;
+        let reports_ms = ms(started);
         outbox.catch_up().await?;
-        tracing::info!(ms = started.elapsed().as_millis() as u64, "seating runners caught up");
+        tracing::info!(ms = ms(started), policy_ms, reports_ms, "seating runners caught up");
         tracker.spawn(policy.run(shutdown.clone()));
         tracker.spawn(reports.run(shutdown.clone()));
         tracker.spawn(outbox.run(shutdown));
