@@ -22,6 +22,7 @@ use async_nats::jetstream::stream::{DirectGetErrorKind, Stream};
 use floor_events::table::TableInstruction;
 use floor_events::{subjects, TournamentId};
 use floor_runtime::bootstrap::Backbone;
+use floor_runtime::JetStreamStore;
 use floor_seating::simulated::SimTable;
 use futures::StreamExt;
 use std::collections::BTreeMap;
@@ -45,15 +46,6 @@ pub(super) struct Lockstep {
 
 fn text<E: ToString>(e: E) -> String {
     e.to_string()
-}
-
-/// The last sequence stored on `subject`, 0 while it has none.
-async fn last_stored(stream: &Stream, subject: &str) -> Result<u64, String> {
-    match stream.direct_get_last_for_subject(subject).await {
-        Ok(message) => Ok(message.sequence),
-        Err(e) if e.kind() == DirectGetErrorKind::NotFound => Ok(0),
-        Err(e) => Err(format!("{subject}: {e}")),
-    }
 }
 
 /// The stream sequence up to which a runner's durable consumer has acknowledged everything;
@@ -94,13 +86,14 @@ impl Lockstep {
         let [tournament, clock, rebuys, seating] =
             [subjects::aggregate::TOURNAMENT, subjects::aggregate::CLOCK, subjects::aggregate::REBUYS, subjects::aggregate::SEATING]
                 .map(|aggregate| subjects::event_subject(aggregate, t));
-        let events = &backbone.events;
+        let store = JetStreamStore::new(backbone);
         let (tournament, clock, rebuys, seating) = futures::try_join!(
-            last_stored(events, &tournament),
-            last_stored(events, &clock),
-            last_stored(events, &rebuys),
-            last_stored(events, &seating)
-        )?;
+            store.last_sequence(&tournament),
+            store.last_sequence(&clock),
+            store.last_sequence(&rebuys),
+            store.last_sequence(&seating)
+        )
+        .map_err(text)?;
         Ok([tournament.max(clock).max(rebuys), seating])
     }
 
