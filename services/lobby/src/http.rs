@@ -58,9 +58,20 @@ pub async fn document(
     id: &str,
     patience: Duration,
 ) -> Result<bytes::Bytes, NotShown> {
-    if let Ok(Some(doc)) = bucket.get(id).await {
-        return Ok(doc);
+    match bucket.get(id).await {
+        Ok(Some(doc)) => Ok(doc),
+        _ => first_document(bucket, events, id, patience).await,
     }
+}
+
+/// For a tournament the bucket had no document for: the first one the projection stores
+/// within `patience`, if the tournament is in the log.
+async fn first_document(
+    bucket: &kv::Store,
+    events: &jetstream::stream::Stream,
+    id: &str,
+    patience: Duration,
+) -> Result<bytes::Bytes, NotShown> {
     // Only a well-formed id becomes part of a subject (no wildcards from a URL).
     let Ok(uuid) = uuid::Uuid::parse_str(id) else { return Err(NotShown::Unknown) };
     if events.direct_get_last_for_subject(subjects::event_subject(subjects::aggregate::TOURNAMENT, uuid)).await.is_err() {
@@ -128,7 +139,7 @@ impl LobbyCache {
         body
     }
 
-    /// One tournament's document, waiting for a tournament just created ([`document`]); from
+    /// One tournament's document, waiting for a tournament just created ([`first_document`]); from
     /// the cache when the bucket does not answer.
     async fn get(&self, id: &str) -> Result<bytes::Bytes, NotShown> {
         if uuid::Uuid::parse_str(id).is_err() {
@@ -137,7 +148,7 @@ impl LobbyCache {
         }
         match self.bucket.get(id).await {
             Ok(Some(doc)) => Ok(doc),
-            Ok(None) => document(&self.bucket, &self.events, id, FIRST_DOCUMENT).await,
+            Ok(None) => first_document(&self.bucket, &self.events, id, FIRST_DOCUMENT).await,
             Err(e) => {
                 tracing::warn!(error = %e, "lobby read from the cache: the bucket did not answer");
                 self.docs.read().expect("lobby cache poisoned").get(id).cloned().ok_or(NotShown::Unknown)
