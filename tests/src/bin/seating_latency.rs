@@ -77,6 +77,12 @@ impl Relay {
             Relay::Heard => "heard",
         }
     }
+
+    /// Where its "reports" go and its "instructions" come out, on the tables stream.
+    fn subjects(self) -> (String, String) {
+        let name = self.name();
+        (format!("floor.table.bench.{name}.report"), format!("floor.table.bench.{name}.instruction"))
+    }
 }
 
 /// The protocol's floor, without Floor: what seating must do between a report and a move,
@@ -88,8 +94,7 @@ impl Relay {
 async fn bare_relay(world: &World, relay: Relay) -> tokio::task::JoinHandle<()> {
     use async_nats::jetstream::consumer::{pull, AckPolicy};
     let name = relay.name();
-    let reports_subject = format!("floor.table.bench.{name}.report");
-    let instructions_subject = format!("floor.table.bench.{name}.instruction");
+    let (reports_subject, instructions_subject) = relay.subjects();
     let jetstream = world.jetstream().clone();
     if relay == Relay::Heard {
         let mut reports = world.backbone.client.subscribe(reports_subject).await.expect("relay subscription");
@@ -133,15 +138,15 @@ async fn bare_relay(world: &World, relay: Relay) -> tokio::task::JoinHandle<()> 
 /// the same 50 ms of quiet the bench leaves between its reports.
 async fn bare_relay_latency(world: &World, relay: Relay, n: usize) -> Vec<Duration> {
     let task = bare_relay(world, relay).await;
-    let name = relay.name();
-    let mut instructions = world.backbone.client.subscribe(format!("floor.table.bench.{name}.instruction")).await.expect("subscribe");
+    let (reports, instructions) = relay.subjects();
+    let mut instructions = world.backbone.client.subscribe(instructions).await.expect("subscribe");
     floor_runtime::bootstrap::sync_with_server(&world.backbone.client).await.expect("subscribed");
     let mut samples = Vec::with_capacity(n);
     for i in 0..n + 20 {
         tokio::time::sleep(Duration::from_millis(50)).await;
         let report = PublishMessage::build().payload(i.to_string().into_bytes().into());
         let start = Instant::now();
-        world.jetstream().send_publish(format!("floor.table.bench.{name}.report"), report).await.expect("publish").await.expect("ack");
+        world.jetstream().send_publish(reports.clone(), report).await.expect("publish").await.expect("ack");
         let arrived = tokio::time::timeout(Duration::from_secs(30), instructions.next()).await.expect("relayed").expect("open");
         assert_eq!(arrived.payload, i.to_string().as_bytes(), "the relay keeps order");
         // The first twenty warm the relay up.
