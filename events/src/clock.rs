@@ -106,25 +106,26 @@ pub enum BlindStructure {
     Custom(Structure),
 }
 
-/// Verbs of the clock service: `floor.cmd.clock.<verb>`. Every one is a director command; the
-/// events it stores are the audit trail.
+/// Verbs of the clock service: `floor.cmd.clock.<verb>`.
 pub mod verbs {
-    /// [`super::SetStructure`].
-    pub const SET_STRUCTURE: &str = "set_structure";
-    /// [`super::ClockRequest`]: start the first level now.
-    pub const START: &str = "start";
-    /// [`super::PauseClock`].
-    pub const PAUSE: &str = "pause";
-    /// [`super::ClockRequest`].
-    pub const RESUME: &str = "resume";
-    /// [`super::AdjustTime`].
-    pub const ADJUST_TIME: &str = "adjust_time";
-    /// [`super::SkipToLevel`].
-    pub const SKIP_TO_LEVEL: &str = "skip_to_level";
-    /// [`super::ClockRequest`]: end the current break now.
-    pub const END_BREAK: &str = "end_break";
-    /// Every verb.
-    pub const ALL: [&str; 7] = [SET_STRUCTURE, START, PAUSE, RESUME, ADJUST_TIME, SKIP_TO_LEVEL, END_BREAK];
+    use super::*;
+    use crate::contract::Verb;
+    use crate::subjects::service;
+
+    /// Give a clock its blind structure.
+    pub const SET_STRUCTURE: Verb<SetStructure, ClockRecorded> = Verb::new(service::CLOCK, "set_structure");
+    /// Start the clock.
+    pub const START: Verb<ClockRequest, ClockRecorded> = Verb::new(service::CLOCK, "start");
+    /// Pause the clock, with a reason shown to players.
+    pub const PAUSE: Verb<PauseClock, ClockRecorded> = Verb::new(service::CLOCK, "pause");
+    /// Resume a paused clock.
+    pub const RESUME: Verb<ClockRequest, ClockRecorded> = Verb::new(service::CLOCK, "resume");
+    /// Add (or take) time from the current step.
+    pub const ADJUST_TIME: Verb<AdjustTime, ClockRecorded> = Verb::new(service::CLOCK, "adjust_time");
+    /// Jump to a level.
+    pub const SKIP_TO_LEVEL: Verb<SkipToLevel, ClockRecorded> = Verb::new(service::CLOCK, "skip_to_level");
+    /// End the current break early.
+    pub const END_BREAK: Verb<ClockRequest, ClockRecorded> = Verb::new(service::CLOCK, "end_break");
 }
 
 /// A clock command that needs nothing but the tournament: start, resume, end a break.

@@ -7,6 +7,8 @@
 //!
 //! - [`subjects`]: stream, subject and bucket names: the NATS address book.
 //! - [`codes`]: stable machine error codes (`registration_closed`, `field_full`, …).
+//! - [`contract`]: `Verb<Request, Reply>`, a command subject with its types.
+//! - [`registry`]: every service: name, verbs with their types, aggregates written, subjects read.
 //! - [`reply`]: the `{"ok": …}` / `{"error": {"code", "message"}}` reply envelope.
 //! - [`money`]: integer minor units with a currency; never floats.
 //! - [`ids`]: tournament, player, entry and command identifiers.
@@ -25,6 +27,7 @@
 
 pub mod clock;
 pub mod codes;
+pub mod contract;
 pub mod ids;
 pub mod money;
 pub mod payouts;
@@ -33,6 +36,7 @@ pub mod profile;
 pub mod rebuys;
 pub mod record;
 pub mod registration;
+pub mod registry;
 pub mod reply;
 pub mod schedule;
 pub mod schema;
@@ -42,6 +46,7 @@ pub mod table;
 mod tagged;
 pub mod tournament;
 
+pub use contract::Verb;
 pub use ids::{CommandId, EntryNo, PlayerId, TournamentId};
 pub use money::{Currency, Money};
 pub use profile::RuleProfile;

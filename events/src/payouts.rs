@@ -7,12 +7,14 @@ use crate::money::{Currency, Money};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Verbs of the payouts service.
+/// Verbs of the payouts service: `floor.cmd.payouts.<verb>`.
 pub mod verbs {
-    /// [`super::BooksRequest`] → [`super::Books`].
-    pub const BOOKS: &str = "books";
-    /// Every verb.
-    pub const ALL: [&str; 1] = [BOOKS];
+    use super::*;
+    use crate::contract::Verb;
+    use crate::subjects::service;
+
+    /// A tournament's books.
+    pub const BOOKS: Verb<BooksRequest, Books> = Verb::new(service::PAYOUTS, "books");
 }
 
 /// Equal prizes over a range of places.

@@ -17,18 +17,20 @@ use serde::{Deserialize, Serialize};
 
 /// Verbs of the rebuys service: `floor.cmd.rebuys.<verb>`.
 pub mod verbs {
-    /// [`super::Purchase`]: a rebuy.
-    pub const REBUY: &str = "rebuy";
-    /// [`super::Purchase`]: decline the rebuy offered (the entry is eliminated).
-    pub const DECLINE: &str = "decline";
-    /// [`super::Purchase`]: the add-on.
-    pub const ADD_ON: &str = "add_on";
-    /// [`super::DirectorRequest`]: end the rebuy period now (the add-on is offered).
-    pub const END_REBUYS: &str = "end_rebuys";
-    /// [`super::DirectorRequest`]: end the add-on break now.
-    pub const END_ADD_ONS: &str = "end_add_ons";
-    /// Every verb, for the service and the schema generator.
-    pub const ALL: [&str; 5] = [REBUY, DECLINE, ADD_ON, END_REBUYS, END_ADD_ONS];
+    use super::*;
+    use crate::contract::Verb;
+    use crate::subjects::service;
+
+    /// A player's rebuy.
+    pub const REBUY: Verb<Purchase, RebuysRecorded> = Verb::new(service::REBUYS, "rebuy");
+    /// A player declines the rebuy offered: the entry is out.
+    pub const DECLINE: Verb<Purchase, RebuysRecorded> = Verb::new(service::REBUYS, "decline");
+    /// A player's add-on at the break.
+    pub const ADD_ON: Verb<Purchase, RebuysRecorded> = Verb::new(service::REBUYS, "add_on");
+    /// The director ends the rebuy period early.
+    pub const END_REBUYS: Verb<DirectorRequest, RebuysRecorded> = Verb::new(service::REBUYS, "end_rebuys");
+    /// The director ends the add-on break early.
+    pub const END_ADD_ONS: Verb<DirectorRequest, RebuysRecorded> = Verb::new(service::REBUYS, "end_add_ons");
 }
 
 /// A player's rebuy, decline or add-on.

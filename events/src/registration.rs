@@ -11,36 +11,29 @@ use serde::{Deserialize, Serialize};
 
 /// Verbs of the registration service: `floor.cmd.registration.<verb>`.
 pub mod verbs {
-    /// [`super::CreateTournament`].
-    pub const CREATE_TOURNAMENT: &str = "create_tournament";
-    /// [`super::Register`].
-    pub const REGISTER: &str = "register";
-    /// [`super::Unregister`].
-    pub const UNREGISTER: &str = "unregister";
-    /// [`super::RefusePlayer`].
-    pub const REFUSE_PLAYER: &str = "refuse_player";
-    /// [`super::KeepApart`].
-    pub const KEEP_APART: &str = "keep_apart";
-    /// [`super::EliminateEntry`].
-    pub const ELIMINATE_ENTRY: &str = "eliminate_entry";
-    /// [`crate::player::SetPlayerLimits`].
-    pub const SET_PLAYER_LIMITS: &str = "set_player_limits";
-    /// [`super::StartTournament`].
-    pub const START_TOURNAMENT: &str = "start_tournament";
-    /// [`super::CancelTournament`].
-    pub const CANCEL_TOURNAMENT: &str = "cancel_tournament";
-    /// Every verb, for the service and the schema generator.
-    pub const ALL: [&str; 9] = [
-        CREATE_TOURNAMENT,
-        REGISTER,
-        UNREGISTER,
-        REFUSE_PLAYER,
-        KEEP_APART,
-        ELIMINATE_ENTRY,
-        SET_PLAYER_LIMITS,
-        START_TOURNAMENT,
-        CANCEL_TOURNAMENT,
-    ];
+    use super::*;
+    use crate::contract::Verb;
+    use crate::subjects::service;
+
+    /// Create a tournament from its definition.
+    pub const CREATE_TOURNAMENT: Verb<CreateTournament, TournamentCreatedReply> = Verb::new(service::REGISTRATION, "create_tournament");
+    /// Enter a player: a new entry, or a re-entry.
+    pub const REGISTER: Verb<Register, Registered> = Verb::new(service::REGISTRATION, "register");
+    /// Withdraw an entry before the start, with its refund.
+    pub const UNREGISTER: Verb<Unregister, Recorded> = Verb::new(service::REGISTRATION, "unregister");
+    /// Refuse a player entry to the tournament (001 Art. 20).
+    pub const REFUSE_PLAYER: Verb<RefusePlayer, Recorded> = Verb::new(service::REGISTRATION, "refuse_player");
+    /// Keep named players apart (001 Art. 20).
+    pub const KEEP_APART: Verb<KeepApart, Recorded> = Verb::new(service::REGISTRATION, "keep_apart");
+    /// Record an entry's elimination (sent by seating).
+    pub const ELIMINATE_ENTRY: Verb<EliminateEntry, Recorded> = Verb::new(service::REGISTRATION, "eliminate_entry");
+    /// Set a player's tournament-count limits.
+    pub const SET_PLAYER_LIMITS: Verb<crate::player::SetPlayerLimits, Vec<crate::player::PlayerEvent>> =
+        Verb::new(service::REGISTRATION, "set_player_limits");
+    /// Start a scheduled tournament (or cancel it below its minimum).
+    pub const START_TOURNAMENT: Verb<StartTournament, Recorded> = Verb::new(service::REGISTRATION, "start_tournament");
+    /// Cancel a tournament before its start, refunding every entry.
+    pub const CANCEL_TOURNAMENT: Verb<CancelTournament, Recorded> = Verb::new(service::REGISTRATION, "cancel_tournament");
 }
 
 /// Create a tournament from a definition.

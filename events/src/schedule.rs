@@ -11,16 +11,18 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-/// Verbs of the scheduler service.
+/// Verbs of the scheduler service: `floor.cmd.scheduler.<verb>`.
 pub mod verbs {
-    /// [`super::AddTemplate`].
-    pub const ADD_TEMPLATE: &str = "add_template";
-    /// [`super::RemoveTemplate`].
-    pub const REMOVE_TEMPLATE: &str = "remove_template";
-    /// [`super::ListTemplates`].
-    pub const LIST_TEMPLATES: &str = "list_templates";
-    /// Every verb.
-    pub const ALL: [&str; 3] = [ADD_TEMPLATE, REMOVE_TEMPLATE, LIST_TEMPLATES];
+    use super::*;
+    use crate::contract::Verb;
+    use crate::subjects::service;
+
+    /// Add a recurring tournament template.
+    pub const ADD_TEMPLATE: Verb<AddTemplate, TemplateAddedReply> = Verb::new(service::SCHEDULER, "add_template");
+    /// Remove a template: no more occurrences.
+    pub const REMOVE_TEMPLATE: Verb<RemoveTemplate, Vec<ScheduleEvent>> = Verb::new(service::SCHEDULER, "remove_template");
+    /// List the templates with their next occurrences.
+    pub const LIST_TEMPLATES: Verb<ListTemplates, Vec<TemplateSummary>> = Verb::new(service::SCHEDULER, "list_templates");
 }
 
 /// A recurring tournament.

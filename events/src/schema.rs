@@ -4,11 +4,9 @@
 //! against it; `events/tests/schemas.rs` fails when the checked-in files differ from what these
 //! types generate (`make schemas` rewrites them).
 
-use crate::player::{PlayerEvent, SetPlayerLimits};
-use crate::registration::*;
-use crate::reply::{ErrorBody, Reply};
+use crate::reply::ErrorBody;
 use crate::tournament::TournamentDefinition;
-use crate::{record, subjects};
+use crate::{record, registry, subjects};
 use schemars::{schema_for, JsonSchema, Schema};
 use serde_json::{json, Value};
 
@@ -18,7 +16,7 @@ fn pretty(value: &Value) -> String {
     text
 }
 
-fn schema<T: JsonSchema>() -> Value {
+pub(crate) fn schema<T: JsonSchema>() -> Value {
     let schema: Schema = schema_for!(T);
     let mut value = schema.to_value();
     strip_generated_defaults(&mut value);
@@ -41,8 +39,10 @@ fn strip_generated_defaults(value: &mut Value) {
     }
 }
 
-/// A commit as stored: the array of records `{"v": 1, "type": …, …}` one command produced.
-fn commit_schema<E: JsonSchema>(title: &str) -> Value {
+/// A commit as stored: the array of records `{"v": 1, "type": …, …}` one command produced. Its
+/// title is the event type's with `Commit` for `Event` (`TournamentEvent` → `TournamentCommit`).
+pub(crate) fn commit_schema<E: JsonSchema>() -> Value {
+    let title = E::schema_name().replace("Event", "Commit");
     let event = schema::<E>();
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -73,60 +73,26 @@ fn merge_defs(mut event: Value) -> Value {
     defs
 }
 
-/// Every generated file: path under `schemas/` and content.
+/// Every generated file: path under `schemas/` and content. Commands, replies and events come
+/// from the registry ([`crate::registry`]); a file several verbs share is written once.
 pub fn files() -> Vec<(String, String)> {
     let mut files: Vec<(String, Value)> = vec![
         ("definitions/tournament_definition.json".into(), schema::<TournamentDefinition>()),
-        ("commands/create_tournament.json".into(), schema::<CreateTournament>()),
-        ("commands/register.json".into(), schema::<Register>()),
-        ("commands/unregister.json".into(), schema::<Unregister>()),
-        ("commands/refuse_player.json".into(), schema::<RefusePlayer>()),
-        ("commands/keep_apart.json".into(), schema::<KeepApart>()),
-        ("commands/eliminate_entry.json".into(), schema::<EliminateEntry>()),
-        ("commands/set_player_limits.json".into(), schema::<SetPlayerLimits>()),
-        ("events/tournament_event.json".into(), schema::<TournamentEvent>()),
-        ("events/player_event.json".into(), schema::<PlayerEvent>()),
-        ("events/tournament_commit.json".into(), commit_schema::<TournamentEvent>("TournamentCommit")),
-        ("events/player_commit.json".into(), commit_schema::<PlayerEvent>("PlayerCommit")),
-        ("replies/error.json".into(), schema::<ErrorBody>()),
-        ("replies/tournament_created.json".into(), schema::<Reply<TournamentCreatedReply>>()),
-        ("replies/registered.json".into(), schema::<Reply<Registered>>()),
-        ("replies/recorded.json".into(), schema::<Reply<Recorded>>()),
-        ("replies/player_events.json".into(), schema::<Reply<Vec<PlayerEvent>>>()),
         ("definitions/structure.json".into(), schema::<crate::clock::Structure>()),
-        ("events/clock_event.json".into(), schema::<crate::clock::ClockEvent>()),
-        ("events/clock_commit.json".into(), commit_schema::<crate::clock::ClockEvent>("ClockCommit")),
-        ("commands/clock_set_structure.json".into(), schema::<crate::clock::SetStructure>()),
-        ("commands/clock_request.json".into(), schema::<crate::clock::ClockRequest>()),
-        ("commands/clock_pause.json".into(), schema::<crate::clock::PauseClock>()),
-        ("commands/clock_adjust_time.json".into(), schema::<crate::clock::AdjustTime>()),
-        ("commands/clock_skip_to_level.json".into(), schema::<crate::clock::SkipToLevel>()),
-        ("replies/clock_recorded.json".into(), schema::<Reply<crate::clock::ClockRecorded>>()),
-        ("commands/start_tournament.json".into(), schema::<StartTournament>()),
-        ("commands/cancel_tournament.json".into(), schema::<CancelTournament>()),
         ("definitions/schedule_template.json".into(), schema::<crate::schedule::ScheduleTemplate>()),
-        ("commands/scheduler_add_template.json".into(), schema::<crate::schedule::AddTemplate>()),
-        ("commands/scheduler_remove_template.json".into(), schema::<crate::schedule::RemoveTemplate>()),
-        ("commands/scheduler_list_templates.json".into(), schema::<crate::schedule::ListTemplates>()),
-        ("replies/template_added.json".into(), schema::<Reply<crate::schedule::TemplateAddedReply>>()),
-        ("replies/schedule_recorded.json".into(), schema::<Reply<Vec<crate::schedule::ScheduleEvent>>>()),
-        ("replies/templates.json".into(), schema::<Reply<Vec<crate::schedule::TemplateSummary>>>()),
-        ("events/schedule_event.json".into(), schema::<crate::schedule::ScheduleEvent>()),
-        ("events/schedule_commit.json".into(), commit_schema::<crate::schedule::ScheduleEvent>("ScheduleCommit")),
-        ("events/seating_event.json".into(), schema::<crate::seating::SeatingEvent>()),
-        ("events/seating_commit.json".into(), commit_schema::<crate::seating::SeatingEvent>("SeatingCommit")),
-        ("events/payout_event.json".into(), schema::<crate::payouts::PayoutEvent>()),
-        ("events/payout_commit.json".into(), commit_schema::<crate::payouts::PayoutEvent>("PayoutCommit")),
-        ("commands/payouts_books.json".into(), schema::<crate::payouts::BooksRequest>()),
-        ("replies/books.json".into(), schema::<Reply<crate::payouts::Books>>()),
-        ("events/rebuy_event.json".into(), schema::<crate::rebuys::RebuyEvent>()),
-        ("events/rebuy_commit.json".into(), commit_schema::<crate::rebuys::RebuyEvent>("RebuyCommit")),
-        ("commands/rebuys_purchase.json".into(), schema::<crate::rebuys::Purchase>()),
-        ("commands/rebuys_director.json".into(), schema::<crate::rebuys::DirectorRequest>()),
-        ("replies/rebuys_recorded.json".into(), schema::<Reply<crate::rebuys::RebuysRecorded>>()),
+        ("replies/error.json".into(), schema::<ErrorBody>()),
         ("tables/instruction.json".into(), schema::<crate::table::TableInstruction>()),
         ("tables/report.json".into(), schema::<crate::table::TableReport>()),
     ];
+    for service in registry::services() {
+        let messages = service.verbs.iter().flat_map(|v| [v.request, v.reply]);
+        let aggregates = service.writes.iter().flat_map(|a| [a.event, a.commit]);
+        for message in messages.chain(aggregates) {
+            if !files.iter().any(|(path, _)| path == message.file) {
+                files.push((message.file.into(), (message.schema)()));
+            }
+        }
+    }
     files.sort_by(|a, b| a.0.cmp(&b.0));
     let mut out: Vec<(String, String)> = files.into_iter().map(|(p, v)| (p, pretty(&v))).collect();
     out.push(("asyncapi.yaml".into(), asyncapi()));
@@ -135,43 +101,10 @@ pub fn files() -> Vec<(String, String)> {
 
 /// Every command channel: service, verb, request schema, reply schema.
 fn command_channels() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
-    use crate::{clock, schedule};
-    use subjects::service::{CLOCK, PAYOUTS, REBUYS, REGISTRATION, SCHEDULER};
-    let registration = |verb| match verb {
-        verbs::CREATE_TOURNAMENT => ("commands/create_tournament.json", "replies/tournament_created.json"),
-        verbs::REGISTER => ("commands/register.json", "replies/registered.json"),
-        verbs::UNREGISTER => ("commands/unregister.json", "replies/recorded.json"),
-        verbs::REFUSE_PLAYER => ("commands/refuse_player.json", "replies/recorded.json"),
-        verbs::KEEP_APART => ("commands/keep_apart.json", "replies/recorded.json"),
-        verbs::ELIMINATE_ENTRY => ("commands/eliminate_entry.json", "replies/recorded.json"),
-        verbs::SET_PLAYER_LIMITS => ("commands/set_player_limits.json", "replies/player_events.json"),
-        verbs::START_TOURNAMENT => ("commands/start_tournament.json", "replies/recorded.json"),
-        verbs::CANCEL_TOURNAMENT => ("commands/cancel_tournament.json", "replies/recorded.json"),
-        other => panic!("verb {other} has no schema files: add it to command_channels"),
-    };
-    let clock = |verb| match verb {
-        clock::verbs::SET_STRUCTURE => "commands/clock_set_structure.json",
-        clock::verbs::PAUSE => "commands/clock_pause.json",
-        clock::verbs::ADJUST_TIME => "commands/clock_adjust_time.json",
-        clock::verbs::SKIP_TO_LEVEL => "commands/clock_skip_to_level.json",
-        _ => "commands/clock_request.json",
-    };
-    let scheduler = |verb| match verb {
-        schedule::verbs::ADD_TEMPLATE => ("commands/scheduler_add_template.json", "replies/template_added.json"),
-        schedule::verbs::REMOVE_TEMPLATE => ("commands/scheduler_remove_template.json", "replies/schedule_recorded.json"),
-        schedule::verbs::LIST_TEMPLATES => ("commands/scheduler_list_templates.json", "replies/templates.json"),
-        other => panic!("verb {other} has no schema files: add it to command_channels"),
-    };
-    let mut channels: Vec<_> = verbs::ALL.iter().map(|&v| (REGISTRATION, v, registration(v).0, registration(v).1)).collect();
-    channels.extend(clock::verbs::ALL.iter().map(|&v| (CLOCK, v, clock(v), "replies/clock_recorded.json")));
-    channels.extend(schedule::verbs::ALL.iter().map(|&v| (SCHEDULER, v, scheduler(v).0, scheduler(v).1)));
-    let rebuys = |verb| match verb {
-        crate::rebuys::verbs::END_REBUYS | crate::rebuys::verbs::END_ADD_ONS => "commands/rebuys_director.json",
-        _ => "commands/rebuys_purchase.json",
-    };
-    channels.extend(crate::rebuys::verbs::ALL.iter().map(|&v| (REBUYS, v, rebuys(v), "replies/rebuys_recorded.json")));
-    channels.extend(crate::payouts::verbs::ALL.iter().map(|&v| (PAYOUTS, v, "commands/payouts_books.json", "replies/books.json")));
-    channels
+    registry::services()
+        .iter()
+        .flat_map(|s| s.verbs.iter().map(|v| (s.name, v.name, v.request.file, v.reply.file)).collect::<Vec<_>>())
+        .collect()
 }
 
 /// AsyncAPI 3.0 document (YAML) listing every channel, referencing the schema files.
@@ -187,15 +120,9 @@ pub fn asyncapi() -> String {
             "  {service}_{verb}:\n    address: {subject}\n    messages:\n      request:\n        payload:\n          $ref: './{request}'\n      reply:\n        payload:\n          $ref: './{reply}'\n"
         ));
     }
-    for (aggregate, file, what) in [
-        (subjects::aggregate::TOURNAMENT, "events/tournament_commit.json", "tournament_id"),
-        (subjects::aggregate::PLAYER, "events/player_commit.json", "player_aggregate_id"),
-        (subjects::aggregate::CLOCK, "events/clock_commit.json", "tournament_id"),
-        (subjects::aggregate::SCHEDULE, "events/schedule_commit.json", "template_id"),
-        (subjects::aggregate::SEATING, "events/seating_commit.json", "tournament_id"),
-        (subjects::aggregate::PAYOUTS, "events/payout_commit.json", "tournament_id"),
-        (subjects::aggregate::REBUYS, "events/rebuy_commit.json", "tournament_id"),
-    ] {
+    let aggregates: Vec<_> = registry::services().into_iter().flat_map(|s| s.writes).collect();
+    for a in &aggregates {
+        let (aggregate, file, what) = (a.name, a.commit.file, a.id);
         y.push_str(&format!(
             "  {aggregate}_events:\n    address: 'floor.ev.{aggregate}.{{{what}}}'\n    description: Commits of one {aggregate} aggregate, in stream {}.\n    parameters:\n      {what}:\n        description: UUID of the aggregate.\n    messages:\n      commit:\n        payload:\n          $ref: './{file}'\n",
             subjects::EVENTS_STREAM
@@ -211,7 +138,7 @@ pub fn asyncapi() -> String {
         ),
     ] {
         y.push_str(&format!(
-            "  {name}:\n    address: 'floor.table.{{tournament_id}}.{{table}}.{direction}'\n    description: {what}\n    parameters:\n      tournament_id:\n        description: The tournament.\n      table:\n        description: Table number.\n    messages:\n      message:\n        payload:\n          $ref: './{file}'\n"
+            "  {name}:\n    address: 'floor.table.{{tournament_id}}.{{table}}.{direction}'\n    description: '{what}'\n    parameters:\n      tournament_id:\n        description: The tournament.\n      table:\n        description: Table number.\n    messages:\n      message:\n        payload:\n          $ref: './{file}'\n"
         ));
     }
     y.push_str(&format!(
@@ -225,9 +152,7 @@ pub fn asyncapi() -> String {
             "  {name}:\n    action: receive\n    channel:\n      $ref: '#/channels/{name}'\n    messages:\n      - $ref: '#/channels/{name}/messages/request'\n    reply:\n      channel:\n        $ref: '#/channels/{name}'\n      messages:\n        - $ref: '#/channels/{name}/messages/reply'\n"
         ));
     }
-    for aggregate in
-        [subjects::aggregate::TOURNAMENT, subjects::aggregate::PLAYER, subjects::aggregate::CLOCK, subjects::aggregate::SCHEDULE]
-    {
+    for aggregate in aggregates.iter().map(|a| a.name) {
         y.push_str(&format!("  {aggregate}_events:\n    action: send\n    channel:\n      $ref: '#/channels/{aggregate}_events'\n"));
     }
     for (name, action) in [("table_instructions", "send"), ("table_reports", "receive")] {

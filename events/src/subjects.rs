@@ -57,6 +57,9 @@ pub mod service {
     pub const PAYOUTS: &str = "payouts";
     /// Rebuys: rebuys, add-ons and their windows.
     pub const REBUYS: &str = "rebuys";
+    /// Seating: draws, balancing, breaking, the table-server protocol (no command verbs: tables
+    /// speak on `floor.table.>`).
+    pub const SEATING: &str = "seating";
 }
 
 /// The subject an aggregate's commits are stored on.

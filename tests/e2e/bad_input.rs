@@ -21,9 +21,9 @@ async fn each_kind_of_bad_input_gets_its_own_code_and_no_event() {
     // seating and payouts (their reactions to the set-up would write events while the test counts them):
     // this test is about registration alone.
     let world = World::start_configured(|c| {
-        c.scheduler = false;
-        c.seating = false;
-        c.payouts = false;
+        c.skip("scheduler");
+        c.skip("seating");
+        c.skip("payouts");
     })
     .await;
     let open = world.create(freezeout(2)).await;
@@ -38,11 +38,11 @@ async fn each_kind_of_bad_input_gets_its_own_code_and_no_event() {
     }
     assert!(matches!(world.register(capped, "carol").await, Reply::Ok(_)));
     let eliminate = |entry| EliminateEntry { command_id: CommandId::new(), tournament_id: capped, entry: EntryNo(entry) };
-    assert!(matches!(world.send(verbs::ELIMINATE_ENTRY, &eliminate(1)).await, Reply::Ok(_)));
+    assert!(matches!(world.send(verbs::ELIMINATE_ENTRY.name(), &eliminate(1)).await, Reply::Ok(_)));
     assert!(matches!(world.register(capped, "carol").await, Reply::Ok(_)), "one re-entry is allowed");
-    assert!(matches!(world.send(verbs::ELIMINATE_ENTRY, &eliminate(2)).await, Reply::Ok(_)));
+    assert!(matches!(world.send(verbs::ELIMINATE_ENTRY.name(), &eliminate(2)).await, Reply::Ok(_)));
     let out_of_freezeout = EliminateEntry { command_id: CommandId::new(), tournament_id: open, entry: EntryNo(1) };
-    assert!(matches!(world.send(verbs::ELIMINATE_ENTRY, &out_of_freezeout).await, Reply::Ok(_)), "alice is out of the freezeout");
+    assert!(matches!(world.send(verbs::ELIMINATE_ENTRY.name(), &out_of_freezeout).await, Reply::Ok(_)), "alice is out of the freezeout");
     let before = world.last_sequence().await;
     let mut short_table = freezeout(10);
     short_table.payout_table = Some(floor_events::tournament::FixedPayouts { shares_bps: vec![5_000, 3_000] });
@@ -64,21 +64,29 @@ async fn each_kind_of_bad_input_gets_its_own_code_and_no_event() {
         ("second entry in a freezeout", world.register(open, "bob").await, codes::ALREADY_REGISTERED),
         ("re-entry past its cap", world.register(capped, "carol").await, codes::RE_ENTRY_CAP_REACHED),
         ("re-entry into a freezeout", world.register(open, "alice").await, codes::RE_ENTRY_NOT_ELIGIBLE),
-        ("a payout table that does not pay the pool", world.send(verbs::CREATE_TOURNAMENT, &short_table).await, codes::INVALID_DEFINITION),
-        ("malformed JSON", world.send_raw(verbs::REGISTER, b"{\"tournament_id\": ".to_vec()).await, codes::MALFORMED_JSON),
+        (
+            "a payout table that does not pay the pool",
+            world.send(verbs::CREATE_TOURNAMENT.name(), &short_table).await,
+            codes::INVALID_DEFINITION,
+        ),
+        ("malformed JSON", world.send_raw(verbs::REGISTER.name(), b"{\"tournament_id\": ".to_vec()).await, codes::MALFORMED_JSON),
         (
             "wrong types",
-            world.send(verbs::REGISTER, &json!({"tournament_id": 42, "player": ["not", "a", "name"]})).await,
+            world.send(verbs::REGISTER.name(), &json!({"tournament_id": 42, "player": ["not", "a", "name"]})).await,
             codes::INVALID_FIELD,
         ),
-        ("negative amounts", world.send(verbs::CREATE_TOURNAMENT, &negative).await, codes::NEGATIVE_AMOUNT),
+        ("negative amounts", world.send(verbs::CREATE_TOURNAMENT.name(), &negative).await, codes::NEGATIVE_AMOUNT),
         (
             "invalid player name",
-            world.send(verbs::REGISTER, &json!({"tournament_id": open, "player": "no spaces allowed"})).await,
+            world.send(verbs::REGISTER.name(), &json!({"tournament_id": open, "player": "no spaces allowed"})).await,
             codes::INVALID_FIELD,
         ),
-        ("unregister nobody", world.send(verbs::UNREGISTER, &json!({"tournament_id": open, "player": "zed"})).await, codes::NOT_REGISTERED),
-        ("eliminate twice", world.send(verbs::ELIMINATE_ENTRY, &eliminate(2)).await, codes::ENTRY_ALREADY_ELIMINATED),
+        (
+            "unregister nobody",
+            world.send(verbs::UNREGISTER.name(), &json!({"tournament_id": open, "player": "zed"})).await,
+            codes::NOT_REGISTERED,
+        ),
+        ("eliminate twice", world.send(verbs::ELIMINATE_ENTRY.name(), &eliminate(2)).await, codes::ENTRY_ALREADY_ELIMINATED),
     ];
 
     for (case, reply, code) in &cases {
@@ -89,10 +97,10 @@ async fn each_kind_of_bad_input_gets_its_own_code_and_no_event() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn books_of_an_unknown_tournament_or_a_malformed_request_get_their_codes() {
-    let world = World::start_configured(|c| c.scheduler = false).await;
+    let world = World::start_configured(|c| c.skip("scheduler")).await;
     let books = |body: serde_json::Value| {
         let world = &world;
-        async move { world.request(subjects::service::PAYOUTS, payouts::BOOKS, &body).await }
+        async move { world.request(subjects::service::PAYOUTS, payouts::BOOKS.name(), &body).await }
     };
     assert_code(&books(json!({"tournament_id": TournamentId::new()})).await, codes::UNKNOWN_TOURNAMENT, "unknown tournament");
     assert_code(&books(json!({"tournament": "x"})).await, codes::INVALID_FIELD, "no tournament id");

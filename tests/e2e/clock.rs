@@ -98,15 +98,18 @@ async fn directors_pause_add_time_and_resume_and_every_command_is_in_the_log() {
         async move { world.request(subjects::service::CLOCK, verb, &body).await }
     };
     let t = tournament.to_string();
-    assert!(matches!(send(clock::verbs::SET_STRUCTURE, json!({"tournament_id": t, "structure": {"preset": "turbo"}})).await, Reply::Ok(_)));
-    assert!(matches!(send(clock::verbs::START, json!({"tournament_id": t})).await, Reply::Ok(_)));
-    assert!(matches!(send(clock::verbs::PAUSE, json!({"tournament_id": t, "reason": "chip count"})).await, Reply::Ok(_)));
+    assert!(matches!(
+        send(clock::verbs::SET_STRUCTURE.name(), json!({"tournament_id": t, "structure": {"preset": "turbo"}})).await,
+        Reply::Ok(_)
+    ));
+    assert!(matches!(send(clock::verbs::START.name(), json!({"tournament_id": t})).await, Reply::Ok(_)));
+    assert!(matches!(send(clock::verbs::PAUSE.name(), json!({"tournament_id": t, "reason": "chip count"})).await, Reply::Ok(_)));
     let paused = world.lobby_when(tournament, |d| d["clock"]["status"] == "paused").await;
     let left = paused["clock"]["paused_remaining_ms"].as_u64().expect("time left while paused");
     assert!(left <= 360_000, "a turbo level has six minutes");
-    assert!(matches!(send(clock::verbs::ADJUST_TIME, json!({"tournament_id": t, "seconds": 60})).await, Reply::Ok(_)));
-    assert!(matches!(send(clock::verbs::RESUME, json!({"tournament_id": t})).await, Reply::Ok(_)));
-    assert!(matches!(send(clock::verbs::SKIP_TO_LEVEL, json!({"tournament_id": t, "level": 3})).await, Reply::Ok(_)));
+    assert!(matches!(send(clock::verbs::ADJUST_TIME.name(), json!({"tournament_id": t, "seconds": 60})).await, Reply::Ok(_)));
+    assert!(matches!(send(clock::verbs::RESUME.name(), json!({"tournament_id": t})).await, Reply::Ok(_)));
+    assert!(matches!(send(clock::verbs::SKIP_TO_LEVEL.name(), json!({"tournament_id": t, "level": 3})).await, Reply::Ok(_)));
     world.lobby_when(tournament, |d| d["clock"]["level"] == 3 && d["clock"]["status"] == "running").await;
 
     let log = world.clock_events(tournament).await;

@@ -25,7 +25,7 @@ async fn a_thousand_concurrent_registrations_fill_the_field_and_never_exceed_it(
     let commits = world.commits(tournament).await;
     assert_eq!(entries(&commits), 700, "exactly the accepted registrations are in the log");
     // Payouts answers books from memory, but never older than the log when asked.
-    let books = world.request(subjects::service::PAYOUTS, payouts::BOOKS, &BooksRequest { tournament_id: tournament }).await;
+    let books = world.request(subjects::service::PAYOUTS, payouts::BOOKS.name(), &BooksRequest { tournament_id: tournament }).await;
     let Reply::Ok(books) = books else { panic!("books: {books:?}") };
     assert_eq!((books["entries"].as_u64(), books["paid_in"].as_u64()), (Some(700), Some(700 * 1_100)), "{books}");
     let doc = world.lobby_when(tournament, |d| d["entrants"] == 700).await;

@@ -9,4 +9,5 @@ mod rebuys;
 mod recovery;
 mod scheduler;
 mod seating;
+mod skeleton;
 mod surfaces;

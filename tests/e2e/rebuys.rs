@@ -37,7 +37,7 @@ fn heads_up_with_rebuys(offer_seconds: u32, add_on: Option<AddOnTerms>) -> floor
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rebuy_tournament_ends_with_balanced_books_and_its_payouts_in_the_lobby() {
     let world = World::start_configured(|c| {
-        c.scheduler = false;
+        c.skip("scheduler");
         c.seed_key = Some([42; 32]);
     })
     .await;
@@ -94,7 +94,7 @@ async fn a_rebuy_tournament_ends_with_balanced_books_and_its_payouts_in_the_lobb
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rebuy_and_add_on_requests_that_do_not_fit_get_their_codes_and_write_nothing() {
-    let world = World::start_configured(|c| c.scheduler = false).await;
+    let world = World::start_configured(|c| c.skip("scheduler")).await;
     let definition = heads_up_with_rebuys(30, Some(AddOnTerms { price: eur(1_000), fee: eur(0), chips: 15_000 }));
     let t = world.create(definition).await;
     for player in ["ana", "ben"] {
@@ -127,22 +127,22 @@ async fn rebuy_and_add_on_requests_that_do_not_fit_get_their_codes_and_write_not
     };
     let before = store.load::<RebuyEvent>(&subject, 0).await.expect("log").len();
     let refused = [
-        ("a player not in the tournament", buy(verbs::REBUY, "zoe").await, codes::NOT_REGISTERED),
-        ("a rebuy with chips left (002: only at zero)", buy(verbs::REBUY, "ana").await, codes::REBUY_NOT_ALLOWED),
-        ("an add-on before the break", buy(verbs::ADD_ON, "ana").await, codes::ADD_ON_CLOSED),
-        ("declining with chips left", buy(verbs::DECLINE, "ben").await, codes::REBUY_NOT_ALLOWED),
+        ("a player not in the tournament", buy(verbs::REBUY.name(), "zoe").await, codes::NOT_REGISTERED),
+        ("a rebuy with chips left (002: only at zero)", buy(verbs::REBUY.name(), "ana").await, codes::REBUY_NOT_ALLOWED),
+        ("an add-on before the break", buy(verbs::ADD_ON.name(), "ana").await, codes::ADD_ON_CLOSED),
+        ("declining with chips left", buy(verbs::DECLINE.name(), "ben").await, codes::REBUY_NOT_ALLOWED),
     ];
     for (case, reply, code) in refused {
         assert!(matches!(&reply, Reply::Error(e) if e.code == code), "{case}: {reply:?}");
     }
     assert_eq!(store.load::<RebuyEvent>(&subject, 0).await.expect("log").len(), before, "refusals write nothing");
 
-    assert!(matches!(director(verbs::END_REBUYS).await, Reply::Ok(_)));
-    assert!(matches!(buy(verbs::ADD_ON, "ana").await, Reply::Ok(_)), "the add-on at the break");
+    assert!(matches!(director(verbs::END_REBUYS.name()).await, Reply::Ok(_)));
+    assert!(matches!(buy(verbs::ADD_ON.name(), "ana").await, Reply::Ok(_)), "the add-on at the break");
     let before = store.load::<RebuyEvent>(&subject, 0).await.expect("log").len();
     let refused = [
-        ("an add-on twice", buy(verbs::ADD_ON, "ana").await, codes::ADD_ON_TAKEN),
-        ("a rebuy after the period", buy(verbs::REBUY, "ben").await, codes::REBUY_PERIOD_CLOSED),
+        ("an add-on twice", buy(verbs::ADD_ON.name(), "ana").await, codes::ADD_ON_TAKEN),
+        ("a rebuy after the period", buy(verbs::REBUY.name(), "ben").await, codes::REBUY_PERIOD_CLOSED),
     ];
     for (case, reply, code) in refused {
         assert!(matches!(&reply, Reply::Error(e) if e.code == code), "{case}: {reply:?}");
@@ -152,7 +152,7 @@ async fn rebuy_and_add_on_requests_that_do_not_fit_get_their_codes_and_write_not
     // A freezeout has no rebuys service state at all.
     let plain = world.create(freezeout(10)).await;
     let request = Purchase { command_id: CommandId::new(), tournament_id: plain, player: PlayerId::parse("ana").unwrap(), entry: None };
-    let reply = world.request(subjects::service::REBUYS, verbs::ADD_ON, &request).await;
+    let reply = world.request(subjects::service::REBUYS, verbs::ADD_ON.name(), &request).await;
     assert!(matches!(&reply, Reply::Error(e) if e.code == codes::UNKNOWN_TOURNAMENT), "{reply:?}");
 }
 
@@ -209,7 +209,7 @@ async fn rebuys_log_until(world: &World, t: TournamentId, wanted: impl Fn(&Rebuy
 /// heads-up with a winner.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unanswered_offer_lapses_at_its_deadline_even_across_a_restart_and_the_entry_is_out() {
-    let mut world = World::start_configured(|c| c.scheduler = false).await;
+    let mut world = World::start_configured(|c| c.skip("scheduler")).await;
     let definition = heads_up_with_rebuys(2, None);
     let t = world.create(definition).await;
     for player in ["ana", "ben"] {

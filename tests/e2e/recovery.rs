@@ -66,8 +66,9 @@ async fn a_projection_dropped_and_rebuilt_from_zero_equals_the_live_one() {
         }
         ids.push((tournament, capacity.min(60)));
     }
-    let _ =
-        world.send(floor_events::registration::verbs::UNREGISTER, &serde_json::json!({"tournament_id": ids[0].0, "player": "p3"})).await;
+    let _ = world
+        .send(floor_events::registration::verbs::UNREGISTER.name(), &serde_json::json!({"tournament_id": ids[0].0, "player": "p3"}))
+        .await;
     for &(tournament, _) in &ids[1..] {
         let _ = world.lobby_when(tournament, |d| d["entrants"] == 60).await;
     }

@@ -29,12 +29,13 @@ fn template(cron: &str, zone: &str) -> serde_json::Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_schedulers_racing_create_each_occurrence_once_and_cancel_it_below_the_minimum() {
     let world = World::start().await;
-    let second = RunningPlatform::start_config(PlatformConfig::only(Nats::Url(world.nats.url()), None, |c| c.scheduler = true)).await;
+    let second = RunningPlatform::start_config(PlatformConfig::only(Nats::Url(world.nats.url()), None, &["scheduler"])).await;
 
-    let added = match world.request(subjects::service::SCHEDULER, verbs::ADD_TEMPLATE, &template("*/5 * * * * *", "Europe/Vienna")).await {
-        Reply::Ok(v) => v,
-        Reply::Error(e) => panic!("template refused: {e}"),
-    };
+    let added =
+        match world.request(subjects::service::SCHEDULER, verbs::ADD_TEMPLATE.name(), &template("*/5 * * * * *", "Europe/Vienna")).await {
+            Reply::Ok(v) => v,
+            Reply::Error(e) => panic!("template refused: {e}"),
+        };
     let template_id: uuid::Uuid = serde_json::from_value(added["template_id"].clone()).expect("template id");
     let first_start: chrono::DateTime<chrono::Utc> = serde_json::from_value(added["upcoming"][0].clone()).expect("a next start");
     let first = TournamentId(occurrence_id(template_id, first_start));
@@ -73,7 +74,7 @@ async fn two_schedulers_racing_create_each_occurrence_once_and_cancel_it_below_t
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_templates_and_clock_commands_get_their_codes_and_write_nothing() {
     // Without seating, whose reactions to a new tournament would write events while we count.
-    let world = World::start_configured(|c| c.seating = false).await;
+    let world = World::start_configured(|c| c.skip("seating")).await;
     let tournament = world.create(floor_tests::freezeout(10)).await.to_string();
     let clock = |verb: &'static str, body: serde_json::Value| {
         let world = &world;
@@ -81,10 +82,10 @@ async fn bad_templates_and_clock_commands_get_their_codes_and_write_nothing() {
     };
     use floor_events::clock::verbs as clock_verbs;
     assert!(matches!(
-        clock(clock_verbs::SET_STRUCTURE, json!({"tournament_id": tournament, "structure": {"preset": "turbo"}})).await,
+        clock(clock_verbs::SET_STRUCTURE.name(), json!({"tournament_id": tournament, "structure": {"preset": "turbo"}})).await,
         Reply::Ok(_)
     ));
-    assert!(matches!(clock(clock_verbs::START, json!({"tournament_id": tournament})).await, Reply::Ok(_)));
+    assert!(matches!(clock(clock_verbs::START.name(), json!({"tournament_id": tournament})).await, Reply::Ok(_)));
     let before = world.last_sequence().await;
 
     let decreasing = json!({"tournament_id": tournament, "structure": {"custom": {"steps": [
@@ -93,19 +94,19 @@ async fn bad_templates_and_clock_commands_get_their_codes_and_write_nothing() {
     ]}}});
     let scheduler = |body: serde_json::Value| {
         let world = &world;
-        async move { world.request(subjects::service::SCHEDULER, verbs::ADD_TEMPLATE, &body).await }
+        async move { world.request(subjects::service::SCHEDULER, verbs::ADD_TEMPLATE.name(), &body).await }
     };
     let cases = [
         ("invalid cron", scheduler(template("every day at seven", "Europe/Vienna")).await, codes::INVALID_CRON),
         ("unknown time zone", scheduler(template("0 0 19 * * *", "Europe/Atlantis")).await, codes::UNKNOWN_TIME_ZONE),
-        ("decreasing blinds", clock(clock_verbs::SET_STRUCTURE, decreasing).await, codes::CLOCK_ALREADY_STARTED),
-        ("resume a running clock", clock(clock_verbs::RESUME, json!({"tournament_id": tournament})).await, codes::CLOCK_RUNNING),
+        ("decreasing blinds", clock(clock_verbs::SET_STRUCTURE.name(), decreasing).await, codes::CLOCK_ALREADY_STARTED),
+        ("resume a running clock", clock(clock_verbs::RESUME.name(), json!({"tournament_id": tournament})).await, codes::CLOCK_RUNNING),
         (
             "skip past the structure",
-            clock(clock_verbs::SKIP_TO_LEVEL, json!({"tournament_id": tournament, "level": 999})).await,
+            clock(clock_verbs::SKIP_TO_LEVEL.name(), json!({"tournament_id": tournament, "level": 999})).await,
             codes::UNKNOWN_LEVEL,
         ),
-        ("malformed json", clock(clock_verbs::PAUSE, json!("not an object")).await, codes::INVALID_FIELD),
+        ("malformed json", clock(clock_verbs::PAUSE.name(), json!("not an object")).await, codes::INVALID_FIELD),
     ];
     for (case, reply, code) in &cases {
         match reply {
@@ -120,7 +121,7 @@ async fn bad_templates_and_clock_commands_get_their_codes_and_write_nothing() {
         {"kind": "level", "small_blind": 50, "big_blind": 100, "seconds": 600}
     ]}}});
     let before_fresh = world.last_sequence().await;
-    match clock(clock_verbs::SET_STRUCTURE, decreasing).await {
+    match clock(clock_verbs::SET_STRUCTURE.name(), decreasing).await {
         Reply::Error(e) => {
             assert_eq!(e.code, codes::INVALID_STRUCTURE);
             assert!(e.message.contains("step 2"), "the message names the step: {}", e.message);

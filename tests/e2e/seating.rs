@@ -24,7 +24,7 @@ fn config(entrants: u32, seed: u64) -> SimConfig {
 /// starts its own tournaments).
 async fn world() -> World {
     World::start_configured(|c| {
-        c.scheduler = false;
+        c.skip("scheduler");
         c.seed_key = Some([42; 32]);
     })
     .await
@@ -199,7 +199,7 @@ async fn a_seed_repeats_its_tournament_even_when_the_platform_is_killed_mid_tour
 
     // Snapshots every few commits, so the restart loads one and folds only what came after.
     let mut world = World::start_configured(|c| {
-        c.scheduler = false;
+        c.skip("scheduler");
         c.seed_key = Some([42; 32]);
         c.seating_snapshot_every = 25;
     })

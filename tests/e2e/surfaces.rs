@@ -82,13 +82,13 @@ async fn a_player_at_their_daily_limit_is_refused_but_may_finish_what_they_enter
         player: PlayerId::parse("carol").unwrap(),
         limits: EntryLimits { per_day: Some(1), per_week: None, per_month: None },
     };
-    assert!(matches!(world.send(verbs::SET_PLAYER_LIMITS, &limits).await, Reply::Ok(_)));
+    assert!(matches!(world.send(verbs::SET_PLAYER_LIMITS.name(), &limits).await, Reply::Ok(_)));
 
     let entered = world.register(first, "carol").await;
     let refused = world.register(second, "carol").await;
     let eliminate =
         floor_events::registration::EliminateEntry { command_id: CommandId::new(), tournament_id: first, entry: floor_events::EntryNo(1) };
-    assert!(matches!(world.send(verbs::ELIMINATE_ENTRY, &eliminate).await, Reply::Ok(_)));
+    assert!(matches!(world.send(verbs::ELIMINATE_ENTRY.name(), &eliminate).await, Reply::Ok(_)));
     let re_entered = world.register(first, "carol").await;
 
     assert!(matches!(entered, Reply::Ok(_)), "{entered:?}");

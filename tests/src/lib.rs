@@ -43,7 +43,7 @@ impl RunningPlatform {
         let config = if lobby {
             PlatformConfig::all(Nats::Url(url.to_owned()), http)
         } else {
-            PlatformConfig::only(Nats::Url(url.to_owned()), None, |c| c.registration = true)
+            PlatformConfig::only(Nats::Url(url.to_owned()), None, &["registration"])
         };
         Self::start_config(config).await
     }
@@ -186,7 +186,7 @@ impl World {
     pub async fn create(&self, definition: TournamentDefinition) -> TournamentId {
         let command_id = CommandId::new();
         let request = CreateTournament { command_id, tournament_id: None, definition };
-        match self.send(verbs::CREATE_TOURNAMENT, &request).await {
+        match self.send(verbs::CREATE_TOURNAMENT.name(), &request).await {
             Reply::Ok(_) => TournamentId(command_id.0),
             Reply::Error(e) => panic!("create rejected: {e}"),
         }
@@ -200,7 +200,7 @@ impl World {
     /// Registers a player with a given command id (for retries).
     pub async fn register_as(&self, command_id: CommandId, tournament_id: TournamentId, player: impl AsRef<str>) -> Reply<Value> {
         let request = Register { command_id, tournament_id, player: PlayerId::parse(player.as_ref()).expect("valid player") };
-        self.send(verbs::REGISTER, &request).await
+        self.send(verbs::REGISTER.name(), &request).await
     }
 
     /// Every commit of a tournament, from the log.

@@ -12,15 +12,14 @@ use crate::domain::{ClockAggregate, ClockCommand};
 use crate::policy;
 use crate::projection::Timetable;
 use crate::structure::preset;
-use bytes::Bytes;
 use chrono::{DateTime, Utc};
 use floor_events::clock::{
     verbs, AdjustTime, BlindStructure, ClockEvent, ClockRecorded, ClockRequest, PauseClock, SetStructure, SkipToLevel,
 };
 use floor_events::registration::TournamentEvent;
-use floor_events::{codes, record, subjects, CommandId, ErrorBody, Reply, TournamentId};
+use floor_events::{record, subjects, CommandId, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
-use floor_runtime::endpoint::{self, CommandHandler, EndpointError};
+use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::follow::{follow, Following};
 use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind, ProjectionRunner};
 use floor_runtime::{reply, AggregateHost, Clock, DomainError, JetStreamStore};
@@ -82,12 +81,52 @@ impl ClockService {
         shutdown: CancellationToken,
         ready: Option<tokio::sync::oneshot::Sender<()>>,
     ) -> Result<(), EndpointError> {
-        endpoint::serve(client, subjects::service::CLOCK, "Floor clock: blind levels and breaks", &verbs::ALL, self, shutdown, ready).await
+        Self::verbs().serve(self, client, shutdown, ready).await
+    }
+
+    /// The director's verbs. Each is stamped with the service's time and handed to the clock.
+    pub fn verbs() -> Verbs<Self> {
+        Verbs::new(subjects::service::CLOCK)
+            .verb(verbs::SET_STRUCTURE, |s: Self, r: SetStructure| async move {
+                let structure = match r.structure {
+                    BlindStructure::Preset(kind) => preset(kind),
+                    BlindStructure::Custom(custom) => custom,
+                };
+                s.execute(r.tournament_id, r.command_id, ClockCommand::SetStructure { structure }).await
+            })
+            .verb(verbs::START, |s: Self, r: ClockRequest| async move {
+                s.stamped(r.tournament_id, r.command_id, |at| ClockCommand::Start { at }).await
+            })
+            .verb(verbs::RESUME, |s: Self, r: ClockRequest| async move {
+                s.stamped(r.tournament_id, r.command_id, |at| ClockCommand::Resume { at }).await
+            })
+            .verb(verbs::END_BREAK, |s: Self, r: ClockRequest| async move {
+                s.stamped(r.tournament_id, r.command_id, |at| ClockCommand::EndBreak { at }).await
+            })
+            .verb(verbs::PAUSE, |s: Self, r: PauseClock| async move {
+                s.stamped(r.tournament_id, r.command_id, |at| ClockCommand::Pause { at, reason: r.reason }).await
+            })
+            .verb(verbs::ADJUST_TIME, |s: Self, r: AdjustTime| async move {
+                s.stamped(r.tournament_id, r.command_id, |at| ClockCommand::AdjustTime { seconds: r.seconds, at }).await
+            })
+            .verb(verbs::SKIP_TO_LEVEL, |s: Self, r: SkipToLevel| async move {
+                s.stamped(r.tournament_id, r.command_id, |at| ClockCommand::SkipToLevel { level: r.level, at }).await
+            })
     }
 
     /// The number of clocks the host keeps in memory.
     pub fn live_clocks(&self) -> usize {
         self.host.live_count()
+    }
+
+    /// Executes the command `make` builds with the service's time now.
+    async fn stamped(
+        &self,
+        tournament: TournamentId,
+        command_id: CommandId,
+        make: impl FnOnce(DateTime<Utc>) -> ClockCommand,
+    ) -> Reply<ClockRecorded> {
+        self.execute(tournament, command_id, make(self.clock.now())).await
     }
 
     async fn execute(&self, tournament: TournamentId, command_id: CommandId, command: ClockCommand) -> Reply<ClockRecorded> {
@@ -141,53 +180,6 @@ fn fold(timetable: &mut Timetable, subject: &str, body: &[u8]) {
     match record::decode_commit::<ClockEvent>(body) {
         Ok(events) => timetable.apply(TournamentId(id), events),
         Err(e) => tracing::warn!(subject, error = %e, "undecodable clock commit skipped"),
-    }
-}
-
-impl CommandHandler for ClockService {
-    async fn handle(&self, verb: &'static str, payload: Bytes) -> Bytes {
-        macro_rules! decoded {
-            ($t:ty) => {
-                match endpoint::decode::<$t>(&payload) {
-                    Ok(request) => request,
-                    Err(e) => return endpoint::encode::<()>(&Reply::Error(e)),
-                }
-            };
-        }
-        let at = self.clock.now();
-        let answer = match verb {
-            verbs::SET_STRUCTURE => {
-                let SetStructure { command_id, tournament_id, structure } = decoded!(SetStructure);
-                let structure = match structure {
-                    BlindStructure::Preset(kind) => preset(kind),
-                    BlindStructure::Custom(custom) => custom,
-                };
-                self.execute(tournament_id, command_id, ClockCommand::SetStructure { structure }).await
-            }
-            verbs::START | verbs::RESUME | verbs::END_BREAK => {
-                let ClockRequest { command_id, tournament_id } = decoded!(ClockRequest);
-                let command = match verb {
-                    verbs::START => ClockCommand::Start { at },
-                    verbs::RESUME => ClockCommand::Resume { at },
-                    _ => ClockCommand::EndBreak { at },
-                };
-                self.execute(tournament_id, command_id, command).await
-            }
-            verbs::PAUSE => {
-                let PauseClock { command_id, tournament_id, reason } = decoded!(PauseClock);
-                self.execute(tournament_id, command_id, ClockCommand::Pause { at, reason }).await
-            }
-            verbs::ADJUST_TIME => {
-                let AdjustTime { command_id, tournament_id, seconds } = decoded!(AdjustTime);
-                self.execute(tournament_id, command_id, ClockCommand::AdjustTime { seconds, at }).await
-            }
-            verbs::SKIP_TO_LEVEL => {
-                let SkipToLevel { command_id, tournament_id, level } = decoded!(SkipToLevel);
-                self.execute(tournament_id, command_id, ClockCommand::SkipToLevel { level, at }).await
-            }
-            other => Reply::Error(ErrorBody::new(codes::UNKNOWN_VERB, format!("no verb {other:?}"))),
-        };
-        endpoint::encode(&answer)
     }
 }
 

@@ -27,9 +27,10 @@ pub enum Command {
         /// HTTP address of the lobby.
         #[arg(long, env = "FLOOR_HTTP", default_value = "127.0.0.1:8080")]
         http: SocketAddr,
-        /// Run only these services (comma-separated); default: all.
-        #[arg(long, value_delimiter = ',')]
-        only: Vec<Service>,
+        /// Run only these services (comma-separated); default: all. The names are the
+        /// registry's: lobby, registration, clock, seating, payouts, rebuys, scheduler.
+        #[arg(long, value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(floor_events::registry::names()))]
+        only: Vec<String>,
     },
     /// Run the registration service alone (for scale-out; needs NATS_URL or a `floor run`).
     Registration,
@@ -131,25 +132,6 @@ pub enum RebuysCommand {
         /// Tournament id.
         tournament: uuid::Uuid,
     },
-}
-
-/// A service `floor run --only` can start.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Service {
-    /// Tournaments and entries.
-    Registration,
-    /// Lobby projection and HTTP.
-    Lobby,
-    /// Blind clocks.
-    Clock,
-    /// Recurring templates and scheduled starts.
-    Scheduler,
-    /// Draws, balancing, the table-server protocol.
-    Seating,
-    /// Payout tables, places, prizes, books.
-    Payouts,
-    /// Rebuys and add-ons.
-    Rebuys,
 }
 
 /// `floor clock …`: every command is recorded as an event (the audit trail).

@@ -83,7 +83,7 @@ impl Director {
         let command_id = CommandId::new();
         let request = CreateTournament { command_id, tournament_id: Some(TournamentId(command_id.0)), definition };
         let reply: floor_events::registration::TournamentCreatedReply =
-            self.request(subjects::service::REGISTRATION, verbs::CREATE_TOURNAMENT, &request).await?;
+            self.request(subjects::service::REGISTRATION, verbs::CREATE_TOURNAMENT.name(), &request).await?;
         Ok(reply.tournament_id)
     }
 
@@ -93,7 +93,7 @@ impl Director {
     /// The platform's rejection, or unavailability.
     pub async fn register(&self, tournament_id: TournamentId, player: PlayerId) -> Result<floor_events::registration::Registered, Failure> {
         let request = Register { command_id: CommandId::new(), tournament_id, player };
-        self.request(subjects::service::REGISTRATION, verbs::REGISTER, &request).await
+        self.request(subjects::service::REGISTRATION, verbs::REGISTER.name(), &request).await
     }
 
     /// Withdraws a player's latest live entry.
@@ -102,7 +102,7 @@ impl Director {
     /// The platform's rejection, or unavailability.
     pub async fn unregister(&self, tournament_id: TournamentId, player: PlayerId) -> Result<serde_json::Value, Failure> {
         let request = Unregister { command_id: CommandId::new(), tournament_id, player, entry: None };
-        self.request(subjects::service::REGISTRATION, verbs::UNREGISTER, &request).await
+        self.request(subjects::service::REGISTRATION, verbs::UNREGISTER.name(), &request).await
     }
 
     /// One tournament's lobby document; a tournament created a moment ago is waited for (the

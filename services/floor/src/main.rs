@@ -1,7 +1,7 @@
 //! `floor`: run the platform, one service, or a director command. `main → run → ExitCode`.
 
 use clap::Parser;
-use floor::cli::{Cli, ClockCommand, Command, Preset, PurchaseArgs, RebuysCommand, ScheduleCommand, Service, SimFormat, TournamentCommand};
+use floor::cli::{Cli, ClockCommand, Command, Preset, PurchaseArgs, RebuysCommand, ScheduleCommand, SimFormat, TournamentCommand};
 use floor::director::{self, Director, Failure};
 use floor::exit::Exit;
 use floor::startup::{stop_signal, Nats, Platform, PlatformConfig};
@@ -50,24 +50,17 @@ async fn run(cli: Cli) -> Result<(), Failure> {
     };
     match &cli.command {
         Command::Run { http, only } => {
-            let all = PlatformConfig::all(nats(), Some(*http));
-            let wanted = |service| only.is_empty() || only.contains(&service);
-            let lobby = wanted(Service::Lobby);
-            serve(PlatformConfig {
-                registration: wanted(Service::Registration),
-                lobby,
-                clock_service: wanted(Service::Clock),
-                scheduler: wanted(Service::Scheduler),
-                seating: wanted(Service::Seating),
-                payouts: wanted(Service::Payouts),
-                rebuys: wanted(Service::Rebuys),
-                http: lobby.then_some(*http),
-                ..all
-            })
-            .await
+            let mut config = PlatformConfig::all(nats(), Some(*http));
+            if !only.is_empty() {
+                config.services.retain(|s| only.iter().any(|o| o == s));
+            }
+            if !config.runs(subjects::service::LOBBY) {
+                config.http = None;
+            }
+            serve(config).await
         }
-        Command::Registration => serve(PlatformConfig::only(joined()?, None, |c| c.registration = true)).await,
-        Command::Lobby { http } => serve(PlatformConfig::only(joined()?, Some(*http), |c| c.lobby = true)).await,
+        Command::Registration => serve(PlatformConfig::only(joined()?, None, &[subjects::service::REGISTRATION])).await,
+        Command::Lobby { http } => serve(PlatformConfig::only(joined()?, Some(*http), &[subjects::service::LOBBY])).await,
         Command::Tournament(TournamentCommand::Create { file }) => {
             let definition = director::read_definition(file)?;
             let id = Director::connect(&cli.data).await?.create_tournament(definition).await?;
@@ -90,32 +83,40 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Tournament(TournamentCommand::Start { tournament }) => {
             let request = StartTournament { command_id: CommandId::new(), tournament_id: TournamentId(*tournament) };
             print_reply(
-                director(&cli).await?.request(subjects::service::REGISTRATION, registration::verbs::START_TOURNAMENT, &request).await?,
+                director(&cli)
+                    .await?
+                    .request(subjects::service::REGISTRATION, registration::verbs::START_TOURNAMENT.name(), &request)
+                    .await?,
             )
         }
         Command::Tournament(TournamentCommand::Cancel { tournament, reason }) => {
             let request =
                 CancelTournament { command_id: CommandId::new(), tournament_id: TournamentId(*tournament), reason: reason.clone() };
             print_reply(
-                director(&cli).await?.request(subjects::service::REGISTRATION, registration::verbs::CANCEL_TOURNAMENT, &request).await?,
+                director(&cli)
+                    .await?
+                    .request(subjects::service::REGISTRATION, registration::verbs::CANCEL_TOURNAMENT.name(), &request)
+                    .await?,
             )
         }
         Command::Tournament(TournamentCommand::Books { tournament }) => {
             let request = floor_events::payouts::BooksRequest { tournament_id: TournamentId(*tournament) };
-            print_reply(director(&cli).await?.request(subjects::service::PAYOUTS, floor_events::payouts::verbs::BOOKS, &request).await?)
+            print_reply(
+                director(&cli).await?.request(subjects::service::PAYOUTS, floor_events::payouts::verbs::BOOKS.name(), &request).await?,
+            )
         }
         Command::Clock(command) => clock_command(&cli, command).await,
         Command::Sim { entrants, seed, profile, table_size, format } => {
             simulate(*entrants, *seed, profile, *table_size, *format == SimFormat::Rebuy).await
         }
-        Command::Rebuy(args) => purchase(&cli, floor_events::rebuys::verbs::REBUY, args).await,
-        Command::Decline(args) => purchase(&cli, floor_events::rebuys::verbs::DECLINE, args).await,
-        Command::AddOn(args) => purchase(&cli, floor_events::rebuys::verbs::ADD_ON, args).await,
+        Command::Rebuy(args) => purchase(&cli, floor_events::rebuys::verbs::REBUY.name(), args).await,
+        Command::Decline(args) => purchase(&cli, floor_events::rebuys::verbs::DECLINE.name(), args).await,
+        Command::AddOn(args) => purchase(&cli, floor_events::rebuys::verbs::ADD_ON.name(), args).await,
         Command::Rebuys(command) => {
             use floor_events::rebuys::{verbs, DirectorRequest};
             let (verb, tournament) = match command {
-                RebuysCommand::End { tournament } => (verbs::END_REBUYS, tournament),
-                RebuysCommand::EndAddOns { tournament } => (verbs::END_ADD_ONS, tournament),
+                RebuysCommand::End { tournament } => (verbs::END_REBUYS.name(), tournament),
+                RebuysCommand::EndAddOns { tournament } => (verbs::END_ADD_ONS.name(), tournament),
             };
             let request = DirectorRequest { command_id: CommandId::new(), tournament_id: TournamentId(*tournament) };
             print_reply(director(&cli).await?.request(subjects::service::REBUYS, verb, &request).await?)
@@ -163,11 +164,9 @@ async fn simulate(entrants: u32, seed: u64, profile: &str, table_size: u8, rebuy
         None => {
             let config = PlatformConfig {
                 seed_key: Some(digest("key")),
-                ..PlatformConfig::only(Nats::Embedded(scratch.path().to_owned()), None, |c| {
-                    c.registration = true;
-                    c.seating = true;
-                    c.payouts = true;
-                    c.rebuys = true;
+                ..PlatformConfig::only(Nats::Embedded(scratch.path().to_owned()), None, {
+                    use subjects::service::*;
+                    &[REGISTRATION, SEATING, PAYOUTS, REBUYS]
                 })
             };
             let platform = Platform::build(config).await.map_err(|e| unavailable(e.to_string()))?;
@@ -233,25 +232,28 @@ async fn clock_command(cli: &Cli, command: &ClockCommand) -> Result<(), Failure>
                 (None, Some(file)) => BlindStructure::Custom(director::read_toml(file)?),
                 (None, None) => unreachable!("clap requires one"),
             };
-            (verbs::SET_STRUCTURE, serde_json::to_value(clock::SetStructure { command_id, tournament_id: t(tournament), structure }))
+            (verbs::SET_STRUCTURE.name(), serde_json::to_value(clock::SetStructure { command_id, tournament_id: t(tournament), structure }))
         }
         ClockCommand::Start { tournament } => {
-            (verbs::START, serde_json::to_value(clock::ClockRequest { command_id, tournament_id: t(tournament) }))
+            (verbs::START.name(), serde_json::to_value(clock::ClockRequest { command_id, tournament_id: t(tournament) }))
         }
-        ClockCommand::Pause { tournament, reason } => {
-            (verbs::PAUSE, serde_json::to_value(clock::PauseClock { command_id, tournament_id: t(tournament), reason: reason.clone() }))
-        }
+        ClockCommand::Pause { tournament, reason } => (
+            verbs::PAUSE.name(),
+            serde_json::to_value(clock::PauseClock { command_id, tournament_id: t(tournament), reason: reason.clone() }),
+        ),
         ClockCommand::Resume { tournament } => {
-            (verbs::RESUME, serde_json::to_value(clock::ClockRequest { command_id, tournament_id: t(tournament) }))
+            (verbs::RESUME.name(), serde_json::to_value(clock::ClockRequest { command_id, tournament_id: t(tournament) }))
         }
-        ClockCommand::AddTime { tournament, seconds } => {
-            (verbs::ADJUST_TIME, serde_json::to_value(clock::AdjustTime { command_id, tournament_id: t(tournament), seconds: *seconds }))
-        }
-        ClockCommand::Skip { tournament, level } => {
-            (verbs::SKIP_TO_LEVEL, serde_json::to_value(clock::SkipToLevel { command_id, tournament_id: t(tournament), level: *level }))
-        }
+        ClockCommand::AddTime { tournament, seconds } => (
+            verbs::ADJUST_TIME.name(),
+            serde_json::to_value(clock::AdjustTime { command_id, tournament_id: t(tournament), seconds: *seconds }),
+        ),
+        ClockCommand::Skip { tournament, level } => (
+            verbs::SKIP_TO_LEVEL.name(),
+            serde_json::to_value(clock::SkipToLevel { command_id, tournament_id: t(tournament), level: *level }),
+        ),
         ClockCommand::EndBreak { tournament } => {
-            (verbs::END_BREAK, serde_json::to_value(clock::ClockRequest { command_id, tournament_id: t(tournament) }))
+            (verbs::END_BREAK.name(), serde_json::to_value(clock::ClockRequest { command_id, tournament_id: t(tournament) }))
         }
     };
     let body = body.expect("request serializes");
@@ -264,10 +266,11 @@ async fn schedule_command(cli: &Cli, command: &ScheduleCommand) -> Result<(), Fa
     match command {
         ScheduleCommand::Add { file } => {
             let request = AddTemplate { command_id: CommandId::new(), template_id: None, template: director::read_toml(file)? };
-            print_reply(director.request(subjects::service::SCHEDULER, verbs::ADD_TEMPLATE, &request).await?)
+            print_reply(director.request(subjects::service::SCHEDULER, verbs::ADD_TEMPLATE.name(), &request).await?)
         }
         ScheduleCommand::List => {
-            let list: Vec<Value> = director.request(subjects::service::SCHEDULER, verbs::LIST_TEMPLATES, &ListTemplates::default()).await?;
+            let list: Vec<Value> =
+                director.request(subjects::service::SCHEDULER, verbs::LIST_TEMPLATES.name(), &ListTemplates::default()).await?;
             if list.is_empty() {
                 eprintln!("no templates yet: floor schedule add --file examples/schedules/daily-vienna.toml");
             }
@@ -276,7 +279,7 @@ async fn schedule_command(cli: &Cli, command: &ScheduleCommand) -> Result<(), Fa
         }
         ScheduleCommand::Remove { template } => {
             let request = RemoveTemplate { command_id: CommandId::new(), template_id: *template };
-            print_reply(director.request(subjects::service::SCHEDULER, verbs::REMOVE_TEMPLATE, &request).await?)
+            print_reply(director.request(subjects::service::SCHEDULER, verbs::REMOVE_TEMPLATE.name(), &request).await?)
         }
     }
 }

@@ -176,19 +176,19 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     let definition = definition(config, chrono::Utc::now());
     let scheduled = definition.scheduled_start();
     let create = CreateTournament { command_id: CommandId(t.0), tournament_id: Some(t), definition };
-    request(backbone, verbs::CREATE_TOURNAMENT, &create).await?;
+    request(backbone, verbs::CREATE_TOURNAMENT.name(), &create).await?;
     // One at a time: entry numbers follow player numbers, so a seed repeats its tournament.
     for i in 1..=config.entrants {
         let player = PlayerId::parse(&format!("sim-{i}")).expect("valid");
         let register = Register { command_id: CommandId::derived(&format!("sim:{t}:{i}")), tournament_id: t, player };
-        request(backbone, verbs::REGISTER, &register).await?;
+        request(backbone, verbs::REGISTER.name(), &register).await?;
         progress(&Progress::Registering { registered: i, entrants: config.entrants });
     }
     if let Some(start) = scheduled {
         // The start time is a moment after creation; registration started it by then.
         tokio::time::sleep((start - chrono::Utc::now()).to_std().unwrap_or_default()).await;
         let begin = StartTournament { command_id: CommandId::derived(&format!("sim-start:{t}")), tournament_id: t };
-        match request(backbone, verbs::START_TOURNAMENT, &begin).await {
+        match request(backbone, verbs::START_TOURNAMENT.name(), &begin).await {
             Ok(_) => {}
             // A scheduler on the platform started it first.
             Err(e) if e.contains(floor_events::codes::TOURNAMENT_STARTED) => {}
@@ -370,7 +370,7 @@ impl SimPlayers {
             }
             self.heard(*entry).await?;
             if self.offered.contains(entry) {
-                let verb = if rng.random_bool(0.7) { rebuy_verbs::REBUY } else { rebuy_verbs::DECLINE };
+                let verb = if rng.random_bool(0.7) { rebuy_verbs::REBUY.name() } else { rebuy_verbs::DECLINE.name() };
                 let round = format!("offer-{}", self.offers.get(entry).copied().unwrap_or(0));
                 Self::buy(self.tournament, backbone, verb, *entry, player, &round).await?;
                 self.offered.remove(entry);
@@ -385,17 +385,17 @@ impl SimPlayers {
     async fn break_for_add_ons(&mut self, backbone: &Backbone, tables: &BTreeMap<u32, SimTable>, rng: &mut impl Rng) -> Result<(), String> {
         let t = self.tournament;
         let end = |what: &str| DirectorRequest { command_id: CommandId::derived(&format!("sim-{what}:{t}")), tournament_id: t };
-        ask(backbone, subjects::service::REBUYS, rebuy_verbs::END_REBUYS, &end("end-rebuys")).await?;
+        ask(backbone, subjects::service::REBUYS, rebuy_verbs::END_REBUYS.name(), &end("end-rebuys")).await?;
         let seated: Vec<(EntryNo, PlayerId, u64)> =
             tables.values().filter(|t| !t.closed).flat_map(|t| t.seats.values().map(|(e, p, c)| (*e, p.clone(), *c))).collect();
         for (entry, player, chips) in seated {
             if rng.random_bool(0.8) {
-                Self::buy(t, backbone, rebuy_verbs::ADD_ON, entry, &player, "add-on").await?;
+                Self::buy(t, backbone, rebuy_verbs::ADD_ON.name(), entry, &player, "add-on").await?;
             } else if chips == 0 {
-                Self::buy(t, backbone, rebuy_verbs::DECLINE, entry, &player, "add-on").await?;
+                Self::buy(t, backbone, rebuy_verbs::DECLINE.name(), entry, &player, "add-on").await?;
             }
         }
-        ask(backbone, subjects::service::REBUYS, rebuy_verbs::END_ADD_ONS, &end("end-add-ons")).await.map(|_| ())
+        ask(backbone, subjects::service::REBUYS, rebuy_verbs::END_ADD_ONS.name(), &end("end-add-ons")).await.map(|_| ())
     }
 }
 
@@ -418,7 +418,7 @@ async fn paid_books(backbone: &Backbone, t: TournamentId) -> Result<Books, Strin
         paid = floor_events::record::decode_commit::<PayoutEvent>(&message.payload)
             .is_ok_and(|events| events.iter().any(|e| matches!(e, PayoutEvent::TournamentPaid { .. })));
     }
-    let subject = subjects::command_subject(subjects::service::PAYOUTS, payouts::BOOKS);
+    let subject = subjects::command_subject(subjects::service::PAYOUTS, payouts::BOOKS.name());
     let payload = serde_json::to_vec(&BooksRequest { tournament_id: t }).expect("request serializes");
     let reply = tokio::time::timeout(Duration::from_secs(30), backbone.client.request(subject, payload.into()))
         .await

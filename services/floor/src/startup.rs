@@ -1,12 +1,18 @@
 //! Build, then run: connect (or start the embedded server), prepare the backbone, start the
-//! chosen services; then wait for a stop signal and shut down in order (stop taking commands,
+//! chosen services (in the registry's order, each by its [`starter`]); then wait for a stop signal and shut down in order (stop taking commands,
 //! let in-flight ones finish, stop projections, drain NATS, stop the embedded server).
 
 use floor_clock::ClockService;
+use floor_events::registry;
+use floor_payouts::service::PayoutsService;
+use floor_rebuys::RebuysService;
 use floor_registration::RegistrationService;
 use floor_runtime::bootstrap::{self, Backbone, BootstrapError, EmbeddedServer};
+use floor_runtime::endpoint::Verbs;
 use floor_runtime::Clock;
 use floor_scheduler::service::SchedulerService;
+use futures::future::BoxFuture;
+use std::collections::BTreeSet;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -28,20 +34,8 @@ pub enum Nats {
 pub struct PlatformConfig {
     /// NATS to use.
     pub nats: Nats,
-    /// Run the registration service.
-    pub registration: bool,
-    /// Run the lobby projection.
-    pub lobby: bool,
-    /// Run the clock service (timers, director clock commands).
-    pub clock_service: bool,
-    /// Run the scheduler (recurring templates, scheduled starts).
-    pub scheduler: bool,
-    /// Run seating (draws, balancing, the table-server protocol).
-    pub seating: bool,
-    /// Run payouts (payout tables, places, prizes, books).
-    pub payouts: bool,
-    /// Run rebuys (rebuy offers, rebuys, add-ons).
-    pub rebuys: bool,
+    /// The services to run, by their names in [`registry`] (`registration`, `lobby`, …).
+    pub services: BTreeSet<&'static str>,
     /// Fix seating's seed key (`floor sim`, to repeat a tournament); otherwise the stored one.
     pub seed_key: Option<[u8; 32]>,
     /// Seating snapshots a tournament every this many commits (tests make it small).
@@ -53,17 +47,11 @@ pub struct PlatformConfig {
 }
 
 impl PlatformConfig {
-    /// Every service, with the system clock.
+    /// Every service in the registry, with the system clock.
     pub fn all(nats: Nats, http: Option<SocketAddr>) -> Self {
         Self {
             nats,
-            registration: true,
-            lobby: true,
-            clock_service: true,
-            scheduler: true,
-            seating: true,
-            payouts: true,
-            rebuys: true,
+            services: registry::names().into_iter().collect(),
             seed_key: None,
             seating_snapshot_every: floor_seating::service::SNAPSHOT_EVERY,
             http,
@@ -71,20 +59,25 @@ impl PlatformConfig {
         }
     }
 
-    /// No service but those `choose` switches on.
-    pub fn only(nats: Nats, http: Option<SocketAddr>, choose: impl FnOnce(&mut Self)) -> Self {
-        let mut config = Self {
-            registration: false,
-            lobby: false,
-            clock_service: false,
-            scheduler: false,
-            seating: false,
-            payouts: false,
-            rebuys: false,
-            ..Self::all(nats, http)
-        };
-        choose(&mut config);
+    /// The services named, and no other.
+    ///
+    /// # Panics
+    /// When a name is not in the registry (a typo in code; the CLI checks what users type).
+    pub fn only(nats: Nats, http: Option<SocketAddr>, names: &[&str]) -> Self {
+        let mut config = Self::all(nats, http);
+        config.services.retain(|s| names.contains(s));
+        assert_eq!(config.services.len(), names.len(), "{names:?}: not every name is a service in the registry");
         config
+    }
+
+    /// Whether it runs `service`.
+    pub fn runs(&self, service: &str) -> bool {
+        self.services.contains(service)
+    }
+
+    /// Leaves `service` out.
+    pub fn skip(&mut self, service: &str) {
+        self.services.remove(service);
     }
 }
 
@@ -132,49 +125,14 @@ impl Platform {
         let shutdown = CancellationToken::new();
         let tracker = TaskTracker::new();
         let mut http = None;
-        if config.lobby {
-            http = floor_lobby::service::start(&backbone, config.http, shutdown.clone(), &tracker).await?;
-        }
-        if config.registration {
-            let service = RegistrationService::build(&backbone, config.clock.clone(), shutdown.clone(), tracker.clone())
-                .await
-                .map_err(|e| StartupError::Registration(e.to_string()))?;
-            let (client, token) = (backbone.client.clone(), shutdown.clone());
-            serve("registration", &tracker, |ready| async move { service.serve(client, token, Some(ready)).await }).await?;
-        }
-        if config.clock_service {
-            let service = ClockService::start(&backbone, config.clock.clone(), shutdown.clone(), &tracker)
-                .await
-                .map_err(|e| StartupError::Service("clock", e.to_string()))?;
-            let (client, token) = (backbone.client.clone(), shutdown.clone());
-            serve("clock", &tracker, |ready| async move { service.serve(client, token, Some(ready)).await }).await?;
-        }
-        if config.seating {
-            let key = config.seed_key.map(floor_seating::policy::SeedKey);
-            floor_seating::service::SeatingService::start(&backbone, key, config.seating_snapshot_every, shutdown.clone(), &tracker)
-                .await
-                .map_err(|e| StartupError::Service("seating", e.to_string()))?;
-        }
-        if config.payouts {
-            let service = floor_payouts::service::PayoutsService::start(&backbone, shutdown.clone(), &tracker)
-                .await
-                .map_err(|e| StartupError::Service("payouts", e.to_string()))?;
-            let (client, token) = (backbone.client.clone(), shutdown.clone());
-            serve("payouts", &tracker, |ready| async move { service.serve(client, token, Some(ready)).await }).await?;
-        }
-        if config.rebuys {
-            let service = floor_rebuys::RebuysService::start(&backbone, config.clock.clone(), shutdown.clone(), &tracker)
-                .await
-                .map_err(|e| StartupError::Service("rebuys", e.to_string()))?;
-            let (client, token) = (backbone.client.clone(), shutdown.clone());
-            serve("rebuys", &tracker, |ready| async move { service.serve(client, token, Some(ready)).await }).await?;
-        }
-        if config.scheduler {
-            let service = SchedulerService::start(&backbone, config.clock.clone(), shutdown.clone(), &tracker)
-                .await
-                .map_err(|e| StartupError::Service("scheduler", e.to_string()))?;
-            let (client, token) = (backbone.client.clone(), shutdown.clone());
-            serve("scheduler", &tracker, |ready| async move { service.serve(client, token, Some(ready)).await }).await?;
+        let started = Started { backbone: &backbone, config: &config, shutdown: &shutdown, tracker: &tracker };
+        for service in registry::services() {
+            if config.runs(service.name) {
+                let start = starter(service.name).ok_or(StartupError::Service(service.name, "no starter for it in startup.rs".into()))?;
+                if let Some(addr) = start(&started).await? {
+                    http = Some(addr);
+                }
+            }
         }
         Ok(Self { backbone, embedded, http, shutdown, tracker })
     }
@@ -208,20 +166,101 @@ impl Platform {
     }
 }
 
-/// Runs a service's endpoint on `tracker`; returns once it takes requests.
-async fn serve<F, Fut>(name: &'static str, tracker: &TaskTracker, endpoint: F) -> Result<(), StartupError>
-where
-    F: FnOnce(tokio::sync::oneshot::Sender<()>) -> Fut,
-    Fut: Future<Output = Result<(), floor_runtime::endpoint::EndpointError>> + Send + 'static,
-{
+/// What a service starts with.
+struct Started<'a> {
+    backbone: &'a Backbone,
+    config: &'a PlatformConfig,
+    shutdown: &'a CancellationToken,
+    tracker: &'a TaskTracker,
+}
+
+/// Starts one service: its runners on the tracker and its endpoint, if it has verbs; returns
+/// the lobby's HTTP address for the lobby.
+type Start = for<'a> fn(&'a Started<'a>) -> BoxFuture<'a, Result<Option<SocketAddr>, StartupError>>;
+
+/// How to start the service `name` of the registry.
+fn starter(name: &str) -> Option<Start> {
+    use floor_events::subjects::service;
+    let start: Start = match name {
+        service::LOBBY => {
+            |s| Box::pin(async move { Ok(floor_lobby::service::start(s.backbone, s.config.http, s.shutdown.clone(), s.tracker).await?) })
+        }
+        service::REGISTRATION => |s| {
+            Box::pin(async move {
+                let service = RegistrationService::build(s.backbone, s.config.clock.clone(), s.shutdown.clone(), s.tracker.clone())
+                    .await
+                    .map_err(|e| StartupError::Registration(e.to_string()))?;
+                serve(s, RegistrationService::verbs(), service).await
+            })
+        },
+        service::CLOCK => |s| {
+            Box::pin(async move {
+                let service = ClockService::start(s.backbone, s.config.clock.clone(), s.shutdown.clone(), s.tracker)
+                    .await
+                    .map_err(|e| StartupError::Service("clock", e.to_string()))?;
+                serve(s, ClockService::verbs(), service).await
+            })
+        },
+        service::SEATING => |s| {
+            Box::pin(async move {
+                let key = s.config.seed_key.map(floor_seating::policy::SeedKey);
+                floor_seating::service::SeatingService::start(
+                    s.backbone,
+                    key,
+                    s.config.seating_snapshot_every,
+                    s.shutdown.clone(),
+                    s.tracker,
+                )
+                .await
+                .map_err(|e| StartupError::Service("seating", e.to_string()))?;
+                Ok(None)
+            })
+        },
+        service::PAYOUTS => |s| {
+            Box::pin(async move {
+                let service = PayoutsService::start(s.backbone, s.shutdown.clone(), s.tracker)
+                    .await
+                    .map_err(|e| StartupError::Service("payouts", e.to_string()))?;
+                serve(s, PayoutsService::verbs(), service).await
+            })
+        },
+        service::REBUYS => |s| {
+            Box::pin(async move {
+                let service = RebuysService::start(s.backbone, s.config.clock.clone(), s.shutdown.clone(), s.tracker)
+                    .await
+                    .map_err(|e| StartupError::Service("rebuys", e.to_string()))?;
+                serve(s, RebuysService::verbs(), service).await
+            })
+        },
+        service::SCHEDULER => |s| {
+            Box::pin(async move {
+                let service = SchedulerService::start(s.backbone, s.config.clock.clone(), s.shutdown.clone(), s.tracker)
+                    .await
+                    .map_err(|e| StartupError::Service("scheduler", e.to_string()))?;
+                serve(s, SchedulerService::verbs(), service).await
+            })
+        },
+        _ => return None,
+    };
+    Some(start)
+}
+
+/// Serves `verbs` for `state` on the tracker; returns once it takes requests.
+async fn serve<S: Clone + Send + Sync + 'static>(
+    started: &Started<'_>,
+    verbs: Verbs<S>,
+    state: S,
+) -> Result<Option<SocketAddr>, StartupError> {
+    let name = verbs.service();
     let (ready, is_ready) = tokio::sync::oneshot::channel();
-    let served = endpoint(ready);
-    tracker.spawn(async move {
+    let served = verbs.serve(state, started.backbone.client.clone(), started.shutdown.clone(), Some(ready));
+    started.tracker.spawn(async move {
         if let Err(e) = served.await {
             tracing::error!(service = name, error = %e, "endpoint stopped");
         }
     });
-    is_ready.await.map_err(|_| StartupError::Service(name, "endpoint did not start".into()))
+    is_ready.await.map_err(|_| StartupError::Service(name, "endpoint did not start".into()))?;
+    Ok(None)
 }
 
 /// Completes on Ctrl-C or SIGTERM.
@@ -237,4 +276,25 @@ pub async fn stop_signal() {
     }
     #[cfg(not(unix))]
     let _ = ctrl_c.await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_service_in_the_registry_can_be_started() {
+        for name in registry::names() {
+            assert!(starter(name).is_some(), "{name} is in the registry but startup.rs cannot start it");
+        }
+    }
+
+    #[test]
+    fn every_service_with_verbs_handles_exactly_its_verbs() {
+        RegistrationService::verbs().check().expect("registration");
+        ClockService::verbs().check().expect("clock");
+        PayoutsService::verbs().check().expect("payouts");
+        RebuysService::verbs().check().expect("rebuys");
+        SchedulerService::verbs().check().expect("scheduler");
+    }
 }

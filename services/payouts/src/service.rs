@@ -9,7 +9,6 @@
 use crate::domain::PayoutsAggregate;
 use crate::policy::{Order, Policy};
 use crate::projection::BooksView;
-use bytes::Bytes;
 use floor_events::clock::ClockEvent;
 use floor_events::payouts::{verbs, Books, BooksRequest, PayoutEvent};
 use floor_events::rebuys::RebuyEvent;
@@ -17,7 +16,7 @@ use floor_events::registration::TournamentEvent;
 use floor_events::seating::SeatingEvent;
 use floor_events::{codes, record, subjects, ErrorBody, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
-use floor_runtime::endpoint::{self, CommandHandler, EndpointError};
+use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::follow::{follow, Following};
 use floor_runtime::projection::ProjectionError;
 use floor_runtime::{AggregateHost, JetStreamStore};
@@ -94,8 +93,13 @@ impl PayoutsService {
         shutdown: CancellationToken,
         ready: Option<tokio::sync::oneshot::Sender<()>>,
     ) -> Result<(), EndpointError> {
-        let description = "Floor payouts: payout tables, places, prizes and books";
-        endpoint::serve(client, subjects::service::PAYOUTS, description, &verbs::ALL, self, shutdown, ready).await
+        Self::verbs().serve(self, client, shutdown, ready).await
+    }
+
+    /// The verbs: `books`.
+    pub fn verbs() -> Verbs<Self> {
+        Verbs::new(subjects::service::PAYOUTS)
+            .verb(verbs::BOOKS, |payouts: Self, request: BooksRequest| async move { payouts.books(request.tournament_id).await })
     }
 
     /// The books of a tournament, from the view once it has read as far as the log went on
@@ -206,16 +210,4 @@ async fn run(
 /// Runs one order until the store takes it. `false` on shutdown.
 async fn execute(host: &AggregateHost<PayoutsAggregate>, (tournament, command_id, command): Order, shutdown: &CancellationToken) -> bool {
     host.execute_reaction(tournament.0, command_id, command, RETRY, shutdown).await
-}
-
-impl CommandHandler for PayoutsService {
-    async fn handle(&self, verb: &'static str, payload: Bytes) -> Bytes {
-        match verb {
-            verbs::BOOKS => match endpoint::decode::<BooksRequest>(&payload) {
-                Ok(request) => endpoint::encode(&self.books(request.tournament_id).await),
-                Err(e) => endpoint::encode::<()>(&Reply::Error(e)),
-            },
-            other => endpoint::encode::<()>(&Reply::Error(ErrorBody::new(codes::UNKNOWN_VERB, format!("no verb {other:?}")))),
-        }
-    }
 }

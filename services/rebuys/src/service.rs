@@ -10,15 +10,14 @@ use crate::domain::{RebuyCommand, RebuysAggregate, Who};
 use crate::policy::{Order, Policy};
 use crate::projection::Offers;
 use async_nats::jetstream::Message;
-use bytes::Bytes;
 use chrono::{DateTime, Utc};
 use floor_events::clock::ClockEvent;
 use floor_events::rebuys::{verbs, DirectorRequest, Purchase, RebuyEvent, RebuysRecorded};
 use floor_events::registration::TournamentEvent;
 use floor_events::seating::SeatingEvent;
-use floor_events::{codes, record, subjects, CommandId, ErrorBody, Reply, TournamentId};
+use floor_events::{record, subjects, CommandId, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
-use floor_runtime::endpoint::{self, CommandHandler, EndpointError};
+use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::follow::{follow, Following};
 use floor_runtime::projection::ProjectionError;
 use floor_runtime::{reply, AggregateHost, Clock, JetStreamStore};
@@ -113,7 +112,23 @@ impl RebuysService {
         shutdown: CancellationToken,
         ready: Option<tokio::sync::oneshot::Sender<()>>,
     ) -> Result<(), EndpointError> {
-        endpoint::serve(client, subjects::service::REBUYS, "Floor rebuys: rebuys and add-ons", &verbs::ALL, self, shutdown, ready).await
+        Self::verbs().serve(self, client, shutdown, ready).await
+    }
+
+    /// The verbs: a player's rebuy, decline and add-on; the director's end of either period.
+    pub fn verbs() -> Verbs<Self> {
+        Verbs::new(subjects::service::REBUYS)
+            .verb(verbs::REBUY, |s: Self, p: Purchase| async move { s.purchase(p, Kind::Rebuy).await })
+            .verb(verbs::DECLINE, |s: Self, p: Purchase| async move { s.purchase(p, Kind::Decline).await })
+            .verb(verbs::ADD_ON, |s: Self, p: Purchase| async move { s.purchase(p, Kind::AddOn).await })
+            .verb(verbs::END_REBUYS, |s: Self, r: DirectorRequest| async move {
+                let at = s.clock.now();
+                s.answer(r.tournament_id, r.command_id, RebuyCommand::EndRebuys { at }).await
+            })
+            .verb(verbs::END_ADD_ONS, |s: Self, r: DirectorRequest| async move {
+                let at = s.clock.now();
+                s.answer(r.tournament_id, r.command_id, RebuyCommand::EndAddOns { at }).await
+            })
     }
 
     /// Runs what is owed, then follows the log: each new commit's orders in log order, and each
@@ -163,38 +178,29 @@ impl RebuysService {
     }
 }
 
-impl CommandHandler for RebuysService {
-    async fn handle(&self, verb: &'static str, payload: Bytes) -> Bytes {
+/// What a player buys (or declines).
+enum Kind {
+    Rebuy,
+    Decline,
+    AddOn,
+}
+
+impl RebuysService {
+    async fn purchase(&self, Purchase { command_id, tournament_id, player, entry }: Purchase, kind: Kind) -> Reply<RebuysRecorded> {
         let at = self.clock.now();
-        let answer = match verb {
-            verbs::REBUY | verbs::DECLINE | verbs::ADD_ON => match endpoint::decode::<Purchase>(&payload) {
-                Ok(Purchase { command_id, tournament_id, player, entry }) => {
-                    let who = Who { player, entry };
-                    let command = match verb {
-                        verbs::REBUY => {
-                            // The stack for an "at or below" condition, as seating last recorded it.
-                            let stack = {
-                                let policy = self.policy.lock().expect("rebuys policy poisoned");
-                                policy.stack_of(tournament_id, &who.player, who.entry)
-                            };
-                            RebuyCommand::Rebuy { who, stack, at }
-                        }
-                        verbs::DECLINE => RebuyCommand::Decline { who },
-                        _ => RebuyCommand::AddOn { who, at },
-                    };
-                    self.answer(tournament_id, command_id, command).await
-                }
-                Err(e) => Reply::Error(e),
-            },
-            verbs::END_REBUYS | verbs::END_ADD_ONS => match endpoint::decode::<DirectorRequest>(&payload) {
-                Ok(DirectorRequest { command_id, tournament_id }) => {
-                    let command = if verb == verbs::END_REBUYS { RebuyCommand::EndRebuys { at } } else { RebuyCommand::EndAddOns { at } };
-                    self.answer(tournament_id, command_id, command).await
-                }
-                Err(e) => Reply::Error(e),
-            },
-            other => Reply::Error(ErrorBody::new(codes::UNKNOWN_VERB, format!("no verb {other:?}"))),
+        let who = Who { player, entry };
+        let command = match kind {
+            Kind::Rebuy => {
+                // The stack for an "at or below" condition, as seating last recorded it.
+                let stack = {
+                    let policy = self.policy.lock().expect("rebuys policy poisoned");
+                    policy.stack_of(tournament_id, &who.player, who.entry)
+                };
+                RebuyCommand::Rebuy { who, stack, at }
+            }
+            Kind::Decline => RebuyCommand::Decline { who },
+            Kind::AddOn => RebuyCommand::AddOn { who, at },
         };
-        endpoint::encode(&answer)
+        self.answer(tournament_id, command_id, command).await
     }
 }

@@ -6,12 +6,12 @@ use crate::domain::{TournamentAggregate, TournamentCommand};
 use crate::limits::{PlayerAggregate, PlayerCommand};
 use crate::policy;
 use crate::projection::LimitedPlayers;
-use bytes::Bytes;
+use chrono::{DateTime, Utc};
 use floor_events::player::{PlayerEvent, SetPlayerLimits};
 use floor_events::registration::*;
 use floor_events::{record, subjects, CommandId, ErrorBody, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
-use floor_runtime::endpoint::{self, CommandHandler, EndpointError};
+use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::follow::follow;
 use floor_runtime::{reply, AggregateHost, Clock, JetStreamStore};
 use std::sync::{Arc, RwLock};
@@ -66,18 +66,53 @@ impl RegistrationService {
         shutdown: CancellationToken,
         ready: Option<tokio::sync::oneshot::Sender<()>>,
     ) -> Result<(), EndpointError> {
-        let description = "Floor registration: tournaments and entries";
-        endpoint::serve(client, subjects::service::REGISTRATION, description, &verbs::ALL, self, shutdown, ready).await
+        Self::verbs().serve(self, client, shutdown, ready).await
     }
 
-    async fn create_tournament(&self, request: CreateTournament) -> Bytes {
+    /// The verbs. Each is stamped with the service's time and handed to an aggregate.
+    pub fn verbs() -> Verbs<Self> {
+        Verbs::new(subjects::service::REGISTRATION)
+            .verb(verbs::CREATE_TOURNAMENT, |s: Self, r| async move { s.create_tournament(r).await })
+            .verb(verbs::REGISTER, |s: Self, r| async move { s.register(r).await })
+            .verb(verbs::SET_PLAYER_LIMITS, |s: Self, r| async move { s.set_player_limits(r).await })
+            .verb(verbs::UNREGISTER, |s: Self, r: Unregister| async move {
+                s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::Unregister {
+                    player: r.player,
+                    entry: r.entry,
+                    at,
+                })
+                .await
+            })
+            .verb(verbs::REFUSE_PLAYER, |s: Self, r: RefusePlayer| async move {
+                s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::RefusePlayer {
+                    player: r.player,
+                    reason: r.reason,
+                    at,
+                })
+                .await
+            })
+            .verb(verbs::KEEP_APART, |s: Self, r: KeepApart| async move {
+                s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::KeepApart { players: r.players, at }).await
+            })
+            .verb(verbs::ELIMINATE_ENTRY, |s: Self, r: EliminateEntry| async move {
+                s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::EliminateEntry { entry: r.entry, at }).await
+            })
+            .verb(verbs::START_TOURNAMENT, |s: Self, r: StartTournament| async move {
+                s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::Start { at }).await
+            })
+            .verb(verbs::CANCEL_TOURNAMENT, |s: Self, r: CancelTournament| async move {
+                s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::Cancel { reason: r.reason, at }).await
+            })
+    }
+
+    async fn create_tournament(&self, request: CreateTournament) -> Reply<TournamentCreatedReply> {
         let tournament_id = request.tournament_id.unwrap_or(TournamentId(request.command_id.0));
         let command = TournamentCommand::Create { tournament_id, definition: Box::new(request.definition), at: self.inner.clock.now() };
         let outcome = self.inner.tournaments.execute(tournament_id.0, request.command_id, command).await;
-        endpoint::encode(&reply(outcome, |_| TournamentCreatedReply { tournament_id }))
+        reply(outcome, |_| TournamentCreatedReply { tournament_id })
     }
 
-    async fn register(&self, request: Register) -> Bytes {
+    async fn register(&self, request: Register) -> Reply<Registered> {
         let at = self.inner.clock.now();
         let Register { command_id, tournament_id, player } = request;
         let check_limits = self.inner.limited.read().expect("limited players poisoned").contains(&player);
@@ -87,7 +122,7 @@ impl RegistrationService {
             let outcome = self.inner.players.execute(player.aggregate_id(), policy::count_command_id(command_id), count).await;
             match reply(outcome, |c| !c.events.is_empty() && !c.duplicate) {
                 Reply::Ok(counted) => newly_counted = counted,
-                Reply::Error(e) => return endpoint::encode::<()>(&Reply::Error(e)),
+                Reply::Error(e) => return Reply::Error(e),
             }
         }
         let command = TournamentCommand::Register { player: player.clone(), at };
@@ -99,15 +134,22 @@ impl RegistrationService {
                 tracing::warn!(%player, %tournament_id, error = %e, "limit count not released; it will expire with its window");
             }
         }
-        endpoint::encode(&answer.and_then_ok())
+        answer.and_then_ok()
     }
 
-    async fn tournament_command(&self, command_id: CommandId, tournament_id: TournamentId, command: TournamentCommand) -> Bytes {
+    /// Executes the tournament command `make` builds with the service's time now.
+    async fn tournament_command(
+        &self,
+        command_id: CommandId,
+        tournament_id: TournamentId,
+        make: impl FnOnce(DateTime<Utc>) -> TournamentCommand,
+    ) -> Reply<Recorded> {
+        let command = make(self.inner.clock.now());
         let outcome = self.inner.tournaments.execute(tournament_id.0, command_id, command).await;
-        endpoint::encode(&reply(outcome, |c| Recorded { events: c.events }))
+        reply(outcome, |c| Recorded { events: c.events })
     }
 
-    async fn set_player_limits(&self, request: SetPlayerLimits) -> Bytes {
+    async fn set_player_limits(&self, request: SetPlayerLimits) -> Reply<Vec<PlayerEvent>> {
         let SetPlayerLimits { command_id, player, limits } = request;
         let command = PlayerCommand::SetLimits { player: player.clone(), limits, at: self.inner.clock.now() };
         let outcome = self.inner.players.execute(player.aggregate_id(), command_id, command).await;
@@ -116,7 +158,7 @@ impl RegistrationService {
             let mut limited = self.inner.limited.write().expect("limited players poisoned");
             events.iter().for_each(|e| limited.apply(e));
         }
-        endpoint::encode(&answer)
+        answer
     }
 }
 
@@ -141,60 +183,6 @@ impl<T> AndThenOk<T> for Reply<Option<T>> {
             Reply::Ok(Some(v)) => Reply::Ok(v),
             Reply::Ok(None) => Reply::Error(ErrorBody::new(floor_events::codes::UNAVAILABLE, "registration stored no entry")),
             Reply::Error(e) => Reply::Error(e),
-        }
-    }
-}
-
-impl CommandHandler for RegistrationService {
-    async fn handle(&self, verb: &'static str, payload: Bytes) -> Bytes {
-        macro_rules! decoded {
-            ($t:ty) => {
-                match endpoint::decode::<$t>(&payload) {
-                    Ok(request) => request,
-                    Err(e) => return endpoint::encode::<()>(&Reply::Error(e)),
-                }
-            };
-        }
-        let at = self.inner.clock.now();
-        match verb {
-            verbs::CREATE_TOURNAMENT => self.create_tournament(decoded!(CreateTournament)).await,
-            verbs::REGISTER => self.register(decoded!(Register)).await,
-            verbs::UNREGISTER => {
-                let r = decoded!(Unregister);
-                self.tournament_command(
-                    r.command_id,
-                    r.tournament_id,
-                    TournamentCommand::Unregister { player: r.player, entry: r.entry, at },
-                )
-                .await
-            }
-            verbs::REFUSE_PLAYER => {
-                let r = decoded!(RefusePlayer);
-                self.tournament_command(
-                    r.command_id,
-                    r.tournament_id,
-                    TournamentCommand::RefusePlayer { player: r.player, reason: r.reason, at },
-                )
-                .await
-            }
-            verbs::KEEP_APART => {
-                let r = decoded!(KeepApart);
-                self.tournament_command(r.command_id, r.tournament_id, TournamentCommand::KeepApart { players: r.players, at }).await
-            }
-            verbs::ELIMINATE_ENTRY => {
-                let r = decoded!(EliminateEntry);
-                self.tournament_command(r.command_id, r.tournament_id, TournamentCommand::EliminateEntry { entry: r.entry, at }).await
-            }
-            verbs::START_TOURNAMENT => {
-                let r = decoded!(StartTournament);
-                self.tournament_command(r.command_id, r.tournament_id, TournamentCommand::Start { at }).await
-            }
-            verbs::CANCEL_TOURNAMENT => {
-                let r = decoded!(CancelTournament);
-                self.tournament_command(r.command_id, r.tournament_id, TournamentCommand::Cancel { reason: r.reason, at }).await
-            }
-            verbs::SET_PLAYER_LIMITS => self.set_player_limits(decoded!(SetPlayerLimits)).await,
-            other => endpoint::encode::<()>(&Reply::Error(ErrorBody::new(floor_events::codes::UNKNOWN_VERB, format!("no verb {other:?}")))),
         }
     }
 }

@@ -11,10 +11,13 @@ use crate::error::Error;
 use async_nats::service::ServiceExt;
 use bytes::Bytes;
 use floor_events::money::NEGATIVE_AMOUNT_MARK;
-use floor_events::{codes, subjects, ErrorBody, Reply};
+use floor_events::registry::{self, ServiceInfo};
+use floor_events::{codes, subjects, ErrorBody, Reply, Verb};
+use futures::future::BoxFuture;
 use futures::StreamExt;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::sync::Arc;
 use tokio::sync::Semaphore;
@@ -30,11 +33,16 @@ const IN_FLIGHT: usize = 8_192;
 pub enum EndpointErrorKind {
     /// The service or an endpoint could not be registered with NATS.
     Register,
+    /// The handlers differ from the service's verbs in the registry.
+    Undeclared,
 }
 
 impl std::fmt::Display for EndpointErrorKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("cannot register the command endpoint")
+        f.write_str(match self {
+            Self::Register => "cannot register the command endpoint",
+            Self::Undeclared => "the handlers differ from the registry",
+        })
     }
 }
 
@@ -63,66 +71,198 @@ pub fn encode<T: Serialize>(reply: &Reply<T>) -> Bytes {
     serde_json::to_vec(reply).expect("reply serializes").into()
 }
 
-/// Handles one command request: the verb and the body in, the encoded reply out.
-pub trait CommandHandler: Clone + Send + Sync + 'static {
-    /// Handles `payload` sent to `verb`.
-    fn handle(&self, verb: &'static str, payload: Bytes) -> impl Future<Output = Bytes> + Send;
+/// A boxed handler: the shared service state and the request body in, the encoded reply out.
+type Handler<S> = Arc<dyn Fn(S, Bytes) -> BoxFuture<'static, Bytes> + Send + Sync>;
+
+/// A service's verbs and what handles each: declared once, served by [`Verbs::serve`].
+///
+/// Each verb is the typed [`Verb`] from the contract: the endpoint decodes its request type
+/// (bad input gets its code and never reaches the handler) and encodes its reply type, so a
+/// handler is plain `async fn(state, Request) -> Reply<Response>`.
+///
+/// ```no_run
+/// # use floor_runtime::endpoint::Verbs;
+/// # use floor_events::{payouts::{verbs, Books, BooksRequest}, Reply, ErrorBody};
+/// # #[derive(Clone)] struct Payouts;
+/// # impl Payouts { async fn books(&self, _: BooksRequest) -> Reply<Books> { Reply::Error(ErrorBody::new("unavailable", "")) } }
+/// let verbs = Verbs::new("payouts").verb(verbs::BOOKS, |payouts: Payouts, request| async move { payouts.books(request).await });
+/// ```
+pub struct Verbs<S> {
+    service: &'static str,
+    handlers: HashMap<&'static str, Handler<S>>,
 }
 
-/// Serves `verbs` of `service` until `shutdown`, then stops taking requests and waits for those
-/// in flight to be answered. `ready` fires once every endpoint is subscribed on the server.
-///
-/// # Errors
-/// `Register` if NATS refuses the service or an endpoint.
-pub async fn serve<H: CommandHandler>(
-    client: async_nats::Client,
-    service: &'static str,
-    description: &str,
-    verbs: &[&'static str],
-    handler: H,
-    shutdown: CancellationToken,
-    ready: Option<tokio::sync::oneshot::Sender<()>>,
-) -> Result<(), EndpointError> {
-    let register = |e| EndpointError::with_source(EndpointErrorKind::Register, e);
-    let nats_service = client
-        .service_builder()
-        .description(description)
-        .queue_group(format!("floor-{service}"))
-        .start(format!("floor-{service}"), env!("CARGO_PKG_VERSION"))
-        .await
-        .map_err(register)?;
-    let group = nats_service.group(format!("{}.{service}", subjects::COMMAND_PREFIX));
-    let mut endpoints = Vec::with_capacity(verbs.len());
-    for &verb in verbs {
-        let endpoint = group.endpoint(verb).await.map_err(register)?;
-        endpoints.push(endpoint.map(move |request| (verb, request)).boxed());
+impl<S: Clone + Send + Sync + 'static> Verbs<S> {
+    /// No verbs yet, for `service` (a name in [`floor_events::registry`]).
+    pub fn new(service: &'static str) -> Self {
+        Self { service, handlers: HashMap::new() }
     }
-    let mut requests = futures::stream::select_all(endpoints);
-    // Ready only once the server has the subscriptions (a flush is not a round trip).
-    crate::bootstrap::sync_with_server(&client).await.map_err(|e| EndpointError::with_source(EndpointErrorKind::Register, e))?;
-    if let Some(ready) = ready {
-        let _ = ready.send(());
-    }
-    let in_flight = Arc::new(Semaphore::new(IN_FLIGHT));
-    let tracker = TaskTracker::new();
-    loop {
-        let (verb, request) = tokio::select! {
-            _ = shutdown.cancelled() => break,
-            next = requests.next() => match next { Some(next) => next, None => break },
-        };
-        let Ok(permit) = in_flight.clone().acquire_owned().await else { break };
-        let handler = handler.clone();
-        tracker.spawn(async move {
-            let reply = handler.handle(verb, request.message.payload.clone()).await;
-            if let Err(e) = request.respond(Ok(reply)).await {
-                tracing::warn!(verb, error = %e, "reply not sent");
-            }
-            drop(permit);
+
+    /// Handles `verb` with `handler`.
+    ///
+    /// # Panics
+    /// When `verb` belongs to another service, or is handled twice: a wiring mistake, caught by
+    /// the first test that builds the service.
+    pub fn verb<Req, Rep, F, Fut>(mut self, verb: Verb<Req, Rep>, handler: F) -> Self
+    where
+        Req: DeserializeOwned + Send + 'static,
+        Rep: Serialize + 'static,
+        F: Fn(S, Req) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Reply<Rep>> + Send + 'static,
+    {
+        assert_eq!(verb.service(), self.service, "{verb} handled by the {} service", self.service);
+        let handler = Arc::new(handler);
+        let boxed: Handler<S> = Arc::new(move |state: S, payload: Bytes| {
+            let handler = handler.clone();
+            Box::pin(async move {
+                match decode::<Req>(&payload) {
+                    Ok(request) => encode(&handler(state, request).await),
+                    Err(e) => encode::<()>(&Reply::Error(e)),
+                }
+            })
         });
+        let previous = self.handlers.insert(verb.name(), boxed);
+        assert!(previous.is_none(), "{verb} handled twice");
+        self
     }
-    drop(requests);
-    let _ = nats_service.stop().await;
-    tracker.close();
-    tracker.wait().await;
-    Ok(())
+
+    /// The service these verbs belong to.
+    pub fn service(&self) -> &'static str {
+        self.service
+    }
+
+    /// The reply to `payload` sent to `verb`: the handler's, or `unknown_verb`.
+    pub async fn handle(&self, state: S, verb: &str, payload: Bytes) -> Bytes {
+        match self.handlers.get(verb) {
+            Some(handler) => handler(state, payload).await,
+            None => encode::<()>(&Reply::Error(ErrorBody::new(codes::UNKNOWN_VERB, format!("no verb {verb:?} in {}", self.service)))),
+        }
+    }
+
+    /// Checks the handlers against the registry: every verb it lists is handled, and no other.
+    ///
+    /// # Errors
+    /// `Undeclared` naming the difference.
+    pub fn check(&self) -> Result<ServiceInfo, EndpointError> {
+        let undeclared = |what: String| EndpointError::with_source(EndpointErrorKind::Undeclared, what);
+        let info = registry::service(self.service).ok_or_else(|| undeclared(format!("no service {:?} in the registry", self.service)))?;
+        let declared: HashSet<&str> = info.verbs.iter().map(|v| v.name).collect();
+        let handled: HashSet<&str> = self.handlers.keys().copied().collect();
+        if declared != handled {
+            let mut missing: Vec<_> = declared.difference(&handled).collect();
+            let mut extra: Vec<_> = handled.difference(&declared).collect();
+            missing.sort();
+            extra.sort();
+            return Err(undeclared(format!("{}: verbs without a handler {missing:?}, handlers without a verb {extra:?}", self.service)));
+        }
+        Ok(info)
+    }
+
+    /// Serves every verb for `state` until `shutdown`, then stops taking requests and waits for
+    /// those in flight to be answered. `ready` fires once every endpoint is subscribed on the
+    /// server.
+    ///
+    /// Served with the NATS micro-services API (`$SRV.PING|INFO|STATS`) as `floor-<service>`, in
+    /// the queue group `floor-<service>` so instances share the load.
+    ///
+    /// # Errors
+    /// `Undeclared` if the handlers differ from the registry's verbs; `Register` if NATS refuses
+    /// the service or an endpoint.
+    pub async fn serve(
+        self,
+        state: S,
+        client: async_nats::Client,
+        shutdown: CancellationToken,
+        ready: Option<tokio::sync::oneshot::Sender<()>>,
+    ) -> Result<(), EndpointError> {
+        let info = self.check()?;
+        let service = self.service;
+        let register = |e| EndpointError::with_source(EndpointErrorKind::Register, e);
+        let nats_service = client
+            .service_builder()
+            .description(info.description)
+            .queue_group(format!("floor-{service}"))
+            .start(format!("floor-{service}"), env!("CARGO_PKG_VERSION"))
+            .await
+            .map_err(register)?;
+        let group = nats_service.group(format!("{}.{service}", subjects::COMMAND_PREFIX));
+        let mut endpoints = Vec::with_capacity(info.verbs.len());
+        for verb in info.verb_names() {
+            let endpoint = group.endpoint(verb).await.map_err(register)?;
+            endpoints.push(endpoint.map(move |request| (verb, request)).boxed());
+        }
+        let mut requests = futures::stream::select_all(endpoints);
+        // Ready only once the server has the subscriptions (a flush is not a round trip).
+        crate::bootstrap::sync_with_server(&client).await.map_err(|e| EndpointError::with_source(EndpointErrorKind::Register, e))?;
+        if let Some(ready) = ready {
+            let _ = ready.send(());
+        }
+        let verbs = Arc::new(self);
+        let in_flight = Arc::new(Semaphore::new(IN_FLIGHT));
+        let tracker = TaskTracker::new();
+        loop {
+            let (verb, request) = tokio::select! {
+                _ = shutdown.cancelled() => break,
+                next = requests.next() => match next { Some(next) => next, None => break },
+            };
+            let Ok(permit) = in_flight.clone().acquire_owned().await else { break };
+            let (verbs, state) = (verbs.clone(), state.clone());
+            tracker.spawn(async move {
+                let reply = verbs.handle(state, verb, request.message.payload.clone()).await;
+                if let Err(e) = request.respond(Ok(reply)).await {
+                    tracing::warn!(service, verb, error = %e, "reply not sent");
+                }
+                drop(permit);
+            });
+        }
+        drop(requests);
+        let _ = nats_service.stop().await;
+        tracker.close();
+        tracker.wait().await;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use floor_events::payouts::{verbs, Books, BooksRequest};
+
+    #[derive(Clone)]
+    struct Payouts;
+
+    async fn books(_: Payouts, _: BooksRequest) -> Reply<Books> {
+        Reply::Error(ErrorBody::new(codes::UNAVAILABLE, "not yet"))
+    }
+
+    fn code(reply: &[u8]) -> String {
+        let reply: Reply<serde_json::Value> = serde_json::from_slice(reply).expect("a reply");
+        reply.into_result().expect_err("an error").code
+    }
+
+    #[tokio::test]
+    async fn a_verb_decodes_its_request_and_answers_bad_input_with_its_code() {
+        let verbs = Verbs::new("payouts").verb(verbs::BOOKS, books);
+        assert_eq!(code(&verbs.handle(Payouts, "books", Bytes::from_static(b"{")).await), codes::MALFORMED_JSON);
+        assert_eq!(code(&verbs.handle(Payouts, "books", Bytes::from_static(b"{}")).await), codes::INVALID_FIELD);
+        let request = format!(r#"{{"tournament_id":"{}"}}"#, uuid::Uuid::now_v7());
+        assert_eq!(code(&verbs.handle(Payouts, "books", request.into()).await), codes::UNAVAILABLE, "the handler answered");
+        assert_eq!(code(&verbs.handle(Payouts, "nonsense", Bytes::new()).await), codes::UNKNOWN_VERB);
+    }
+
+    #[test]
+    fn the_handlers_must_match_the_registry() {
+        assert!(Verbs::new("payouts").verb(verbs::BOOKS, books).check().is_ok());
+        let missing = Verbs::<Payouts>::new("payouts").check().expect_err("books has no handler");
+        assert_eq!(missing.kind(), EndpointErrorKind::Undeclared);
+        assert!(missing.to_string().contains("books"), "{missing}");
+        let unknown = Verbs::<Payouts>::new("no-such-service").check().expect_err("not in the registry");
+        assert_eq!(unknown.kind(), EndpointErrorKind::Undeclared);
+    }
+
+    #[test]
+    #[should_panic(expected = "handled by the registration service")]
+    fn a_verb_of_another_service_is_a_wiring_mistake() {
+        let _ = Verbs::<Payouts>::new("registration").verb(verbs::BOOKS, books);
+    }
 }

@@ -29,6 +29,11 @@ impl<K: Clone> Error<K> {
     pub fn kind(&self) -> K {
         self.kind.clone()
     }
+
+    /// What went wrong, borrowed (for kinds that carry data).
+    pub fn kind_ref(&self) -> &K {
+        &self.kind
+    }
 }
 
 impl<K: fmt::Display> fmt::Display for Error<K> {

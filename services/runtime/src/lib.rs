@@ -10,12 +10,14 @@
 //!   create the stream and buckets idempotently.
 //! - [`store`]: the event store on JetStream: one subject per aggregate, one message per
 //!   command, optimistic concurrency, idempotent command ids; plus esrs's `EventStore` trait.
-//! - [`host`]: keeps live aggregates in memory, one task each, so a command costs one JetStream
-//!   round trip; reloads and retries on conflict.
+//! - [`host`]: keeps live aggregates in memory, one async mutex each (commands queue on it in
+//!   arrival order), so a command costs one JetStream round trip; reloads and retries on conflict.
 //! - [`snapshot`]: aggregate snapshots in the `floor-snapshots` object store, so a restart
 //!   reads one object and the commits after it.
-//! - [`endpoint`]: request/reply command endpoints on `floor.cmd.<service>.<verb>` with typed
-//!   error replies.
+//! - [`endpoint`]: a service's verbs declared once (`Verbs`), served on
+//!   `floor.cmd.<service>.<verb>` with typed requests, replies and error codes.
+//! - [`client`]: the typed client for service-to-service commands (a rejection or `unavailable`
+//!   is an error, never a success).
 //! - [`spec`]: given / when / then for testing deciders.
 //! - [`follow`]: read a subject's commits from the start into memory, then follow new ones.
 //! - [`projection`]: the projection runner: durable consumer, checkpoint by stream sequence,
@@ -23,6 +25,7 @@
 #![deny(missing_docs)]
 
 pub mod bootstrap;
+pub mod client;
 pub mod clock;
 pub mod endpoint;
 pub mod error;
@@ -35,6 +38,7 @@ pub mod spec;
 pub mod store;
 
 pub use bootstrap::{connect, ensure_backbone, Backbone};
+pub use client::{CommandError, CommandErrorKind, Commands};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::Error;
 pub use host::{reply, AggregateHost, Committed, DomainError};

@@ -69,6 +69,11 @@ pub trait Projection: Send + 'static {
 /// watching a lobby notices, long enough that a busy stream is stored in batches.
 pub const DEFAULT_LINGER: Duration = Duration::from_millis(20);
 
+/// The first wait before a failed step is tried again; it doubles up to [`RETRY_MOST`].
+pub const RETRY_FIRST: Duration = Duration::from_millis(250);
+/// The longest wait between two tries of a failed step.
+pub const RETRY_MOST: Duration = Duration::from_secs(4);
+
 /// What one step did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Step {
@@ -364,25 +369,49 @@ impl<P: Projection> ProjectionRunner<P> {
         Ok(applied)
     }
 
-    /// Runs live until `shutdown`; errors are logged and retried after a pause.
+    /// Runs live until `shutdown`; errors are logged and retried on a timer.
+    ///
+    /// A step that failed in its flush has already folded its commits into the view (and, for a
+    /// policy, queued their commands): the next attempt flushes again, after [`RETRY_FIRST`]
+    /// doubling up to [`RETRY_MOST`], whether or not anything new arrives. Waiting for the next
+    /// commit instead stalled a tournament whose last eliminations were the failed ones.
     pub async fn run(mut self, shutdown: CancellationToken) {
+        let mut owed = false;
+        let mut retry = RETRY_FIRST;
         loop {
             let step = tokio::select! {
                 _ = shutdown.cancelled() => break,
-                step = self.step(Duration::from_secs(1)) => step,
+                step = self.step_or_retry(owed) => step,
             };
-            if let Err(e) = step {
-                tracing::warn!(projection = self.projection.name(), error = %e, "projection step failed; retrying");
-                self.storing = None;
-                self.consumer = None;
-                self.messages = None;
-                tokio::select! {
-                    _ = shutdown.cancelled() => break,
-                    _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+            match step {
+                Ok(()) => {
+                    owed = false;
+                    retry = RETRY_FIRST;
+                }
+                Err(e) => {
+                    tracing::warn!(projection = self.projection.name(), error = %e, retry_ms = retry.as_millis() as u64, "projection step failed; retrying");
+                    owed = true;
+                    self.storing = None;
+                    self.consumer = None;
+                    self.messages = None;
+                    tokio::select! {
+                        _ = shutdown.cancelled() => break,
+                        _ = tokio::time::sleep(retry) => {}
+                    }
+                    retry = (retry * 2).min(RETRY_MOST);
                 }
             }
         }
         // The last step's checkpoint, so a clean stop repeats nothing at the next start.
         let _ = self.stored().await;
+    }
+
+    /// The next step, or, after a failure, the flush (and checkpoint) still owed.
+    async fn step_or_retry(&mut self, owed: bool) -> Result<(), ProjectionError> {
+        if owed {
+            self.store_checkpoint().await
+        } else {
+            self.step(Duration::from_secs(1)).await.map(|_| ())
+        }
     }
 }

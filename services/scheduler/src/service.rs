@@ -8,23 +8,21 @@
 
 use crate::domain::{ScheduleAggregate, ScheduleCommand};
 use crate::policy::{Creation, Plan};
-use bytes::Bytes;
+
 use chrono::{DateTime, Utc};
 use floor_events::registration::{self, CreateTournament, StartTournament, TournamentEvent};
 use floor_events::schedule::{verbs, AddTemplate, ListTemplates, RemoveTemplate, ScheduleEvent, TemplateAddedReply, TemplateSummary};
-use floor_events::{codes, record, subjects, CommandId, ErrorBody, Reply, TournamentId};
+use floor_events::{codes, record, subjects, CommandId, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
-use floor_runtime::endpoint::{self, CommandHandler, EndpointError};
+use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::follow::{follow, Following};
 use floor_runtime::projection::ProjectionError;
-use floor_runtime::{reply, AggregateHost, Clock, JetStreamStore};
+use floor_runtime::{reply, AggregateHost, Clock, Commands, JetStreamStore};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-/// How long to wait for registration before trying again.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long an action registration did not take waits before it is tried again.
 const RETRY: chrono::Duration = chrono::Duration::seconds(1);
 /// Longest sleep without looking at the plan (a template added on another instance arrives as
@@ -37,7 +35,7 @@ pub struct SchedulerService {
     host: AggregateHost<ScheduleAggregate>,
     // std Mutex: never held across an await.
     plan: Arc<Mutex<Plan>>,
-    client: async_nats::Client,
+    commands: Commands,
     clock: Arc<dyn Clock>,
 }
 
@@ -59,7 +57,8 @@ impl SchedulerService {
         let now = clock.now();
         let filters = vec![subjects::event_filter(subjects::aggregate::SCHEDULE), subjects::event_filter(subjects::aggregate::TOURNAMENT)];
         let following = follow(backbone, filters, |message| fold(&plan, &message.subject, &message.payload, now)).await?;
-        let service = Self { host: AggregateHost::new(JetStreamStore::new(backbone)), plan, client: backbone.client.clone(), clock };
+        let service =
+            Self { host: AggregateHost::new(JetStreamStore::new(backbone)), plan, commands: Commands::new(backbone.client.clone()), clock };
         tracker.spawn(service.clone().run_timer(following, shutdown));
         Ok(service)
     }
@@ -74,8 +73,7 @@ impl SchedulerService {
         shutdown: CancellationToken,
         ready: Option<tokio::sync::oneshot::Sender<()>>,
     ) -> Result<(), EndpointError> {
-        let description = "Floor scheduler: recurring tournaments";
-        endpoint::serve(client, subjects::service::SCHEDULER, description, &verbs::ALL, self, shutdown, ready).await
+        Self::verbs().serve(self, client, shutdown, ready).await
     }
 
     async fn run_timer(self, mut following: Following, shutdown: CancellationToken) {
@@ -113,45 +111,62 @@ impl SchedulerService {
         let Creation { template_id, tournament_id, definition } = creation;
         let request = CreateTournament { command_id: CommandId(tournament_id.0), tournament_id: Some(tournament_id), definition };
         for _ in 0..5 {
-            match self.registration(registration::verbs::CREATE_TOURNAMENT, &request).await {
-                Some(Reply::Ok(_)) => return,
-                Some(Reply::Error(e)) if e.code == codes::TOURNAMENT_EXISTS => return,
-                Some(Reply::Error(e)) => {
-                    tracing::warn!(%template_id, %tournament_id, code = e.code, message = e.message, "occurrence refused by registration");
+            match self.commands.send(registration::verbs::CREATE_TOURNAMENT, &request).await {
+                Ok(_) => return,
+                Err(e) if e.code() == Some(codes::TOURNAMENT_EXISTS) => return,
+                Err(e) if e.is_retryable() => {
+                    tracing::warn!(%template_id, %tournament_id, error = %e, "registration did not take the occurrence; retrying");
+                    tokio::time::sleep(RETRY.to_std().expect("positive")).await
+                }
+                Err(e) => {
+                    tracing::warn!(%template_id, %tournament_id, error = %e, "occurrence refused by registration");
                     return;
                 }
-                None => tokio::time::sleep(RETRY.to_std().expect("positive")).await,
             }
         }
         tracing::error!(%template_id, %tournament_id, "registration did not answer; occurrence not created");
     }
 
     /// Asks registration to start a tournament (or cancel it below the minimum). `false` when
-    /// registration did not answer.
+    /// registration did not answer (or could not decide): the plan tries again.
     async fn start_tournament(&self, tournament_id: TournamentId) -> bool {
         let request = StartTournament { command_id: CommandId::derived(&format!("start:{tournament_id}")), tournament_id };
-        match self.registration(registration::verbs::START_TOURNAMENT, &request).await {
-            Some(Reply::Ok(_)) => true,
-            Some(Reply::Error(e)) => {
+        match self.commands.send(registration::verbs::START_TOURNAMENT, &request).await {
+            Ok(_) => true,
+            Err(e) if e.is_retryable() => {
+                tracing::warn!(%tournament_id, error = %e, "registration did not start the tournament; retrying");
+                false
+            }
+            Err(e) => {
                 // Started already (a sit & go, another scheduler) or cancelled: nothing to do.
-                tracing::info!(%tournament_id, code = e.code, "start not needed: {}", e.message);
+                tracing::info!(%tournament_id, error = %e, "start not needed");
                 true
             }
-            None => false,
         }
     }
 
-    async fn registration<T: serde::Serialize>(&self, verb: &str, body: &T) -> Option<Reply<serde_json::Value>> {
-        let subject = subjects::command_subject(subjects::service::REGISTRATION, verb);
-        let payload = serde_json::to_vec(body).expect("request serializes");
-        match tokio::time::timeout(REQUEST_TIMEOUT, self.client.request(subject, payload.into())).await {
-            Ok(Ok(message)) => serde_json::from_slice(&message.payload).ok(),
-            Ok(Err(e)) => {
-                tracing::warn!(verb, error = %e, "registration unavailable");
-                None
-            }
-            Err(_) => None,
+    /// The verbs: add, remove and list templates.
+    pub fn verbs() -> Verbs<Self> {
+        Verbs::new(subjects::service::SCHEDULER)
+            .verb(verbs::ADD_TEMPLATE, |s: Self, r| async move { s.add(r).await })
+            .verb(verbs::REMOVE_TEMPLATE, |s: Self, r| async move { s.remove(r).await })
+            .verb(verbs::LIST_TEMPLATES, |s: Self, r| async move { s.list(r) })
+    }
+
+    async fn remove(&self, RemoveTemplate { command_id, template_id }: RemoveTemplate) -> Reply<Vec<ScheduleEvent>> {
+        let at = self.clock.now();
+        let outcome = self.host.execute(template_id, command_id, ScheduleCommand::Remove { template_id, at }).await;
+        let answer = reply(outcome, |c| c.events);
+        if let Reply::Ok(events) = &answer {
+            self.plan.lock().expect("plan poisoned").apply_schedule(events, at);
         }
+        answer
+    }
+
+    fn list(&self, ListTemplates { upcoming }: ListTemplates) -> Reply<Vec<TemplateSummary>> {
+        let count = upcoming.unwrap_or(3).min(100) as usize;
+        let list = self.plan.lock().expect("plan poisoned").templates(self.clock.now(), count);
+        Reply::Ok(list.into_iter().map(|(template_id, template, upcoming)| TemplateSummary { template_id, template, upcoming }).collect())
     }
 
     async fn add(&self, request: AddTemplate) -> Reply<TemplateAddedReply> {
@@ -185,40 +200,5 @@ fn fold(plan: &Mutex<Plan>, subject: &str, body: &[u8], now: DateTime<Utc>) {
     };
     if let Err(e) = folded {
         tracing::warn!(subject, error = %e, "scheduler skipped an undecodable commit");
-    }
-}
-
-impl CommandHandler for SchedulerService {
-    async fn handle(&self, verb: &'static str, payload: Bytes) -> Bytes {
-        macro_rules! decoded {
-            ($t:ty) => {
-                match endpoint::decode::<$t>(&payload) {
-                    Ok(request) => request,
-                    Err(e) => return endpoint::encode::<()>(&Reply::Error(e)),
-                }
-            };
-        }
-        match verb {
-            verbs::ADD_TEMPLATE => endpoint::encode(&self.add(decoded!(AddTemplate)).await),
-            verbs::REMOVE_TEMPLATE => {
-                let RemoveTemplate { command_id, template_id } = decoded!(RemoveTemplate);
-                let at = self.clock.now();
-                let outcome = self.host.execute(template_id, command_id, ScheduleCommand::Remove { template_id, at }).await;
-                let answer = reply(outcome, |c| c.events);
-                if let Reply::Ok(events) = &answer {
-                    self.plan.lock().expect("plan poisoned").apply_schedule(events, at);
-                }
-                endpoint::encode(&answer)
-            }
-            verbs::LIST_TEMPLATES => {
-                let ListTemplates { upcoming } = decoded!(ListTemplates);
-                let count = upcoming.unwrap_or(3).min(100) as usize;
-                let list = self.plan.lock().expect("plan poisoned").templates(self.clock.now(), count);
-                let summaries: Vec<TemplateSummary> =
-                    list.into_iter().map(|(template_id, template, upcoming)| TemplateSummary { template_id, template, upcoming }).collect();
-                endpoint::encode(&Reply::Ok(summaries))
-            }
-            other => endpoint::encode::<()>(&Reply::Error(ErrorBody::new(codes::UNKNOWN_VERB, format!("no verb {other:?}")))),
-        }
     }
 }

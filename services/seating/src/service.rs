@@ -7,7 +7,8 @@
 //! - **outbox**: the aggregate's `instructed` events → `floor.table.<t>.<table>.in`, with
 //!   `Nats-Msg-Id` = `instruction:<tournament>.<table>.<sequence>` (reports use their own ids,
 //!   in the same stream, so the two must never collide); eliminations → registration's
-//!   `eliminate_entry`. Published before the checkpoint moves: at least once, and recognisable.
+//!   `eliminate_entry` (its answer checked: only recorded counts). Published before the checkpoint
+//!   moves: at least once, and recognisable; what fails is sent again on the runner's timer.
 //!
 //! The policy and reports runners publish each commit's instructions themselves as soon as it
 //! is stored ([`crate::publishing`]); the outbox publishes only what they could not.
@@ -18,14 +19,14 @@ use crate::policy::{enqueue, react_to_clock, react_to_rebuys, react_to_tournamen
 use crate::publishing::{self, InFlight, Publisher};
 use floor_events::clock::ClockEvent;
 use floor_events::rebuys::RebuyEvent;
-use floor_events::registration::{self, EliminateEntry, TournamentEvent};
+use floor_events::registration::{self, EliminateEntry, Recorded, TournamentEvent};
 use floor_events::seating::SeatingEvent;
 use floor_events::table::{TableInstruction, TableReport};
-use floor_events::{record, subjects, CommandId, EntryNo, TournamentId};
+use floor_events::{codes, record, subjects, CommandId, EntryNo, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind, ProjectionRunner};
 use floor_runtime::snapshot::Snapshots;
-use floor_runtime::{AggregateHost, DomainError, JetStreamStore};
+use floor_runtime::{AggregateHost, CommandError, CommandErrorKind, Commands, DomainError, JetStreamStore};
 use futures::StreamExt;
 use std::collections::{HashSet, VecDeque};
 use std::time::Duration;
@@ -85,6 +86,7 @@ impl SeatingService {
             backbone: backbone.clone(),
             host: host.clone(),
             publisher: publisher.clone(),
+            commands: Commands::new(backbone.client.clone()),
             instructions: Vec::new(),
             eliminated: Vec::new(),
         };
@@ -303,8 +305,26 @@ struct Outbox {
     /// what it sends ([`crate::publishing`]).
     host: AggregateHost<SeatingAggregate>,
     publisher: Publisher,
+    commands: Commands,
     instructions: Vec<TableInstruction>,
     eliminated: Vec<(TournamentId, EntryNo)>,
+}
+
+/// What registration's answer to an elimination means for the outbox: recorded (now or
+/// before) is done; no answer, `unavailable` or `conflict` is an error, so the batch stays
+/// owed and is sent again on the runner's retry timer. Any other rejection would be the same
+/// however often it was sent, and holding the outbox for it would hold every table's
+/// instructions behind it, so it is logged as an error and dropped.
+fn eliminated(answer: Result<Recorded, CommandError>, tournament: TournamentId, entry: EntryNo) -> Result<(), ProjectionError> {
+    match answer {
+        Ok(_) => Ok(()),
+        Err(e) if e.code() == Some(codes::ENTRY_ALREADY_ELIMINATED) => Ok(()),
+        Err(e) if matches!(e.kind_ref(), CommandErrorKind::Rejected(_)) => {
+            tracing::error!(%tournament, entry = entry.0, error = %e, "registration refused an elimination; not sent again");
+            Ok(())
+        }
+        Err(e) => Err(write(e)),
+    }
 }
 
 impl Projection for Outbox {
@@ -359,19 +379,11 @@ impl Projection for Outbox {
         // at a time (a round trip and a registration commit each) kept the outbox busy for
         // tens of seconds after a restart. Each has an id derived from its entry, so a retry
         // after a partial failure is answered, not applied twice.
-        let subject = subjects::command_subject(subjects::service::REGISTRATION, registration::verbs::ELIMINATE_ENTRY);
         let requests = self.eliminated.iter().map(|&(tournament_id, entry)| {
             let request =
                 EliminateEntry { command_id: CommandId::derived(&format!("eliminate:{tournament_id}:{}", entry.0)), tournament_id, entry };
-            let payload = serde_json::to_vec(&request).expect("request serializes");
-            let (client, subject) = (self.backbone.client.clone(), subject.clone());
-            async move {
-                match tokio::time::timeout(Duration::from_secs(5), client.request(subject, payload.into())).await {
-                    Ok(Ok(_)) => Ok(()),
-                    Ok(Err(e)) => Err(write(e)),
-                    Err(_) => Err(write("registration did not answer eliminate_entry")),
-                }
-            }
+            let commands = self.commands.clone();
+            async move { eliminated(commands.send(registration::verbs::ELIMINATE_ENTRY, &request).await, tournament_id, entry) }
         });
         let answers: Vec<Result<(), ProjectionError>> =
             futures::stream::iter(requests.collect::<Vec<_>>()).buffer_unordered(ELIMINATING).collect().await;

@@ -255,13 +255,9 @@ async fn measure(commands: usize, without: &str) -> Figures {
     let world = World::start_configured(|c| {
         for name in without.split(',') {
             match name {
-                "seating" => c.seating = false,
-                "payouts" => c.payouts = false,
-                "rebuys" => c.rebuys = false,
-                "clock" => c.clock_service = false,
-                "scheduler" => c.scheduler = false,
                 "" => {}
-                other => panic!("--without: no service {other:?} (seating, payouts, rebuys, clock, scheduler)"),
+                name if floor_events::registry::names().contains(&name) => c.skip(name),
+                other => panic!("--without: no service {other:?} (names: {:?})", floor_events::registry::names()),
             }
         }
     })

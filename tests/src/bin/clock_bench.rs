@@ -90,9 +90,9 @@ async fn main() {
                     tournament_id,
                     structure: floor_events::clock::BlindStructure::Custom(structure(level_seconds)),
                 };
-                send(verbs::SET_STRUCTURE, serde_json::to_vec(&set).unwrap()).await.expect("structure");
+                send(verbs::SET_STRUCTURE.name(), serde_json::to_vec(&set).unwrap()).await.expect("structure");
                 let start = ClockRequest { command_id: CommandId::new(), tournament_id };
-                let reply = send(verbs::START, serde_json::to_vec(&start).unwrap()).await.expect("start");
+                let reply = send(verbs::START.name(), serde_json::to_vec(&start).unwrap()).await.expect("start");
                 match serde_json::from_slice::<Reply<serde_json::Value>>(&reply.payload).expect("reply") {
                     Reply::Ok(v) => serde_json::from_value::<DateTime<Utc>>(v["events"][0]["at"].clone()).expect("start instant"),
                     Reply::Error(e) => panic!("start refused: {e}"),

@@ -183,10 +183,10 @@ async fn main() {
     let samples = arg("--samples", 200);
     let entrants = 9 * tables;
     let world = World::start_configured(|c| {
-        c.payouts = false;
-        c.lobby = false;
-        c.scheduler = false;
-        c.clock_service = false;
+        c.skip("payouts");
+        c.skip("lobby");
+        c.skip("scheduler");
+        c.skip("clock");
     })
     .await;
 
@@ -206,7 +206,7 @@ async fn main() {
     definition.min_players = 2;
     definition.guarantee = None;
     let create = CreateTournament { command_id: CommandId(t.0), tournament_id: Some(t), definition };
-    assert!(matches!(world.send(verbs::CREATE_TOURNAMENT, &create).await, Reply::Ok(_)), "tournament created");
+    assert!(matches!(world.send(verbs::CREATE_TOURNAMENT.name(), &create).await, Reply::Ok(_)), "tournament created");
     let started = Instant::now();
     let registered = futures::stream::iter(1..=entrants)
         .map(|i| {
@@ -214,7 +214,7 @@ async fn main() {
             async move {
                 let player = PlayerId::parse(&format!("p{i}")).expect("valid");
                 let request = Register { command_id: CommandId::new(), tournament_id: t, player };
-                matches!(world.send(verbs::REGISTER, &request).await, Reply::Ok(_))
+                matches!(world.send(verbs::REGISTER.name(), &request).await, Reply::Ok(_))
             }
         })
         .buffer_unordered(64)
@@ -225,7 +225,7 @@ async fn main() {
     eprintln!("{entrants} registered in {:.1} s", started.elapsed().as_secs_f64());
     tokio::time::sleep((start_at - chrono::Utc::now()).to_std().unwrap_or_default()).await;
     let begin = StartTournament { command_id: CommandId::new(), tournament_id: t };
-    assert!(matches!(world.send(verbs::START_TOURNAMENT, &begin).await, Reply::Ok(_)), "tournament started");
+    assert!(matches!(world.send(verbs::START_TOURNAMENT.name(), &begin).await, Reply::Ok(_)), "tournament started");
 
     // The draw: who sits where, with what.
     let mut seats: BTreeMap<u32, Vec<SeatStack>> = BTreeMap::new();

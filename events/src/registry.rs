@@ -1,0 +1,258 @@
+//! One registry of Floor's services: each one's name, what it does, its verbs with their request
+//! and reply types, the aggregates whose commits it writes, and what it reads.
+//!
+//! Everything that lists services iterates this instead of keeping its own list: the schema files
+//! and `asyncapi.yaml` ([`crate::schema`]), the runtime's endpoint (which refuses to serve a
+//! service whose handlers differ from its verbs here), `floor run --only` and the `floor`
+//! binary's service table (a test fails when a service here cannot be started).
+
+use crate::contract::Verb;
+use crate::schema::{commit_schema, schema};
+use crate::{clock, payouts, player, rebuys, registration, schedule, seating, subjects};
+use schemars::JsonSchema;
+use serde_json::Value;
+
+/// A message type and the file under `schemas/` that holds its JSON Schema.
+#[derive(Debug, Clone, Copy)]
+pub struct Message {
+    /// Path under `schemas/`, e.g. `commands/register.json`.
+    pub file: &'static str,
+    /// Generates the schema.
+    pub schema: fn() -> Value,
+}
+
+/// One verb of a service, untyped: for documents and checks.
+#[derive(Debug, Clone, Copy)]
+pub struct VerbInfo {
+    /// The verb's name: the last part of `floor.cmd.<service>.<verb>`.
+    pub name: &'static str,
+    /// The request.
+    pub request: Message,
+    /// The reply (`{"ok": …}` or `{"error": …}`).
+    pub reply: Message,
+}
+
+impl VerbInfo {
+    /// Describes `verb`, its request schema in `request` and its reply schema in `reply`.
+    pub fn of<Req: JsonSchema, Rep: JsonSchema>(verb: Verb<Req, Rep>, request: &'static str, reply: &'static str) -> Self {
+        Self {
+            name: verb.name(),
+            request: Message { file: request, schema: schema::<Req> },
+            reply: Message { file: reply, schema: schema::<crate::Reply<Rep>> },
+        }
+    }
+}
+
+/// An aggregate type: its commits live on `floor.ev.<name>.<id>`.
+#[derive(Debug, Clone, Copy)]
+pub struct AggregateInfo {
+    /// The aggregate's name (forever: it is in every subject).
+    pub name: &'static str,
+    /// What its id is, for documents (`tournament_id`).
+    pub id: &'static str,
+    /// The schema of one event.
+    pub event: Message,
+    /// The schema of one commit (the array of records one command stored).
+    pub commit: Message,
+}
+
+impl AggregateInfo {
+    fn of<E: JsonSchema>(name: &'static str, id: &'static str, event: &'static str, commit: &'static str) -> Self {
+        Self { name, id, event: Message { file: event, schema: schema::<E> }, commit: Message { file: commit, schema: commit_schema::<E> } }
+    }
+}
+
+/// A service.
+#[derive(Debug, Clone)]
+pub struct ServiceInfo {
+    /// Its name: `floor.cmd.<name>.*`, the NATS micro-service `floor-<name>`, `floor run --only <name>`.
+    pub name: &'static str,
+    /// One line on what it does.
+    pub description: &'static str,
+    /// The verbs it serves.
+    pub verbs: Vec<VerbInfo>,
+    /// The aggregates whose commits it writes.
+    pub writes: Vec<AggregateInfo>,
+    /// The aggregates whose commits it reads (and `table reports`, for seating).
+    pub reads: Vec<&'static str>,
+}
+
+impl ServiceInfo {
+    /// The names of its verbs.
+    pub fn verb_names(&self) -> Vec<&'static str> {
+        self.verbs.iter().map(|v| v.name).collect()
+    }
+}
+
+/// Every service, in the order `floor run` starts them.
+pub fn services() -> Vec<ServiceInfo> {
+    use subjects::{aggregate as a, service as s};
+    vec![
+        ServiceInfo {
+            name: s::LOBBY,
+            description: "Floor lobby: one document per tournament, in NATS KV and over HTTP",
+            verbs: vec![],
+            writes: vec![],
+            reads: vec![a::TOURNAMENT, a::CLOCK, a::PAYOUTS, a::REBUYS],
+        },
+        ServiceInfo {
+            name: s::REGISTRATION,
+            description: "Floor registration: tournaments and entries",
+            verbs: {
+                use registration::verbs::*;
+                vec![
+                    VerbInfo::of(CREATE_TOURNAMENT, "commands/create_tournament.json", "replies/tournament_created.json"),
+                    VerbInfo::of(REGISTER, "commands/register.json", "replies/registered.json"),
+                    VerbInfo::of(UNREGISTER, "commands/unregister.json", "replies/recorded.json"),
+                    VerbInfo::of(REFUSE_PLAYER, "commands/refuse_player.json", "replies/recorded.json"),
+                    VerbInfo::of(KEEP_APART, "commands/keep_apart.json", "replies/recorded.json"),
+                    VerbInfo::of(ELIMINATE_ENTRY, "commands/eliminate_entry.json", "replies/recorded.json"),
+                    VerbInfo::of(SET_PLAYER_LIMITS, "commands/set_player_limits.json", "replies/player_events.json"),
+                    VerbInfo::of(START_TOURNAMENT, "commands/start_tournament.json", "replies/recorded.json"),
+                    VerbInfo::of(CANCEL_TOURNAMENT, "commands/cancel_tournament.json", "replies/recorded.json"),
+                ]
+            },
+            writes: vec![
+                AggregateInfo::of::<registration::TournamentEvent>(
+                    a::TOURNAMENT,
+                    "tournament_id",
+                    "events/tournament_event.json",
+                    "events/tournament_commit.json",
+                ),
+                AggregateInfo::of::<player::PlayerEvent>(
+                    a::PLAYER,
+                    "player_aggregate_id",
+                    "events/player_event.json",
+                    "events/player_commit.json",
+                ),
+            ],
+            reads: vec![a::PLAYER],
+        },
+        ServiceInfo {
+            name: s::CLOCK,
+            description: "Floor clock: blind levels and breaks",
+            verbs: {
+                use clock::verbs::*;
+                let recorded = "replies/clock_recorded.json";
+                vec![
+                    VerbInfo::of(SET_STRUCTURE, "commands/clock_set_structure.json", recorded),
+                    VerbInfo::of(START, "commands/clock_request.json", recorded),
+                    VerbInfo::of(PAUSE, "commands/clock_pause.json", recorded),
+                    VerbInfo::of(RESUME, "commands/clock_request.json", recorded),
+                    VerbInfo::of(ADJUST_TIME, "commands/clock_adjust_time.json", recorded),
+                    VerbInfo::of(SKIP_TO_LEVEL, "commands/clock_skip_to_level.json", recorded),
+                    VerbInfo::of(END_BREAK, "commands/clock_request.json", recorded),
+                ]
+            },
+            writes: vec![AggregateInfo::of::<clock::ClockEvent>(
+                a::CLOCK,
+                "tournament_id",
+                "events/clock_event.json",
+                "events/clock_commit.json",
+            )],
+            reads: vec![a::TOURNAMENT, a::CLOCK],
+        },
+        ServiceInfo {
+            name: s::SEATING,
+            description: "Floor seating: draws, balancing, breaking and the table-server protocol",
+            verbs: vec![],
+            writes: vec![AggregateInfo::of::<seating::SeatingEvent>(
+                a::SEATING,
+                "tournament_id",
+                "events/seating_event.json",
+                "events/seating_commit.json",
+            )],
+            reads: vec![a::TOURNAMENT, a::CLOCK, a::REBUYS, a::SEATING, "table reports"],
+        },
+        ServiceInfo {
+            name: s::PAYOUTS,
+            description: "Floor payouts: payout tables, places, prizes and the books",
+            verbs: vec![VerbInfo::of(payouts::verbs::BOOKS, "commands/payouts_books.json", "replies/books.json")],
+            writes: vec![AggregateInfo::of::<payouts::PayoutEvent>(
+                a::PAYOUTS,
+                "tournament_id",
+                "events/payout_event.json",
+                "events/payout_commit.json",
+            )],
+            reads: vec![a::TOURNAMENT, a::CLOCK, a::SEATING, a::REBUYS, a::PAYOUTS],
+        },
+        ServiceInfo {
+            name: s::REBUYS,
+            description: "Floor rebuys: rebuys and add-ons",
+            verbs: {
+                use rebuys::verbs::*;
+                let (purchase, director, recorded) =
+                    ("commands/rebuys_purchase.json", "commands/rebuys_director.json", "replies/rebuys_recorded.json");
+                vec![
+                    VerbInfo::of(REBUY, purchase, recorded),
+                    VerbInfo::of(DECLINE, purchase, recorded),
+                    VerbInfo::of(ADD_ON, purchase, recorded),
+                    VerbInfo::of(END_REBUYS, director, recorded),
+                    VerbInfo::of(END_ADD_ONS, director, recorded),
+                ]
+            },
+            writes: vec![AggregateInfo::of::<rebuys::RebuyEvent>(
+                a::REBUYS,
+                "tournament_id",
+                "events/rebuy_event.json",
+                "events/rebuy_commit.json",
+            )],
+            reads: vec![a::TOURNAMENT, a::SEATING, a::CLOCK, a::REBUYS],
+        },
+        ServiceInfo {
+            name: s::SCHEDULER,
+            description: "Floor scheduler: recurring tournaments and scheduled starts",
+            verbs: {
+                use schedule::verbs::*;
+                vec![
+                    VerbInfo::of(ADD_TEMPLATE, "commands/scheduler_add_template.json", "replies/template_added.json"),
+                    VerbInfo::of(REMOVE_TEMPLATE, "commands/scheduler_remove_template.json", "replies/schedule_recorded.json"),
+                    VerbInfo::of(LIST_TEMPLATES, "commands/scheduler_list_templates.json", "replies/templates.json"),
+                ]
+            },
+            writes: vec![AggregateInfo::of::<schedule::ScheduleEvent>(
+                a::SCHEDULE,
+                "template_id",
+                "events/schedule_event.json",
+                "events/schedule_commit.json",
+            )],
+            reads: vec![a::SCHEDULE, a::TOURNAMENT],
+        },
+    ]
+}
+
+/// The service called `name`.
+pub fn service(name: &str) -> Option<ServiceInfo> {
+    services().into_iter().find(|s| s.name == name)
+}
+
+/// Every service's name, in start order.
+pub fn names() -> Vec<&'static str> {
+    services().iter().map(|s| s.name).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn every_aggregate_is_written_by_exactly_one_service() {
+        use subjects::aggregate::*;
+        let written: Vec<&str> = services().iter().flat_map(|s| s.writes.iter().map(|a| a.name)).collect();
+        let unique: HashSet<&str> = written.iter().copied().collect();
+        assert_eq!(unique.len(), written.len(), "an aggregate is written by two services: {written:?}");
+        for aggregate in [TOURNAMENT, PLAYER, CLOCK, SCHEDULE, SEATING, PAYOUTS, REBUYS] {
+            assert!(unique.contains(aggregate), "{aggregate} has no writer in the registry");
+        }
+    }
+
+    #[test]
+    fn verb_names_are_unique_per_service() {
+        for service in services() {
+            let names = service.verb_names();
+            let unique: HashSet<_> = names.iter().collect();
+            assert_eq!(unique.len(), names.len(), "{} declares a verb twice", service.name);
+        }
+    }
+}
