@@ -11,7 +11,6 @@
 use crate::domain::{ClockAggregate, ClockCommand};
 use crate::policy;
 use crate::projection::Timetable;
-use crate::structure::preset;
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
 use floor_events::clock::{
@@ -19,6 +18,7 @@ use floor_events::clock::{
 };
 use floor_events::registration::TournamentEvent;
 use floor_events::{codes, record, subjects, CommandId, ErrorBody, Reply, TournamentId};
+use floor_rules::structure::preset;
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::endpoint::{self, CommandHandler, EndpointError};
 use floor_runtime::follow::{follow, Following};

@@ -1,15 +1,15 @@
 //! The blind clock as players see it in the lobby: level, blinds, when the level ends, the next
 //! level and the next break.
 //!
-//! The lobby folds the clock's own events with the clock aggregate's `apply_event`, so a pause,
-//! added time or a skip moves the lobby exactly as it moves the clock. A document is static
+//! The lobby folds the clock's own events with the clock aggregate's own fold
+//! (`floor_rules::clock::evolve`), so a pause, added time or a skip moves the lobby exactly as
+//! it moves the clock. A document is static
 //! JSON: clients count down to `step_ends_at` themselves (while paused, `paused_remaining_ms`
 //! stays put).
 
 use chrono::{DateTime, Duration, Utc};
-use esrs::Aggregate;
-use floor_clock::{ClockAggregate, ClockState};
 use floor_events::clock::{ClockEvent, Level, Step, Structure};
+use floor_rules::clock::{evolve, ClockState};
 use serde::{Deserialize, Serialize};
 
 /// Whether the clock runs.
@@ -65,7 +65,7 @@ impl LobbyClock {
 
     /// Folds one clock event.
     pub fn evolve(self, event: &ClockEvent) -> Self {
-        Self::from_state(ClockAggregate::apply_event(self.into_state(), event.clone()))
+        Self::from_state(evolve(self.into_state(), event.clone()))
     }
 
     fn into_state(self) -> ClockState {
