@@ -24,4 +24,6 @@ pub use domain::{ClockAggregate, ClockCommand, ClockError};
 pub use service::ClockService;
 
 #[cfg(test)]
+mod bounds_spec;
+#[cfg(test)]
 mod spec;
