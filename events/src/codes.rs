@@ -136,3 +136,10 @@ pub const ADD_ON_TAKEN: &str = "add_on_taken";
 pub const STILL_IN_PLAY: &str = "still_in_play";
 /// The player holds several live entries: name one.
 pub const ENTRY_AMBIGUOUS: &str = "entry_ambiguous";
+
+// Clock bounds (issue 17).
+/// A clock adjustment is out of range: more than 24 hours added or removed by one command, or
+/// time added beyond 48 hours left in the step (`floor_rules::clock`).
+pub const TIME_ADJUSTMENT_OUT_OF_RANGE: &str = "time_adjustment_out_of_range";
+/// An instant the clock would compute (a step's end) is outside the range it can represent.
+pub const CLOCK_TIME_OUT_OF_RANGE: &str = "clock_time_out_of_range";

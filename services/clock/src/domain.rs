@@ -5,12 +5,18 @@
 //! knows to the millisecond when the next step starts. Steps chain at their *scheduled* end, not
 //! when a tick arrives, so a late tick never delays the levels after it. Every director command
 //! first catches up with the steps already due at its instant.
+//!
+//! Bounds (issue 17): an adjustment adds or removes at most a day and never leaves more than
+//! two days in a step (`floor_rules::clock`); every instant is computed with checked
+//! arithmetic, and one that cannot be represented is refused (`clock_time_out_of_range`), so
+//! the clock never stores an event its fold cannot hold.
 
-use crate::structure::{validate, StructureError};
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, TimeDelta, Utc};
 use esrs::Aggregate;
 use floor_events::clock::{ClockEvent, Step, StepCause, Structure};
 use floor_events::{codes, subjects};
+use floor_rules::clock::{adjusted, evolve, ClockState, MAX_TIME_ADJUSTMENT_SECONDS, MAX_TIME_LEFT_SECONDS};
+use floor_rules::structure::{validate, StructureError};
 
 /// The clock aggregate.
 pub struct ClockAggregate;
@@ -97,6 +103,15 @@ pub enum ClockError {
     /// Only during a break.
     #[error("the clock is not in a break")]
     NotInBreak,
+    /// More than a day added or removed, or time added beyond two days left in the step.
+    #[error("{seconds} s is out of range: at most {MAX_TIME_ADJUSTMENT_SECONDS} s either way, and at most {MAX_TIME_LEFT_SECONDS} s left in the step")]
+    TimeAdjustmentOutOfRange {
+        /// The adjustment asked for.
+        seconds: i64,
+    },
+    /// A step's end would be outside the instants the clock can represent.
+    #[error("the step would end outside the range of instants the clock can represent")]
+    TimeOutOfRange,
 }
 
 impl floor_runtime::DomainError for ClockError {
@@ -109,73 +124,45 @@ impl floor_runtime::DomainError for ClockError {
             Self::Paused => codes::CLOCK_PAUSED,
             Self::UnknownStep(_) => codes::UNKNOWN_LEVEL,
             Self::NotInBreak => codes::NOT_IN_BREAK,
+            Self::TimeAdjustmentOutOfRange { .. } => codes::TIME_ADJUSTMENT_OUT_OF_RANGE,
+            Self::TimeOutOfRange => codes::CLOCK_TIME_OUT_OF_RANGE,
         }
     }
 }
 
-/// The clock, folded from its events.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ClockState {
-    /// The structure.
-    pub structure: Option<Structure>,
-    /// The current step, once started.
-    pub step: Option<u32>,
-    /// When the current step ends, while running.
-    pub ends_at: Option<DateTime<Utc>>,
-    /// Milliseconds left, while paused.
-    pub paused_remaining_ms: Option<u64>,
-    /// Late registration closed.
-    pub late_registration_closed: bool,
-    /// Rebuy period over.
-    pub rebuys_ended: bool,
-    /// The push is held for the current step's end (RP-7); cleared when the end moves.
-    pub push_held: bool,
-}
-
-impl ClockState {
-    /// When the next step starts, if the clock is running and a next step exists.
-    pub fn next_change(&self) -> Option<DateTime<Utc>> {
-        let (structure, step) = (self.structure.as_ref()?, self.step?);
-        (step as usize + 1 < structure.steps.len()).then_some(self.ends_at).flatten()
-    }
-
-    /// When the push is to be held before the current step's end, if it is due one: the clock
-    /// runs, the step is a level longer than the hold, a break or level follows, and the hold
-    /// was not announced yet.
-    pub fn push_hold_at(&self) -> Option<DateTime<Utc>> {
-        let structure = self.structure.as_ref()?;
-        let hold = structure.push_hold_seconds;
-        let end = self.next_change()?;
-        let step = structure.steps.get(self.step? as usize)?;
-        let holds = hold > 0 && !self.push_held && matches!(step, Step::Level(l) if l.seconds > hold);
-        holds.then(|| end - Duration::seconds(i64::from(hold)))
-    }
-
-    /// The next instant the timer has something to do: hold the push, or start the next step.
-    pub fn next_wakeup(&self) -> Option<DateTime<Utc>> {
-        self.push_hold_at().or_else(|| self.next_change())
-    }
-}
-
-/// Level number (1-based) of a level step, or break number of a break step.
+/// Level number (1-based) of a level step, or break number of a break step. Structures have
+/// at most `MAX_STEPS` steps, so the count fits.
 fn number(structure: &Structure, step: usize) -> u32 {
-    let is_break = matches!(structure.steps[step], Step::Break { .. });
-    structure.steps[..=step].iter().filter(|s| matches!(s, Step::Break { .. }) == is_break).count() as u32
+    let is_break = matches!(structure.steps.get(step), Some(Step::Break { .. }));
+    structure.steps.iter().take(step + 1).filter(|s| matches!(s, Step::Break { .. }) == is_break).count() as u32
 }
 
 /// Index of the `n`-th level (1-based), or of the `n`-th break.
 fn index_of(structure: &Structure, n: u32, breaks: bool) -> Option<usize> {
-    structure.steps.iter().enumerate().filter(|(_, s)| matches!(s, Step::Break { .. }) == breaks).nth(n as usize - 1).map(|(i, _)| i)
+    let nth = usize::try_from(n.checked_sub(1)?).ok()?;
+    structure.steps.iter().enumerate().filter(|(_, s)| matches!(s, Step::Break { .. }) == breaks).nth(nth).map(|(i, _)| i)
 }
 
 /// The events of starting `step` at `at`, with the windows it closes.
-fn start_step(state: &ClockState, structure: &Structure, step: usize, at: DateTime<Utc>, cause: StepCause) -> Vec<ClockEvent> {
-    let ends_at = at + Duration::seconds(i64::from(structure.steps[step].seconds()));
-    let blinds = match structure.steps[step] {
-        Step::Level(level) => Some(level),
+///
+/// # Errors
+/// `UnknownStep` past the structure; `TimeOutOfRange` when its end cannot be represented.
+fn start_step(
+    state: &ClockState,
+    structure: &Structure,
+    step: usize,
+    at: DateTime<Utc>,
+    cause: StepCause,
+) -> Result<Vec<ClockEvent>, ClockError> {
+    let (Some(current), Ok(index)) = (structure.steps.get(step), u32::try_from(step)) else {
+        return Err(ClockError::UnknownStep(u32::try_from(step).unwrap_or(u32::MAX)));
+    };
+    let ends_at = at.checked_add_signed(TimeDelta::seconds(i64::from(current.seconds()))).ok_or(ClockError::TimeOutOfRange)?;
+    let blinds = match current {
+        Step::Level(level) => Some(*level),
         Step::Break { .. } => None,
     };
-    let mut events = vec![ClockEvent::StepStarted { step: step as u32, number: number(structure, step), at, ends_at, cause, blinds }];
+    let mut events = vec![ClockEvent::StepStarted { step: index, number: number(structure, step), at, ends_at, cause, blinds }];
     let late_level = structure.late_registration_levels.and_then(|n| index_of(structure, n, false));
     if !state.late_registration_closed && late_level.is_some_and(|i| step > i) {
         events.push(ClockEvent::LateRegistrationClosed { at });
@@ -184,24 +171,47 @@ fn start_step(state: &ClockState, structure: &Structure, step: usize, at: DateTi
     if !state.rebuys_ended && rebuy_break.is_some_and(|i| step >= i) {
         events.push(ClockEvent::RebuyPeriodEnded { at });
     }
-    events
+    Ok(events)
 }
 
 /// Starts every step due by `now`, each at its scheduled instant; returns the events and the
 /// state after them.
-fn due_steps(mut state: ClockState, now: DateTime<Utc>) -> (Vec<ClockEvent>, ClockState) {
+///
+/// # Errors
+/// `TimeOutOfRange` when a due step's end cannot be represented.
+fn due_steps(mut state: ClockState, now: DateTime<Utc>) -> Result<(Vec<ClockEvent>, ClockState), ClockError> {
     let mut events = Vec::new();
-    let Some(structure) = state.structure.clone() else { return (events, state) };
+    let Some(structure) = state.structure.clone() else { return Ok((events, state)) };
     while let (Some(step), Some(end)) = (state.step, state.ends_at) {
         if end > now || step as usize + 1 >= structure.steps.len() {
             break;
         }
-        for event in start_step(&state, &structure, step as usize + 1, end, StepCause::Timer) {
+        for event in start_step(&state, &structure, step as usize + 1, end, StepCause::Timer)? {
             state = ClockAggregate::apply_event(state, event.clone());
             events.push(event);
         }
     }
-    (events, state)
+    Ok((events, state))
+}
+
+/// Time added or removed at `at`, within the bounds (issue 17): at most
+/// [`MAX_TIME_ADJUSTMENT_SECONDS`] either way, and added time leaves at most
+/// [`MAX_TIME_LEFT_SECONDS`] in the step. Removing time is allowed whatever is left, so a clock
+/// whose end an older log pushed far away can be brought back.
+fn adjust_time(state: &ClockState, seconds: i64, at: DateTime<Utc>) -> Result<Vec<ClockEvent>, ClockError> {
+    if seconds.unsigned_abs() > MAX_TIME_ADJUSTMENT_SECONDS.unsigned_abs() {
+        return Err(ClockError::TimeAdjustmentOutOfRange { seconds });
+    }
+    let (ends_at, paused_remaining_ms) = adjusted(state, seconds, at).ok_or(ClockError::TimeOutOfRange)?;
+    let left_ms = match (ends_at, paused_remaining_ms) {
+        (Some(end), _) => (end - at).num_milliseconds(),
+        (None, Some(left)) => i64::try_from(left).unwrap_or(i64::MAX),
+        (None, None) => 0,
+    };
+    if seconds > 0 && left_ms > MAX_TIME_LEFT_SECONDS * 1_000 {
+        return Err(ClockError::TimeAdjustmentOutOfRange { seconds });
+    }
+    Ok(vec![ClockEvent::TimeAdjusted { seconds, at }])
 }
 
 impl Aggregate for ClockAggregate {
@@ -228,13 +238,13 @@ impl Aggregate for ClockAggregate {
                 if state.step.is_some() {
                     return Err(ClockError::AlreadyStarted);
                 }
-                Ok(start_step(state, structure, 0, at, StepCause::Start))
+                start_step(state, structure, 0, at, StepCause::Start)
             }
             Tick { now } => {
-                let (mut events, caught_up) = due_steps(state.clone(), now);
-                if let (Some(at), Some(until)) = (caught_up.push_hold_at(), caught_up.ends_at) {
+                let (mut events, caught_up) = due_steps(state.clone(), now)?;
+                if let (Some(at), Some(until), Some(step)) = (caught_up.push_hold_at(), caught_up.ends_at, caught_up.step) {
                     if at <= now {
-                        events.push(ClockEvent::PushHeld { step: caught_up.step.expect("running"), at, until });
+                        events.push(ClockEvent::PushHeld { step, at, until });
                     }
                 }
                 Ok(events)
@@ -246,64 +256,42 @@ impl Aggregate for ClockAggregate {
             }),
             Resume { at } => director(state, at, |s, _| {
                 let remaining = s.paused_remaining_ms.ok_or(ClockError::Running)?;
-                Ok(vec![ClockEvent::Resumed { at, ends_at: at + Duration::milliseconds(remaining as i64) }])
+                // A time left stored before the bounds may be beyond any instant: refused, and
+                // a skip to a level restarts the clock.
+                let ends_at = i64::try_from(remaining)
+                    .ok()
+                    .and_then(TimeDelta::try_milliseconds)
+                    .and_then(|left| at.checked_add_signed(left))
+                    .ok_or(ClockError::TimeOutOfRange)?;
+                Ok(vec![ClockEvent::Resumed { at, ends_at }])
             }),
-            AdjustTime { seconds, at } => director(state, at, |_, _| Ok(vec![ClockEvent::TimeAdjusted { seconds, at }])),
+            AdjustTime { seconds, at } => director(state, at, |s, _| adjust_time(s, seconds, at)),
             SkipTo { step, at } => director(state, at, |s, structure| {
                 if step as usize >= structure.steps.len() {
                     return Err(ClockError::UnknownStep(step));
                 }
-                Ok(start_step(s, structure, step as usize, at, StepCause::Skip))
+                start_step(s, structure, step as usize, at, StepCause::Skip)
             }),
             SkipToLevel { level, at } => director(state, at, |s, structure| {
-                let step = (level > 0).then(|| index_of(structure, level, false)).flatten().ok_or(ClockError::UnknownStep(level))?;
-                Ok(start_step(s, structure, step, at, StepCause::Skip))
+                let step = index_of(structure, level, false).ok_or(ClockError::UnknownStep(level))?;
+                start_step(s, structure, step, at, StepCause::Skip)
             }),
             EndBreak { at } => director(state, at, |s, structure| {
-                let current = s.step.expect("started") as usize;
-                if !matches!(structure.steps[current], Step::Break { .. }) {
+                let current = s.step.map_or(usize::MAX, |step| step as usize);
+                if !matches!(structure.steps.get(current), Some(Step::Break { .. })) {
                     return Err(ClockError::NotInBreak);
                 }
                 if current + 1 >= structure.steps.len() {
                     return Ok(vec![]);
                 }
-                Ok(start_step(s, structure, current + 1, at, StepCause::BreakEndedEarly))
+                start_step(s, structure, current + 1, at, StepCause::BreakEndedEarly)
             }),
         }
     }
 
-    fn apply_event(mut state: ClockState, event: ClockEvent) -> ClockState {
-        match event {
-            ClockEvent::StructureSet { structure } => state.structure = Some(structure),
-            ClockEvent::StepStarted { step, ends_at, .. } => {
-                state.step = Some(step);
-                state.ends_at = Some(ends_at);
-                state.paused_remaining_ms = None;
-                state.push_held = false;
-            }
-            ClockEvent::PushHeld { .. } => state.push_held = true,
-            ClockEvent::Paused { remaining_ms, .. } => {
-                state.ends_at = None;
-                state.paused_remaining_ms = Some(remaining_ms);
-            }
-            ClockEvent::Resumed { ends_at, .. } => {
-                state.ends_at = Some(ends_at);
-                state.paused_remaining_ms = None;
-                state.push_held = false;
-            }
-            ClockEvent::TimeAdjusted { seconds, at } => {
-                state.push_held = false;
-                if let Some(end) = state.ends_at {
-                    state.ends_at = Some((end + Duration::seconds(seconds)).max(at));
-                }
-                if let Some(left) = state.paused_remaining_ms {
-                    state.paused_remaining_ms = Some((left as i64 + seconds * 1_000).max(0) as u64);
-                }
-            }
-            ClockEvent::LateRegistrationClosed { .. } => state.late_registration_closed = true,
-            ClockEvent::RebuyPeriodEnded { .. } => state.rebuys_ended = true,
-        }
-        state
+    /// The timeline's own fold (`floor_rules::clock`), which the lobby uses too.
+    fn apply_event(state: ClockState, event: ClockEvent) -> ClockState {
+        evolve(state, event)
     }
 }
 
@@ -317,8 +305,10 @@ fn director(
     if state.step.is_none() {
         return Err(ClockError::NotStarted);
     }
-    let (mut events, caught_up) = due_steps(state.clone(), at);
-    let structure = caught_up.structure.clone().expect("a started clock has a structure");
+    let (mut events, caught_up) = due_steps(state.clone(), at)?;
+    // Every started clock has a structure (start needs one); a log that says otherwise is
+    // answered as not started rather than trusted.
+    let Some(structure) = caught_up.structure.clone() else { return Err(ClockError::NotStarted) };
     events.extend(decide(&caught_up, &structure)?);
     Ok(events)
 }

@@ -4,10 +4,10 @@
 //!
 //! # Layout
 //!
-//! - [`structure`]: structure rules, presets (standard, turbo, hyper-turbo, deep stack, short
-//!   stack) and TOML loading.
 //! - [`domain`]: the clock aggregate: start, timer, pause, resume, add time, skip, end a break,
-//!   and the late-registration and rebuy windows. Pure.
+//!   and the late-registration and rebuy windows; it evolves through the timeline fold in
+//!   `floor_rules::clock`, which the lobby shares. Structures, their rules and presets are in
+//!   `floor_rules::structure`. Pure.
 //! - [`policy`]: reactions to tournaments (structure at creation, start at the start) and the
 //!   derived command ids that make them, and timer ticks, idempotent. Pure.
 //! - [`projection`]: the timetable: every clock's state and when its next step change is due.
@@ -19,10 +19,11 @@ pub mod domain;
 pub mod policy;
 pub mod projection;
 pub mod service;
-pub mod structure;
 
-pub use domain::{ClockAggregate, ClockCommand, ClockError, ClockState};
+pub use domain::{ClockAggregate, ClockCommand, ClockError};
 pub use service::ClockService;
 
+#[cfg(test)]
+mod bounds_spec;
 #[cfg(test)]
 mod spec;

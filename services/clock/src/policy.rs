@@ -12,7 +12,7 @@ use floor_events::{CommandId, TournamentId};
 pub fn react(tournament: TournamentId, event: &TournamentEvent) -> Option<(CommandId, ClockCommand)> {
     match event {
         TournamentEvent::TournamentCreated(created) => {
-            let structure = crate::structure::resolve(created.definition.structure.as_ref()?).ok()?;
+            let structure = floor_rules::structure::resolve(created.definition.structure.as_ref()?).ok()?;
             Some((CommandId::derived(&format!("clock-structure:{tournament}")), ClockCommand::SetStructure { structure }))
         }
         // The clock starts at the tournament's start instant, even when this reaction runs late

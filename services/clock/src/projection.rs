@@ -5,11 +5,12 @@
 //! service knows to the millisecond when each running clock's next level or break is due. Pure:
 //! the service feeds it events and asks what is due at an instant.
 
-use crate::domain::{ClockAggregate, ClockState};
+use crate::domain::ClockAggregate;
 use chrono::{DateTime, Utc};
 use esrs::Aggregate;
 use floor_events::clock::ClockEvent;
 use floor_events::TournamentId;
+use floor_rules::clock::ClockState;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
@@ -81,9 +82,9 @@ impl Timetable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::structure::preset;
     use chrono::Duration;
     use floor_events::clock::{Preset, StepCause};
+    use floor_rules::structure::preset;
 
     fn t0() -> DateTime<Utc> {
         "2026-12-06T18:00:00Z".parse().unwrap()

@@ -11,13 +11,13 @@
 use crate::domain::{ClockAggregate, ClockCommand};
 use crate::policy;
 use crate::projection::Timetable;
-use crate::structure::preset;
 use chrono::{DateTime, Utc};
 use floor_events::clock::{
     verbs, AdjustTime, BlindStructure, ClockEvent, ClockRecorded, ClockRequest, PauseClock, SetStructure, SkipToLevel,
 };
 use floor_events::registration::TournamentEvent;
 use floor_events::{record, subjects, CommandId, Reply, TournamentId};
+use floor_rules::structure::preset;
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::follow::{follow, Following};

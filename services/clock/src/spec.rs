@@ -1,11 +1,12 @@
 //! The clock, by example and over twelve hours of simulated time.
 
-use crate::domain::{ClockAggregate, ClockCommand as C, ClockState};
-use crate::structure::{preset, Preset};
+use crate::domain::{ClockAggregate, ClockCommand as C};
 use chrono::{DateTime, Duration, Utc};
 use esrs::Aggregate;
 use floor_events::clock::{ClockEvent, Level, Step, StepCause, Structure};
 use floor_events::codes;
+use floor_rules::clock::ClockState;
+use floor_rules::structure::{preset, Preset};
 use floor_runtime::spec::given;
 use proptest::prelude::*;
 

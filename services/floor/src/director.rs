@@ -243,7 +243,7 @@ mod tests {
         }
         for path in toml_files("structures") {
             let structure: floor_events::clock::Structure = read_toml(&path).unwrap_or_else(|f| panic!("{}", f.message));
-            floor_clock::structure::validate(&structure).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            floor_rules::structure::validate(&structure).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         }
     }
 }

@@ -1,15 +1,15 @@
 //! The blind clock as players see it in the lobby: level, blinds, when the level ends, the next
 //! level and the next break.
 //!
-//! The lobby folds the clock's own events with the clock aggregate's `apply_event`, so a pause,
-//! added time or a skip moves the lobby exactly as it moves the clock. A document is static
+//! The lobby folds the clock's own events with the clock aggregate's own fold
+//! (`floor_rules::clock::evolve`), so a pause, added time or a skip moves the lobby exactly as
+//! it moves the clock. A document is static
 //! JSON: clients count down to `step_ends_at` themselves (while paused, `paused_remaining_ms`
 //! stays put).
 
-use chrono::{DateTime, Duration, Utc};
-use esrs::Aggregate;
-use floor_clock::{ClockAggregate, ClockState};
+use chrono::{DateTime, TimeDelta, Utc};
 use floor_events::clock::{ClockEvent, Level, Step, Structure};
+use floor_rules::clock::{evolve, ClockState};
 use serde::{Deserialize, Serialize};
 
 /// Whether the clock runs.
@@ -65,7 +65,7 @@ impl LobbyClock {
 
     /// Folds one clock event.
     pub fn evolve(self, event: &ClockEvent) -> Self {
-        Self::from_state(ClockAggregate::apply_event(self.into_state(), event.clone()))
+        Self::from_state(evolve(self.into_state(), event.clone()))
     }
 
     fn into_state(self) -> ClockState {
@@ -93,24 +93,29 @@ impl LobbyClock {
             Some(Step::Level(l)) => Some(*l),
             _ => None,
         };
-        let levels_up_to = |i: usize| steps[..=i].iter().filter(|s| matches!(s, Step::Level(_))).count() as u32;
+        // Indexes and sums below never panic, whatever the log holds (issue 17): a step past the
+        // structure shows no blinds, a next break beyond any instant shows none.
+        let levels_up_to = |i: usize| steps.iter().take(i.saturating_add(1)).filter(|s| matches!(s, Step::Level(_))).count() as u32;
         let status = match (current, state.paused_remaining_ms) {
             (None, _) => ClockStatus::Waiting,
             (Some(_), Some(_)) => ClockStatus::Paused,
             (Some(_), None) => ClockStatus::Running,
         };
-        let from = current.map_or(0, |c| c + 1);
+        let from = current.map_or(0, |c| c.saturating_add(1));
         let next_blinds = (from..steps.len()).find_map(level_of);
         // The next break starts when the current step and the levels before the break are over.
         let mut next_break_at = None;
         if let (Some(c), Some(mut t)) = (current, state.ends_at) {
-            for step in &steps[c + 1..] {
+            for step in steps.iter().skip(c.saturating_add(1)) {
                 match step {
                     Step::Break { .. } => {
                         next_break_at = Some(t);
                         break;
                     }
-                    Step::Level(l) => t += Duration::seconds(i64::from(l.seconds)),
+                    Step::Level(l) => match t.checked_add_signed(TimeDelta::seconds(i64::from(l.seconds))) {
+                        Some(later) => t = later,
+                        None => break,
+                    },
                 }
             }
         }
@@ -119,7 +124,7 @@ impl LobbyClock {
             level: current.filter(|&c| levels_up_to(c) > 0).map(levels_up_to),
             on_break: current
                 .filter(|&c| matches!(steps.get(c), Some(Step::Break { .. })))
-                .map(|c| steps[..=c].iter().filter(|s| matches!(s, Step::Break { .. })).count() as u32),
+                .map(|c| steps.iter().take(c + 1).filter(|s| matches!(s, Step::Break { .. })).count() as u32),
             blinds: current.and_then(level_of),
             next_blinds,
             step_ends_at: state.ends_at,
@@ -131,5 +136,67 @@ impl LobbyClock {
             step: state.step,
             structure,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use floor_events::clock::StepCause;
+
+    fn t0() -> DateTime<Utc> {
+        "2027-01-10T18:00:00Z".parse().unwrap()
+    }
+
+    fn level(seconds: u32) -> Step {
+        Step::Level(Level { small_blind: 100, big_blind: 200, ante: 0, big_blind_ante: false, seconds })
+    }
+
+    fn started(structure: Structure, step: u32, ends_at: DateTime<Utc>) -> LobbyClock {
+        LobbyClock::new(structure).evolve(&ClockEvent::StepStarted {
+            step,
+            number: step.saturating_add(1),
+            at: t0(),
+            ends_at,
+            cause: StepCause::Start,
+            blinds: None,
+        })
+    }
+
+    fn structure(steps: Vec<Step>) -> Structure {
+        Structure { steps, late_registration_levels: None, rebuys_until_break: None, push_hold_seconds: 0 }
+    }
+
+    #[test]
+    fn the_next_break_starts_after_the_levels_before_it() {
+        let clock = started(
+            structure(vec![level(600), level(600), Step::Break { seconds: 300, color_up: None }]),
+            0,
+            t0() + TimeDelta::minutes(10),
+        );
+        assert_eq!(clock.next_break_at, Some(t0() + TimeDelta::minutes(20)));
+        assert_eq!((clock.level, clock.status), (Some(1), ClockStatus::Running));
+    }
+
+    /// Issue 17: the lobby folds whatever the clock's log holds, including the `i64::MAX`
+    /// seconds stored before the clock bounded adjustments, without a panic.
+    #[test]
+    fn issue_17_the_lobby_folds_an_overflowing_adjustment_and_keeps_the_end() {
+        let end = t0() + TimeDelta::minutes(10);
+        let clock = started(structure(vec![level(600), level(600)]), 0, end);
+        let after = clock.clone().evolve(&ClockEvent::TimeAdjusted { seconds: i64::MAX, at: t0() });
+        assert_eq!(after, clock);
+        let paused = clock.evolve(&ClockEvent::Paused { at: t0(), remaining_ms: 600_000, reason: String::new() });
+        let after = paused.clone().evolve(&ClockEvent::TimeAdjusted { seconds: i64::MAX, at: t0() });
+        assert_eq!(after.paused_remaining_ms, Some(600_000), "no wrap-around");
+    }
+
+    #[test]
+    fn a_step_past_the_structure_or_an_end_at_the_end_of_time_shows_without_a_panic() {
+        let past = started(structure(vec![level(600)]), u32::MAX, t0());
+        assert_eq!((past.blinds, past.next_blinds), (None, None));
+        let far =
+            started(structure(vec![level(600), level(86_400), Step::Break { seconds: 300, color_up: None }]), 0, DateTime::<Utc>::MAX_UTC);
+        assert_eq!(far.next_break_at, None, "a break beyond any instant is not shown");
     }
 }

@@ -228,7 +228,7 @@ impl LobbyDocument {
         if self.payouts.as_ref().is_some_and(|p| p.locked || p.entries == self.entrants) || self.state == LobbyState::Cancelled {
             return None;
         }
-        crate::payouts::LobbyPayouts::projected(&floor_payouts::domain::Field {
+        crate::payouts::LobbyPayouts::projected(&floor_rules::field::Field {
             entries: self.entrants,
             contributions: self.books.prize_pool,
             guarantee: self.prize_pool.guarantee,

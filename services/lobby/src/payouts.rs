@@ -1,12 +1,12 @@
 //! Payouts as players see them in the lobby: the payout table (projected from the field while
 //! it can still change, then the locked one), the places paid, and who has cashed.
 //!
-//! The projection is the payouts service's own table function applied to the field as the
+//! The projection is the payouts service's own table function (`floor_rules::field`) applied to the field as the
 //! lobby knows it, so the lobby never shows a table the service would not lock for that field.
 
 use floor_events::payouts::{PayoutEvent, PlaceAward, PrizeBand};
 use floor_events::Money;
-use floor_payouts::domain::{table_for, Field};
+use floor_rules::field::{table_for, Field};
 use serde::{Deserialize, Serialize};
 
 /// Cashes kept in a document.

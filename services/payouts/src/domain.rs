@@ -6,34 +6,20 @@
 //! unit), and, when the last opponent is out, pays the winner and records that every paid
 //! place is paid. Nobody is placed twice; the prizes sum to the pool exactly.
 
-use crate::payout_table::{generate, paid_places, PayoutError as TableError, PayoutTable};
-use crate::standings::{award, rank, AcrossTables, Bust, EqualStacks, Ordering};
 use esrs::Aggregate;
 use floor_events::payouts::{LockCause, PayoutEvent, PlaceAward, PrizeBand};
-use floor_events::tournament::FixedPayouts;
 use floor_events::{codes, subjects, EntryNo, Money, PlayerId, RuleProfile};
+use floor_rules::field::{places_at_most, table_for, FieldError};
+use floor_rules::payout_table::{Band, PayoutTable};
+use floor_rules::standings::{award, rank, AcrossTables, Bust, EqualStacks, Ordering};
 use std::collections::HashSet;
 
-/// Share of the entries paid (15 %, common online practice: `practice.md` §4.4), basis points.
-pub const PAID_SHARE_BPS: u32 = 1_500;
+/// The field the commands carry. Re-exported because it is part of [`PayoutCommand`]; the
+/// rule that turns it into a table ([`floor_rules::field::table_for`]) is shared with the lobby.
+pub use floor_rules::field::Field;
 
 /// The payouts aggregate.
 pub struct PayoutsAggregate;
-
-/// The field as the log says it is at the command's point.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Field {
-    /// Entries accepted, less those refunded.
-    pub entries: u32,
-    /// Their prize-pool contributions.
-    pub contributions: Money,
-    /// The guarantee.
-    pub guarantee: Option<Money>,
-    /// The rule profile (paid places, how simultaneous busts rank).
-    pub profile: RuleProfile,
-    /// The director's own table, if the definition has one.
-    pub fixed: Option<FixedPayouts>,
-}
 
 /// A player out in a hand.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +84,16 @@ pub enum PayoutsError {
     },
 }
 
+impl From<FieldError> for PayoutsError {
+    fn from(error: FieldError) -> Self {
+        match error {
+            FieldError::CurrencyMismatch { guarantee, pool } => {
+                Self::CurrencyMismatch { guarantee: guarantee.to_string(), pool: pool.to_string() }
+            }
+        }
+    }
+}
+
 impl floor_runtime::DomainError for PayoutsError {
     fn code(&self) -> &'static str {
         match self {
@@ -131,57 +127,6 @@ pub fn ordering(profile: RuleProfile) -> Ordering {
         // FORTUNA's live game plan follows WSOP practice for simultaneous busts.
         RuleProfile::FortunaCz2024 => Ordering { equal_stacks: EqualStacks::Split, across_tables: AcrossTables::Tie },
         _ => Ordering { equal_stacks: EqualStacks::Split, across_tables: AcrossTables::ByStack },
-    }
-}
-
-/// Most of the entries a profile lets be paid: REEL (003) pays at most 95 %.
-fn max_share_bps(profile: RuleProfile) -> u32 {
-    match profile {
-        RuleProfile::ReelCz => 9_500,
-        _ => 10_000,
-    }
-}
-
-/// The payout table for a field, and its pool and overlay.
-///
-/// The pool is the contributions, topped up to the guarantee; the overlay is the top-up. Paid
-/// places: [`PAID_SHARE_BPS`] of the entries. The smallest prize is at least one entry's
-/// contribution where the pool allows it (no cash below the buy-in), else anything.
-///
-/// # Errors
-/// `CurrencyMismatch` when the guarantee is in another currency.
-pub fn table_for(field: &Field) -> Result<(PayoutTable, Money, u64), PayoutsError> {
-    let currency = field.contributions.currency;
-    let guaranteed = match field.guarantee {
-        Some(g) if g.currency != currency && field.entries > 0 => {
-            return Err(PayoutsError::CurrencyMismatch { guarantee: g.currency.to_string(), pool: currency.to_string() });
-        }
-        Some(g) => g.amount,
-        None => 0,
-    };
-    let pool = field.contributions.amount.max(guaranteed);
-    let overlay = pool - field.contributions.amount;
-    if let Some(fixed) = &field.fixed {
-        // Validated with the definition (whole pool, descending), so this cannot fail; an empty
-        // table would pay nothing and leave the books unbalanced for all to see.
-        let table = PayoutTable::fixed(&fixed.amounts(pool), pool).unwrap_or(PayoutTable { bands: vec![] });
-        return Ok((table, Money::new(pool, currency), overlay));
-    }
-    let places = paid_places(field.entries, PAID_SHARE_BPS, max_share_bps(field.profile));
-    let min_prize = field.contributions.amount.checked_div(u64::from(field.entries)).unwrap_or(0);
-    let table = generate(pool, places, min_prize).or_else(|_| generate(pool, places, 0)).unwrap_or_else(|e| match e {
-        TableError::Empty | TableError::PoolTooSmall { .. } | TableError::DoesNotSumToPool { .. } | TableError::NotDescending { .. } => {
-            PayoutTable { bands: vec![] }
-        }
-    });
-    Ok((table, Money::new(pool, currency), overlay))
-}
-
-/// The places [`table_for`] would pay, at most, without building the table.
-fn places_at_most(field: &Field) -> u32 {
-    match &field.fixed {
-        Some(fixed) => fixed.shares_bps.len() as u32,
-        None => paid_places(field.entries, PAID_SHARE_BPS, max_share_bps(field.profile)),
     }
 }
 
@@ -298,7 +243,7 @@ impl Aggregate for PayoutsAggregate {
     fn apply_event(mut state: PayoutState, event: PayoutEvent) -> PayoutState {
         match event {
             PayoutEvent::PayoutTableLocked { overlay, pool, bands, .. } => {
-                let bands = bands.iter().map(|b| crate::Band { from: b.from, to: b.to, amount: b.amount }).collect();
+                let bands = bands.iter().map(|b| Band { from: b.from, to: b.to, amount: b.amount }).collect();
                 state.table = Some((PayoutTable { bands }, pool));
                 state.overlay = overlay.amount;
             }

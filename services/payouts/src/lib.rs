@@ -3,12 +3,10 @@
 //! Spec: `../shared/spec/README.md` §7; `practice.md` §1.4 (simultaneous eliminations) and §4.4
 //! (payout generators).
 //!
-//! # Layout
+//! The rules it applies are shared with the lobby and live in `floor_rules`: payout tables
+//! (`payout_table`), the table a field locks (`field`) and finishing places (`standings`).
 //!
-//! - [`payout_table`]: places paid, and tables generated from the pool (integer-only, exact) or
-//!   fixed by the director (checked against the pool).
-//! - [`standings`]: places for players eliminated in the same hand, by profile, and the split of
-//!   shared places with a deterministic remainder rule.
+//! # Layout
 //!
 //! - [`domain`]: the payouts aggregate: the table locked once the field is final, every place
 //!   awarded, the tournament paid.
@@ -20,16 +18,9 @@
 
 pub mod books;
 pub mod domain;
-pub mod payout_table;
 pub mod policy;
 pub mod projection;
 pub mod service;
-pub mod standings;
-
-pub use payout_table::{generate, paid_places, Band, PayoutError, PayoutTable};
-pub use standings::{award, rank, AcrossTables, Bust, EqualStacks, Finish, Ordering};
 
 #[cfg(test)]
 mod domain_tests;
-#[cfg(test)]
-mod tests;

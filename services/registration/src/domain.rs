@@ -335,7 +335,7 @@ fn create(
     }
     definition.validate().map_err(RegistrationError::InvalidDefinition)?;
     if let Some(structure) = &definition.structure {
-        floor_clock::structure::resolve(structure).map_err(|e| {
+        floor_rules::structure::resolve(structure).map_err(|e| {
             RegistrationError::InvalidDefinition(DefinitionError {
                 code: codes::INVALID_STRUCTURE,
                 field: "structure",

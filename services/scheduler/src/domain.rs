@@ -103,7 +103,7 @@ pub fn occurrence_definition(template: &ScheduleTemplate, start: DateTime<Utc>) 
     let definition: TournamentDefinition = serde_json::from_value(serde_json::Value::Object(fields)).map_err(|e| e.to_string())?;
     definition.validate().map_err(|e| e.to_string())?;
     if let Some(structure) = &definition.structure {
-        floor_clock::structure::resolve(structure).map_err(|e| format!("structure: {e}"))?;
+        floor_rules::structure::resolve(structure).map_err(|e| format!("structure: {e}"))?;
     }
     Ok(definition)
 }

@@ -8,7 +8,7 @@ use esrs::Aggregate;
 use floor_events::payouts::LockCause;
 use floor_events::{Currency, EntryNo, Money, PlayerId, RuleProfile};
 use floor_payouts::domain::{Eliminated, Field, PayoutCommand, PayoutState, PayoutsAggregate};
-use floor_payouts::{award, generate, paid_places, rank, AcrossTables, Bust, EqualStacks, Ordering};
+use floor_rules::{award, generate, paid_places, rank, AcrossTables, Bust, EqualStacks, Ordering};
 use std::time::{Duration, Instant};
 
 fn main() {

@@ -12,22 +12,40 @@ pub struct StructureError {
     pub message: String,
 }
 
+/// Longest step of a structure: a day. Longer levels or breaks are typos (`u32::MAX` seconds
+/// is 136 years); a tournament that stops overnight pauses its clock. Bounding each step keeps
+/// every end the clock computes a few days from now (issue 17).
+pub const MAX_STEP_SECONDS: u32 = 86_400;
+
+/// Most steps in a structure. Presets have 35; a thousand 15-minute levels is ten days of play.
+/// Bounded so step and level numbers fit a `u32` and a structure fits an event.
+pub const MAX_STEPS: usize = 1_000;
+
 fn at(step: usize, message: impl Into<String>) -> StructureError {
     StructureError { step: Some(step), message: message.into() }
 }
 
 /// Checks a structure: levels with a positive small blind, a big blind above it, an ante not
-/// above the big blind, no blind going down from one level to the next, no zero-length step, and
-/// windows and push hold that fit the structure.
+/// above the big blind, no blind going down from one level to the next, no zero-length step and
+/// none longer than [`MAX_STEP_SECONDS`], at most [`MAX_STEPS`] steps, and windows and push hold
+/// that fit the structure.
+///
+/// Blinds and antes are only compared, never summed, so any `u64` is safe to hold.
 ///
 /// # Errors
 /// The first rule broken.
 pub fn validate(structure: &Structure) -> Result<(), StructureError> {
     let mut previous: Option<Level> = None;
     let (mut levels, mut breaks) = (0u32, 0u32);
+    if structure.steps.len() > MAX_STEPS {
+        return Err(StructureError { step: None, message: format!("a structure has at most {MAX_STEPS} steps") });
+    }
     for (i, step) in structure.steps.iter().enumerate() {
         if step.seconds() == 0 {
             return Err(at(i, "a step must last at least one second"));
+        }
+        if step.seconds() > MAX_STEP_SECONDS {
+            return Err(at(i, format!("a step lasts at most {MAX_STEP_SECONDS} s (a day); pause the clock for longer")));
         }
         if structure.push_hold_seconds >= step.seconds() {
             return Err(at(i, format!("the push hold of {} s does not fit a {} s step", structure.push_hold_seconds, step.seconds())));
@@ -182,6 +200,13 @@ mod tests {
             ("zero-length level", structure(vec![level(100, 200, 0, 0)]), Some(0)),
             ("zero-length break", structure(vec![level(100, 200, 0, 600), Step::Break { seconds: 0, color_up: None }]), Some(1)),
             ("no level", structure(vec![Step::Break { seconds: 300, color_up: None }]), None),
+            ("a level longer than a day", structure(vec![level(100, 200, 0, MAX_STEP_SECONDS + 1)]), Some(0)),
+            (
+                "a break of u32::MAX seconds",
+                structure(vec![level(100, 200, 0, 600), Step::Break { seconds: u32::MAX, color_up: None }]),
+                Some(1),
+            ),
+            ("too many steps", structure(vec![level(100, 200, 0, 600); MAX_STEPS + 1]), None),
         ];
         for (why, s, step) in cases {
             assert_eq!(validate(&s).expect_err(why).step, step, "{why}");

@@ -1,0 +1,38 @@
+//! Pure rules that several services need, so no service crate depends on another (issue 16):
+//! the clock and the lobby fold the same clock timeline, registration, the scheduler and the
+//! clock check structures the same way, and payouts and the lobby compute the same tables.
+//!
+//! `floor-events` is the wire contract (types on the wire); this crate holds the rules over
+//! them. No IO, no async, no clock, no randomness: every instant and amount comes in.
+//!
+//! # Layout
+//!
+//! - [`structure`]: blind structures: the rules they keep, presets (standard, turbo,
+//!   hyper-turbo, deep stack, short stack), TOML loading, and resolving a definition's choice.
+//! - [`clock`]: the clock's timeline: its state and how each clock event moves it (the clock
+//!   aggregate's `apply_event`, and the lobby's clock section).
+//! - [`payout_table`]: places paid, and tables generated from the pool (integer-only, exact) or
+//!   fixed by the director (checked against the pool).
+//! - [`field`]: the table a field locks: pool, guarantee and overlay, places paid by profile.
+//! - [`standings`]: places for players eliminated in the same hand, by profile, and the split
+//!   of shared places with a deterministic remainder rule.
+//!
+//! Fee caps stay with the rule profiles in `floor_events::profile`: a tournament definition
+//! checks them in its own validation (`floor_events::tournament`), and `events` cannot depend
+//! on this crate, which depends on it.
+#![deny(missing_docs)]
+
+pub mod clock;
+pub mod field;
+pub mod payout_table;
+pub mod standings;
+pub mod structure;
+
+pub use clock::ClockState;
+pub use field::{table_for, Field, FieldError};
+pub use payout_table::{generate, paid_places, Band, PayoutError, PayoutTable};
+pub use standings::{award, rank, AcrossTables, Bust, EqualStacks, Finish, Ordering};
+pub use structure::StructureError;
+
+#[cfg(test)]
+mod tests;
