@@ -114,10 +114,10 @@ pub fn evolve(mut state: ClockState, event: ClockEvent) -> ClockState {
 /// `None` when the result cannot be represented.
 ///
 /// Removing more than is left ends the step at `at` (time left zero), as it always has. Adding
-/// more than an instant (or a `TimeDelta` of time left) can hold is a typo stored before the bounds
-/// existed (issue 17: `i64::MAX` seconds): no decider accepts it now, so the fold ignores it and
-/// the clock keeps the end it had, the one end the clock, its timer and the lobby can all hold
-/// and agree on. Saturating instead would stop the clock for good.
+/// more than an instant (or a `TimeDelta` of time left) can hold is a typo stored before the
+/// bounds existed (issue 17: `i64::MAX` seconds): no decider accepts it now, so the fold ignores
+/// it and the clock keeps the end it had, the one end the clock, its timer and the lobby can all
+/// hold and agree on. Saturating instead would stop the clock for good.
 pub fn adjusted(state: &ClockState, seconds: i64, at: DateTime<Utc>) -> Option<(Option<DateTime<Utc>>, Option<u64>)> {
     let ends_at = match state.ends_at {
         None => None,
