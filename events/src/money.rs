@@ -54,7 +54,7 @@ impl Currency {
         if bytes.len() == 3 && bytes.iter().all(u8::is_ascii_uppercase) {
             Ok(Currency([bytes[0], bytes[1], bytes[2]]))
         } else {
-            Err(format!("currency must be three upper-case letters (ISO 4217), got {code:?}"))
+            Err(format!("currency must be three upper-case letters (ISO 4217), got {}", crate::text::quote(code)))
         }
     }
 

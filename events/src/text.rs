@@ -85,6 +85,19 @@ pub fn quote(value: &str) -> String {
     }
 }
 
+/// The most characters of an error message made from a decoder's own words (which may quote
+/// the input).
+pub const MAX_MESSAGE_CHARS: usize = 300;
+
+/// `message` cut after [`MAX_MESSAGE_CHARS`] characters: for messages that may quote a
+/// stranger's input, such as a decoder's.
+pub fn shorten(message: String) -> String {
+    match message.char_indices().nth(MAX_MESSAGE_CHARS) {
+        None => message,
+        Some((cut, _)) => format!("{}… ({} bytes in all)", &message[..cut], message.len()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,5 +132,7 @@ mod tests {
         assert!(err.message.len() < 200, "{} bytes of message", err.message.len());
         let err = TOURNAMENT_NAME.check(&format!("{}\u{7}", "é".repeat(99))).unwrap_err();
         assert!(err.message.len() < 200, "{}", err.message);
+        assert!(shorten("y".repeat(1 << 20)).len() < 400);
+        assert_eq!(shorten("short".into()), "short");
     }
 }
