@@ -143,3 +143,21 @@ pub const ENTRY_AMBIGUOUS: &str = "entry_ambiguous";
 pub const TIME_ADJUSTMENT_OUT_OF_RANGE: &str = "time_adjustment_out_of_range";
 /// An instant the clock would compute (a step's end) is outside the range it can represent.
 pub const CLOCK_TIME_OUT_OF_RANGE: &str = "clock_time_out_of_range";
+// Limits (issue 17): bad input a stranger can type, each with its own answer.
+/// A text field is longer than its maximum (the message names the field and the maximum).
+pub const TEXT_TOO_LONG: &str = "text_too_long";
+/// A text field holds a control character (newline, tab, escape…).
+pub const CONTROL_CHARACTER: &str = "control_character";
+/// A reason is required here (for example to cancel a tournament) and none was given.
+pub const REASON_REQUIRED: &str = "reason_required";
+/// A money amount is above Floor's bound, or the tournament's most money in all would not fit
+/// (`docs/reliability.md`).
+pub const AMOUNT_TOO_LARGE: &str = "amount_too_large";
+/// A chip count is above Floor's bound, or the tournament's most chips in play would not fit.
+pub const CHIPS_TOO_LARGE: &str = "chips_too_large";
+/// A currency code that is not an ISO 4217 currency.
+pub const UNKNOWN_CURRENCY: &str = "unknown_currency";
+/// The start (or the registration opening) is not after the command's time.
+pub const START_IN_THE_PAST: &str = "start_in_the_past";
+/// A schedule's starts come closer together than the minimum interval.
+pub const SCHEDULE_TOO_FREQUENT: &str = "schedule_too_frequent";

@@ -87,7 +87,8 @@ impl PlayerId {
     pub fn parse(name: &str) -> Result<Self, String> {
         let ok_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '@' | '-');
         if name.is_empty() || name.len() > 64 || !name.chars().all(ok_char) {
-            return Err(format!("player id must be 1-64 characters of A-Z a-z 0-9 _ . @ -, got {name:?}"));
+            // Quoted short: a megabyte of bad name is not echoed back (issue 17).
+            return Err(format!("player id must be 1-64 characters of A-Z a-z 0-9 _ . @ -, got {}", crate::text::quote(name)));
         }
         Ok(Self(name.to_owned()))
     }
@@ -139,6 +140,7 @@ mod tests {
         assert!(PlayerId::parse("has space").is_err());
         assert!(PlayerId::parse(&"x".repeat(65)).is_err());
         assert!(serde_json::from_str::<PlayerId>(r#""bad/name""#).is_err());
+        assert!(PlayerId::parse(&"x".repeat(1 << 20)).unwrap_err().len() < 200, "a huge bad name is not echoed whole");
     }
 
     #[test]

@@ -21,6 +21,8 @@
 //! - [`schedule`]: recurring tournament templates and the scheduler's requests.
 //! - [`rebuys`]: rebuy and add-on requests and the rebuys aggregate's events.
 //! - [`player`]: the player aggregate (responsible-gaming tournament-count limits).
+//! - [`text`]: the one check for text a stranger types (names, reasons): length, control
+//!   characters, blank.
 //! - [`schema`]: JSON Schema per message and the AsyncAPI document, for `schemas/`.
 //! - [`record`]: how events are stored: versioned records, upcast on read.
 #![deny(missing_docs)]
@@ -44,6 +46,7 @@ pub mod seating;
 pub mod subjects;
 pub mod table;
 mod tagged;
+pub mod text;
 pub mod tournament;
 
 pub use contract::Verb;

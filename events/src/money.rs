@@ -12,6 +12,33 @@ use std::fmt;
 /// The text every "negative amount" decode error contains.
 pub const NEGATIVE_AMOUNT_MARK: &str = "negative amount";
 
+/// The largest price or fee Floor accepts, in minor units: 10^12 (ten billion euros). Checked
+/// when a tournament is defined (`docs/reliability.md`), so sums of many such amounts stay far
+/// from `u64::MAX`.
+pub const MAX_AMOUNT: u64 = 1_000_000_000_000;
+
+/// The largest sum Floor lets a tournament reach, in minor units (or chips): 2^53 − 1. Every
+/// total is exact as a JSON number in any client, JavaScript included, and far below `u64::MAX`,
+/// so no sum in the books can wrap. A definition whose most money in all (every seat, rebuy and
+/// add-on bought, the guarantee paid) would pass it is refused.
+pub const MAX_TOTAL: u64 = (1 << 53) - 1;
+
+/// Active ISO 4217 currency codes a tournament may be played for: national currencies and the
+/// regional ones (XAF, XCD, XOF, XPF). Left out on purpose: precious metals (XAU, XAG, XPD, XPT),
+/// fund and accounting units (BOV, CHE, CHW, CLF, COU, MXV, USN, UYI, UYW, XBA–XBD, XDR, XSU,
+/// XUA), testing and "no currency" (XTS, XXX). Sorted, for a binary search.
+pub const ISO_4217: [&str; 159] = [
+    "AED", "AFN", "ALL", "AMD", "ANG", "AOA", "ARS", "AUD", "AWG", "AZN", "BAM", "BBD", "BDT", "BGN", "BHD", "BIF", "BMD", "BND", "BOB",
+    "BRL", "BSD", "BTN", "BWP", "BYN", "BZD", "CAD", "CDF", "CHF", "CLP", "CNY", "COP", "CRC", "CUC", "CUP", "CVE", "CZK", "DJF", "DKK",
+    "DOP", "DZD", "EGP", "ERN", "ETB", "EUR", "FJD", "FKP", "GBP", "GEL", "GHS", "GIP", "GMD", "GNF", "GTQ", "GYD", "HKD", "HNL", "HTG",
+    "HUF", "IDR", "ILS", "INR", "IQD", "IRR", "ISK", "JMD", "JOD", "JPY", "KES", "KGS", "KHR", "KMF", "KPW", "KRW", "KWD", "KYD", "KZT",
+    "LAK", "LBP", "LKR", "LRD", "LSL", "LYD", "MAD", "MDL", "MGA", "MKD", "MMK", "MNT", "MOP", "MRU", "MUR", "MVR", "MWK", "MXN", "MYR",
+    "MZN", "NAD", "NGN", "NIO", "NOK", "NPR", "NZD", "OMR", "PAB", "PEN", "PGK", "PHP", "PKR", "PLN", "PYG", "QAR", "RON", "RSD", "RUB",
+    "RWF", "SAR", "SBD", "SCR", "SDG", "SEK", "SGD", "SHP", "SLE", "SLL", "SOS", "SRD", "SSP", "STN", "SVC", "SYP", "SZL", "THB", "TJS",
+    "TMT", "TND", "TOP", "TRY", "TTD", "TWD", "TZS", "UAH", "UGX", "USD", "UYU", "UZS", "VED", "VES", "VND", "VUV", "WST", "XAF", "XCD",
+    "XOF", "XPF", "YER", "ZAR", "ZMW", "ZWG", "ZWL",
+];
+
 /// An ISO 4217 currency code: three upper-case ASCII letters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(into = "String")]
@@ -27,8 +54,16 @@ impl Currency {
         if bytes.len() == 3 && bytes.iter().all(u8::is_ascii_uppercase) {
             Ok(Currency([bytes[0], bytes[1], bytes[2]]))
         } else {
-            Err(format!("currency must be three upper-case letters (ISO 4217), got {code:?}"))
+            Err(format!("currency must be three upper-case letters (ISO 4217), got {}", crate::text::quote(code)))
         }
+    }
+
+    /// Whether this is an active ISO 4217 currency ([`ISO_4217`]).
+    ///
+    /// Decoding checks only the shape (three upper-case letters), so events stored before this
+    /// rule still read; a new tournament's definition is checked against the list.
+    pub fn is_iso_4217(&self) -> bool {
+        ISO_4217.binary_search(&self.as_str()).is_ok()
     }
 
     /// The code as text.
@@ -163,6 +198,25 @@ mod tests {
         assert!(serde_json::from_str::<Money>(r#"{"amount": 5, "currency": "eur"}"#).is_err());
         let m: Money = serde_json::from_str(r#"{"amount": 1050, "currency": "EUR"}"#).unwrap();
         assert_eq!(m.to_string(), "10.50 EUR");
+    }
+
+    #[test]
+    fn only_active_iso_4217_currencies_are_known() {
+        assert!(ISO_4217.windows(2).all(|w| w[0] < w[1]), "sorted and without repeats");
+        for code in ["EUR", "USD", "SEK", "CZK", "GBP", "XOF", "ZWL", "AED"] {
+            assert!(Currency::parse(code).unwrap().is_iso_4217(), "{code}");
+        }
+        for code in ["XYZ", "XAU", "XXX", "XTS", "AAA", "HRK"] {
+            assert!(!Currency::parse(code).unwrap().is_iso_4217(), "{code}");
+        }
+    }
+
+    #[test]
+    fn the_largest_total_is_exact_in_a_double_and_holds_many_of_the_largest_amounts() {
+        assert_eq!(MAX_TOTAL as f64 as u64, MAX_TOTAL);
+        assert_ne!((MAX_TOTAL + 2) as f64 as u64, MAX_TOTAL + 2, "past 2^53 a double loses units");
+        let largest_prices_in_a_full_total = MAX_TOTAL / MAX_AMOUNT;
+        assert_eq!(largest_prices_in_a_full_total, 9_007);
     }
 
     #[test]

@@ -139,4 +139,8 @@ pub struct Books {
     pub finished: bool,
     /// The identities above hold to the minor unit.
     pub balanced: bool,
+    /// Why `balanced` is false: a sum that does not fit, a refund of more than was paid, or
+    /// the identity that fails. Absent when balanced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unbalanced: Option<String>,
 }

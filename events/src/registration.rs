@@ -40,15 +40,34 @@ pub mod verbs {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTournament {
-    /// Idempotency key.
-    #[serde(default)]
+    /// Idempotency key; never the nil UUID (it would become the tournament's id).
+    #[serde(default, deserialize_with = "not_nil_command")]
     pub command_id: CommandId,
     /// The new tournament's id; absent means the command id is used, so a retry still creates
-    /// one tournament.
-    #[serde(default)]
+    /// one tournament. Never the nil UUID: `00000000-…` is what a forgotten field looks like,
+    /// and every client that forgot it would share one tournament (issue 17).
+    #[serde(default, deserialize_with = "not_nil_tournament")]
     pub tournament_id: Option<TournamentId>,
     /// The definition.
     pub definition: TournamentDefinition,
+}
+
+/// The text of the decode error for a nil id (the endpoint answers it as `invalid_field`).
+pub const NIL_ID_MESSAGE: &str = "the nil UUID is not an id";
+
+fn not_nil_command<'de, D: serde::Deserializer<'de>>(d: D) -> Result<CommandId, D::Error> {
+    let id = CommandId::deserialize(d)?;
+    if id.0.is_nil() {
+        return Err(serde::de::Error::custom(format!("command_id: {NIL_ID_MESSAGE}")));
+    }
+    Ok(id)
+}
+
+fn not_nil_tournament<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<TournamentId>, D::Error> {
+    match Option::<TournamentId>::deserialize(d)? {
+        Some(id) if id.0.is_nil() => Err(serde::de::Error::custom(format!("tournament_id: {NIL_ID_MESSAGE}"))),
+        id => Ok(id),
+    }
 }
 
 /// Register a player: a first entry, a late registration, a re-entry after elimination or another
@@ -431,6 +450,19 @@ mod tests {
             let body = serde_json::to_vec(&[serde_json::Value::Object(fields)]).unwrap();
             assert_eq!(decode_commit::<TournamentEvent>(&body).unwrap(), vec![event]);
         }
+    }
+
+    /// Issue 17, reproduction 10: the nil UUID was accepted as a tournament id.
+    #[test]
+    fn a_create_with_the_nil_uuid_as_its_id_does_not_decode() {
+        let create = CreateTournament { command_id: CommandId::new(), tournament_id: None, definition: crate::tournament::tests::sample() };
+        let mut json = serde_json::to_value(&create).unwrap();
+        assert!(serde_json::from_value::<CreateTournament>(json.clone()).is_ok());
+        json["tournament_id"] = serde_json::json!(uuid::Uuid::nil());
+        assert!(serde_json::from_value::<CreateTournament>(json.clone()).unwrap_err().to_string().contains(NIL_ID_MESSAGE));
+        json["tournament_id"] = serde_json::Value::Null;
+        json["command_id"] = serde_json::json!(uuid::Uuid::nil());
+        assert!(serde_json::from_value::<CreateTournament>(json).unwrap_err().to_string().contains(NIL_ID_MESSAGE));
     }
 
     #[test]

@@ -6,9 +6,13 @@ use crate::clock::BlindStructure;
 use crate::codes;
 use crate::money::{non_negative, Money};
 use crate::profile::RuleProfile;
+use crate::text;
 use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+mod bounds;
+pub use bounds::MAX_CHIPS;
 
 /// Everything registration needs to know about a tournament.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -254,7 +258,11 @@ impl TournamentDefinition {
             },
             Fee::ShareOfBuyIn { basis_points } => {
                 let fee = self.buy_in.share_bps(basis_points);
-                EntryLedger { paid_in: self.buy_in, fee, prize_pool: Money::new(self.buy_in.amount - fee.amount, self.buy_in.currency) }
+                EntryLedger {
+                    paid_in: self.buy_in,
+                    fee,
+                    prize_pool: Money::new(self.buy_in.amount.saturating_sub(fee.amount), self.buy_in.currency),
+                }
             }
         }
     }
@@ -281,10 +289,7 @@ impl TournamentDefinition {
     /// # Errors
     /// The first rule broken, with the field and a stable code.
     pub fn validate(&self) -> Result<(), DefinitionError> {
-        let name = self.name.trim();
-        if name.is_empty() || name.chars().count() > 100 {
-            return Err(invalid("name", "must be 1-100 characters"));
-        }
+        text::TOURNAMENT_NAME.check(&self.name).map_err(|e| DefinitionError { code: e.code, field: e.field, message: e.message })?;
         if !(2..=10).contains(&self.table_size) {
             return Err(invalid("table_size", format!("must be 2-10 seats, got {}", self.table_size)));
         }
@@ -298,6 +303,7 @@ impl TournamentDefinition {
             return Err(invalid("min_players", format!("must be 2..={} (the capacity)", self.capacity)));
         }
         self.validate_money()?;
+        self.validate_bounds()?;
         self.validate_times()?;
         self.validate_entry_model()?;
         self.validate_rebuys()?;
@@ -364,8 +370,32 @@ impl TournamentDefinition {
         Ok(())
     }
 
+    /// Checks what only the moment of creation can tell: the start (and the registration
+    /// opening, when given) must come after `at`, the command's time. A tournament whose start
+    /// has passed would be cancelled at once, below its minimum (issue 17).
+    ///
+    /// # Errors
+    /// `start_in_the_past`, naming the field.
+    pub fn validate_at(&self, at: DateTime<Utc>) -> Result<(), DefinitionError> {
+        match self.start {
+            Start::At(start) if start <= at => Err(DefinitionError {
+                code: codes::START_IN_THE_PAST,
+                field: "start",
+                message: format!("the start {start} is not after now ({at})"),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     fn validate_money(&self) -> Result<(), DefinitionError> {
         let currency = self.buy_in.currency;
+        if !currency.is_iso_4217() {
+            return Err(DefinitionError {
+                code: codes::UNKNOWN_CURRENCY,
+                field: "buy_in",
+                message: format!("{currency} is not an ISO 4217 currency"),
+            });
+        }
         if let Fee::OnTop(fee) = self.fee {
             if fee.currency != currency {
                 return Err(invalid("fee", format!("fee in {} but buy-in in {currency}", fee.currency)));
@@ -522,6 +552,24 @@ pub(crate) mod tests {
             assert_eq!(err.field, field, "{why}");
             assert_eq!(err.code, codes::INVALID_DEFINITION, "{why}");
         }
+    }
+
+    /// Issue 17, reproductions 6, 8 and 10: a start in the past, a name with control characters
+    /// or of any length, a currency that does not exist.
+    #[test]
+    fn a_past_start_a_bad_name_and_an_unknown_currency_get_their_codes() {
+        let d = sample();
+        let start = d.scheduled_start().unwrap();
+        assert_eq!(d.validate_at(start - chrono::Duration::seconds(1)), Ok(()));
+        assert_eq!(d.validate_at(start).unwrap_err().code, codes::START_IN_THE_PAST);
+        assert_eq!(TournamentDefinition { start: Start::SitAndGo, ..sample() }.validate_at(start), Ok(()), "a sit & go has no start time");
+        let named = |name: &str| TournamentDefinition { name: name.into(), ..sample() }.validate().map_err(|e| (e.code, e.field));
+        assert_eq!(named("Sunday\u{1b}[2J Major"), Err((codes::CONTROL_CHARACTER, "name")));
+        assert_eq!(named(&"x".repeat(1 << 20)), Err((codes::TEXT_TOO_LONG, "name")));
+        assert_eq!(named(" "), Err((codes::INVALID_DEFINITION, "name")));
+        let xyz = Currency::parse("XYZ").unwrap();
+        let d = TournamentDefinition { buy_in: Money::new(100, xyz), fee: Fee::OnTop(Money::new(10, xyz)), guarantee: None, ..sample() };
+        assert_eq!(d.validate().map_err(|e| (e.code, e.field)), Err((codes::UNKNOWN_CURRENCY, "buy_in")));
     }
 
     #[test]

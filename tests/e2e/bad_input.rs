@@ -20,16 +20,22 @@ async fn each_kind_of_bad_input_gets_its_own_code_and_no_event() {
     // Without the scheduler (it would start, here cancel, the tournament whose start passed)
     // seating and payouts (their reactions to the set-up would write events while the test counts them):
     // this test is about registration alone.
+    // The platform's clock starts two hours back, so the tournament whose registration is to be
+    // closed can be created before its start (a start in the past is refused, issue 17), then
+    // moves to now.
+    let clock = floor_runtime::ManualClock::new(chrono::Utc::now() - chrono::Duration::hours(2));
     let world = World::start_configured(|c| {
         c.skip("scheduler");
         c.skip("seating");
         c.skip("payouts");
+        c.clock = std::sync::Arc::new(clock.clone());
     })
     .await;
     let open = world.create(freezeout(2)).await;
     let mut past = freezeout(10);
     past.start = Start::At(chrono::Utc::now() - chrono::Duration::hours(1));
     let closed = world.create(past).await;
+    clock.set(chrono::Utc::now());
     let mut reentry = freezeout(10);
     reentry.entry_model = EntryModel::ReEntry { max_entries: 2 };
     let capped = world.create(reentry).await;

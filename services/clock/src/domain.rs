@@ -112,6 +112,13 @@ pub enum ClockError {
     /// A step's end would be outside the instants the clock can represent.
     #[error("the step would end outside the range of instants the clock can represent")]
     TimeOutOfRange,
+    /// No clock for this tournament: no structure was ever set (an unknown tournament, or one
+    /// whose director has not given its clock a structure).
+    #[error("no clock for this tournament")]
+    UnknownTournament,
+    /// The pause reason is too long or holds a control character.
+    #[error("{0}")]
+    Text(floor_events::text::TextError),
 }
 
 impl floor_runtime::DomainError for ClockError {
@@ -126,6 +133,8 @@ impl floor_runtime::DomainError for ClockError {
             Self::NotInBreak => codes::NOT_IN_BREAK,
             Self::TimeAdjustmentOutOfRange { .. } => codes::TIME_ADJUSTMENT_OUT_OF_RANGE,
             Self::TimeOutOfRange => codes::CLOCK_TIME_OUT_OF_RANGE,
+            Self::UnknownTournament => codes::UNKNOWN_TOURNAMENT,
+            Self::Text(e) => e.code,
         }
     }
 }
@@ -250,6 +259,7 @@ impl Aggregate for ClockAggregate {
                 Ok(events)
             }
             Pause { at, reason } => director(state, at, |s, _| {
+                floor_events::text::PAUSE_REASON.check(&reason).map_err(ClockError::Text)?;
                 let end = s.ends_at.ok_or(ClockError::Paused)?;
                 let remaining_ms = (end - at).num_milliseconds().max(0) as u64;
                 Ok(vec![ClockEvent::Paused { at, remaining_ms, reason }])
@@ -302,6 +312,9 @@ fn director(
     at: DateTime<Utc>,
     decide: impl FnOnce(&ClockState, &Structure) -> Result<Vec<ClockEvent>, ClockError>,
 ) -> Result<Vec<ClockEvent>, ClockError> {
+    if state.structure.is_none() {
+        return Err(ClockError::UnknownTournament);
+    }
     if state.step.is_none() {
         return Err(ClockError::NotStarted);
     }

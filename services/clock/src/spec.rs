@@ -117,7 +117,16 @@ fn director_mistakes_get_their_own_codes_and_no_event() {
     given::<ClockAggregate>(started()).when(C::Start { at: t0() }).then_reject(codes::CLOCK_ALREADY_STARTED);
     given::<ClockAggregate>(started()).when(C::SkipTo { step: 999, at: t0() }).then_reject(codes::UNKNOWN_LEVEL);
     given::<ClockAggregate>(started()).when(C::EndBreak { at: t0() }).then_reject(codes::NOT_IN_BREAK);
-    given::<ClockAggregate>(vec![]).when(C::Pause { at: t0(), reason: String::new() }).then_reject(codes::CLOCK_NOT_STARTED);
+    // Issue 17, reproduction 9: a clock that was never given a structure is no clock at all
+    // (`clock pause <unknown id>` said `clock_not_started`); one with a structure, not started,
+    // has not started.
+    given::<ClockAggregate>(vec![]).when(C::Pause { at: t0(), reason: String::new() }).then_reject(codes::UNKNOWN_TOURNAMENT);
+    let set = vec![ClockEvent::StructureSet { structure: preset(Preset::Standard) }];
+    given::<ClockAggregate>(set).when(C::Pause { at: t0(), reason: String::new() }).then_reject(codes::CLOCK_NOT_STARTED);
+    let reason = "x".repeat(1 << 20);
+    given::<ClockAggregate>(started()).when(C::Pause { at: t0() + mins(1), reason }).then_reject(codes::TEXT_TOO_LONG);
+    let reason = "chip race\n\u{1b}[2J".to_owned();
+    given::<ClockAggregate>(started()).when(C::Pause { at: t0() + mins(1), reason }).then_reject(codes::CONTROL_CHARACTER);
     let decreasing = Structure {
         steps: vec![
             Step::Level(Level { small_blind: 100, big_blind: 200, ante: 0, big_blind_ante: false, seconds: 600 }),

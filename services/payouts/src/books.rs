@@ -1,6 +1,12 @@
 //! A tournament's books, summed from its log: the ledger lines registration wrote for every
 //! entry and refund, those the rebuys service wrote for every rebuy and add-on, and the payouts
 //! log. Pure: the service folds commits into a [`Sums`] per tournament as they arrive.
+//!
+//! Every sum is checked. Definitions are bounded so that no sum of a valid log can leave a
+//! `u64` (`floor_events::tournament::bounds`), but the books never trust that: a line that
+//! would wrap a sum, or a refund of more than was paid, is recorded as the books' fault, and the
+//! books then say `balanced: false` with that reason rather than a wrapped figure that happens
+//! to balance (issue 17, reproduction 2).
 
 use floor_events::payouts::{Books, PayoutEvent};
 use floor_events::rebuys::RebuyEvent;
@@ -25,27 +31,51 @@ pub struct Ledger {
     pub rebuys: u32,
     /// Add-ons bought.
     pub add_ons: u32,
+    /// The first line the sums could not take (it would have wrapped a sum, or refunded more
+    /// than was paid). Once set, the books are not balanced, whatever the sums say.
+    pub fault: Option<String>,
 }
 
 impl Ledger {
     fn add(&mut self, line: &EntryLedger) {
-        self.entries += 1;
+        self.entries = self.entries.saturating_add(1);
         self.buy(line);
     }
 
+    /// Adds a purchase's lines, all three or none.
     fn buy(&mut self, line: &EntryLedger) {
-        self.paid_in += line.paid_in.amount;
-        self.fees += line.fee.amount;
-        self.contributions += line.prize_pool.amount;
+        let sums = (
+            self.paid_in.checked_add(line.paid_in.amount),
+            self.fees.checked_add(line.fee.amount),
+            self.contributions.checked_add(line.prize_pool.amount),
+        );
+        match sums {
+            (Some(paid_in), Some(fees), Some(contributions)) => {
+                (self.paid_in, self.fees, self.contributions) = (paid_in, fees, contributions)
+            }
+            _ => self.fail(format!("a purchase of {} would take the sums past {}", line.paid_in, u64::MAX)),
+        }
     }
 
+    /// Takes a refund's lines back out, all three or none.
     fn refund(&mut self, line: &EntryLedger) {
         self.entries = self.entries.saturating_sub(1);
-        // Saturating: a refund never exceeds what was paid, and a damaged log must not stop
-        // the books from being read.
-        self.paid_in = self.paid_in.saturating_sub(line.paid_in.amount);
-        self.fees = self.fees.saturating_sub(line.fee.amount);
-        self.contributions = self.contributions.saturating_sub(line.prize_pool.amount);
+        let sums = (
+            self.paid_in.checked_sub(line.paid_in.amount),
+            self.fees.checked_sub(line.fee.amount),
+            self.contributions.checked_sub(line.prize_pool.amount),
+        );
+        match sums {
+            (Some(paid_in), Some(fees), Some(contributions)) => {
+                (self.paid_in, self.fees, self.contributions) = (paid_in, fees, contributions)
+            }
+            _ => self.fail(format!("a refund of {} is more than was paid in", line.paid_in)),
+        }
+    }
+
+    /// Records the first fault; a damaged log must not stop the books from being read.
+    fn fail(&mut self, reason: String) {
+        self.fault.get_or_insert(reason);
     }
 
     /// Folds one registration event.
@@ -113,16 +143,42 @@ impl Sums {
     pub fn apply_payout(&mut self, event: &PayoutEvent) {
         match event {
             PayoutEvent::PayoutTableLocked { overlay, .. } => self.overlay = overlay.amount,
-            PayoutEvent::PlacesAwarded { awards, .. } => self.prizes_paid += awards.iter().map(|a| a.amount).sum::<u64>(),
+            PayoutEvent::PlacesAwarded { awards, .. } => {
+                let paid = awards.iter().try_fold(self.prizes_paid, |sum, a| sum.checked_add(a.amount));
+                match paid {
+                    Some(paid) => self.prizes_paid = paid,
+                    None => self.ledger.fail(format!("prizes awarded would take the prizes paid past {}", u64::MAX)),
+                }
+            }
             PayoutEvent::TournamentPaid { .. } => self.finished = true,
         }
+    }
+
+    /// Whether the books balance, and if not, why: `Err(reason)`.
+    fn balance(&self) -> Result<(), String> {
+        let ledger = &self.ledger;
+        if let Some(fault) = &ledger.fault {
+            return Err(fault.clone());
+        }
+        let too_large = || format!("a sum of the books does not fit in {}", u64::MAX);
+        let prize_pool = ledger.contributions.checked_add(self.overlay).ok_or_else(too_large)?;
+        let money_in = ledger.paid_in.checked_add(self.overlay).ok_or_else(too_large)?;
+        let money_out = ledger.fees.checked_add(prize_pool).ok_or_else(too_large)?;
+        if money_in != money_out {
+            return Err(format!("paid in + overlay is {money_in}, fees + prize pool is {money_out}"));
+        }
+        if self.finished && prize_pool != self.prizes_paid {
+            return Err(format!("the prize pool is {prize_pool} but {} was paid out", self.prizes_paid));
+        }
+        Ok(())
     }
 
     /// The books so far.
     pub fn books(&self, tournament_id: TournamentId) -> Books {
         let ledger = &self.ledger;
-        let prize_pool = ledger.contributions + self.overlay;
-        let balanced = ledger.paid_in + self.overlay == ledger.fees + prize_pool && (!self.finished || prize_pool == self.prizes_paid);
+        let prize_pool = ledger.contributions.saturating_add(self.overlay);
+        let balance = self.balance();
+        let balanced = balance.is_ok();
         Books {
             tournament_id,
             currency: ledger.currency.unwrap_or(Currency::EUR),
@@ -137,6 +193,7 @@ impl Sums {
             prizes_paid: self.prizes_paid,
             finished: self.finished,
             balanced,
+            unbalanced: balance.err(),
         }
     }
 }
@@ -153,4 +210,63 @@ pub fn books<'a>(
     purchases.into_iter().for_each(|e| sums.apply_purchase(e));
     payouts.into_iter().for_each(|e| sums.apply_payout(e));
     sums.books(tournament_id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use floor_events::registration::{EntryKind, EntryRegistered, EntryUnregistered};
+    use floor_events::{EntryNo, Money, PlayerId};
+
+    fn line(paid_in: u64, fee: u64) -> EntryLedger {
+        let eur = |a| Money::new(a, Currency::EUR);
+        EntryLedger { paid_in: eur(paid_in), fee: eur(fee), prize_pool: eur(paid_in.wrapping_sub(fee)) }
+    }
+
+    fn registered(entry: u32, ledger: EntryLedger) -> TournamentEvent {
+        TournamentEvent::EntryRegistered(EntryRegistered {
+            entry: EntryNo(entry),
+            player: PlayerId::parse(&format!("p{entry}")).unwrap(),
+            kind: EntryKind::Registration,
+            new_player: true,
+            ledger,
+            at: "2027-01-10T18:00:00Z".parse().unwrap(),
+        })
+    }
+
+    /// Issue 17, reproduction 2: three entries of `i64::MAX` + `i64::MAX` wrapped `paid_in` to
+    /// 18446744073709551610 and the books still said balanced. A log like that can no longer be
+    /// written (definitions are bounded); if one is read, the books say why they do not balance.
+    #[test]
+    fn sums_that_would_wrap_never_balance() {
+        let huge = 9_223_372_036_854_775_807u64;
+        let entry = EntryLedger {
+            paid_in: Money::new(huge.wrapping_add(huge), Currency::EUR),
+            fee: Money::new(huge, Currency::EUR),
+            prize_pool: Money::new(huge, Currency::EUR),
+        };
+        let log: Vec<TournamentEvent> = (1..=3).map(|n| registered(n, entry)).collect();
+        let b = books(TournamentId::new(), &log, [], []);
+        assert!(!b.balanced, "{b:?}");
+        assert!(b.unbalanced.is_some());
+        let b = books(TournamentId::new(), &[registered(1, line(u64::MAX, 0)), registered(2, line(1, 0))], [], []);
+        assert!(!b.balanced && b.unbalanced.is_some(), "{b:?}");
+        assert_eq!(b.paid_in, u64::MAX, "the line that would wrap is not taken");
+    }
+
+    #[test]
+    fn a_refund_of_more_than_was_paid_unbalances_the_books() {
+        let refund = TournamentEvent::EntryUnregistered(EntryUnregistered {
+            entry: EntryNo(1),
+            player: PlayerId::parse("p1").unwrap(),
+            refund: line(5_000, 500),
+            by_operator: false,
+            player_left: true,
+            at: "2027-01-10T18:00:00Z".parse().unwrap(),
+        });
+        let b = books(TournamentId::new(), &[registered(1, line(1_100, 100)), refund], [], []);
+        assert!(!b.balanced && b.unbalanced.is_some(), "{b:?}");
+        let b = books(TournamentId::new(), &[registered(1, line(1_100, 100))], [], []);
+        assert!(b.balanced && b.unbalanced.is_none(), "{b:?}");
+    }
 }

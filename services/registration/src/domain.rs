@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use esrs::Aggregate;
 use floor_events::codes;
 use floor_events::registration::*;
+use floor_events::text::{self, TextError};
 use floor_events::tournament::{DefinitionError, EntryLedger, EntryModel, Start, TournamentDefinition};
 use floor_events::{subjects, EntryNo, PlayerId, TournamentId};
 use std::collections::{HashMap, HashSet};
@@ -145,6 +146,9 @@ pub enum RegistrationError {
     /// A sit & go starts itself.
     #[error("a sit & go starts when its last seat is filled")]
     StartsWhenFull,
+    /// A reason that is too long, holds a control character, or is missing where required.
+    #[error("{0}")]
+    Text(TextError),
 }
 
 impl floor_runtime::DomainError for RegistrationError {
@@ -171,6 +175,7 @@ impl floor_runtime::DomainError for RegistrationError {
             Cancelled => codes::TOURNAMENT_CANCELLED,
             TooEarly(_) => codes::TOO_EARLY,
             StartsWhenFull => codes::STARTS_WHEN_FULL,
+            Text(e) => e.code,
         }
     }
 }
@@ -279,6 +284,7 @@ impl Aggregate for TournamentAggregate {
             EliminateEntry { entry, at } => eliminate(state, entry, at),
             Start { at } => start(state, created, at),
             Cancel { reason, at } => {
+                text::CANCEL_REASON.check(&reason).map_err(RegistrationError::Text)?;
                 if state.started(at) {
                     return Err(RegistrationError::Started);
                 }
@@ -302,7 +308,7 @@ impl Aggregate for TournamentAggregate {
             TournamentEvent::EntryUnregistered(e) => {
                 if let Some(entry) = (e.entry.0 as usize).checked_sub(1).and_then(|i| state.entries.get_mut(i)) {
                     entry.status = EntryStatus::Unregistered;
-                    state.counted -= 1;
+                    state.counted = state.counted.saturating_sub(1);
                 }
             }
             TournamentEvent::EntryEliminated(e) => {
@@ -334,6 +340,7 @@ fn create(
         return Err(RegistrationError::TournamentExists);
     }
     definition.validate().map_err(RegistrationError::InvalidDefinition)?;
+    definition.validate_at(at).map_err(RegistrationError::InvalidDefinition)?;
     if let Some(structure) = &definition.structure {
         floor_rules::structure::resolve(structure).map_err(|e| {
             RegistrationError::InvalidDefinition(DefinitionError {
@@ -484,6 +491,7 @@ fn unregister(
 /// Refusal blocks future entries; entries not yet started are withdrawn and refunded. Refusing
 /// twice changes nothing and stores nothing.
 fn refuse(state: &TournamentState, player: PlayerId, reason: String, at: DateTime<Utc>) -> Result<Vec<TournamentEvent>, RegistrationError> {
+    text::REFUSAL_REASON.check(&reason).map_err(RegistrationError::Text)?;
     if state.refused.contains(&player) {
         return Ok(vec![]);
     }

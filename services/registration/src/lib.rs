@@ -23,4 +23,6 @@ pub use limits::{LimitError, PlayerAggregate, PlayerCommand, PlayerState};
 pub use service::RegistrationService;
 
 #[cfg(test)]
+mod properties;
+#[cfg(test)]
 mod spec;

@@ -407,3 +407,49 @@ fn the_time_helpers_agree_with_the_definition() {
     assert!(at(LATE) > at("2026-12-06T18:00:00Z") && at(LATE) < at(AFTER_DEADLINE));
     assert_eq!(at(BEFORE_START) + Duration::hours(1), at("2026-12-06T18:00:00Z"));
 }
+
+/// Issue 17, reproduction 6: a start in the past was accepted, and the tournament then cancelled
+/// at once below its minimum.
+#[test]
+fn a_tournament_whose_start_has_passed_is_not_created() {
+    let create = |start: &str, now: &str| C::Create {
+        tournament_id: TournamentId::new(),
+        definition: Box::new(TournamentDefinition { start: Start::At(at(start)), late_registration_until: None, ..definition() }),
+        at: at(now),
+    };
+    given::<TournamentAggregate>(vec![]).when(create(START, LATE)).then_reject(codes::START_IN_THE_PAST);
+    given::<TournamentAggregate>(vec![]).when(create(START, START)).then_reject(codes::START_IN_THE_PAST);
+    given::<TournamentAggregate>(vec![]).when(create(START, BEFORE_START)).accepted();
+}
+
+/// Issue 17, reproduction 8: reasons took control characters and any length, and an empty
+/// cancellation reason was accepted.
+#[test]
+fn reasons_are_bounded_printable_and_a_cancellation_gives_one() {
+    let history = vec![created(definition()), registered(1, "ana", EntryKind::Registration, true, BEFORE_START)];
+    let cancel = |reason: String| C::Cancel { reason, at: at(BEFORE_START) };
+    given::<TournamentAggregate>(history.clone()).when(cancel(String::new())).then_reject(codes::REASON_REQUIRED);
+    given::<TournamentAggregate>(history.clone()).when(cancel(" \u{a0} ".into())).then_reject(codes::REASON_REQUIRED);
+    given::<TournamentAggregate>(history.clone()).when(cancel("x".repeat(1 << 20))).then_reject(codes::TEXT_TOO_LONG);
+    given::<TournamentAggregate>(history.clone()).when(cancel("storm\n\u{1b}[2J".into())).then_reject(codes::CONTROL_CHARACTER);
+    let refuse = |reason: &str| C::RefusePlayer { player: p("ana"), reason: reason.into(), at: at(BEFORE_START) };
+    given::<TournamentAggregate>(history.clone()).when(refuse("\u{7}")).then_reject(codes::CONTROL_CHARACTER);
+    given::<TournamentAggregate>(history).when(refuse("")).accepted();
+}
+
+/// Issue 17, reproduction 2: amounts that would wrap the books are refused at creation, so three
+/// registrations can never wrap them.
+#[test]
+fn amounts_that_could_wrap_the_books_are_refused_at_creation() {
+    let huge = 9_223_372_036_854_775_807;
+    let create = |def: TournamentDefinition| C::Create { tournament_id: TournamentId::new(), definition: Box::new(def), at: at(CREATED) };
+    given::<TournamentAggregate>(vec![])
+        .when(create(TournamentDefinition { buy_in: eur(huge), fee: Fee::OnTop(eur(huge)), ..definition() }))
+        .then_reject(codes::AMOUNT_TOO_LARGE);
+    given::<TournamentAggregate>(vec![])
+        .when(create(TournamentDefinition { starting_stack: u64::MAX, ..definition() }))
+        .then_reject(codes::CHIPS_TOO_LARGE);
+    given::<TournamentAggregate>(vec![])
+        .when(create(TournamentDefinition { buy_in: eur(1_000), fee: Fee::OnTop(eur(5_000)), ..definition() }))
+        .then_reject(codes::FEE_TOO_HIGH);
+}

@@ -4,7 +4,7 @@
 //! tournament its next occurrence would create), so a template that is stored always yields
 //! valid tournaments.
 
-use crate::occurrences::{Recurrence, RecurrenceError};
+use crate::occurrences::{Recurrence, RecurrenceError, CHECKED_STARTS, MIN_INTERVAL};
 use chrono::{DateTime, Duration, Utc};
 use esrs::Aggregate;
 use floor_events::schedule::{ScheduleEvent, ScheduleTemplate};
@@ -48,6 +48,12 @@ pub enum ScheduleError {
     /// The template never occurs again.
     #[error("the cron expression has no start after {0}")]
     NeverOccurs(DateTime<Utc>),
+    /// Two starts come closer than [`MIN_INTERVAL`].
+    #[error("starts at {0} and {1} are closer than {min} minutes apart", min = MIN_INTERVAL.num_minutes())]
+    TooFrequent(DateTime<Utc>, DateTime<Utc>),
+    /// The registration lead or the late registration is outside its bounds.
+    #[error("{0}")]
+    OutOfBounds(String),
     /// Added twice.
     #[error("this template exists already")]
     Exists,
@@ -61,7 +67,8 @@ impl floor_runtime::DomainError for ScheduleError {
         match self {
             Self::Recurrence(RecurrenceError::InvalidCron(_)) => codes::INVALID_CRON,
             Self::Recurrence(RecurrenceError::UnknownTimeZone(_)) => codes::UNKNOWN_TIME_ZONE,
-            Self::InvalidTournament(_) | Self::NeverOccurs(_) => codes::INVALID_TEMPLATE,
+            Self::InvalidTournament(_) | Self::NeverOccurs(_) | Self::OutOfBounds(_) => codes::INVALID_TEMPLATE,
+            Self::TooFrequent(..) => codes::SCHEDULE_TOO_FREQUENT,
             Self::Exists => codes::TEMPLATE_EXISTS,
             Self::Unknown => codes::UNKNOWN_TEMPLATE,
         }
@@ -76,6 +83,14 @@ pub struct ScheduleState {
     /// It was removed.
     pub removed: bool,
 }
+
+/// The longest registration lead: 30 days. Each occurrence is created this long before its
+/// start, so the lead also bounds how many occurrences are open at once (at most
+/// lead / [`MIN_INTERVAL`] per template).
+pub const MAX_LEAD_MINUTES: u32 = 30 * 24 * 60;
+
+/// The longest late registration after a start: 24 hours.
+pub const MAX_LATE_MINUTES: u32 = 24 * 60;
 
 /// Fields each occurrence sets; a template that sets them itself is refused, not overridden.
 const SET_PER_OCCURRENCE: [&str; 3] = ["start", "registration_opens", "late_registration_until"];
@@ -100,12 +115,26 @@ pub fn occurrence_definition(template: &ScheduleTemplate, start: DateTime<Utc>) 
         let until = start + Duration::minutes(i64::from(late));
         fields.insert("late_registration_until".into(), serde_json::to_value(until).expect("instant serializes"));
     }
-    let definition: TournamentDefinition = serde_json::from_value(serde_json::Value::Object(fields)).map_err(|e| e.to_string())?;
+    let definition: TournamentDefinition =
+        serde_json::from_value(serde_json::Value::Object(fields)).map_err(|e| floor_events::text::shorten(e.to_string()))?;
     definition.validate().map_err(|e| e.to_string())?;
     if let Some(structure) = &definition.structure {
         floor_rules::structure::resolve(structure).map_err(|e| format!("structure: {e}"))?;
     }
     Ok(definition)
+}
+
+/// The registration lead is 1 minute to [`MAX_LEAD_MINUTES`] (registration must open before
+/// the start), the late registration at most [`MAX_LATE_MINUTES`].
+fn check_bounds(template: &ScheduleTemplate) -> Result<(), ScheduleError> {
+    let lead = template.registration_lead_minutes;
+    if !(1..=MAX_LEAD_MINUTES).contains(&lead) {
+        return Err(ScheduleError::OutOfBounds(format!("registration_lead_minutes must be 1-{MAX_LEAD_MINUTES}, got {lead}")));
+    }
+    if let Some(late) = template.late_registration_minutes.filter(|&late| late > MAX_LATE_MINUTES) {
+        return Err(ScheduleError::OutOfBounds(format!("late_registration_minutes must be at most {MAX_LATE_MINUTES}, got {late}")));
+    }
+    Ok(())
 }
 
 impl Aggregate for ScheduleAggregate {
@@ -121,8 +150,12 @@ impl Aggregate for ScheduleAggregate {
                 if state.template.is_some() || state.removed {
                     return Err(ScheduleError::Exists);
                 }
+                check_bounds(&template)?;
                 let recurrence = Recurrence::new(&template.cron, &template.time_zone).map_err(ScheduleError::Recurrence)?;
                 let next = recurrence.next_after(at).ok_or(ScheduleError::NeverOccurs(at))?;
+                if let Some((first, second)) = recurrence.closer_than(MIN_INTERVAL, at, CHECKED_STARTS) {
+                    return Err(ScheduleError::TooFrequent(first, second));
+                }
                 occurrence_definition(&template, next).map_err(ScheduleError::InvalidTournament)?;
                 Ok(vec![ScheduleEvent::TemplateAdded { template_id, template, at }])
             }

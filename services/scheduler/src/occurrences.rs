@@ -18,8 +18,25 @@
 use chrono::{DateTime, Duration, LocalResult, NaiveDateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use floor_events::ids::FLOOR_NAMESPACE;
+use floor_events::text::quote;
 use std::str::FromStr;
 use uuid::Uuid;
+
+/// The closest two starts of one template may be (issue 17: `* * * * * *` created 7,204
+/// tournaments a minute). Five minutes: the shortest regular interval operators run one
+/// tournament series at; more frequent play is a sit & go, which starts when full.
+pub const MIN_INTERVAL: Duration = Duration::minutes(5);
+
+/// How many of a template's next starts are checked against [`MIN_INTERVAL`] when it is added:
+/// enough to cover any daily pattern twice over and a weekly one for months, cheap enough to
+/// answer at once.
+pub const CHECKED_STARTS: usize = 100;
+
+/// The longest cron expression read; anything longer is refused before it is parsed.
+pub const MAX_CRON_CHARS: usize = 200;
+
+/// How much of an unknown time-zone name an error keeps (IANA names are far shorter).
+const MAX_ZONE_CHARS: usize = 64;
 
 /// A recurring schedule: cron expression and time zone.
 #[derive(Debug, Clone)]
@@ -54,8 +71,12 @@ impl Recurrence {
     /// # Errors
     /// [`RecurrenceError`].
     pub fn new(cron: &str, zone: &str) -> Result<Self, RecurrenceError> {
-        let schedule = cron::Schedule::from_str(cron).map_err(|e| RecurrenceError::InvalidCron(e.to_string()))?;
-        let zone = Tz::from_str(zone).map_err(|_| RecurrenceError::UnknownTimeZone(zone.to_owned()))?;
+        if cron.chars().nth(MAX_CRON_CHARS).is_some() {
+            return Err(RecurrenceError::InvalidCron(format!("longer than {MAX_CRON_CHARS} characters: {}", quote(cron))));
+        }
+        let schedule = cron::Schedule::from_str(cron).map_err(|e| RecurrenceError::InvalidCron(quote(&e.to_string())))?;
+        // The name is kept as given, cut short: a megabyte of it is not echoed back.
+        let zone = Tz::from_str(zone).map_err(|_| RecurrenceError::UnknownTimeZone(zone.chars().take(MAX_ZONE_CHARS).collect()))?;
         Ok(Self { schedule, zone })
     }
 
@@ -93,6 +114,20 @@ impl Recurrence {
         [Duration::hours(1), Duration::days(2), Duration::days(400)]
             .into_iter()
             .find_map(|window| self.between(after, after + window).into_iter().next())
+    }
+
+    /// The first two consecutive starts among the next `count` after `after` that come closer
+    /// than `interval`, if any.
+    pub fn closer_than(&self, interval: Duration, after: DateTime<Utc>, count: usize) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
+        let mut previous = self.next_after(after)?;
+        for _ in 1..count {
+            let next = self.next_after(previous)?;
+            if next - previous < interval {
+                return Some((previous, next));
+            }
+            previous = next;
+        }
+        None
     }
 
     /// The instant a local wall-clock time stands for, by the rules above.

@@ -7,14 +7,20 @@
 //! hand out an action again after a restart, or on two instances, without harm.
 
 use crate::domain::occurrence_definition;
-use crate::occurrences::{occurrence_id, Recurrence};
+use crate::occurrences::{occurrence_id, Recurrence, MIN_INTERVAL};
 use chrono::{DateTime, Duration, Utc};
 use floor_events::registration::TournamentEvent;
 use floor_events::schedule::{ScheduleEvent, ScheduleTemplate};
 use floor_events::tournament::{Start, TournamentDefinition};
 use floor_events::TournamentId;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use uuid::Uuid;
+
+/// The most occurrences one pass of the plan hands out, over all templates. The rest wait for
+/// the next pass, which comes at once: the cap spreads a long lead window (or a template stored
+/// before the minimum interval existed) over many passes, so one pass never sends thousands of
+/// creations at registration while other work waits.
+pub const MAX_CREATIONS_PER_PASS: usize = 50;
 
 /// One active template.
 #[derive(Debug, Clone)]
@@ -25,6 +31,9 @@ struct Active {
     created_through: DateTime<Utc>,
     /// The first start after `created_through`.
     next_start: Option<DateTime<Utc>>,
+    /// The last start handed out: a start closer to it than [`MIN_INTERVAL`] is skipped, so
+    /// a template stored before the interval was checked cannot flood registration either.
+    last_start: Option<DateTime<Utc>>,
 }
 
 impl Active {
@@ -48,6 +57,9 @@ pub struct Creation {
 #[derive(Debug, Default)]
 pub struct Plan {
     templates: HashMap<Uuid, Active>,
+    /// Templates removed: never active again, even if their `template_added` is read after the
+    /// removal (the service applies a removal at once, the log may bring the addition later).
+    removed: HashSet<Uuid>,
     /// Scheduled tournaments not started or cancelled yet, and when to try to start them.
     starts: HashMap<TournamentId, DateTime<Utc>>,
 }
@@ -59,13 +71,17 @@ impl Plan {
         for event in events {
             match event {
                 ScheduleEvent::TemplateAdded { template_id, template, .. } => {
+                    if self.removed.contains(template_id) {
+                        continue;
+                    }
                     let Ok(recurrence) = Recurrence::new(&template.cron, &template.time_zone) else { continue };
                     let next_start = recurrence.next_after(now);
-                    let active = Active { template: template.clone(), recurrence, created_through: now, next_start };
+                    let active = Active { template: template.clone(), recurrence, created_through: now, next_start, last_start: None };
                     self.templates.entry(*template_id).or_insert(active);
                 }
                 ScheduleEvent::TemplateRemoved { template_id, .. } => {
                     self.templates.remove(template_id);
+                    self.removed.insert(*template_id);
                 }
             }
         }
@@ -89,15 +105,26 @@ impl Plan {
         }
     }
 
-    /// The occurrences whose registration opens by `now`, each handed out once.
+    /// The occurrences whose registration opens by `now`, each handed out once, at most
+    /// [`MAX_CREATIONS_PER_PASS`] at a time (the rest come with the next call).
     pub fn creations_due(&mut self, now: DateTime<Utc>) -> Vec<Creation> {
         let mut due = Vec::new();
         for (&template_id, active) in &mut self.templates {
             let until = now + active.lead();
-            if active.next_start.is_none_or(|next| next > until) {
+            if due.len() >= MAX_CREATIONS_PER_PASS || active.next_start.is_none_or(|next| next > until) {
                 continue;
             }
+            let mut through = until;
             for start in active.recurrence.between(active.created_through, until) {
+                if due.len() >= MAX_CREATIONS_PER_PASS {
+                    // Handed out up to the previous start; this one and the rest come next pass.
+                    through = start - Duration::seconds(1);
+                    break;
+                }
+                if active.last_start.is_some_and(|last| start - last < MIN_INTERVAL) {
+                    continue;
+                }
+                active.last_start = Some(start);
                 match occurrence_definition(&active.template, start) {
                     Ok(definition) => {
                         due.push(Creation { template_id, tournament_id: TournamentId(occurrence_id(template_id, start)), definition })
@@ -107,8 +134,8 @@ impl Plan {
                     Err(e) => tracing::warn!(%template_id, %start, error = e, "occurrence skipped: its tournament is not valid"),
                 }
             }
-            active.created_through = until;
-            active.next_start = active.recurrence.next_after(until);
+            active.created_through = through;
+            active.next_start = active.recurrence.next_after(through);
         }
         due
     }
@@ -218,6 +245,51 @@ mod tests {
         );
         assert!(plan.creations_due(at("2027-01-12T00:00:00Z")).is_empty());
         assert_eq!(plan.next_wakeup(), None);
+    }
+
+    /// Issue 17, reproduction 3: `schedule remove` must stop the creations for good, even when
+    /// the log brings the template's addition after the service applied its removal.
+    #[test]
+    fn a_removed_template_stays_removed_when_its_addition_is_read_late() {
+        let mut plan = Plan::default();
+        let id = Uuid::from_u128(7);
+        let now = at("2027-01-10T12:00:00Z");
+        plan.apply_schedule(&[ScheduleEvent::TemplateRemoved { template_id: id, at: now }], now);
+        plan.apply_schedule(&[added(id, template("0 0 * * * *", 120))], now);
+        assert!(plan.creations_due(now).is_empty());
+        assert_eq!(plan.next_wakeup(), None);
+    }
+
+    #[test]
+    fn one_pass_hands_out_at_most_its_cap_and_the_next_pass_goes_on() {
+        let mut plan = Plan::default();
+        let id = Uuid::from_u128(7);
+        let now = at("2027-01-10T12:00:00Z");
+        // Every five minutes, registration open 30 days ahead: 8,640 occurrences in the window.
+        plan.apply_schedule(&[added(id, template("0 */5 * * * *", 30 * 24 * 60))], now);
+        let first = plan.creations_due(now);
+        assert_eq!(first.len(), MAX_CREATIONS_PER_PASS);
+        assert!(plan.next_wakeup().is_some_and(|t| t <= now), "the next pass is due at once");
+        let second = plan.creations_due(now);
+        assert_eq!(second.len(), MAX_CREATIONS_PER_PASS);
+        let starts: Vec<_> = first.iter().chain(&second).map(|c| c.definition.start).collect();
+        let expected: Vec<_> = (1..=2 * MAX_CREATIONS_PER_PASS as i64).map(|k| Start::At(now + Duration::minutes(5 * k))).collect();
+        assert_eq!(starts, expected, "each start once, in order, none skipped");
+    }
+
+    #[test]
+    fn a_template_stored_before_the_minimum_interval_still_creates_no_more_often() {
+        let mut plan = Plan::default();
+        let id = Uuid::from_u128(7);
+        let now = at("2027-01-10T12:00:00Z");
+        // Read from an old log: the decider refuses such a template today.
+        plan.apply_schedule(&[added(id, template("* * * * * *", 60))], now);
+        let due = plan.creations_due(now);
+        assert_eq!(due.len(), 12, "one each five minutes of the hour ahead, not 3,600");
+        for pair in due.windows(2) {
+            let (Start::At(a), Start::At(b)) = (pair[0].definition.start, pair[1].definition.start) else { panic!("scheduled") };
+            assert!(b - a >= MIN_INTERVAL);
+        }
     }
 
     #[test]

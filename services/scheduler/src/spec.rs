@@ -1,7 +1,8 @@
 //! The schedule decider, case by case.
 
-use crate::domain::{occurrence_definition, ScheduleAggregate, ScheduleCommand as C};
+use crate::domain::{occurrence_definition, ScheduleAggregate, ScheduleCommand as C, ScheduleState};
 use chrono::{DateTime, Utc};
+use esrs::Aggregate;
 use floor_events::codes;
 use floor_events::schedule::{ScheduleEvent, ScheduleTemplate};
 use floor_events::tournament::Start;
@@ -86,4 +87,129 @@ fn each_occurrence_opens_registration_ahead_and_closes_late_registration_after()
     assert_eq!(d.start, Start::At(start));
     assert_eq!(d.registration_opens, Some("2027-03-20T16:00:00Z".parse().unwrap()));
     assert_eq!(d.late_registration_until, Some("2027-03-20T19:00:00Z".parse().unwrap()));
+}
+
+/// Issue 17, reproduction 3: `* * * * * *` was accepted and created 7,204 tournaments a minute.
+#[test]
+fn schedules_whose_starts_come_closer_than_five_minutes_are_refused() {
+    for cron in ["* * * * * *", "*/5 * * * * *", "0 * * * * *", "0 */4 * * * *", "0 0,1 19 * * *"] {
+        given::<ScheduleAggregate>(vec![]).when(add(template(cron, "Europe/Vienna"))).then_reject(codes::SCHEDULE_TOO_FREQUENT);
+    }
+    for cron in ["0 */5 * * * *", "0 0 19 * * *", "0 0,30 19 * * *"] {
+        given::<ScheduleAggregate>(vec![]).when(add(template(cron, "Europe/Vienna"))).accepted();
+    }
+}
+
+#[test]
+fn the_lead_and_late_registration_are_bounded_and_huge_text_is_not_echoed() {
+    let mut long_lead = template("0 0 19 * * *", "Europe/Vienna");
+    long_lead.registration_lead_minutes = u32::MAX;
+    given::<ScheduleAggregate>(vec![]).when(add(long_lead)).then_reject(codes::INVALID_TEMPLATE);
+    let mut long_late = template("0 0 19 * * *", "Europe/Vienna");
+    long_late.late_registration_minutes = Some(u32::MAX);
+    given::<ScheduleAggregate>(vec![]).when(add(long_late)).then_reject(codes::INVALID_TEMPLATE);
+    let huge = "x".repeat(1 << 20);
+    for (template, code) in
+        [(template(&huge, "Europe/Vienna"), codes::INVALID_CRON), (template("0 0 19 * * *", &huge), codes::UNKNOWN_TIME_ZONE)]
+    {
+        let err = ScheduleAggregate::handle_command(&ScheduleState::default(), add(template)).unwrap_err();
+        assert_eq!(floor_runtime::DomainError::code(&err), code);
+        assert!(err.to_string().len() < 500, "{} bytes of error", err.to_string().len());
+    }
+    let mut bad_currency = template("0 0 19 * * *", "Europe/Vienna");
+    bad_currency.tournament["buy_in"]["currency"] = json!(huge);
+    let err = ScheduleAggregate::handle_command(&ScheduleState::default(), add(bad_currency)).unwrap_err();
+    assert!(err.to_string().len() < 500, "{} bytes of error", err.to_string().len());
+}
+
+mod properties {
+    //! The schedule decider against anything a stranger can send: random sequences of adds
+    //! and removes with extreme values never panic, and what is accepted replays to the same
+    //! state.
+
+    use super::*;
+    use crate::occurrences::{Recurrence, MIN_INTERVAL};
+    use proptest::prelude::*;
+
+    fn cron() -> BoxedStrategy<String> {
+        prop_oneof![
+            Just("* * * * * *".to_owned()),
+            Just("*/5 * * * * *".to_owned()),
+            Just("0 */5 * * * *".to_owned()),
+            Just("0 0 19 * * *".to_owned()),
+            Just("0 0,1 19 * * *".to_owned()),
+            Just("0 0 19 * * * 2020".to_owned()),
+            Just("0 30 2 * * *".to_owned()),
+            Just(String::new()),
+            Just("\u{1b}[2J".to_owned()),
+            Just("9".repeat(10_000)),
+            "[0-9*/, ]{0,30}",
+        ]
+        .boxed()
+    }
+
+    fn zone() -> BoxedStrategy<String> {
+        prop_oneof![Just("Europe/Vienna"), Just("UTC"), Just("America/St_Johns"), Just("Mars/Olympus"), Just("")]
+            .prop_map(str::to_owned)
+            .boxed()
+    }
+
+    fn tournament() -> BoxedStrategy<serde_json::Value> {
+        let amount = prop_oneof![Just(json!(0)), Just(json!(2000)), Just(json!(u64::MAX)), Just(json!(-1)), Just(json!("ten"))];
+        let name = prop_oneof![Just(json!("Daily")), Just(json!("")), Just(json!("a\nb")), Just(json!("n".repeat(10_000)))];
+        (amount, name, prop::bool::ANY)
+            .prop_map(|(buy_in, name, object)| {
+                if !object {
+                    return json!([1, 2, 3]);
+                }
+                let mut t = template("0 0 19 * * *", "UTC").tournament;
+                t["buy_in"]["amount"] = buy_in;
+                t["name"] = name;
+                t
+            })
+            .boxed()
+    }
+
+    fn command() -> BoxedStrategy<C> {
+        let minutes = prop_oneof![Just(0u32), Just(1), Just(120), Just(u32::MAX)];
+        let late = prop::option::of(prop_oneof![Just(0u32), Just(60), Just(u32::MAX)]);
+        let at = (0i64..365 * 24 * 60).prop_map(|m| now() + chrono::Duration::minutes(m));
+        prop_oneof![
+            3 => (cron(), zone(), minutes, late, tournament(), at.clone()).prop_map(|(cron, time_zone, lead, late, tournament, at)| C::Add {
+                template_id: Uuid::nil(),
+                template: ScheduleTemplate { cron, time_zone, registration_lead_minutes: lead, late_registration_minutes: late, tournament },
+                at,
+            }),
+            1 => at.prop_map(|at| C::Remove { template_id: Uuid::nil(), at }),
+        ]
+        .boxed()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 100, ..ProptestConfig::default() })]
+
+        #[test]
+        fn no_command_sequence_breaks_a_schedule(commands in prop::collection::vec(command(), 1..6)) {
+            let mut state = ScheduleState::default();
+            let mut log = Vec::new();
+            for command in commands {
+                let checked_at = match &command { C::Add { at, .. } | C::Remove { at, .. } => *at };
+                match ScheduleAggregate::handle_command(&state, command) {
+                    Err(e) => prop_assert!(e.to_string().len() < 1_000, "an error never echoes a huge value"),
+                    Ok(events) => {
+                        for event in events {
+                            if let ScheduleEvent::TemplateAdded { template, .. } = &event {
+                                let recurrence = Recurrence::new(&template.cron, &template.time_zone).expect("a stored cron parses");
+                                prop_assert_eq!(recurrence.closer_than(MIN_INTERVAL, checked_at, 20), None);
+                            }
+                            log.push(event.clone());
+                            state = ScheduleAggregate::apply_event(state, event);
+                        }
+                    }
+                }
+            }
+            let replayed = log.into_iter().fold(ScheduleState::default(), ScheduleAggregate::apply_event);
+            prop_assert_eq!(replayed, state);
+        }
+    }
 }

@@ -1,0 +1,242 @@
+//! The tournament decider against anything a stranger can send (issue 17): random command
+//! sequences with extreme values (`u64::MAX`, zero, huge and empty text, control characters,
+//! reused players and entry numbers, starts in the past) never panic, a rejection changes
+//! nothing, every accepted sequence replays through `apply_event` to the same state, and the
+//! money of every accepted entry adds up without wrapping.
+
+use crate::domain::{EntryStatus, TournamentAggregate, TournamentCommand as C, TournamentState};
+use chrono::{DateTime, Duration, Utc};
+use esrs::Aggregate;
+use floor_events::money::{MAX_AMOUNT, MAX_TOTAL};
+use floor_events::registration::TournamentEvent;
+use floor_events::tournament::{AddOnTerms, EntryModel, Fee, RebuyCondition, RebuyTerms, Start, TournamentDefinition};
+use floor_events::{Currency, EntryNo, Money, PlayerId, RuleProfile, TournamentId};
+use proptest::prelude::*;
+
+fn created_at() -> DateTime<Utc> {
+    "2026-12-01T12:00:00Z".parse().expect("instant")
+}
+
+// Strategies are boxed: nested unboxed ones overflow a test thread's stack in debug builds.
+// Extremes and everyday values are mixed so that many sequences get past the creation.
+
+fn amount() -> BoxedStrategy<u64> {
+    prop_oneof![
+        1 => prop_oneof![Just(0), Just(1), Just(MAX_AMOUNT), Just(MAX_AMOUNT + 1), Just(i64::MAX as u64), Just(u64::MAX)],
+        4 => 0u64..100_000,
+    ]
+    .boxed()
+}
+
+fn count() -> BoxedStrategy<u32> {
+    prop_oneof![1 => prop_oneof![Just(0), Just(1), Just(u32::MAX)], 4 => 2u32..12].boxed()
+}
+
+fn text() -> BoxedStrategy<String> {
+    prop_oneof![
+        1 => prop_oneof![
+            Just(String::new()),
+            Just("   ".to_owned()),
+            Just("x".repeat(10_000)),
+            Just("line\nbreak".to_owned()),
+            Just("\u{1b}[2Jcleared".to_owned()),
+        ],
+        3 => "[a-z][a-z ]{0,20}",
+    ]
+    .boxed()
+}
+
+/// An instant relative to the creation, from long before to the end of time.
+fn instant() -> BoxedStrategy<DateTime<Utc>> {
+    prop_oneof![
+        1 => prop_oneof![
+            Just(DateTime::<Utc>::MIN_UTC),
+            Just(created_at() - Duration::hours(1)),
+            Just(created_at()),
+            Just(DateTime::<Utc>::MAX_UTC),
+        ],
+        4 => (0i64..10 * 24 * 60).prop_map(|m| created_at() + Duration::minutes(m)),
+    ]
+    .boxed()
+}
+
+fn eur(amount: u64) -> Money {
+    Money::new(amount, Currency::EUR)
+}
+
+/// One extreme change to an everyday definition.
+#[derive(Debug, Clone)]
+enum Twist {
+    Name(String),
+    Start(Option<DateTime<Utc>>),
+    StartingStack(u64),
+    BuyIn(u64),
+    Fee(Fee),
+    Capacity(u32),
+    MinPlayers(u32),
+    Model(EntryModel),
+    Guarantee(u64),
+    Rebuy(u64, u64, u64, u32),
+    AddOn(u64, u64, u64),
+    Late(Option<DateTime<Utc>>),
+}
+
+fn twist() -> BoxedStrategy<Twist> {
+    prop_oneof![
+        text().prop_map(Twist::Name),
+        prop::option::of(instant()).prop_map(Twist::Start),
+        amount().prop_map(Twist::StartingStack),
+        amount().prop_map(Twist::BuyIn),
+        prop_oneof![
+            amount().prop_map(|a| Fee::OnTop(eur(a))),
+            prop_oneof![Just(0u32), Just(5_000), Just(10_000), Just(u32::MAX)].prop_map(|basis_points| Fee::ShareOfBuyIn { basis_points }),
+        ]
+        .prop_map(Twist::Fee),
+        count().prop_map(Twist::Capacity),
+        count().prop_map(Twist::MinPlayers),
+        prop_oneof![
+            count().prop_map(|max_entries| EntryModel::ReEntry { max_entries }),
+            count().prop_map(|max_live_entries| EntryModel::MultiEntry { max_live_entries }),
+        ]
+        .prop_map(Twist::Model),
+        amount().prop_map(Twist::Guarantee),
+        (amount(), amount(), amount(), count()).prop_map(|(p, f, c, n)| Twist::Rebuy(p, f, c, n)),
+        (amount(), amount(), amount()).prop_map(|(p, f, c)| Twist::AddOn(p, f, c)),
+        prop::option::of(instant()).prop_map(Twist::Late),
+    ]
+    .boxed()
+}
+
+/// An everyday definition (starting five days after the creation, late registration for an
+/// hour) with up to three extreme changes.
+fn definition() -> BoxedStrategy<TournamentDefinition> {
+    prop::collection::vec(twist(), 0..4)
+        .prop_map(|twists| {
+            let start = created_at() + Duration::days(5);
+            let mut d = TournamentDefinition {
+                name: "Everyday".into(),
+                start: Start::At(start),
+                table_size: 9,
+                starting_stack: 10_000,
+                buy_in: eur(1_000),
+                fee: Fee::OnTop(eur(100)),
+                capacity: 8,
+                min_players: 2,
+                registration_opens: None,
+                late_registration_until: Some(start + Duration::hours(1)),
+                entry_model: EntryModel::Freezeout,
+                guarantee: None,
+                profile: RuleProfile::Tda2024,
+                structure: None,
+                rebuy: None,
+                add_on: None,
+                payout_table: None,
+            };
+            for twist in twists {
+                match twist {
+                    Twist::Name(name) => d.name = name,
+                    Twist::Start(start) => d.start = start.map_or(Start::SitAndGo, Start::At),
+                    Twist::StartingStack(chips) => d.starting_stack = chips,
+                    Twist::BuyIn(amount) => d.buy_in = eur(amount),
+                    Twist::Fee(fee) => d.fee = fee,
+                    Twist::Capacity(n) => d.capacity = n,
+                    Twist::MinPlayers(n) => d.min_players = n,
+                    Twist::Model(model) => d.entry_model = model,
+                    Twist::Guarantee(amount) => d.guarantee = Some(eur(amount)),
+                    Twist::Rebuy(price, fee, chips, max_per_entry) => {
+                        let (price, fee) = (eur(price), eur(fee));
+                        d.rebuy =
+                            Some(RebuyTerms { price, fee, chips, max_per_entry, condition: RebuyCondition::AtZero, offer_seconds: 30 })
+                    }
+                    Twist::AddOn(price, fee, chips) => d.add_on = Some(AddOnTerms { price: eur(price), fee: eur(fee), chips }),
+                    Twist::Late(until) => d.late_registration_until = until,
+                }
+            }
+            d
+        })
+        .boxed()
+}
+
+fn player() -> BoxedStrategy<PlayerId> {
+    (0u8..6).prop_map(|n| PlayerId::parse(&format!("p{n}")).expect("player")).boxed()
+}
+
+fn entry() -> BoxedStrategy<EntryNo> {
+    prop_oneof![Just(0), Just(u32::MAX), 1u32..8].prop_map(EntryNo).boxed()
+}
+
+fn command() -> BoxedStrategy<C> {
+    prop_oneof![
+        1 => (definition(), instant()).prop_map(|(d, at)| C::Create { tournament_id: TournamentId(uuid::Uuid::nil()), definition: Box::new(d), at }),
+        6 => (player(), instant()).prop_map(|(player, at)| C::Register { player, at }),
+        2 => (player(), prop::option::of(entry()), instant()).prop_map(|(player, entry, at)| C::Unregister { player, entry, at }),
+        1 => (player(), text(), instant()).prop_map(|(player, reason, at)| C::RefusePlayer { player, reason, at }),
+        1 => (prop::collection::vec(player(), 0..4), instant()).prop_map(|(players, at)| C::KeepApart { players, at }),
+        2 => (entry(), instant()).prop_map(|(entry, at)| C::EliminateEntry { entry, at }),
+        1 => instant().prop_map(|at| C::Start { at }),
+        1 => (text(), instant()).prop_map(|(reason, at)| C::Cancel { reason, at }),
+    ]
+    .boxed()
+}
+
+/// What a state holds, in a form two states can be compared by.
+fn summary(state: &TournamentState) -> String {
+    let mut refused: Vec<_> = state.refused.iter().collect();
+    refused.sort();
+    let mut apart: Vec<_> = state.apart.iter().map(|(p, others)| (p, others.clone())).collect();
+    apart.sort();
+    let mut by_player: Vec<_> = state.by_player.iter().collect();
+    by_player.sort();
+    let created = state.created.as_ref().map(|c| (c.tournament_id, c.definition.clone(), c.at));
+    format!(
+        "{created:?} {:?} {by_player:?} {} {refused:?} {apart:?} {} {}",
+        state.entries, state.counted, state.start_recorded, state.cancelled
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn no_command_sequence_breaks_the_tournament(
+        first in (definition(), prop_oneof![4 => Just(created_at()), 1 => instant()]),
+        commands in prop::collection::vec(command(), 0..40),
+    ) {
+        let create = C::Create { tournament_id: TournamentId(uuid::Uuid::nil()), definition: Box::new(first.0), at: first.1 };
+        let mut state = TournamentState::default();
+        let mut log = Vec::new();
+        for command in std::iter::once(create).chain(commands) {
+            let before = summary(&state);
+            match TournamentAggregate::handle_command(&state, command) {
+                Err(e) => {
+                    prop_assert_eq!(summary(&state), before, "a rejection changes nothing");
+                    prop_assert!(e.to_string().len() < 1_000, "an error never echoes a huge value: {} bytes", e.to_string().len());
+                }
+                Ok(events) => {
+                    for event in events {
+                        if let TournamentEvent::EntryRegistered(e) = &event {
+                            let l = e.ledger;
+                            prop_assert_eq!(l.fee.amount.checked_add(l.prize_pool.amount), Some(l.paid_in.amount), "each entry's lines add up");
+                        }
+                        log.push(event.clone());
+                        state = TournamentAggregate::apply_event(state, event);
+                    }
+                }
+            }
+        }
+        if let Some(created) = &state.created {
+            let def = &created.definition;
+            prop_assert!(def.validate().is_ok(), "only valid definitions are stored");
+            prop_assert!(def.most_money().is_some_and(|m| m <= MAX_TOTAL));
+            prop_assert!(state.counted <= def.capacity);
+        }
+        let kept = state
+            .entries
+            .iter()
+            .filter(|e| e.status != EntryStatus::Unregistered)
+            .try_fold(0u64, |sum, e| sum.checked_add(e.ledger.paid_in.amount));
+        prop_assert!(kept.is_some_and(|k| k <= MAX_TOTAL), "what the entries paid in all fits: {:?}", kept);
+        let replayed = log.into_iter().fold(TournamentState::default(), TournamentAggregate::apply_event);
+        prop_assert_eq!(summary(&replayed), summary(&state), "replaying the log gives the same state");
+    }
+}
