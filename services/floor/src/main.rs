@@ -202,7 +202,8 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
     let (platform, tournament_id, start_after) = match &joined {
         Some(_) => (
             None,
-            asked.tournament_id.unwrap_or_else(TournamentId::new),
+            // A fresh id (`Default` is `TournamentId::new`): one platform plays an id once.
+            asked.tournament_id.unwrap_or_default(),
             asked.start_after.unwrap_or_else(|| floor::sim::start_after_on_a_shared_platform(entrants)),
         ),
         None => {

@@ -1,7 +1,8 @@
 //! `floor sim`: one whole tournament, registration to winner, through the public protocol.
 //!
 //! It creates a sit & go for N players (a scheduled tournament above 360, started once the
-//! field is in), registers them, and plays every table as a table server would ([`floor_seating::simulated`]): instructions in on `floor.table.<t>.<table>.in`, reports
+//! field is in), registers them, and plays every table as a table server would
+//! ([`floor_seating::simulated`]): instructions in on `floor.table.<t>.<table>.in`, reports
 //! out on `…out` in stream `FLOOR_TABLES`, each with `Nats-Msg-Id` = its report id. Hands are
 //! seeded random all-ins, so stacks bust, sometimes several in one hand, sometimes in split pots.
 //!
@@ -135,12 +136,10 @@ pub const REBUY_ROUNDS: u64 = 12;
 
 fn definition(config: &SimConfig, now: chrono::DateTime<chrono::Utc>) -> TournamentDefinition {
     let sit_and_go = config.entrants <= LARGEST_SIT_AND_GO;
+    let start = now + chrono::Duration::from_std(config.start_after).unwrap_or(chrono::Duration::days(1));
     TournamentDefinition {
         name: format!("Simulation {} ({} players)", config.seed, config.entrants),
-        start: match sit_and_go {
-            true => Start::SitAndGo,
-            false => Start::At(now + chrono::Duration::from_std(config.start_after).unwrap_or(chrono::Duration::days(1))),
-        },
+        start: if sit_and_go { Start::SitAndGo } else { Start::At(start) },
         table_size: config.table_size,
         starting_stack: 10_000,
         buy_in: Money::new(1_000, Currency::EUR),
@@ -148,7 +147,7 @@ fn definition(config: &SimConfig, now: chrono::DateTime<chrono::Utc>) -> Tournam
         capacity: config.entrants,
         min_players: config.entrants,
         registration_opens: None,
-        late_registration_until: (!sit_and_go).then(|| now + chrono::Duration::days(1)),
+        late_registration_until: (!sit_and_go).then(|| start + chrono::Duration::days(1)),
         entry_model: EntryModel::Freezeout,
         guarantee: None,
         profile: config.profile,
