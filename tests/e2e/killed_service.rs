@@ -107,6 +107,24 @@ async fn a_command_sent_while_its_service_is_down_is_stored_once_when_it_starts(
     assert!(matches!(commits[0].events[..], [TournamentEvent::TournamentCreated(_)]));
 }
 
+/// A service that never comes: the director gives up at its deadline, as unavailable (exit 3),
+/// not at the first `no responders` and not never.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_whose_service_never_starts_fails_as_unavailable_at_the_deadline() {
+    let (nats, _backbone) = floor_tests::backbone_alone().await;
+    let (tell, mut told) = listening();
+    let patience = Patience { deadline: Duration::from_millis(1_500), tell_after: Duration::from_millis(500), ..Patience::DIRECTOR };
+    let director = Director::join(&nats.url()).await.expect("director").with_patience(patience, tell);
+    let asked = std::time::Instant::now();
+    let failure = director.create_tournament(floor_tests::freezeout(10)).await.expect_err("nobody answers");
+    let waited = asked.elapsed();
+    assert_eq!(failure.exit, floor::exit::Exit::Unavailable, "{}", failure.message);
+    assert!(waited >= patience.deadline && waited <= patience.deadline + patience.attempt, "gave up after {waited:?}");
+    let waiting = told.try_recv().expect("told once it waited more than a moment");
+    assert!(waiting.attempts > 1, "sent again before giving up: {waiting:?}");
+    assert!(told.try_recv().is_err(), "told once");
+}
+
 /// Issue 18, item 3: a service that took a command and died before answering (here a subscriber
 /// that swallows the request and goes away) leaves the caller waiting one attempt; the command is
 /// then sent again, with the same command id, and the service that starts stores it once.

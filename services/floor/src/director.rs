@@ -174,7 +174,8 @@ pub struct Patience {
     /// command in flight when its service died costs. A reply that comes later goes to an
     /// inbox nobody reads, and the repeat is answered instead (by then from the stored commit).
     pub attempt: Duration,
-    /// How long the command may take in all, retries included.
+    /// How long the command may take in all, retries included: no attempt starts after it
+    /// (the last one starts at it, and may wait `attempt` beyond it).
     pub deadline: Duration,
     /// The pause after the first unanswered attempt.
     pub first_pause: Duration,
@@ -278,8 +279,7 @@ pub async fn send(
     let mut told = false;
     loop {
         attempts += 1;
-        let left = patience.deadline.saturating_sub(started.elapsed());
-        let attempt = tokio::time::timeout(patience.attempt.min(left), client.request(subject.clone(), payload.clone()));
+        let attempt = tokio::time::timeout(patience.attempt, client.request(subject.clone(), payload.clone()));
         tokio::pin!(attempt);
         // The person waiting hears of it after a moment, even while an attempt still waits.
         let outcome = loop {
@@ -315,7 +315,7 @@ pub async fn send(
             }
         };
         let waited = started.elapsed();
-        if waited + pause >= patience.deadline {
+        if waited >= patience.deadline {
             let message = match unanswered {
                 Unanswered::NoResponders => {
                     format!("no {service} service is running (nothing answered {subject} in {} s)", waited.as_secs())
@@ -329,7 +329,8 @@ pub async fn send(
             told = true;
             tell(attempts, &last);
         }
-        tokio::time::sleep(pause).await;
+        // The last attempt starts at the deadline.
+        tokio::time::sleep(pause.min(patience.deadline - waited)).await;
         pause = (pause * 2).min(patience.longest_pause);
     }
 }
