@@ -4,6 +4,7 @@
 mod bad_input;
 mod clock;
 mod concurrency;
+mod killed_service;
 mod limits;
 mod readiness;
 mod rebuys;

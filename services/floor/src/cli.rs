@@ -95,7 +95,73 @@ pub enum Command {
         /// simulated players.
         #[arg(long, value_enum, default_value_t = SimFormat::Freezeout)]
         format: SimFormat,
+        /// The tournament's id (default: from the seed on the sim's own platform, a fresh one
+        /// with NATS_URL). With NATS_URL, the same id and seed on platforms whose seating has
+        /// the same FLOOR_SEED_KEY play the same tournament.
+        #[arg(long)]
+        tournament_id: Option<uuid::Uuid>,
+        /// A test seed key for the draws of the sim's own platform, as 64 hex digits (`test:`
+        /// in front allowed): give the same as FLOOR_SEED_KEY to compare with a run against
+        /// NATS_URL. Default: from the seed. Not with NATS_URL (the platform's seating has its
+        /// own key).
+        #[arg(long, value_parser = parse_sim_seed_key)]
+        seed_key: Option<SeedKeyArg>,
+        /// Fields above 360 are scheduled: seconds from creating the tournament to its start,
+        /// by which every player must be registered. Default: 1 on the sim's own platform;
+        /// with NATS_URL (where a scheduler starts it at its time, and cancels it if the field
+        /// is not in) 5 plus 0.005 per entrant.
+        #[arg(long)]
+        start_after: Option<u64>,
     },
+}
+
+/// A seed key given on the command line or in `FLOOR_SEED_KEY`: 32 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeedKeyArg(pub [u8; 32]);
+
+/// The prefix that marks a seed key as a test setting.
+pub const TEST_KEY_PREFIX: &str = "test:";
+
+fn hex_key(hex: &str) -> Result<[u8; 32], String> {
+    let digits = hex.trim();
+    if digits.len() != 64 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!("a seed key is 64 hex digits, not {} characters", digits.chars().count()));
+    }
+    let mut key = [0u8; 32];
+    for (byte, pair) in key.iter_mut().zip(digits.as_bytes().chunks(2)) {
+        let pair = std::str::from_utf8(pair).expect("ASCII hex digits");
+        *byte = u8::from_str_radix(pair, 16).expect("two hex digits");
+    }
+    Ok(key)
+}
+
+/// `floor sim --seed-key`: 64 hex digits, `test:` in front allowed (the form FLOOR_SEED_KEY
+/// takes), so one string serves both.
+///
+/// # Errors
+/// Anything but 64 hex digits.
+pub fn parse_sim_seed_key(value: &str) -> Result<SeedKeyArg, String> {
+    hex_key(value.strip_prefix(TEST_KEY_PREFIX).unwrap_or(value)).map(SeedKeyArg)
+}
+
+/// `FLOOR_SEED_KEY`, read by `floor run`: the key seating derives its draws and decisions from,
+/// instead of the one kept in KV `floor-secrets`.
+///
+/// A test setting only: whoever knows the key can compute every draw, so it must be written as
+/// `test:` and 64 hex digits, and anything else (a key without the mark included) is refused
+/// rather than used or ignored. Unset or empty: `None`, the platform's own secret key.
+///
+/// # Errors
+/// A value without the `test:` mark, or not 64 hex digits after it.
+pub fn test_seed_key(value: Option<&str>) -> Result<Option<[u8; 32]>, String> {
+    let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else { return Ok(None) };
+    let Some(hex) = value.strip_prefix(TEST_KEY_PREFIX) else {
+        return Err(format!(
+            "FLOOR_SEED_KEY is a test setting (it makes every draw predictable to whoever knows it): write it as \
+             {TEST_KEY_PREFIX}<64 hex digits>, or unset it"
+        ));
+    };
+    hex_key(hex).map(Some).map_err(|e| format!("FLOOR_SEED_KEY: {e}"))
 }
 
 /// The format `floor sim` plays.
@@ -266,5 +332,26 @@ mod tests {
     #[test]
     fn verify_cli() {
         Cli::command().debug_assert();
+    }
+
+    const HEX: &str = "00112233445566778899aabbccddeeff00112233445566778899AABBCCDDEEFF";
+
+    #[test]
+    fn floor_seed_key_is_taken_only_as_a_test_setting() {
+        let key = test_seed_key(Some(&format!("test:{HEX}"))).expect("a marked key").expect("set");
+        assert_eq!((key[0], key[1], key[15], key[31]), (0x00, 0x11, 0xff, 0xff));
+        assert_eq!(test_seed_key(None), Ok(None), "unset: the platform's own key");
+        assert_eq!(test_seed_key(Some("  ")), Ok(None), "empty: the platform's own key");
+        assert!(test_seed_key(Some(HEX)).is_err(), "a key without the test mark is refused, not used");
+        assert!(test_seed_key(Some("test:abc")).is_err(), "too short");
+        assert!(test_seed_key(Some(&format!("test:{}", HEX.replace('0', "g")))).is_err(), "not hex");
+    }
+
+    #[test]
+    fn sim_seed_key_takes_the_same_string_as_floor_seed_key() {
+        let plain = parse_sim_seed_key(HEX).expect("plain hex");
+        assert_eq!(parse_sim_seed_key(&format!("test:{HEX}")), Ok(plain));
+        assert_eq!(test_seed_key(Some(&format!("test:{HEX}"))), Ok(Some(plain.0)));
+        assert!(parse_sim_seed_key("xyz").is_err());
     }
 }

@@ -2,18 +2,24 @@
 //!
 //! They find the platform the way `floor run` was started: `NATS_URL` when set, otherwise the
 //! URL the embedded server recorded in `<data>/nats.url`.
+//!
+//! A command whose service does not answer (killed with the command in flight, restarting, or
+//! `unavailable`) is sent again with the same command id until it is answered ([`send`],
+//! [`Patience`]): the service stores it once. The simulator's players and tables use the same.
 
 use crate::exit::Exit;
+use bytes::Bytes;
 use floor_events::registration::{verbs, CreateTournament, Register, Unregister};
 use floor_events::tournament::TournamentDefinition;
-use floor_events::{subjects, CommandId, ErrorBody, PlayerId, Reply, TournamentId};
+use floor_events::{codes, subjects, CommandId, ErrorBody, PlayerId, Reply, TournamentId};
 use floor_lobby::http::NotShown;
 use floor_runtime::bootstrap;
 use futures::TryStreamExt;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::path::Path;
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// A director command failed: what to print and how to exit.
 #[derive(Debug)]
@@ -39,6 +45,9 @@ impl From<ErrorBody> for Failure {
 /// A connection to a running platform.
 pub struct Director {
     client: async_nats::Client,
+    patience: Patience,
+    /// Hears when a command waits for its service (the CLI prints it).
+    tell: Arc<dyn Fn(&Waiting) + Send + Sync>,
 }
 
 impl Director {
@@ -48,31 +57,37 @@ impl Director {
     /// `Unavailable` with a line saying what to start.
     pub async fn connect(data_dir: &Path) -> Result<Self, Failure> {
         let url = bootstrap::url_to_join(data_dir).map_err(|e| Failure::new(Exit::Unavailable, e.to_string()))?;
-        let client = bootstrap::connect(&url)
-            .await
-            .map_err(|e| Failure::new(Exit::Unavailable, format!("{e} (at {url}; is `floor run` still running?)")))?;
-        Ok(Self { client })
+        Self::join(&url).await
     }
 
-    /// Sends one command and returns its `ok` payload.
+    /// Connects to the platform at `url`, waiting for services as [`Patience::DIRECTOR`] says
+    /// and telling stderr when one keeps it waiting.
+    ///
+    /// # Errors
+    /// `Unavailable` with a line saying what to start.
+    pub async fn join(url: &str) -> Result<Self, Failure> {
+        let client = bootstrap::connect(url)
+            .await
+            .map_err(|e| Failure::new(Exit::Unavailable, format!("{e} (at {url}; is `floor run` still running?)")))?;
+        Ok(Self { client, patience: Patience::DIRECTOR, tell: Arc::new(|waiting| eprintln!("floor: {waiting}")) })
+    }
+
+    /// Waits for services as `patience` says, telling `tell` when one keeps it waiting.
+    pub fn with_patience(self, patience: Patience, tell: impl Fn(&Waiting) + Send + Sync + 'static) -> Self {
+        Self { patience, tell: Arc::new(tell), ..self }
+    }
+
+    /// Sends one command and returns its `ok` payload; a service that does not answer is asked
+    /// again with the same command id ([`send`]).
     ///
     /// # Errors
     /// The platform's rejection (`Rejected`), or unavailability.
     pub async fn request<T: Serialize, R: DeserializeOwned>(&self, service: &str, verb: &str, body: &T) -> Result<R, Failure> {
-        let subject = subjects::command_subject(service, verb);
         let payload = serde_json::to_vec(body).expect("request serializes");
-        let reply = tokio::time::timeout(Duration::from_secs(10), self.client.request(subject.clone(), payload.into()))
-            .await
-            .map_err(|_| Failure::new(Exit::Unavailable, format!("no reply on {subject} within 10 s")))?
-            .map_err(|e| match e.kind() {
-                async_nats::RequestErrorKind::NoResponders => {
-                    Failure::new(Exit::Unavailable, format!("no {service} service is running (nothing answers {subject})"))
-                }
-                _ => Failure::new(Exit::Unavailable, format!("{subject}: {e}")),
-            })?;
-        let reply: Reply<R> = serde_json::from_slice(&reply.payload)
-            .map_err(|e| Failure::new(Exit::Unavailable, format!("unreadable reply from {subject}: {e}")))?;
-        reply.into_result().map_err(Failure::from)
+        let reply = send(&self.client, service, verb, payload.into(), &self.patience, |w| (self.tell)(w)).await?.into_result()?;
+        serde_json::from_value(reply).map_err(|e| {
+            Failure::new(Exit::Unavailable, format!("unreadable reply from {}: {e}", subjects::command_subject(service, verb)))
+        })
     }
 
     /// Creates a tournament from a definition.
@@ -141,6 +156,182 @@ impl Director {
             }
         }
         Ok(docs)
+    }
+}
+
+/// How a client Floor ships waits for a service that does not answer: the sim's players and
+/// tables, and the director's commands.
+///
+/// A service killed with a command in flight never answers it, and while no instance runs, the
+/// server answers `no responders` at once. Either way the client sends the same request again,
+/// with the same command id, after a pause that doubles up to `longest_pause`, until
+/// `deadline`: the service stores a command id once and answers a repeat with the original
+/// commit, so a command sent twice counts once. An `unavailable` or `conflict` answer (the store
+/// or the aggregate was busy; nothing or the same thing is stored) is retried the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Patience {
+    /// How long one attempt waits for its reply before sending the request again: what a
+    /// command in flight when its service died costs. A reply that comes later goes to an
+    /// inbox nobody reads, and the repeat is answered instead (by then from the stored commit).
+    pub attempt: Duration,
+    /// How long the command may take in all, retries included: no attempt starts after it
+    /// (the last one starts at it, and may wait `attempt` beyond it).
+    pub deadline: Duration,
+    /// The pause after the first unanswered attempt.
+    pub first_pause: Duration,
+    /// The longest pause between two attempts.
+    pub longest_pause: Duration,
+    /// After waiting this long the caller is told (once), so a person at a terminal knows why
+    /// nothing happens.
+    pub tell_after: Duration,
+}
+
+impl Patience {
+    /// The director's commands: a person waits, and is told after a second.
+    pub const DIRECTOR: Patience = Patience {
+        attempt: Duration::from_secs(2),
+        deadline: Duration::from_secs(30),
+        first_pause: Duration::from_millis(50),
+        longest_pause: Duration::from_secs(1),
+        tell_after: Duration::from_secs(1),
+    };
+
+    /// The simulated players and tables: long enough for any service to restart, even in the
+    /// middle of a large field.
+    pub const SIMULATOR: Patience = Patience { deadline: Duration::from_secs(60), ..Patience::DIRECTOR };
+}
+
+/// Why an attempt got no answer that settles the command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unanswered {
+    /// No reply within the attempt's time: the service may have died with the request.
+    NoReply,
+    /// Nothing takes the request: no instance of the service is running.
+    NoResponders,
+    /// The service answered `unavailable` or `conflict`: nothing (or the same thing) is stored.
+    Busy(ErrorBody),
+    /// The request could not be sent (the connection is re-establishing itself, say).
+    NotSent(String),
+}
+
+impl std::fmt::Display for Unanswered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoReply => f.write_str("no reply"),
+            Self::NoResponders => f.write_str("no instance running"),
+            Self::Busy(e) => write!(f, "{}: {}", e.code, e.message),
+            Self::NotSent(e) => write!(f, "not sent: {e}"),
+        }
+    }
+}
+
+/// A command still waiting for its service, as the caller hears of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Waiting {
+    /// The service asked (`rebuys`).
+    pub service: String,
+    /// The verb (`rebuy`).
+    pub verb: String,
+    /// Attempts so far.
+    pub attempts: u32,
+    /// Since the first attempt.
+    pub waited: Duration,
+    /// How the last attempt went; `None` while the first is still waiting for its reply.
+    pub last: Option<Unanswered>,
+    /// How long the caller goes on trying.
+    pub deadline: Duration,
+}
+
+impl std::fmt::Display for Waiting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (service, verb, deadline) = (&self.service, &self.verb, self.deadline.as_secs());
+        match &self.last {
+            None => write!(f, "{service} service not answering {verb} yet, retrying for up to {deadline} s…"),
+            Some(last) => write!(f, "{service} service not answering {verb} ({last}), retrying for up to {deadline} s…"),
+        }
+    }
+}
+
+/// Sends one command to `service` and returns its reply, repeating the request as [`Patience`]
+/// says while the service cannot answer. `waiting` hears once, when the wait passes
+/// `patience.tell_after` (during an attempt, too).
+///
+/// The reply may be an error: a rejection is the service's answer and is not repeated.
+///
+/// # Errors
+/// `Unavailable` when the deadline passes without an answer, or a reply cannot be read.
+pub async fn send(
+    client: &async_nats::Client,
+    service: &str,
+    verb: &str,
+    payload: Bytes,
+    patience: &Patience,
+    mut waiting: impl FnMut(&Waiting),
+) -> Result<Reply<serde_json::Value>, Failure> {
+    let subject = subjects::command_subject(service, verb);
+    let started = Instant::now();
+    let tell_at = tokio::time::Instant::from_std(started + patience.tell_after);
+    let (mut attempts, mut pause, mut last) = (0u32, patience.first_pause, None::<Unanswered>);
+    let mut tell = |attempts: u32, last: &Option<Unanswered>| {
+        let (service, verb, deadline) = (service.to_owned(), verb.to_owned(), patience.deadline);
+        waiting(&Waiting { service, verb, attempts, waited: started.elapsed(), last: last.clone(), deadline });
+    };
+    let mut told = false;
+    loop {
+        attempts += 1;
+        let attempt = tokio::time::timeout(patience.attempt, client.request(subject.clone(), payload.clone()));
+        tokio::pin!(attempt);
+        // The person waiting hears of it after a moment, even while an attempt still waits.
+        let outcome = loop {
+            if told {
+                break attempt.await;
+            }
+            tokio::select! {
+                outcome = &mut attempt => break outcome,
+                _ = tokio::time::sleep_until(tell_at) => {
+                    told = true;
+                    tell(attempts, &last);
+                }
+            }
+        };
+        let unanswered = match outcome {
+            Err(_elapsed) => Unanswered::NoReply,
+            Ok(Err(e)) => match e.kind() {
+                async_nats::RequestErrorKind::NoResponders => Unanswered::NoResponders,
+                async_nats::RequestErrorKind::TimedOut => Unanswered::NoReply,
+                async_nats::RequestErrorKind::Other => Unanswered::NotSent(e.to_string()),
+                // Sending it again would not change these.
+                async_nats::RequestErrorKind::InvalidSubject | async_nats::RequestErrorKind::MaxPayloadExceeded => {
+                    return Err(Failure::new(Exit::Unavailable, format!("{subject}: {e}")))
+                }
+            },
+            Ok(Ok(message)) => {
+                let reply: Reply<serde_json::Value> = serde_json::from_slice(&message.payload)
+                    .map_err(|e| Failure::new(Exit::Unavailable, format!("unreadable reply from {subject}: {e}")))?;
+                match reply {
+                    Reply::Error(e) if e.code == codes::UNAVAILABLE || e.code == codes::CONFLICT => Unanswered::Busy(e),
+                    reply => return Ok(reply),
+                }
+            }
+        };
+        let waited = started.elapsed();
+        if waited >= patience.deadline {
+            let message = match unanswered {
+                Unanswered::NoResponders => {
+                    format!("no {service} service is running (nothing answered {subject} in {} s)", waited.as_secs())
+                }
+                last => format!("{service} did not answer {verb} in {} s ({attempts} attempts; last: {last})", waited.as_secs()),
+            };
+            return Err(Failure::new(Exit::Unavailable, message));
+        }
+        last = Some(unanswered);
+        if !told && waited >= patience.tell_after {
+            told = true;
+            tell(attempts, &last);
+        }
+        // The last attempt starts at the deadline.
+        tokio::time::sleep(pause.min(patience.deadline - waited)).await;
+        pause = (pause * 2).min(patience.longest_pause);
     }
 }
 

@@ -50,7 +50,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
     };
     match &cli.command {
         Command::Run { http, only } => {
-            let mut config = PlatformConfig::all(nats(), Some(*http));
+            let mut config = PlatformConfig { seed_key: test_seed_key_from_env()?, ..PlatformConfig::all(nats(), Some(*http)) };
             if !only.is_empty() {
                 config.services.retain(|s| only.iter().any(|o| o == s));
             }
@@ -106,8 +106,18 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             )
         }
         Command::Clock(command) => clock_command(&cli, command).await,
-        Command::Sim { entrants, seed, profile, table_size, format } => {
-            simulate(*entrants, *seed, profile, *table_size, *format == SimFormat::Rebuy).await
+        Command::Sim { entrants, seed, profile, table_size, format, tournament_id, seed_key, start_after } => {
+            let asked = SimArgs {
+                entrants: *entrants,
+                seed: *seed,
+                profile,
+                table_size: *table_size,
+                rebuys: *format == SimFormat::Rebuy,
+                tournament_id: tournament_id.map(TournamentId),
+                seed_key: seed_key.map(|k| k.0),
+                start_after: start_after.map(std::time::Duration::from_secs),
+            };
+            simulate(asked).await
         }
         Command::Rebuy(args) => purchase(&cli, floor_events::rebuys::verbs::REBUY.name(), args).await,
         Command::Decline(args) => purchase(&cli, floor_events::rebuys::verbs::DECLINE.name(), args).await,
@@ -147,23 +157,58 @@ async fn purchase(cli: &Cli, verb: &str, args: &PurchaseArgs) -> Result<(), Fail
     print_reply(director(cli).await?.request(subjects::service::REBUYS, verb, &request).await?)
 }
 
-async fn simulate(entrants: u32, seed: u64, profile: &str, table_size: u8, rebuys: bool) -> Result<(), Failure> {
+/// `FLOOR_SEED_KEY` for `floor run` (a test setting; see [`floor::cli::test_seed_key`]).
+fn test_seed_key_from_env() -> Result<Option<[u8; 32]>, Failure> {
+    let value = std::env::var("FLOOR_SEED_KEY").ok();
+    let key = floor::cli::test_seed_key(value.as_deref()).map_err(|m| Failure { message: m, exit: Exit::Usage })?;
+    if key.is_some() {
+        tracing::warn!("seating uses the test seed key in FLOOR_SEED_KEY: every draw is predictable to whoever knows it");
+    }
+    Ok(key)
+}
+
+/// What `floor sim` was asked.
+struct SimArgs<'a> {
+    entrants: u32,
+    seed: u64,
+    profile: &'a str,
+    table_size: u8,
+    rebuys: bool,
+    tournament_id: Option<TournamentId>,
+    seed_key: Option<[u8; 32]>,
+    start_after: Option<std::time::Duration>,
+}
+
+async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
+    let SimArgs { entrants, seed, profile, table_size, rebuys, .. } = asked;
     let usage = |m: String| Failure { message: m, exit: Exit::Usage };
     let unavailable = |m: String| Failure { message: m, exit: Exit::Unavailable };
     let profile: floor_events::RuleProfile =
         serde_json::from_value(Value::String(profile.to_owned())).map_err(|e| usage(format!("--profile: {e}")))?;
     let joined = std::env::var("NATS_URL").ok().filter(|u| !u.trim().is_empty());
+    if joined.is_some() && asked.seed_key.is_some() {
+        return Err(usage(
+            "--seed-key sets the key of the sim's own platform; with NATS_URL the draws use the key of the platform's seating \
+             (FLOOR_SEED_KEY on its `floor run`)"
+                .into(),
+        ));
+    }
     // A fresh platform of its own: the tournament id and the draw's key follow from the seed.
     let scratch = tempfile::tempdir().map_err(|e| unavailable(e.to_string()))?;
     let digest = |what: &str| -> [u8; 32] {
         use sha2::Digest;
         sha2::Sha256::digest(format!("floor-sim:{what}:{seed}").as_bytes()).into()
     };
-    let (platform, tournament_id) = match &joined {
-        Some(_) => (None, TournamentId::new()),
+    let (platform, tournament_id, start_after) = match &joined {
+        Some(_) => (
+            None,
+            // A fresh id (`Default` is `TournamentId::new`): one platform plays an id once.
+            asked.tournament_id.unwrap_or_default(),
+            asked.start_after.unwrap_or_else(|| floor::sim::start_after_on_a_shared_platform(entrants)),
+        ),
         None => {
             let config = PlatformConfig {
-                seed_key: Some(digest("key")),
+                seed_key: Some(asked.seed_key.unwrap_or_else(|| digest("key"))),
                 ..PlatformConfig::only(Nats::Embedded(scratch.path().to_owned()), None, {
                     use subjects::service::*;
                     &[REGISTRATION, SEATING, PAYOUTS, REBUYS]
@@ -171,7 +216,8 @@ async fn simulate(entrants: u32, seed: u64, profile: &str, table_size: u8, rebuy
             };
             let platform = Platform::build(config).await.map_err(|e| unavailable(e.to_string()))?;
             let id = uuid::Uuid::from_slice(&digest("tournament")[..16]).expect("16 bytes");
-            (Some(platform), TournamentId(id))
+            let start_after = asked.start_after.unwrap_or(floor::sim::START_AFTER_ON_OWN_PLATFORM);
+            (Some(platform), asked.tournament_id.unwrap_or(TournamentId(id)), start_after)
         }
     };
     let backbone = match (&platform, &joined) {
@@ -183,7 +229,7 @@ async fn simulate(entrants: u32, seed: u64, profile: &str, table_size: u8, rebuy
         (None, None) => unreachable!("one or the other"),
     };
     use floor::sim::Progress;
-    let config = floor::sim::SimConfig { entrants, seed, table_size, profile, tournament_id, rebuys };
+    let config = floor::sim::SimConfig { entrants, seed, table_size, profile, tournament_id, rebuys, start_after };
     let mut shown = std::time::Instant::now();
     let summary = floor::sim::run(&backbone, &config, |p| {
         let last = matches!(p, Progress::Registering { registered, entrants } if registered == entrants);

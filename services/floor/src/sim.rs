@@ -1,7 +1,8 @@
 //! `floor sim`: one whole tournament, registration to winner, through the public protocol.
 //!
-//! It creates a sit & go for N players, registers them, and plays every table as a table server
-//! would ([`floor_seating::simulated`]): instructions in on `floor.table.<t>.<table>.in`, reports
+//! It creates a sit & go for N players (a scheduled tournament above 360, started once the
+//! field is in), registers them, and plays every table as a table server would
+//! ([`floor_seating::simulated`]): instructions in on `floor.table.<t>.<table>.in`, reports
 //! out on `…out` in stream `FLOOR_TABLES`, each with `Nats-Msg-Id` = its report id. Hands are
 //! seeded random all-ins, so stacks bust, sometimes several in one hand, sometimes in split pots.
 //!
@@ -18,12 +19,17 @@
 //! the tables hold that round so nobody misses a hand (TDA R27). After [`REBUY_ROUNDS`] rounds
 //! the simulator, as the director, ends the rebuy period; every player still seated decides on
 //! the add-on (eight in ten take it) and the break ends.
+//!
+//! Its players and tables are clients Floor ships: a command its service does not answer (the
+//! service killed with it in flight, or restarting) is sent again with the same command id
+//! ([`crate::director::send`]), so a run outlives a killed service.
 
+use crate::director::{self, Patience};
 use floor_events::payouts::Books;
 use floor_events::rebuys::{verbs as rebuy_verbs, DirectorRequest, Purchase, RebuyEvent};
 use floor_events::registration::{verbs, CreateTournament, Register, StartTournament};
 use floor_events::tournament::{AddOnTerms, EntryModel, Fee, RebuyCondition, RebuyTerms, Start, TournamentDefinition};
-use floor_events::{subjects, CommandId, Currency, EntryNo, Money, PlayerId, Reply, RuleProfile, TournamentId};
+use floor_events::{codes, subjects, CommandId, Currency, EntryNo, ErrorBody, Money, PlayerId, RuleProfile, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_seating::simulated::SimTable;
 use rand::{Rng, SeedableRng};
@@ -31,7 +37,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-mod lockstep;
+pub mod lockstep;
 use lockstep::{Lockstep, STALL};
 
 /// What to simulate.
@@ -49,6 +55,28 @@ pub struct SimConfig {
     pub tournament_id: TournamentId,
     /// Rebuys (two per entry) and an add-on.
     pub rebuys: bool,
+    /// For a field too large for a sit & go: from creating the tournament to its scheduled
+    /// start, by which the simulator must have registered every player (see
+    /// [`START_AFTER_ON_OWN_PLATFORM`] and [`start_after_on_a_shared_platform`]).
+    pub start_after: Duration,
+}
+
+/// The start of a scheduled field on the simulator's own platform: a moment after creation. No
+/// scheduler runs there, so the simulator itself starts the tournament once every player is
+/// registered, however long that took (those registered after the time are recorded as late
+/// registrations, drawn with the others).
+pub const START_AFTER_ON_OWN_PLATFORM: Duration = Duration::from_secs(1);
+
+/// The start of a scheduled field on a platform joined through `NATS_URL`.
+///
+/// A scheduler there starts the tournament at its time and, below its minimum (every entrant),
+/// cancels it; registration refuses a director's start before the time (`too_early`), so the
+/// time must be set, when creating, after registering can end: 5 s and 5 ms per entrant. That is
+/// about six times the 0.85 ms a registration took against `NATS_URL` with 2,000 entrants
+/// (issue 18) and 2.6 times the slowest measured (250,000 in 7 min 50 s, in one process with the
+/// platform). The simulator then waits for the time and starts it, unless the scheduler did.
+pub fn start_after_on_a_shared_platform(entrants: u32) -> Duration {
+    Duration::from_secs(5) + Duration::from_millis(5) * entrants
 }
 
 /// The summary line.
@@ -99,8 +127,8 @@ pub enum Progress {
 /// 5,000 unacknowledged publishes, which the in-process platform shares.
 const ACK_WINDOW: usize = 1_000;
 
-/// Sit & go fields stop at 360 (003, 004 §4.36.2); larger fields are scheduled a moment ahead,
-/// register as late registrations, and are started by the simulator.
+/// Sit & go fields stop at 360 (003, 004 §4.36.2); larger fields are scheduled
+/// [`SimConfig::start_after`] ahead and started once every player is registered.
 const LARGEST_SIT_AND_GO: u32 = 360;
 
 /// Rounds of play in the rebuy period of a `--format rebuy` run.
@@ -108,9 +136,10 @@ pub const REBUY_ROUNDS: u64 = 12;
 
 fn definition(config: &SimConfig, now: chrono::DateTime<chrono::Utc>) -> TournamentDefinition {
     let sit_and_go = config.entrants <= LARGEST_SIT_AND_GO;
+    let start = now + chrono::Duration::from_std(config.start_after).unwrap_or(chrono::Duration::days(1));
     TournamentDefinition {
         name: format!("Simulation {} ({} players)", config.seed, config.entrants),
-        start: if sit_and_go { Start::SitAndGo } else { Start::At(now + chrono::Duration::seconds(1)) },
+        start: if sit_and_go { Start::SitAndGo } else { Start::At(start) },
         table_size: config.table_size,
         starting_stack: 10_000,
         buy_in: Money::new(1_000, Currency::EUR),
@@ -118,7 +147,7 @@ fn definition(config: &SimConfig, now: chrono::DateTime<chrono::Utc>) -> Tournam
         capacity: config.entrants,
         min_players: config.entrants,
         registration_opens: None,
-        late_registration_until: (!sit_and_go).then(|| now + chrono::Duration::days(1)),
+        late_registration_until: (!sit_and_go).then(|| start + chrono::Duration::days(1)),
         entry_model: EntryModel::Freezeout,
         guarantee: None,
         profile: config.profile,
@@ -141,21 +170,31 @@ fn definition(config: &SimConfig, now: chrono::DateTime<chrono::Utc>) -> Tournam
     }
 }
 
-async fn request<T: Serialize>(backbone: &Backbone, verb: &str, body: &T) -> Result<serde_json::Value, String> {
-    ask(backbone, subjects::service::REGISTRATION, verb, body).await
+/// Sends a command as a table server or a player would: while its service does not answer
+/// (killed, restarting, `unavailable`), again with the same command id ([`director::send`]).
+/// The outer error is a command never answered; the inner one, the service's rejection.
+async fn ask<T: Serialize>(
+    backbone: &Backbone,
+    service: &str,
+    verb: &str,
+    body: &T,
+) -> Result<Result<serde_json::Value, ErrorBody>, String> {
+    let payload = serde_json::to_vec(body).expect("request serializes");
+    let tell = |waiting: &director::Waiting| tracing::warn!("{waiting}");
+    match director::send(&backbone.client, service, verb, payload.into(), &Patience::SIMULATOR, tell).await {
+        Ok(reply) => Ok(reply.into_result()),
+        Err(failure) => Err(failure.message),
+    }
 }
 
-async fn ask<T: Serialize>(backbone: &Backbone, service: &str, verb: &str, body: &T) -> Result<serde_json::Value, String> {
-    let subject = subjects::command_subject(service, verb);
-    let payload = serde_json::to_vec(body).expect("request serializes");
-    let reply = tokio::time::timeout(Duration::from_secs(30), backbone.client.request(subject, payload.into()))
-        .await
-        .map_err(|_| format!("registration did not answer {verb}"))?
-        .map_err(|e| format!("{verb}: {e}"))?;
-    match serde_json::from_slice::<Reply<serde_json::Value>>(&reply.payload).map_err(|e| e.to_string())? {
-        Reply::Ok(v) => Ok(v),
-        Reply::Error(e) => Err(format!("{verb}: {}: {}", e.code, e.message)),
-    }
+/// [`ask`], with a rejection as an error too.
+async fn command<T: Serialize>(backbone: &Backbone, service: &str, verb: &str, body: &T) -> Result<serde_json::Value, String> {
+    ask(backbone, service, verb, body).await?.map_err(|e| format!("{verb}: {}: {}", e.code, e.message))
+}
+
+/// A registration command.
+async fn request<T: Serialize>(backbone: &Backbone, verb: &str, body: &T) -> Result<serde_json::Value, String> {
+    command(backbone, subjects::service::REGISTRATION, verb, body).await
 }
 
 /// Runs one tournament to its winner; `progress` hears after every round.
@@ -181,19 +220,23 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     for i in 1..=config.entrants {
         let player = PlayerId::parse(&format!("sim-{i}")).expect("valid");
         let register = Register { command_id: CommandId::derived(&format!("sim:{t}:{i}")), tournament_id: t, player };
-        request(backbone, verbs::REGISTER.name(), &register).await?;
+        match ask(backbone, subjects::service::REGISTRATION, verbs::REGISTER.name(), &register).await? {
+            Ok(_) => {}
+            Err(e) if e.code == codes::TOURNAMENT_CANCELLED && scheduled.is_some() => {
+                return Err(format!(
+                    "the tournament was cancelled at its start time with {} of {} players registered: registering took longer \
+                     than the {} s before the start (--start-after gives it more)",
+                    i - 1,
+                    config.entrants,
+                    config.start_after.as_secs()
+                ))
+            }
+            Err(e) => return Err(format!("{}: {}: {}", verbs::REGISTER.name(), e.code, e.message)),
+        }
         progress(&Progress::Registering { registered: i, entrants: config.entrants });
     }
     if let Some(start) = scheduled {
-        // The start time is a moment after creation; registration started it by then.
-        tokio::time::sleep((start - chrono::Utc::now()).to_std().unwrap_or_default()).await;
-        let begin = StartTournament { command_id: CommandId::derived(&format!("sim-start:{t}")), tournament_id: t };
-        match request(backbone, verbs::START_TOURNAMENT.name(), &begin).await {
-            Ok(_) => {}
-            // A scheduler on the platform started it first.
-            Err(e) if e.contains(floor_events::codes::TOURNAMENT_STARTED) => {}
-            Err(e) => return Err(e),
-        }
+        start_at(backbone, t, start).await?;
     }
 
     let mut lockstep = Lockstep::new(backbone, t).await?;
@@ -291,6 +334,25 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     })
 }
 
+/// Starts a scheduled tournament at its time, the field in: registration refuses a start before
+/// it (`too_early`), and a scheduler on the platform may start it first.
+async fn start_at(backbone: &Backbone, t: TournamentId, start: chrono::DateTime<chrono::Utc>) -> Result<(), String> {
+    let begin = StartTournament { command_id: CommandId::derived(&format!("sim-start:{t}")), tournament_id: t };
+    // Another machine's clock may be a little behind ours: a start refused as too early is
+    // asked again, for a while (a refusal stores nothing, so the command id may be reused).
+    tokio::time::sleep((start - chrono::Utc::now()).to_std().unwrap_or_default()).await;
+    let asked = Instant::now();
+    loop {
+        match ask(backbone, subjects::service::REGISTRATION, verbs::START_TOURNAMENT.name(), &begin).await? {
+            Err(e) if e.code == codes::TOO_EARLY && asked.elapsed() < STALL => tokio::time::sleep(Duration::from_millis(100)).await,
+            Ok(_) => return Ok(()),
+            // Started by the scheduler first.
+            Err(e) if e.code == codes::TOURNAMENT_STARTED => return Ok(()),
+            Err(e) => return Err(format!("{}: {}: {}", verbs::START_TOURNAMENT.name(), e.code, e.message)),
+        }
+    }
+}
+
 /// The simulated players' side of rebuys: the rebuys log as they see it, and their answers.
 struct SimPlayers {
     tournament: TournamentId,
@@ -355,7 +417,7 @@ impl SimPlayers {
             player: player.clone(),
             entry: Some(entry),
         };
-        ask(backbone, subjects::service::REBUYS, verb, &request).await.map(|_| ())
+        command(backbone, subjects::service::REBUYS, verb, &request).await.map(|_| ())
     }
 
     /// Every player at zero, once Floor has offered the rebuy (or said there is none), takes it
@@ -385,7 +447,7 @@ impl SimPlayers {
     async fn break_for_add_ons(&mut self, backbone: &Backbone, tables: &BTreeMap<u32, SimTable>, rng: &mut impl Rng) -> Result<(), String> {
         let t = self.tournament;
         let end = |what: &str| DirectorRequest { command_id: CommandId::derived(&format!("sim-{what}:{t}")), tournament_id: t };
-        ask(backbone, subjects::service::REBUYS, rebuy_verbs::END_REBUYS.name(), &end("end-rebuys")).await?;
+        command(backbone, subjects::service::REBUYS, rebuy_verbs::END_REBUYS.name(), &end("end-rebuys")).await?;
         let seated: Vec<(EntryNo, PlayerId, u64)> =
             tables.values().filter(|t| !t.closed).flat_map(|t| t.seats.values().map(|(e, p, c)| (*e, p.clone(), *c))).collect();
         for (entry, player, chips) in seated {
@@ -395,7 +457,7 @@ impl SimPlayers {
                 Self::buy(t, backbone, rebuy_verbs::DECLINE.name(), entry, &player, "add-on").await?;
             }
         }
-        ask(backbone, subjects::service::REBUYS, rebuy_verbs::END_ADD_ONS.name(), &end("end-add-ons")).await.map(|_| ())
+        command(backbone, subjects::service::REBUYS, rebuy_verbs::END_ADD_ONS.name(), &end("end-add-ons")).await.map(|_| ())
     }
 }
 
@@ -418,16 +480,8 @@ async fn paid_books(backbone: &Backbone, t: TournamentId) -> Result<Books, Strin
         paid = floor_events::record::decode_commit::<PayoutEvent>(&message.payload)
             .is_ok_and(|events| events.iter().any(|e| matches!(e, PayoutEvent::TournamentPaid { .. })));
     }
-    let subject = subjects::command_subject(subjects::service::PAYOUTS, payouts::BOOKS.name());
-    let payload = serde_json::to_vec(&BooksRequest { tournament_id: t }).expect("request serializes");
-    let reply = tokio::time::timeout(Duration::from_secs(30), backbone.client.request(subject, payload.into()))
-        .await
-        .map_err(|_| "payouts did not answer books".to_string())?
-        .map_err(|e| format!("books: {e}"))?;
-    match serde_json::from_slice::<Reply<Books>>(&reply.payload).map_err(|e| e.to_string())? {
-        Reply::Ok(books) => Ok(books),
-        Reply::Error(e) => Err(format!("books: {}: {}", e.code, e.message)),
-    }
+    let books = command(backbone, subjects::service::PAYOUTS, payouts::BOOKS.name(), &BooksRequest { tournament_id: t }).await?;
+    serde_json::from_value(books).map_err(|e| format!("books: {e}"))
 }
 
 /// The open tables, for a stall's message.

@@ -12,12 +12,13 @@
 //! repeated its tournament.
 //!
 //! What is sound instead:
-//! - a runner's *ack floor* (its acks are cumulative and sent only after what it produced is
-//!   stored) against the last sequence the store holds on the subjects it reads;
+//! - how far a runner has *taken* its stream (its checkpoint, stored only after what it
+//!   produced is stored; see `taken`) against the last sequence the store holds on the subjects it reads;
 //! - for the tables' inbox, the store's next instruction after the last one received
 //!   (a direct get), with the consumer used only to fetch them in bulk.
 
 use async_nats::jetstream::consumer::{pull, AckPolicy, Consumer, DeliverPolicy};
+use async_nats::jetstream::kv;
 use async_nats::jetstream::stream::{DirectGetErrorKind, Stream};
 use floor_events::table::TableInstruction;
 use floor_events::{subjects, TournamentId};
@@ -29,11 +30,13 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// How long Floor may stay silent before the simulation gives up.
-pub(super) const STALL: Duration = Duration::from_secs(15);
+pub const STALL: Duration = Duration::from_secs(15);
 
 /// One tournament's lockstep: where the simulator's reports and the tables' instructions are.
-pub(super) struct Lockstep {
+pub struct Lockstep {
     tournament: TournamentId,
+    /// The runners' checkpoints (KV `floor-checkpoints`).
+    checkpoints: kv::Store,
     /// The tables' instructions: a consumer of our own, no acks, to fetch them in bulk.
     instructions: Consumer<pull::Config>,
     /// Its filter, for asking the store what follows.
@@ -48,17 +51,42 @@ fn text<E: ToString>(e: E) -> String {
     e.to_string()
 }
 
-/// The stream sequence up to which a runner's durable consumer has acknowledged everything;
-/// `None` while the consumer cannot be read (a runner restarting recreates it).
-async fn acknowledged(stream: &Stream, name: &str) -> Option<u64> {
-    Some(stream.consumer_info(name).await.ok()?.ack_floor.stream_sequence)
+/// The stream sequence up to which the seating runner `runner` has taken everything it reads:
+/// applied, and what that caused stored. `None` while nothing says (the runner never ran).
+///
+/// The runner's checkpoint (KV `floor-checkpoints`, key = the runner's name) says it. The
+/// projection runner stores it after the batch's flush has stored what the batch caused and
+/// before it acknowledges the batch; at every start it resumes after it, and never acts on a
+/// commit at or below it again. It is the runner's own record of what is done, and it outlives
+/// the runner's process and its consumer.
+///
+/// What is not enough alone: the durable consumer's *ack floor*. A runner recreates its consumer
+/// at every start, from the checkpoint, and nats-server reports a new consumer's ack floor as 0
+/// until its first acknowledgement: a runner restarted between two rounds, with nothing new to
+/// acknowledge, looked as if it had taken nothing (issue 18: `delivered 4418 ack_floor 0
+/// pending 0`), and the lockstep waited for ever. Nor `delivered ≥ stored && num_ack_pending
+/// == 0`: sound while the consumer exists, but it trusts the server's accounting of a consumer
+/// created at a start sequence (the accounting the ack floor got wrong) and fails while the
+/// consumer is being recreated, when the checkpoint still holds.
+///
+/// The ack floor is still read, as a second witness: it is never ahead of the checkpoint (the
+/// checkpoint is stored first), so it can only help when the checkpoint cannot be read.
+async fn taken(stream: &Stream, checkpoints: &kv::Store, runner: &str) -> Option<u64> {
+    let (checkpoint, consumer) = futures::join!(checkpoints.get(runner), stream.consumer_info(format!("projection-{runner}")));
+    let checkpoint = checkpoint.ok().flatten().and_then(|v| std::str::from_utf8(&v).ok()?.parse::<u64>().ok());
+    let acknowledged = consumer.ok().map(|info| info.ack_floor.stream_sequence);
+    checkpoint.max(acknowledged)
 }
 
 impl Lockstep {
     /// Starts reading the tournament's instructions from the start of the stream. Create it once
     /// the field is in: registering 250,000 players can take longer than the server keeps an
     /// idle consumer.
-    pub(super) async fn new(backbone: &Backbone, tournament: TournamentId) -> Result<Self, String> {
+    ///
+    /// # Errors
+    /// When the consumer or the checkpoint bucket cannot be had.
+    pub async fn new(backbone: &Backbone, tournament: TournamentId) -> Result<Self, String> {
+        let checkpoints = backbone.jetstream.get_key_value(subjects::CHECKPOINT_BUCKET).await.map_err(text)?;
         let filter = format!("floor.table.{tournament}.*.in");
         let instructions = backbone
             .tables
@@ -71,11 +99,11 @@ impl Lockstep {
             })
             .await
             .map_err(text)?;
-        Ok(Self { tournament, instructions, filter, received: 0, reported: 0 })
+        Ok(Self { tournament, checkpoints, instructions, filter, received: 0, reported: 0 })
     }
 
     /// A report the store acknowledged at `sequence`.
-    pub(super) fn reported(&mut self, sequence: u64) {
+    pub fn reported(&mut self, sequence: u64) {
         self.reported = self.reported.max(sequence);
     }
 
@@ -102,25 +130,28 @@ impl Lockstep {
     /// Work flows in a circle: reports and other services' events make seating commits, whose
     /// instructions the outbox stores and whose eliminations it sends to registration, which
     /// seating's policy reads. So a pass reads where the store is, checks every runner has
-    /// acknowledged up to there, and reads the store again: only a pass in which nothing new
-    /// was stored proves everything is done.
+    /// taken everything up to there, and reads the store again: only a pass in which nothing
+    /// new was stored proves everything is done.
     ///
     /// A large field keeps the runners busy for longer than [`STALL`] (the draw of 28,000
     /// tables, which the policy stores part after part before it acknowledges the start; the
     /// 310,000 instructions of a 250,000-entrant draw, which the outbox publishes in one batch
-    /// before it acknowledges any), so only a wait in which no runner acknowledges anything new,
+    /// before it acknowledges any), so only a wait in which no runner takes anything new,
     /// the log does not grow, and nothing is stored for the tables for that long is a
     /// stall. The runners are asked less often the longer the wait: asking every millisecond
     /// loads the server doing the work.
-    pub(super) async fn settled(&mut self, backbone: &Backbone) -> Result<(), String> {
+    ///
+    /// # Errors
+    /// A stall (nothing moved for [`STALL`]), or a store that cannot be read.
+    pub async fn settled(&mut self, backbone: &Backbone) -> Result<(), String> {
         let (mut seen, mut moved_at, mut pause) = (Vec::new(), Instant::now(), Duration::from_millis(1));
         loop {
             let [reacted_to, seating] = self.stored(backbone).await?;
             // Each group of reads concurrently, the groups in order: store, runners, store.
             let (policy, reports, outbox) = futures::join!(
-                acknowledged(&backbone.events, "projection-seating-policy"),
-                acknowledged(&backbone.tables, "projection-seating-reports"),
-                acknowledged(&backbone.events, "projection-seating-outbox")
+                taken(&backbone.events, &self.checkpoints, "seating-policy"),
+                taken(&backbone.tables, &self.checkpoints, "seating-reports"),
+                taken(&backbone.events, &self.checkpoints, "seating-outbox")
             );
             let caught_up = policy.is_some_and(|p| p >= reacted_to)
                 && reports.is_some_and(|r| r >= self.reported)
@@ -145,7 +176,10 @@ impl Lockstep {
     }
 
     /// Hands the tables every instruction stored so far.
-    pub(super) async fn drain(&mut self, backbone: &Backbone, tables: &mut BTreeMap<u32, SimTable>) -> Result<(), String> {
+    ///
+    /// # Errors
+    /// When the store or the consumer cannot be read, or an instruction is unreadable.
+    pub async fn drain(&mut self, backbone: &Backbone, tables: &mut BTreeMap<u32, SimTable>) -> Result<(), String> {
         loop {
             // The store says whether anything follows; the consumer's count only sizes the pull.
             match backbone.tables.direct_get_next_for_subject(&self.filter, Some(self.received + 1)).await {
