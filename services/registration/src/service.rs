@@ -4,7 +4,7 @@
 
 use crate::domain::{TournamentAggregate, TournamentCommand};
 use crate::limits::{PlayerAggregate, PlayerCommand};
-use crate::policy;
+use crate::policy::{RegistrationSaga, Step};
 use crate::projection::LimitedPlayers;
 use chrono::{DateTime, Utc};
 use floor_events::player::{PlayerEvent, SetPlayerLimits};
@@ -112,29 +112,38 @@ impl RegistrationService {
         reply(outcome, |_| TournamentCreatedReply { tournament_id })
     }
 
+    /// Runs the registration saga ([`RegistrationSaga`]): its steps, each answer fed back.
     async fn register(&self, request: Register) -> Reply<Registered> {
-        let at = self.inner.clock.now();
         let Register { command_id, tournament_id, player } = request;
-        let check_limits = self.inner.limited.read().expect("limited players poisoned").contains(&player);
-        let mut newly_counted = false;
-        if check_limits {
-            let count = PlayerCommand::Count { player: player.clone(), tournament_id, at };
-            let outcome = self.inner.players.execute(player.aggregate_id(), policy::count_command_id(command_id), count).await;
-            match reply(outcome, |c| !c.events.is_empty() && !c.duplicate) {
-                Reply::Ok(counted) => newly_counted = counted,
-                Reply::Error(e) => return Reply::Error(e),
-            }
+        let has_limits = self.inner.limited.read().expect("limited players poisoned").contains(&player);
+        let (mut saga, mut step) = RegistrationSaga::start(command_id, player.clone(), tournament_id, self.inner.clock.now(), has_limits);
+        let mut answer = None;
+        loop {
+            step = match step {
+                Step::Count(id, count) => match reply(self.inner.players.execute(player.aggregate_id(), id, count).await, |c| {
+                    !c.events.is_empty() && !c.duplicate
+                }) {
+                    Reply::Ok(newly) => saga.counted(newly),
+                    Reply::Error(e) => return Reply::Error(e),
+                },
+                Step::Register => {
+                    let command = TournamentCommand::Register { player: player.clone(), at: saga.at() };
+                    let outcome = self.inner.tournaments.execute(tournament_id.0, command_id, command).await;
+                    let registered = reply(outcome, |c| registered(tournament_id, c.events)).and_then_ok();
+                    let next = saga.registered(matches!(registered, Reply::Ok(_)));
+                    answer = Some(registered);
+                    next
+                }
+                Step::Release(id, release) => {
+                    if let Err(e) = self.inner.players.execute(player.aggregate_id(), id, release).await {
+                        tracing::warn!(%player, %tournament_id, error = %e, "limit count not released; it will expire with its window");
+                    }
+                    Step::Done
+                }
+                Step::Done => break,
+            };
         }
-        let command = TournamentCommand::Register { player: player.clone(), at };
-        let outcome = self.inner.tournaments.execute(tournament_id.0, command_id, command).await;
-        let answer = reply(outcome, |c| registered(tournament_id, c.events));
-        if newly_counted && matches!(answer, Reply::Error(_)) {
-            let (release_id, release) = policy::release_count(command_id, player.clone(), tournament_id, at);
-            if let Err(e) = self.inner.players.execute(player.aggregate_id(), release_id, release).await {
-                tracing::warn!(%player, %tournament_id, error = %e, "limit count not released; it will expire with its window");
-            }
-        }
-        answer.and_then_ok()
+        answer.unwrap_or_else(|| Reply::Error(ErrorBody::new(floor_events::codes::UNAVAILABLE, "registration stored no entry")))
     }
 
     /// Executes the tournament command `make` builds with the service's time now.
