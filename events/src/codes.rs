@@ -136,3 +136,13 @@ pub const ADD_ON_TAKEN: &str = "add_on_taken";
 pub const STILL_IN_PLAY: &str = "still_in_play";
 /// The player holds several live entries: name one.
 pub const ENTRY_AMBIGUOUS: &str = "entry_ambiguous";
+
+// Protocol edges.
+/// The command id was used before for a different request (another verb, aggregate or
+/// content): nothing was stored. A retry must resend exactly what was sent first; a new
+/// command needs a new id.
+pub const COMMAND_ID_REUSED: &str = "command_id_reused";
+/// No such HTTP path.
+pub const NOT_FOUND: &str = "not_found";
+/// The HTTP path exists, the method is not answered there.
+pub const METHOD_NOT_ALLOWED: &str = "method_not_allowed";

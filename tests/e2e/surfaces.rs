@@ -6,7 +6,7 @@ use floor_events::player::{EntryLimits, SetPlayerLimits};
 use floor_events::registration::verbs;
 use floor_events::{codes, CommandId, PlayerId, Reply};
 use floor_runtime::bootstrap::{self, BootstrapErrorKind};
-use floor_tests::{freezeout, http_get, World};
+use floor_tests::{freezeout, http_get, http_request, World};
 use std::path::Path;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -140,4 +140,43 @@ async fn the_lobby_waits_for_a_created_tournaments_first_document_and_only_for_t
     bucket.put(id.to_string(), r#"{"entrants":0}"#.into()).await.expect("the lobby stores it");
     let shown = waiting.await.expect("task").expect("shown once stored");
     assert_eq!(&shown[..], br#"{"entrants":0}"#);
+}
+
+/// Issue 17, reproduction 7: every error the lobby answers over HTTP is JSON in the reply
+/// envelope, `{"error":{"code","message"}}` with `application/json`, whatever the path holds
+/// (a quote and a non-ASCII letter came back as Rust escapes) and for the router's own answers
+/// (404 and 405 had an empty body and no content type).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_http_error_is_json_with_a_code() {
+    let world = World::start_configured(|c| {
+        c.scheduler = false;
+        c.seating = false;
+        c.payouts = false;
+        c.rebuys = false;
+        c.clock_service = false;
+    })
+    .await;
+    let http = world.platform().http().expect("lobby serves HTTP");
+    let long = format!("/api/tournaments/{}", "x".repeat(10_000));
+    let cases: Vec<(&str, &str, &str, u16, &str)> = vec![
+        ("a quote in the id", "GET", "/api/tournaments/it%27s", 404, codes::UNKNOWN_TOURNAMENT),
+        ("a non-ASCII id", "GET", "/api/tournaments/%C3%A9", 404, codes::UNKNOWN_TOURNAMENT),
+        ("a backslash and a control character", "GET", "/api/tournaments/a%5C%22%0A", 404, codes::UNKNOWN_TOURNAMENT),
+        ("an id that is not UTF-8", "GET", "/api/tournaments/%FF%FE", 400, codes::INVALID_FIELD),
+        ("a 10 kB id", "GET", &long, 404, codes::UNKNOWN_TOURNAMENT),
+        ("no such path", "GET", "/api/players", 404, codes::NOT_FOUND),
+        ("below a tournament", "GET", "/api/tournaments/x/y", 404, codes::NOT_FOUND),
+        ("a write to the list", "POST", "/api/tournaments", 405, codes::METHOD_NOT_ALLOWED),
+        ("a delete of a tournament", "DELETE", "/api/tournaments/it%27s", 405, codes::METHOD_NOT_ALLOWED),
+    ];
+
+    for (case, method, path, status, code) in cases {
+        let (got, content_type, body) = http_request(http, method, path).await;
+        assert_eq!(got, status, "{case}: {body}");
+        assert_eq!(content_type, "application/json", "{case}");
+        let error: serde_json::Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{case}: not JSON ({e}): {body}"));
+        assert_eq!(error["error"]["code"], code, "{case}");
+        let message = error["error"]["message"].as_str().unwrap_or_else(|| panic!("{case}: no message: {body}"));
+        assert!(message.len() < 1_000, "{case}: the message does not repeat the whole path ({} bytes)", message.len());
+    }
 }
