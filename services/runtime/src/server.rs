@@ -227,6 +227,15 @@ pub fn find_binary() -> Result<PathBuf, ServerError> {
     if let Some(path) = std::env::var_os("PATH") {
         candidates.extend(std::env::split_paths(&path).map(|d| d.join("nats-server")));
     }
+    find_binary_among(candidates)
+}
+
+/// The first of `candidates` that is a nats-server >= 2.10 (by its `--version`).
+///
+/// # Errors
+/// [`ServerErrorKind::NotFound`] when none is a nats-server, [`ServerErrorKind::TooOld`]
+/// (naming the last too old one and its version) when those found are all older.
+pub fn find_binary_among(candidates: impl IntoIterator<Item = PathBuf>) -> Result<PathBuf, ServerError> {
     let mut too_old = None;
     for candidate in candidates.into_iter().filter(|c| c.is_file()) {
         match binary_version(&candidate) {
