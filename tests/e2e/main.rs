@@ -4,6 +4,7 @@
 mod bad_input;
 mod clock;
 mod concurrency;
+mod esrs_store;
 mod readiness;
 mod rebuys;
 mod recovery;
