@@ -9,17 +9,24 @@ use floor_runtime::store::{EsrsStore, StoreErrorKind, StoredCommit};
 use floor_runtime::JetStreamStore;
 use serde::{Deserialize, Serialize};
 
-/// Chips counted into a tally; adding nothing is refused.
-struct Tally;
+/// Chips counted into a tally; adding nothing is refused. (Also the aggregate of the host's
+/// idempotency tests, `idempotency.rs`.)
+pub(crate) struct Tally;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-enum Counted {
+pub(crate) enum Counted {
     Added { chips: u64 },
 }
 
 #[derive(Debug)]
-struct NothingToAdd;
+pub(crate) struct NothingToAdd;
+
+impl floor_runtime::DomainError for NothingToAdd {
+    fn code(&self) -> &'static str {
+        "nothing_to_add"
+    }
+}
 
 impl std::fmt::Display for NothingToAdd {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

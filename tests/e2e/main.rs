@@ -5,6 +5,7 @@ mod bad_input;
 mod clock;
 mod concurrency;
 mod esrs_store;
+mod idempotency;
 mod readiness;
 mod rebuys;
 mod recovery;

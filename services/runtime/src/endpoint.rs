@@ -113,7 +113,9 @@ pub async fn serve<H: CommandHandler>(
         let Ok(permit) = in_flight.clone().acquire_owned().await else { break };
         let handler = handler.clone();
         tracker.spawn(async move {
-            let reply = handler.handle(verb, request.message.payload.clone()).await;
+            // Every command the handler executes is bound to what this caller sent.
+            let payload = request.message.payload.clone();
+            let reply = crate::host::serving_request(service, verb, payload.clone(), handler.handle(verb, payload)).await;
             if let Err(e) = request.respond(Ok(reply)).await {
                 tracing::warn!(verb, error = %e, "reply not sent");
             }
