@@ -161,3 +161,12 @@ pub const UNKNOWN_CURRENCY: &str = "unknown_currency";
 pub const START_IN_THE_PAST: &str = "start_in_the_past";
 /// A schedule's starts come closer together than the minimum interval.
 pub const SCHEDULE_TOO_FREQUENT: &str = "schedule_too_frequent";
+// Protocol edges.
+/// The command id was used before for a different request (another verb, aggregate or
+/// content): nothing was stored. A retry must resend exactly what was sent first; a new
+/// command needs a new id.
+pub const COMMAND_ID_REUSED: &str = "command_id_reused";
+/// No such HTTP path.
+pub const NOT_FOUND: &str = "not_found";
+/// The HTTP path exists, the method is not answered there.
+pub const METHOD_NOT_ALLOWED: &str = "method_not_allowed";

@@ -4,6 +4,8 @@
 mod bad_input;
 mod clock;
 mod concurrency;
+mod esrs_store;
+mod idempotency;
 mod killed_service;
 mod limits;
 mod readiness;

@@ -6,7 +6,7 @@ use floor_events::player::{EntryLimits, SetPlayerLimits};
 use floor_events::registration::verbs;
 use floor_events::{codes, CommandId, PlayerId, Reply};
 use floor_runtime::bootstrap::{self, BootstrapErrorKind};
-use floor_tests::{freezeout, http_get, World};
+use floor_tests::{freezeout, http_get, http_request, World};
 use std::path::Path;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -96,22 +96,56 @@ async fn a_player_at_their_daily_limit_is_refused_but_may_finish_what_they_enter
     assert!(matches!(re_entered, Reply::Ok(_)), "a re-entry into a counted tournament is not a new tournament: {re_entered:?}");
 }
 
+/// Issue 16: this test used to return early unless Debian's nats-server 2.9 happened to be
+/// installed. It now always runs, against fakes of an old server: a binary whose `--version`
+/// says v2.9.10 (what `floor run` finds on disk), and a listener that greets like a 2.9.10
+/// server (what `NATS_URL` can point at).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_nats_server_older_than_2_10_is_refused_with_a_reason() {
-    // Debian's nats-server 2.9 is on machines of this kind; elsewhere there is nothing to test.
-    let old = Path::new("/usr/sbin/nats-server");
-    let Some(version) = old.is_file().then(|| floor_runtime::server::binary_version(old)).flatten() else { return };
-    if version >= floor_runtime::server::MIN_VERSION {
-        return;
-    }
+    use floor_runtime::server::{self, ServerErrorKind};
     let dir = tempfile::tempdir().expect("temp dir");
-    let options = floor_runtime::server::ServerOptions { binary: old.to_owned(), dir: dir.path().to_owned(), port: 0, sync_always: false };
-    let server = floor_runtime::NatsServer::start(options).expect("old server starts");
+    let old = dir.path().join("nats-server");
+    std::fs::write(&old, "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'nats-server: v2.9.10'; exit 0; fi\nexit 1\n")
+        .expect("fake binary");
+    std::fs::set_permissions(&old, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("executable");
+    let url = old_server_greeting("2.9.10").await;
 
-    let refused = bootstrap::connect(&server.url()).await.expect_err("2.9 must be refused");
+    let found = server::binary_version(&old);
+    let not_started = server::find_binary_among([old.clone()]).expect_err("a 2.9 binary is not used");
+    let refused = bootstrap::connect(&url).await.expect_err("2.9 must be refused");
 
+    assert_eq!(found, Some((2, 9)));
+    assert_eq!(not_started.kind(), ServerErrorKind::TooOld);
+    assert!(not_started.to_string().contains("v2.9") && not_started.to_string().contains("2.10"), "names both: {not_started}");
     assert_eq!(refused.kind(), BootstrapErrorKind::ServerTooOld);
     assert!(refused.to_string().contains("2.10"), "the message says what is needed: {refused}");
+}
+
+/// A listener that speaks just enough of the NATS protocol to be connected to (INFO with
+/// `version`, PONG to the client's PING) and nothing more; returns its URL.
+async fn old_server_greeting(version: &'static str) -> String {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let (read, mut write) = socket.into_split();
+                let info = format!(
+                    "INFO {{\"server_id\":\"FAKE\",\"server_name\":\"fake\",\"version\":\"{version}\",\"proto\":1,\"host\":\"127.0.0.1\",\"port\":{port},\"headers\":true,\"max_payload\":1048576}}\r\n"
+                );
+                write.write_all(info.as_bytes()).await.ok()?;
+                let mut lines = BufReader::new(read).lines();
+                while let Some(line) = lines.next_line().await.ok()? {
+                    if line.starts_with("PING") {
+                        write.write_all(b"PONG\r\n").await.ok()?;
+                    }
+                }
+                Some(())
+            });
+        }
+    });
+    format!("nats://127.0.0.1:{port}")
 }
 
 /// How the lobby answers for a tournament it has no document for: unknown when the log has
@@ -140,4 +174,43 @@ async fn the_lobby_waits_for_a_created_tournaments_first_document_and_only_for_t
     bucket.put(id.to_string(), r#"{"entrants":0}"#.into()).await.expect("the lobby stores it");
     let shown = waiting.await.expect("task").expect("shown once stored");
     assert_eq!(&shown[..], br#"{"entrants":0}"#);
+}
+
+/// Issue 17, reproduction 7: every error the lobby answers over HTTP is JSON in the reply
+/// envelope, `{"error":{"code","message"}}` with `application/json`, whatever the path holds
+/// (a quote and a non-ASCII letter came back as Rust escapes) and for the router's own answers
+/// (404 and 405 had an empty body and no content type).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_http_error_is_json_with_a_code() {
+    let world = World::start_configured(|c| {
+        c.skip("scheduler");
+        c.skip("seating");
+        c.skip("payouts");
+        c.skip("rebuys");
+        c.skip("clock");
+    })
+    .await;
+    let http = world.platform().http().expect("lobby serves HTTP");
+    let long = format!("/api/tournaments/{}", "x".repeat(10_000));
+    let cases: Vec<(&str, &str, &str, u16, &str)> = vec![
+        ("a quote in the id", "GET", "/api/tournaments/it%27s", 404, codes::UNKNOWN_TOURNAMENT),
+        ("a non-ASCII id", "GET", "/api/tournaments/%C3%A9", 404, codes::UNKNOWN_TOURNAMENT),
+        ("a backslash and a control character", "GET", "/api/tournaments/a%5C%22%0A", 404, codes::UNKNOWN_TOURNAMENT),
+        ("an id that is not UTF-8", "GET", "/api/tournaments/%FF%FE", 400, codes::INVALID_FIELD),
+        ("a 10 kB id", "GET", &long, 404, codes::UNKNOWN_TOURNAMENT),
+        ("no such path", "GET", "/api/players", 404, codes::NOT_FOUND),
+        ("below a tournament", "GET", "/api/tournaments/x/y", 404, codes::NOT_FOUND),
+        ("a write to the list", "POST", "/api/tournaments", 405, codes::METHOD_NOT_ALLOWED),
+        ("a delete of a tournament", "DELETE", "/api/tournaments/it%27s", 405, codes::METHOD_NOT_ALLOWED),
+    ];
+
+    for (case, method, path, status, code) in cases {
+        let (got, content_type, body) = http_request(http, method, path).await;
+        assert_eq!(got, status, "{case}: {body}");
+        assert_eq!(content_type, "application/json", "{case}");
+        let error: serde_json::Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{case}: not JSON ({e}): {body}"));
+        assert_eq!(error["error"]["code"], code, "{case}");
+        let message = error["error"]["message"].as_str().unwrap_or_else(|| panic!("{case}: no message: {body}"));
+        assert!(message.len() < 1_000, "{case}: the message does not repeat the whole path ({} bytes)", message.len());
+    }
 }

@@ -330,6 +330,27 @@ pub async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
     (status, body)
 }
 
+/// A plain HTTP/1.1 request with any method and a raw (already percent-encoded) path: status
+/// code, `Content-Type` (empty when absent) and body.
+pub async fn http_request(addr: SocketAddr, method: &str, path: &str) -> (u16, String, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect to the lobby");
+    let request = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.expect("send");
+    let mut response = Vec::new();
+    tokio::time::timeout(DEADLINE, stream.read_to_end(&mut response)).await.expect("response in time").expect("read");
+    let response = String::from_utf8(response).expect("a UTF-8 response");
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).expect("status line");
+    let content_type = head
+        .lines()
+        .filter_map(|line| line.split_once(':'))
+        .find(|(name, _)| name.trim().eq_ignore_ascii_case("content-type"))
+        .map(|(_, value)| value.trim().to_owned())
+        .unwrap_or_default();
+    (status, content_type, body.to_owned())
+}
+
 /// Replaces the section of a benchmarks document between `<!-- name -->` and `<!-- /name -->`
 /// with `body`, keeping everything else; appends `heading` and the section when it is missing.
 /// Each bench binary owns one section, so `make bench` can run them all into one file.

@@ -11,7 +11,8 @@ pub enum Exit {
     Rejected = 1,
     /// Bad arguments or an unreadable file.
     Usage = 2,
-    /// NATS or the platform could not be reached or started.
+    /// NATS or the platform could not be reached or started; for `floor run`, also when another
+    /// `floor run` holds the data directory (the one line printed names its pid).
     Unavailable = 3,
 }
 

@@ -12,8 +12,9 @@
 //! creates a tournament and reads it at once sees it.
 
 use async_nats::jetstream::{self, kv};
+use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -161,30 +162,69 @@ fn json(status: StatusCode, body: impl Into<axum::body::Body>) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], body.into()).into_response()
 }
 
+/// The longest piece of a request's path an error message repeats: enough to recognise a
+/// mistyped id, never a megabyte of someone's URL.
+const ECHOED: usize = 80;
+
+/// Every error the lobby answers: `{"error":{"code","message"}}` as `application/json`, the
+/// envelope of every command reply. The body is serialized, never formatted by hand: a path
+/// holding a quote or a non-ASCII letter once came back as Rust's escapes, which JSON cannot read.
+fn error(status: StatusCode, code: &str, message: String) -> Response {
+    let body = floor_events::Reply::<()>::Error(floor_events::ErrorBody::new(code, message));
+    // An error body is two strings; serializing it cannot fail.
+    json(status, serde_json::to_vec(&body).expect("error body serializes"))
+}
+
+/// At most [`ECHOED`] characters of `text`, marked when cut.
+fn echoed(text: &str) -> String {
+    match text.char_indices().nth(ECHOED) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
 async fn list(State(cache): State<LobbyCache>) -> Response {
     json(StatusCode::OK, cache.list())
 }
 
-async fn one(State(cache): State<LobbyCache>, Path(id): Path<String>) -> Response {
+async fn one(State(cache): State<LobbyCache>, id: Result<Path<String>, PathRejection>) -> Response {
+    let id = match id {
+        Ok(Path(id)) => id,
+        // A segment that does not decode (percent-escapes that are not UTF-8, say) names no
+        // tournament; say so in the lobby's own envelope, not axum's plain text.
+        Err(rejection) => return error(StatusCode::BAD_REQUEST, floor_events::codes::INVALID_FIELD, rejection.body_text()),
+    };
     match cache.get(&id).await {
         Ok(doc) => json(StatusCode::OK, doc),
-        Err(NotShown::NotYet) => json(
+        Err(NotShown::NotYet) => error(
             StatusCode::SERVICE_UNAVAILABLE,
-            format!(
-                r#"{{"error":{{"code":"{}","message":"tournament {} is created; the lobby has not shown it yet, try again"}}}}"#,
-                floor_events::codes::UNAVAILABLE,
-                id.escape_default()
-            ),
+            floor_events::codes::UNAVAILABLE,
+            format!("tournament {} is created; the lobby has not shown it yet, try again", echoed(&id)),
         ),
-        Err(NotShown::Unknown) => json(
-            StatusCode::NOT_FOUND,
-            format!(
-                r#"{{"error":{{"code":"{}","message":"no tournament {}"}}}}"#,
-                floor_events::codes::UNKNOWN_TOURNAMENT,
-                id.escape_default()
-            ),
-        ),
+        Err(NotShown::Unknown) => {
+            error(StatusCode::NOT_FOUND, floor_events::codes::UNKNOWN_TOURNAMENT, format!("no tournament {}", echoed(&id)))
+        }
     }
+}
+
+/// Any path the lobby does not serve.
+async fn no_route(uri: Uri) -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        floor_events::codes::NOT_FOUND,
+        format!("no such path {}; the lobby serves GET /api/tournaments and GET /api/tournaments/{{id}}", echoed(uri.path())),
+    )
+}
+
+/// A path the lobby serves, asked with a method it does not answer (the lobby only reads).
+async fn wrong_method(method: Method, uri: Uri) -> Response {
+    let mut answer = error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        floor_events::codes::METHOD_NOT_ALLOWED,
+        format!("{method} {} is not served; the lobby answers GET only", echoed(uri.path())),
+    );
+    answer.headers_mut().insert(header::ALLOW, header::HeaderValue::from_static("GET,HEAD"));
+    answer
 }
 
 async fn index() -> Response {
@@ -195,7 +235,14 @@ async fn index() -> Response {
         .into_response()
 }
 
-/// The lobby's routes.
+/// The lobby's routes. Every error, the router's own included (no such path, a method the
+/// lobby does not answer), is JSON in the command reply's envelope.
 pub fn router(cache: LobbyCache) -> Router {
-    Router::new().route("/", get(index)).route("/api/tournaments", get(list)).route("/api/tournaments/{id}", get(one)).with_state(cache)
+    Router::new()
+        .route("/", get(index))
+        .route("/api/tournaments", get(list))
+        .route("/api/tournaments/{id}", get(one))
+        .fallback(no_route)
+        .method_not_allowed_fallback(wrong_method)
+        .with_state(cache)
 }

@@ -30,6 +30,8 @@ pub enum BootstrapErrorKind {
     NothingToJoin,
     /// The embedded server could not be started.
     Embedded,
+    /// Another `floor run` holds the data directory (its lock file names the process).
+    DataDirInUse,
 }
 
 impl std::fmt::Display for BootstrapErrorKind {
@@ -42,6 +44,7 @@ impl std::fmt::Display for BootstrapErrorKind {
             Self::Setup => "cannot create Floor's stream or buckets",
             Self::NothingToJoin => "no NATS_URL and no `floor run` recorded in ./data/nats.url: start `make run` (or `floor run`) in this directory first, or set NATS_URL",
             Self::Embedded => "cannot start the embedded nats-server",
+            Self::DataDirInUse => "the data directory is in use by another `floor run` (stop it, or give this one another --data)",
         })
     }
 }
@@ -181,21 +184,110 @@ pub fn url_to_join(data_dir: &Path) -> Result<String, BootstrapError> {
         .map_err(|_| BootstrapError::new(BootstrapErrorKind::NothingToJoin))
 }
 
+/// Where `floor run` records the embedded server's process id, so the next run on the same
+/// directory can find a server a crash left running.
+pub fn server_pid_path(data_dir: &Path) -> PathBuf {
+    data_dir.join("nats.pid")
+}
+
+/// The lock file of a data directory: exclusively locked (`flock`) by the `floor run` that
+/// uses the directory, and holding its process id.
+pub fn lock_path(data_dir: &Path) -> PathBuf {
+    data_dir.join("floor.lock")
+}
+
+/// The exclusive lock of one process on a data directory, held until dropped (and released
+/// by the kernel when the process dies, `kill -9` included, so a crash never leaves it
+/// taken). Two nats-servers on one JetStream store corrupt it; this is what keeps a second
+/// `floor run` from starting one.
+pub struct DataDirLock {
+    // Held for its lock; never read again. Opened close-on-exec (std's default), so the
+    // nats-server child does not inherit it and cannot keep the directory locked after us.
+    _file: std::fs::File,
+}
+
+impl DataDirLock {
+    /// Takes the lock on `data_dir` (creating the directory), or says who holds it.
+    ///
+    /// # Errors
+    /// `DataDirInUse` naming the holder's process id; `Embedded` when the directory or the
+    /// lock file cannot be created.
+    pub fn acquire(data_dir: &Path) -> Result<Self, BootstrapError> {
+        use std::io::Write;
+        let embedded = |e| BootstrapError::with_source(BootstrapErrorKind::Embedded, e);
+        std::fs::create_dir_all(data_dir).map_err(embedded)?;
+        let path = lock_path(data_dir);
+        // Not truncated on open: the holder's pid must stay readable to the process refused.
+        let mut file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(embedded)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let holder = std::fs::read_to_string(&path).ok().and_then(|s| s.trim().parse::<u32>().ok());
+                let held = match holder {
+                    Some(pid) => format!("pid {pid} holds {}", path.display()),
+                    None => format!("another process holds {}", path.display()),
+                };
+                return Err(BootstrapError::with_source(BootstrapErrorKind::DataDirInUse, held));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(embedded(e)),
+        }
+        file.set_len(0).map_err(embedded)?;
+        file.write_all(format!("{}\n", std::process::id()).as_bytes()).map_err(embedded)?;
+        Ok(Self { _file: file })
+    }
+}
+
+/// Stops a nats-server that an earlier `floor run` on `data_dir` left running (its pid in
+/// `nats.pid`, its command line naming this directory's config), so two servers never share
+/// the store. Called with the directory's lock held, so the recorded server is nobody's.
+///
+/// # Errors
+/// `Embedded` when it is still running after SIGTERM, 10 s and SIGKILL.
+fn stop_leftover_server(data_dir: &Path) -> Result<(), BootstrapError> {
+    let pid_file = server_pid_path(data_dir);
+    let Some(pid) = std::fs::read_to_string(&pid_file).ok().and_then(|s| s.trim().parse::<u32>().ok()) else { return Ok(()) };
+    if server::is_nats_server_for(pid, &server::config_path(&data_dir.join("nats"))) {
+        tracing::warn!(pid, data = %data_dir.display(), "stopping the nats-server an earlier `floor run` left running on this data directory");
+        if !server::stop_process(pid, Duration::from_secs(10)) {
+            return Err(BootstrapError::with_source(
+                BootstrapErrorKind::Embedded,
+                format!("nats-server pid {pid}, left by an earlier `floor run` on {}, does not stop", data_dir.display()),
+            ));
+        }
+    }
+    let _ = std::fs::remove_file(&pid_file);
+    Ok(())
+}
+
 /// The embedded server of `floor run`: JetStream in `<data_dir>/nats`, fsync on every write, its
-/// URL recorded in `<data_dir>/nats.url` until dropped. Reuses the previous port when free, so
-/// clients that cached the URL keep working across restarts.
+/// URL recorded in `<data_dir>/nats.url` and its pid in `<data_dir>/nats.pid` until dropped.
+/// Reuses the previous port when free, so clients that cached the URL keep working across
+/// restarts.
+///
+/// It owns the directory: it takes [`DataDirLock`] first (a second `floor run` there is
+/// refused, naming the first), then stops a server a crashed run left behind, then starts its
+/// own, which dies with this process ([`server::spawn_bound_to_process`]).
 pub struct EmbeddedServer {
     server: NatsServer,
     url_file: PathBuf,
+    pid_file: PathBuf,
+    /// Declared last: released only after the server is stopped.
+    _lock: DataDirLock,
 }
 
 impl EmbeddedServer {
     /// Starts it.
     ///
     /// # Errors
-    /// `Embedded`, with the reason (no binary, too old, port busy…).
+    /// `DataDirInUse` when another process holds the directory; `Embedded`, with the reason (no
+    /// binary, too old, port busy, a leftover server that does not stop…).
     pub fn start(data_dir: &Path) -> Result<Self, BootstrapError> {
         let embedded = |e| BootstrapError::with_source(BootstrapErrorKind::Embedded, e);
+        let lock = DataDirLock::acquire(data_dir)?;
+        // Absolute from here on: the server's command line then names its config in a form
+        // the next run can compare with, from any working directory.
+        let data_dir = &data_dir.canonicalize().map_err(|e| BootstrapError::with_source(BootstrapErrorKind::Embedded, e))?;
+        stop_leftover_server(data_dir)?;
         let url_file = recorded_url_path(data_dir);
         let previous_port = std::fs::read_to_string(&url_file)
             .ok()
@@ -208,9 +300,12 @@ impl EmbeddedServer {
             sync_always: true,
         };
         let server = NatsServer::start(options).map_err(embedded)?;
+        let pid_file = server_pid_path(data_dir);
+        let pid = server.pid().map(|p| p.to_string()).unwrap_or_default();
+        std::fs::write(&pid_file, format!("{pid}\n")).map_err(|e| BootstrapError::with_source(BootstrapErrorKind::Embedded, e))?;
         std::fs::write(&url_file, format!("{}\n", server.url()))
             .map_err(|e| BootstrapError::with_source(BootstrapErrorKind::Embedded, e))?;
-        Ok(Self { server, url_file })
+        Ok(Self { server, url_file, pid_file, _lock: lock })
     }
 
     /// Its URL.
@@ -218,15 +313,22 @@ impl EmbeddedServer {
         self.server.url()
     }
 
-    /// Stops the server gracefully and forgets the recorded URL.
+    /// The nats-server's process id.
+    pub fn pid(&self) -> Option<u32> {
+        self.server.pid()
+    }
+
+    /// Stops the server gracefully and forgets the recorded URL and pid.
     pub fn stop(mut self) {
         self.server.stop();
+        let _ = std::fs::remove_file(&self.pid_file);
         let _ = std::fs::remove_file(&self.url_file);
     }
 }
 
 impl Drop for EmbeddedServer {
     fn drop(&mut self) {
+        // The server itself is killed by its own drop, right after.
         let _ = std::fs::remove_file(&self.url_file);
     }
 }
@@ -249,5 +351,36 @@ pub async fn sync_with_server(client: &async_nats::Client) -> Result<(), Bootstr
     match tokio::time::timeout(Duration::from_secs(10), echo.next()).await {
         Ok(Some(_)) => Ok(()),
         _ => Err(failed("no echo from the server within 10 s".into())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_locked_data_directory_is_refused_naming_its_holder_until_released() {
+        let data = tempfile::tempdir().expect("temp dir");
+        let held = DataDirLock::acquire(data.path()).expect("first lock");
+
+        let refused = DataDirLock::acquire(data.path()).err().expect("second lock refused");
+        drop(held);
+        let again = DataDirLock::acquire(data.path());
+
+        assert_eq!(refused.kind(), BootstrapErrorKind::DataDirInUse);
+        assert!(refused.to_string().contains(&format!("pid {}", std::process::id())), "names the holder: {refused}");
+        assert!(again.is_ok(), "released with its holder");
+    }
+
+    #[test]
+    fn a_pid_file_naming_no_nats_server_of_this_directory_stops_nothing() {
+        let data = tempfile::tempdir().expect("temp dir");
+        // This test process: running, but not a nats-server on this directory's config.
+        std::fs::write(server_pid_path(data.path()), format!("{}\n", std::process::id())).expect("pid file");
+
+        stop_leftover_server(data.path()).expect("nothing to stop");
+
+        assert!(server::is_running(std::process::id()));
+        assert!(!server_pid_path(data.path()).exists(), "the stale pid file is gone");
     }
 }

@@ -208,7 +208,10 @@ impl<S: Clone + Send + Sync + 'static> Verbs<S> {
             let Ok(permit) = in_flight.clone().acquire_owned().await else { break };
             let (verbs, state) = (verbs.clone(), state.clone());
             tracker.spawn(async move {
-                let reply = verbs.handle(state, verb, request.message.payload.clone()).await;
+                // Every command the handler executes is bound to what this caller sent
+                // (`command_id_reused` for an id stored before for another request).
+                let payload = request.message.payload.clone();
+                let reply = crate::host::serving_request(service, verb, payload.clone(), verbs.handle(state, verb, payload)).await;
                 if let Err(e) = request.respond(Ok(reply)).await {
                     tracing::warn!(service, verb, error = %e, "reply not sent");
                 }

@@ -13,20 +13,62 @@
 //! ever stored is remembered (16 bytes + sequence each), so a retried command is answered with
 //! its original result even long after the server's duplicate window.
 //!
+//! A command id is bound to the request it was first stored for: a commit made while serving a
+//! request carries the request's digest ([`crate::store::CommandDigest`]), and a repeat of the
+//! id is answered with the original commit only if its request digests the same; otherwise it
+//! is refused as [`HostErrorKind::CommandIdReused`] (`command_id_reused`) and nothing is
+//! stored. The digest is of what the caller sent, computed by the endpoint for each request it
+//! serves ([`serving_request`]), not of the domain command: services stamp commands with the
+//! server's time, which differs on every honest retry. Commands executed outside a request
+//! (policies' and timers' derived commands) carry no digest, and a repeat where either side has
+//! none (those, and commits stored before digests were) is answered as a duplicate, as before.
+//!
 //! Cancellation: if a caller is dropped mid-append, the state is left as it was before the
 //! command; whether or not the append landed, the next command's expected-sequence check finds
 //! out and catches up.
 
 use crate::error::Error;
 use crate::snapshot::Snapshots;
-use crate::store::{JetStreamStore, StoreErrorKind, StoredCommit};
+use crate::store::{CommandDigest, JetStreamStore, Repeat, StoreErrorKind, StoredCommit};
 use esrs::Aggregate;
 use floor_events::{subjects, CommandId};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::future::Future;
+use std::sync::{Arc, Mutex, OnceLock};
 use uuid::Uuid;
+
+tokio::task_local! {
+    /// The request the current task is serving, if any.
+    static REQUEST: Request;
+}
+
+/// A request being served: what its caller sent, and its digest once a command needs it.
+struct Request {
+    service: &'static str,
+    verb: &'static str,
+    payload: bytes::Bytes,
+    /// Computed on first use: queries and rejected requests never need it.
+    digest: OnceLock<CommandDigest>,
+}
+
+/// Runs `handling`, a service's handler for one request, so that every command it executes on
+/// an [`AggregateHost`] (with [`AggregateHost::execute`] or [`AggregateHost::execute_then`], on
+/// this task) is bound to the request's content: stored with its digest, and refused as
+/// `command_id_reused` when its id was stored before for another request.
+///
+/// The endpoint wraps every request in this, so a service binds its command ids to content
+/// without doing anything. Work a handler spawns onto another task is not bound (it executes
+/// as a derived command would).
+pub async fn serving_request<F: Future>(service: &'static str, verb: &'static str, payload: bytes::Bytes, handling: F) -> F::Output {
+    REQUEST.scope(Request { service, verb, payload, digest: OnceLock::new() }, handling).await
+}
+
+/// The digest of the request this task is serving, if it is serving one.
+pub fn request_digest() -> Option<CommandDigest> {
+    REQUEST.try_with(|r| *r.digest.get_or_init(|| CommandDigest::of_request(r.service, r.verb, &r.payload))).ok()
+}
 
 /// A domain rejection with a stable code from [`floor_events::codes`].
 pub trait DomainError: std::error::Error + Send + 'static {
@@ -52,6 +94,9 @@ pub enum HostErrorKind {
     Unavailable,
     /// Other writers kept winning; the command was not stored. Safe to retry.
     Conflict,
+    /// The command id was stored before for another request (another verb, aggregate or
+    /// content); nothing was stored. Final: a retry of the same request gets the same answer.
+    CommandIdReused,
 }
 
 impl std::fmt::Display for HostErrorKind {
@@ -59,6 +104,9 @@ impl std::fmt::Display for HostErrorKind {
         f.write_str(match self {
             Self::Unavailable => "event store unavailable",
             Self::Conflict => "too many concurrent writers on this aggregate",
+            Self::CommandIdReused => {
+                "this command id was used before for another request; resend exactly the first request, or use a new command id"
+            }
         })
     }
 }
@@ -113,7 +161,8 @@ where
     /// is retried every `retry`. `false` when `shutdown` came first.
     ///
     /// For services that follow the log in memory: the reaction's id is derived from its cause,
-    /// so running it again after a crash is answered from the aggregate's history.
+    /// so running it again after a crash is answered from the aggregate's history. A reaction
+    /// is never bound to a request (it carries no digest), so its repeat is always a duplicate.
     pub async fn execute_reaction(
         &self,
         id: Uuid,
@@ -123,7 +172,7 @@ where
         shutdown: &tokio_util::sync::CancellationToken,
     ) -> bool {
         loop {
-            match self.execute(id, command_id, command.clone()).await {
+            match self.execute_for(id, command_id, None, command.clone()).await {
                 Ok(Ok(_)) => return true,
                 Ok(Err(rejection)) => {
                     tracing::info!(aggregate = A::NAME, %id, code = rejection.code(), "reaction not applied: {rejection}");
@@ -140,12 +189,23 @@ where
         }
     }
 
-    /// Decides `command` against aggregate `id` and stores its events.
+    /// Decides `command` against aggregate `id` and stores its events. Inside
+    /// [`serving_request`], the command id is bound to the request being served.
     ///
     /// # Errors
-    /// Outer `Err`: infrastructure ([`HostErrorKind`]). Inner `Err`: the domain said no.
+    /// Outer `Err`: infrastructure ([`HostErrorKind`]), or `CommandIdReused`. Inner `Err`: the
+    /// domain said no.
     pub async fn execute(&self, id: Uuid, command_id: CommandId, command: A::Command) -> Outcome<A> {
-        self.execute_then(id, command_id, command, |_| std::future::ready(())).await.0
+        self.execute_for(id, command_id, request_digest(), command).await
+    }
+
+    /// As [`AggregateHost::execute`], with the request's digest given by the caller: `Some` binds
+    /// the command id to that content, `None` stores and answers it as a derived command.
+    ///
+    /// # Errors
+    /// As [`AggregateHost::execute`].
+    pub async fn execute_for(&self, id: Uuid, command_id: CommandId, digest: Option<CommandDigest>, command: A::Command) -> Outcome<A> {
+        self.run(id, command_id, digest, command, |_| std::future::ready(())).await.0
     }
 
     /// As [`AggregateHost::execute`], and then, while no other command to this aggregate can
@@ -164,6 +224,21 @@ where
         F: FnOnce(&Committed<A::Event>) -> Fut,
         Fut: std::future::Future<Output = T>,
     {
+        self.run(id, command_id, request_digest(), command, then).await
+    }
+
+    async fn run<T, F, Fut>(
+        &self,
+        id: Uuid,
+        command_id: CommandId,
+        digest: Option<CommandDigest>,
+        command: A::Command,
+        then: F,
+    ) -> (Outcome<A>, Option<T>)
+    where
+        F: FnOnce(&Committed<A::Event>) -> Fut,
+        Fut: std::future::Future<Output = T>,
+    {
         let slot = self.slot(id);
         let mut live = slot.lock().await;
         if !live.loaded {
@@ -172,7 +247,7 @@ where
             }
             live.loaded = true;
         }
-        let outcome = live.handle(&self.store, command_id, command).await;
+        let outcome = live.handle(&self.store, command_id, digest, command).await;
         let after = match &outcome {
             Ok(Ok(committed)) if !committed.duplicate && !committed.events.is_empty() => Some(then(committed).await),
             _ => None,
@@ -317,19 +392,30 @@ where
         }));
     }
 
-    async fn handle(&mut self, store: &JetStreamStore, command_id: CommandId, command: A::Command) -> Outcome<A> {
+    async fn handle(
+        &mut self,
+        store: &JetStreamStore,
+        command_id: CommandId,
+        digest: Option<CommandDigest>,
+        command: A::Command,
+    ) -> Outcome<A> {
         let unavailable = |e: crate::store::StoreError| HostError::with_source(HostErrorKind::Unavailable, e);
         for _ in 0..MAX_ATTEMPTS {
             if let Some(&sequence) = self.seen.get(&command_id) {
-                let commit = store.commit_at::<A::Event>(sequence).await.map_err(unavailable)?;
-                return Ok(Ok(Committed { sequence, events: commit.events, duplicate: true }));
+                return match store.repeat_at::<A::Event>(sequence, digest).await.map_err(unavailable)? {
+                    Repeat::Same(commit) => Ok(Ok(Committed { sequence, events: commit.events, duplicate: true })),
+                    Repeat::Reused { sequence } => Err(HostError::with_source(
+                        HostErrorKind::CommandIdReused,
+                        format!("command {command_id} is the commit at sequence {sequence}, made for another request"),
+                    )),
+                };
             }
             let events = match A::handle_command(&self.state, command.clone()) {
                 Err(rejection) => return Ok(Err(rejection)),
                 Ok(events) if events.is_empty() => return Ok(Ok(Committed { sequence: 0, events, duplicate: false })),
                 Ok(events) => events,
             };
-            match store.append(&self.subject, command_id, self.last_sequence, &events).await {
+            match store.append_for(&self.subject, command_id, digest, self.last_sequence, &events).await {
                 Ok(appended) if appended.duplicate => {
                     // Stored before by another instance (or a lost ack): learn it, answer with it.
                     self.catch_up(store).await.map_err(unavailable)?;
@@ -366,6 +452,25 @@ pub fn reply<E, R: DomainError, T>(
         Ok(Ok(committed)) => Reply::Ok(ok(committed)),
         Ok(Err(rejection)) => Reply::Error(ErrorBody::new(rejection.code(), rejection.to_string())),
         Err(e) if e.kind() == HostErrorKind::Conflict => Reply::Error(ErrorBody::new(codes::CONFLICT, e.to_string())),
+        Err(e) if e.kind() == HostErrorKind::CommandIdReused => Reply::Error(ErrorBody::new(codes::COMMAND_ID_REUSED, e.to_string())),
         Err(e) => Reply::Error(ErrorBody::new(codes::UNAVAILABLE, e.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_request_binds_the_commands_of_its_own_task_only() {
+        let body = bytes::Bytes::from_static(br#"{"player":"alice"}"#);
+        let (inside, spawned) = serving_request("registration", "register", body.clone(), async {
+            (request_digest(), tokio::spawn(async { request_digest() }).await.expect("task"))
+        })
+        .await;
+
+        assert_eq!(request_digest(), None, "outside a request: a derived command");
+        assert_eq!(inside, Some(CommandDigest::of_request("registration", "register", &body)));
+        assert_eq!(spawned, None, "work spawned off the request is not bound to it");
     }
 }

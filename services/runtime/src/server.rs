@@ -4,11 +4,21 @@
 //! embedded default), and every test that touches the backbone starts its own on a free loopback
 //! port with a temporary directory, never the shared server on 4222. `restart()` keeps port and
 //! directory, so crash tests can kill the server and bring the same one back.
+//!
+//! A server belongs to the process that started it: on Linux the child asks the kernel for
+//! SIGTERM when its parent dies (`PR_SET_PDEATHSIG`), so a `kill -9` of `floor run` (or of a
+//! test) does not leave a nats-server running on its store. The kernel sends that signal when
+//! the *thread* that forked the child ends, not the process: children are therefore forked by
+//! one thread kept for the life of the process ([`spawn_bound_to_process`]), never by a test's
+//! thread or one of tokio's blocking threads, which come and go. [`is_nats_server_for`],
+//! [`stop_process`] and [`wait_for_exit`] find and stop a server some earlier process left
+//! behind anyway (another OS, or one that outlived its signal).
 
 use crate::error::Error;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::{mpsc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The oldest nats-server Floor runs on: 2.9 has a broken per-subject check on replicated
@@ -97,7 +107,7 @@ impl NatsServer {
     fn spawn(&mut self) -> Result<(), ServerError> {
         let io = |e| ServerError::with_source(ServerErrorKind::Io, e);
         let dir = &self.options.dir;
-        let config = dir.join("nats-server.conf");
+        let config = config_path(dir);
         let store = dir.join("jetstream");
         let sync = if self.options.sync_always { "\n  sync_interval: always" } else { "" };
         std::fs::write(
@@ -111,14 +121,9 @@ impl NatsServer {
         )
         .map_err(io)?;
         let log = std::fs::File::create(dir.join("nats-server.log")).map_err(io)?;
-        let child = Command::new(&self.options.binary)
-            .arg("-c")
-            .arg(&config)
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().map_err(io)?)
-            .stderr(log)
-            .spawn()
-            .map_err(io)?;
+        let mut command = Command::new(&self.options.binary);
+        command.arg("-c").arg(&config).stdin(Stdio::null()).stdout(log.try_clone().map_err(io)?).stderr(log);
+        let child = spawn_bound_to_process(command).map_err(io)?;
         self.child = Some(child);
         self.wait_ready(Duration::from_secs(20))
     }
@@ -156,6 +161,11 @@ impl NatsServer {
     /// The port it listens on.
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The process id of the running server (`None` once killed or stopped).
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
     }
 
     /// The directory holding its store, config and log.
@@ -203,6 +213,151 @@ impl Drop for NatsServer {
     }
 }
 
+/// The config file of a server whose directory is `dir` (rewritten at every start).
+pub fn config_path(dir: &Path) -> PathBuf {
+    dir.join("nats-server.conf")
+}
+
+/// A request to the spawning thread: the command, and where to send the child.
+type SpawnRequest = (Command, mpsc::Sender<std::io::Result<Child>>);
+
+/// Starts `command` as a child that dies with this process.
+///
+/// On Linux the child sets `PR_SET_PDEATHSIG` (SIGTERM, so nats-server closes its store as on
+/// a normal stop) before it executes the binary, and exits at once if its parent is already
+/// gone (the window between fork and `prctl`). Because the kernel sends the signal when the
+/// forking *thread* ends, the fork happens on one thread started for it and never ended; a
+/// caller on a thread that ends (a test, `spawn_blocking`) would otherwise have its server
+/// killed under it. Elsewhere it is a plain spawn.
+///
+/// # Errors
+/// The spawn's.
+pub fn spawn_bound_to_process(mut command: Command) -> std::io::Result<Child> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        let parent = std::process::id();
+        // SAFETY: runs in the forked child before exec; prctl and getppid are async-signal-safe
+        // and nothing here allocates.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if libc::getppid() as u32 != parent {
+                    return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+                }
+                Ok(())
+            });
+        }
+    }
+    static SPAWNER: OnceLock<Option<mpsc::Sender<SpawnRequest>>> = OnceLock::new();
+    let spawner = SPAWNER.get_or_init(|| {
+        let (requests, incoming) = mpsc::channel::<SpawnRequest>();
+        // The sender lives in the static, so this thread lives as long as the process.
+        std::thread::Builder::new()
+            .name("floor-child-spawner".into())
+            .spawn(move || {
+                for (mut command, reply) in incoming {
+                    let _ = reply.send(command.spawn());
+                }
+            })
+            .ok()
+            .map(|_| requests)
+    });
+    let Some(spawner) = spawner else { return command.spawn() };
+    let (reply, child) = mpsc::channel();
+    spawner.send((command, reply)).map_err(|_| std::io::Error::other("the spawning thread is gone"))?;
+    child.recv().map_err(|_| std::io::Error::other("the spawning thread is gone"))?
+}
+
+/// Whether process `pid` is running (not exited, not a zombie waiting to be reaped).
+pub fn is_running(pid: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        // /proc/<pid>/stat: "pid (comm) state …"; the command name may hold spaces and parens.
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Ok(stat) => {
+                stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next()).is_some_and(|state| state != "Z" && state != "X")
+            }
+            Err(_) => false,
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        // SAFETY: signal 0 only checks that the process exists.
+        unsafe { libc::kill(pid as libc::pid_t, 0) == 0 }
+    }
+}
+
+/// Whether process `pid` is a running nats-server started with the config file `config`: its
+/// command line names a `nats-server` binary and, after `-c`/`--config`, that file. Checked
+/// before stopping a process named in a pid file, whose number the OS may have given to
+/// another process since. Linux only (reads `/proc`); elsewhere `false`.
+pub fn is_nats_server_for(pid: u32, config: &Path) -> bool {
+    if !cfg!(target_os = "linux") || !is_running(pid) {
+        return false;
+    }
+    let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else { return false };
+    let args: Vec<PathBuf> =
+        cmdline.split(|&b| b == 0).filter(|a| !a.is_empty()).map(|a| PathBuf::from(String::from_utf8_lossy(a).into_owned())).collect();
+    let is_nats = args.first().and_then(|a| a.file_name()).is_some_and(|name| name.to_string_lossy().contains("nats-server"));
+    let Some(theirs) = args.windows(2).find(|w| w[0].as_os_str() == "-c" || w[0].as_os_str() == "--config").map(|w| w[1].clone()) else {
+        return false;
+    };
+    let theirs = match std::fs::read_link(format!("/proc/{pid}/cwd")) {
+        Ok(cwd) if theirs.is_relative() => cwd.join(theirs),
+        _ => theirs,
+    };
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    is_nats && same(&theirs, config)
+}
+
+/// Stops a process that is not this one's child: SIGTERM, up to `grace` for it to exit, then
+/// SIGKILL. `true` once it has exited.
+pub fn stop_process(pid: u32, grace: Duration) -> bool {
+    // SAFETY: plain signals to a process id checked by the caller.
+    unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
+    if wait_for_exit(pid, grace) {
+        return true;
+    }
+    // SAFETY: as above.
+    unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+    wait_for_exit(pid, Duration::from_secs(5))
+}
+
+/// Waits until process `pid` (any process, not only a child) has exited, at most `deadline`;
+/// `true` if it has. On Linux it waits on a pidfd, which the kernel makes readable when the
+/// process exits; elsewhere it looks every 10 ms.
+pub fn wait_for_exit(pid: u32, deadline: Duration) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+        if fd >= 0 {
+            let fd = fd as libc::c_int;
+            let mut poll = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+            let millis = deadline.as_millis().min(i32::MAX as u128) as libc::c_int;
+            // SAFETY: one valid pollfd; the descriptor is ours and closed right after.
+            let ready = unsafe { libc::poll(&mut poll, 1, millis) };
+            unsafe { libc::close(fd) };
+            return ready > 0 || !is_running(pid);
+        }
+    }
+    let start = Instant::now();
+    while is_running(pid) {
+        if start.elapsed() > deadline {
+            return false;
+        }
+        // No exit event to wait on here (no pidfd): look again shortly.
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    true
+}
+
 /// Asks the OS for a free loopback port.
 pub fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
@@ -227,6 +382,15 @@ pub fn find_binary() -> Result<PathBuf, ServerError> {
     if let Some(path) = std::env::var_os("PATH") {
         candidates.extend(std::env::split_paths(&path).map(|d| d.join("nats-server")));
     }
+    find_binary_among(candidates)
+}
+
+/// The first of `candidates` that is a nats-server >= 2.10 (by its `--version`).
+///
+/// # Errors
+/// [`ServerErrorKind::NotFound`] when none is a nats-server, [`ServerErrorKind::TooOld`]
+/// (naming the last too old one and its version) when those found are all older.
+pub fn find_binary_among(candidates: impl IntoIterator<Item = PathBuf>) -> Result<PathBuf, ServerError> {
     let mut too_old = None;
     for candidate in candidates.into_iter().filter(|c| c.is_file()) {
         match binary_version(&candidate) {
@@ -266,5 +430,45 @@ mod tests {
         assert_eq!(parse_version("2.9.10"), Some((2, 9)));
         assert_eq!(parse_version("garbage"), None);
         assert!(parse_version("v2.9.10").unwrap() < MIN_VERSION);
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod process_tests {
+    use super::*;
+
+    /// PR_SET_PDEATHSIG fires when the thread that forked the child ends. A server started
+    /// from a thread that ends (a test's, a blocking task's) must outlive that thread.
+    #[test]
+    fn a_child_started_from_a_thread_that_ends_outlives_the_thread() {
+        let child = std::thread::spawn(|| {
+            let mut sleep = Command::new("sleep");
+            sleep.arg("30");
+            spawn_bound_to_process(sleep).expect("spawned")
+        })
+        .join()
+        .expect("thread");
+        let pid = child.id();
+
+        let exited = wait_for_exit(pid, Duration::from_millis(500));
+
+        assert!(!exited, "the child was killed when the thread that asked for it ended");
+        assert!(stop_process(pid, Duration::from_secs(5)), "stopped");
+        let mut child = child;
+        let _ = child.wait();
+    }
+
+    #[test]
+    fn only_a_nats_server_with_that_config_is_recognised() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut sleep = Command::new("sleep");
+        sleep.arg("30");
+        let mut child = spawn_bound_to_process(sleep).expect("spawned");
+
+        assert!(!is_nats_server_for(child.id(), &config_path(dir.path())), "a sleep is no nats-server");
+        assert!(!is_nats_server_for(std::process::id(), &config_path(dir.path())));
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(!is_running(child.id()));
     }
 }

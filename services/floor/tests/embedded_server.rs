@@ -1,0 +1,158 @@
+//! `floor run` owns its data directory and its nats-server (issue 17, reproduction 4), tested
+//! on the built binary as an operator runs it (`make run`), with real processes: a `kill -9`
+//! takes its nats-server with it, a second `floor run` on the same directory is refused at once
+//! naming the first, and a server an earlier run left behind is stopped before a new one
+//! starts on the same store.
+//!
+//! Here rather than in `tests/`: Cargo hands the path of a package's binary
+//! (`CARGO_BIN_EXE_floor`) only to that package's own integration tests.
+
+use floor_runtime::bootstrap::{lock_path, recorded_url_path, server_pid_path};
+use floor_runtime::server::{self, is_running, wait_for_exit, NatsServer, ServerOptions};
+use std::io::BufRead;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// How long any wait here may take before the test fails.
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// What `floor run` logs once every service it runs is serving.
+const SERVING: &str = "Floor service is running";
+
+/// A `floor run` child process and the lines of its stderr as they come.
+struct FloorRun {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+/// `floor run` on `data` with the embedded server, registration only (the lightest platform
+/// that still takes the store), no colours in its log.
+fn floor_run(data: &Path) -> FloorRun {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_floor"))
+        .args(["run", "--only", "registration", "--data"])
+        .arg(data)
+        .env_remove("NATS_URL")
+        .env("FLOOR_LOG", "info,async_nats=warn")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("floor starts");
+    let stderr = child.stderr.take().expect("stderr piped");
+    let (send, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    FloorRun { child, lines, seen: Vec::new() }
+}
+
+impl FloorRun {
+    /// Waits for a stderr line holding `text`; panics with everything seen if none comes.
+    fn wait_for_line(&mut self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let left = DEADLINE.checked_sub(start.elapsed()).unwrap_or_default();
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    if line.contains(text) {
+                        return line;
+                    }
+                }
+                Err(_) => panic!("no line with {text:?} from floor run; it said:\n{}", self.seen.join("\n")),
+            }
+        }
+    }
+
+    /// Everything on stderr until the process ends, and its exit code; panics if it does not
+    /// end by itself.
+    fn finish(mut self) -> (Option<i32>, String) {
+        assert!(wait_for_exit(self.child.id(), DEADLINE), "floor run did not exit");
+        let status = self.child.wait().expect("exit status");
+        self.seen.extend(self.lines.try_iter());
+        // The reader thread may still hold the last line for a moment after the exit.
+        if let Ok(line) = self.lines.recv_timeout(Duration::from_secs(5)) {
+            self.seen.push(line);
+            self.seen.extend(self.lines.try_iter());
+        }
+        (status.code(), self.seen.join("\n"))
+    }
+}
+
+impl Drop for FloorRun {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn recorded_pid(data: &Path) -> u32 {
+    std::fs::read_to_string(server_pid_path(data)).expect("nats.pid written").trim().parse().expect("a pid")
+}
+
+fn recorded_port(data: &Path) -> u16 {
+    let url = std::fs::read_to_string(recorded_url_path(data)).expect("nats.url written");
+    url.trim().rsplit(':').next().and_then(|p| p.parse().ok()).expect("a port")
+}
+
+#[test]
+fn kill_9_of_floor_run_takes_its_nats_server_with_it() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let mut floor = floor_run(data.path());
+    floor.wait_for_line(SERVING);
+    let (server_pid, port) = (recorded_pid(data.path()), recorded_port(data.path()));
+    assert!(is_running(server_pid), "its nats-server runs");
+
+    floor.child.kill().expect("kill -9");
+    floor.child.wait().expect("reaped");
+
+    assert!(wait_for_exit(server_pid, Duration::from_secs(20)), "nats-server {server_pid} outlived its floor run");
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err(), "nothing listens on its port");
+}
+
+#[test]
+fn a_second_floor_run_on_the_same_data_directory_is_refused_naming_the_first() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let mut first = floor_run(data.path());
+    first.wait_for_line(SERVING);
+    let server_pid = recorded_pid(data.path());
+
+    let (code, said) = floor_run(data.path()).finish();
+
+    assert_eq!(code, Some(3), "exit 3, the platform cannot be started: {said}");
+    assert_eq!(said.lines().count(), 1, "one line: {said}");
+    assert!(said.contains(&format!("pid {}", first.child.id())), "names the process holding it: {said}");
+    assert!(said.contains(&lock_path(data.path()).display().to_string()), "and the lock file: {said}");
+    assert!(is_running(server_pid) && recorded_pid(data.path()) == server_pid, "the first run's server is untouched");
+}
+
+#[test]
+fn a_nats_server_left_on_the_data_directory_is_stopped_before_a_new_one_starts() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let binary = server::find_binary().expect("nats-server (run `make tools`)");
+    // A server on this directory's store, as a crash might leave one, recorded where floor run
+    // records its own.
+    let options = ServerOptions { binary, dir: data.path().join("nats"), port: 0, sync_always: false };
+    let mut leftover = NatsServer::start(options).expect("leftover server starts");
+    let leftover_pid = leftover.pid().expect("running");
+    std::fs::write(server_pid_path(data.path()), format!("{leftover_pid}\n")).expect("pid file");
+
+    let mut floor = floor_run(data.path());
+    let stopping = floor.wait_for_line("left running");
+    floor.wait_for_line(SERVING);
+    let server_pid = recorded_pid(data.path());
+
+    assert!(stopping.contains(&leftover_pid.to_string()), "the line names the server it stops: {stopping}");
+    assert!(!is_running(leftover_pid), "the leftover is stopped");
+    assert_ne!(server_pid, leftover_pid);
+    assert!(is_running(server_pid), "floor run's own server serves the store");
+    leftover.kill();
+}
