@@ -11,7 +11,7 @@ use crate::exit::Exit;
 use bytes::Bytes;
 use floor_events::registration::{verbs, CreateTournament, Register, Unregister};
 use floor_events::tournament::TournamentDefinition;
-use floor_events::{codes, subjects, CommandId, ErrorBody, PlayerId, Reply, TournamentId};
+use floor_events::{subjects, CommandId, ErrorBody, PlayerId, Reply, TournamentId};
 use floor_lobby::http::NotShown;
 use floor_runtime::bootstrap;
 use futures::TryStreamExt;
@@ -309,7 +309,7 @@ pub async fn send(
                 let reply: Reply<serde_json::Value> = serde_json::from_slice(&message.payload)
                     .map_err(|e| Failure::new(Exit::Unavailable, format!("unreadable reply from {subject}: {e}")))?;
                 match reply {
-                    Reply::Error(e) if e.code == codes::UNAVAILABLE || e.code == codes::CONFLICT => Unanswered::Busy(e),
+                    Reply::Error(e) if floor_runtime::client::is_retryable_code(&e.code) => Unanswered::Busy(e),
                     reply => return Ok(reply),
                 }
             }

@@ -101,9 +101,15 @@ impl Commands {
     }
 }
 
+/// Whether an error code says "not now" (the service could not decide; the same command id may
+/// succeed later) rather than "no".
+pub fn is_retryable_code(code: &str) -> bool {
+    code == codes::UNAVAILABLE || code == codes::CONFLICT
+}
+
 /// A rejection, or "not now" for the codes that say the service could not decide.
 pub fn classify(body: ErrorBody) -> CommandError {
-    if body.code == codes::UNAVAILABLE || body.code == codes::CONFLICT {
+    if is_retryable_code(&body.code) {
         CommandError::with_source(CommandErrorKind::Unavailable, body)
     } else {
         CommandError::new(CommandErrorKind::Rejected(body))
