@@ -127,3 +127,23 @@ async fn directors_pause_add_time_and_resume_and_every_command_is_in_the_log() {
         .collect();
     assert_eq!(kinds, ["structure", "step", "pause", "add-time", "resume", "skip"]);
 }
+
+/// Issue 16 ("Time the tests control"): the clock's timer waits on the platform's clock, so a
+/// ten-minute level ends when a test moves a manual clock past it, at once and not before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ten_minute_level_ends_when_the_platform_clock_is_moved_past_it_with_no_real_wait() {
+    let manual = floor_runtime::ManualClock::new(chrono::Utc::now());
+    let world = World::start_configured(|c| c.clock = std::sync::Arc::new(manual.clone())).await;
+    let tournament = world.create(heads_up(vec![level(100, 200, 600), level(200, 400, 600)])).await;
+    let mut clock = world.watch_clock(tournament).await;
+    fill(&world, tournament).await;
+    let (first, _) = clock.next_where(started(0)).await;
+    let ClockEvent::StepStarted { ends_at, .. } = first else { unreachable!() };
+
+    manual.set(ends_at - chrono::Duration::seconds(1));
+    manual.advance(chrono::Duration::seconds(1));
+    // `next_where` gives up long before ten real minutes: the level ends on the manual clock.
+    let (second, _) = clock.next_where(started(1)).await;
+    let ClockEvent::StepStarted { cause, .. } = second else { unreachable!() };
+    assert_eq!(cause, StepCause::Timer, "the timer started level 2");
+}

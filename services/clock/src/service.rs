@@ -24,7 +24,6 @@ use floor_runtime::follow::{follow, Following};
 use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind, ProjectionRunner};
 use floor_runtime::{reply, AggregateHost, Clock, DomainError, JetStreamStore};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -32,6 +31,9 @@ use tokio_util::task::TaskTracker;
 /// Ticks stored at once. Many clocks can change level in the same second (tournaments start on
 /// the hour); their appends overlap instead of queueing behind each other.
 const TICKS_IN_FLIGHT: usize = 512;
+
+/// Longest sleep with no step change due (a new clock arrives as an event and wakes the timer).
+const IDLE: chrono::Duration = chrono::Duration::hours(1);
 
 /// How long a tick that could not be stored waits before it is tried again.
 const TICK_RETRY: chrono::Duration = chrono::Duration::seconds(1);
@@ -139,7 +141,7 @@ impl ClockService {
         let in_flight = Arc::new(Semaphore::new(TICKS_IN_FLIGHT));
         let failed: Arc<Mutex<Vec<TournamentId>>> = Arc::default();
         loop {
-            let wait = timetable.next_wakeup().map_or(Duration::from_secs(3_600), |at| until(at, self.clock.now()));
+            let wake = timetable.next_wakeup().unwrap_or_else(|| self.clock.now() + IDLE);
             tokio::select! {
                 _ = shutdown.cancelled() => break,
                 next = following.next() => match next {
@@ -147,7 +149,7 @@ impl ClockService {
                     Some(Err(e)) => tracing::warn!(error = %e, "following clock events"),
                     None => break,
                 },
-                _ = tokio::time::sleep(wait) => {}
+                _ = self.clock.sleep_until(wake) => {}
             }
             let now = self.clock.now();
             for tournament in failed.lock().expect("failed ticks poisoned").drain(..) {
@@ -168,11 +170,6 @@ impl ClockService {
             }
         }
     }
-}
-
-/// How long from `now` until `at` (zero when it has passed).
-fn until(at: DateTime<Utc>, now: DateTime<Utc>) -> Duration {
-    (at - now).to_std().unwrap_or(Duration::ZERO)
 }
 
 fn fold(timetable: &mut Timetable, subject: &str, body: &[u8]) {

@@ -140,8 +140,7 @@ impl RebuysService {
             }
         }
         loop {
-            let wait =
-                memory.offers.next_deadline().map_or(Duration::from_secs(3_600), |at| (at - self.clock.now()).to_std().unwrap_or_default());
+            let wake = memory.offers.next_deadline().unwrap_or_else(|| self.clock.now() + chrono::Duration::hours(1));
             let orders = tokio::select! {
                 _ = shutdown.cancelled() => return,
                 next = following.next() => match next {
@@ -152,7 +151,7 @@ impl RebuysService {
                     }
                     None => return,
                 },
-                _ = tokio::time::sleep(wait) => {
+                _ = self.clock.sleep_until(wake) => {
                     let now = self.clock.now();
                     memory.offers.lapsed(now).into_iter().map(|(t, entry, until)| {
                         let id = CommandId::derived(&format!("rebuys-lapse:{t}:{}:{}", entry.0, until.timestamp_millis()));

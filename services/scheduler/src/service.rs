@@ -79,7 +79,8 @@ impl SchedulerService {
     async fn run_timer(self, mut following: Following, shutdown: CancellationToken) {
         loop {
             let next = self.plan.lock().expect("plan poisoned").next_wakeup();
-            let wait = next.map_or(IDLE, |at| (at - self.clock.now()).to_std().unwrap_or(Duration::ZERO).min(IDLE));
+            let idle = self.clock.now() + chrono::Duration::from_std(IDLE).expect("a minute fits");
+            let wake = next.map_or(idle, |at| at.min(idle));
             tokio::select! {
                 _ = shutdown.cancelled() => break,
                 next = following.next() => match next {
@@ -87,7 +88,7 @@ impl SchedulerService {
                     Some(Err(e)) => tracing::warn!(error = %e, "following schedules and tournaments"),
                     None => break,
                 },
-                _ = tokio::time::sleep(wait) => {}
+                _ = self.clock.sleep_until(wake) => {}
             }
             let now = self.clock.now();
             let (creations, starts) = {
