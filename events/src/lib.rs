@@ -24,11 +24,13 @@
 //! - [`text`]: the one check for text a stranger types (names, reasons): length, control
 //!   characters, blank.
 //! - [`schema`]: JSON Schema per message and the AsyncAPI document, for `schemas/`.
+//! - [`commit`]: a stored commit decoded once into its aggregate's events (`Commit`, `Events`).
 //! - [`record`]: how events are stored: versioned records, upcast on read.
 #![deny(missing_docs)]
 
 pub mod clock;
 pub mod codes;
+pub mod commit;
 pub mod contract;
 pub mod ids;
 pub mod money;

@@ -12,13 +12,12 @@ use crate::domain::{ClockAggregate, ClockCommand};
 use crate::policy;
 use crate::projection::Timetable;
 use chrono::{DateTime, Utc};
-use floor_events::clock::{
-    verbs, AdjustTime, BlindStructure, ClockEvent, ClockRecorded, ClockRequest, PauseClock, SetStructure, SkipToLevel,
-};
-use floor_events::registration::TournamentEvent;
-use floor_events::{record, subjects, CommandId, Reply, TournamentId};
+use floor_events::clock::{verbs, AdjustTime, BlindStructure, ClockRecorded, ClockRequest, PauseClock, SetStructure, SkipToLevel};
+use floor_events::commit::{Commit, Events};
+use floor_events::{subjects, CommandId, Reply, TournamentId};
 use floor_rules::structure::preset;
 use floor_runtime::bootstrap::Backbone;
+use floor_runtime::commits;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::follow::{follow, Following};
 use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind, ProjectionRunner};
@@ -62,10 +61,8 @@ impl ClockService {
     ) -> Result<Self, StartError> {
         let service = Self { host: AggregateHost::new(JetStreamStore::new(backbone)), clock };
         let mut timetable = Timetable::default();
-        let following = follow(backbone, vec![subjects::event_filter(subjects::aggregate::CLOCK)], |message| {
-            fold(&mut timetable, &message.subject, &message.payload)
-        })
-        .await?;
+        let following =
+            follow(backbone, vec![subjects::event_filter(subjects::aggregate::CLOCK)], |message| fold(&mut timetable, message)).await?;
         tracker.spawn(service.clone().run_timer(timetable, following, shutdown.clone(), tracker.clone()));
         let mut runner = ProjectionRunner::new(backbone, ClockPolicy { service: service.clone(), queued: Vec::new() }).await?;
         runner.catch_up().await?;
@@ -145,7 +142,7 @@ impl ClockService {
             tokio::select! {
                 _ = shutdown.cancelled() => break,
                 next = following.next() => match next {
-                    Some(Ok(message)) => fold(&mut timetable, &message.subject, &message.payload),
+                    Some(Ok(message)) => fold(&mut timetable, &message),
                     Some(Err(e)) => tracing::warn!(error = %e, "following clock events"),
                     None => break,
                 },
@@ -172,11 +169,11 @@ impl ClockService {
     }
 }
 
-fn fold(timetable: &mut Timetable, subject: &str, body: &[u8]) {
-    let Some((_, id)) = subjects::parse_event_subject(subject) else { return };
-    match record::decode_commit::<ClockEvent>(body) {
-        Ok(events) => timetable.apply(TournamentId(id), events),
-        Err(e) => tracing::warn!(subject, error = %e, "undecodable clock commit skipped"),
+fn fold(timetable: &mut Timetable, message: &async_nats::jetstream::Message) {
+    let sequence = message.info().map(|i| i.stream_sequence).unwrap_or(0);
+    if let Some(Commit { id, events: Events::Clock(events) }) = commits::decode("clock-timer", &message.subject, sequence, &message.payload)
+    {
+        timetable.apply(TournamentId(id), events);
     }
 }
 
@@ -197,13 +194,9 @@ impl Projection for ClockPolicy {
     }
 
     fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
-        let Some((_, id)) = subjects::parse_event_subject(subject) else { return };
-        let tournament = TournamentId(id);
-        match record::decode_commit::<TournamentEvent>(body) {
-            Ok(events) => self
-                .queued
-                .extend(events.iter().filter_map(|e| policy::react(tournament, e)).map(|(id, command)| (tournament, id, command))),
-            Err(e) => tracing::warn!(subject, sequence, error = %e, "clock policy skipped an undecodable commit"),
+        if let Some(Commit { id, events: Events::Tournament(events) }) = commits::decode("clock-policy", subject, sequence, body) {
+            let tournament = TournamentId(id);
+            self.queued.extend(events.iter().filter_map(|e| policy::react(tournament, e)).map(|(id, command)| (tournament, id, command)));
         }
     }
 

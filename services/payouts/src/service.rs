@@ -9,13 +9,11 @@
 use crate::domain::PayoutsAggregate;
 use crate::policy::{Order, Policy};
 use crate::projection::BooksView;
-use floor_events::clock::ClockEvent;
-use floor_events::payouts::{verbs, Books, BooksRequest, PayoutEvent};
-use floor_events::rebuys::RebuyEvent;
-use floor_events::registration::TournamentEvent;
-use floor_events::seating::SeatingEvent;
-use floor_events::{codes, record, subjects, ErrorBody, Reply, TournamentId};
+use floor_events::commit::Events;
+use floor_events::payouts::{verbs, Books, BooksRequest};
+use floor_events::{codes, subjects, ErrorBody, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
+use floor_runtime::commits;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::follow::{follow, Following};
 use floor_runtime::projection::ProjectionError;
@@ -145,32 +143,28 @@ impl Reader {
     }
 
     fn fold_commit(&mut self, subject: &str, sequence: u64, body: &[u8]) -> Vec<Order> {
-        let Some((aggregate, id)) = subjects::parse_event_subject(subject) else { return vec![] };
-        let t = TournamentId(id);
+        let Some(commit) = commits::decode("payouts", subject, sequence, body) else { return vec![] };
+        let t = commit.tournament();
         let (policy, view) = (&mut self.policy, &self.view);
         let books = || view.lock().expect("books view lock");
-        let folded = match aggregate {
-            subjects::aggregate::TOURNAMENT => record::decode_commit::<TournamentEvent>(body).map(|e| {
+        match commit.events {
+            Events::Tournament(e) => {
                 books().on_tournament(t, &e);
                 policy.on_tournament(t, &e)
-            }),
-            subjects::aggregate::CLOCK => record::decode_commit::<ClockEvent>(body).map(|e| policy.on_clock(t, &e)),
-            subjects::aggregate::SEATING => record::decode_commit::<SeatingEvent>(body).map(|e| policy.on_seating(t, sequence, &e)),
-            subjects::aggregate::REBUYS => record::decode_commit::<RebuyEvent>(body).map(|e| {
+            }
+            Events::Clock(e) => policy.on_clock(t, &e),
+            Events::Seating(e) => policy.on_seating(t, sequence, &e),
+            Events::Rebuys(e) => {
                 books().on_rebuys(t, &e);
                 policy.on_rebuys(t, &e)
-            }),
-            subjects::aggregate::PAYOUTS => record::decode_commit::<PayoutEvent>(body).map(|e| {
+            }
+            Events::Payouts(e) => {
                 books().on_payouts(t, &e);
                 policy.on_payouts(t, &e);
                 vec![]
-            }),
-            _ => Ok(vec![]),
-        };
-        folded.unwrap_or_else(|e| {
-            tracing::warn!(subject, sequence, error = %e, "payouts skipped an undecodable commit");
-            vec![]
-        })
+            }
+            _ => vec![],
+        }
     }
 }
 

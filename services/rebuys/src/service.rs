@@ -11,12 +11,11 @@ use crate::policy::{Order, Policy};
 use crate::projection::Offers;
 use async_nats::jetstream::Message;
 use chrono::{DateTime, Utc};
-use floor_events::clock::ClockEvent;
-use floor_events::rebuys::{verbs, DirectorRequest, Purchase, RebuyEvent, RebuysRecorded};
-use floor_events::registration::TournamentEvent;
-use floor_events::seating::SeatingEvent;
-use floor_events::{record, subjects, CommandId, Reply, TournamentId};
+use floor_events::commit::Events;
+use floor_events::rebuys::{verbs, DirectorRequest, Purchase, RebuysRecorded};
+use floor_events::{subjects, CommandId, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
+use floor_runtime::commits;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::follow::{follow, Following};
 use floor_runtime::projection::ProjectionError;
@@ -47,27 +46,22 @@ struct Memory {
 
 impl Memory {
     fn fold(&mut self, message: &Message) -> Vec<Order> {
-        let Some((aggregate, id)) = subjects::parse_event_subject(&message.subject) else { return vec![] };
-        let t = TournamentId(id);
         let info = message.info().ok();
         let sequence = info.as_ref().map(|i| i.stream_sequence).unwrap_or(0);
         let stored = info.map(|i| DateTime::<Utc>::from_timestamp_nanos(i.published.unix_timestamp_nanos() as i64)).unwrap_or_default();
-        let body = &message.payload;
+        let Some(commit) = commits::decode("rebuys", &message.subject, sequence, &message.payload) else { return vec![] };
+        let t = commit.tournament();
         let mut policy = self.policy.lock().expect("rebuys policy poisoned");
-        let folded = match aggregate {
-            subjects::aggregate::TOURNAMENT => record::decode_commit::<TournamentEvent>(body).map(|e| policy.on_tournament(t, &e)),
-            subjects::aggregate::SEATING => record::decode_commit::<SeatingEvent>(body).map(|e| policy.on_seating(t, sequence, stored, &e)),
-            subjects::aggregate::CLOCK => record::decode_commit::<ClockEvent>(body).map(|e| policy.on_clock(t, &e)),
-            subjects::aggregate::REBUYS => record::decode_commit::<RebuyEvent>(body).map(|e| {
+        match commit.events {
+            Events::Tournament(e) => policy.on_tournament(t, &e),
+            Events::Seating(e) => policy.on_seating(t, sequence, stored, &e),
+            Events::Clock(e) => policy.on_clock(t, &e),
+            Events::Rebuys(e) => {
                 self.offers.apply(t, &e);
                 vec![]
-            }),
-            _ => Ok(vec![]),
-        };
-        folded.unwrap_or_else(|e| {
-            tracing::warn!(subject = %message.subject, sequence, error = %e, "rebuys skipped an undecodable commit");
-            vec![]
-        })
+            }
+            _ => vec![],
+        }
     }
 }
 

@@ -7,10 +7,12 @@ use crate::limits::{PlayerAggregate, PlayerCommand};
 use crate::policy::{RegistrationSaga, Step};
 use crate::projection::LimitedPlayers;
 use chrono::{DateTime, Utc};
+use floor_events::commit::{Commit, Events};
 use floor_events::player::{PlayerEvent, SetPlayerLimits};
 use floor_events::registration::*;
-use floor_events::{record, subjects, CommandId, ErrorBody, Reply, TournamentId};
+use floor_events::{subjects, CommandId, ErrorBody, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
+use floor_runtime::commits;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::follow::follow;
 use floor_runtime::{reply, AggregateHost, Clock, JetStreamStore};
@@ -204,12 +206,16 @@ async fn follow_limited_players(
     shutdown: CancellationToken,
     tracker: &TaskTracker,
 ) -> Result<(), StartError> {
-    let apply = move |limited: &RwLock<LimitedPlayers>, body: &[u8]| match record::decode_commit::<PlayerEvent>(body) {
-        Ok(events) => events.iter().for_each(|e| limited.write().expect("limited players poisoned").apply(e)),
-        Err(e) => tracing::warn!(error = %e, "undecodable player commit skipped"),
+    let apply = move |limited: &RwLock<LimitedPlayers>, message: &async_nats::jetstream::Message| {
+        let sequence = message.info().map(|i| i.stream_sequence).unwrap_or(0);
+        if let Some(Commit { events: Events::Player(events), .. }) =
+            commits::decode("registration-limits", &message.subject, sequence, &message.payload)
+        {
+            events.iter().for_each(|e| limited.write().expect("limited players poisoned").apply(e));
+        }
     };
     let filters = vec![subjects::event_filter(subjects::aggregate::PLAYER)];
-    let mut following = follow(backbone, filters, |message| apply(&limited, &message.payload)).await?;
+    let mut following = follow(backbone, filters, |message| apply(&limited, message)).await?;
     tracker.spawn(async move {
         loop {
             let next = tokio::select! {
@@ -217,7 +223,7 @@ async fn follow_limited_players(
                 next = following.next() => next,
             };
             match next {
-                Some(Ok(message)) => apply(&limited, &message.payload),
+                Some(Ok(message)) => apply(&limited, &message),
                 Some(Err(e)) => tracing::warn!(error = %e, "following player limits"),
                 None => break,
             }

@@ -16,6 +16,8 @@
 //!   reads one object and the commits after it.
 //! - [`endpoint`]: a service's verbs declared once (`Verbs`), served on
 //!   `floor.cmd.<service>.<verb>` with typed requests, replies and error codes.
+//! - [`commits`]: decode a stored commit once into its aggregate's events, logging what does
+//!   not decode.
 //! - [`client`]: the typed client for service-to-service commands (a rejection or `unavailable`
 //!   is an error, never a success).
 //! - [`spec`]: given / when / then for testing deciders.
@@ -27,6 +29,7 @@
 pub mod bootstrap;
 pub mod client;
 pub mod clock;
+pub mod commits;
 pub mod endpoint;
 pub mod error;
 pub mod follow;

@@ -10,10 +10,12 @@ use crate::domain::{ScheduleAggregate, ScheduleCommand};
 use crate::policy::{Creation, Plan};
 
 use chrono::{DateTime, Utc};
-use floor_events::registration::{self, CreateTournament, StartTournament, TournamentEvent};
+use floor_events::commit::Events;
+use floor_events::registration::{self, CreateTournament, StartTournament};
 use floor_events::schedule::{verbs, AddTemplate, ListTemplates, RemoveTemplate, ScheduleEvent, TemplateAddedReply, TemplateSummary};
-use floor_events::{codes, record, subjects, CommandId, Reply, TournamentId};
+use floor_events::{codes, subjects, CommandId, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
+use floor_runtime::commits;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::follow::{follow, Following};
 use floor_runtime::projection::ProjectionError;
@@ -56,7 +58,7 @@ impl SchedulerService {
         let plan = Arc::new(Mutex::new(Plan::default()));
         let now = clock.now();
         let filters = vec![subjects::event_filter(subjects::aggregate::SCHEDULE), subjects::event_filter(subjects::aggregate::TOURNAMENT)];
-        let following = follow(backbone, filters, |message| fold(&plan, &message.subject, &message.payload, now)).await?;
+        let following = follow(backbone, filters, |message| fold(&plan, message, now)).await?;
         let service =
             Self { host: AggregateHost::new(JetStreamStore::new(backbone)), plan, commands: Commands::new(backbone.client.clone()), clock };
         tracker.spawn(service.clone().run_timer(following, shutdown));
@@ -84,7 +86,7 @@ impl SchedulerService {
             tokio::select! {
                 _ = shutdown.cancelled() => break,
                 next = following.next() => match next {
-                    Some(Ok(message)) => fold(&self.plan, &message.subject, &message.payload, self.clock.now()),
+                    Some(Ok(message)) => fold(&self.plan, &message, self.clock.now()),
                     Some(Err(e)) => tracing::warn!(error = %e, "following schedules and tournaments"),
                     None => break,
                 },
@@ -191,15 +193,13 @@ impl SchedulerService {
     }
 }
 
-fn fold(plan: &Mutex<Plan>, subject: &str, body: &[u8], now: DateTime<Utc>) {
-    let Some((aggregate, id)) = subjects::parse_event_subject(subject) else { return };
+fn fold(plan: &Mutex<Plan>, message: &async_nats::jetstream::Message, now: DateTime<Utc>) {
+    let sequence = message.info().map(|i| i.stream_sequence).unwrap_or(0);
+    let Some(commit) = commits::decode("scheduler", &message.subject, sequence, &message.payload) else { return };
     let mut plan = plan.lock().expect("plan poisoned");
-    let folded = if aggregate == subjects::aggregate::SCHEDULE {
-        record::decode_commit::<ScheduleEvent>(body).map(|events| plan.apply_schedule(&events, now))
-    } else {
-        record::decode_commit::<TournamentEvent>(body).map(|events| plan.apply_tournament(TournamentId(id), &events))
-    };
-    if let Err(e) = folded {
-        tracing::warn!(subject, error = %e, "scheduler skipped an undecodable commit");
+    match commit.events {
+        Events::Schedule(events) => plan.apply_schedule(&events, now),
+        Events::Tournament(events) => plan.apply_tournament(TournamentId(commit.id), &events),
+        _ => {}
     }
 }

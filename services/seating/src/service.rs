@@ -17,13 +17,13 @@ use crate::commands::SeatingError;
 use crate::domain::{SeatingAggregate, SeatingCommand, SNAPSHOT_VERSION};
 use crate::policy::{enqueue, react_to_clock, react_to_rebuys, react_to_tournament, split_pool, Queued, SeedKey};
 use crate::publishing::{self, InFlight, Publisher};
-use floor_events::clock::ClockEvent;
-use floor_events::rebuys::RebuyEvent;
-use floor_events::registration::{self, EliminateEntry, Recorded, TournamentEvent};
+use floor_events::commit::{Commit, Events};
+use floor_events::registration::{self, EliminateEntry, Recorded};
 use floor_events::seating::SeatingEvent;
 use floor_events::table::{TableInstruction, TableReport};
-use floor_events::{codes, record, subjects, CommandId, EntryNo, TournamentId};
+use floor_events::{codes, subjects, CommandId, EntryNo, TournamentId};
 use floor_runtime::bootstrap::Backbone;
+use floor_runtime::commits;
 use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind, ProjectionRunner};
 use floor_runtime::snapshot::Snapshots;
 use floor_runtime::{AggregateHost, CommandError, CommandErrorKind, Commands, DomainError, JetStreamStore};
@@ -219,37 +219,16 @@ impl Projection for Policy {
     }
 
     fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
-        let Some((aggregate, id)) = subjects::parse_event_subject(subject) else { return };
-        let tournament = TournamentId(id);
-        if aggregate == subjects::aggregate::REBUYS {
-            match record::decode_commit::<RebuyEvent>(body) {
-                Ok(events) => {
-                    for (id, command) in events.iter().filter_map(|e| react_to_rebuys(tournament, e, &self.key)) {
-                        self.queue.push(tournament, id, command);
-                    }
-                }
-                Err(e) => tracing::warn!(subject, sequence, error = %e, "seating skipped an undecodable rebuys commit"),
-            }
-        } else if aggregate == subjects::aggregate::CLOCK {
-            match record::decode_commit::<ClockEvent>(body) {
-                Ok(events) => {
-                    for (id, command) in events.iter().filter_map(|e| react_to_clock(tournament, e)) {
-                        self.queue.push(tournament, id, command);
-                    }
-                }
-                Err(e) => tracing::warn!(subject, sequence, error = %e, "seating skipped an undecodable clock commit"),
-            }
-        } else {
-            match record::decode_commit::<TournamentEvent>(body) {
-                Ok(events) => {
-                    for e in &events {
-                        for (id, command) in react_to_tournament(tournament, e, &self.key) {
-                            self.queue.push(tournament, id, command);
-                        }
-                    }
-                }
-                Err(e) => tracing::warn!(subject, sequence, error = %e, "seating skipped an undecodable tournament commit"),
-            }
+        let Some(commit) = commits::decode("seating-policy", subject, sequence, body) else { return };
+        let tournament = commit.tournament();
+        let reactions: Vec<(CommandId, SeatingCommand)> = match commit.events {
+            Events::Rebuys(events) => events.iter().filter_map(|e| react_to_rebuys(tournament, e, &self.key)).collect(),
+            Events::Clock(events) => events.iter().filter_map(|e| react_to_clock(tournament, e)).collect(),
+            Events::Tournament(events) => events.iter().flat_map(|e| react_to_tournament(tournament, e, &self.key)).collect(),
+            _ => vec![],
+        };
+        for (id, command) in reactions {
+            self.queue.push(tournament, id, command);
         }
     }
 
@@ -337,18 +316,15 @@ impl Projection for Outbox {
     }
 
     fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
-        let Some((_, id)) = subjects::parse_event_subject(subject) else { return };
-        match record::decode_commit::<SeatingEvent>(body) {
-            Ok(events) => {
-                for event in events {
-                    match event {
-                        SeatingEvent::Instructed { instruction } => self.instructions.push(instruction),
-                        SeatingEvent::EntryEliminated { entry, .. } => self.eliminated.push((TournamentId(id), entry)),
-                        _ => {}
-                    }
-                }
+        let Some(Commit { id, events: Events::Seating(events) }) = commits::decode("seating-outbox", subject, sequence, body) else {
+            return;
+        };
+        for event in events {
+            match event {
+                SeatingEvent::Instructed { instruction } => self.instructions.push(instruction),
+                SeatingEvent::EntryEliminated { entry, .. } => self.eliminated.push((TournamentId(id), entry)),
+                _ => {}
             }
-            Err(e) => tracing::warn!(subject, sequence, error = %e, "outbox skipped an undecodable seating commit"),
         }
     }
 
