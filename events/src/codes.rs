@@ -143,3 +143,8 @@ pub const ENTRY_AMBIGUOUS: &str = "entry_ambiguous";
 pub const TIME_ADJUSTMENT_OUT_OF_RANGE: &str = "time_adjustment_out_of_range";
 /// An instant the clock would compute (a step's end) is outside the range it can represent.
 pub const CLOCK_TIME_OUT_OF_RANGE: &str = "clock_time_out_of_range";
+
+// Poison commits (issue 17).
+/// The aggregate has a stored commit this build cannot decode or apply: it is set aside (no
+/// command is decided on it) until an operator has looked; every other aggregate is served.
+pub const AGGREGATE_SET_ASIDE: &str = "aggregate_set_aside";
