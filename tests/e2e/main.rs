@@ -4,6 +4,8 @@
 mod bad_input;
 mod clock;
 mod concurrency;
+mod fuzz;
+mod poison;
 mod readiness;
 mod rebuys;
 mod recovery;

@@ -90,7 +90,7 @@ pub fn catch<R>(f: impl FnOnce() -> R) -> Result<R, String> {
 }
 
 /// Whether a body on an event subject is a commit this build can read at all: a JSON array of
-/// records with a known schema version. Bodies on other subjects (the table protocol's) are the
+/// records with a known schema version whose numbers are all 64-bit integers. Bodies on other subjects (the table protocol's) are the
 /// reader's own business.
 ///
 /// # Errors
@@ -99,7 +99,54 @@ pub fn check_commit(subject: &str, body: &[u8]) -> Result<(), String> {
     if !subject.starts_with("floor.ev.") {
         return Ok(());
     }
-    record::decode_commit::<serde::de::IgnoredAny>(body).map(|_| ()).map_err(|e| e.to_string())
+    record::decode_commit::<Integers>(body).map(|_| ()).map_err(|e| e.to_string())
+}
+
+/// Any JSON whose numbers are all integers a `u64` or `i64` holds. Floor stores no fractions
+/// (money is integer minor units, chips are `u64`), so a number beyond those bounds (read by
+/// JSON as a float) is an event whose numbers overflow, whichever reader meets it.
+struct Integers;
+
+impl<'de> serde::Deserialize<'de> for Integers {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(IntegersVisitor)
+    }
+}
+
+struct IntegersVisitor;
+
+impl<'de> serde::de::Visitor<'de> for IntegersVisitor {
+    type Value = Integers;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("JSON whose numbers are 64-bit integers")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Integers, E> {
+        Ok(Integers)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Integers, E> {
+        Ok(Integers)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Integers, E> {
+        Ok(Integers)
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Integers, E> {
+        Err(E::custom(format_args!("number {v} is not a 64-bit integer: it overflows every field Floor stores")))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Integers, E> {
+        Ok(Integers)
+    }
+    fn visit_unit<E>(self) -> Result<Integers, E> {
+        Ok(Integers)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Integers, A::Error> {
+        while seq.next_element::<Integers>()?.is_some() {}
+        Ok(Integers)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Integers, A::Error> {
+        while map.next_entry::<serde::de::IgnoredAny, Integers>()?.is_some() {}
+        Ok(Integers)
+    }
 }
 
 impl Health {
@@ -281,12 +328,16 @@ mod tests {
     fn undecodable_and_too_new_commits_are_poison_before_any_fold() {
         let reader = Reader::in_memory("follow");
         let mut folded = 0;
-        for (n, body) in [&b"{not json"[..], br#"[{"v":99,"type":"x"}]"#, b"[1"].into_iter().enumerate() {
+        let overflow = br#"[{"v":1,"type":"chips_bought","chips":18446744073709551616}]"#;
+        for (n, body) in [&b"{not json"[..], br#"[{"v":99,"type":"x"}]"#, b"[1", overflow, br#"[{"v":1,"n":1.5}]"#].into_iter().enumerate()
+        {
             let subject = format!("floor.ev.clock.0195c0de-0000-7000-8000-00000000000{n}");
             assert_eq!(reader.guard(&subject, n as u64, body, || folded += 1), None);
         }
         assert_eq!(folded, 0);
-        assert_eq!(reader.health.of("follow").expect("recorded").poison_commits, 3);
+        assert_eq!(reader.health.of("follow").expect("recorded").poison_commits, 5);
+        let extremes = br#"[{"v":1,"a":18446744073709551615,"b":-9223372036854775808,"c":[{"d":null}]}]"#;
+        assert_eq!(reader.guard("floor.ev.clock.x", 9, extremes, || 1), Some(1), "the largest integers are readable");
     }
 
     #[test]
