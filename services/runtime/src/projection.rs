@@ -12,9 +12,15 @@
 //!
 //! The fold itself ([`Projection::apply`]) is pure and synchronous; storing is batched in
 //! [`Projection::flush`], once per batch rather than once per event.
+//!
+//! No view dies of one commit ([`crate::health`]): a commit on an event subject that is not a
+//! readable commit, or whose `apply` panics, is recorded in the health view, its subject is set
+//! aside (its later commits are skipped by this view, also after a restart), and the runner
+//! goes on with every other aggregate. A panicking `flush` is a failed step: logged and retried.
 
 use crate::bootstrap::Backbone;
 use crate::error::Error;
+use crate::health::Reader;
 use async_nats::jetstream::consumer::{pull, AckPolicy, Consumer, DeliverPolicy};
 use async_nats::jetstream::kv;
 use async_nats::jetstream::stream::DirectGetErrorKind;
@@ -100,6 +106,8 @@ pub struct ProjectionRunner<P: Projection> {
     pipelined: bool,
     /// The previous step's checkpoint and ack, while in flight (pipelined runners only).
     storing: Option<tokio::task::JoinHandle<Result<(), ProjectionError>>>,
+    /// Where poison commits are recorded, and the subjects this view set aside.
+    reader: Reader,
 }
 
 fn read<E: Into<Box<dyn std::error::Error + Send + Sync>>>(e: E) -> ProjectionError {
@@ -128,8 +136,10 @@ impl<P: Projection> ProjectionRunner<P> {
             Some(v) => std::str::from_utf8(&v).ok().and_then(|s| s.parse().ok()).unwrap_or(0),
             None => 0,
         };
+        let reader = backbone.health.reader(projection.name()).await;
         Ok(Self {
             projection,
+            reader,
             stream,
             checkpoints,
             checkpoint,
@@ -167,6 +177,26 @@ impl<P: Projection> ProjectionRunner<P> {
     /// The projection, to inspect its view.
     pub fn projection(&self) -> &P {
         &self.projection
+    }
+
+    /// Where this view records poison commits and the subjects it set aside.
+    pub fn reader(&self) -> &Reader {
+        &self.reader
+    }
+
+    /// Folds one commit, unless it is poison or its subject is set aside ([`Reader::guard`]).
+    fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
+        let projection = &mut self.projection;
+        self.reader.guard(subject, sequence, body, || projection.apply(subject, sequence, body));
+    }
+
+    /// Stores the view; a panic in the projection's flush is a failed step, never the end of
+    /// the runner (nothing is acknowledged, so the batch is stored again or comes again).
+    async fn flush(&mut self) -> Result<(), ProjectionError> {
+        use futures::FutureExt;
+        let flushed = std::panic::AssertUnwindSafe(self.projection.flush()).catch_unwind().await;
+        self.reader.publish().await;
+        flushed.unwrap_or_else(|_| Err(write("the view's flush panicked")))
     }
 
     fn durable_name(&self) -> String {
@@ -249,14 +279,14 @@ impl<P: Projection> ProjectionRunner<P> {
             let sequence = info.stream_sequence;
             pending = info.pending;
             if sequence > self.checkpoint {
-                self.projection.apply(message.subject.as_str(), sequence, &message.payload);
+                self.apply(message.subject.as_str(), sequence, &message.payload);
                 applied += 1;
                 self.checkpoint = sequence;
             }
             last = Some(message);
         }
         if let Some(message) = last {
-            self.projection.flush().await?;
+            self.flush().await?;
             // Cumulative ack, confirmed by the server: everything up to this message is applied
             // and stored, and `catch_up` can trust the consumer's counters.
             let (checkpoints, name, checkpoint) = (self.checkpoints.clone(), self.projection.name(), self.checkpoint);
@@ -284,7 +314,7 @@ impl<P: Projection> ProjectionRunner<P> {
     }
 
     async fn store_checkpoint(&mut self) -> Result<(), ProjectionError> {
-        self.projection.flush().await?;
+        self.flush().await?;
         self.checkpoints.put(self.projection.name(), self.checkpoint.to_string().into()).await.map_err(write)?;
         Ok(())
     }
@@ -357,7 +387,7 @@ impl<P: Projection> ProjectionRunner<P> {
             while let Some(message) = if nothing { None } else { messages.next().await } {
                 let message = message.map_err(read)?;
                 let info = message.info().map_err(read)?;
-                self.projection.apply(message.subject.as_str(), info.stream_sequence, &message.payload);
+                self.apply(message.subject.as_str(), info.stream_sequence, &message.payload);
                 self.checkpoint = info.stream_sequence;
                 applied += 1;
                 if info.pending == 0 {

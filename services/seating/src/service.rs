@@ -24,6 +24,7 @@ use floor_events::table::{TableInstruction, TableReport};
 use floor_events::{codes, subjects, CommandId, EntryNo, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::commits;
+use floor_runtime::host::HostErrorKind;
 use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind, ProjectionRunner};
 use floor_runtime::snapshot::Snapshots;
 use floor_runtime::{AggregateHost, CommandError, CommandErrorKind, Commands, DomainError, JetStreamStore};
@@ -192,6 +193,11 @@ impl Queue {
                 }
                 Ok(Err(rejection)) => {
                     tracing::info!(%tournament, code = rejection.code(), "seating command not applied: {rejection}");
+                    self.queued.pop_front();
+                }
+                // Seating with a poison commit is set aside: reacting again cannot help (issue 17).
+                Err(e) if e.kind() == HostErrorKind::SetAside => {
+                    tracing::error!(%tournament, error = %e, "seating command dropped");
                     self.queued.pop_front();
                 }
                 Err(e) => return Err(write(e)),

@@ -1,0 +1,273 @@
+//! Fuzzing every decoder a stranger can reach without a server (issue 17): command requests as
+//! the endpoint decodes them, commits of every aggregate, table reports, definitions and
+//! schedule templates. Nothing may panic: every input is decoded or refused with an error.
+//!
+//! Inputs: arbitrary bytes; JSON built from the names and constants of the type's own schema
+//! (`schemas/`), so objects reach the decoders' fields with extreme values (the largest and
+//! smallest numbers, floats, control characters, the nil UUID, deep nesting); and those same
+//! near-valid documents with a few bytes flipped, cut or inserted. A short run is part of
+//! `cargo test` (256 cases per target); `make fuzz` runs each with `PROPTEST_CASES=200000`.
+
+use floor_events::registry;
+use floor_events::{clock, payouts, player, rebuys, record, registration, schedule, seating, table, tournament};
+use floor_runtime::endpoint::decode;
+use proptest::prelude::*;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+
+/// A decoder under fuzz: a name and a function that must return without panicking.
+type Target = (&'static str, &'static str, fn(&[u8]) -> bool);
+
+fn request<T: DeserializeOwned>(bytes: &[u8]) -> bool {
+    decode::<T>(bytes).is_ok()
+}
+fn commit<E: DeserializeOwned>(bytes: &[u8]) -> bool {
+    record::decode_commit::<E>(bytes).is_ok()
+}
+fn json_of<T: DeserializeOwned>(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<T>(bytes).is_ok()
+}
+
+/// Every verb's request type, as `floor_runtime::endpoint::Verbs` decodes it, with the schema
+/// file that describes it.
+const COMMANDS: &[Target] = &[
+    ("commands/create_tournament.json", "create_tournament", request::<registration::CreateTournament>),
+    ("commands/register.json", "register", request::<registration::Register>),
+    ("commands/unregister.json", "unregister", request::<registration::Unregister>),
+    ("commands/refuse_player.json", "refuse_player", request::<registration::RefusePlayer>),
+    ("commands/keep_apart.json", "keep_apart", request::<registration::KeepApart>),
+    ("commands/eliminate_entry.json", "eliminate_entry", request::<registration::EliminateEntry>),
+    ("commands/set_player_limits.json", "set_player_limits", request::<player::SetPlayerLimits>),
+    ("commands/start_tournament.json", "start_tournament", request::<registration::StartTournament>),
+    ("commands/cancel_tournament.json", "cancel_tournament", request::<registration::CancelTournament>),
+    ("commands/clock_set_structure.json", "clock set_structure", request::<clock::SetStructure>),
+    ("commands/clock_request.json", "clock start/resume/end_break", request::<clock::ClockRequest>),
+    ("commands/clock_pause.json", "clock pause", request::<clock::PauseClock>),
+    ("commands/clock_adjust_time.json", "clock adjust_time", request::<clock::AdjustTime>),
+    ("commands/clock_skip_to_level.json", "clock skip_to_level", request::<clock::SkipToLevel>),
+    ("commands/payouts_books.json", "payouts books", request::<payouts::BooksRequest>),
+    ("commands/rebuys_purchase.json", "rebuy/decline/add_on", request::<rebuys::Purchase>),
+    ("commands/rebuys_director.json", "end_rebuys/end_add_ons", request::<rebuys::DirectorRequest>),
+    ("commands/scheduler_add_template.json", "add_template", request::<schedule::AddTemplate>),
+    ("commands/scheduler_remove_template.json", "remove_template", request::<schedule::RemoveTemplate>),
+    ("commands/scheduler_list_templates.json", "list_templates", request::<schedule::ListTemplates>),
+];
+
+/// Commits of every aggregate, table reports, and the documents the director writes in TOML.
+const STORED_AND_REPORTED: &[Target] = &[
+    ("events/tournament_commit.json", "tournament commit", commit::<registration::TournamentEvent>),
+    ("events/player_commit.json", "player commit", commit::<player::PlayerEvent>),
+    ("events/clock_commit.json", "clock commit", commit::<clock::ClockEvent>),
+    ("events/schedule_commit.json", "schedule commit", commit::<schedule::ScheduleEvent>),
+    ("events/seating_commit.json", "seating commit", commit::<seating::SeatingEvent>),
+    ("events/payout_commit.json", "payouts commit", commit::<payouts::PayoutEvent>),
+    ("events/rebuy_commit.json", "rebuys commit", commit::<rebuys::RebuyEvent>),
+    ("tables/report.json", "table report", json_of::<table::TableReport>),
+    ("definitions/tournament_definition.json", "tournament definition", json_of::<tournament::TournamentDefinition>),
+    ("definitions/schedule_template.json", "schedule template", json_of::<schedule::ScheduleTemplate>),
+];
+
+fn all_targets() -> impl Iterator<Item = &'static Target> {
+    COMMANDS.iter().chain(STORED_AND_REPORTED)
+}
+
+/// The property names and constant strings of a schema file: what a near-valid document of
+/// that type is made of.
+fn vocabulary(file: &str) -> (Vec<String>, Vec<String>) {
+    let path = format!("{}/../../schemas/{file}", env!("CARGO_MANIFEST_DIR"));
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))).expect("schema");
+    let (mut keys, mut words) = (BTreeSet::new(), BTreeSet::new());
+    fn walk(v: &Value, keys: &mut BTreeSet<String>, words: &mut BTreeSet<String>) {
+        match v {
+            Value::Object(map) => {
+                if let Some(Value::Object(props)) = map.get("properties") {
+                    keys.extend(props.keys().cloned());
+                }
+                for k in ["const", "enum"] {
+                    match map.get(k) {
+                        Some(Value::String(s)) => drop(words.insert(s.clone())),
+                        Some(Value::Array(a)) => words.extend(a.iter().filter_map(|s| s.as_str().map(str::to_owned))),
+                        _ => {}
+                    }
+                }
+                map.values().for_each(|v| walk(v, keys, words));
+            }
+            Value::Array(a) => a.iter().for_each(|v| walk(v, keys, words)),
+            _ => {}
+        }
+    }
+    walk(&schema, &mut keys, &mut words);
+    (keys.into_iter().collect(), words.into_iter().collect())
+}
+
+/// Values that have broken decoders and domain code before: bounds of every integer width,
+/// floats where integers belong, the nil UUID, control characters, long strings.
+fn extreme_scalar(words: Vec<String>) -> impl Strategy<Value = Value> {
+    let words = if words.is_empty() { vec!["x".to_owned()] } else { words };
+    prop_oneof![
+        prop::sample::select(words).prop_map(Value::String),
+        prop::sample::select(vec![
+            json!(0),
+            json!(-1),
+            json!(1),
+            json!(u8::MAX),
+            json!(u16::MAX as u64 + 1),
+            json!(u32::MAX),
+            json!(i64::MAX),
+            json!(i64::MIN),
+            json!(u64::MAX),
+            json!(1.5),
+            json!(-0.0),
+            json!(1e300),
+            json!(null),
+            json!(true),
+            json!(""),
+            json!("00000000-0000-0000-0000-000000000000"),
+            json!("0195c0de-0000-7000-8000-000000000001"),
+            json!("2030-01-01T00:00:00Z"),
+            json!("-262144-01-01T00:00:00Z"),
+            json!("EUR"),
+            json!("XYZ"),
+            json!("a\u{0}b\u{1b}[31m\n"),
+            json!("é".repeat(300)),
+            json!({}),
+            json!([]),
+        ]),
+        any::<i64>().prop_map(|n| json!(n)),
+        any::<u64>().prop_map(|n| json!(n)),
+        ".{0,12}".prop_map(Value::String),
+    ]
+}
+
+/// JSON objects over a schema's vocabulary, nested a few levels.
+fn near_valid(keys: Vec<String>, words: Vec<String>) -> impl Strategy<Value = Value> {
+    let leaf = extreme_scalar(words);
+    let keys = if keys.is_empty() { vec!["type".to_owned()] } else { keys };
+    leaf.prop_recursive(3, 48, 8, move |inner| {
+        prop_oneof![
+            prop::collection::btree_map(prop::sample::select(keys.clone()), inner.clone(), 0..10)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+            prop::collection::vec(inner, 0..4).prop_map(Value::Array),
+        ]
+    })
+}
+
+/// A document for `file`'s type: a commit is an array of versioned records.
+fn document(file: &str) -> impl Strategy<Value = Vec<u8>> {
+    let (keys, words) = vocabulary(file);
+    let is_commit = file.ends_with("_commit.json");
+    (near_valid(keys, words), any::<bool>()).prop_map(move |(value, versioned)| {
+        let value = match (is_commit, value) {
+            (true, Value::Object(mut record)) => {
+                if versioned {
+                    record.insert("v".into(), json!(1));
+                }
+                json!([record])
+            }
+            (_, value) => value,
+        };
+        serde_json::to_vec(&value).expect("json")
+    })
+}
+
+/// Flips, cuts and inserts a few bytes.
+fn mutated(bytes: Vec<u8>, edits: Vec<(usize, u8, u8)>) -> Vec<u8> {
+    let mut bytes = bytes;
+    for (at, op, byte) in edits {
+        if bytes.is_empty() {
+            bytes.push(byte);
+            continue;
+        }
+        let at = at % bytes.len();
+        match op % 4 {
+            0 => bytes[at] = byte,
+            1 => drop(bytes.remove(at)),
+            2 => bytes.insert(at, byte),
+            _ => bytes.truncate(at),
+        }
+    }
+    bytes
+}
+
+#[test]
+fn every_verb_of_the_registry_is_fuzzed() {
+    let verbs: usize = registry::services().iter().map(|s| s.verbs.len()).sum();
+    let files: BTreeSet<&str> = registry::services().iter().flat_map(|s| s.verbs.iter().map(|v| v.request.file)).collect();
+    let fuzzed: BTreeSet<&str> = COMMANDS.iter().map(|(file, _, _)| *file).collect();
+    let missing: Vec<&&str> = files.difference(&fuzzed).collect();
+    assert!(missing.is_empty(), "request types of {verbs} verbs not fuzzed: {missing:?}");
+}
+
+#[test]
+fn the_vocabularies_are_not_empty() {
+    for (file, name, _) in all_targets() {
+        let (keys, _) = vocabulary(file);
+        assert!(!keys.is_empty(), "{name}: no property names in {file}");
+    }
+}
+
+proptest! {
+    #[test]
+    fn arbitrary_bytes_never_panic_a_decoder(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
+        for (_, _, decoder) in all_targets() {
+            decoder(&bytes);
+        }
+    }
+
+    #[test]
+    fn arbitrary_json_text_never_panics_a_decoder(text in r#"[\[\]{}",:0-9a-z_ \-.eE\\]{0,200}"#) {
+        for (_, _, decoder) in all_targets() {
+            decoder(text.as_bytes());
+        }
+    }
+}
+
+macro_rules! near_valid_fuzz {
+    ($($name:ident: $targets:expr, $index:expr;)*) => {$(
+        proptest! {
+            #[test]
+            fn $name(
+                doc in document($targets[$index].0),
+                edits in prop::collection::vec((any::<usize>(), any::<u8>(), any::<u8>()), 0..4),
+            ) {
+                let (_, _, decoder) = $targets[$index];
+                decoder(&doc);
+                decoder(&mutated(doc, edits));
+            }
+        }
+    )*};
+}
+
+near_valid_fuzz! {
+    create_tournament_requests_never_panic: COMMANDS, 0;
+    register_requests_never_panic: COMMANDS, 1;
+    unregister_requests_never_panic: COMMANDS, 2;
+    refuse_player_requests_never_panic: COMMANDS, 3;
+    keep_apart_requests_never_panic: COMMANDS, 4;
+    eliminate_entry_requests_never_panic: COMMANDS, 5;
+    set_player_limits_requests_never_panic: COMMANDS, 6;
+    start_tournament_requests_never_panic: COMMANDS, 7;
+    cancel_tournament_requests_never_panic: COMMANDS, 8;
+    clock_set_structure_requests_never_panic: COMMANDS, 9;
+    clock_requests_never_panic: COMMANDS, 10;
+    clock_pause_requests_never_panic: COMMANDS, 11;
+    clock_adjust_time_requests_never_panic: COMMANDS, 12;
+    clock_skip_to_level_requests_never_panic: COMMANDS, 13;
+    payouts_books_requests_never_panic: COMMANDS, 14;
+    rebuys_purchase_requests_never_panic: COMMANDS, 15;
+    rebuys_director_requests_never_panic: COMMANDS, 16;
+    add_template_requests_never_panic: COMMANDS, 17;
+    remove_template_requests_never_panic: COMMANDS, 18;
+    list_templates_requests_never_panic: COMMANDS, 19;
+    tournament_commits_never_panic: STORED_AND_REPORTED, 0;
+    player_commits_never_panic: STORED_AND_REPORTED, 1;
+    clock_commits_never_panic: STORED_AND_REPORTED, 2;
+    schedule_commits_never_panic: STORED_AND_REPORTED, 3;
+    seating_commits_never_panic: STORED_AND_REPORTED, 4;
+    payouts_commits_never_panic: STORED_AND_REPORTED, 5;
+    rebuys_commits_never_panic: STORED_AND_REPORTED, 6;
+    table_reports_never_panic: STORED_AND_REPORTED, 7;
+    tournament_definitions_never_panic: STORED_AND_REPORTED, 8;
+    schedule_templates_never_panic: STORED_AND_REPORTED, 9;
+}

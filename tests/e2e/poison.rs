@@ -1,0 +1,202 @@
+//! Poison commits (issue 17): no reader dies of one commit. A commit nobody can decode or apply
+//! is recorded in the health view, its aggregate is set aside, and every other tournament goes
+//! on being served, also after a restart.
+
+use floor_events::{codes, subjects, Reply};
+use floor_runtime::health::{self, ReaderHealth};
+use floor_runtime::projection::{Projection, ProjectionError, ProjectionRunner};
+use floor_tests::{backbone_alone, freezeout, World};
+use futures::StreamExt;
+use std::time::Duration;
+
+const DEADLINE: Duration = Duration::from_secs(20);
+
+/// Writes `body` straight to the stream on `floor.ev.<aggregate>.<id>`, as a broken writer
+/// (or a hand-edited store) would, and returns its stream sequence.
+async fn poison(jetstream: &async_nats::jetstream::Context, aggregate: &str, id: uuid::Uuid, body: &'static [u8]) -> u64 {
+    let subject = subjects::event_subject(aggregate, id);
+    jetstream.publish(subject, body.into()).await.expect("published").await.expect("stored").sequence
+}
+
+/// Waits until reader `reader`'s stored health record satisfies `ready` (`>`: any reader's).
+async fn health_when(jetstream: &async_nats::jetstream::Context, reader: &str, ready: impl Fn(&ReaderHealth) -> bool) -> ReaderHealth {
+    let bucket = jetstream.get_key_value(subjects::HEALTH_BUCKET).await.expect("health bucket");
+    let key = if reader == ">" { ">".to_owned() } else { health::key(reader) };
+    let mut watch = bucket.watch_with_history(key).await.expect("watch");
+    let wait = async {
+        while let Some(entry) = watch.next().await {
+            let entry = entry.expect("watch entry");
+            if let Ok(record) = serde_json::from_slice::<ReaderHealth>(&entry.value) {
+                if ready(&record) {
+                    return record;
+                }
+            }
+        }
+        panic!("health watch ended");
+    };
+    tokio::time::timeout(DEADLINE, wait).await.expect("health record reached the expected state in time")
+}
+
+/// Undecodable JSON on the tournament, an unknown schema version on the clock, a number no
+/// `u64` holds on the seating subject.
+const UNDECODABLE: &[u8] = b"{\"v\":1,\"type\":\"entry_registe";
+const TOO_NEW: &[u8] = br#"[{"v":99,"type":"clock_started","at":"2030-01-01T00:00:00Z"}]"#;
+const OVERFLOWING: &[u8] = br#"[{"v":1,"type":"chips_bought","entry":1,"chips":18446744073709551616}]"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn poison_commits_of_one_tournament_leave_every_other_one_running_and_a_restart_works() {
+    let mut world = World::start().await;
+    let poisoned = world.create(freezeout(100)).await;
+    let healthy = world.create(freezeout(100)).await;
+    assert!(matches!(world.register(poisoned, "alice").await, Reply::Ok(_)));
+    assert!(matches!(world.register(healthy, "alice").await, Reply::Ok(_)));
+    let _ = world.lobby_when(poisoned, |d| d["entrants"] == 1).await;
+
+    let js = world.jetstream().clone();
+    let tournament_poison = poison(&js, subjects::aggregate::TOURNAMENT, poisoned.0, UNDECODABLE).await;
+    poison(&js, subjects::aggregate::CLOCK, poisoned.0, TOO_NEW).await;
+    poison(&js, subjects::aggregate::SEATING, poisoned.0, OVERFLOWING).await;
+
+    // The other tournament is served: registrations, and its lobby document follows them.
+    for player in ["bob", "carol"] {
+        assert!(matches!(world.register(healthy, player).await, Reply::Ok(_)), "{player} registers for the healthy tournament");
+    }
+    let _ = world.lobby_when(healthy, |d| d["entrants"] == 3).await;
+
+    // The poisoned tournament is set aside: a command gets a clear code and writes nothing.
+    let before = world.last_sequence().await;
+    match world.register(poisoned, "dave").await {
+        Reply::Error(e) => assert_eq!(e.code, codes::AGGREGATE_SET_ASIDE, "{}", e.message),
+        Reply::Ok(v) => panic!("a command on a set-aside aggregate was decided: {v}"),
+    }
+    assert_eq!(world.last_sequence().await, before, "no event for a set-aside aggregate");
+
+    // The health view counts them: the lobby met the tournament's and the clock's.
+    let lobby = health_when(&js, "lobby", |r| r.poison_commits == 2).await;
+    let tournament_subject = subjects::event_subject(subjects::aggregate::TOURNAMENT, poisoned.0);
+    assert!(lobby.set_aside.contains(&tournament_subject), "{lobby:?}");
+    assert!(lobby.last.iter().any(|p| p.subject == tournament_subject && p.sequence == tournament_poison), "{lobby:?}");
+    let seating_subject = subjects::event_subject(subjects::aggregate::SEATING, poisoned.0);
+    let reader_of_seating = health_when(&js, ">", |r| r.set_aside.contains(&seating_subject)).await;
+    assert!(reader_of_seating.last.iter().any(|p| p.error.contains("overflow")), "{reader_of_seating:?}");
+    let everyone = health::stored(&js).await.expect("health readable");
+    assert!(everyone.iter().map(|r| r.poison_commits).sum::<u64>() >= 3, "floor status sums them: {everyone:?}");
+
+    // A restart reads the whole log again, poison included, and starts.
+    world.kill_platform();
+    world.restart_platform().await;
+    assert!(matches!(world.register(healthy, "erin").await, Reply::Ok(_)), "served after the restart");
+    let _ = world.lobby_when(healthy, |d| d["entrants"] == 4).await;
+    let lobby = health_when(&js, "lobby", |r| r.poison_commits == 2).await;
+    assert!(lobby.set_aside.contains(&tournament_subject), "what was set aside stays aside after a restart");
+    match world.register(poisoned, "dave").await {
+        Reply::Error(e) => assert_eq!(e.code, codes::AGGREGATE_SET_ASIDE, "{}", e.message),
+        Reply::Ok(v) => panic!("a command on a set-aside aggregate was decided after the restart: {v}"),
+    }
+    let doc = world.lobby_documents().await;
+    assert_eq!(doc[&poisoned.to_string()]["entrants"], 1, "the set-aside tournament's document is left as it was");
+}
+
+/// A projection that panics on any commit whose body says `boom`, and on a flush while told to.
+#[derive(Default)]
+struct Fragile {
+    folded: Vec<(String, u64)>,
+    flush_panics: bool,
+}
+
+impl Projection for Fragile {
+    fn name(&self) -> &'static str {
+        "fragile"
+    }
+
+    fn filters(&self) -> Vec<String> {
+        vec![subjects::event_filter("fragile")]
+    }
+
+    fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
+        assert!(!body.windows(4).any(|w| w == b"boom"), "evolve cannot hold this commit");
+        self.folded.push((subject.to_owned(), sequence));
+    }
+
+    async fn flush(&mut self) -> Result<(), ProjectionError> {
+        assert!(!self.flush_panics, "the view cannot be stored");
+        Ok(())
+    }
+
+    async fn reset(&mut self) -> Result<(), ProjectionError> {
+        self.folded.clear();
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_projection_whose_apply_panics_sets_that_aggregate_aside_and_folds_the_others() {
+    let (_nats, backbone) = backbone_alone().await;
+    let js = backbone.jetstream.clone();
+    let (bad, good) = (uuid::Uuid::now_v7(), uuid::Uuid::now_v7());
+    let fine: &'static [u8] = br#"[{"v":1,"type":"fine"}]"#;
+    poison(&js, "fragile", bad, fine).await;
+    let boom = poison(&js, "fragile", bad, br#"[{"v":1,"type":"boom"}]"#).await;
+    poison(&js, "fragile", bad, fine).await;
+    poison(&js, "fragile", good, fine).await;
+
+    let mut runner = ProjectionRunner::new(&backbone, Fragile::default()).await.expect("runner");
+    let checkpoint = runner.catch_up().await.expect("a panicking apply does not stop the runner");
+    assert_eq!(checkpoint, backbone.events.clone().info().await.unwrap().state.last_sequence, "caught up past the poison");
+    let bad_subject = subjects::event_subject("fragile", bad);
+    let good_subject = subjects::event_subject("fragile", good);
+    let folded: Vec<&str> = runner.projection().folded.iter().map(|(s, _)| s.as_str()).collect();
+    assert_eq!(folded, [bad_subject.as_str(), good_subject.as_str()], "the bad aggregate's later commit is skipped, the other folded");
+    let record = health_when(&js, "fragile", |r| r.poison_commits == 1).await;
+    assert_eq!((record.last[0].subject.as_str(), record.last[0].sequence), (bad_subject.as_str(), boom));
+
+    // After a restart past the poison, the set-aside aggregate stays aside.
+    poison(&js, "fragile", bad, fine).await;
+    poison(&js, "fragile", good, fine).await;
+    let mut restarted = ProjectionRunner::new(&backbone, Fragile::default()).await.expect("runner");
+    restarted.catch_up().await.expect("caught up");
+    let folded: Vec<&str> = restarted.projection().folded.iter().map(|(s, _)| s.as_str()).collect();
+    assert_eq!(folded, [good_subject.as_str()]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_flush_is_a_failed_step_not_a_dead_runner() {
+    let (_nats, backbone) = backbone_alone().await;
+    poison(&backbone.jetstream, "fragile", uuid::Uuid::now_v7(), br#"[{"v":1,"type":"fine"}]"#).await;
+    let mut runner = ProjectionRunner::new(&backbone, Fragile { flush_panics: true, ..Fragile::default() }).await.expect("runner");
+    let failed = runner.step(DEADLINE).await;
+    assert!(failed.is_err(), "the panic is an error of the step");
+    assert_eq!(runner.checkpoint(), 1, "the commit was folded; its checkpoint is owed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_follow_survives_poison_in_its_catch_up_and_after() {
+    let (_nats, backbone) = backbone_alone().await;
+    let js = backbone.jetstream.clone();
+    let (bad, good) = (uuid::Uuid::now_v7(), uuid::Uuid::now_v7());
+    let fine: &'static [u8] = br#"[{"v":1,"type":"fine"}]"#;
+    poison(&js, "fragile", bad, UNDECODABLE).await;
+    poison(&js, "fragile", good, br#"[{"v":1,"type":"boom"}]"#).await;
+    let third = uuid::Uuid::now_v7();
+    poison(&js, "fragile", third, fine).await;
+    let mut seen = Vec::new();
+    let mut following = floor_runtime::follow::follow(&backbone, vec![subjects::event_filter("fragile")], |m| {
+        assert!(!m.payload.windows(4).any(|w| w == b"boom"), "evolve cannot hold this commit");
+        seen.push(m.subject.to_string());
+    })
+    .await
+    .expect("a follow starts whatever the log holds");
+    assert_eq!(seen, [subjects::event_subject("fragile", third)]);
+
+    // Live: poison and set-aside subjects are not handed out; the next good commit is.
+    poison(&js, "fragile", third, TOO_NEW).await;
+    poison(&js, "fragile", bad, fine).await;
+    let last = poison(&js, "fragile", good, fine).await;
+    let other = uuid::Uuid::now_v7();
+    let expected = poison(&js, "fragile", other, fine).await;
+    let next = tokio::time::timeout(DEADLINE, following.next()).await.expect("in time").expect("open").expect("readable");
+    assert_eq!(next.subject.as_str(), subjects::event_subject("fragile", other), "sequence {last} skipped");
+    assert_eq!(next.info().unwrap().stream_sequence, expected);
+    let record = following.reader().health_record().expect("recorded");
+    assert_eq!(record.poison_commits, 3, "{record:?}");
+}
