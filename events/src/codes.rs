@@ -170,3 +170,13 @@ pub const COMMAND_ID_REUSED: &str = "command_id_reused";
 pub const NOT_FOUND: &str = "not_found";
 /// The HTTP path exists, the method is not answered there.
 pub const METHOD_NOT_ALLOWED: &str = "method_not_allowed";
+// Table reports (issue 19).
+/// A report's body names another tournament or table than the subject it was published on
+/// (`floor.table.<tournament>.<table>.out`): it is recorded as rejected on the subject's table
+/// and applied nowhere.
+pub const SUBJECT_MISMATCH: &str = "subject_mismatch";
+/// A message on a table's report subject is not a report: not JSON, an unknown report type, a
+/// missing field, a negative or fractional number. Recorded as rejected on the subject's table.
+pub const MALFORMED_REPORT: &str = "malformed_report";
+/// A `hand_finished` for a hand the table never started (no `hand_started` was accepted).
+pub const HAND_NOT_STARTED: &str = "hand_not_started";

@@ -15,3 +15,4 @@ mod scheduler;
 mod seating;
 mod skeleton;
 mod surfaces;
+mod table_reports;
