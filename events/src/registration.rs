@@ -145,7 +145,8 @@ pub struct EliminateEntry {
 }
 
 /// Start a scheduled tournament at its start time: it starts if the minimum number of players
-/// is met, and is otherwise cancelled with every entry refunded. Sent by the scheduler.
+/// is met, and is otherwise cancelled with every entry refunded. Sent by the scheduler, or by a
+/// director with `now` to start before the time.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StartTournament {
@@ -154,6 +155,10 @@ pub struct StartTournament {
     pub command_id: CommandId,
     /// The tournament.
     pub tournament_id: TournamentId,
+    /// The director starts it now, before its start time (`too_few_entries` below its
+    /// minimum). Without it, a start before the time is refused with `too_early`.
+    #[serde(default)]
+    pub now: bool,
 }
 
 /// The director cancels a tournament before its start; every entry is refunded.

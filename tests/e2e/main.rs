@@ -16,3 +16,4 @@ mod seating;
 mod skeleton;
 mod surfaces;
 mod table_reports;
+mod tournament_end;
