@@ -180,3 +180,5 @@ pub const SUBJECT_MISMATCH: &str = "subject_mismatch";
 pub const MALFORMED_REPORT: &str = "malformed_report";
 /// A `hand_finished` for a hand the table never started (no `hand_started` was accepted).
 pub const HAND_NOT_STARTED: &str = "hand_not_started";
+/// The tournament is over: its clock has stopped and no director command changes it.
+pub const CLOCK_STOPPED: &str = "clock_stopped";

@@ -213,6 +213,8 @@ pub enum TournamentEvent {
     TournamentStarted(TournamentStarted),
     /// See [`TournamentCancelled`].
     TournamentCancelled(TournamentCancelled),
+    /// See [`TournamentFinished`].
+    TournamentFinished(TournamentFinished),
 }
 
 crate::tagged::tagged_events!(TournamentEvent {
@@ -224,7 +226,21 @@ crate::tagged::tagged_events!(TournamentEvent {
     EntryEliminated => "entry_eliminated",
     TournamentStarted => "tournament_started",
     TournamentCancelled => "tournament_cancelled",
+    TournamentFinished => "tournament_finished",
 });
+
+/// The last opponent of one entry is out: that entry won and the tournament is over. Recorded
+/// with the elimination that left one live entry; the clock stops on it and the lobby shows the
+/// tournament finished.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TournamentFinished {
+    /// The winning entry.
+    pub winner: EntryNo,
+    /// Whose.
+    pub player: PlayerId,
+    /// When.
+    pub at: DateTime<Utc>,
+}
 
 /// A tournament was created.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -318,6 +318,7 @@ impl Aggregate for TournamentAggregate {
             }
             TournamentEvent::TournamentStarted(_) => state.start_recorded = true,
             TournamentEvent::TournamentCancelled(_) => state.cancelled = true,
+            TournamentEvent::TournamentFinished(_) => {}
             TournamentEvent::EntryUnregistered(e) => {
                 if let Some(entry) = (e.entry.0 as usize).checked_sub(1).and_then(|i| state.entries.get_mut(i)) {
                     entry.status = EntryStatus::Unregistered;
@@ -552,6 +553,15 @@ fn eliminate(state: &TournamentState, entry: EntryNo, at: DateTime<Utc>) -> Resu
         None => Err(RegistrationError::UnknownEntry(entry)),
         Some(e) if e.status == EntryStatus::Unregistered => Err(RegistrationError::UnknownEntry(entry)),
         Some(e) if e.status == EntryStatus::Eliminated => Err(RegistrationError::AlreadyEliminated(entry)),
-        Some(e) => Ok(vec![TournamentEvent::EntryEliminated(EntryEliminated { entry, player: e.player.clone(), at })]),
+        Some(e) => {
+            let mut events = vec![TournamentEvent::EntryEliminated(EntryEliminated { entry, player: e.player.clone(), at })];
+            // The last opponent is out: the one live entry left has won.
+            let mut live = state.entries.iter().enumerate().filter(|(i, e)| e.status == EntryStatus::Live && *i + 1 != entry.0 as usize);
+            if let (true, Some((i, winner)), None) = (state.start_recorded, live.next(), live.next()) {
+                let winner = TournamentFinished { winner: EntryNo(i as u32 + 1), player: winner.player.clone(), at };
+                events.push(TournamentEvent::TournamentFinished(winner));
+            }
+            Ok(events)
+        }
     }
 }

@@ -238,6 +238,25 @@ fn players_kept_apart_cannot_both_enter() {
     given::<TournamentAggregate>(history).when(register("cleo", BEFORE_START)).accepted();
 }
 
+/// Issue 19: the elimination that leaves one live entry in a started tournament finishes it,
+/// with that entry as the winner; before the start, or with two left, nothing more happens.
+#[test]
+fn the_last_elimination_finishes_the_tournament_with_its_winner() {
+    let started = TournamentEvent::TournamentStarted(TournamentStarted { entries: 3, cause: StartCause::Scheduled, at: at(START) });
+    let mut history = vec![created(definition())];
+    history.extend(
+        ["ana", "ben", "cleo"].iter().enumerate().map(|(i, p)| registered(i as u32 + 1, p, EntryKind::Registration, true, BEFORE_START)),
+    );
+    history.push(started);
+    given::<TournamentAggregate>(history.clone())
+        .when(C::EliminateEntry { entry: EntryNo(2), at: at(LATE) })
+        .then(vec![eliminated(2, "ben")]);
+    history.push(eliminated(2, "ben"));
+    let events = given::<TournamentAggregate>(history).when(C::EliminateEntry { entry: EntryNo(1), at: at(LATE) }).accepted();
+    let winner = TournamentFinished { winner: EntryNo(3), player: p("cleo"), at: at(LATE) };
+    assert_eq!(events, vec![eliminated(1, "ana"), TournamentEvent::TournamentFinished(winner)]);
+}
+
 #[test]
 fn an_entry_is_eliminated_once() {
     let history = vec![created(definition()), registered(1, "ana", EntryKind::Registration, true, BEFORE_START), eliminated(1, "ana")];
