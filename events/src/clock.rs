@@ -268,6 +268,12 @@ pub enum ClockEvent {
         /// When.
         at: DateTime<Utc>,
     },
+    /// The tournament is over (its winner is known): the clock stops for good, no step starts
+    /// after it and no director command changes it.
+    Stopped {
+        /// When.
+        at: DateTime<Utc>,
+    },
 }
 
 /// Why a step began.

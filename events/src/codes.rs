@@ -175,3 +175,15 @@ pub const METHOD_NOT_ALLOWED: &str = "method_not_allowed";
 /// The aggregate has a stored commit this build cannot decode or apply: it is set aside (no
 /// command is decided on it) until an operator has looked; every other aggregate is served.
 pub const AGGREGATE_SET_ASIDE: &str = "aggregate_set_aside";
+// Table reports (issue 19).
+/// A report's body names another tournament or table than the subject it was published on
+/// (`floor.table.<tournament>.<table>.out`): it is recorded as rejected on the subject's table
+/// and applied nowhere.
+pub const SUBJECT_MISMATCH: &str = "subject_mismatch";
+/// A message on a table's report subject is not a report: not JSON, an unknown report type, a
+/// missing field, a negative or fractional number. Recorded as rejected on the subject's table.
+pub const MALFORMED_REPORT: &str = "malformed_report";
+/// A `hand_finished` for a hand the table never started (no `hand_started` was accepted).
+pub const HAND_NOT_STARTED: &str = "hand_not_started";
+/// The tournament is over: its clock has stopped and no director command changes it.
+pub const CLOCK_STOPPED: &str = "clock_stopped";

@@ -145,7 +145,8 @@ pub struct EliminateEntry {
 }
 
 /// Start a scheduled tournament at its start time: it starts if the minimum number of players
-/// is met, and is otherwise cancelled with every entry refunded. Sent by the scheduler.
+/// is met, and is otherwise cancelled with every entry refunded. Sent by the scheduler, or by a
+/// director with `now` to start before the time.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StartTournament {
@@ -154,6 +155,10 @@ pub struct StartTournament {
     pub command_id: CommandId,
     /// The tournament.
     pub tournament_id: TournamentId,
+    /// The director starts it now, before its start time (`too_few_entries` below its
+    /// minimum). Without it, a start before the time is refused with `too_early`.
+    #[serde(default)]
+    pub now: bool,
 }
 
 /// The director cancels a tournament before its start; every entry is refunded.
@@ -208,6 +213,8 @@ pub enum TournamentEvent {
     TournamentStarted(TournamentStarted),
     /// See [`TournamentCancelled`].
     TournamentCancelled(TournamentCancelled),
+    /// See [`TournamentFinished`].
+    TournamentFinished(TournamentFinished),
 }
 
 crate::tagged::tagged_events!(TournamentEvent {
@@ -219,7 +226,21 @@ crate::tagged::tagged_events!(TournamentEvent {
     EntryEliminated => "entry_eliminated",
     TournamentStarted => "tournament_started",
     TournamentCancelled => "tournament_cancelled",
+    TournamentFinished => "tournament_finished",
 });
+
+/// The last opponent of one entry is out: that entry won and the tournament is over. Recorded
+/// with the elimination that left one live entry; the clock stops on it and the lobby shows the
+/// tournament finished.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TournamentFinished {
+    /// The winning entry.
+    pub winner: EntryNo,
+    /// Whose.
+    pub player: PlayerId,
+    /// When.
+    pub at: DateTime<Utc>,
+}
 
 /// A tournament was created.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

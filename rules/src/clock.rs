@@ -44,6 +44,8 @@ pub struct ClockState {
     pub rebuys_ended: bool,
     /// The push is held for the current step's end (RP-7); cleared when the end moves.
     pub push_held: bool,
+    /// The tournament is over: no step ends, nothing changes any more.
+    pub stopped: bool,
 }
 
 impl ClockState {
@@ -106,6 +108,12 @@ pub fn evolve(mut state: ClockState, event: ClockEvent) -> ClockState {
         }
         ClockEvent::LateRegistrationClosed { .. } => state.late_registration_closed = true,
         ClockEvent::RebuyPeriodEnded { .. } => state.rebuys_ended = true,
+        ClockEvent::Stopped { .. } => {
+            state.stopped = true;
+            state.ends_at = None;
+            state.paused_remaining_ms = None;
+            state.push_held = false;
+        }
     }
     state
 }

@@ -17,3 +17,5 @@ mod scheduler;
 mod seating;
 mod skeleton;
 mod surfaces;
+mod table_reports;
+mod tournament_end;

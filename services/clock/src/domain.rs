@@ -77,6 +77,11 @@ pub enum ClockCommand {
         /// Now.
         at: DateTime<Utc>,
     },
+    /// The tournament is over: stop for good, after starting any step due by `at`.
+    Stop {
+        /// When the tournament ended.
+        at: DateTime<Utc>,
+    },
 }
 
 /// Why the clock said no.
@@ -119,6 +124,9 @@ pub enum ClockError {
     /// The pause reason is too long or holds a control character.
     #[error("{0}")]
     Text(floor_events::text::TextError),
+    /// The tournament is over and its clock stopped.
+    #[error("the tournament is over: its clock has stopped")]
+    Stopped,
 }
 
 impl floor_runtime::DomainError for ClockError {
@@ -135,6 +143,7 @@ impl floor_runtime::DomainError for ClockError {
             Self::TimeOutOfRange => codes::CLOCK_TIME_OUT_OF_RANGE,
             Self::UnknownTournament => codes::UNKNOWN_TOURNAMENT,
             Self::Text(e) => e.code,
+            Self::Stopped => codes::CLOCK_STOPPED,
         }
     }
 }
@@ -296,6 +305,15 @@ impl Aggregate for ClockAggregate {
                 }
                 start_step(s, structure, current + 1, at, StepCause::BreakEndedEarly)
             }),
+            Stop { at } => {
+                // Nothing to stop (never started), or stopped already: a replayed reaction.
+                if state.step.is_none() || state.stopped {
+                    return Ok(vec![]);
+                }
+                let (mut events, _) = due_steps(state.clone(), at)?;
+                events.push(ClockEvent::Stopped { at });
+                Ok(events)
+            }
         }
     }
 
@@ -317,6 +335,9 @@ fn director(
     }
     if state.step.is_none() {
         return Err(ClockError::NotStarted);
+    }
+    if state.stopped {
+        return Err(ClockError::Stopped);
     }
     let (mut events, caught_up) = due_steps(state.clone(), at)?;
     // Every started clock has a structure (start needs one); a log that says otherwise is

@@ -20,6 +20,10 @@ pub fn react(tournament: TournamentId, event: &TournamentEvent) -> Option<(Comma
         TournamentEvent::TournamentStarted(started) => {
             Some((CommandId::derived(&format!("clock-start:{tournament}")), ClockCommand::Start { at: started.at }))
         }
+        // The winner is known: the clock stops at that instant (issue 19).
+        TournamentEvent::TournamentFinished(finished) => {
+            Some((CommandId::derived(&format!("clock-stop:{tournament}")), ClockCommand::Stop { at: finished.at }))
+        }
         _ => None,
     }
 }
@@ -82,5 +86,20 @@ mod tests {
         let started = TournamentEvent::TournamentStarted(TournamentStarted { entries: 9, cause: StartCause::LastSeatFilled, at });
         assert_eq!(react(t, &started).map(|(_, c)| c), Some(ClockCommand::Start { at }));
         assert_ne!(react(t, &started).unwrap().0, react(TournamentId::new(), &started).unwrap().0);
+    }
+
+    #[test]
+    fn the_end_of_the_tournament_stops_its_clock_once() {
+        use floor_events::registration::TournamentFinished;
+        let t = TournamentId::new();
+        let at = Utc::now();
+        let finished = TournamentEvent::TournamentFinished(TournamentFinished {
+            winner: floor_events::EntryNo(3),
+            player: floor_events::PlayerId::parse("ana").unwrap(),
+            at,
+        });
+        let (id, command) = react(t, &finished).expect("a reaction");
+        assert_eq!(command, ClockCommand::Stop { at });
+        assert_eq!(react(t, &finished).map(|(id, _)| id), Some(id), "derived: a replay is the same command");
     }
 }

@@ -108,6 +108,22 @@ fn pausing_keeps_the_time_left_and_resuming_restores_it() {
     assert_eq!(state.next_change(), Some(t0() + mins(35)));
 }
 
+/// Issue 19: the tournament's end stops the clock for good, after the steps due by then; a
+/// replayed stop adds nothing, and no director command or tick changes a stopped clock.
+#[test]
+fn the_end_of_the_tournament_stops_the_clock_for_good() {
+    let end = t0() + mins(20); // level 2 began at 0:15
+    let events = given::<ClockAggregate>(started()).when(C::Stop { at: end }).accepted();
+    assert!(matches!(&events[..], [ClockEvent::StepStarted { step: 1, .. }, ClockEvent::Stopped { at }] if *at == end), "{events:?}");
+    let mut stopped = started();
+    stopped.extend(events);
+    given::<ClockAggregate>(stopped.clone()).when(C::Stop { at: end }).then(vec![]);
+    given::<ClockAggregate>(stopped.clone()).when(C::Tick { now: end + mins(600) }).then(vec![]);
+    given::<ClockAggregate>(stopped.clone()).when(C::Pause { at: end, reason: String::new() }).then_reject(codes::CLOCK_STOPPED);
+    given::<ClockAggregate>(stopped).when(C::SkipToLevel { level: 3, at: end }).then_reject(codes::CLOCK_STOPPED);
+    given::<ClockAggregate>(vec![]).when(C::Stop { at: end }).then(vec![]);
+}
+
 #[test]
 fn director_mistakes_get_their_own_codes_and_no_event() {
     given::<ClockAggregate>(started()).when(C::Resume { at: t0() + mins(1) }).then_reject(codes::CLOCK_RUNNING);

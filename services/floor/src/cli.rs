@@ -307,10 +307,14 @@ pub enum TournamentCommand {
         tournament: uuid::Uuid,
     },
     /// Start a scheduled tournament now that its time has come (the scheduler does this by
-    /// itself); below the minimum it is cancelled and refunded.
+    /// itself); below the minimum it is cancelled and refunded. With `--now`, before its time
+    /// (below the minimum that is refused with `too_few_entries`, and nothing changes).
     Start {
         /// Tournament id.
         tournament: uuid::Uuid,
+        /// Start before the start time.
+        #[arg(long)]
+        now: bool,
     },
     /// Cancel a tournament before its start; every entry is refunded.
     Cancel {

@@ -80,8 +80,8 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
             Ok(())
         }
-        Command::Tournament(TournamentCommand::Start { tournament }) => {
-            let request = StartTournament { command_id: CommandId::new(), tournament_id: TournamentId(*tournament) };
+        Command::Tournament(TournamentCommand::Start { tournament, now }) => {
+            let request = StartTournament { command_id: CommandId::new(), tournament_id: TournamentId(*tournament), now: *now };
             print_reply(
                 director(&cli)
                     .await?

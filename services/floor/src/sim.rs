@@ -337,7 +337,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
 /// Starts a scheduled tournament at its time, the field in: registration refuses a start before
 /// it (`too_early`), and a scheduler on the platform may start it first.
 async fn start_at(backbone: &Backbone, t: TournamentId, start: chrono::DateTime<chrono::Utc>) -> Result<(), String> {
-    let begin = StartTournament { command_id: CommandId::derived(&format!("sim-start:{t}")), tournament_id: t };
+    let begin = StartTournament { command_id: CommandId::derived(&format!("sim-start:{t}")), tournament_id: t, now: false };
     // Another machine's clock may be a little behind ours: a start refused as too early is
     // asked again, for a while (a refusal stores nothing, so the command id may be reused).
     tokio::time::sleep((start - chrono::Utc::now()).to_std().unwrap_or_default()).await;

@@ -22,6 +22,8 @@ pub enum ClockStatus {
     Running,
     /// Paused by the director.
     Paused,
+    /// The tournament is over.
+    Stopped,
 }
 
 /// The clock section of a lobby document.
@@ -77,6 +79,7 @@ impl LobbyClock {
             late_registration_closed: self.late_registration_closed,
             rebuys_ended: self.rebuy_period_ended,
             push_held: self.push_held,
+            stopped: self.status == ClockStatus::Stopped,
         }
     }
 
@@ -97,6 +100,7 @@ impl LobbyClock {
         // structure shows no blinds, a next break beyond any instant shows none.
         let levels_up_to = |i: usize| steps.iter().take(i.saturating_add(1)).filter(|s| matches!(s, Step::Level(_))).count() as u32;
         let status = match (current, state.paused_remaining_ms) {
+            _ if state.stopped => ClockStatus::Stopped,
             (None, _) => ClockStatus::Waiting,
             (Some(_), Some(_)) => ClockStatus::Paused,
             (Some(_), None) => ClockStatus::Running,

@@ -20,6 +20,8 @@ pub enum LobbyState {
     Running,
     /// Cancelled before the start; every entry was refunded.
     Cancelled,
+    /// The last opponent of the winner is out.
+    Finished,
 }
 
 /// The prize pool as players see it.
@@ -186,6 +188,7 @@ impl LobbyDocument {
                 e.refunds.iter().for_each(|r| self.refund(&r.refund));
             }
             TournamentEvent::EntryEliminated(_) => self.live_entries = self.live_entries.saturating_sub(1),
+            TournamentEvent::TournamentFinished(_) => self.state = LobbyState::Finished,
             TournamentEvent::PlayerRefused(_) | TournamentEvent::PlayersKeptApart(_) => {}
         }
         self.settle_prize_pool();

@@ -66,10 +66,14 @@ pub enum TournamentCommand {
         /// Now.
         at: DateTime<Utc>,
     },
-    /// The start time came: start, or cancel and refund below the minimum.
+    /// The start time came: start, or cancel and refund below the minimum. With `now`, the
+    /// director starts it before its time (below the minimum that is refused, not cancelled:
+    /// the tournament keeps its time and its entries).
     Start {
         /// Now.
         at: DateTime<Utc>,
+        /// Start before the start time.
+        now: bool,
     },
     /// The director cancels before the start; every entry is refunded.
     Cancel {
@@ -146,6 +150,14 @@ pub enum RegistrationError {
     /// A sit & go starts itself.
     #[error("a sit & go starts when its last seat is filled")]
     StartsWhenFull,
+    /// Started early below the minimum of entries.
+    #[error("{entries} entries cannot start: the minimum is {min_players}")]
+    TooFewEntries {
+        /// Live entries.
+        entries: u32,
+        /// The minimum.
+        min_players: u32,
+    },
     /// A reason that is too long, holds a control character, or is missing where required.
     #[error("{0}")]
     Text(TextError),
@@ -175,6 +187,7 @@ impl floor_runtime::DomainError for RegistrationError {
             Cancelled => codes::TOURNAMENT_CANCELLED,
             TooEarly(_) => codes::TOO_EARLY,
             StartsWhenFull => codes::STARTS_WHEN_FULL,
+            TooFewEntries { .. } => codes::TOO_FEW_ENTRIES,
             Text(e) => e.code,
         }
     }
@@ -282,7 +295,7 @@ impl Aggregate for TournamentAggregate {
             RefusePlayer { player, reason, at } => refuse(state, player, reason, at),
             KeepApart { players, at } => keep_apart(state, players, at),
             EliminateEntry { entry, at } => eliminate(state, entry, at),
-            Start { at } => start(state, created, at),
+            Start { at, now } => start(state, created, at, now),
             Cancel { reason, at } => {
                 text::CANCEL_REASON.check(&reason).map_err(RegistrationError::Text)?;
                 if state.started(at) {
@@ -305,6 +318,7 @@ impl Aggregate for TournamentAggregate {
             }
             TournamentEvent::TournamentStarted(_) => state.start_recorded = true,
             TournamentEvent::TournamentCancelled(_) => state.cancelled = true,
+            TournamentEvent::TournamentFinished(_) => {}
             TournamentEvent::EntryUnregistered(e) => {
                 if let Some(entry) = (e.entry.0 as usize).checked_sub(1).and_then(|i| state.entries.get_mut(i)) {
                     entry.status = EntryStatus::Unregistered;
@@ -400,17 +414,21 @@ fn live_entries(state: &TournamentState) -> u32 {
 }
 
 /// Spec §1: a scheduled tournament starts at its time if the minimum is met; otherwise it is
-/// cancelled and every entry refunded.
-fn start(state: &TournamentState, created: &Created, at: DateTime<Utc>) -> Result<Vec<TournamentEvent>, RegistrationError> {
+/// cancelled and every entry refunded. A director may start it `now`, before its time, once
+/// the minimum is met (below it the early start is refused and the tournament stays as it was).
+fn start(state: &TournamentState, created: &Created, at: DateTime<Utc>, now: bool) -> Result<Vec<TournamentEvent>, RegistrationError> {
     let def = &created.definition;
     let Start::At(start) = def.start else { return Err(RegistrationError::StartsWhenFull) };
     if state.start_recorded {
         return Err(RegistrationError::Started);
     }
-    if at < start {
+    let entries = live_entries(state);
+    if at < start && !now {
         return Err(RegistrationError::TooEarly(start));
     }
-    let entries = live_entries(state);
+    if at < start && entries < def.min_players {
+        return Err(RegistrationError::TooFewEntries { entries, min_players: def.min_players });
+    }
     if entries < def.min_players {
         let reason = CancellationReason::BelowMinimum { entries, min_players: def.min_players };
         return Ok(vec![cancellation(state, reason, at)]);
@@ -535,6 +553,15 @@ fn eliminate(state: &TournamentState, entry: EntryNo, at: DateTime<Utc>) -> Resu
         None => Err(RegistrationError::UnknownEntry(entry)),
         Some(e) if e.status == EntryStatus::Unregistered => Err(RegistrationError::UnknownEntry(entry)),
         Some(e) if e.status == EntryStatus::Eliminated => Err(RegistrationError::AlreadyEliminated(entry)),
-        Some(e) => Ok(vec![TournamentEvent::EntryEliminated(EntryEliminated { entry, player: e.player.clone(), at })]),
+        Some(e) => {
+            let mut events = vec![TournamentEvent::EntryEliminated(EntryEliminated { entry, player: e.player.clone(), at })];
+            // The last opponent is out: the one live entry left has won.
+            let mut live = state.entries.iter().enumerate().filter(|(i, e)| e.status == EntryStatus::Live && *i + 1 != entry.0 as usize);
+            if let (true, Some((i, winner)), None) = (state.start_recorded, live.next(), live.next()) {
+                let winner = TournamentFinished { winner: EntryNo(i as u32 + 1), player: winner.player.clone(), at };
+                events.push(TournamentEvent::TournamentFinished(winner));
+            }
+            Ok(events)
+        }
     }
 }

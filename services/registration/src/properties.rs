@@ -173,7 +173,7 @@ fn command() -> BoxedStrategy<C> {
         1 => (player(), text(), instant()).prop_map(|(player, reason, at)| C::RefusePlayer { player, reason, at }),
         1 => (prop::collection::vec(player(), 0..4), instant()).prop_map(|(players, at)| C::KeepApart { players, at }),
         2 => (entry(), instant()).prop_map(|(entry, at)| C::EliminateEntry { entry, at }),
-        1 => instant().prop_map(|at| C::Start { at }),
+        1 => instant().prop_map(|at| C::Start { at, now: false }),
         1 => (text(), instant()).prop_map(|(reason, at)| C::Cancel { reason, at }),
     ]
     .boxed()

@@ -100,7 +100,7 @@ impl RegistrationService {
                 s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::EliminateEntry { entry: r.entry, at }).await
             })
             .verb(verbs::START_TOURNAMENT, |s: Self, r: StartTournament| async move {
-                s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::Start { at }).await
+                s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::Start { at, now: r.now }).await
             })
             .verb(verbs::CANCEL_TOURNAMENT, |s: Self, r: CancelTournament| async move {
                 s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::Cancel { reason: r.reason, at }).await

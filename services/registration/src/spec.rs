@@ -238,6 +238,25 @@ fn players_kept_apart_cannot_both_enter() {
     given::<TournamentAggregate>(history).when(register("cleo", BEFORE_START)).accepted();
 }
 
+/// Issue 19: the elimination that leaves one live entry in a started tournament finishes it,
+/// with that entry as the winner; before the start, or with two left, nothing more happens.
+#[test]
+fn the_last_elimination_finishes_the_tournament_with_its_winner() {
+    let started = TournamentEvent::TournamentStarted(TournamentStarted { entries: 3, cause: StartCause::Scheduled, at: at(START) });
+    let mut history = vec![created(definition())];
+    history.extend(
+        ["ana", "ben", "cleo"].iter().enumerate().map(|(i, p)| registered(i as u32 + 1, p, EntryKind::Registration, true, BEFORE_START)),
+    );
+    history.push(started);
+    given::<TournamentAggregate>(history.clone())
+        .when(C::EliminateEntry { entry: EntryNo(2), at: at(LATE) })
+        .then(vec![eliminated(2, "ben")]);
+    history.push(eliminated(2, "ben"));
+    let events = given::<TournamentAggregate>(history).when(C::EliminateEntry { entry: EntryNo(1), at: at(LATE) }).accepted();
+    let winner = TournamentFinished { winner: EntryNo(3), player: p("cleo"), at: at(LATE) };
+    assert_eq!(events, vec![eliminated(1, "ana"), TournamentEvent::TournamentFinished(winner)]);
+}
+
 #[test]
 fn an_entry_is_eliminated_once() {
     let history = vec![created(definition()), registered(1, "ana", EntryKind::Registration, true, BEFORE_START), eliminated(1, "ana")];
@@ -258,7 +277,7 @@ fn a_sit_and_go_starts_in_the_commit_that_fills_its_last_seat_and_then_takes_nob
     let full = given::<TournamentAggregate>(one_seat_left.clone()).when(register("ben", BEFORE_START)).accepted();
     let history: Vec<_> = one_seat_left.into_iter().chain(full).collect();
     given::<TournamentAggregate>(history.clone()).when(register("cleo", BEFORE_START)).then_reject(codes::FIELD_FULL);
-    given::<TournamentAggregate>(history).when(C::Start { at: at(LATE) }).then_reject(codes::STARTS_WHEN_FULL);
+    given::<TournamentAggregate>(history).when(C::Start { at: at(LATE), now: false }).then_reject(codes::STARTS_WHEN_FULL);
 }
 
 const START: &str = "2026-12-06T18:00:00Z";
@@ -270,14 +289,27 @@ fn at_its_start_time_a_tournament_with_the_minimum_starts() {
         registered(1, "ana", EntryKind::Registration, true, BEFORE_START),
         registered(2, "ben", EntryKind::Registration, true, BEFORE_START),
     ];
-    given::<TournamentAggregate>(history.clone()).when(C::Start { at: at(BEFORE_START) }).then_reject(codes::TOO_EARLY);
+    given::<TournamentAggregate>(history.clone()).when(C::Start { at: at(BEFORE_START), now: false }).then_reject(codes::TOO_EARLY);
     given::<TournamentAggregate>(history.clone())
-        .when(C::Start { at: at(START) })
+        .when(C::Start { at: at(START), now: false })
         .then(vec![TournamentEvent::TournamentStarted(TournamentStarted { entries: 2, cause: StartCause::Scheduled, at: at(START) })]);
     let mut started = history;
     started.push(TournamentEvent::TournamentStarted(TournamentStarted { entries: 2, cause: StartCause::Scheduled, at: at(START) }));
-    given::<TournamentAggregate>(started.clone()).when(C::Start { at: at(LATE) }).then_reject(codes::TOURNAMENT_STARTED);
+    given::<TournamentAggregate>(started.clone()).when(C::Start { at: at(LATE), now: false }).then_reject(codes::TOURNAMENT_STARTED);
     given::<TournamentAggregate>(started).when(C::Cancel { reason: "storm".into(), at: at(LATE) }).then_reject(codes::TOURNAMENT_STARTED);
+}
+
+/// Issue 19: a director starts a scheduled tournament now, before its time, once the minimum
+/// is met; below it the early start is refused and nothing is cancelled.
+#[test]
+fn a_director_starts_a_tournament_now_once_the_minimum_is_met() {
+    let one = vec![created(definition()), registered(1, "ana", EntryKind::Registration, true, BEFORE_START)];
+    given::<TournamentAggregate>(one.clone()).when(C::Start { at: at(BEFORE_START), now: true }).then_reject(codes::TOO_FEW_ENTRIES);
+    let mut two = one;
+    two.push(registered(2, "ben", EntryKind::Registration, true, BEFORE_START));
+    given::<TournamentAggregate>(two).when(C::Start { at: at(BEFORE_START), now: true }).then(vec![TournamentEvent::TournamentStarted(
+        TournamentStarted { entries: 2, cause: StartCause::Scheduled, at: at(BEFORE_START) },
+    )]);
 }
 
 /// Spec §1 (004 §4.36.4): below the minimum at the start time, the tournament is cancelled and
@@ -304,11 +336,11 @@ fn below_the_minimum_at_its_start_time_it_is_cancelled_and_every_live_entry_refu
         refunds: vec![refund(1, "ana"), refund(3, "cleo")],
         at: at(START),
     });
-    given::<TournamentAggregate>(history.clone()).when(C::Start { at: at(START) }).then(vec![cancellation.clone()]);
+    given::<TournamentAggregate>(history.clone()).when(C::Start { at: at(START), now: false }).then(vec![cancellation.clone()]);
     let mut cancelled = history;
     cancelled.push(cancellation);
     given::<TournamentAggregate>(cancelled.clone()).when(register("dan", BEFORE_START)).then_reject(codes::TOURNAMENT_CANCELLED);
-    given::<TournamentAggregate>(cancelled).when(C::Start { at: at(LATE) }).then_reject(codes::TOURNAMENT_CANCELLED);
+    given::<TournamentAggregate>(cancelled).when(C::Start { at: at(LATE), now: false }).then_reject(codes::TOURNAMENT_CANCELLED);
 }
 
 #[test]

@@ -133,7 +133,7 @@ impl SchedulerService {
     /// Asks registration to start a tournament (or cancel it below the minimum). `false` when
     /// registration did not answer (or could not decide): the plan tries again.
     async fn start_tournament(&self, tournament_id: TournamentId) -> bool {
-        let request = StartTournament { command_id: CommandId::derived(&format!("start:{tournament_id}")), tournament_id };
+        let request = StartTournament { command_id: CommandId::derived(&format!("start:{tournament_id}")), tournament_id, now: false };
         match self.commands.send(registration::verbs::START_TOURNAMENT, &request).await {
             Ok(_) => true,
             Err(e) if e.is_retryable() => {

@@ -95,6 +95,17 @@ pub enum SeatingCommand {
         /// Seed for breaking draws.
         seed: Seed,
     },
+    /// A message on a table's report subject that is refused before any rule of play is
+    /// checked (unreadable, or its body names another table than its subject): recorded as
+    /// rejected on the table the subject names.
+    RefuseReport {
+        /// The table the subject names.
+        table: u32,
+        /// The body's `report_id`, or empty when it has none.
+        report_id: String,
+        /// Why.
+        why: crate::reports::Rejection,
+    },
     /// A table's report, with the seed for any draw the decision after it needs.
     Report {
         /// The report.

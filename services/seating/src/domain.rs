@@ -200,11 +200,21 @@ impl Aggregate for SeatingAggregate {
             let configured = SeatingEvent::SeatingConfigured { tournament_id, table_size, starting_stack, rebuys };
             return Ok(if state.tournament_id.is_some() { vec![] } else { vec![configured] });
         }
+        // A table's reports are answered even for a tournament without seating: the table that
+        // sent them sees the rejection in this tournament's seating log.
+        let command = match command {
+            RefuseReport { table, report_id, why } => return Ok(refused(table, report_id, &why)),
+            Report { report, .. } if state.tournament_id.is_none() => {
+                let why = Rejection::UnknownTournament(report.tournament_id);
+                return Ok(refused(report.table, report.report_id, &why));
+            }
+            command => command,
+        };
         if state.tournament_id.is_none() {
             return Err(SeatingError::NotConfigured);
         }
         match command {
-            Configure { .. } => unreachable!("handled above"),
+            Configure { .. } | RefuseReport { .. } => unreachable!("handled above"),
             Join { entry, player } => Ok(join(state, entry, player, state.starting_stack)),
             JoinPool { entries } => join_pool(state, entries),
             Leave { entry } => {
@@ -417,12 +427,11 @@ fn to_move(entry: EntryNo, from_table: u32, from_seat: SeatNo, to_table: u32, to
 }
 
 fn rejected(report: &TableReport, why: Rejection) -> Vec<SeatingEvent> {
-    vec![SeatingEvent::ReportRejected {
-        table: report.table,
-        report_id: report.report_id.clone(),
-        code: why.code().into(),
-        reason: why.to_string(),
-    }]
+    refused(report.table, report.report_id.clone(), &why)
+}
+
+fn refused(table: u32, report_id: String, why: &Rejection) -> Vec<SeatingEvent> {
+    vec![SeatingEvent::ReportRejected { table, report_id, code: why.code().into(), reason: why.to_string() }]
 }
 
 fn on_report(state: &SeatingState, report: TableReport, seed: &Seed) -> Vec<SeatingEvent> {
@@ -454,6 +463,7 @@ fn check_started(state: &SeatingState, table: u32, hand: u64, stacks: &[SeatStac
     for s in stacks {
         match state.physical(s.entry) {
             None => return Err(Rejection::UnknownPlayer(s.entry)),
+            Some((at, _)) if at != table => return Err(Rejection::NotAtTable { entry: s.entry, table }),
             Some(at) if at != (table, seat_index(s.seat)) => return Err(Rejection::WrongSeat(s.entry, s.seat)),
             Some(_) => {}
         }

@@ -93,6 +93,46 @@ fn hand_finished_reports_that_do_not_fit_are_rejected() {
     rejected(play.check_finished(&room, 1, 1, &zero, &[]), codes::PLAYER_UNACCOUNTED);
 }
 
+#[test]
+fn a_finish_without_a_start_and_a_player_of_another_table_say_which_rule_failed() {
+    let (room, mut play) = world();
+    let (stacks, busts) = good_finish();
+    let never_started = play.check_finished(&room, 1, 1, &stacks, &busts).unwrap_err();
+    assert_eq!(never_started.code(), codes::HAND_NOT_STARTED, "{never_started}");
+    play.chips.insert(EntryNo(64), 1_000); // seated somewhere else
+    let elsewhere = play.check_started(&room, 1, 1, &[stack(5, 64, 1_000)]).unwrap_err();
+    assert_eq!((elsewhere.code(), elsewhere.to_string().as_str()), (codes::UNKNOWN_PLAYER, "entry #64 does not sit at table 1"));
+}
+
+#[test]
+fn a_report_is_its_subjects_or_it_is_refused() {
+    use crate::reports::receive;
+    use floor_events::table::{Report, TableReport};
+    use floor_events::TournamentId;
+    let (ours, theirs) = (TournamentId(uuid::Uuid::from_u128(1)), TournamentId(uuid::Uuid::from_u128(2)));
+    let report = |t, table| {
+        let report = Report::InstructionApplied { sequence: 1 };
+        serde_json::to_vec(&TableReport { tournament_id: t, table, report_id: "r1".into(), report }).unwrap()
+    };
+    let subject = |t: TournamentId, table: u32| floor_events::table::reports_subject(t, table);
+    let fits = receive(&subject(ours, 7), 1, &report(ours, 7)).unwrap();
+    assert!(fits.report.is_ok() && fits.tournament == ours && fits.table == 7);
+    for (t, table) in [(theirs, 7), (ours, 8)] {
+        let refused = receive(&subject(t, table), 2, &report(ours, 7)).unwrap();
+        let (id, why) = refused.report.unwrap_err();
+        assert_eq!((refused.tournament, refused.table, id.as_str(), why.code()), (t, table, "r1", codes::SUBJECT_MISMATCH));
+    }
+    for body in [&b"{not json"[..], br#"{"report_id":"x","report":{"type":"nope"}}"#] {
+        let refused = receive(&subject(ours, 7), 3, body).unwrap();
+        assert_eq!(refused.report.unwrap_err().1.code(), codes::MALFORMED_REPORT);
+    }
+    // The same unreadable message read again (a replay) is the same command; another one is not.
+    let once = receive(&subject(ours, 7), 3, b"x").unwrap().command_id;
+    assert_eq!(receive(&subject(ours, 7), 3, b"x").unwrap().command_id, once);
+    assert_ne!(receive(&subject(ours, 7), 4, b"x").unwrap().command_id, once);
+    assert!(receive("floor.table.not-a-uuid.7.out", 5, &report(ours, 7)).is_none());
+}
+
 proptest! {
     /// Random chip flows among four players (busts included) conserve chips and are accepted;
     /// the same report with one chip added anywhere is rejected.

@@ -10,9 +10,62 @@
 
 use crate::room::Room;
 use floor_events::codes;
+use floor_events::table::TableReport;
 use floor_events::table::{BustReport, SeatNo, SeatStack};
-use floor_events::EntryNo;
+use floor_events::{CommandId, EntryNo, TournamentId};
 use std::collections::{BTreeMap, HashMap};
+
+/// A decoder's message is cut to this many characters in a rejection's reason.
+const ERROR_CHARS: usize = 200;
+
+/// A message read from a table's report subject, `floor.table.<tournament>.<table>.out`: the
+/// subject says which table sent it (per-tournament NATS permissions rest on that), so the body
+/// must agree with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Received {
+    /// The tournament the subject names: whose seating records the outcome.
+    pub tournament: TournamentId,
+    /// The table the subject names.
+    pub table: u32,
+    /// Derived from the report (or, for an unreadable one, its place in the stream).
+    pub command_id: CommandId,
+    /// The report, or why it is refused before any rule of play is checked (with its
+    /// `report_id` when the body had one).
+    pub report: Result<TableReport, (String, Rejection)>,
+}
+
+/// Reads one message from the reports stream. `None` when the subject is not a table's
+/// report subject (no tournament and table to record anything on).
+pub fn receive(subject: &str, sequence: u64, body: &[u8]) -> Option<Received> {
+    let rest = subject.strip_prefix("floor.table.")?.strip_suffix(".out")?;
+    let (tournament, table) = rest.split_once('.')?;
+    let tournament = TournamentId(uuid::Uuid::parse_str(tournament).ok()?);
+    let table: u32 = table.parse().ok()?;
+    let received = |command_id: String, report| Some(Received { tournament, table, command_id: CommandId::derived(&command_id), report });
+    match serde_json::from_slice::<TableReport>(body) {
+        Ok(report) if report.tournament_id == tournament && report.table == table => {
+            let id = format!("seating-report:{tournament}:{table}:{}", report.report_id);
+            received(id, Ok(report))
+        }
+        Ok(report) => {
+            let why = Rejection::SubjectMismatch {
+                subject_tournament: tournament,
+                subject_table: table,
+                body_tournament: report.tournament_id,
+                body_table: report.table,
+            };
+            received(format!("seating-report-refused:{subject}:{}", report.report_id), Err((report.report_id, why)))
+        }
+        Err(e) => {
+            let report_id = serde_json::from_slice::<serde_json::Value>(body)
+                .ok()
+                .and_then(|v| v.get("report_id").and_then(|id| id.as_str()).map(String::from))
+                .unwrap_or_default();
+            let why = Rejection::Malformed { sequence, error: e.to_string().chars().take(ERROR_CHARS).collect() };
+            received(format!("seating-report-unreadable:{subject}:{sequence}"), Err((report_id, why)))
+        }
+    }
+}
 
 /// Why a report was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -31,6 +84,40 @@ pub enum Rejection {
     /// Not at this table, or not dealt in.
     #[error("entry {0} is not at this table or not in this hand")]
     UnknownPlayer(EntryNo),
+    /// Seated, but at another table.
+    #[error("entry {entry} does not sit at table {table}")]
+    NotAtTable {
+        /// Who.
+        entry: EntryNo,
+        /// The table that reported them.
+        table: u32,
+    },
+    /// A hand finished that was never started at this table.
+    #[error("hand {0} finished, but no hand was started at this table")]
+    NotStarted(u64),
+    /// The body names another tournament or table than the subject it was published on.
+    #[error("published on table {subject_table} of tournament {subject_tournament}, the report names table {body_table} of tournament {body_tournament}")]
+    SubjectMismatch {
+        /// The subject's tournament.
+        subject_tournament: TournamentId,
+        /// The subject's table.
+        subject_table: u32,
+        /// The body's tournament.
+        body_tournament: TournamentId,
+        /// The body's table.
+        body_table: u32,
+    },
+    /// Not a report at all (not JSON, unknown type, a negative number…).
+    #[error("not a report (stream sequence {sequence}): {error}")]
+    Malformed {
+        /// Where it is in the stream.
+        sequence: u64,
+        /// What the decoder said, shortened.
+        error: String,
+    },
+    /// The tournament has no seating (never created, or not one of Floor's).
+    #[error("tournament {0} has no seating")]
+    UnknownTournament(TournamentId),
     /// Floor has someone else (or nobody) in that seat.
     #[error("entry {0} does not sit in seat {seat}", seat = .1.0)]
     WrongSeat(EntryNo, SeatNo),
@@ -66,7 +153,11 @@ impl Rejection {
         match self {
             Self::UnknownTable(_) => codes::UNKNOWN_TABLE,
             Self::HandOutOfOrder { .. } => codes::HAND_OUT_OF_ORDER,
-            Self::UnknownPlayer(_) => codes::UNKNOWN_PLAYER,
+            Self::UnknownPlayer(_) | Self::NotAtTable { .. } => codes::UNKNOWN_PLAYER,
+            Self::NotStarted(_) => codes::HAND_NOT_STARTED,
+            Self::SubjectMismatch { .. } => codes::SUBJECT_MISMATCH,
+            Self::Malformed { .. } => codes::MALFORMED_REPORT,
+            Self::UnknownTournament(_) => codes::UNKNOWN_TOURNAMENT,
             Self::WrongSeat(..) => codes::WRONG_SEAT,
             Self::StackMismatch { .. } => codes::STACK_MISMATCH,
             Self::ChipsNotConserved { .. } => codes::CHIPS_NOT_CONSERVED,
@@ -111,7 +202,11 @@ impl Play {
         for s in stacks {
             let at_seat = seated.seats.get(usize::from(s.seat.0).wrapping_sub(1)).copied().flatten().map(|o| o.entry);
             if seated.seat_of(s.entry).is_none() {
-                return Err(Rejection::UnknownPlayer(s.entry));
+                return Err(if self.chips.contains_key(&s.entry) {
+                    Rejection::NotAtTable { entry: s.entry, table }
+                } else {
+                    Rejection::UnknownPlayer(s.entry)
+                });
             }
             if at_seat != Some(s.entry) {
                 return Err(Rejection::WrongSeat(s.entry, s.seat));
@@ -137,6 +232,9 @@ impl Play {
             return Err(Rejection::UnknownTable(table));
         }
         let expected = self.in_play.get(&table).map(|h| h.hand).unwrap_or(self.last_hand.get(&table).copied().unwrap_or(0) + 1);
+        if !self.in_play.contains_key(&table) {
+            return Err(Rejection::NotStarted(hand));
+        }
         let Some(started) = self.in_play.get(&table).filter(|h| h.hand == hand) else {
             return Err(Rejection::HandOutOfOrder { expected, got: hand });
         };

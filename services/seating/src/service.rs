@@ -17,10 +17,11 @@ use crate::commands::SeatingError;
 use crate::domain::{SeatingAggregate, SeatingCommand, SNAPSHOT_VERSION};
 use crate::policy::{enqueue, react_to_clock, react_to_rebuys, react_to_tournament, split_pool, Queued, SeedKey};
 use crate::publishing::{self, InFlight, Publisher};
+use crate::reports;
 use floor_events::commit::{Commit, Events};
 use floor_events::registration::{self, EliminateEntry, Recorded};
 use floor_events::seating::SeatingEvent;
-use floor_events::table::{TableInstruction, TableReport};
+use floor_events::table::TableInstruction;
 use floor_events::{codes, subjects, CommandId, EntryNo, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::commits;
@@ -263,15 +264,19 @@ impl Projection for Reports {
     }
 
     fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
-        match serde_json::from_slice::<TableReport>(body) {
+        let Some(received) = reports::receive(subject, sequence, body) else {
+            tracing::warn!(subject, sequence, "a message outside any table's report subject skipped");
+            return;
+        };
+        let (tournament, command_id) = (received.tournament, received.command_id);
+        let command = match received.report {
             Ok(report) => {
-                let tournament = report.tournament_id;
-                let command_id = CommandId::derived(&format!("seating-report:{tournament}:{}:{}", report.table, report.report_id));
                 let seed = self.key.decision(tournament, report.table, &report.report_id);
-                self.queue.push(tournament, command_id, SeatingCommand::Report { report, seed });
+                SeatingCommand::Report { report, seed }
             }
-            Err(e) => tracing::warn!(subject, sequence, error = %e, "unreadable table report skipped"),
-        }
+            Err((report_id, why)) => SeatingCommand::RefuseReport { table: received.table, report_id, why },
+        };
+        self.queue.push(tournament, command_id, command);
     }
 
     async fn flush(&mut self) -> Result<(), ProjectionError> {

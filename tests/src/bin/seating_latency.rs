@@ -224,7 +224,7 @@ async fn main() {
     assert_eq!(registered, entrants, "every registration accepted");
     eprintln!("{entrants} registered in {:.1} s", started.elapsed().as_secs_f64());
     tokio::time::sleep((start_at - chrono::Utc::now()).to_std().unwrap_or_default()).await;
-    let begin = StartTournament { command_id: CommandId::new(), tournament_id: t };
+    let begin = StartTournament { command_id: CommandId::new(), tournament_id: t, now: false };
     assert!(matches!(world.send(verbs::START_TOURNAMENT.name(), &begin).await, Reply::Ok(_)), "tournament started");
 
     // The draw: who sits where, with what.

@@ -1,0 +1,125 @@
+//! A tournament's two ends outside `floor sim` (issue 19): a director starts a scheduled
+//! tournament now, before its time; and when the last opponent busts the tournament is finished
+//! everywhere (registration's log, the lobby) and its clock stops.
+
+use floor_events::clock::{BlindStructure, ClockEvent, Level, Step, Structure};
+use floor_events::registration::{verbs, StartTournament, TournamentEvent};
+use floor_events::table::{BustReport, Instruction, PotWon, Report, SeatStack, TableInstruction, TableReport};
+use floor_events::tournament::{Start, TournamentDefinition};
+use floor_events::{codes, CommandId, Reply, TournamentId};
+use floor_tests::{freezeout, World};
+use futures::StreamExt;
+use std::time::Duration;
+
+fn start(t: TournamentId, now: bool) -> StartTournament {
+    StartTournament { command_id: CommandId::new(), tournament_id: t, now }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_director_starts_a_scheduled_tournament_now_once_its_minimum_is_met() {
+    let world = World::start_configured(|c| c.skip("scheduler")).await;
+    let t = world.create(freezeout(10)).await; // starts tomorrow, minimum 2
+    assert!(matches!(world.register(t, "ana").await, Reply::Ok(_)));
+    let reply = world.send(verbs::START_TOURNAMENT.name(), &start(t, true)).await;
+    assert!(matches!(&reply, Reply::Error(e) if e.code == codes::TOO_FEW_ENTRIES), "below the minimum: {reply:?}");
+    assert!(matches!(world.register(t, "ben").await, Reply::Ok(_)), "nothing was cancelled: ben still registers");
+    let reply = world.send(verbs::START_TOURNAMENT.name(), &start(t, false)).await;
+    assert!(matches!(&reply, Reply::Error(e) if e.code == codes::TOO_EARLY), "without now: {reply:?}");
+    // A request written before the flag existed still decodes (and is too early).
+    let old = serde_json::json!({"command_id": CommandId::new(), "tournament_id": t});
+    let reply = world.send(verbs::START_TOURNAMENT.name(), &old).await;
+    assert!(matches!(&reply, Reply::Error(e) if e.code == codes::TOO_EARLY), "an old request: {reply:?}");
+
+    let reply = world.send(verbs::START_TOURNAMENT.name(), &start(t, true)).await;
+    assert!(matches!(reply, Reply::Ok(_)), "now: {reply:?}");
+    world.lobby_when(t, |d| d["state"] == "running").await;
+    let started = world.commits(t).await.into_iter().flat_map(|c| c.events).any(|e| matches!(e, TournamentEvent::TournamentStarted(_)));
+    assert!(started);
+}
+
+/// A heads-up sit & go with a clock of long levels.
+fn heads_up() -> TournamentDefinition {
+    let level = |small_blind, big_blind| Step::Level(Level { small_blind, big_blind, ante: 0, big_blind_ante: false, seconds: 600 });
+    let structure = Structure {
+        steps: vec![level(100, 200), level(200, 400)],
+        late_registration_levels: None,
+        rebuys_until_break: None,
+        push_hold_seconds: 0,
+    };
+    TournamentDefinition {
+        start: Start::SitAndGo,
+        capacity: 2,
+        guarantee: None,
+        structure: Some(BlindStructure::Custom(structure)),
+        ..freezeout(2)
+    }
+}
+
+async fn seats(world: &World, t: TournamentId) -> Vec<SeatStack> {
+    let consumer = world
+        .backbone
+        .tables
+        .create_consumer(async_nats::jetstream::consumer::pull::OrderedConfig {
+            filter_subject: format!("floor.table.{t}.*.in"),
+            ..Default::default()
+        })
+        .await
+        .expect("consumer");
+    let mut messages = consumer.messages().await.expect("messages");
+    let mut seats = Vec::new();
+    while seats.len() < 2 {
+        let next = tokio::time::timeout(Duration::from_secs(10), messages.next()).await.expect("the draw seats both");
+        let instruction: TableInstruction = serde_json::from_slice(&next.expect("stream").expect("message").payload).expect("instruction");
+        if let Instruction::SeatPlayer { entry, seat, stack, .. } = instruction.instruction {
+            seats.push(SeatStack { seat, entry, chips: stack });
+        }
+    }
+    seats
+}
+
+async fn report(world: &World, t: TournamentId, id: &str, report: Report) {
+    let body = serde_json::to_vec(&TableReport { tournament_id: t, table: 1, report_id: id.into(), report }).expect("report");
+    let message = async_nats::jetstream::message::PublishMessage::build().payload(body.into()).message_id(id);
+    world.jetstream().send_publish(floor_events::table::reports_subject(t, 1), message).await.expect("publish").await.expect("ack");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_the_last_opponent_busts_the_tournament_is_finished_and_its_clock_stops() {
+    let world = World::start_configured(|c| c.skip("scheduler")).await;
+    let t = world.create(heads_up()).await;
+    let mut clock = world.watch_clock(t).await;
+    for player in ["ana", "ben"] {
+        assert!(matches!(world.register(t, player).await, Reply::Ok(_)), "{player} registers");
+    }
+    let seated = seats(&world, t).await;
+    let (winner, loser) = (seated[0], seated[1]);
+    report(&world, t, "h1-start", Report::HandStarted { hand: 1, button: winner.seat, stacks: seated.clone() }).await;
+    let bust = BustReport {
+        entry: loser.entry,
+        stack_at_start: loser.chips,
+        pots: vec![PotWon { winners: vec![winner.entry], chips: loser.chips }],
+        best_high_hand: None,
+    };
+    let after = vec![SeatStack { chips: winner.chips + loser.chips, ..winner }];
+    report(&world, t, "h1-end", Report::HandFinished { hand: 1, stacks: after, busts: vec![bust] }).await;
+
+    let (stopped, _) = clock.next_where(|e| matches!(e, ClockEvent::Stopped { .. })).await;
+    let doc = world.lobby_when(t, |d| d["state"] == "finished" && d["clock"]["status"] == "stopped").await;
+    assert_eq!(doc["live_entries"], 1);
+    let finished = world
+        .commits(t)
+        .await
+        .into_iter()
+        .flat_map(|c| c.events)
+        .find_map(|e| match e {
+            TournamentEvent::TournamentFinished(f) => Some(f),
+            _ => None,
+        })
+        .expect("registration records the end");
+    assert_eq!(finished.winner, winner.entry);
+    assert_eq!(stopped, ClockEvent::Stopped { at: finished.at }, "the clock stops when the tournament ends");
+    // A stopped clock takes no more director commands.
+    let pause = serde_json::json!({"command_id": CommandId::new(), "tournament_id": t, "reason": "late"});
+    let reply = world.request(floor_events::subjects::service::CLOCK, floor_events::clock::verbs::PAUSE.name(), &pause).await;
+    assert!(matches!(&reply, Reply::Error(e) if e.code == codes::CLOCK_STOPPED), "{reply:?}");
+}
