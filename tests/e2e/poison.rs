@@ -64,16 +64,17 @@ async fn poison_commits_of_one_tournament_leave_every_other_one_running_and_a_re
     let _ = world.lobby_when(healthy, |d| d["entrants"] == 3).await;
 
     // The poisoned tournament is set aside: a command gets a clear code and writes nothing.
-    let before = world.last_sequence().await;
     match world.register(poisoned, "dave").await {
         Reply::Error(e) => assert_eq!(e.code, codes::AGGREGATE_SET_ASIDE, "{}", e.message),
         Reply::Ok(v) => panic!("a command on a set-aside aggregate was decided: {v}"),
     }
-    assert_eq!(world.last_sequence().await, before, "no event for a set-aside aggregate");
+    // (Other services go on writing for the healthy tournament: the poisoned subject is checked.)
+    let store = floor_runtime::JetStreamStore::new(&world.backbone);
+    let tournament_subject = subjects::event_subject(subjects::aggregate::TOURNAMENT, poisoned.0);
+    assert_eq!(store.last_sequence(&tournament_subject).await.unwrap(), tournament_poison, "no event for a set-aside aggregate");
 
     // The health view counts them: the lobby met the tournament's and the clock's.
     let lobby = health_when(&js, "lobby", |r| r.poison_commits == 2).await;
-    let tournament_subject = subjects::event_subject(subjects::aggregate::TOURNAMENT, poisoned.0);
     assert!(lobby.set_aside.contains(&tournament_subject), "{lobby:?}");
     assert!(lobby.last.iter().any(|p| p.subject == tournament_subject && p.sequence == tournament_poison), "{lobby:?}");
     let seating_subject = subjects::event_subject(subjects::aggregate::SEATING, poisoned.0);
@@ -199,4 +200,69 @@ async fn a_follow_survives_poison_in_its_catch_up_and_after() {
     assert_eq!(next.info().unwrap().stream_sequence, expected);
     let record = following.reader().health_record().expect("recorded");
     assert_eq!(record.poison_commits, 3, "{record:?}");
+}
+
+/// A counter whose `apply_event` cannot hold a step past 3: the decider bug of an aggregate that
+/// accepts what its evolve cannot hold.
+struct Counter;
+
+#[derive(Debug)]
+struct NoRejection;
+
+impl std::fmt::Display for NoRejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("never")
+    }
+}
+impl std::error::Error for NoRejection {}
+impl floor_runtime::DomainError for NoRejection {
+    fn code(&self) -> &'static str {
+        "never"
+    }
+}
+
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Stepped {
+    Stepped { by: u8 },
+}
+
+impl esrs::Aggregate for Counter {
+    const NAME: &'static str = "counter";
+    type State = u8;
+    type Command = u8;
+    type Event = Stepped;
+    type Error = NoRejection;
+
+    fn handle_command(_: &u8, by: u8) -> Result<Vec<Stepped>, NoRejection> {
+        Ok(vec![Stepped::Stepped { by }])
+    }
+
+    fn apply_event(count: u8, Stepped::Stepped { by }: Stepped) -> u8 {
+        assert!(by <= 3, "a step this large overflows the counter");
+        count + by
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_aggregate_whose_apply_event_panics_while_loading_is_set_aside_and_the_others_served() {
+    use floor_events::CommandId;
+    use floor_runtime::host::{AggregateHost, HostErrorKind};
+    use floor_runtime::JetStreamStore;
+    let (_nats, backbone) = backbone_alone().await;
+    let store = JetStreamStore::new(&backbone);
+    let (bad, good) = (uuid::Uuid::now_v7(), uuid::Uuid::now_v7());
+    // Stored by another writer (or an older build): the step this build's evolve cannot hold.
+    store.append(&subjects::event_subject("counter", bad), CommandId::new(), 0, &[Stepped::Stepped { by: 200 }]).await.expect("stored");
+
+    let host = AggregateHost::<Counter>::new(store);
+    let outcome = host.execute(bad, CommandId::new(), 1).await;
+    assert_eq!(outcome.expect_err("not decided").kind(), HostErrorKind::SetAside);
+    let reply = floor_runtime::reply(host.execute(bad, CommandId::new(), 1).await, |_| ());
+    match reply {
+        Reply::Error(e) => assert_eq!(e.code, codes::AGGREGATE_SET_ASIDE),
+        Reply::Ok(()) => panic!("a set-aside aggregate decided a command"),
+    }
+    assert!(matches!(host.execute(good, CommandId::new(), 1).await, Ok(Ok(_))), "every other aggregate is served");
+    assert_eq!(backbone.events.clone().info().await.unwrap().state.messages, 2, "nothing stored for the set-aside aggregate");
 }

@@ -254,6 +254,10 @@ where
     {
         let slot = self.slot(id);
         let mut live = slot.lock().await;
+        // Before loading: the log does not change, so a set-aside aggregate is not folded again.
+        if let Some(reason) = &live.set_aside {
+            return (Err(HostError::with_source(HostErrorKind::SetAside, reason.clone())), None);
+        }
         if !live.loaded {
             if let Err(e) = live.load(&self.store, self.snapshots.as_deref()).await {
                 return (Err(live.failed(e)), None);
