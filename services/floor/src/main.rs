@@ -107,7 +107,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         }
         Command::Clock(command) => clock_command(&cli, command).await,
         Command::Status => status(&cli).await,
-        Command::Sim { entrants, seed, profile, table_size, format, tournament_id, seed_key, start_after } => {
+        Command::Sim { entrants, seed, profile, table_size, format, tournament_id, seed_key, start_after, standings } => {
             let asked = SimArgs {
                 entrants: *entrants,
                 seed: *seed,
@@ -117,6 +117,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 tournament_id: tournament_id.map(TournamentId),
                 seed_key: seed_key.map(|k| k.0),
                 start_after: start_after.map(std::time::Duration::from_secs),
+                standings: *standings,
             };
             simulate(asked).await
         }
@@ -178,6 +179,7 @@ struct SimArgs<'a> {
     tournament_id: Option<TournamentId>,
     seed_key: Option<[u8; 32]>,
     start_after: Option<std::time::Duration>,
+    standings: bool,
 }
 
 async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
@@ -248,7 +250,10 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
     if let Some(platform) = platform {
         platform.stop().await;
     }
-    let summary = summary.map_err(|m| Failure { message: m, exit: Exit::Rejected })?;
+    let mut summary = summary.map_err(|m| Failure { message: m, exit: Exit::Rejected })?;
+    if !asked.standings {
+        summary.standings.clear();
+    }
     println!("{}", serde_json::to_string(&summary).expect("json"));
     Ok(())
 }

@@ -25,7 +25,7 @@
 //! ([`crate::director::send`]), so a run outlives a killed service.
 
 use crate::director::{self, Patience};
-use floor_events::payouts::Books;
+use floor_events::payouts::{Books, PayoutEvent, PlaceAward};
 use floor_events::rebuys::{verbs as rebuy_verbs, DirectorRequest, Purchase, RebuyEvent};
 use floor_events::registration::{verbs, CreateTournament, Register, StartTournament};
 use floor_events::tournament::{AddOnTerms, EntryModel, Fee, RebuyCondition, RebuyTerms, Start, TournamentDefinition};
@@ -98,6 +98,11 @@ pub struct Summary {
     pub wall_s: f64,
     /// The tournament's books once every paid place is paid (amounts in minor units).
     pub books: Books,
+    /// Every finishing place the payouts log awarded (entry, player, place, places shared and
+    /// prize), first place first. Left out of the line unless asked for (`floor sim
+    /// --standings`): a crash test compares them, a person rarely wants 10,000 of them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub standings: Vec<PlaceAward>,
 }
 
 /// Progress, for the terminal.
@@ -320,7 +325,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     }
     let survivors: Vec<String> = tables.values().flat_map(|t| t.seats.values().map(|(_, player, _)| player.to_string())).collect();
     let [winner] = &survivors[..] else { return Err(format!("the tables ended with {} players seated", survivors.len())) };
-    let books = paid_books(backbone, t).await?;
+    let (books, standings) = paid_books(backbone, t).await?;
     let events = backbone.events.clone().info().await.map_err(|e| e.to_string())?.state.last_sequence;
     Ok(Summary {
         entrants: config.entrants,
@@ -331,6 +336,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         events,
         wall_s: started.elapsed().as_secs_f64(),
         books,
+        standings,
     })
 }
 
@@ -461,27 +467,46 @@ impl SimPlayers {
     }
 }
 
-/// Waits until the payouts log says the tournament is paid, then asks for its books.
-async fn paid_books(backbone: &Backbone, t: TournamentId) -> Result<Books, String> {
-    use floor_events::payouts::{verbs as payouts, BooksRequest, PayoutEvent};
+/// Waits until the payouts log says the tournament is paid, then asks for its books; returns
+/// them with every place the log awarded, first place first.
+async fn paid_books(backbone: &Backbone, t: TournamentId) -> Result<(Books, Vec<PlaceAward>), String> {
+    use floor_events::payouts::{verbs as payouts, BooksRequest};
     let subject = subjects::event_subject(subjects::aggregate::PAYOUTS, t.0);
-    let mut paid = false;
-    let mut following = floor_runtime::follow::follow(backbone, vec![subject], |m| {
-        paid |= floor_events::record::decode_commit::<PayoutEvent>(&m.payload)
-            .is_ok_and(|events| events.iter().any(|e| matches!(e, PayoutEvent::TournamentPaid { .. })));
-    })
-    .await
-    .map_err(|e| e.to_string())?;
-    while !paid {
+    let mut paid = Paid::default();
+    let mut following =
+        floor_runtime::follow::follow(backbone, vec![subject], |m| paid.read(&m.payload)).await.map_err(|e| e.to_string())?;
+    while !paid.paid {
         let next = tokio::time::timeout(STALL, following.next())
             .await
             .map_err(|_| format!("no payouts in {} s after the winner (is the payouts service running?)", STALL.as_secs()))?;
         let message = next.ok_or("the connection closed")?.map_err(|e| e.to_string())?;
-        paid = floor_events::record::decode_commit::<PayoutEvent>(&message.payload)
-            .is_ok_and(|events| events.iter().any(|e| matches!(e, PayoutEvent::TournamentPaid { .. })));
+        paid.read(&message.payload);
     }
     let books = command(backbone, subjects::service::PAYOUTS, payouts::BOOKS.name(), &BooksRequest { tournament_id: t }).await?;
-    serde_json::from_value(books).map_err(|e| format!("books: {e}"))
+    let books = serde_json::from_value(books).map_err(|e| format!("books: {e}"))?;
+    let mut standings = paid.awards;
+    standings.sort_by_key(|a| (a.place, a.entry));
+    Ok((books, standings))
+}
+
+/// The payouts log as the simulator reads it: the places awarded, and whether every paid place is.
+#[derive(Default)]
+struct Paid {
+    awards: Vec<PlaceAward>,
+    paid: bool,
+}
+
+impl Paid {
+    fn read(&mut self, commit: &[u8]) {
+        let Ok(events) = floor_events::record::decode_commit::<PayoutEvent>(commit) else { return };
+        for event in events {
+            match event {
+                PayoutEvent::PlacesAwarded { awards, .. } => self.awards.extend(awards),
+                PayoutEvent::TournamentPaid { .. } => self.paid = true,
+                PayoutEvent::PayoutTableLocked { .. } => {}
+            }
+        }
+    }
 }
 
 /// The open tables, for a stall's message.
