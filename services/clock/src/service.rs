@@ -143,7 +143,9 @@ impl ClockService {
             tokio::select! {
                 _ = shutdown.cancelled() => break,
                 next = following.next() => match next {
-                    Some(Ok(message)) => fold(&mut timetable, &message),
+                    Some(Ok(message)) => {
+                        following.guard(&message, || fold(&mut timetable, &message));
+                    }
                     Some(Err(e)) => tracing::warn!(error = %e, "following clock events"),
                     None => break,
                 },

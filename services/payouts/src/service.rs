@@ -193,7 +193,7 @@ async fn run(
                 None => return,
             },
         };
-        for order in reader.fold(&message) {
+        for order in following.guard(&message, || reader.fold(&message)).unwrap_or_default() {
             if !execute(&host, order, &shutdown).await {
                 return;
             }

@@ -138,7 +138,7 @@ impl RebuysService {
             let orders = tokio::select! {
                 _ = shutdown.cancelled() => return,
                 next = following.next() => match next {
-                    Some(Ok(message)) => memory.fold(&message),
+                    Some(Ok(message)) => following.guard(&message, || memory.fold(&message)).unwrap_or_default(),
                     Some(Err(e)) => {
                         tracing::warn!(error = %e, "rebuys following the log");
                         continue;

@@ -223,7 +223,9 @@ async fn follow_limited_players(
                 next = following.next() => next,
             };
             match next {
-                Some(Ok(message)) => apply(&limited, &message),
+                Some(Ok(message)) => {
+                    following.guard(&message, || apply(&limited, &message));
+                }
                 Some(Err(e)) => tracing::warn!(error = %e, "following player limits"),
                 None => break,
             }

@@ -86,7 +86,9 @@ impl SchedulerService {
             tokio::select! {
                 _ = shutdown.cancelled() => break,
                 next = following.next() => match next {
-                    Some(Ok(message)) => fold(&self.plan, &message, self.clock.now()),
+                    Some(Ok(message)) => {
+                        following.guard(&message, || fold(&self.plan, &message, self.clock.now()));
+                    }
                     Some(Err(e)) => tracing::warn!(error = %e, "following schedules and tournaments"),
                     None => break,
                 },
