@@ -4,7 +4,7 @@
 
 use floor::sim::{self, SimConfig};
 use floor_events::rebuys::{verbs, DirectorRequest, Purchase, RebuyEvent};
-use floor_events::table::{BustReport, Instruction, PotWon, Removal, Report, SeatStack, TableInstruction, TableReport};
+use floor_events::table::{BustReport, Instruction, PotWon, Removal, Report, SeatStack, TableInstruction};
 use floor_events::tournament::{AddOnTerms, RebuyCondition, RebuyTerms, Start};
 use floor_events::{codes, subjects, CommandId, Currency, Money, PlayerId, Reply, RuleProfile, TournamentId};
 use floor_runtime::JetStreamStore;
@@ -157,35 +157,6 @@ async fn rebuy_and_add_on_requests_that_do_not_fit_get_their_codes_and_write_not
     assert!(matches!(&reply, Reply::Error(e) if e.code == codes::UNKNOWN_TOURNAMENT), "{reply:?}");
 }
 
-/// Reads every instruction Floor has stored for `t` so far, waiting until `enough` says it has
-/// what it needs.
-async fn instructions_when(world: &World, t: TournamentId, enough: impl Fn(&[TableInstruction]) -> bool) -> Vec<TableInstruction> {
-    let subject = format!("floor.table.{t}.*.in");
-    let mut got = Vec::new();
-    let consumer = world
-        .backbone
-        .tables
-        .create_consumer(async_nats::jetstream::consumer::pull::OrderedConfig { filter_subject: subject, ..Default::default() })
-        .await
-        .expect("consumer");
-    let mut messages = consumer.messages().await.expect("messages");
-    while !enough(&got) {
-        let next = tokio::time::timeout(std::time::Duration::from_secs(10), futures::StreamExt::next(&mut messages))
-            .await
-            .unwrap_or_else(|_| panic!("instructions stalled at {got:?}"));
-        let message = next.expect("stream").expect("message");
-        got.push(serde_json::from_slice(&message.payload).expect("an instruction"));
-    }
-    got
-}
-
-async fn report(world: &World, t: TournamentId, id: &str, report: Report) {
-    let report = TableReport { tournament_id: t, table: 1, report_id: id.into(), report };
-    let message =
-        async_nats::jetstream::message::PublishMessage::build().payload(serde_json::to_vec(&report).expect("report").into()).message_id(id);
-    world.jetstream().send_publish(floor_events::table::reports_subject(t, 1), message).await.expect("publish").await.expect("ack");
-}
-
 /// Waits until the rebuys log of `t` has an event `wanted` accepts.
 async fn rebuys_log_until(world: &World, t: TournamentId, wanted: impl Fn(&RebuyEvent) -> bool) -> RebuyEvent {
     let subject = subjects::event_subject(subjects::aggregate::REBUYS, t.0);
@@ -216,17 +187,9 @@ async fn an_unanswered_offer_lapses_at_its_deadline_even_across_a_restart_and_th
     for player in ["ana", "ben"] {
         assert!(matches!(world.register(t, player).await, Reply::Ok(_)), "{player} registers");
     }
-    let seated = |i: &[TableInstruction]| i.iter().filter(|i| matches!(i.instruction, Instruction::SeatPlayer { .. })).count() == 2;
-    let stacks: Vec<SeatStack> = instructions_when(&world, t, seated)
-        .await
-        .into_iter()
-        .filter_map(|i| match i.instruction {
-            Instruction::SeatPlayer { entry, seat, stack, .. } => Some(SeatStack { seat, entry, chips: stack }),
-            _ => None,
-        })
-        .collect();
+    let stacks: Vec<SeatStack> = world.seated(t, 2).await;
     let (winner, loser) = (stacks[0], stacks[1]);
-    report(&world, t, "h1-start", Report::HandStarted { hand: 1, button: winner.seat, stacks: stacks.clone() }).await;
+    world.report(t, "h1-start", Report::HandStarted { hand: 1, button: winner.seat, stacks: stacks.clone() }).await;
     let bust = BustReport {
         entry: loser.entry,
         stack_at_start: loser.chips,
@@ -234,14 +197,14 @@ async fn an_unanswered_offer_lapses_at_its_deadline_even_across_a_restart_and_th
         best_high_hand: None,
     };
     let after = vec![SeatStack { chips: winner.chips + loser.chips, ..winner }];
-    report(&world, t, "h1-end", Report::HandFinished { hand: 1, stacks: after, busts: vec![bust] }).await;
+    world.report(t, "h1-end", Report::HandFinished { hand: 1, stacks: after, busts: vec![bust] }).await;
 
     // The bust is offered a rebuy, and the table is told so it can hold its next hand.
     let offer = rebuys_log_until(&world, t, |e| matches!(e, RebuyEvent::RebuyOffered { .. })).await;
     let RebuyEvent::RebuyOffered { entry, until, .. } = offer else { unreachable!() };
     assert_eq!(entry, loser.entry);
     let told = |i: &[TableInstruction]| i.iter().any(|i| matches!(i.instruction, Instruction::RebuyOffered { entry: e, .. } if e == entry));
-    instructions_when(&world, t, told).await;
+    world.instructions_when(t, told).await;
 
     world.restart_platform().await;
     let lapsed = rebuys_log_until(&world, t, |e| matches!(e, RebuyEvent::RebuyForgone { .. })).await;
@@ -251,7 +214,7 @@ async fn an_unanswered_offer_lapses_at_its_deadline_even_across_a_restart_and_th
         i.iter().any(|i| matches!(i.instruction, Instruction::RemovePlayer { entry: e, reason: Removal::Eliminated } if e == entry))
     };
     let closed = |i: &[TableInstruction]| removed(i) && i.iter().any(|i| matches!(i.instruction, Instruction::CloseTable));
-    instructions_when(&world, t, closed).await;
+    world.instructions_when(t, closed).await;
     let doc = world.lobby_when(t, |d| d["live_entries"] == 1).await;
     assert_eq!(doc["rebuys"]["offers"].as_array().map(Vec::len), Some(0));
 }

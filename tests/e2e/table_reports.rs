@@ -7,7 +7,6 @@ use floor_events::table::{Instruction, Report, SeatStack, TableInstruction, Tabl
 use floor_events::tournament::{Start, TournamentDefinition};
 use floor_events::{codes, subjects, Reply, TournamentId};
 use floor_tests::{freezeout, World};
-use futures::StreamExt;
 use std::time::Duration;
 
 /// A sit & go of `players` at tables of `table_size`: it starts (and draws its seats) when full.
@@ -29,7 +28,7 @@ async fn seated(world: &World, players: &[&str], table_size: u8) -> (TournamentI
         assert!(matches!(world.register(t, player).await, Reply::Ok(_)), "{player} registers");
     }
     let seats = |i: &[TableInstruction]| i.iter().filter(|i| matches!(i.instruction, Instruction::SeatPlayer { .. })).count();
-    let all = instructions_when(world, t, |i| seats(i) == players.len()).await;
+    let all = world.instructions_when(t, |i| seats(i) == players.len()).await;
     let seated = all
         .into_iter()
         .filter_map(|i| match i.instruction {
@@ -38,28 +37,6 @@ async fn seated(world: &World, players: &[&str], table_size: u8) -> (TournamentI
         })
         .collect();
     (t, seated)
-}
-
-/// Every instruction Floor has stored for `t`, once `enough` says it has what it needs.
-async fn instructions_when(world: &World, t: TournamentId, enough: impl Fn(&[TableInstruction]) -> bool) -> Vec<TableInstruction> {
-    let consumer = world
-        .backbone
-        .tables
-        .create_consumer(async_nats::jetstream::consumer::pull::OrderedConfig {
-            filter_subject: format!("floor.table.{t}.*.in"),
-            ..Default::default()
-        })
-        .await
-        .expect("consumer");
-    let mut messages = consumer.messages().await.expect("messages");
-    let mut got = Vec::new();
-    while !enough(&got) {
-        let next = tokio::time::timeout(Duration::from_secs(10), messages.next())
-            .await
-            .unwrap_or_else(|_| panic!("instructions stalled at {got:?}"));
-        got.push(serde_json::from_slice(&next.expect("stream").expect("message").payload).expect("an instruction"));
-    }
-    got
 }
 
 /// Publishes raw bytes on a table's report subject, as a table server would.

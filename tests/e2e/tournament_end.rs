@@ -4,12 +4,10 @@
 
 use floor_events::clock::{BlindStructure, ClockEvent, Level, Step, Structure};
 use floor_events::registration::{verbs, StartTournament, TournamentEvent};
-use floor_events::table::{BustReport, Instruction, PotWon, Report, SeatStack, TableInstruction, TableReport};
+use floor_events::table::{BustReport, PotWon, Report, SeatStack};
 use floor_events::tournament::{Start, TournamentDefinition};
 use floor_events::{codes, CommandId, Reply, TournamentId};
 use floor_tests::{freezeout, World};
-use futures::StreamExt;
-use std::time::Duration;
 
 fn start(t: TournamentId, now: bool) -> StartTournament {
     StartTournament { command_id: CommandId::new(), tournament_id: t, now }
@@ -55,34 +53,6 @@ fn heads_up() -> TournamentDefinition {
     }
 }
 
-async fn seats(world: &World, t: TournamentId) -> Vec<SeatStack> {
-    let consumer = world
-        .backbone
-        .tables
-        .create_consumer(async_nats::jetstream::consumer::pull::OrderedConfig {
-            filter_subject: format!("floor.table.{t}.*.in"),
-            ..Default::default()
-        })
-        .await
-        .expect("consumer");
-    let mut messages = consumer.messages().await.expect("messages");
-    let mut seats = Vec::new();
-    while seats.len() < 2 {
-        let next = tokio::time::timeout(Duration::from_secs(10), messages.next()).await.expect("the draw seats both");
-        let instruction: TableInstruction = serde_json::from_slice(&next.expect("stream").expect("message").payload).expect("instruction");
-        if let Instruction::SeatPlayer { entry, seat, stack, .. } = instruction.instruction {
-            seats.push(SeatStack { seat, entry, chips: stack });
-        }
-    }
-    seats
-}
-
-async fn report(world: &World, t: TournamentId, id: &str, report: Report) {
-    let body = serde_json::to_vec(&TableReport { tournament_id: t, table: 1, report_id: id.into(), report }).expect("report");
-    let message = async_nats::jetstream::message::PublishMessage::build().payload(body.into()).message_id(id);
-    world.jetstream().send_publish(floor_events::table::reports_subject(t, 1), message).await.expect("publish").await.expect("ack");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn when_the_last_opponent_busts_the_tournament_is_finished_and_its_clock_stops() {
     let world = World::start_configured(|c| c.skip("scheduler")).await;
@@ -91,9 +61,9 @@ async fn when_the_last_opponent_busts_the_tournament_is_finished_and_its_clock_s
     for player in ["ana", "ben"] {
         assert!(matches!(world.register(t, player).await, Reply::Ok(_)), "{player} registers");
     }
-    let seated = seats(&world, t).await;
+    let seated = world.seated(t, 2).await;
     let (winner, loser) = (seated[0], seated[1]);
-    report(&world, t, "h1-start", Report::HandStarted { hand: 1, button: winner.seat, stacks: seated.clone() }).await;
+    world.report(t, "h1-start", Report::HandStarted { hand: 1, button: winner.seat, stacks: seated.clone() }).await;
     let bust = BustReport {
         entry: loser.entry,
         stack_at_start: loser.chips,
@@ -101,7 +71,7 @@ async fn when_the_last_opponent_busts_the_tournament_is_finished_and_its_clock_s
         best_high_hand: None,
     };
     let after = vec![SeatStack { chips: winner.chips + loser.chips, ..winner }];
-    report(&world, t, "h1-end", Report::HandFinished { hand: 1, stacks: after, busts: vec![bust] }).await;
+    world.report(t, "h1-end", Report::HandFinished { hand: 1, stacks: after, busts: vec![bust] }).await;
 
     let (stopped, _) = clock.next_where(|e| matches!(e, ClockEvent::Stopped { .. })).await;
     let doc = world.lobby_when(t, |d| d["state"] == "finished" && d["clock"]["status"] == "stopped").await;

@@ -9,6 +9,7 @@ use async_nats::jetstream;
 use floor::startup::{Nats, Platform, PlatformConfig};
 use floor_events::clock::ClockEvent;
 use floor_events::registration::{verbs, CreateTournament, Register, TournamentEvent};
+use floor_events::table::{Instruction, Report, SeatStack, TableInstruction, TableReport};
 use floor_events::tournament::{EntryModel, Fee, Start, TournamentDefinition};
 use floor_events::{subjects, CommandId, Currency, Money, PlayerId, Reply, RuleProfile, TournamentId};
 use floor_runtime::bootstrap::{self, Backbone};
@@ -264,6 +265,48 @@ impl World {
         docs
     }
 
+    /// Every instruction Floor has stored for `t`'s tables so far, read until `enough` says it
+    /// has what it needs (10 s without a new one fails the test).
+    pub async fn instructions_when(&self, t: TournamentId, enough: impl Fn(&[TableInstruction]) -> bool) -> Vec<TableInstruction> {
+        let filter_subject = format!("floor.table.{t}.*.in");
+        let consumer = self
+            .backbone
+            .tables
+            .create_consumer(jetstream::consumer::pull::OrderedConfig { filter_subject, ..Default::default() })
+            .await
+            .expect("consumer");
+        let mut messages = consumer.messages().await.expect("messages");
+        let mut got = Vec::new();
+        while !enough(&got) {
+            let next = tokio::time::timeout(Duration::from_secs(10), messages.next())
+                .await
+                .unwrap_or_else(|_| panic!("instructions stalled at {got:?}"));
+            got.push(serde_json::from_slice(&next.expect("stream").expect("message").payload).expect("an instruction"));
+        }
+        got
+    }
+
+    /// The seats and stacks of the first `players` the draw seated in `t`.
+    pub async fn seated(&self, t: TournamentId, players: usize) -> Vec<SeatStack> {
+        let seated =
+            |i: &[TableInstruction]| i.iter().filter(|i| matches!(i.instruction, Instruction::SeatPlayer { .. })).count() >= players;
+        self.instructions_when(t, seated)
+            .await
+            .into_iter()
+            .filter_map(|i| match i.instruction {
+                Instruction::SeatPlayer { entry, seat, stack, .. } => Some(SeatStack { seat, entry, chips: stack }),
+                _ => None,
+            })
+            .take(players)
+            .collect()
+    }
+
+    /// Publishes `report` from table 1 of `t` with `id` as its report id, as a table server would.
+    pub async fn report(&self, t: TournamentId, id: &str, report: Report) {
+        let body = serde_json::to_vec(&TableReport { tournament_id: t, table: 1, report_id: id.into(), report }).expect("report");
+        let message = jetstream::message::PublishMessage::build().payload(body.into()).message_id(id);
+        self.jetstream().send_publish(floor_events::table::reports_subject(t, 1), message).await.expect("publish").await.expect("ack");
+    }
     /// The JetStream context of the test client.
     pub fn jetstream(&self) -> &jetstream::Context {
         &self.backbone.jetstream
