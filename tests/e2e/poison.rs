@@ -82,6 +82,11 @@ async fn poison_commits_of_one_tournament_leave_every_other_one_running_and_a_re
     assert!(reader_of_seating.last.iter().any(|p| p.error.contains("overflow")), "{reader_of_seating:?}");
     let everyone = health::stored(&js).await.expect("health readable");
     assert!(everyone.iter().map(|r| r.poison_commits).sum::<u64>() >= 3, "floor status sums them: {everyone:?}");
+    let addr = world.platform().http().expect("the lobby serves HTTP");
+    let (code, body) = floor_tests::http_get(addr, "/api/health").await;
+    assert_eq!(code, 200, "{body}");
+    let shown: health::Status = serde_json::from_str(&body).expect("a health status");
+    assert!(!shown.healthy && shown.poison_commits >= 3, "the lobby shows the poison too: {shown:?}");
 
     // A restart reads the whole log again, poison included, and starts.
     world.kill_platform();

@@ -36,6 +36,8 @@ pub struct LobbyCache {
     bucket: kv::Store,
     /// The event stream, to tell a tournament not yet shown from one that does not exist.
     events: jetstream::stream::Stream,
+    /// To read the readers' health (KV `floor-health`) for `GET /api/health`.
+    jetstream: jetstream::Context,
 }
 
 /// Why a tournament has no document in the lobby.
@@ -96,8 +98,13 @@ impl LobbyCache {
     ///
     /// # Errors
     /// When the watch cannot be started.
-    pub async fn watch(bucket: kv::Store, events: jetstream::stream::Stream, shutdown: CancellationToken) -> Result<Self, kv::WatchError> {
-        let cache = Self { docs: Arc::default(), bucket: bucket.clone(), events };
+    pub async fn watch(
+        bucket: kv::Store,
+        events: jetstream::stream::Stream,
+        jetstream: jetstream::Context,
+        shutdown: CancellationToken,
+    ) -> Result<Self, kv::WatchError> {
+        let cache = Self { docs: Arc::default(), bucket: bucket.clone(), events, jetstream };
         let mut entries = bucket.watch_all_from_revision(1).await?;
         let docs = cache.docs.clone();
         tokio::spawn(async move {
@@ -207,6 +214,16 @@ async fn one(State(cache): State<LobbyCache>, id: Result<Path<String>, PathRejec
     }
 }
 
+/// The platform's health: every reader's poison commits and what it set aside (as `floor
+/// status` prints it).
+async fn health(State(cache): State<LobbyCache>) -> Response {
+    match floor_runtime::health::status(&cache.jetstream).await {
+        // A status is plain data; serializing it cannot fail.
+        Ok(status) => json(StatusCode::OK, serde_json::to_vec(&status).expect("health serializes")),
+        Err(e) => error(StatusCode::SERVICE_UNAVAILABLE, floor_events::codes::UNAVAILABLE, format!("health not readable: {e}")),
+    }
+}
+
 /// Any path the lobby does not serve.
 async fn no_route(uri: Uri) -> Response {
     error(
@@ -230,7 +247,7 @@ async fn wrong_method(method: Method, uri: Uri) -> Response {
 async fn index() -> Response {
     (
         [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        "Floor lobby\n\nGET /api/tournaments        every tournament\nGET /api/tournaments/{id}   one tournament\n",
+        "Floor lobby\n\nGET /api/tournaments        every tournament\nGET /api/tournaments/{id}   one tournament\nGET /api/health             poison commits the readers survived\n",
     )
         .into_response()
 }
@@ -242,6 +259,7 @@ pub fn router(cache: LobbyCache) -> Router {
         .route("/", get(index))
         .route("/api/tournaments", get(list))
         .route("/api/tournaments/{id}", get(one))
+        .route("/api/health", get(health))
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)
         .with_state(cache)

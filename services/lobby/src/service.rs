@@ -40,8 +40,9 @@ pub async fn start(
     tracker.spawn(runner.run(shutdown.clone()));
     let Some(addr) = http else { return Ok(None) };
     let bucket = backbone.jetstream.get_key_value(subjects::LOBBY_BUCKET).await.map_err(|e| LobbyError::Bucket(e.to_string()))?;
-    let cache =
-        LobbyCache::watch(bucket, backbone.events.clone(), shutdown.clone()).await.map_err(|e| LobbyError::Bucket(e.to_string()))?;
+    let cache = LobbyCache::watch(bucket, backbone.events.clone(), backbone.jetstream.clone(), shutdown.clone())
+        .await
+        .map_err(|e| LobbyError::Bucket(e.to_string()))?;
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| LobbyError::Listen(addr, e))?;
     let bound = listener.local_addr().map_err(|e| LobbyError::Listen(addr, e))?;
     tracker.spawn(async move {

@@ -196,6 +196,27 @@ impl Health {
     }
 }
 
+/// The platform's health as `floor status` and the lobby's `GET /api/health` show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Status {
+    /// No reader met a poison commit.
+    pub healthy: bool,
+    /// Poison commits met, over every reader.
+    pub poison_commits: u64,
+    /// Every reader's record.
+    pub readers: Vec<ReaderHealth>,
+}
+
+/// The platform's health, from the bucket.
+///
+/// # Errors
+/// The bucket cannot be read.
+pub async fn status(jetstream: &async_nats::jetstream::Context) -> Result<Status, String> {
+    let readers = stored(jetstream).await?;
+    let poison_commits = readers.iter().map(|r| r.poison_commits).sum();
+    Ok(Status { healthy: poison_commits == 0, poison_commits, readers })
+}
+
 /// Every reader's stored record, from the bucket (what `floor status` shows).
 ///
 /// # Errors
