@@ -4,7 +4,7 @@
 
 use floor::sim::{self, SimConfig};
 use floor_events::rebuys::{verbs, DirectorRequest, Purchase, RebuyEvent};
-use floor_events::table::{BustReport, Instruction, PotWon, Removal, Report, SeatStack, TableInstruction};
+use floor_events::table::{Instruction, Removal, TableInstruction};
 use floor_events::tournament::{AddOnTerms, RebuyCondition, RebuyTerms, Start};
 use floor_events::{codes, subjects, CommandId, Currency, Money, PlayerId, Reply, RuleProfile, TournamentId};
 use floor_runtime::JetStreamStore;
@@ -187,17 +187,7 @@ async fn an_unanswered_offer_lapses_at_its_deadline_even_across_a_restart_and_th
     for player in ["ana", "ben"] {
         assert!(matches!(world.register(t, player).await, Reply::Ok(_)), "{player} registers");
     }
-    let stacks: Vec<SeatStack> = world.seated(t, 2).await;
-    let (winner, loser) = (stacks[0], stacks[1]);
-    world.report(t, "h1-start", Report::HandStarted { hand: 1, button: winner.seat, stacks: stacks.clone() }).await;
-    let bust = BustReport {
-        entry: loser.entry,
-        stack_at_start: loser.chips,
-        pots: vec![PotWon { winners: vec![winner.entry], chips: loser.chips }],
-        best_high_hand: None,
-    };
-    let after = vec![SeatStack { chips: winner.chips + loser.chips, ..winner }];
-    world.report(t, "h1-end", Report::HandFinished { hand: 1, stacks: after, busts: vec![bust] }).await;
+    let (_, loser) = world.first_hand_busts_the_second(t).await;
 
     // The bust is offered a rebuy, and the table is told so it can hold its next hand.
     let offer = rebuys_log_until(&world, t, |e| matches!(e, RebuyEvent::RebuyOffered { .. })).await;

@@ -4,7 +4,6 @@
 
 use floor_events::clock::{BlindStructure, ClockEvent, Level, Step, Structure};
 use floor_events::registration::{verbs, StartTournament, TournamentEvent};
-use floor_events::table::{BustReport, PotWon, Report, SeatStack};
 use floor_events::tournament::{Start, TournamentDefinition};
 use floor_events::{codes, CommandId, Reply, TournamentId};
 use floor_tests::{freezeout, World};
@@ -61,17 +60,7 @@ async fn when_the_last_opponent_busts_the_tournament_is_finished_and_its_clock_s
     for player in ["ana", "ben"] {
         assert!(matches!(world.register(t, player).await, Reply::Ok(_)), "{player} registers");
     }
-    let seated = world.seated(t, 2).await;
-    let (winner, loser) = (seated[0], seated[1]);
-    world.report(t, "h1-start", Report::HandStarted { hand: 1, button: winner.seat, stacks: seated.clone() }).await;
-    let bust = BustReport {
-        entry: loser.entry,
-        stack_at_start: loser.chips,
-        pots: vec![PotWon { winners: vec![winner.entry], chips: loser.chips }],
-        best_high_hand: None,
-    };
-    let after = vec![SeatStack { chips: winner.chips + loser.chips, ..winner }];
-    world.report(t, "h1-end", Report::HandFinished { hand: 1, stacks: after, busts: vec![bust] }).await;
+    let (winner, _) = world.first_hand_busts_the_second(t).await;
 
     let (stopped, _) = clock.next_where(|e| matches!(e, ClockEvent::Stopped { .. })).await;
     let doc = world.lobby_when(t, |d| d["state"] == "finished" && d["clock"]["status"] == "stopped").await;

@@ -9,7 +9,7 @@ use async_nats::jetstream;
 use floor::startup::{Nats, Platform, PlatformConfig};
 use floor_events::clock::ClockEvent;
 use floor_events::registration::{verbs, CreateTournament, Register, TournamentEvent};
-use floor_events::table::{Instruction, Report, SeatStack, TableInstruction, TableReport};
+use floor_events::table::{BustReport, Instruction, PotWon, Report, SeatStack, TableInstruction, TableReport};
 use floor_events::tournament::{EntryModel, Fee, Start, TournamentDefinition};
 use floor_events::{subjects, CommandId, Currency, Money, PlayerId, Reply, RuleProfile, TournamentId};
 use floor_runtime::bootstrap::{self, Backbone};
@@ -299,6 +299,23 @@ impl World {
             })
             .take(players)
             .collect()
+    }
+
+    /// Heads-up at table 1 of `t`: the first seated player busts the second in hand 1, which the
+    /// table reports as started and finished. Returns (winner, loser) as they were seated.
+    pub async fn first_hand_busts_the_second(&self, t: TournamentId) -> (SeatStack, SeatStack) {
+        let seated = self.seated(t, 2).await;
+        let (winner, loser) = (seated[0], seated[1]);
+        self.report(t, "h1-start", Report::HandStarted { hand: 1, button: winner.seat, stacks: seated.clone() }).await;
+        let bust = BustReport {
+            entry: loser.entry,
+            stack_at_start: loser.chips,
+            pots: vec![PotWon { winners: vec![winner.entry], chips: loser.chips }],
+            best_high_hand: None,
+        };
+        let after = vec![SeatStack { chips: winner.chips + loser.chips, ..winner }];
+        self.report(t, "h1-end", Report::HandFinished { hand: 1, stacks: after, busts: vec![bust] }).await;
+        (winner, loser)
     }
 
     /// Publishes `report` from table 1 of `t` with `id` as its report id, as a table server would.
