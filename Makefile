@@ -5,15 +5,21 @@
 
 CARGO ?= cargo
 
-.PHONY: run test bench soak lint fmt schemas tools clean-data fuzz
+.PHONY: run test contract bench soak lint fmt schemas tools clean-data fuzz
 
 ## Start the whole platform: embedded nats-server in ./data, lobby on http://127.0.0.1:8080
 run: tools
 	$(CARGO) run --release -p floor -- run
 
-## Unit, property and end-to-end tests (each e2e test starts its own nats-server)
-test: tools
+## The contract checks, then unit, property and end-to-end tests (each e2e test starts its own
+## nats-server; one plays a tournament with examples/python-table-server)
+test: tools contract
 	$(CARGO) test --workspace
+
+## schemas/asyncapi.yaml validated as AsyncAPI 3.0 (@asyncapi/parser) and the docs' example
+## messages validated against schemas/ (installs its pinned tools under the target dir)
+contract:
+	tests/contract/run
 
 ## Longer fuzzing of every decoder a stranger can reach (a short run is part of `make test`);
 ## what ran and for how long: docs/reliability.md

@@ -187,3 +187,43 @@ pub const MALFORMED_REPORT: &str = "malformed_report";
 pub const HAND_NOT_STARTED: &str = "hand_not_started";
 /// The tournament is over: its clock has stopped and no director command changes it.
 pub const CLOCK_STOPPED: &str = "clock_stopped";
+// Hand-for-hand on the bubble (issue 20).
+/// The tournament is not in hand-for-hand (not started yet, or over): nothing to release, excuse,
+/// pause or stop.
+pub const NOT_IN_HAND_FOR_HAND: &str = "not_in_hand_for_hand";
+/// Hand-for-hand is running already.
+pub const HAND_FOR_HAND_RUNNING: &str = "hand_for_hand_running";
+/// A `hand_finished` for a hand-for-hand hand that was not released to that table (or a hand
+/// number other than the one it was dealt).
+pub const HAND_NOT_RELEASED: &str = "hand_not_released";
+/// A table dealt while held: it finished its hand-for-hand hand and the next is not released.
+pub const TABLE_HELD: &str = "table_held";
+/// The hand cannot be released: tables still owe the current hand.
+pub const HAND_IN_PROGRESS: &str = "hand_in_progress";
+/// The director paused hand-for-hand: no hand is released until it resumes.
+pub const HAND_FOR_HAND_PAUSED: &str = "hand_for_hand_paused";
+/// The table owes nothing for the current hand (it finished, or was excused already).
+pub const TABLE_NOT_OWED: &str = "table_not_owed";
+// Bounties (issue 21).
+/// A bounty share is outside the range the rule profile allows (004 §4.36.15: knockout 10–100 %,
+/// progressive knockout 30–100 %, the PKO eliminator's cash share 25–75 %).
+pub const BOUNTY_SHARE_OUT_OF_RANGE: &str = "bounty_share_out_of_range";
+/// A mystery bounty's envelopes do not add up to the whole bounty pool (or there are none).
+pub const MYSTERY_VALUES_DO_NOT_SUM: &str = "mystery_values_do_not_sum";
+/// The target of a target bounty has no entry in the tournament.
+pub const TARGET_NOT_REGISTERED: &str = "target_not_registered";
+/// An elimination report that does not fit the bounties' field: an eliminator who is not a live
+/// entry, the eliminated entry among its own eliminators, a winner named twice in one pot, a best
+/// high hand that won none of the pots.
+pub const INVALID_KNOCKOUT: &str = "invalid_knockout";
+/// A winner's bounty was asked for while other entries are still in.
+pub const WINNER_NOT_LAST: &str = "winner_not_last";
+/// The tournament is won and its bounty pool paid out: nothing more moves.
+pub const BOUNTIES_SETTLED: &str = "bounties_settled";
+/// A `hand_started` puts the button on a seat where no player of the table sits.
+pub const BUTTON_ON_EMPTY_SEAT: &str = "button_on_empty_seat";
+/// An `instruction_applied` names a sequence Floor never sent to that table.
+pub const UNKNOWN_INSTRUCTION: &str = "unknown_instruction";
+/// An `instruction_applied` confirms an instruction that takes no confirmation: only
+/// `seat_player`, `remove_player` and `add_chips` are confirmed (`docs/table-servers.md`).
+pub const INSTRUCTION_NOT_CONFIRMED: &str = "instruction_not_confirmed";

@@ -5,6 +5,8 @@
 //! that aggregate's type, warn if it fails". [`Commit::decode`] does it once; a reader matches on
 //! [`Events`] and takes what it reads.
 
+use crate::bounties::BountyEvent;
+use crate::bubble::BubbleEvent;
 use crate::clock::ClockEvent;
 use crate::payouts::PayoutEvent;
 use crate::player::PlayerEvent;
@@ -33,6 +35,10 @@ pub enum Events {
     Payouts(Vec<PayoutEvent>),
     /// `floor.ev.rebuys.<tournament>`.
     Rebuys(Vec<RebuyEvent>),
+    /// `floor.ev.bounties.<tournament>`.
+    Bounties(Vec<BountyEvent>),
+    /// `floor.ev.bubble.<tournament>`.
+    Bubble(Vec<BubbleEvent>),
 }
 
 /// A decoded commit: the aggregate's id (from the subject) and its events.
@@ -75,6 +81,8 @@ impl Commit {
             a::SEATING => Events::Seating(decode_commit(body)?),
             a::PAYOUTS => Events::Payouts(decode_commit(body)?),
             a::REBUYS => Events::Rebuys(decode_commit(body)?),
+            a::BOUNTIES => Events::Bounties(decode_commit(body)?),
+            a::BUBBLE => Events::Bubble(decode_commit(body)?),
             other => return Err(CommitError::UnknownAggregate(other.to_owned())),
         };
         Ok(Self { id, events })
@@ -102,7 +110,7 @@ mod tests {
         let as_clock = Commit::decode(&subjects::event_subject(subjects::aggregate::CLOCK, id), &body);
         assert!(matches!(as_clock, Err(CommitError::Record(_))), "a rebuys body is not a clock commit");
         assert!(matches!(Commit::decode("floor.ev.nonsense.x", &body), Err(CommitError::Subject(_))));
-        let unknown = Commit::decode(&format!("floor.ev.bounties.{id}"), &body);
-        assert!(matches!(unknown, Err(CommitError::UnknownAggregate(a)) if a == "bounties"));
+        let unknown = Commit::decode(&format!("floor.ev.lottery.{id}"), &body);
+        assert!(matches!(unknown, Err(CommitError::UnknownAggregate(a)) if a == "lottery"));
     }
 }

@@ -20,6 +20,9 @@
 //! - [`clock`]: blind structures and the clock aggregate's events.
 //! - [`schedule`]: recurring tournament templates and the scheduler's requests.
 //! - [`rebuys`]: rebuy and add-on requests and the rebuys aggregate's events.
+//! - [`bubble`]: hand-for-hand settings, the director's requests and the bubble aggregate's
+//! - [`bounties`]: bounty terms, the director's bounty requests and the bounties aggregate's
+//!   events.
 //! - [`player`]: the player aggregate (responsible-gaming tournament-count limits).
 //! - [`text`]: the one check for text a stranger types (names, reasons): length, control
 //!   characters, blank.
@@ -28,6 +31,8 @@
 //! - [`record`]: how events are stored: versioned records, upcast on read.
 #![deny(missing_docs)]
 
+pub mod bounties;
+pub mod bubble;
 pub mod clock;
 pub mod codes;
 pub mod commit;

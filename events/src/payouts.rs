@@ -107,8 +107,9 @@ pub struct BooksRequest {
 /// A tournament's money, summed from the ledger lines and the payouts log. All amounts in minor
 /// units of `currency`.
 ///
-/// Always: `paid_in + overlay == fees + prize_pool`. Once `finished`: `prize_pool ==
-/// prizes_paid`. `balanced` says both hold.
+/// Always: `paid_in + overlay == fees + prize_pool + bounty_pool`. Once `finished`: `prize_pool
+/// == prizes_paid`. Once `bounties_settled`: `bounty_pool == bounties_paid` (and the bounties
+/// log's own lines make the same pool). `balanced` says all hold.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Books {
     /// The tournament.
@@ -127,7 +128,8 @@ pub struct Books {
     pub paid_in: u64,
     /// The operator's fees, less refunds.
     pub fees: u64,
-    /// What entries, rebuys and add-ons put into the prize pool, less refunds.
+    /// What entries, rebuys and add-ons put into the prize pool, less refunds and less the bounty
+    /// parts.
     pub contributions: u64,
     /// What the operator added to meet the guarantee (known once the table is locked).
     pub overlay: u64,
@@ -137,6 +139,16 @@ pub struct Books {
     pub prizes_paid: u64,
     /// Every paid place has been paid.
     pub finished: bool,
+    /// The bounty pool: the bounty parts of entries, re-entries and rebuys, less refunds (zero
+    /// without bounties).
+    #[serde(default)]
+    pub bounty_pool: u64,
+    /// Bounty money paid out so far: bounties at eliminations and the winner's.
+    #[serde(default)]
+    pub bounties_paid: u64,
+    /// The winner's bounty is recorded: the bounty pool is settled.
+    #[serde(default)]
+    pub bounties_settled: bool,
     /// The identities above hold to the minor unit.
     pub balanced: bool,
     /// Why `balanced` is false: a sum that does not fit, a refund of more than was paid, or

@@ -1,6 +1,7 @@
 //! Rule profiles: one per published rulebook, so an operator picks "the rules we publish" and
 //! Floor enforces them. Where rulebooks disagree, the difference is a setting here.
 
+use crate::bubble::{AcrossTables, Boundary, EliminationOrdering, EqualStacks, HandForHandClock, HandForHandRules, Trigger};
 use crate::money::{Currency, Money};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -112,6 +113,32 @@ impl RuleProfile {
     }
 }
 
+impl RuleProfile {
+    /// Hand-for-hand settings of this profile (spec §5; `practice.md` §1.2, §1.4). A tournament
+    /// may override each one (`hand_for_hand` in its definition).
+    ///
+    /// - trigger: paid places + 2 under 002 §2.3 ("one or two more than the prizes"); + 1
+    ///   elsewhere (TDA practice; 000 §16.9 and 004 §4.35 give no number);
+    /// - clock: the TDA deduction of 2 minutes per hand (RP-8 B–D) for the live rulebooks (TDA,
+    ///   FORTUNA's live game plan); the online rulebooks say nothing and keep normal time;
+    /// - ordering: WSOP's tie across tables for FORTUNA's live game (as payouts has it); by
+    ///   starting stack, equal stacks split, elsewhere (PokerStars: REEL is PokerStars).
+    pub fn hand_for_hand(self) -> HandForHandRules {
+        let by_stack = EliminationOrdering { across_tables: AcrossTables::ByStack, equal_stacks: EqualStacks::Split };
+        let deduct = HandForHandClock::Deduct { seconds: crate::bubble::RECOMMENDED_DEDUCTION_SECONDS };
+        let one = Trigger::PlayersBeforeBubble { players: 1 };
+        let (trigger, clock, ordering) = match self {
+            RuleProfile::SvenskaSpel2012 => (Trigger::PlayersBeforeBubble { players: 2 }, HandForHandClock::Normal, by_stack),
+            RuleProfile::FortunaCz2024 => {
+                (one, deduct, EliminationOrdering { across_tables: AcrossTables::Tie, equal_stacks: EqualStacks::Split })
+            }
+            RuleProfile::Tda2024 => (one, deduct, by_stack),
+            RuleProfile::Win2day | RuleProfile::HrvatskaLutrija2017 | RuleProfile::ReelCz => (one, HandForHandClock::Normal, by_stack),
+        };
+        HandForHandRules { trigger, boundary: Boundary::Money, clock, ordering }
+    }
+}
+
 impl FeeCaps {
     /// Checks buy-in (the prize-pool part) and fee against the caps.
     ///
@@ -183,6 +210,26 @@ mod tests {
         assert_eq!(caps.check(eur(30_000), eur(4_501)).unwrap_err().0, crate::codes::FEE_TOO_HIGH);
         assert!(caps.check(eur(0), eur(0)).is_ok(), "freeroll without fee");
         assert_eq!(caps.check(eur(0), eur(1)).unwrap_err().0, crate::codes::FEE_TOO_HIGH);
+    }
+
+    #[test]
+    fn svenska_spel_starts_hand_for_hand_two_before_the_money_and_tda_deducts_two_minutes() {
+        use crate::bubble::*;
+        assert_eq!(RuleProfile::SvenskaSpel2012.hand_for_hand().trigger, Trigger::PlayersBeforeBubble { players: 2 });
+        assert_eq!(RuleProfile::Tda2024.hand_for_hand().trigger, Trigger::PlayersBeforeBubble { players: 1 });
+        assert_eq!(RuleProfile::Tda2024.hand_for_hand().clock, HandForHandClock::Deduct { seconds: 120 });
+        assert_eq!(RuleProfile::FortunaCz2024.hand_for_hand().ordering.across_tables, AcrossTables::Tie);
+        assert_eq!(RuleProfile::ReelCz.hand_for_hand().ordering.across_tables, AcrossTables::ByStack);
+        for p in RuleProfile::ALL {
+            let rules = p.hand_for_hand();
+            let own = HandForHandSettings {
+                trigger: Some(rules.trigger),
+                boundary: Some(rules.boundary),
+                clock: Some(rules.clock),
+                ordering: Some(rules.ordering),
+            };
+            assert_eq!(own.check(), Ok(()), "{p}: the profile's own settings are within the bounds");
+        }
     }
 
     #[test]

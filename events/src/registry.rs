@@ -8,7 +8,7 @@
 
 use crate::contract::Verb;
 use crate::schema::{commit_schema, schema};
-use crate::{clock, payouts, player, rebuys, registration, schedule, seating, subjects};
+use crate::{bounties, bubble, clock, payouts, player, rebuys, registration, schedule, seating, subjects};
 use schemars::JsonSchema;
 use serde_json::Value;
 
@@ -93,7 +93,7 @@ pub fn services() -> Vec<ServiceInfo> {
             description: "Floor lobby: one document per tournament, in NATS KV and over HTTP",
             verbs: vec![],
             writes: vec![],
-            reads: vec![a::TOURNAMENT, a::CLOCK, a::PAYOUTS, a::REBUYS],
+            reads: vec![a::TOURNAMENT, a::CLOCK, a::PAYOUTS, a::REBUYS, a::BOUNTIES, a::BUBBLE],
         },
         ServiceInfo {
             name: s::REGISTRATION,
@@ -162,7 +162,7 @@ pub fn services() -> Vec<ServiceInfo> {
                 "events/seating_event.json",
                 "events/seating_commit.json",
             )],
-            reads: vec![a::TOURNAMENT, a::CLOCK, a::REBUYS, a::SEATING, "table reports"],
+            reads: vec![a::TOURNAMENT, a::CLOCK, a::REBUYS, a::BUBBLE, a::SEATING, "table reports"],
         },
         ServiceInfo {
             name: s::PAYOUTS,
@@ -174,7 +174,7 @@ pub fn services() -> Vec<ServiceInfo> {
                 "events/payout_event.json",
                 "events/payout_commit.json",
             )],
-            reads: vec![a::TOURNAMENT, a::CLOCK, a::SEATING, a::REBUYS, a::PAYOUTS],
+            reads: vec![a::TOURNAMENT, a::CLOCK, a::SEATING, a::REBUYS, a::PAYOUTS, a::BOUNTIES],
         },
         ServiceInfo {
             name: s::REBUYS,
@@ -200,6 +200,47 @@ pub fn services() -> Vec<ServiceInfo> {
             reads: vec![a::TOURNAMENT, a::SEATING, a::CLOCK, a::REBUYS],
         },
         ServiceInfo {
+            name: s::BOUNTIES,
+            description: "Floor bounties: knockout, progressive knockout, mystery and target bounties",
+            verbs: {
+                use bounties::verbs::*;
+                let recorded = "replies/bounties_recorded.json";
+                vec![
+                    VerbInfo::of(NAME_TARGET, "commands/bounties_name_target.json", recorded),
+                    VerbInfo::of(START_MYSTERY_STAGE, "commands/bounties_director.json", recorded),
+                ]
+            },
+            writes: vec![AggregateInfo::of::<bounties::BountyEvent>(
+                a::BOUNTIES,
+                "tournament_id",
+                "events/bounty_event.json",
+                "events/bounty_commit.json",
+            )],
+            reads: vec![a::TOURNAMENT, a::REBUYS, a::SEATING, a::CLOCK, a::BOUNTIES],
+        },
+        ServiceInfo {
+            name: s::BUBBLE,
+            description: "Floor bubble: hand-for-hand near the money, and simultaneous eliminations",
+            verbs: {
+                use bubble::verbs::*;
+                let (request, recorded) = ("commands/bubble_request.json", "replies/bubble_recorded.json");
+                vec![
+                    VerbInfo::of(START, request, recorded),
+                    VerbInfo::of(STOP, request, recorded),
+                    VerbInfo::of(RELEASE_WITHOUT, "commands/bubble_release_without.json", recorded),
+                    VerbInfo::of(PAUSE, "commands/bubble_pause.json", recorded),
+                    VerbInfo::of(RESUME, request, recorded),
+                ]
+            },
+            writes: vec![AggregateInfo::of::<bubble::BubbleEvent>(
+                a::BUBBLE,
+                "tournament_id",
+                "events/bubble_event.json",
+                "events/bubble_commit.json",
+            )],
+            reads: vec![a::TOURNAMENT, a::SEATING, a::PAYOUTS, a::BUBBLE],
+        },
+        ServiceInfo {
             name: s::SCHEDULER,
             description: "Floor scheduler: recurring tournaments and scheduled starts",
             verbs: {
@@ -219,6 +260,43 @@ pub fn services() -> Vec<ServiceInfo> {
             reads: vec![a::SCHEDULE, a::TOURNAMENT],
         },
     ]
+}
+
+/// A reader that keeps a checkpoint (KV `floor-checkpoints`, key = its name): the service it
+/// belongs to, so `floor status` and the lobby can name the service a tournament waits on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReaderInfo {
+    /// The reader's name: its checkpoint's key and its durable consumer `projection-<name>`.
+    pub name: &'static str,
+    /// The service whose process runs it.
+    pub service: &'static str,
+}
+
+/// Every checkpointed reader Floor runs. A reader missing here is still watched (anything that
+/// stores a checkpoint is); its service is then read from its name, `<service>-…`
+/// ([`service_of_reader`]).
+pub const READERS: &[ReaderInfo] = {
+    use subjects::service as s;
+    &[
+        ReaderInfo { name: "lobby", service: s::LOBBY },
+        ReaderInfo { name: "clock-policy", service: s::CLOCK },
+        ReaderInfo { name: "seating-policy", service: s::SEATING },
+        ReaderInfo { name: "seating-reports", service: s::SEATING },
+        ReaderInfo { name: "seating-outbox", service: s::SEATING },
+    ]
+};
+
+/// The service that runs reader `reader`: [`READERS`]' entry, else the service its name starts
+/// with (`payouts-policy` → `payouts`), else the reader's own name.
+pub fn service_of_reader(reader: &str) -> String {
+    if let Some(known) = READERS.iter().find(|r| r.name == reader) {
+        return known.service.to_owned();
+    }
+    let prefix = reader.split(['-', '_', '.']).next().unwrap_or(reader);
+    match names().into_iter().find(|name| *name == prefix) {
+        Some(service) => service.to_owned(),
+        None => reader.to_owned(),
+    }
 }
 
 /// The service called `name`.
@@ -242,9 +320,21 @@ mod tests {
         let written: Vec<&str> = services().iter().flat_map(|s| s.writes.iter().map(|a| a.name)).collect();
         let unique: HashSet<&str> = written.iter().copied().collect();
         assert_eq!(unique.len(), written.len(), "an aggregate is written by two services: {written:?}");
-        for aggregate in [TOURNAMENT, PLAYER, CLOCK, SCHEDULE, SEATING, PAYOUTS, REBUYS] {
+        for aggregate in [TOURNAMENT, PLAYER, CLOCK, SCHEDULE, SEATING, PAYOUTS, REBUYS, BOUNTIES, BUBBLE] {
             assert!(unique.contains(aggregate), "{aggregate} has no writer in the registry");
         }
+    }
+
+    #[test]
+    fn every_reader_belongs_to_a_registered_service_and_unknown_readers_go_by_their_prefix() {
+        for reader in READERS {
+            assert!(service(reader.service).is_some(), "{} runs in {}, which is not a service", reader.name, reader.service);
+            assert_eq!(service_of_reader(reader.name), reader.service);
+        }
+        let names: HashSet<&str> = READERS.iter().map(|r| r.name).collect();
+        assert_eq!(names.len(), READERS.len(), "a reader is listed twice");
+        assert_eq!(service_of_reader("payouts-policy"), "payouts", "a reader not listed goes by its prefix");
+        assert_eq!(service_of_reader("mystery"), "mystery", "and by its own name when no service has that prefix");
     }
 
     #[test]

@@ -83,6 +83,7 @@ pub fn files() -> Vec<(String, String)> {
         ("replies/error.json".into(), schema::<ErrorBody>()),
         ("tables/instruction.json".into(), schema::<crate::table::TableInstruction>()),
         ("tables/report.json".into(), schema::<crate::table::TableReport>()),
+        ("tables/rejection.json".into(), schema::<crate::table::TableRejection>()),
     ];
     for service in registry::services() {
         let messages = service.verbs.iter().flat_map(|v| [v.request, v.reply]);
@@ -136,6 +137,12 @@ pub fn asyncapi() -> String {
             "tables/report.json",
             "Table to Floor: hands started and finished, busts, instructions applied (Nats-Msg-Id = report_id).",
         ),
+        (
+            "table_rejections",
+            "rejected",
+            "tables/rejection.json",
+            "Floor to table: each report from this table that Floor rejected, with its code.",
+        ),
     ] {
         y.push_str(&format!(
             "  {name}:\n    address: 'floor.table.{{tournament_id}}.{{table}}.{direction}'\n    description: '{what}'\n    parameters:\n      tournament_id:\n        description: The tournament.\n      table:\n        description: Table number.\n    messages:\n      message:\n        payload:\n          $ref: './{file}'\n"
@@ -155,7 +162,7 @@ pub fn asyncapi() -> String {
     for aggregate in aggregates.iter().map(|a| a.name) {
         y.push_str(&format!("  {aggregate}_events:\n    action: send\n    channel:\n      $ref: '#/channels/{aggregate}_events'\n"));
     }
-    for (name, action) in [("table_instructions", "send"), ("table_reports", "receive")] {
+    for (name, action) in [("table_instructions", "send"), ("table_reports", "receive"), ("table_rejections", "send")] {
         y.push_str(&format!("  {name}:\n    action: {action}\n    channel:\n      $ref: '#/channels/{name}'\n"));
     }
     y

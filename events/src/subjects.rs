@@ -14,6 +14,9 @@ pub const TABLES_STREAM: &str = "FLOOR_TABLES";
 pub const TABLES_SUBJECTS: &str = "floor.table.>";
 /// KV bucket of secrets services share (the key seat-draw seeds are derived from).
 pub const SECRETS_BUCKET: &str = "floor-secrets";
+/// The platform's seed key in [`SECRETS_BUCKET`]: 32 bytes, made once. Seating derives its draw
+/// seeds from it, the bounties service its mystery draws' seeds.
+pub const SEED_KEY: &str = "seating-seed-key";
 /// Prefix of every command subject: `floor.cmd.<service>.<verb>`.
 pub const COMMAND_PREFIX: &str = "floor.cmd";
 /// KV bucket holding one lobby document per tournament, keyed by tournament id.
@@ -44,6 +47,10 @@ pub mod aggregate {
     pub const PAYOUTS: &str = "payouts";
     /// A tournament's rebuys and add-ons.
     pub const REBUYS: &str = "rebuys";
+    /// A tournament's hand-for-hand on the bubble.
+    pub const BUBBLE: &str = "bubble";
+    /// A tournament's bounties: the bounty ledger, every bounty paid, the mystery draws.
+    pub const BOUNTIES: &str = "bounties";
 }
 
 /// Service names: the `<service>` part of command subjects and the NATS micro-service name.
@@ -60,6 +67,10 @@ pub mod service {
     pub const PAYOUTS: &str = "payouts";
     /// Rebuys: rebuys, add-ons and their windows.
     pub const REBUYS: &str = "rebuys";
+    /// Bubble: hand-for-hand near the money.
+    pub const BUBBLE: &str = "bubble";
+    /// Bounties: knockout, progressive knockout, mystery and target bounties.
+    pub const BOUNTIES: &str = "bounties";
     /// Seating: draws, balancing, breaking, the table-server protocol (no command verbs: tables
     /// speak on `floor.table.>`).
     pub const SEATING: &str = "seating";

@@ -6,7 +6,11 @@
 //! - Table → Floor on `floor.table.<tournament>.<table>.out`: [`TableReport`]s, published with
 //!   `Nats-Msg-Id` = `report_id`, so a report sent twice is stored once.
 //!
-//! Both live on a JetStream stream. Seats are numbered from 1; chips are whole numbers.
+//! - Floor → table on `floor.table.<tournament>.<table>.rejected`: a [`TableRejection`] for
+//!   every report from that table Floor rejected, so a table server learns of it without
+//!   reading the tournament's seating log.
+//!
+//! All three live on a JetStream stream. Seats are numbered from 1; chips are whole numbers.
 
 use crate::ids::{EntryNo, PlayerId, TournamentId};
 use schemars::JsonSchema;
@@ -20,6 +24,11 @@ pub fn instructions_subject(tournament: TournamentId, table: u32) -> String {
 /// Subject of a table's reports.
 pub fn reports_subject(tournament: TournamentId, table: u32) -> String {
     format!("floor.table.{tournament}.{table}.out")
+}
+
+/// Subject of the rejections of a table's reports.
+pub fn rejections_subject(tournament: TournamentId, table: u32) -> String {
+    format!("floor.table.{tournament}.{table}.rejected")
 }
 
 /// A seat at a table, from 1.
@@ -144,6 +153,23 @@ pub struct TableReport {
     pub report_id: String,
     /// What happened.
     pub report: Report,
+}
+
+/// A report Floor rejected, told to the table whose report subject it came on. The same
+/// rejection is the `report_rejected` event in the tournament's seating log; nothing else
+/// changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TableRejection {
+    /// The tournament the report's subject names.
+    pub tournament_id: TournamentId,
+    /// The table the report's subject names.
+    pub table: u32,
+    /// The rejected report's `report_id` (`""` when an unreadable body had none).
+    pub report_id: String,
+    /// Which rule the report broke: a stable code (`hand_out_of_order`, `stack_mismatch`, …).
+    pub code: String,
+    /// The rule in words, with the numbers (for people; match on `code`).
+    pub reason: String,
 }
 
 /// What a table reports.

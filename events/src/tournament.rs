@@ -2,6 +2,8 @@
 //!
 //! Spec: `../shared/spec/README.md` §1 (formats, entry models, fees) and §2 (registration).
 
+use crate::bounties::BountyTerms;
+use crate::bubble::{HandForHandRules, HandForHandSettings};
 use crate::clock::BlindStructure;
 use crate::codes;
 use crate::money::{non_negative, Money};
@@ -68,6 +70,14 @@ pub struct TournamentDefinition {
     /// Absent: the table is generated from the field (see the payouts service).
     #[serde(default)]
     pub payout_table: Option<FixedPayouts>,
+    /// Hand-for-hand on the bubble: the tournament's own settings, each on top of its profile's
+    /// ([`RuleProfile::hand_for_hand`]). Absent: the profile's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hand_for_hand: Option<HandForHandSettings>,
+    /// Bounties: knockout, progressive knockout, mystery or target (`crate::bounties`). Absent:
+    /// no bounties, and the whole net buy-in goes to the prize pool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bounty: Option<BountyTerms>,
 }
 
 /// A director's own payout table: place 1 first, each place's share of the prize pool in basis
@@ -276,6 +286,11 @@ impl TournamentDefinition {
         }
     }
 
+    /// The hand-for-hand settings in force: the profile's, with the tournament's own on top.
+    pub fn hand_for_hand_rules(&self) -> HandForHandRules {
+        self.profile.hand_for_hand().with(self.hand_for_hand)
+    }
+
     /// The scheduled start, if any.
     pub fn scheduled_start(&self) -> Option<DateTime<Utc>> {
         match self.start {
@@ -307,7 +322,19 @@ impl TournamentDefinition {
         self.validate_times()?;
         self.validate_entry_model()?;
         self.validate_rebuys()?;
-        self.validate_payout_table()
+        self.validate_payout_table()?;
+        if let Some(settings) = &self.hand_for_hand {
+            settings.check().map_err(|message| invalid("hand_for_hand", message))?;
+        }
+        self.validate_bounty()
+    }
+
+    /// Bounty terms within the profile's ranges (004 §4.36.15), mystery envelopes that are the
+    /// whole pool. A target bounty's target is checked against the entries when the tournament
+    /// starts: nobody is registered when it is defined.
+    fn validate_bounty(&self) -> Result<(), DefinitionError> {
+        let Some(terms) = &self.bounty else { return Ok(()) };
+        terms.validate(self.profile).map_err(|e| DefinitionError { code: e.code, field: "bounty", message: e.message })
     }
 
     /// A fixed payout table pays the whole pool, top place first, to places that will exist.
@@ -507,6 +534,8 @@ pub(crate) mod tests {
             rebuy: None,
             add_on: None,
             payout_table: None,
+            hand_for_hand: None,
+            bounty: None,
         }
     }
 
@@ -570,6 +599,25 @@ pub(crate) mod tests {
         let xyz = Currency::parse("XYZ").unwrap();
         let d = TournamentDefinition { buy_in: Money::new(100, xyz), fee: Fee::OnTop(Money::new(10, xyz)), guarantee: None, ..sample() };
         assert_eq!(d.validate().map_err(|e| (e.code, e.field)), Err((codes::UNKNOWN_CURRENCY, "buy_in")));
+    }
+
+    #[test]
+    fn hand_for_hand_settings_are_checked_and_fall_back_to_the_profile() {
+        use crate::bubble::{HandForHandClock, Trigger};
+        let d = TournamentDefinition { profile: RuleProfile::SvenskaSpel2012, ..sample() };
+        assert_eq!(d.hand_for_hand_rules(), RuleProfile::SvenskaSpel2012.hand_for_hand());
+        let own = HandForHandSettings { clock: Some(HandForHandClock::Deduct { seconds: 240 }), ..Default::default() };
+        let d = TournamentDefinition { hand_for_hand: Some(own), ..d };
+        assert_eq!(d.validate().map_err(|e| (e.code, e.field)), Err((codes::INVALID_DEFINITION, "hand_for_hand")));
+        let own = HandForHandSettings { trigger: Some(Trigger::PlayersBeforeBubble { players: 4 }), ..Default::default() };
+        let d = TournamentDefinition { hand_for_hand: Some(own), ..d };
+        assert_eq!(d.validate(), Ok(()));
+        assert_eq!(d.hand_for_hand_rules().trigger, Trigger::PlayersBeforeBubble { players: 4 });
+        assert_eq!(d.hand_for_hand_rules().clock, HandForHandClock::Normal, "the rest from 002's profile");
+        // A definition written before the setting existed reads as before.
+        let json = serde_json::to_value(sample()).unwrap();
+        assert!(json.get("hand_for_hand").is_none(), "absent settings are not written");
+        assert_eq!(serde_json::from_value::<TournamentDefinition>(json).unwrap(), sample());
     }
 
     #[test]
@@ -663,5 +711,29 @@ pub(crate) mod tests {
         assert_eq!(thirds.amounts(100), vec![34, 33, 33]);
         assert_eq!(thirds.amounts(1_001).iter().sum::<u64>(), 1_001);
         assert_eq!(thirds.amounts(1_001), vec![335, 333, 333]);
+    }
+
+    #[test]
+    fn bounty_terms_are_checked_where_the_definition_is() {
+        use crate::bounties::{EnvelopeTier, MysteryStage};
+        let with = |bounty| TournamentDefinition { bounty: Some(bounty), ..sample() };
+        assert_eq!(with(BountyTerms::Progressive { share_bps: 5_000, cash_share_bps: 5_000 }).validate(), Ok(()));
+        let refused = |def: TournamentDefinition| def.validate().map_err(|e| (e.code, e.field)).unwrap_err();
+        assert_eq!(refused(with(BountyTerms::Knockout { share_bps: 900 })), (codes::BOUNTY_SHARE_OUT_OF_RANGE, "bounty"));
+        assert_eq!(
+            refused(with(BountyTerms::Progressive { share_bps: 5_000, cash_share_bps: 8_000 })),
+            (codes::BOUNTY_SHARE_OUT_OF_RANGE, "bounty")
+        );
+        let short = BountyTerms::Mystery {
+            share_bps: 5_000,
+            envelopes: vec![EnvelopeTier { share_bps: 3_000, count: 3 }],
+            stage: MysteryStage::InTheMoney,
+        };
+        assert_eq!(refused(with(short)), (codes::MYSTERY_VALUES_DO_NOT_SUM, "bounty"));
+        // Every definition written before bounties still reads: the field is optional.
+        let json = serde_json::to_value(sample()).unwrap();
+        let mut old = json.as_object().unwrap().clone();
+        old.remove("bounty");
+        assert_eq!(serde_json::from_value::<TournamentDefinition>(old.into()).unwrap(), sample());
     }
 }

@@ -2,6 +2,8 @@
 //! directory) and the platform on it, and talks to it only over NATS and HTTP.
 
 mod bad_input;
+mod bounties;
+mod bubble;
 mod clock;
 mod concurrency;
 mod esrs_store;
@@ -10,6 +12,8 @@ mod idempotency;
 mod killed_service;
 mod limits;
 mod poison;
+mod policy;
+mod python_table_server;
 mod readiness;
 mod rebuys;
 mod recovery;
@@ -17,5 +21,7 @@ mod scheduler;
 mod seating;
 mod skeleton;
 mod surfaces;
+mod table_moves;
 mod table_reports;
 mod tournament_end;
+mod waiting;

@@ -44,7 +44,16 @@ async fn a_rebuy_tournament_ends_with_balanced_books_and_its_payouts_in_the_lobb
     let entrants = 60;
     let t = TournamentId(uuid::Uuid::from_u128(0x5eb0));
     let start_after = sim::START_AFTER_ON_OWN_PLATFORM;
-    let config = SimConfig { entrants, seed: 9, table_size: 9, profile: RuleProfile::Tda2024, tournament_id: t, rebuys: true, start_after };
+    let config = SimConfig {
+        entrants,
+        seed: 9,
+        table_size: 9,
+        profile: RuleProfile::Tda2024,
+        tournament_id: t,
+        rebuys: true,
+        bounty: None,
+        start_after,
+    };
     let summary = sim::run(&world.backbone, &config, |_| {}).await.unwrap_or_else(|e| panic!("rebuy sim: {e}"));
     let b = &summary.books;
     assert!(b.finished && b.balanced, "{b:?}");

@@ -1,9 +1,9 @@
 //! Table reports that are not what they say (issue 19): a report is its subject's, or it is
 //! rejected where that table can see it; unreadable messages leave a rejection too; each
-//! rejection names the rule that failed.
+//! rejection names the rule that failed, and the table hears of it on its own rejection subject.
 
 use floor_events::seating::SeatingEvent;
-use floor_events::table::{Instruction, Report, SeatStack, TableInstruction, TableReport};
+use floor_events::table::{Instruction, Report, SeatStack, TableInstruction, TableRejection, TableReport};
 use floor_events::tournament::{Start, TournamentDefinition};
 use floor_events::{codes, subjects, Reply, TournamentId};
 use floor_tests::{freezeout, World};
@@ -145,4 +145,43 @@ async fn a_rejection_names_the_rule_that_failed() {
     publish(&world, t, 1, "no-start", body(t, 1, "no-start", finish)).await;
     let (_, code, reason) = rejection(&world, t, "no-start").await;
     assert_eq!(code, codes::HAND_NOT_STARTED, "{reason}");
+}
+
+/// The next `n` rejections on table `table`'s own rejection subject, from its start.
+async fn rejections_told(world: &World, t: TournamentId, table: u32, n: usize) -> Vec<TableRejection> {
+    use futures::StreamExt;
+    let filter_subject = floor_events::table::rejections_subject(t, table);
+    let config = async_nats::jetstream::consumer::pull::OrderedConfig { filter_subject, ..Default::default() };
+    let consumer = world.backbone.tables.create_consumer(config).await.expect("consumer");
+    let mut messages = consumer.messages().await.expect("messages");
+    let mut told = Vec::new();
+    while told.len() < n {
+        let Ok(next) = tokio::time::timeout(Duration::from_secs(10), messages.next()).await else {
+            panic!("table {table} was told of {told:?} only");
+        };
+        told.push(serde_json::from_slice(&next.expect("stream").expect("message").payload).expect("a rejection"));
+    }
+    told
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_is_told_of_its_own_rejected_reports_on_its_rejection_subject() {
+    let world = World::start_configured(|c| c.skip("scheduler")).await;
+    let (t, seats) = seated(&world, &["ana", "ben", "cleo", "dan"], 2).await;
+    let two: Vec<SeatStack> = seats.iter().filter(|s| s.0 == 2).map(|s| s.1).collect();
+
+    let finish = |stacks: Vec<SeatStack>| Report::HandFinished { hand: 1, stacks, busts: vec![] };
+    publish(&world, t, 1, "t1-no-start", body(t, 1, "t1-no-start", finish(vec![]))).await;
+    publish(&world, t, 1, "t1-garbage", b"{not json".to_vec()).await;
+    publish(&world, t, 2, "t2-no-start", body(t, 2, "t2-no-start", finish(two))).await;
+
+    let one = rejections_told(&world, t, 1, 2).await;
+    let told: Vec<(u32, &str, &str)> = one.iter().map(|r| (r.table, r.report_id.as_str(), r.code.as_str())).collect();
+    assert_eq!(told, [(1, "t1-no-start", codes::HAND_NOT_STARTED), (1, "", codes::MALFORMED_REPORT)]);
+    assert!(one.iter().all(|r| r.tournament_id == t && !r.reason.is_empty()), "{one:?}");
+    let two = rejections_told(&world, t, 2, 1).await;
+    assert_eq!((two[0].table, two[0].report_id.as_str(), two[0].code.as_str()), (2, "t2-no-start", codes::HAND_NOT_STARTED));
+    // The log says the same: the subject is a copy of `report_rejected`, not another judgement.
+    let (table, code, reason) = rejection(&world, t, "t2-no-start").await;
+    assert_eq!((table, code, reason), (2, two[0].code.clone(), two[0].reason.clone()));
 }

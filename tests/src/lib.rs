@@ -374,6 +374,8 @@ pub fn freezeout(capacity: u32) -> TournamentDefinition {
         rebuy: None,
         add_on: None,
         payout_table: None,
+        hand_for_hand: None,
+        bounty: None,
     }
 }
 

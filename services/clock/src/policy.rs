@@ -62,6 +62,8 @@ mod tests {
             rebuy: None,
             add_on: None,
             payout_table: None,
+            hand_for_hand: None,
+            bounty: None,
         }
     }
 

@@ -23,6 +23,11 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run every service in this process (embedded NATS unless NATS_URL is set).
+    ///
+    /// Without NATS_URL, floor starts a nats-server (>= 2.10; older ones are refused) with
+    /// JetStream in ./data/. It uses FLOOR_NATS_SERVER when set (and nothing else), otherwise
+    /// the first of: nats-server next to the floor executable, .tools/bin/nats-server in the
+    /// current directory or a parent (`make tools` installs it there), nats-server on PATH.
     Run {
         /// HTTP address of the lobby.
         #[arg(long, env = "FLOOR_HTTP", default_value = "127.0.0.1:8080")]
@@ -75,7 +80,9 @@ pub enum Command {
     #[command(subcommand)]
     Schedule(ScheduleCommand),
     /// The platform's health: poison commits its readers survived (commits they could not
-    /// decode or apply) and the aggregates they set aside, read from KV `floor-health`.
+    /// decode or apply) and the aggregates they set aside, read from KV `floor-health`; and
+    /// under `waiting`, each tournament that waits on a service: the service, its reader, since
+    /// when, and by how many commits it is behind (a commit untaken for 2 s or more).
     Status,
     /// Play a whole tournament with simulated table servers and print a JSON summary line.
     ///
@@ -94,8 +101,9 @@ pub enum Command {
         /// Seats per table.
         #[arg(long, default_value_t = 9)]
         table_size: u8,
-        /// Tournament format: a freezeout, or rebuys (two per entry) and an add-on taken by
-        /// simulated players.
+        /// Tournament format: a freezeout, rebuys (two per entry) and an add-on taken by
+        /// simulated players, or a freezeout with knockout, progressive knockout or mystery
+        /// bounties.
         #[arg(long, value_enum, default_value_t = SimFormat::Freezeout)]
         format: SimFormat,
         /// The tournament's id (default: from the seed on the sim's own platform, a fresh one
@@ -120,6 +128,55 @@ pub enum Command {
         #[arg(long)]
         standings: bool,
     },
+    /// Check a table server against the table protocol (docs/table-servers.md): play Floor's
+    /// side with scripted instructions on a test tournament's tables and list every rule with
+    /// pass or fail. Exit code 0 only if every rule passes.
+    ///
+    /// NATS: NATS_URL, or a nats-server of its own (its URL is printed). The table server under
+    /// test serves every table of the tournament FLOOR_TOURNAMENT on that NATS.
+    TableCheck(TableCheckArgs),
+    /// Serve every table of one tournament with Floor's simulated tables, as an outside table
+    /// server would (NATS_URL, FLOOR_TOURNAMENT), until stopped: what `floor table-check
+    /// --builtin` checks, as a process of its own (`floor table-check --exec "floor sim-tables"`).
+    SimTables {
+        /// The tournament.
+        #[arg(long, env = "FLOOR_TOURNAMENT")]
+        tournament: uuid::Uuid,
+        /// Break one protocol rule on purpose.
+        #[arg(long, value_enum)]
+        fault: Option<crate::table_check::builtin::Fault>,
+        /// Seed of the hands.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
+/// `floor table-check`.
+#[derive(Debug, clap::Args)]
+pub struct TableCheckArgs {
+    /// Check Floor's own simulated tables, run in this process.
+    #[arg(long, conflicts_with = "exec")]
+    pub builtin: bool,
+    /// With --builtin: break one rule on purpose (to see the check catch it).
+    #[arg(long, requires = "builtin", value_enum)]
+    pub fault: Option<crate::table_check::builtin::Fault>,
+    /// Start the table server under test with this shell command, with NATS_URL and
+    /// FLOOR_TOURNAMENT in its environment; it is stopped at the end. Without --exec or
+    /// --builtin, start it yourself: the command prints what to set.
+    #[arg(long)]
+    pub exec: Option<String>,
+    /// The test tournament's id (default: a fresh one).
+    #[arg(long)]
+    pub tournament: Option<uuid::Uuid>,
+    /// Print the result as one JSON document.
+    #[arg(long)]
+    pub json: bool,
+    /// Seconds to wait for anything the table server must do.
+    #[arg(long, default_value_t = 10)]
+    pub timeout: u64,
+    /// Milliseconds to watch for what a table must not do (deal before blinds, while held…).
+    #[arg(long, default_value_t = 300)]
+    pub quiet_ms: u64,
 }
 
 /// A seed key given on the command line or in `FLOOR_SEED_KEY`: 32 bytes.
@@ -178,6 +235,12 @@ pub enum SimFormat {
     Freezeout,
     /// Rebuys in the first part, then the add-on.
     Rebuy,
+    /// Knockout bounties: 25 % of each buy-in on the entry's head.
+    Ko,
+    /// Progressive knockout: 50 % of each buy-in, half of each bounty collected in cash.
+    Pko,
+    /// Mystery bounties: 50 % of each buy-in into eight envelopes drawn from 9 players left.
+    Mystery,
 }
 
 /// Who buys: a player, and which entry when they hold several.

@@ -7,7 +7,8 @@ use std::process::ExitCode;
 pub enum Exit {
     /// Done.
     Success = 0,
-    /// The platform rejected the command (the error code is printed).
+    /// The platform rejected the command (the error code is printed); for `floor table-check`,
+    /// the table server broke a rule.
     Rejected = 1,
     /// Bad arguments or an unreadable file.
     Usage = 2,

@@ -9,6 +9,8 @@
 //! - [`director`]: `floor tournament create|list|show`, `floor register`: requests to a running
 //!   platform.
 //! - [`sim`]: `floor sim`: a whole tournament played by simulated table servers over NATS.
+//! - [`table_check`]: `floor table-check`: a conformance suite for table servers, and Floor's
+//!   simulated tables as a table server to check.
 //! - [`exit`]: exit codes.
 
 pub mod cli;
@@ -16,3 +18,4 @@ pub mod director;
 pub mod exit;
 pub mod sim;
 pub mod startup;
+pub mod table_check;

@@ -1,7 +1,9 @@
 //! `floor`: run the platform, one service, or a director command. `main → run → ExitCode`.
 
 use clap::Parser;
-use floor::cli::{Cli, ClockCommand, Command, Preset, PurchaseArgs, RebuysCommand, ScheduleCommand, SimFormat, TournamentCommand};
+use floor::cli::{
+    Cli, ClockCommand, Command, Preset, PurchaseArgs, RebuysCommand, ScheduleCommand, SimFormat, TableCheckArgs, TournamentCommand,
+};
 use floor::director::{self, Director, Failure};
 use floor::exit::Exit;
 use floor::startup::{stop_signal, Nats, Platform, PlatformConfig};
@@ -38,6 +40,29 @@ fn main() -> ExitCode {
     }
 }
 
+/// Prints one piece of a command's answer on stdout (`line`: with a newline). A reader that
+/// stops early (`floor … | head`) ends the command quietly, exit 0, as Unix tools do, instead of
+/// the panic `println!` has on a broken pipe. SIGPIPE stays ignored (Rust's default), so a
+/// connection to NATS that breaks mid-write is an error with a message, never a silent death.
+fn answer(text: std::fmt::Arguments, line: bool) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let written = stdout.write_fmt(text).and_then(|()| if line { stdout.write_all(b"\n") } else { Ok(()) }).and_then(|()| stdout.flush());
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => {
+            eprintln!("floor: cannot write the answer: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// `println!` for answers, through [`answer`].
+macro_rules! say {
+    ($($arg:tt)*) => { answer(format_args!($($arg)*), true) };
+}
+
 async fn run(cli: Cli) -> Result<(), Failure> {
     let nats = || match std::env::var("NATS_URL") {
         Ok(url) if !url.trim().is_empty() => Nats::Url(url),
@@ -64,7 +89,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Tournament(TournamentCommand::Create { file }) => {
             let definition = director::read_definition(file)?;
             let id = Director::connect(&cli.data).await?.create_tournament(definition).await?;
-            println!("{id}");
+            say!("{id}");
             Ok(())
         }
         Command::Tournament(TournamentCommand::List) => {
@@ -72,12 +97,12 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             if docs.is_empty() {
                 eprintln!("no tournaments yet: floor tournament create --file examples/sunday-major.toml");
             }
-            docs.iter().for_each(|d| println!("{}", director::list_line(d)));
+            docs.iter().for_each(|d| say!("{}", director::list_line(d)));
             Ok(())
         }
         Command::Tournament(TournamentCommand::Show { tournament }) => {
             let doc = Director::connect(&cli.data).await?.tournament(*tournament).await?;
-            println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
+            say!("{}", serde_json::to_string_pretty(&doc).expect("json"));
             Ok(())
         }
         Command::Tournament(TournamentCommand::Start { tournament, now }) => {
@@ -114,12 +139,32 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 profile,
                 table_size: *table_size,
                 rebuys: *format == SimFormat::Rebuy,
+                bounty: match format {
+                    SimFormat::Ko => floor::sim::bounty_terms("ko"),
+                    SimFormat::Pko => floor::sim::bounty_terms("pko"),
+                    SimFormat::Mystery => floor::sim::bounty_terms("mystery"),
+                    SimFormat::Freezeout | SimFormat::Rebuy => None,
+                },
                 tournament_id: tournament_id.map(TournamentId),
                 seed_key: seed_key.map(|k| k.0),
                 start_after: start_after.map(std::time::Duration::from_secs),
                 standings: *standings,
             };
             simulate(asked).await
+        }
+        Command::TableCheck(args) => table_check(args).await,
+        Command::SimTables { tournament, fault, seed } => {
+            let unavailable = |m: String| Failure { message: m, exit: Exit::Unavailable };
+            let url = floor_runtime::bootstrap::url_to_join(&cli.data).map_err(|e| unavailable(e.to_string()))?;
+            let client = floor_runtime::bootstrap::connect(&url).await.map_err(|e| unavailable(e.to_string()))?;
+            let shutdown = tokio_util::sync::CancellationToken::new();
+            let stop = shutdown.clone();
+            tokio::spawn(async move {
+                stop_signal().await;
+                stop.cancel();
+            });
+            let jetstream = async_nats::jetstream::new(client);
+            floor::table_check::builtin::serve(jetstream, TournamentId(*tournament), *fault, *seed, shutdown).await.map_err(unavailable)
         }
         Command::Rebuy(args) => purchase(&cli, floor_events::rebuys::verbs::REBUY.name(), args).await,
         Command::Decline(args) => purchase(&cli, floor_events::rebuys::verbs::DECLINE.name(), args).await,
@@ -137,13 +182,13 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Register { tournament, player } => {
             let player = parse_player(player)?;
             let entry = Director::connect(&cli.data).await?.register(TournamentId(*tournament), player).await?;
-            println!("{}", serde_json::to_string(&entry).expect("json"));
+            say!("{}", serde_json::to_string(&entry).expect("json"));
             Ok(())
         }
         Command::Unregister { tournament, player } => {
             let player = parse_player(player)?;
             let recorded = Director::connect(&cli.data).await?.unregister(TournamentId(*tournament), player).await?;
-            println!("{recorded}");
+            say!("{recorded}");
             Ok(())
         }
     }
@@ -176,6 +221,7 @@ struct SimArgs<'a> {
     profile: &'a str,
     table_size: u8,
     rebuys: bool,
+    bounty: Option<floor_events::bounties::BountyTerms>,
     tournament_id: Option<TournamentId>,
     seed_key: Option<[u8; 32]>,
     start_after: Option<std::time::Duration>,
@@ -184,6 +230,7 @@ struct SimArgs<'a> {
 
 async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
     let SimArgs { entrants, seed, profile, table_size, rebuys, .. } = asked;
+    let bounty = asked.bounty.clone();
     let usage = |m: String| Failure { message: m, exit: Exit::Usage };
     let unavailable = |m: String| Failure { message: m, exit: Exit::Unavailable };
     let profile: floor_events::RuleProfile =
@@ -210,12 +257,16 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
             asked.start_after.unwrap_or_else(|| floor::sim::start_after_on_a_shared_platform(entrants)),
         ),
         None => {
+            let services: &[&str] = {
+                use subjects::service::*;
+                match bounty {
+                    Some(_) => &[REGISTRATION, SEATING, PAYOUTS, REBUYS, BOUNTIES],
+                    None => &[REGISTRATION, SEATING, PAYOUTS, REBUYS],
+                }
+            };
             let config = PlatformConfig {
                 seed_key: Some(asked.seed_key.unwrap_or_else(|| digest("key"))),
-                ..PlatformConfig::only(Nats::Embedded(scratch.path().to_owned()), None, {
-                    use subjects::service::*;
-                    &[REGISTRATION, SEATING, PAYOUTS, REBUYS]
-                })
+                ..PlatformConfig::only(Nats::Embedded(scratch.path().to_owned()), None, services)
             };
             let platform = Platform::build(config).await.map_err(|e| unavailable(e.to_string()))?;
             let id = uuid::Uuid::from_slice(&digest("tournament")[..16]).expect("16 bytes");
@@ -232,7 +283,7 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
         (None, None) => unreachable!("one or the other"),
     };
     use floor::sim::Progress;
-    let config = floor::sim::SimConfig { entrants, seed, table_size, profile, tournament_id, rebuys, start_after };
+    let config = floor::sim::SimConfig { entrants, seed, table_size, profile, tournament_id, rebuys, bounty, start_after };
     let mut shown = std::time::Instant::now();
     let summary = floor::sim::run(&backbone, &config, |p| {
         let last = matches!(p, Progress::Registering { registered, entrants } if registered == entrants);
@@ -254,17 +305,118 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
     if !asked.standings {
         summary.standings.clear();
     }
-    println!("{}", serde_json::to_string(&summary).expect("json"));
+    say!("{}", serde_json::to_string(&summary).expect("json"));
     Ok(())
 }
 
-/// `floor status`: every reader's health record, and whether any commit was poison.
+/// `floor table-check`: NATS (NATS_URL or a server of its own), the table server under test
+/// (built in, started with `--exec`, or started by the user), the check, the verdicts.
+async fn table_check(args: &TableCheckArgs) -> Result<(), Failure> {
+    use floor::table_check::{self, builtin, Config};
+    use std::time::Duration;
+    let unavailable = |m: String| Failure { message: m, exit: Exit::Unavailable };
+    let joined = std::env::var("NATS_URL").ok().filter(|u| !u.trim().is_empty());
+    let (url, _server) = match joined {
+        Some(url) => (url, None),
+        None => {
+            let server = floor_runtime::server::NatsServer::start_temp().map_err(|e| unavailable(e.to_string()))?;
+            eprintln!("table-check: nats-server at {}", server.url());
+            (server.url(), Some(server))
+        }
+    };
+    let client = floor_runtime::bootstrap::connect(&url).await.map_err(|e| unavailable(e.to_string()))?;
+    let backbone = floor_runtime::bootstrap::ensure_backbone(client).await.map_err(|e| unavailable(e.to_string()))?;
+    let tournament = args.tournament.map(TournamentId).unwrap_or_default();
+    let yourself = !args.builtin && args.exec.is_none();
+    let timeout = Duration::from_secs(args.timeout);
+    let config = Config {
+        tournament,
+        timeout,
+        // Time to start a table server by hand.
+        start_timeout: if yourself { timeout.max(Duration::from_secs(120)) } else { timeout },
+        quiet: Duration::from_millis(args.quiet_ms),
+    };
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let served =
+        args.builtin.then(|| tokio::spawn(builtin::serve(backbone.jetstream.clone(), tournament, args.fault, 1, shutdown.clone())));
+    let mut child = match &args.exec {
+        Some(command) => {
+            let mut shell = std::process::Command::new("sh");
+            shell
+                .arg("-c")
+                .arg(command)
+                .env("NATS_URL", &url)
+                .env("FLOOR_TOURNAMENT", tournament.to_string())
+                .stdin(std::process::Stdio::null());
+            // Its own process group, so stopping it stops what the shell started too; and
+            // stopped with this process if that dies first.
+            #[cfg(unix)]
+            std::os::unix::process::CommandExt::process_group(&mut shell, 0);
+            Some(floor_runtime::server::spawn_bound_to_process(shell).map_err(|e| unavailable(format!("--exec {command:?}: {e}")))?)
+        }
+        None => None,
+    };
+    if yourself {
+        eprintln!(
+            "table-check: start the table server under test now, serving every table of the tournament:\n  \
+             NATS_URL={url} FLOOR_TOURNAMENT={tournament}\n(waiting up to {} s for its first report)",
+            config.start_timeout.as_secs()
+        );
+    }
+    let outcome = table_check::run(backbone.client.clone(), config).await;
+    shutdown.cancel();
+    if let Some(Ok(Err(e))) = match served {
+        Some(s) => Some(s.await),
+        None => None,
+    } {
+        eprintln!("table-check: the built-in tables stopped: {e}");
+    }
+    if let Some(child) = child.as_mut() {
+        stop_group(child);
+    }
+    let outcome = outcome.map_err(|e| unavailable(e.to_string()))?;
+    if args.json {
+        say!("{}", serde_json::to_string(&outcome).expect("json"));
+    } else {
+        answer(format_args!("{}", outcome.text()), false);
+    }
+    match outcome.passed {
+        true => Ok(()),
+        false => Err(Failure { message: format!("the table server broke {}", outcome.failed().join(", ")), exit: Exit::Rejected }),
+    }
+}
+
+/// Stops a child started in a process group of its own, and everything in that group: SIGTERM,
+/// up to 5 s to exit, then SIGKILL; then reaps it.
+fn stop_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    {
+        // The group's id is the child's pid (`process_group(0)`); a negative pid names the group.
+        let group = -(child.id() as libc::pid_t);
+        // SAFETY: plain signals to the group of a child this process started and has not reaped.
+        unsafe { libc::kill(group, libc::SIGTERM) };
+        if !floor_runtime::server::wait_for_exit(child.id(), std::time::Duration::from_secs(5)) {
+            // SAFETY: as above.
+            unsafe { libc::kill(group, libc::SIGKILL) };
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// `floor status`: every reader's health record, whether any commit was poison, and which
+/// tournaments wait on which service since when.
 async fn status(cli: &Cli) -> Result<(), Failure> {
     let unavailable = |message: String| Failure { message, exit: Exit::Unavailable };
     let url = floor_runtime::bootstrap::url_to_join(&cli.data).map_err(|e| unavailable(e.to_string()))?;
     let client =
         floor_runtime::bootstrap::connect(&url).await.map_err(|e| unavailable(format!("{e} (at {url}; is `floor run` still running?)")))?;
-    let status = floor_runtime::health::status(&async_nats::jetstream::new(client)).await.map_err(unavailable)?;
+    let jetstream = async_nats::jetstream::new(client);
+    let mut status = floor_runtime::health::status(&jetstream).await.map_err(unavailable)?;
+    status.waiting = floor_runtime::waiting::observe(&jetstream, chrono::Utc::now(), floor_runtime::waiting::WAITING_AFTER)
+        .await
+        .map_err(unavailable)?;
     print_reply(serde_json::to_value(status).expect("health serializes"))
 }
 
@@ -273,7 +425,7 @@ async fn director(cli: &Cli) -> Result<Director, Failure> {
 }
 
 fn print_reply(value: Value) -> Result<(), Failure> {
-    println!("{}", serde_json::to_string_pretty(&value).expect("json"));
+    say!("{}", serde_json::to_string_pretty(&value).expect("json"));
     Ok(())
 }
 
@@ -336,7 +488,7 @@ async fn schedule_command(cli: &Cli, command: &ScheduleCommand) -> Result<(), Fa
             if list.is_empty() {
                 eprintln!("no templates yet: floor schedule add --file examples/schedules/daily-vienna.toml");
             }
-            list.iter().for_each(|t| println!("{}", director::template_line(t)));
+            list.iter().for_each(|t| say!("{}", director::template_line(t)));
             Ok(())
         }
         ScheduleCommand::Remove { template } => {

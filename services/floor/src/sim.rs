@@ -20,11 +20,18 @@
 //! the simulator, as the director, ends the rebuy period; every player still seated decides on
 //! the add-on (eight in ten take it) and the break ends.
 //!
+//! With bounties (`--format ko|pko|mystery`, [`bounty_terms`]), the tournament is a freezeout
+//! whose buy-ins carry a bounty part; the bounties service pays each elimination as the hand's
+//! pots divided the eliminated chips, and the run ends once the payouts log says every place is
+//! paid *and* the bounties log has the winner's bounty: the books then show the bounty pool paid
+//! out to the cent, and the summary line counts the bounties ([`BountySummary`]).
+//!
 //! Its players and tables are clients Floor ships: a command its service does not answer (the
 //! service killed with it in flight, or restarting) is sent again with the same command id
 //! ([`crate::director::send`]), so a run outlives a killed service.
 
 use crate::director::{self, Patience};
+use floor_events::bounties::{BountyEvent, BountyTerms, EnvelopeTier, MysteryStage};
 use floor_events::payouts::{Books, PayoutEvent, PlaceAward};
 use floor_events::rebuys::{verbs as rebuy_verbs, DirectorRequest, Purchase, RebuyEvent};
 use floor_events::registration::{verbs, CreateTournament, Register, StartTournament};
@@ -55,6 +62,8 @@ pub struct SimConfig {
     pub tournament_id: TournamentId,
     /// Rebuys (two per entry) and an add-on.
     pub rebuys: bool,
+    /// Bounty terms ([`bounty_terms`]), if any.
+    pub bounty: Option<BountyTerms>,
     /// For a field too large for a sit & go: from creating the tournament to its scheduled
     /// start, by which the simulator must have registered every player (see
     /// [`START_AFTER_ON_OWN_PLATFORM`] and [`start_after_on_a_shared_platform`]).
@@ -103,6 +112,82 @@ pub struct Summary {
     /// --standings`): a crash test compares them, a person rarely wants 10,000 of them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub standings: Vec<PlaceAward>,
+    /// The bounties, in a bounty tournament.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounties: Option<BountySummary>,
+}
+
+/// The bounties of a simulated tournament, read from its bounties log.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct BountySummary {
+    /// knockout, progressive or mystery.
+    pub kind: String,
+    /// Bounty pool (minor units): what the bounty lines put in.
+    pub pool: u64,
+    /// Paid out: bounties at eliminations and the winner's (minor units).
+    pub paid: u64,
+    /// Eliminations that paid a bounty.
+    pub knockouts_paid: u32,
+    /// Payments (several for a split pot).
+    pub payments: u32,
+    /// What the winner took: their own bounty and what nobody could win.
+    pub winner: u64,
+    /// Mystery envelopes: published when the stage started, and drawn.
+    pub envelopes: u32,
+    /// Mystery envelopes drawn.
+    pub drawn: u32,
+    /// Mystery: the revealed seed's SHA-256 is the commitment published before the stage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed_matches_commitment: Option<bool>,
+    /// Every payment of bounty money, as (eliminated entry, collector, cash, added to own
+    /// bounty): a restarted service must repeat none. Left out of the line.
+    #[serde(skip)]
+    pub payments_made: Vec<(u32, u32, u64, u64)>,
+}
+
+impl BountySummary {
+    fn read(&mut self, events: &[BountyEvent]) -> bool {
+        let mut settled = false;
+        for event in events {
+            match event {
+                BountyEvent::BountiesConfigured { terms, .. } => self.kind = terms.kind().to_owned(),
+                BountyEvent::BountyPaidIn { amount, .. } => self.pool += amount.amount,
+                BountyEvent::BountyRefunded { amount, .. } => self.pool = self.pool.saturating_sub(amount.amount),
+                BountyEvent::MysteryStageStarted { envelopes, .. } => self.envelopes = envelopes.iter().map(|e| e.count).sum(),
+                BountyEvent::EnvelopeDrawn { .. } => self.drawn += 1,
+                BountyEvent::EntryKnockedOut { bounty, unclaimed: false, .. } if bounty.amount > 0 => self.knockouts_paid += 1,
+                BountyEvent::BountyPaid { to, eliminated, cash, added_to_own, .. } => {
+                    self.paid += cash.amount;
+                    self.payments += 1;
+                    self.payments_made.push((eliminated.0, to.0, cash.amount, added_to_own.amount));
+                }
+                BountyEvent::WinnerBounty { own, left_over, .. } => {
+                    self.winner = own.amount + left_over.amount;
+                    self.paid += self.winner;
+                    settled = true;
+                }
+                _ => {}
+            }
+        }
+        settled
+    }
+}
+
+/// The bounty terms `floor sim --format ko|pko|mystery` plays: a knockout of 25 % of the net
+/// buy-in; a progressive knockout of 50 %, half of each bounty in cash; a mystery bounty of 50 %
+/// whose stage opens with 9 players left (or at the start, for a smaller field), eight envelopes:
+/// one of 30 % of the pool and seven of 10 %.
+pub fn bounty_terms(kind: &str) -> Option<BountyTerms> {
+    match kind {
+        "ko" => Some(BountyTerms::Knockout { share_bps: 2_500 }),
+        "pko" => Some(BountyTerms::Progressive { share_bps: 5_000, cash_share_bps: 5_000 }),
+        "mystery" => Some(BountyTerms::Mystery {
+            share_bps: 5_000,
+            envelopes: vec![EnvelopeTier { share_bps: 3_000, count: 1 }, EnvelopeTier { share_bps: 1_000, count: 7 }],
+            stage: MysteryStage::PlayersLeft { players: 9 },
+        }),
+        _ => None,
+    }
 }
 
 /// Progress, for the terminal.
@@ -172,6 +257,8 @@ fn definition(config: &SimConfig, now: chrono::DateTime<chrono::Utc>) -> Tournam
             chips: 15_000,
         }),
         payout_table: None,
+        hand_for_hand: None,
+        bounty: config.bounty.clone(),
     }
 }
 
@@ -245,6 +332,9 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     }
 
     let mut lockstep = Lockstep::new(backbone, t).await?;
+    if config.rebuys {
+        lockstep = lockstep.with_rebuys();
+    }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(config.seed);
     let mut tables: BTreeMap<u32, SimTable> = BTreeMap::new();
     let (mut hands, mut moves, mut broken) = (0u64, 0u64, 0u64);
@@ -325,7 +415,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     }
     let survivors: Vec<String> = tables.values().flat_map(|t| t.seats.values().map(|(_, player, _)| player.to_string())).collect();
     let [winner] = &survivors[..] else { return Err(format!("the tables ended with {} players seated", survivors.len())) };
-    let (books, standings) = paid_books(backbone, t).await?;
+    let (books, standings, bounties) = paid_books(backbone, t, config.bounty.is_some()).await?;
     let events = backbone.events.clone().info().await.map_err(|e| e.to_string())?.state.last_sequence;
     Ok(Summary {
         entrants: config.entrants,
@@ -337,6 +427,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         wall_s: started.elapsed().as_secs_f64(),
         books,
         standings,
+        bounties,
     })
 }
 
@@ -467,26 +558,81 @@ impl SimPlayers {
     }
 }
 
-/// Waits until the payouts log says the tournament is paid, then asks for its books; returns
-/// them with every place the log awarded, first place first.
-async fn paid_books(backbone: &Backbone, t: TournamentId) -> Result<(Books, Vec<PlaceAward>), String> {
-    use floor_events::payouts::{verbs as payouts, BooksRequest};
-    let subject = subjects::event_subject(subjects::aggregate::PAYOUTS, t.0);
-    let mut paid = Paid::default();
-    let mut following =
-        floor_runtime::follow::follow(backbone, vec![subject], |m| paid.read(&m.payload)).await.map_err(|e| e.to_string())?;
-    while !paid.paid {
-        let next = tokio::time::timeout(STALL, following.next())
-            .await
-            .map_err(|_| format!("no payouts in {} s after the winner (is the payouts service running?)", STALL.as_secs()))?;
+/// Waits until the payouts log says the tournament is paid (and, with bounties, the bounties
+/// log has the winner's bounty), then asks for its books; returns them with every place the log
+/// awarded, first place first, and the bounties.
+async fn paid_books(backbone: &Backbone, t: TournamentId, bounty: bool) -> Result<(Books, Vec<PlaceAward>, Option<BountySummary>), String> {
+    let payouts = subjects::event_subject(subjects::aggregate::PAYOUTS, t.0);
+    let bounties = subjects::event_subject(subjects::aggregate::BOUNTIES, t.0);
+    let mut end = Ending { payouts: payouts.clone(), paid: Paid::default(), bounties: BountySummary::default(), settled: !bounty };
+    let mut following = floor_runtime::follow::follow(backbone, vec![payouts, bounties], |m| end.read(m.subject.as_str(), &m.payload))
+        .await
+        .map_err(|e| e.to_string())?;
+    while !(end.paid.paid && end.settled) {
+        let next = tokio::time::timeout(STALL, following.next()).await.map_err(|_| {
+            format!("no payouts or bounties in {} s after the winner (are the payouts and bounties services running?)", STALL.as_secs())
+        })?;
         let message = next.ok_or("the connection closed")?.map_err(|e| e.to_string())?;
-        paid.read(&message.payload);
+        end.read(message.subject.as_str(), &message.payload);
     }
+    let mut summary = bounty.then_some(end.bounties);
+    if let Some(b) = summary.as_mut().filter(|b| b.kind == "mystery") {
+        b.seed_matches_commitment = Some(mystery_seed(backbone, t).await?);
+    }
+    finish(backbone, t, end.paid, summary).await
+}
+
+/// The end of a run as the simulator reads it: the payouts log and the bounties log.
+struct Ending {
+    payouts: String,
+    paid: Paid,
+    bounties: BountySummary,
+    /// The winner's bounty is recorded (or there are no bounties).
+    settled: bool,
+}
+
+impl Ending {
+    fn read(&mut self, subject: &str, payload: &[u8]) {
+        if subject == self.payouts {
+            self.paid.read(payload);
+        } else if let Ok(events) = floor_events::record::decode_commit::<BountyEvent>(payload) {
+            self.settled |= self.bounties.read(&events);
+        }
+    }
+}
+
+/// Whether the mystery seed revealed at the end hashes to the commitment published at the stage.
+async fn mystery_seed(backbone: &Backbone, t: TournamentId) -> Result<bool, String> {
+    use sha2::Digest;
+    let subject = subjects::event_subject(subjects::aggregate::BOUNTIES, t.0);
+    let log = floor_runtime::JetStreamStore::new(backbone).load::<BountyEvent>(&subject, 0).await.map_err(|e| e.to_string())?;
+    let (mut commitment, mut seed) = (None, None);
+    for event in log.into_iter().flat_map(|c| c.events) {
+        match event {
+            BountyEvent::MysteryStageStarted { commitment: c, .. } => commitment = Some(c),
+            BountyEvent::MysterySeedRevealed { seed: s } => seed = Some(s),
+            _ => {}
+        }
+    }
+    let hex = |bytes: &[u8]| bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let digest =
+        seed.and_then(|s| (0..s.len()).step_by(2).map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok()).collect::<Option<Vec<u8>>>());
+    Ok(matches!((commitment, digest), (Some(c), Some(d)) if hex(&sha2::Sha256::digest(&d)) == c))
+}
+
+/// Asks for the books once everything is paid.
+async fn finish(
+    backbone: &Backbone,
+    t: TournamentId,
+    paid: Paid,
+    bounties: Option<BountySummary>,
+) -> Result<(Books, Vec<PlaceAward>, Option<BountySummary>), String> {
+    use floor_events::payouts::{verbs as payouts, BooksRequest};
     let books = command(backbone, subjects::service::PAYOUTS, payouts::BOOKS.name(), &BooksRequest { tournament_id: t }).await?;
     let books = serde_json::from_value(books).map_err(|e| format!("books: {e}"))?;
     let mut standings = paid.awards;
     standings.sort_by_key(|a| (a.place, a.entry));
-    Ok((books, standings))
+    Ok((books, standings, bounties))
 }
 
 /// The payouts log as the simulator reads it: the places awarded, and whether every paid place is.

@@ -2,6 +2,8 @@
 //! chosen services (in the registry's order, each by its [`starter`]); then wait for a stop signal and shut down in order (stop taking commands,
 //! let in-flight ones finish, stop projections, drain NATS, stop the embedded server).
 
+use floor_bounties::BountiesService;
+use floor_bubble::BubbleService;
 use floor_clock::ClockService;
 use floor_events::registry;
 use floor_payouts::service::PayoutsService;
@@ -36,7 +38,8 @@ pub struct PlatformConfig {
     pub nats: Nats,
     /// The services to run, by their names in [`registry`] (`registration`, `lobby`, …).
     pub services: BTreeSet<&'static str>,
-    /// Fix seating's seed key (`floor sim`, to repeat a tournament); otherwise the stored one.
+    /// Fix the seed key seating's draws and the mystery bounty draws derive their seeds from
+    /// (`floor sim`, to repeat a tournament); otherwise the stored one.
     pub seed_key: Option<[u8; 32]>,
     /// Seating snapshots a tournament every this many commits (tests make it small).
     pub seating_snapshot_every: u64,
@@ -182,9 +185,11 @@ type Start = for<'a> fn(&'a Started<'a>) -> BoxFuture<'a, Result<Option<SocketAd
 fn starter(name: &str) -> Option<Start> {
     use floor_events::subjects::service;
     let start: Start = match name {
-        service::LOBBY => {
-            |s| Box::pin(async move { Ok(floor_lobby::service::start(s.backbone, s.config.http, s.shutdown.clone(), s.tracker).await?) })
-        }
+        service::LOBBY => |s| {
+            Box::pin(async move {
+                Ok(floor_lobby::service::start(s.backbone, s.config.http, s.config.clock.clone(), s.shutdown.clone(), s.tracker).await?)
+            })
+        },
         service::REGISTRATION => |s| {
             Box::pin(async move {
                 let service = RegistrationService::build(s.backbone, s.config.clock.clone(), s.shutdown.clone(), s.tracker.clone())
@@ -230,6 +235,23 @@ fn starter(name: &str) -> Option<Start> {
                     .await
                     .map_err(|e| StartupError::Service("rebuys", e.to_string()))?;
                 serve(s, RebuysService::verbs(), service).await
+            })
+        },
+        service::BOUNTIES => |s| {
+            Box::pin(async move {
+                let key = s.config.seed_key.map(floor_bounties::SeedKey);
+                let service = BountiesService::start(s.backbone, key, s.config.clock.clone(), s.shutdown.clone(), s.tracker)
+                    .await
+                    .map_err(|e| StartupError::Service("bounties", e.to_string()))?;
+                serve(s, BountiesService::verbs(), service).await
+            })
+        },
+        service::BUBBLE => |s| {
+            Box::pin(async move {
+                let service = BubbleService::start(s.backbone, s.config.clock.clone(), s.shutdown.clone(), s.tracker)
+                    .await
+                    .map_err(|e| StartupError::Service("bubble", e.to_string()))?;
+                serve(s, BubbleService::verbs(), service).await
             })
         },
         service::SCHEDULER => |s| {
@@ -295,6 +317,8 @@ mod tests {
         ClockService::verbs().check().expect("clock");
         PayoutsService::verbs().check().expect("payouts");
         RebuysService::verbs().check().expect("rebuys");
+        BubbleService::verbs().check().expect("bubble");
         SchedulerService::verbs().check().expect("scheduler");
+        BountiesService::verbs().check().expect("bounties");
     }
 }

@@ -156,3 +156,27 @@ fn a_nats_server_left_on_the_data_directory_is_stopped_before_a_new_one_starts()
     assert!(is_running(server_pid), "floor run's own server serves the store");
     leftover.kill();
 }
+
+#[test]
+fn a_director_command_piped_into_a_reader_that_stops_ends_quietly() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let mut floor = floor_run(data.path());
+    floor.wait_for_line(SERVING);
+
+    // `floor status | head -0`: the reader is gone before anything is printed.
+    let mut status = Command::new(env!("CARGO_BIN_EXE_floor"))
+        .args(["status", "--data"])
+        .arg(data.path())
+        .env_remove("NATS_URL")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("floor status starts");
+    drop(status.stdout.take());
+    let said = status.wait_with_output().expect("floor status ends");
+    let stderr = String::from_utf8_lossy(&said.stderr);
+
+    assert!(!stderr.contains("panicked"), "no panic on a closed pipe: {stderr}");
+    assert_ne!(said.status.code(), Some(101), "not the exit code of a panic: {stderr}");
+}

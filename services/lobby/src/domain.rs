@@ -112,6 +112,12 @@ pub struct LobbyDocument {
     /// Payout table (projected until locked), places paid, cashes.
     #[serde(default)]
     pub payouts: Option<crate::payouts::LobbyPayouts>,
+    /// Bounties, for a tournament that has them; `books.prize_pool` then leaves their parts out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bounties: Option<crate::bounties::LobbyBounties>,
+    /// Hand-for-hand: off or on, hand k, the tables waited for and since when.
+    #[serde(default)]
+    pub hand_for_hand: crate::bubble::LobbyHandForHand,
     /// Stream sequence of the last commit folded in: older commits are ignored.
     pub last_sequence: u64,
 }
@@ -152,6 +158,8 @@ impl LobbyDocument {
             payout_table: def.payout_table.clone(),
             rebuys: (def.rebuy.is_some() || def.add_on.is_some()).then(|| crate::rebuys::LobbyRebuys::new(def.rebuy, def.add_on)),
             payouts: None,
+            bounties: def.bounty.as_ref().map(|terms| crate::bounties::LobbyBounties::new(terms, currency)),
+            hand_for_hand: Default::default(),
             last_sequence: sequence,
         };
         doc.settle_prize_pool();
@@ -172,7 +180,7 @@ impl LobbyDocument {
                 self.re_entries += u32::from(e.kind == EntryKind::ReEntry);
                 self.books.paid_in = add(self.books.paid_in, e.ledger.paid_in);
                 self.books.fees = add(self.books.fees, e.ledger.fee);
-                self.books.prize_pool = add(self.books.prize_pool, e.ledger.prize_pool);
+                self.books.prize_pool = add(self.books.prize_pool, self.without_bounty(e.ledger.prize_pool, true));
             }
             TournamentEvent::EntryUnregistered(e) => {
                 self.entrants = self.entrants.saturating_sub(1);
@@ -201,7 +209,26 @@ impl LobbyDocument {
         let sub = |a: Money, b: Money| a.checked_sub(b).unwrap_or(a);
         self.books.refunded = add(self.books.refunded, refund.paid_in);
         self.books.fees = sub(self.books.fees, refund.fee);
-        self.books.prize_pool = sub(self.books.prize_pool, refund.prize_pool);
+        let part = self.bounties.as_ref().map_or(Money::zero(refund.prize_pool.currency), |b| b.part(refund.prize_pool));
+        if let Some(b) = self.bounties.as_mut() {
+            b.refunded(part);
+        }
+        self.books.prize_pool = sub(self.books.prize_pool, sub(refund.prize_pool, part));
+    }
+
+    /// A purchase's prize-pool line less its bounty part (entries and rebuys carry one, add-ons
+    /// none), the part counted into the bounty pool.
+    fn without_bounty(&mut self, prize_pool: Money, carries_bounty: bool) -> Money {
+        let Some(bounties) = self.bounties.as_mut().filter(|_| carries_bounty) else { return prize_pool };
+        let part = bounties.part(prize_pool);
+        bounties.paid_in(part);
+        prize_pool.checked_sub(part).unwrap_or(prize_pool)
+    }
+
+    /// Folds one bounties event.
+    pub fn evolve_bounties(mut self, event: &floor_events::bounties::BountyEvent) -> Self {
+        self.bounties = self.bounties.take().map(|b| b.evolve(event));
+        self
     }
 
     /// Folds one rebuys event: the section, and the money of every rebuy and add-on.
@@ -211,7 +238,8 @@ impl LobbyDocument {
             let add = |a: Money, b: Money| a.checked_add(b).unwrap_or(a);
             self.books.paid_in = add(self.books.paid_in, ledger.paid_in);
             self.books.fees = add(self.books.fees, ledger.fee);
-            self.books.prize_pool = add(self.books.prize_pool, ledger.prize_pool);
+            let prize_pool = self.without_bounty(ledger.prize_pool, matches!(event, RebuyEvent::RebuyTaken { .. }));
+            self.books.prize_pool = add(self.books.prize_pool, prize_pool);
             self.settle_prize_pool();
         }
         self.rebuys = self.rebuys.take().map(|r| r.evolve(event));
@@ -238,6 +266,12 @@ impl LobbyDocument {
             profile: self.profile,
             fixed: self.payout_table.clone(),
         })
+    }
+
+    /// Folds one bubble event.
+    pub fn evolve_bubble(mut self, event: &floor_events::bubble::BubbleEvent) -> Self {
+        self.hand_for_hand = std::mem::take(&mut self.hand_for_hand).evolve(event);
+        self
     }
 
     /// Folds one clock event.
@@ -291,6 +325,8 @@ mod tests {
             rebuy: None,
             add_on: None,
             payout_table: None,
+            hand_for_hand: None,
+            bounty: None,
         }
     }
 

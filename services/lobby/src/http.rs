@@ -38,6 +38,8 @@ pub struct LobbyCache {
     events: jetstream::stream::Stream,
     /// To read the readers' health (KV `floor-health`) for `GET /api/health`.
     jetstream: jetstream::Context,
+    /// What each tournament waits on, as last looked at.
+    waits: crate::waiting::Waits,
 }
 
 /// Why a tournament has no document in the lobby.
@@ -104,7 +106,7 @@ impl LobbyCache {
         jetstream: jetstream::Context,
         shutdown: CancellationToken,
     ) -> Result<Self, kv::WatchError> {
-        let cache = Self { docs: Arc::default(), bucket: bucket.clone(), events, jetstream };
+        let cache = Self { docs: Arc::default(), bucket: bucket.clone(), events, jetstream, waits: Default::default() };
         let mut entries = bucket.watch_all_from_revision(1).await?;
         let docs = cache.docs.clone();
         tokio::spawn(async move {
@@ -133,15 +135,20 @@ impl LobbyCache {
         Ok(cache)
     }
 
+    /// What each tournament waits on, as the lobby last looked.
+    pub fn waits(&self) -> crate::waiting::Waits {
+        self.waits.clone()
+    }
+
     fn list(&self) -> Vec<u8> {
         let docs = self.docs.read().expect("lobby cache poisoned");
         let mut body = Vec::with_capacity(docs.values().map(|d| d.len() + 1).sum::<usize>() + 2);
         body.push(b'[');
-        for (i, doc) in docs.values().enumerate() {
+        for (i, (id, doc)) in docs.iter().enumerate() {
             if i > 0 {
                 body.push(b',');
             }
-            body.extend_from_slice(doc);
+            body.extend_from_slice(&self.waits.document(id, doc));
         }
         body.push(b']');
         body
@@ -202,7 +209,7 @@ async fn one(State(cache): State<LobbyCache>, id: Result<Path<String>, PathRejec
         Err(rejection) => return error(StatusCode::BAD_REQUEST, floor_events::codes::INVALID_FIELD, rejection.body_text()),
     };
     match cache.get(&id).await {
-        Ok(doc) => json(StatusCode::OK, doc),
+        Ok(doc) => json(StatusCode::OK, cache.waits.document(&id, &doc)),
         Err(NotShown::NotYet) => error(
             StatusCode::SERVICE_UNAVAILABLE,
             floor_events::codes::UNAVAILABLE,
@@ -219,7 +226,10 @@ async fn one(State(cache): State<LobbyCache>, id: Result<Path<String>, PathRejec
 async fn health(State(cache): State<LobbyCache>) -> Response {
     match floor_runtime::health::status(&cache.jetstream).await {
         // A status is plain data; serializing it cannot fail.
-        Ok(status) => json(StatusCode::OK, serde_json::to_vec(&status).expect("health serializes")),
+        Ok(status) => {
+            let status = floor_runtime::health::Status { waiting: cache.waits.all(), ..status };
+            json(StatusCode::OK, serde_json::to_vec(&status).expect("health serializes"))
+        }
         Err(e) => error(StatusCode::SERVICE_UNAVAILABLE, floor_events::codes::UNAVAILABLE, format!("health not readable: {e}")),
     }
 }
@@ -247,7 +257,7 @@ async fn wrong_method(method: Method, uri: Uri) -> Response {
 async fn index() -> Response {
     (
         [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        "Floor lobby\n\nGET /api/tournaments        every tournament\nGET /api/tournaments/{id}   one tournament\nGET /api/health             poison commits the readers survived\n",
+        "Floor lobby\n\nGET /api/tournaments        every tournament\nGET /api/tournaments/{id}   one tournament\nGET /api/health             poison commits the readers survived, what tournaments wait on\n",
     )
         .into_response()
 }

@@ -1,5 +1,5 @@
-//! The lobby projection: tournament and clock commits folded into one KV document per
-//! tournament.
+//! The lobby projection: tournament, clock, payouts, rebuys and bubble commits folded into one
+//! KV document per tournament.
 //!
 //! Documents are folded in memory and written once per batch ([`Projection::flush`]), the
 //! checkpoint after them; each document also remembers the last sequence folded in, so a commit
@@ -82,6 +82,8 @@ impl Projection for LobbyProjection {
             subjects::event_filter(subjects::aggregate::CLOCK),
             subjects::event_filter(subjects::aggregate::PAYOUTS),
             subjects::event_filter(subjects::aggregate::REBUYS),
+            subjects::event_filter(subjects::aggregate::BOUNTIES),
+            subjects::event_filter(subjects::aggregate::BUBBLE),
         ]
     }
 
@@ -106,6 +108,22 @@ impl Projection for LobbyProjection {
                     return None;
                 };
                 Some(events.iter().fold(doc, LobbyDocument::evolve_rebuys))
+            })
+        } else if aggregate == subjects::aggregate::BOUNTIES {
+            decode::<floor_events::bounties::BountyEvent>(subject, sequence, body).and_then(|events| {
+                let Some(doc) = self.docs.remove(&id) else {
+                    tracing::warn!(subject, sequence, "bounties of a tournament the lobby never saw created");
+                    return None;
+                };
+                Some(events.iter().fold(doc, LobbyDocument::evolve_bounties))
+            })
+        } else if aggregate == subjects::aggregate::BUBBLE {
+            decode::<floor_events::bubble::BubbleEvent>(subject, sequence, body).and_then(|events| {
+                let Some(doc) = self.docs.remove(&id) else {
+                    tracing::warn!(subject, sequence, "bubble of a tournament the lobby never saw created");
+                    return None;
+                };
+                Some(events.iter().fold(doc, LobbyDocument::evolve_bubble))
             })
         } else if aggregate == subjects::aggregate::PAYOUTS {
             decode::<PayoutEvent>(subject, sequence, body).and_then(|events| {

@@ -5,7 +5,9 @@ use crate::projection::LobbyProjection;
 use floor_events::subjects;
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::projection::ProjectionRunner;
+use floor_runtime::Clock;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -24,13 +26,14 @@ pub enum LobbyError {
 }
 
 /// Starts the projection (catching up before returning) and, if `http` is given, the HTTP
-/// server. Both run on `tracker` until `shutdown`. Returns the address HTTP listens on.
+/// server, with a look at what tournaments wait on every second of `clock`. Both run on `tracker` until `shutdown`. Returns the address HTTP listens on.
 ///
 /// # Errors
 /// See [`LobbyError`].
 pub async fn start(
     backbone: &Backbone,
     http: Option<SocketAddr>,
+    clock: Arc<dyn Clock>,
     shutdown: CancellationToken,
     tracker: &TaskTracker,
 ) -> Result<Option<SocketAddr>, LobbyError> {
@@ -43,6 +46,7 @@ pub async fn start(
     let cache = LobbyCache::watch(bucket, backbone.events.clone(), backbone.jetstream.clone(), shutdown.clone())
         .await
         .map_err(|e| LobbyError::Bucket(e.to_string()))?;
+    tracker.spawn(crate::waiting::run(backbone.jetstream.clone(), clock, cache.waits(), shutdown.clone()));
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| LobbyError::Listen(addr, e))?;
     let bound = listener.local_addr().map_err(|e| LobbyError::Listen(addr, e))?;
     tracker.spawn(async move {

@@ -18,7 +18,7 @@ use floor_events::{CommandId, EntryNo, Money, PlayerId, RuleProfile, TournamentI
 use std::collections::{HashMap, HashSet};
 
 /// One tournament as the payouts policy sees it.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Tournament {
     ledger: Ledger,
     guarantee: Option<Money>,
@@ -48,8 +48,9 @@ impl Tournament {
 /// A command for one tournament's payouts aggregate.
 pub type Order = (TournamentId, CommandId, PayoutCommand);
 
-/// The policy's memory: every tournament not yet paid.
-#[derive(Debug, Default)]
+/// The policy's memory: every tournament not yet paid. Stored in the payouts service's
+/// snapshot ([`floor_runtime::policy`]).
+#[derive(Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Policy {
     tournaments: HashMap<TournamentId, Tournament>,
     paid: HashSet<TournamentId>,
@@ -202,6 +203,10 @@ mod tests {
 
     /// A sit & go of three with EUR 10 rebuys and add-on; created, filled and started.
     fn started(policy: &mut Policy, t: TournamentId) -> Vec<Order> {
+        started_with(policy, t, None)
+    }
+
+    fn started_with(policy: &mut Policy, t: TournamentId, bounty: Option<floor_events::bounties::BountyTerms>) -> Vec<Order> {
         let definition = TournamentDefinition {
             name: "Rebuy".into(),
             start: Start::SitAndGo,
@@ -227,6 +232,8 @@ mod tests {
             }),
             add_on: Some(AddOnTerms { price: eur(1_000), fee: eur(0), chips: 1_000 }),
             payout_table: None,
+            hand_for_hand: None,
+            bounty,
         };
         let mut events = vec![TournamentEvent::TournamentCreated(TournamentCreated { tournament_id: t, definition, at: at() })];
         for e in 1..=3 {
@@ -270,5 +277,34 @@ mod tests {
         let [(_, _, PayoutCommand::Lock { field, cause })] = &orders[..] else { panic!("one lock: {orders:?}") };
         assert_eq!(*cause, LockCause::BuyingOver);
         assert_eq!((field.entries, field.contributions), (3, eur(5_000)), "three entries, a rebuy and an add-on");
+    }
+
+    /// Issue 21: a knockout tournament's payout table divides the prize pool without the
+    /// bounty parts (entries and rebuys carry one, an add-on none).
+    #[test]
+    fn a_bounty_tournaments_table_is_locked_on_the_prize_pool_without_the_bounties() {
+        let (mut policy, t) = (Policy::default(), TournamentId::new());
+        started_with(&mut policy, t, Some(floor_events::bounties::BountyTerms::Knockout { share_bps: 2_500 }));
+        let rebuy = RebuyEvent::RebuyTaken {
+            entry: EntryNo(1),
+            player: PlayerId::parse("p1").unwrap(),
+            number: 1,
+            chips: 1_000,
+            ledger: purchase_ledger(eur(1_000), eur(100)),
+            at: at(),
+        };
+        let add_on = RebuyEvent::AddOnTaken {
+            entry: EntryNo(2),
+            player: PlayerId::parse("p2").unwrap(),
+            chips: 1_000,
+            ledger: purchase_ledger(eur(1_000), eur(0)),
+            at: at(),
+        };
+        let orders = policy.on_rebuys(
+            t,
+            &[rebuy, RebuyEvent::RebuyPeriodEnded { at: at(), add_on_open: true }, add_on, RebuyEvent::AddOnsClosed { at: at() }],
+        );
+        let [(_, _, PayoutCommand::Lock { field, .. })] = &orders[..] else { panic!("one lock: {orders:?}") };
+        assert_eq!(field.contributions, eur(5_000 - 4 * 250), "four bounty parts of 2.50 stay out of the prize pool");
     }
 }

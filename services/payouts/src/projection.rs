@@ -6,6 +6,7 @@
 //! an answer is never older than the log was when the question was asked.
 
 use crate::books::Sums;
+use floor_events::bounties::BountyEvent;
 use floor_events::payouts::{Books, PayoutEvent};
 use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::TournamentEvent;
@@ -13,7 +14,7 @@ use floor_events::TournamentId;
 use std::collections::HashMap;
 
 /// The books of every tournament in the log (a few hundred bytes each, paid ones included).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BooksView {
     tournaments: HashMap<TournamentId, Sums>,
 }
@@ -35,6 +36,12 @@ impl BooksView {
     pub fn on_payouts(&mut self, id: TournamentId, events: &[PayoutEvent]) {
         let sums = self.tournaments.entry(id).or_default();
         events.iter().for_each(|e| sums.apply_payout(e));
+    }
+
+    /// Folds a bounties commit.
+    pub fn on_bounties(&mut self, id: TournamentId, events: &[BountyEvent]) {
+        let sums = self.tournaments.entry(id).or_default();
+        events.iter().for_each(|e| sums.apply_bounty(e));
     }
 
     /// The books of `id`; `None` when the log has no such tournament.

@@ -1,10 +1,11 @@
 //! Wiring: the policy follows the log and drives the payouts aggregates; the same reading keeps
 //! every tournament's books in memory for the `floor.cmd.payouts.books` endpoint.
 //!
-//! The policy keeps its memory only in the process (rebuilt from the log at every start, like
-//! the scheduler's plan): commands carry ids derived from the commit they come from, so reading
-//! the log again after a crash re-sends commands the aggregate already has, and it answers them
-//! from its history without a second event. Paid tournaments are skipped.
+//! The policy's memory and the books are one value run by [`PolicyRunner`]: stored as a snapshot
+//! with the sequence it has read up to (once every payouts command it called for is stored), so
+//! a restart reads the snapshot and the commits after it, and runs again only their commands.
+//! Those carry ids derived from the commit they come from: a command the aggregate already has
+//! is answered from its history without a second event. Paid tournaments are skipped.
 
 use crate::domain::PayoutsAggregate;
 use crate::policy::{Order, Policy};
@@ -15,10 +16,11 @@ use floor_events::{codes, subjects, ErrorBody, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::commits;
 use floor_runtime::endpoint::{EndpointError, Verbs};
-use floor_runtime::follow::{follow, Following};
+use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
 use floor_runtime::{AggregateHost, JetStreamStore};
-use std::sync::{Arc, Mutex};
+use serde::{Deserialize, Serialize};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -30,6 +32,12 @@ const RETRY: Duration = Duration::from_millis(500);
 /// How long a `books` request waits for the view to reach the log as it was when asked.
 const BOOKS_WAIT: Duration = Duration::from_secs(5);
 
+/// The policy's name: its snapshot, checkpoint key and health record.
+pub const POLICY_NAME: &str = "payouts-policy";
+
+/// The shape of [`Memory`] in snapshots: change it whenever that shape or meaning changes.
+const MEMORY_VERSION: &str = "payouts-2";
+
 /// The payouts service. Cheap to clone.
 #[derive(Clone)]
 pub struct PayoutsService {
@@ -40,16 +48,39 @@ pub struct PayoutsService {
 /// The books view, shared by the task that follows the log and the endpoint.
 #[derive(Clone)]
 struct SharedBooks {
-    view: Arc<Mutex<BooksView>>,
+    memory: Arc<Mutex<Memory>>,
     /// The last stream sequence folded into the view.
     folded: watch::Receiver<u64>,
 }
 
-/// The follower's side of [`SharedBooks`]: folds each commit, then says how far it has read.
-struct Reader {
-    policy: Policy,
-    view: Arc<Mutex<BooksView>>,
-    folded: watch::Sender<u64>,
+/// What the payouts service folds from the log: the policy's memory and the books.
+#[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Memory {
+    /// The policy.
+    pub policy: Policy,
+    /// Every tournament's books.
+    pub books: BooksView,
+}
+
+/// The subjects the payouts policy reads.
+pub fn filters() -> Vec<String> {
+    [
+        subjects::aggregate::TOURNAMENT,
+        subjects::aggregate::CLOCK,
+        subjects::aggregate::SEATING,
+        subjects::aggregate::REBUYS,
+        subjects::aggregate::PAYOUTS,
+        subjects::aggregate::BOUNTIES,
+    ]
+    .iter()
+    .map(|a| subjects::event_filter(a))
+    .collect()
+}
+
+/// How the payouts policy runs: its name, memory version and subjects, snapshotted at the
+/// runtime's default cadence.
+pub fn policy_config() -> PolicyConfig {
+    PolicyConfig::new(POLICY_NAME, MEMORY_VERSION, filters())
 }
 
 impl PayoutsService {
@@ -58,27 +89,31 @@ impl PayoutsService {
     /// # Errors
     /// When the stream cannot be read.
     pub async fn start(backbone: &Backbone, shutdown: CancellationToken, tracker: &TaskTracker) -> Result<Self, ProjectionError> {
-        let filters = [
-            subjects::aggregate::TOURNAMENT,
-            subjects::aggregate::CLOCK,
-            subjects::aggregate::SEATING,
-            subjects::aggregate::REBUYS,
-            subjects::aggregate::PAYOUTS,
-        ]
-        .iter()
-        .map(|a| subjects::event_filter(a))
-        .collect();
-        let view = Arc::new(Mutex::new(BooksView::default()));
-        let (folded, folded_rx) = watch::channel(0);
-        let mut reader = Reader { policy: Policy::default(), view: view.clone(), folded };
-        let mut owed = Vec::new();
-        let following = follow(backbone, filters, |m| owed.extend(reader.fold(m))).await?;
-        // Orders for tournaments paid later in the log are done already.
-        owed.retain(|(t, ..)| !reader.policy.is_paid(*t));
+        Self::start_with(backbone, policy_config(), shutdown, tracker).await
+    }
+
+    /// [`PayoutsService::start`] with the policy's snapshot cadence given (tests).
+    ///
+    /// # Errors
+    /// When the stream cannot be read.
+    pub async fn start_with(
+        backbone: &Backbone,
+        config: PolicyConfig,
+        shutdown: CancellationToken,
+        tracker: &TaskTracker,
+    ) -> Result<Self, ProjectionError> {
+        let mut started = PolicyRunner::<Memory>::start(backbone, config).await?;
+        let memory = started.runner.memory();
+        {
+            // Orders for tournaments paid later in the log are done already.
+            let memory = memory.lock().unwrap_or_else(PoisonError::into_inner);
+            started.owed.retain(|(t, ..)| !memory.policy.is_paid(*t));
+        }
+        let (folded, folded_rx) = watch::channel(started.runner.folded());
         let store = JetStreamStore::new(backbone);
         let host = AggregateHost::<PayoutsAggregate>::new(store.clone());
-        tracker.spawn(run(host, reader, owed, following, shutdown));
-        Ok(Self { store, books: SharedBooks { view, folded: folded_rx } })
+        tracker.spawn(run(host, started.runner, started.owed, folded, shutdown));
+        Ok(Self { store, books: SharedBooks { memory, folded: folded_rx } })
     }
 
     /// Serves the books until `shutdown`; `ready` fires once requests are being taken.
@@ -103,29 +138,30 @@ impl PayoutsService {
     /// The books of a tournament, from the view once it has read as far as the log went on
     /// the tournament's subjects when asked.
     async fn books(&self, tournament_id: TournamentId) -> Reply<Books> {
-        let [registration, purchases, payouts] =
-            [subjects::aggregate::TOURNAMENT, subjects::aggregate::REBUYS, subjects::aggregate::PAYOUTS]
+        let [registration, purchases, payouts, bounties] =
+            [subjects::aggregate::TOURNAMENT, subjects::aggregate::REBUYS, subjects::aggregate::PAYOUTS, subjects::aggregate::BOUNTIES]
                 .map(|aggregate| subjects::event_subject(aggregate, tournament_id.0));
         let last = tokio::try_join!(
             self.store.last_sequence(&registration),
             self.store.last_sequence(&purchases),
             self.store.last_sequence(&payouts),
+            self.store.last_sequence(&bounties),
         );
-        let (registration, purchases, payouts) = match last {
+        let (registration, purchases, payouts, bounties) = match last {
             Ok(last) => last,
             Err(e) => return Reply::Error(ErrorBody::new(codes::UNAVAILABLE, e.to_string())),
         };
         if registration == 0 {
             return Reply::Error(ErrorBody::new(codes::UNKNOWN_TOURNAMENT, format!("no tournament {tournament_id}")));
         }
-        let needed = registration.max(purchases).max(payouts);
+        let needed = registration.max(purchases).max(payouts).max(bounties);
         let mut folded = self.books.folded.clone();
         if tokio::time::timeout(BOOKS_WAIT, folded.wait_for(|&f| f >= needed)).await.is_err() {
             let at = *folded.borrow();
             let message = format!("payouts is still reading the log (at sequence {at}, these books need {needed}); ask again shortly");
             return Reply::Error(ErrorBody::new(codes::UNAVAILABLE, message));
         }
-        let books = self.books.view.lock().expect("books view lock").books(tournament_id);
+        let books = self.books.memory.lock().unwrap_or_else(PoisonError::into_inner).books.books(tournament_id);
         match books {
             Some(books) => Reply::Ok(books),
             None => Reply::Error(ErrorBody::new(codes::UNKNOWN_TOURNAMENT, format!("no tournament {tournament_id}"))),
@@ -133,34 +169,32 @@ impl PayoutsService {
     }
 }
 
-impl Reader {
-    /// Folds one commit into the books and the policy; returns the commands the policy calls for.
-    fn fold(&mut self, message: &async_nats::jetstream::Message) -> Vec<Order> {
-        let sequence = message.info().map(|i| i.stream_sequence).unwrap_or(0);
-        let orders = self.fold_commit(&message.subject, sequence, &message.payload);
-        self.folded.send_replace(sequence);
-        orders
-    }
+impl floor_runtime::policy::Policy for Memory {
+    type Order = Order;
 
-    fn fold_commit(&mut self, subject: &str, sequence: u64, body: &[u8]) -> Vec<Order> {
-        let Some(commit) = commits::decode("payouts", subject, sequence, body) else { return vec![] };
-        let t = commit.tournament();
-        let (policy, view) = (&mut self.policy, &self.view);
-        let books = || view.lock().expect("books view lock");
-        match commit.events {
+    /// Folds one commit into the books and the policy; returns the commands the policy calls for.
+    fn react(&mut self, commit: Stored<'_>) -> Vec<Order> {
+        let Some(decoded) = commits::decode("payouts", commit.subject, commit.sequence, commit.body) else { return vec![] };
+        let t = decoded.tournament();
+        let (policy, books) = (&mut self.policy, &mut self.books);
+        match decoded.events {
             Events::Tournament(e) => {
-                books().on_tournament(t, &e);
+                books.on_tournament(t, &e);
                 policy.on_tournament(t, &e)
             }
             Events::Clock(e) => policy.on_clock(t, &e),
-            Events::Seating(e) => policy.on_seating(t, sequence, &e),
+            Events::Seating(e) => policy.on_seating(t, commit.sequence, &e),
             Events::Rebuys(e) => {
-                books().on_rebuys(t, &e);
+                books.on_rebuys(t, &e);
                 policy.on_rebuys(t, &e)
             }
             Events::Payouts(e) => {
-                books().on_payouts(t, &e);
+                books.on_payouts(t, &e);
                 policy.on_payouts(t, &e);
+                vec![]
+            }
+            Events::Bounties(e) => {
+                books.on_bounties(t, &e);
                 vec![]
             }
             _ => vec![],
@@ -168,12 +202,13 @@ impl Reader {
     }
 }
 
-/// Runs what is owed, then follows the log, running each new order in log order.
+/// Runs what is owed, then follows the log, running each new order in log order; the runner
+/// moves its checkpoint once a commit's orders are stored.
 async fn run(
     host: AggregateHost<PayoutsAggregate>,
-    mut reader: Reader,
+    mut runner: PolicyRunner<Memory>,
     owed: Vec<Order>,
-    mut following: Following,
+    folded: watch::Sender<u64>,
     shutdown: CancellationToken,
 ) {
     for order in owed {
@@ -181,24 +216,29 @@ async fn run(
             return;
         }
     }
+    runner.executed(runner.folded());
     loop {
-        let message = tokio::select! {
-            _ = shutdown.cancelled() => return,
-            next = following.next() => match next {
-                Some(Ok(message)) => message,
+        let (sequence, orders) = tokio::select! {
+            _ = shutdown.cancelled() => break,
+            next = runner.next() => match next {
+                Some(Ok(next)) => next,
                 Some(Err(e)) => {
                     tracing::warn!(error = %e, "payouts following the log");
                     continue;
                 }
-                None => return,
+                None => break,
             },
         };
-        for order in following.guard(&message, || reader.fold(&message)).unwrap_or_default() {
+        folded.send_replace(sequence);
+        for order in orders {
             if !execute(&host, order, &shutdown).await {
                 return;
             }
         }
+        runner.executed(sequence);
     }
+    // A clean stop leaves a snapshot of everything executed: the next start reads no tail.
+    runner.snapshot_now().await;
 }
 
 /// Runs one order until the store takes it. `false` on shutdown.

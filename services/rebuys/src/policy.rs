@@ -23,7 +23,7 @@ use std::collections::{HashMap, HashSet};
 /// A command for one tournament's rebuys aggregate.
 pub type Order = (TournamentId, CommandId, RebuyCommand);
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Tournament {
     /// Stacks between hands are kept (the rebuy condition is "at or below").
     keep_stacks: bool,
@@ -34,8 +34,9 @@ struct Tournament {
     clock_rebuys_ended: bool,
 }
 
-/// The policy's memory: every tournament with rebuys or an add-on that is not over.
-#[derive(Debug, Default)]
+/// The policy's memory: every tournament with rebuys or an add-on that is not over. Stored in
+/// the rebuys service's snapshot ([`floor_runtime::policy`]).
+#[derive(Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Policy {
     tournaments: HashMap<TournamentId, Tournament>,
     over: HashSet<TournamentId>,

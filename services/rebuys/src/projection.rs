@@ -1,19 +1,47 @@
 //! The offers: every open rebuy offer and its deadline, folded from the rebuys events, so the
-//! service knows when to let one lapse. Rebuilt from the log at every start; pure.
+//! service knows when to let one lapse. Pure; stored in the rebuys service's snapshot, where
+//! only the open offers are written: the deadlines are rebuilt from them on load.
 
 use chrono::{DateTime, Utc};
 use floor_events::rebuys::RebuyEvent;
 use floor_events::{EntryNo, TournamentId};
+use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 /// Open offers by deadline.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(from = "Open")]
 pub struct Offers {
+    #[serde(with = "floor_runtime::snapshot::pairs")]
     open: HashMap<(TournamentId, EntryNo), DateTime<Utc>>,
     /// Deadlines in order. An entry goes stale when its offer ends another way (a rebuy, a
-    /// decline); stale entries are skipped when they come up.
+    /// decline); stale entries are skipped when they come up. Not stored: rebuilt from `open`.
+    #[serde(skip)]
     deadlines: BinaryHeap<Reverse<(DateTime<Utc>, TournamentId, EntryNo)>>,
+}
+
+/// The offers as a snapshot holds them: the open ones.
+#[derive(Deserialize)]
+struct Open {
+    #[serde(with = "floor_runtime::snapshot::pairs")]
+    open: HashMap<(TournamentId, EntryNo), DateTime<Utc>>,
+}
+
+impl From<Open> for Offers {
+    /// Every open offer's deadline, looked at again (one that passed lapses at once; a lapse
+    /// already stored is answered from the aggregate's history).
+    fn from(Open { open }: Open) -> Self {
+        let deadlines = open.iter().map(|(&(t, entry), &until)| Reverse((until, t, entry))).collect();
+        Self { open, deadlines }
+    }
+}
+
+impl PartialEq for Offers {
+    /// The same open offers (the deadlines are a schedule of them).
+    fn eq(&self, other: &Self) -> bool {
+        self.open == other.open
+    }
 }
 
 impl Offers {

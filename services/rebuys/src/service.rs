@@ -1,26 +1,26 @@
 //! Wiring: the `floor.cmd.rebuys.<verb>` endpoint for players and directors, the policy
 //! following the log, and the timer that lets unanswered offers lapse.
 //!
-//! The policy and the offers are kept only in memory, rebuilt from the log at every start (like
-//! the payouts policy): the commands they cause carry ids derived from what caused them, so
-//! reading the log again after a crash re-sends commands the aggregate already holds, and it
-//! answers them from its history without a second event.
+//! The policy's memory and the offers are one value run by [`PolicyRunner`]: stored as a
+//! snapshot with the sequence it has read up to (once every command it called for is stored), so
+//! a restart reads the snapshot and the commits after it. The commands they cause carry ids
+//! derived from what caused them, so running the tail's again after a crash re-sends commands
+//! the aggregate already holds, and it answers them from its history without a second event.
 
 use crate::domain::{RebuyCommand, RebuysAggregate, Who};
 use crate::policy::{Order, Policy};
 use crate::projection::Offers;
-use async_nats::jetstream::Message;
-use chrono::{DateTime, Utc};
 use floor_events::commit::Events;
 use floor_events::rebuys::{verbs, DirectorRequest, Purchase, RebuysRecorded};
 use floor_events::{subjects, CommandId, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::commits;
 use floor_runtime::endpoint::{EndpointError, Verbs};
-use floor_runtime::follow::{follow, Following};
+use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
 use floor_runtime::{reply, AggregateHost, Clock, JetStreamStore};
-use std::sync::{Arc, Mutex};
+use serde::{Deserialize, Serialize};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -28,34 +28,41 @@ use tokio_util::task::TaskTracker;
 /// Wait before trying a command again after the store failed.
 const RETRY: Duration = Duration::from_millis(500);
 
+/// The policy's name: its snapshot, checkpoint key and health record.
+pub const POLICY_NAME: &str = "rebuys-policy";
+
+/// The shape of [`Memory`] in snapshots: change it whenever that shape or meaning changes.
+const MEMORY_VERSION: &str = "rebuys-1";
+
 /// The rebuys service. Cheap to clone.
 #[derive(Clone)]
 pub struct RebuysService {
     host: AggregateHost<RebuysAggregate>,
     /// Shared with the follower: the endpoint reads stacks from it. A std mutex: never held
     /// across an await.
-    policy: Arc<Mutex<Policy>>,
+    memory: Arc<Mutex<Memory>>,
     clock: Arc<dyn Clock>,
 }
 
 /// What the log says, folded: the policy's orders and the offers' deadlines.
-struct Memory {
-    policy: Arc<Mutex<Policy>>,
-    offers: Offers,
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Memory {
+    /// The policy.
+    pub policy: Policy,
+    /// The open offers.
+    pub offers: Offers,
 }
 
-impl Memory {
-    fn fold(&mut self, message: &Message) -> Vec<Order> {
-        let info = message.info().ok();
-        let sequence = info.as_ref().map(|i| i.stream_sequence).unwrap_or(0);
-        let stored = info.map(|i| DateTime::<Utc>::from_timestamp_nanos(i.published.unix_timestamp_nanos() as i64)).unwrap_or_default();
-        let Some(commit) = commits::decode("rebuys", &message.subject, sequence, &message.payload) else { return vec![] };
-        let t = commit.tournament();
-        let mut policy = self.policy.lock().expect("rebuys policy poisoned");
-        match commit.events {
-            Events::Tournament(e) => policy.on_tournament(t, &e),
-            Events::Seating(e) => policy.on_seating(t, sequence, stored, &e),
-            Events::Clock(e) => policy.on_clock(t, &e),
+impl floor_runtime::policy::Policy for Memory {
+    type Order = Order;
+
+    fn react(&mut self, commit: Stored<'_>) -> Vec<Order> {
+        let Some(decoded) = commits::decode("rebuys", commit.subject, commit.sequence, commit.body) else { return vec![] };
+        let t = decoded.tournament();
+        match decoded.events {
+            Events::Tournament(e) => self.policy.on_tournament(t, &e),
+            Events::Seating(e) => self.policy.on_seating(t, commit.sequence, commit.at, &e),
+            Events::Clock(e) => self.policy.on_clock(t, &e),
             Events::Rebuys(e) => {
                 self.offers.apply(t, &e);
                 vec![]
@@ -65,9 +72,23 @@ impl Memory {
     }
 }
 
+/// The subjects the rebuys policy reads.
+pub fn filters() -> Vec<String> {
+    [subjects::aggregate::TOURNAMENT, subjects::aggregate::SEATING, subjects::aggregate::CLOCK, subjects::aggregate::REBUYS]
+        .iter()
+        .map(|a| subjects::event_filter(a))
+        .collect()
+}
+
+/// How the rebuys policy runs: its name, memory version and subjects, snapshotted at the
+/// runtime's default cadence.
+pub fn policy_config() -> PolicyConfig {
+    PolicyConfig::new(POLICY_NAME, MEMORY_VERSION, filters())
+}
+
 impl RebuysService {
-    /// Reads the log into the policy and the offers, runs what is still owed, and follows on
-    /// `tracker`.
+    /// Reads the last snapshot and the log after it into the policy and the offers, runs what
+    /// is still owed, and follows on `tracker`.
     ///
     /// # Errors
     /// When the stream cannot be read.
@@ -77,21 +98,28 @@ impl RebuysService {
         shutdown: CancellationToken,
         tracker: &TaskTracker,
     ) -> Result<Self, ProjectionError> {
-        let filters =
-            [subjects::aggregate::TOURNAMENT, subjects::aggregate::SEATING, subjects::aggregate::CLOCK, subjects::aggregate::REBUYS]
-                .iter()
-                .map(|a| subjects::event_filter(a))
-                .collect();
-        let policy = Arc::new(Mutex::new(Policy::default()));
-        let mut memory = Memory { policy: policy.clone(), offers: Offers::default() };
-        let mut owed = Vec::new();
-        let following = follow(backbone, filters, |m| owed.extend(memory.fold(m))).await?;
+        Self::start_with(backbone, policy_config(), clock, shutdown, tracker).await
+    }
+
+    /// [`RebuysService::start`] with the policy's snapshot cadence given (tests).
+    ///
+    /// # Errors
+    /// When the stream cannot be read.
+    pub async fn start_with(
+        backbone: &Backbone,
+        config: PolicyConfig,
+        clock: Arc<dyn Clock>,
+        shutdown: CancellationToken,
+        tracker: &TaskTracker,
+    ) -> Result<Self, ProjectionError> {
+        let mut started = PolicyRunner::<Memory>::start(backbone, config).await?;
+        let memory = started.runner.memory();
         {
-            let policy = policy.lock().expect("rebuys policy poisoned");
-            owed.retain(|(t, ..)| !policy.is_over(*t));
+            let memory = lock(&memory);
+            started.owed.retain(|(t, ..)| !memory.policy.is_over(*t));
         }
-        let service = Self { host: AggregateHost::new(JetStreamStore::new(backbone)), policy, clock };
-        tracker.spawn(service.clone().run(memory, owed, following, shutdown));
+        let service = Self { host: AggregateHost::new(JetStreamStore::new(backbone)), memory, clock };
+        tracker.spawn(service.clone().run(started.runner, started.owed, shutdown));
         Ok(service)
     }
 
@@ -125,32 +153,37 @@ impl RebuysService {
             })
     }
 
-    /// Runs what is owed, then follows the log: each new commit's orders in log order, and each
-    /// offer whose deadline passes lapses.
-    async fn run(self, mut memory: Memory, owed: Vec<Order>, mut following: Following, shutdown: CancellationToken) {
+    /// Runs what is owed, then follows the log: each new commit's orders in log order (the
+    /// runner's checkpoint moves once they are stored), and each offer whose deadline passes
+    /// lapses.
+    async fn run(self, mut runner: PolicyRunner<Memory>, owed: Vec<Order>, shutdown: CancellationToken) {
         for order in owed {
             if !self.execute(order, &shutdown).await {
                 return;
             }
         }
+        runner.executed(runner.folded());
         loop {
-            let wake = memory.offers.next_deadline().unwrap_or_else(|| self.clock.now() + chrono::Duration::hours(1));
-            let orders = tokio::select! {
-                _ = shutdown.cancelled() => return,
-                next = following.next() => match next {
-                    Some(Ok(message)) => following.guard(&message, || memory.fold(&message)).unwrap_or_default(),
+            let next_deadline = lock(&self.memory).offers.next_deadline();
+            let wake = next_deadline.unwrap_or_else(|| self.clock.now() + chrono::Duration::hours(1));
+            let (folded, orders) = tokio::select! {
+                _ = shutdown.cancelled() => break,
+                next = runner.next() => match next {
+                    Some(Ok((sequence, orders))) => (Some(sequence), orders),
                     Some(Err(e)) => {
                         tracing::warn!(error = %e, "rebuys following the log");
                         continue;
                     }
-                    None => return,
+                    None => break,
                 },
                 _ = self.clock.sleep_until(wake) => {
                     let now = self.clock.now();
-                    memory.offers.lapsed(now).into_iter().map(|(t, entry, until)| {
+                    let lapsed = lock(&self.memory).offers.lapsed(now);
+                    let orders = lapsed.into_iter().map(|(t, entry, until)| {
                         let id = CommandId::derived(&format!("rebuys-lapse:{t}:{}:{}", entry.0, until.timestamp_millis()));
                         (t, id, RebuyCommand::Lapse { entry, until })
-                    }).collect()
+                    }).collect();
+                    (None, orders)
                 }
             };
             for order in orders {
@@ -158,7 +191,12 @@ impl RebuysService {
                     return;
                 }
             }
+            if let Some(sequence) = folded {
+                runner.executed(sequence);
+            }
         }
+        // A clean stop leaves a snapshot of everything executed: the next start reads no tail.
+        runner.snapshot_now().await;
     }
 
     /// Runs one order until the store takes it. `false` on shutdown.
@@ -185,10 +223,7 @@ impl RebuysService {
         let command = match kind {
             Kind::Rebuy => {
                 // The stack for an "at or below" condition, as seating last recorded it.
-                let stack = {
-                    let policy = self.policy.lock().expect("rebuys policy poisoned");
-                    policy.stack_of(tournament_id, &who.player, who.entry)
-                };
+                let stack = lock(&self.memory).policy.stack_of(tournament_id, &who.player, who.entry);
                 RebuyCommand::Rebuy { who, stack, at }
             }
             Kind::Decline => RebuyCommand::Decline { who },
@@ -196,4 +231,10 @@ impl RebuysService {
         };
         self.answer(tournament_id, command_id, command).await
     }
+}
+
+/// The memory, also after a fold panicked while holding it (the runner set that commit's
+/// subject aside).
+fn lock(memory: &Mutex<Memory>) -> MutexGuard<'_, Memory> {
+    memory.lock().unwrap_or_else(PoisonError::into_inner)
 }

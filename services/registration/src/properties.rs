@@ -131,6 +131,8 @@ fn definition() -> BoxedStrategy<TournamentDefinition> {
                 rebuy: None,
                 add_on: None,
                 payout_table: None,
+                hand_for_hand: None,
+                bounty: None,
             };
             for twist in twists {
                 match twist {

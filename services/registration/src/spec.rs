@@ -43,6 +43,8 @@ fn definition() -> TournamentDefinition {
         rebuy: None,
         add_on: None,
         payout_table: None,
+        hand_for_hand: None,
+        bounty: None,
     }
 }
 

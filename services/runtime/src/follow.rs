@@ -72,11 +72,31 @@ impl Following {
 ///
 /// # Errors
 /// `Read` when the stream cannot be read.
-pub async fn follow(backbone: &Backbone, filters: Vec<String>, mut apply: impl FnMut(&Message)) -> Result<Following, ProjectionError> {
-    let reader = backbone.health.reader(&reader_name(&filters)).await;
+pub async fn follow(backbone: &Backbone, filters: Vec<String>, apply: impl FnMut(&Message)) -> Result<Following, ProjectionError> {
+    let name = reader_name(&filters);
+    follow_from(backbone, &name, filters, 1, apply).await
+}
+
+/// As [`follow`], from stream sequence `start` on (a policy's snapshot holds what came before),
+/// recording poison under the reader called `reader`.
+///
+/// # Errors
+/// `Read` when the stream cannot be read.
+pub async fn follow_from(
+    backbone: &Backbone,
+    reader: &str,
+    filters: Vec<String>,
+    start: u64,
+    mut apply: impl FnMut(&Message),
+) -> Result<Following, ProjectionError> {
+    let reader = backbone.health.reader(reader).await;
+    let deliver_policy = match start {
+        0 | 1 => DeliverPolicy::All,
+        start_sequence => DeliverPolicy::ByStartSequence { start_sequence },
+    };
     let mut consumer = backbone
         .events
-        .create_consumer(pull::OrderedConfig { filter_subjects: filters, deliver_policy: DeliverPolicy::All, ..Default::default() })
+        .create_consumer(pull::OrderedConfig { filter_subjects: filters, deliver_policy, ..Default::default() })
         .await
         .map_err(read)?;
     let mut pending = consumer.info().await.map_err(read)?.num_pending;

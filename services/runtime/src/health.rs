@@ -48,6 +48,10 @@ pub struct ReaderHealth {
     pub set_aside: BTreeSet<String>,
     /// The last [`LAST_KEPT`] poison commits, oldest first.
     pub last: Vec<PoisonCommit>,
+    /// Snapshots of this reader's state that could not be read, so it folded the log from the
+    /// start instead ([`crate::policy`]): slower starts, nothing lost.
+    #[serde(default)]
+    pub unreadable_snapshots: u64,
 }
 
 #[derive(Default)]
@@ -180,6 +184,7 @@ impl Health {
             let entry = readers.entry(name.to_owned()).or_default();
             if let Some(stored) = stored {
                 entry.health.poison_commits = entry.health.poison_commits.max(stored.poison_commits);
+                entry.health.unreadable_snapshots = entry.health.unreadable_snapshots.max(stored.unreadable_snapshots);
                 entry.health.set_aside.extend(stored.set_aside);
                 if entry.health.last.is_empty() {
                     entry.health.last = stored.last;
@@ -205,6 +210,10 @@ pub struct Status {
     pub poison_commits: u64,
     /// Every reader's record.
     pub readers: Vec<ReaderHealth>,
+    /// Tournaments that wait on a service, and since when ([`crate::waiting`]); empty when
+    /// nothing waits. Filled by whoever shows the status (`floor status`, the lobby).
+    #[serde(default)]
+    pub waiting: Vec<crate::waiting::TournamentWait>,
 }
 
 /// The platform's health, from the bucket.
@@ -214,7 +223,7 @@ pub struct Status {
 pub async fn status(jetstream: &async_nats::jetstream::Context) -> Result<Status, String> {
     let readers = stored(jetstream).await?;
     let poison_commits = readers.iter().map(|r| r.poison_commits).sum();
-    Ok(Status { healthy: poison_commits == 0, poison_commits, readers })
+    Ok(Status { healthy: poison_commits == 0, poison_commits, readers, waiting: Vec::new() })
 }
 
 /// Every reader's stored record, from the bucket (what `floor status` shows).
@@ -288,6 +297,17 @@ impl Reader {
             entry.health.last.drain(..over);
             entry.dirty = true;
         }
+    }
+
+    /// Records a snapshot of this reader's state that could not be read (logged at `warn`: the
+    /// reader folds the log from the start instead, which is slower but loses nothing).
+    pub fn record_unreadable_snapshot(&self, error: &str) {
+        tracing::warn!(reader = %self.name, error, "snapshot unreadable; folding the log from the start");
+        let mut readers = self.health.readers.lock().expect("health poisoned");
+        let entry = readers.entry(self.name.clone()).or_default();
+        entry.health.reader.clone_from(&self.name);
+        entry.health.unreadable_snapshots += 1;
+        entry.dirty = true;
     }
 
     /// Folds one commit with `fold`, unless its subject is set aside (skipped: `None`), it is

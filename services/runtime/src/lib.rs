@@ -21,11 +21,17 @@
 //! - [`client`]: the typed client for service-to-service commands (a rejection or `unavailable`
 //!   is an error, never a success).
 //! - [`spec`]: given / when / then for testing deciders.
-//! - [`follow`]: read a subject's commits from the start into memory, then follow new ones.
+//! - [`follow`]: read a subject's commits from the start (or a given sequence) into memory,
+//!   then follow new ones.
+//! - [`policy`]: the policy runner: a pure `react(commit) -> orders` whose memory is stored as a
+//!   snapshot at a sequence where every order is executed, with its checkpoint in KV; a start
+//!   reads the snapshot and the commits after it.
 //! - [`health`]: poison commits readers survived and the aggregates they set aside, kept in KV
 //!   `floor-health` for `floor status`; the one place a reader's fold is guarded.
 //! - [`projection`]: the projection runner: durable consumer, checkpoint by stream sequence,
 //!   idempotent, rebuildable from zero.
+//! - [`waiting`]: which service a tournament waits on and since when (a reader that has not
+//!   taken its commits), for `floor status` and the lobby.
 #![deny(missing_docs)]
 
 pub mod bootstrap;
@@ -37,11 +43,13 @@ pub mod error;
 pub mod follow;
 pub mod health;
 pub mod host;
+pub mod policy;
 pub mod projection;
 pub mod server;
 pub mod snapshot;
 pub mod spec;
 pub mod store;
+pub mod waiting;
 
 pub use bootstrap::{connect, ensure_backbone, Backbone};
 pub use client::{CommandError, CommandErrorKind, Commands};

@@ -117,6 +117,12 @@ fn write<E: Into<Box<dyn std::error::Error + Send + Sync>>>(e: E) -> ProjectionE
     ProjectionError::with_source(ProjectionErrorKind::Write, e)
 }
 
+/// The durable consumer of the runner of view `name`: `projection-<name>`. Its filters say what
+/// the view reads (`waiting` reads them there).
+pub fn durable_name(name: &str) -> String {
+    format!("projection-{name}")
+}
+
 impl<P: Projection> ProjectionRunner<P> {
     /// Prepares the runner: reads the checkpoint.
     ///
@@ -200,7 +206,7 @@ impl<P: Projection> ProjectionRunner<P> {
     }
 
     fn durable_name(&self) -> String {
-        format!("projection-{}", self.projection.name())
+        durable_name(self.projection.name())
     }
 
     async fn consumer(&mut self) -> Result<&mut Consumer<pull::Config>, ProjectionError> {

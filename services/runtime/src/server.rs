@@ -41,7 +41,7 @@ pub enum ServerErrorKind {
 impl std::fmt::Display for ServerErrorKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            Self::NotFound => "no nats-server found (run `make tools`, or put nats-server >= 2.10 on PATH, or set FLOOR_NATS_SERVER)",
+            Self::NotFound => "no nats-server found (set FLOOR_NATS_SERVER, put nats-server >= 2.10 next to floor or on PATH, or run `make tools` in a checkout)",
             Self::TooOld => "nats-server is older than 2.10 (run `make tools` to install the pinned one into .tools/bin)",
             Self::NotReady => "nats-server did not become ready",
             Self::Io => "cannot start nats-server",
@@ -363,26 +363,73 @@ pub fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
-/// Finds a nats-server >= 2.10: `$FLOOR_NATS_SERVER`, then `.tools/bin/nats-server` in this or a
-/// parent directory (where `make tools` installs it), then the workspace this crate was built
-/// in, then `PATH`.
+/// Where [`find_binary`] looks for nats-server: what it reads from the environment, passed in so
+/// the order is a pure function ([`Lookup::candidates`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lookup {
+    /// `$FLOOR_NATS_SERVER`, when set (and not empty).
+    pub configured: Option<PathBuf>,
+    /// The directory of the running executable (`floor`, or a test binary).
+    pub exe_dir: Option<PathBuf>,
+    /// The current directory.
+    pub current_dir: Option<PathBuf>,
+    /// `$PATH`.
+    pub path: Option<std::ffi::OsString>,
+}
+
+impl Lookup {
+    /// This process's environment.
+    pub fn from_env() -> Self {
+        Self {
+            configured: std::env::var_os("FLOOR_NATS_SERVER").filter(|v| !v.is_empty()).map(PathBuf::from),
+            exe_dir: std::env::current_exe().ok().and_then(|exe| exe.parent().map(Path::to_path_buf)),
+            current_dir: std::env::current_dir().ok(),
+            path: std::env::var_os("PATH"),
+        }
+    }
+
+    /// The binaries to try, in order:
+    ///
+    /// 1. `$FLOOR_NATS_SERVER`: when set it is the only candidate (a wrong override is an error,
+    ///    not a reason to run some other server);
+    /// 2. `nats-server` next to the executable (a release unpacked with its server);
+    /// 3. `.tools/bin/nats-server` in the current directory or one of its parents (where
+    ///    `make tools` installs the pinned server in a checkout);
+    /// 4. `nats-server` in each directory of `$PATH`.
+    ///
+    /// Nothing is compiled in from the machine that built the binary: a copied `floor` finds
+    /// only servers its user put in one of these places.
+    pub fn candidates(&self) -> Vec<PathBuf> {
+        if let Some(configured) = &self.configured {
+            return vec![configured.clone()];
+        }
+        let mut candidates: Vec<PathBuf> = Vec::new();
+        candidates.extend(self.exe_dir.iter().map(|d| d.join("nats-server")));
+        if let Some(cwd) = &self.current_dir {
+            candidates.extend(cwd.ancestors().map(|d| d.join(".tools/bin/nats-server")));
+        }
+        if let Some(path) = &self.path {
+            candidates.extend(std::env::split_paths(path).map(|d| d.join("nats-server")));
+        }
+        candidates
+    }
+}
+
+/// Finds a nats-server >= 2.10 in the places [`Lookup::candidates`] lists, for this process.
 ///
 /// # Errors
-/// [`ServerErrorKind::NotFound`] or [`ServerErrorKind::TooOld`] (naming the version found).
+/// [`ServerErrorKind::NotFound`] (naming `$FLOOR_NATS_SERVER` when it is set and is no
+/// nats-server) or [`ServerErrorKind::TooOld`] (naming the version found).
 pub fn find_binary() -> Result<PathBuf, ServerError> {
-    let mut candidates: Vec<PathBuf> = Vec::new();
-    if let Some(p) = std::env::var_os("FLOOR_NATS_SERVER") {
-        candidates.push(p.into());
+    let lookup = Lookup::from_env();
+    let found = find_binary_among(lookup.candidates());
+    match (&lookup.configured, found) {
+        (Some(configured), Err(e)) if e.kind() == ServerErrorKind::NotFound => Err(ServerError::with_source(
+            ServerErrorKind::NotFound,
+            format!("FLOOR_NATS_SERVER={} is not a nats-server", configured.display()),
+        )),
+        (_, found) => found,
     }
-    if let Ok(cwd) = std::env::current_dir() {
-        candidates.extend(cwd.ancestors().map(|d| d.join(".tools/bin/nats-server")));
-    }
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    candidates.push(workspace.join(".tools/bin/nats-server"));
-    if let Some(path) = std::env::var_os("PATH") {
-        candidates.extend(std::env::split_paths(&path).map(|d| d.join("nats-server")));
-    }
-    find_binary_among(candidates)
 }
 
 /// The first of `candidates` that is a nats-server >= 2.10 (by its `--version`).
@@ -430,6 +477,59 @@ mod tests {
         assert_eq!(parse_version("2.9.10"), Some((2, 9)));
         assert_eq!(parse_version("garbage"), None);
         assert!(parse_version("v2.9.10").unwrap() < MIN_VERSION);
+    }
+
+    fn lookup() -> Lookup {
+        Lookup {
+            configured: None,
+            exe_dir: Some("/opt/floor/bin".into()),
+            current_dir: Some("/home/ana/floor".into()),
+            path: Some("/usr/local/bin:/usr/bin".into()),
+        }
+    }
+
+    #[test]
+    fn nats_server_is_looked_for_next_to_floor_then_in_tools_bin_then_on_path() {
+        let candidates = lookup().candidates();
+
+        let expected: Vec<PathBuf> = [
+            "/opt/floor/bin/nats-server",
+            "/home/ana/floor/.tools/bin/nats-server",
+            "/home/ana/.tools/bin/nats-server",
+            "/home/.tools/bin/nats-server",
+            "/.tools/bin/nats-server",
+            "/usr/local/bin/nats-server",
+            "/usr/bin/nats-server",
+        ]
+        .into_iter()
+        .map(PathBuf::from)
+        .collect();
+        assert_eq!(candidates, expected);
+    }
+
+    #[test]
+    fn floor_nats_server_when_set_is_the_only_candidate() {
+        let set = Lookup { configured: Some("/srv/nats/nats-server".into()), ..lookup() };
+
+        assert_eq!(set.candidates(), vec![PathBuf::from("/srv/nats/nats-server")]);
+    }
+
+    #[test]
+    fn no_candidate_comes_from_the_machine_that_built_floor() {
+        let nothing = Lookup::default();
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+
+        assert!(nothing.candidates().is_empty());
+        assert!(!lookup().candidates().iter().any(|c| c.starts_with(&workspace)), "{:?}", lookup().candidates());
+    }
+
+    #[test]
+    fn a_configured_path_that_is_no_nats_server_is_not_found_not_replaced() {
+        let missing = PathBuf::from("/nonexistent/floor-test/nats-server");
+
+        let err = find_binary_among(Lookup { configured: Some(missing.clone()), ..lookup() }.candidates()).expect_err("missing");
+
+        assert_eq!(err.kind(), ServerErrorKind::NotFound);
     }
 }
 

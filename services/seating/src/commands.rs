@@ -106,6 +106,16 @@ pub enum SeatingCommand {
         /// Why.
         why: crate::reports::Rejection,
     },
+    /// Hand-for-hand (the bubble service's events): `hold_for_deal` to every open table,
+    /// `deal_hand {hand}` to the tables named, or `resume` to every held table, each numbered
+    /// in its table's sequence. Tables that are closed or not held are left out; nothing to
+    /// send is no event.
+    HandForHand {
+        /// `hold_for_deal`, `deal_hand` or `resume`.
+        instruction: floor_events::table::Instruction,
+        /// For `deal_hand`: the tables released.
+        tables: Vec<u32>,
+    },
     /// A table's report, with the seed for any draw the decision after it needs.
     Report {
         /// The report.

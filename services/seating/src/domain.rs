@@ -35,7 +35,7 @@ pub struct SeatingAggregate;
 
 /// Names the shape of [`SeatingState`] in snapshots: change it with any change to the state's
 /// fields or their meaning, and old snapshots are ignored (the log is folded instead).
-pub const SNAPSHOT_VERSION: &str = "seating-2";
+pub const SNAPSHOT_VERSION: &str = "seating-3";
 
 /// Where a moving player still plays until the source table lets them go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -93,6 +93,9 @@ pub struct SeatingState {
     pub awaiting: HashMap<(u32, u64), EntryNo>,
     /// Last instruction sequence per table.
     pub sequences: HashMap<u32, u64>,
+    /// Instructions a table may confirm with `instruction_applied` (`seat_player`,
+    /// `remove_player`, `add_chips`): (table, sequence). Any other sequence is refused.
+    pub confirmable: HashSet<(u32, u64)>,
     /// The blinds now, for tables that open later.
     pub blinds: Option<Instruction>,
     /// The winner, once there is one.
@@ -107,6 +110,20 @@ pub struct SeatingState {
     /// `add_chips` instructions awaiting confirmation: (table, sequence) → (entry, chips).
     #[serde(with = "floor_runtime::snapshot::pairs")]
     pub chips_on_way: HashMap<(u32, u64), (EntryNo, u64)>,
+    /// Hand-for-hand: tables told `hold_for_deal` and not `resume` since. Empty in snapshots
+    /// taken before hand-for-hand existed, which is what they were.
+    #[serde(default)]
+    pub held: HashMap<u32, Held>,
+}
+
+/// A table under hand-for-hand's hold: how many hands it may still deal.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Held {
+    /// `deal_hand` instructions not dealt yet.
+    pub credits: u32,
+    /// Between hands when the hold was sent: its next deal may have crossed the hold (that
+    /// hand is its announcement hand), until its first `deal_hand`.
+    pub racing: bool,
 }
 
 impl SeatingState {
@@ -244,6 +261,7 @@ impl Aggregate for SeatingAggregate {
                 Ok(out.events)
             }
             Report { report, seed } => Ok(on_report(state, report, &seed)),
+            HandForHand { instruction, tables } => Ok(hand_for_hand(state, instruction, &tables)),
             EndRebuys => Ok(if state.rebuys_open { vec![SeatingEvent::RebuysEnded] } else { vec![] }),
             AddChips { entry, chips } => add_chips(state, entry, chips),
             OfferRebuy { entry, until } => {
@@ -334,6 +352,12 @@ impl Aggregate for SeatingAggregate {
                 state.located.insert(entry, (table, seat_index(seat)));
             }
             HandStarted { table, hand, button, stacks } => {
+                if let Some(held) = state.held.get_mut(&table) {
+                    if held.credits > 0 {
+                        held.credits -= 1;
+                    }
+                    held.racing = false;
+                }
                 state.play.in_play.insert(table, HandInPlay { hand, stacks: stacks.iter().map(|s| (s.entry, s.chips)).collect() });
                 state.room.set_button(table, Some(seat_index(button)));
             }
@@ -364,7 +388,12 @@ impl Aggregate for SeatingAggregate {
                 state.play.chips.remove(&entry);
             }
             PlayerMoved { entry, from_table, from_seat, to_table, to_seat, wait_for_button, .. } => {
-                crate::balancing::apply_move(&mut state.room, &to_move(entry, from_table, from_seat, to_table, to_seat, wait_for_button));
+                // `from` is where the player sits at a table; the room holds the seat balancing
+                // gave them, which differs when they are moved again before their source table
+                // let them go (logs stored before issue 19 named that seat: the same one).
+                let (logical_table, logical_seat) = state.located.get(&entry).copied().unwrap_or((from_table, seat_index(from_seat)));
+                let logical = to_move(entry, logical_table, seat_no(logical_seat), to_table, to_seat, wait_for_button);
+                crate::balancing::apply_move(&mut state.room, &logical);
                 state.located.insert(entry, (to_table, seat_index(to_seat)));
                 let leaving =
                     state.leaving.entry(entry).or_insert(Leaving { table: from_table, seat: seat_index(from_seat), wait_for_button });
@@ -376,6 +405,7 @@ impl Aggregate for SeatingAggregate {
                 }
             }
             TableClosed { table } => {
+                state.held.remove(&table);
                 state.room.close(table);
                 if state.leaving.values().any(|l| l.table == table) {
                     state.closing.insert(table);
@@ -386,6 +416,12 @@ impl Aggregate for SeatingAggregate {
             }
             Instructed { instruction } => {
                 state.sequences.insert(instruction.table, instruction.sequence);
+                if matches!(
+                    instruction.instruction,
+                    Instruction::SeatPlayer { .. } | Instruction::RemovePlayer { .. } | Instruction::AddChips { .. }
+                ) {
+                    state.confirmable.insert((instruction.table, instruction.sequence));
+                }
                 match instruction.instruction {
                     Instruction::RemovePlayer { entry, reason: Removal::Moved { .. } } => {
                         state.awaiting.insert((instruction.table, instruction.sequence), entry);
@@ -398,6 +434,18 @@ impl Aggregate for SeatingAggregate {
                         state.play.chips.insert(entry, stack);
                         state.bought.remove(&entry);
                     }
+                    Instruction::HoldForDeal => {
+                        let racing = !state.play.in_play.contains_key(&instruction.table);
+                        state.held.insert(instruction.table, Held { credits: 0, racing });
+                    }
+                    Instruction::DealHand { .. } => {
+                        let held = state.held.entry(instruction.table).or_default();
+                        held.credits = held.credits.saturating_add(1);
+                        held.racing = false;
+                    }
+                    Instruction::Resume => {
+                        state.held.remove(&instruction.table);
+                    }
                     _ => {}
                 }
             }
@@ -405,6 +453,24 @@ impl Aggregate for SeatingAggregate {
         }
         state
     }
+}
+
+/// Hand-for-hand's instructions, numbered in each table's sequence (see
+/// [`SeatingCommand::HandForHand`]).
+fn hand_for_hand(state: &SeatingState, instruction: Instruction, tables: &[u32]) -> Vec<SeatingEvent> {
+    let mut to: Vec<u32> = match instruction {
+        Instruction::HoldForDeal => state.room.tables().map(|t| t.number).filter(|t| !state.held.contains_key(t)).collect(),
+        Instruction::DealHand { .. } => tables.iter().copied().filter(|t| state.room.table(*t).is_some()).collect(),
+        Instruction::Resume => state.held.keys().copied().collect(),
+        _ => vec![],
+    };
+    to.sort_unstable();
+    to.dedup();
+    let mut out = Outbox::new(state);
+    for table in to {
+        out.instruct(table, instruction.clone());
+    }
+    out.events
 }
 
 /// A closed table whose last moving player left is gone for good.
@@ -437,27 +503,51 @@ fn refused(table: u32, report_id: String, why: &Rejection) -> Vec<SeatingEvent> 
 fn on_report(state: &SeatingState, report: TableReport, seed: &Seed) -> Vec<SeatingEvent> {
     let table = report.table;
     match &report.report {
-        Report::HandStarted { hand, button, stacks } => match check_started(state, table, *hand, stacks) {
+        Report::HandStarted { hand, button, stacks } => match check_started(state, table, *hand, *button, stacks) {
             Ok(()) => vec![SeatingEvent::HandStarted { table, hand: *hand, button: *button, stacks: stacks.clone() }],
             Err(why) => rejected(&report, why),
         },
+        Report::HandFinished { hand, .. }
+            if state.held.contains_key(&table) && state.play.in_play.get(&table).is_none_or(|h| h.hand != *hand) =>
+        {
+            rejected(&report, Rejection::HandNotReleased(*hand))
+        }
         Report::HandFinished { hand, stacks, busts } => match state.play.check_finished(&state.room, table, *hand, stacks, busts) {
             Ok(()) => finished(state, table, *hand, stacks.clone(), busts.clone(), seed),
             Err(why) => rejected(&report, why),
         },
-        Report::InstructionApplied { sequence } => confirmed(state, table, *sequence),
+        Report::InstructionApplied { sequence } => {
+            let sent = state.sequences.get(&table).copied().unwrap_or(0);
+            if *sequence == 0 || *sequence > sent {
+                return rejected(&report, Rejection::UnknownInstruction { sequence: *sequence, sent });
+            }
+            if !state.confirmable.contains(&(table, *sequence)) {
+                return rejected(&report, Rejection::NotConfirmed(*sequence));
+            }
+            confirmed(state, table, *sequence)
+        }
     }
+}
+
+/// Does a player of `table` sit in `seat` there (dealt in or not; leaving or not)?
+fn sits_at(state: &SeatingState, table: u32, seat: Seat) -> bool {
+    let occupant = state.room.table(table).and_then(|t| t.seats.get(seat).copied().flatten());
+    occupant.is_some_and(|o| state.physical(o.entry) == Some((table, seat)))
+        || state.leaving.values().any(|l| l.table == table && l.seat == seat)
 }
 
 /// A hand may start with the players who physically sit at the table, with the chips Floor
 /// knows, once the previous hand is finished.
-fn check_started(state: &SeatingState, table: u32, hand: u64, stacks: &[SeatStack]) -> Result<(), Rejection> {
+fn check_started(state: &SeatingState, table: u32, hand: u64, button: SeatNo, stacks: &[SeatStack]) -> Result<(), Rejection> {
     if state.room.table(table).is_none() && !state.closing.contains(&table) {
         return Err(Rejection::UnknownTable(table));
     }
     let expected = state.play.last_hand.get(&table).copied().unwrap_or(0) + 1;
     if hand != expected || state.play.in_play.contains_key(&table) {
         return Err(Rejection::HandOutOfOrder { expected, got: hand });
+    }
+    if state.held.get(&table).is_some_and(|h| h.credits == 0 && !h.racing) {
+        return Err(Rejection::TableHeld(table, hand));
     }
     let mut dealt = HashSet::new();
     for s in stacks {
@@ -474,6 +564,9 @@ fn check_started(state: &SeatingState, table: u32, hand: u64, stacks: &[SeatStac
         if !dealt.insert(s.entry) {
             return Err(Rejection::Unaccounted(s.entry));
         }
+    }
+    if !sits_at(state, table, seat_index(button)) {
+        return Err(Rejection::ButtonOnEmptySeat(button));
     }
     Ok(())
 }
@@ -516,10 +609,11 @@ fn eliminate(state: &SeatingState, out: &mut Outbox<'_>, gone: &[(EntryNo, Optio
         });
         if let Some(&(t, seat)) = state.located.get(&entry) {
             room.vacate(t, seat);
-            // A player leaving for another table was told to go already.
-            if !state.leaving.contains_key(&entry) {
-                out.instruct(t, Instruction::RemovePlayer { entry, reason: Removal::Eliminated });
-            }
+            // The table the player sits at hears it, even when it was told to move them (they
+            // busted in the hand during which the move was decided): the elimination replaces
+            // the move, and the destination, told nothing yet, never seats them.
+            let (at, _) = state.physical(entry).unwrap_or((t, seat));
+            out.instruct(at, Instruction::RemovePlayer { entry, reason: Removal::Eliminated });
         }
     }
     // While a large draw is still being stored the room is not whole: balancing waits for the
@@ -569,21 +663,21 @@ fn record_decision(state: &SeatingState, out: &mut Outbox<'_>, decision: &Decisi
             }
             Reason::FinalTable { players_left, seats } => MoveReason::FinalTable { players_left: players_left as u32, seats: seats as u32 },
         };
+        // The move is from where the player sits. One still on the way to another table (its
+        // source has not let them go) was never seated there: the source is told again, with
+        // the new destination, so every move and removal names where the player will sit.
+        let (from_table, from_seat) = state.physical(m.entry).unwrap_or((m.from_table, m.from_seat));
         out.push(SeatingEvent::PlayerMoved {
             entry: m.entry,
-            from_table: m.from_table,
-            from_seat: seat_no(m.from_seat),
+            from_table,
+            from_seat: seat_no(from_seat),
             to_table: m.to_table,
             to_seat: seat_no(m.to_seat),
             wait_for_button: m.wait_for_button,
             reason,
         });
-        // A player still leaving another table was never seated at this one: the source they
-        // sit at was told already, and their seat will be the new one when it lets them go.
-        if !state.leaving.contains_key(&m.entry) {
-            let removal = Removal::Moved { to_table: m.to_table, to_seat: seat_no(m.to_seat) };
-            out.instruct(m.from_table, Instruction::RemovePlayer { entry: m.entry, reason: removal });
-        }
+        let removal = Removal::Moved { to_table: m.to_table, to_seat: seat_no(m.to_seat) };
+        out.instruct(from_table, Instruction::RemovePlayer { entry: m.entry, reason: removal });
     }
     for &table in &decision.closed {
         out.push(SeatingEvent::TableClosed { table });

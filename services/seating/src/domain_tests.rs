@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use esrs::Aggregate;
 use floor_events::seating::SeatingEvent;
 use floor_events::table::{Instruction, Report, SeatNo, SeatStack, TableReport};
-use floor_events::{EntryNo, PlayerId, TournamentId};
+use floor_events::{codes, EntryNo, PlayerId, TournamentId};
 use proptest::prelude::*;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
@@ -428,4 +428,97 @@ proptest! {
         prop_assert_eq!(eliminated as u32, entrants - 1);
         prop_assert!(state.winner.is_some());
     }
+}
+
+/// Hand-for-hand at seating: a held table deals only on `deal_hand`, one hand each; a finish
+/// for a hand it is not dealing is `hand_not_released`; `resume` lets it deal freely again.
+/// The simulated tables here ignore the hold, so they show what a misbehaving server gets.
+#[test]
+fn a_held_table_deals_only_on_deal_hand_and_resume_ends_the_hold() {
+    let tournament_id = TournamentId(uuid::Uuid::from_u128(20));
+    let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
+    floor.run(C::Configure { tournament_id, table_size: 3, starting_stack: STACK, rebuys: false });
+    let draw_seed = seed(20);
+    floor.run(C::CommitDraw { commitment: commitment(&draw_seed) });
+    let entries: Vec<(EntryNo, PlayerId)> = (1..=6).map(|e| (EntryNo(e), PlayerId::parse(&format!("p{e}")).unwrap())).collect();
+    floor.run(C::JoinPool { entries });
+    let mut room = Room { tables: BTreeMap::new(), rng: ChaCha8Rng::seed_from_u64(20) };
+    let drawn = floor.run(C::Start { seed: draw_seed, at: at() });
+    room.deliver(&drawn);
+    let tables: Vec<u32> = room.tables.keys().copied().collect();
+    assert_eq!(tables.len(), 2);
+    let (one, two) = (tables[0], tables[1]);
+    // Table `two` is dealing when the hold goes out; table `one` is between hands.
+    let mut reports = Vec::new();
+    let t2 = room.tables.get_mut(&two).unwrap();
+    t2.apply(tournament_id, two, usize::MAX, &mut reports);
+    t2.start_hand(tournament_id, two, &mut reports);
+    let t1 = room.tables.get_mut(&one).unwrap();
+    t1.apply(tournament_id, one, usize::MAX, &mut reports);
+    let report = |floor: &mut Floor, reports: &mut Vec<TableReport>| -> Vec<SeatingEvent> {
+        let mut events = Vec::new();
+        for r in reports.drain(..) {
+            events.extend(floor.run(C::Report { report: r, seed: seed(1) }));
+        }
+        events
+    };
+    report(&mut floor, &mut reports);
+    let hold = floor.run(C::HandForHand { instruction: Instruction::HoldForDeal, tables: vec![] });
+    let held: Vec<u32> = hold
+        .iter()
+        .filter_map(|e| match e {
+            SeatingEvent::Instructed { instruction } if instruction.instruction == Instruction::HoldForDeal => Some(instruction.table),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(held, vec![one, two], "every open table is held, each in its own sequence");
+    assert!(floor.run(C::HandForHand { instruction: Instruction::HoldForDeal, tables: vec![] }).is_empty(), "held already");
+    let rejections = |events: &[SeatingEvent]| -> Vec<String> {
+        events.iter().filter_map(|e| if let SeatingEvent::ReportRejected { code, .. } = e { Some(code.clone()) } else { None }).collect()
+    };
+    // Table `one` was between hands: its next deal may have crossed the hold (its hand 0).
+    let t1 = room.tables.get_mut(&one).unwrap();
+    assert!(t1.start_hand(tournament_id, one, &mut reports));
+    assert!(rejections(&report(&mut floor, &mut reports)).is_empty(), "the deal that crossed the hold is its announcement hand");
+    // Table `two` finishes its hand in progress, then deals again while held.
+    let t2 = room.tables.get_mut(&two).unwrap();
+    t2.finish_hand(tournament_id, two, &mut room.rng, &mut reports);
+    let finished = report(&mut floor, &mut reports);
+    assert!(rejections(&finished).is_empty());
+    room.deliver(&finished);
+    let t2 = room.tables.get_mut(&two).unwrap();
+    t2.apply(tournament_id, two, usize::MAX, &mut reports);
+    if t2.start_hand(tournament_id, two, &mut reports) {
+        assert_eq!(rejections(&report(&mut floor, &mut reports)), vec![codes::TABLE_HELD.to_string()], "dealt while held");
+        let t2 = room.tables.get_mut(&two).unwrap();
+        t2.in_hand = None;
+        t2.hand -= 1;
+    }
+    report(&mut floor, &mut reports);
+    // A finish for a hand never released to it.
+    let hand = room.tables[&two].hand + 1;
+    let bogus = TableReport {
+        tournament_id,
+        table: two,
+        report_id: "bogus-finish".into(),
+        report: Report::HandFinished { hand, stacks: vec![], busts: vec![] },
+    };
+    let events = floor.run(C::Report { report: bogus, seed: seed(2) });
+    assert_eq!(rejections(&events), vec![codes::HAND_NOT_RELEASED.to_string()]);
+    // Released: one hand each.
+    let deal = floor.run(C::HandForHand { instruction: Instruction::DealHand { hand: 1 }, tables: vec![two, 999] });
+    assert_eq!(deal.len(), 1, "only open tables are told: {deal:?}");
+    room.deliver(&deal);
+    let t2 = room.tables.get_mut(&two).unwrap();
+    t2.apply(tournament_id, two, usize::MAX, &mut reports);
+    if t2.start_hand(tournament_id, two, &mut reports) {
+        assert!(rejections(&report(&mut floor, &mut reports)).is_empty(), "deal_hand lets it deal once");
+        let t2 = room.tables.get_mut(&two).unwrap();
+        t2.finish_hand(tournament_id, two, &mut room.rng, &mut reports);
+        let finished = report(&mut floor, &mut reports);
+        assert!(rejections(&finished).is_empty());
+    }
+    let resume = floor.run(C::HandForHand { instruction: Instruction::Resume, tables: vec![] });
+    assert!(!resume.is_empty());
+    assert!(floor.state.held.is_empty(), "resume ends the hold at every table");
 }

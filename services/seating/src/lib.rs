@@ -42,6 +42,8 @@ pub use table::{Occupant, Seat, Table};
 #[cfg(test)]
 mod domain_tests;
 #[cfg(test)]
+mod move_tests;
+#[cfg(test)]
 mod properties;
 #[cfg(test)]
 mod report_checks;

@@ -7,6 +7,8 @@
 //! - A level started: its blinds go to every table for the next hand.
 //! - A rebuy or add-on bought: its chips go to the entry's table; a rebuy forgone: the entry at
 //!   zero is eliminated; the rebuy period over: busted stacks are out at once from now on.
+//! - Hand-for-hand (the bubble's events): `hold_for_deal` to every table at the announcement,
+//!   `deal_hand {hand}` to the tables a release names, `resume` at the end.
 //!
 //! Registrations before the start are gathered: consecutive joins to one tournament become one
 //! `join_pool` command ([`enqueue`]), so a field of 10,000 costs seating a few dozen commits,
@@ -20,6 +22,7 @@
 
 use crate::domain::SeatingCommand;
 use crate::draw::{commitment, Seed};
+use floor_events::bubble::BubbleEvent;
 use floor_events::clock::ClockEvent;
 use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::TournamentEvent;
@@ -139,6 +142,28 @@ pub fn react_to_clock(tournament: TournamentId, event: &ClockEvent) -> Option<(C
         big_blind_ante: level.big_blind_ante,
     };
     Some((id, command))
+}
+
+/// The instructions a bubble event sends to the tables, with the command's id (derived from
+/// the event: each announcement, release and end is its own).
+pub fn react_to_bubble(tournament: TournamentId, event: &BubbleEvent) -> Option<(CommandId, SeatingCommand)> {
+    use floor_events::table::Instruction;
+    let id = |what: String| CommandId::derived(&format!("seating-hand-for-hand:{tournament}:{what}"));
+    match event {
+        BubbleEvent::HandForHandStarted { at, .. } => Some((
+            id(format!("hold-{}", at.timestamp_micros())),
+            SeatingCommand::HandForHand { instruction: Instruction::HoldForDeal, tables: vec![] },
+        )),
+        BubbleEvent::HandReleased { hand, tables, at } => Some((
+            id(format!("deal-{hand}-{}", at.timestamp_micros())),
+            SeatingCommand::HandForHand { instruction: Instruction::DealHand { hand: *hand }, tables: tables.clone() },
+        )),
+        BubbleEvent::HandForHandEnded { at, .. } => Some((
+            id(format!("resume-{}", at.timestamp_micros())),
+            SeatingCommand::HandForHand { instruction: Instruction::Resume, tables: vec![] },
+        )),
+        _ => None,
+    }
 }
 
 /// The seating commands a rebuys event calls for, with their ids.

@@ -145,6 +145,26 @@ pub enum Rejection {
     /// A player dealt in is missing from the result, listed twice, or kept with no chips.
     #[error("entry {0} is missing from the result, listed twice, or kept with no chips")]
     Unaccounted(EntryNo),
+    /// The button is on a seat where no player of the table sits.
+    #[error("the button is on seat {seat}, where nobody sits", seat = .0.0)]
+    ButtonOnEmptySeat(SeatNo),
+    /// An `instruction_applied` for a sequence never sent to the table.
+    #[error("instruction {sequence} was never sent to this table (the last sent is {sent})")]
+    UnknownInstruction {
+        /// The sequence confirmed.
+        sequence: u64,
+        /// The last sequence sent to the table.
+        sent: u64,
+    },
+    /// An `instruction_applied` for an instruction that takes no confirmation.
+    #[error("instruction {0} takes no instruction_applied: only seat_player, remove_player and add_chips are confirmed")]
+    NotConfirmed(u64),
+    /// Hand-for-hand: the table dealt while held (`hold_for_deal`, no `deal_hand` left).
+    #[error("table {0} dealt hand {1} while held: hand-for-hand, deal only on deal_hand")]
+    TableHeld(u32, u64),
+    /// Hand-for-hand: a finish for a hand the table was not dealing (not released to it).
+    #[error("hand {0} finished, but it is not the hand-for-hand hand released to this table")]
+    HandNotReleased(u64),
 }
 
 impl Rejection {
@@ -163,6 +183,11 @@ impl Rejection {
             Self::ChipsNotConserved { .. } => codes::CHIPS_NOT_CONSERVED,
             Self::BustDoesNotAddUp(_) => codes::BUST_DOES_NOT_ADD_UP,
             Self::Unaccounted(_) => codes::PLAYER_UNACCOUNTED,
+            Self::ButtonOnEmptySeat(_) => codes::BUTTON_ON_EMPTY_SEAT,
+            Self::UnknownInstruction { .. } => codes::UNKNOWN_INSTRUCTION,
+            Self::NotConfirmed(_) => codes::INSTRUCTION_NOT_CONFIRMED,
+            Self::TableHeld(..) => codes::TABLE_HELD,
+            Self::HandNotReleased(_) => codes::HAND_NOT_RELEASED,
         }
     }
 }

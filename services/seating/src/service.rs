@@ -1,7 +1,7 @@
 //! Wiring: three runners around the seating aggregate, each on a durable consumer with a
 //! checkpoint, so a crash loses nothing and repeats nothing that matters.
 //!
-//! - **policy**: tournament, clock and rebuys events → seating commands ([`crate::policy`]).
+//! - **policy**: tournament, clock, rebuys and bubble events → seating commands ([`crate::policy`]).
 //! - **reports**: table reports from `floor.table.<t>.<table>.out` (stream `FLOOR_TABLES`) →
 //!   the aggregate, in stream order, each with a command id derived from the report.
 //! - **outbox**: the aggregate's `instructed` events → `floor.table.<t>.<table>.in`, with
@@ -9,19 +9,22 @@
 //!   in the same stream, so the two must never collide); eliminations → registration's
 //!   `eliminate_entry` (its answer checked: only recorded counts). Published before the checkpoint
 //!   moves: at least once, and recognisable; what fails is sent again on the runner's timer.
+//!   Rejected reports → `floor.table.<t>.<table>.rejected`, with `Nats-Msg-Id` =
+//!   `rejection:<tournament>.<table>.<stream sequence of the commit>`, so the table that sent
+//!   a report hears why it was rejected without reading the tournament's seating log.
 //!
 //! The policy and reports runners publish each commit's instructions themselves as soon as it
 //! is stored ([`crate::publishing`]); the outbox publishes only what they could not.
 
 use crate::commands::SeatingError;
 use crate::domain::{SeatingAggregate, SeatingCommand, SNAPSHOT_VERSION};
-use crate::policy::{enqueue, react_to_clock, react_to_rebuys, react_to_tournament, split_pool, Queued, SeedKey};
+use crate::policy::{enqueue, react_to_bubble, react_to_clock, react_to_rebuys, react_to_tournament, split_pool, Queued, SeedKey};
 use crate::publishing::{self, InFlight, Publisher};
 use crate::reports;
 use floor_events::commit::{Commit, Events};
 use floor_events::registration::{self, EliminateEntry, Recorded};
 use floor_events::seating::SeatingEvent;
-use floor_events::table::TableInstruction;
+use floor_events::table::{rejections_subject, TableInstruction, TableRejection};
 use floor_events::{codes, subjects, CommandId, EntryNo, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::commits;
@@ -46,8 +49,8 @@ pub const SNAPSHOT_EVERY: u64 = 10_000;
 /// Command ids a snapshot keeps: those of the last this many stream sequences. Retries come
 /// from a runner's unacknowledged tail, a few thousand commits at most.
 const SNAPSHOT_IDS: u64 = 100_000;
-/// The key in `floor-secrets` seeds are derived from.
-const SEED_KEY: &str = "seating-seed-key";
+/// The key in `floor-secrets` seeds are derived from (the bounties service's mystery seeds too).
+const SEED_KEY: &str = subjects::SEED_KEY;
 
 fn write<E: Into<Box<dyn std::error::Error + Send + Sync>>>(e: E) -> ProjectionError {
     ProjectionError::with_source(ProjectionErrorKind::Write, e)
@@ -90,6 +93,7 @@ impl SeatingService {
             publisher: publisher.clone(),
             commands: Commands::new(backbone.client.clone()),
             instructions: Vec::new(),
+            rejections: Vec::new(),
             eliminated: Vec::new(),
         };
         // Every runner's flush is idempotent (derived command ids, message ids), so each stores
@@ -219,7 +223,7 @@ impl Projection for Policy {
     }
 
     fn filters(&self) -> Vec<String> {
-        [subjects::aggregate::TOURNAMENT, subjects::aggregate::CLOCK, subjects::aggregate::REBUYS]
+        [subjects::aggregate::TOURNAMENT, subjects::aggregate::CLOCK, subjects::aggregate::REBUYS, subjects::aggregate::BUBBLE]
             .iter()
             .map(|a| subjects::event_filter(a))
             .collect()
@@ -231,6 +235,7 @@ impl Projection for Policy {
         let reactions: Vec<(CommandId, SeatingCommand)> = match commit.events {
             Events::Rebuys(events) => events.iter().filter_map(|e| react_to_rebuys(tournament, e, &self.key)).collect(),
             Events::Clock(events) => events.iter().filter_map(|e| react_to_clock(tournament, e)).collect(),
+            Events::Bubble(events) => events.iter().filter_map(|e| react_to_bubble(tournament, e)).collect(),
             Events::Tournament(events) => events.iter().flat_map(|e| react_to_tournament(tournament, e, &self.key)).collect(),
             _ => vec![],
         };
@@ -297,6 +302,9 @@ struct Outbox {
     publisher: Publisher,
     commands: Commands,
     instructions: Vec<TableInstruction>,
+    /// Rejections to tell their tables, each with the stream sequence of its commit (the
+    /// message id, so a replayed commit's rejection is stored once).
+    rejections: Vec<(u64, TableRejection)>,
     eliminated: Vec<(TournamentId, EntryNo)>,
 }
 
@@ -334,6 +342,9 @@ impl Projection for Outbox {
             match event {
                 SeatingEvent::Instructed { instruction } => self.instructions.push(instruction),
                 SeatingEvent::EntryEliminated { entry, .. } => self.eliminated.push((TournamentId(id), entry)),
+                SeatingEvent::ReportRejected { table, report_id, code, reason } => {
+                    self.rejections.push((sequence, TableRejection { tournament_id: TournamentId(id), table, report_id, code, reason }));
+                }
                 _ => {}
             }
         }
@@ -350,6 +361,12 @@ impl Projection for Outbox {
                 unpublished.push(publishing::message(i));
             }
         }
+        for (sequence, r) in &self.rejections {
+            let message = async_nats::jetstream::message::PublishMessage::build()
+                .payload(serde_json::to_vec(r).expect("rejection serializes").into())
+                .message_id(format!("rejection:{}.{}.{sequence}", r.tournament_id, r.table));
+            unpublished.push((rejections_subject(r.tournament_id, r.table), message));
+        }
         let jetstream = self.backbone.jetstream.clone();
         let publishes = unpublished.into_iter().map(|(subject, message)| {
             let jetstream = jetstream.clone();
@@ -362,6 +379,7 @@ impl Projection for Outbox {
             futures::stream::iter(publishes.collect::<Vec<_>>()).buffered(PUBLISHING).collect().await;
         acks.into_iter().collect::<Result<Vec<()>, _>>()?;
         self.instructions.clear();
+        self.rejections.clear();
         // Concurrently: a round of play at 18,000 tables eliminates thousands, and one request
         // at a time (a round trip and a registration commit each) kept the outbox busy for
         // tens of seconds after a restart. Each has an id derived from its entry, so a retry
@@ -381,6 +399,7 @@ impl Projection for Outbox {
 
     async fn reset(&mut self) -> Result<(), ProjectionError> {
         self.instructions.clear();
+        self.rejections.clear();
         self.eliminated.clear();
         Ok(())
     }

@@ -2,8 +2,8 @@
 //! tests of the seating aggregate. Pure: instructions in, reports out.
 //!
 //! Between hands it applies the instructions that have arrived, in sequence order, confirming
-//! each (`instruction_applied`), then deals a hand if two or more players sit: an all-in between
-//! two players (one in five hands three), the biggest stack covering, sometimes a split pot, the
+//! each seat change and chips (`instruction_applied`), then deals a hand if two or more players
+//! sit: an all-in between two players (one in five hands three), the biggest stack covering, sometimes a split pot, the
 //! losers losing all or half of what they had. Stacks that reach zero are reported as busts with
 //! the pots that took their chips. A player at zero keeps the seat, dealt out, until Floor says
 //! `remove_player` (eliminated) or `add_chips` (a rebuy).
@@ -60,7 +60,7 @@ impl SimTable {
     }
 
     /// Between hands: applies the first `arrived` queued instructions (those that follow
-    /// without a gap), confirming each.
+    /// without a gap), confirming each `seat_player`, `remove_player` and `add_chips`.
     pub fn apply(&mut self, tournament_id: TournamentId, table: u32, arrived: usize, out: &mut Vec<TableReport>) -> Stepped {
         let mut stepped = Stepped::default();
         for _ in 0..arrived {
@@ -69,26 +69,37 @@ impl SimTable {
             }
             let instruction = self.inbox.pop_front().expect("checked above");
             self.applied = instruction.sequence;
-            match instruction.instruction {
+            // Seat changes and chips are confirmed; nothing else takes a confirmation.
+            let confirm = match instruction.instruction {
                 Instruction::SeatPlayer { entry, player, seat, stack, .. } => {
                     self.seats.insert(seat, (entry, player, stack));
+                    true
                 }
                 Instruction::RemovePlayer { entry, reason } => {
+                    let before = self.seats.len();
                     self.seats.retain(|_, (e, ..)| *e != entry);
-                    stepped.moved += u64::from(matches!(reason, floor_events::table::Removal::Moved { .. }));
+                    // A second removal of one player (a new destination, or the bust that
+                    // replaces the move) moves nobody.
+                    let removed = self.seats.len() < before;
+                    stepped.moved += u64::from(removed && matches!(reason, floor_events::table::Removal::Moved { .. }));
+                    true
                 }
                 Instruction::AddChips { entry, chips } => {
                     if let Some(seat) = self.seats.values_mut().find(|(e, ..)| *e == entry) {
                         seat.2 += chips;
                     }
+                    true
                 }
                 Instruction::CloseTable => {
                     self.closed = true;
                     stepped.closed = true;
+                    false
                 }
-                _ => {}
+                _ => false,
+            };
+            if confirm {
+                self.report(tournament_id, table, Report::InstructionApplied { sequence: instruction.sequence }, out);
             }
-            self.report(tournament_id, table, Report::InstructionApplied { sequence: instruction.sequence }, out);
         }
         stepped
     }

@@ -22,6 +22,13 @@
 //! Usage: `cargo build --release -p floor && cargo run --release -p floor-tests --bin floor-soak --
 //! [--entrants 10000] [--format rebuy] [--runs 3] [--every 2-5] [--seed 7] [--minutes 60]
 //! [--start-after S] [--floor PATH] [--write docs/reliability.md]`.
+//!
+//! For restart times at scale (issue 16: every service back within 2 s of a `kill -9` in the
+//! middle of a 250,000-entrant tournament) the undisturbed run is not needed:
+//! `--no-baseline` plays only the disturbed runs (nothing to compare them with), and
+//! `--no-fsync` runs nats-server without `sync_interval: always`, as the other 250,000-entrant
+//! figures in `docs/benchmarks.md` do; `--first-kill-after S` lets the field register before the
+//! first kill; `--write-section` names the section written.
 
 use floor_runtime::server::{self, NatsServer, ServerOptions};
 use rand::seq::SliceRandom;
@@ -73,6 +80,16 @@ struct Soak {
     seed: u64,
     budget: Duration,
     start_after: Option<String>,
+    /// Play the undisturbed run first, to compare every disturbed run with it.
+    baseline: bool,
+    /// nats-server fsyncs every write before acknowledging it.
+    sync_always: bool,
+    /// No kill before this long into a run (a large field registers first).
+    first_kill_after: Duration,
+}
+
+fn flag(name: &str) -> bool {
+    std::env::args().any(|a| a == name)
 }
 
 impl Soak {
@@ -91,6 +108,9 @@ impl Soak {
             seed: arg("--seed").map_or(7, |v| v.parse().expect("--seed N")),
             budget: Duration::from_secs(60 * arg("--minutes").map_or(60, |v| v.parse::<u64>().expect("--minutes N"))),
             start_after: arg("--start-after"),
+            baseline: !flag("--no-baseline"),
+            sync_always: !flag("--no-fsync"),
+            first_kill_after: Duration::from_secs(arg("--first-kill-after").map_or(0, |v| v.parse().expect("--first-kill-after SECONDS"))),
         }
     }
 
@@ -102,6 +122,15 @@ impl Soak {
         );
         if let Some(s) = &self.start_after {
             line.push_str(&format!(" --start-after {s}"));
+        }
+        if !self.baseline {
+            line.push_str(" --no-baseline");
+        }
+        if !self.sync_always {
+            line.push_str(" --no-fsync");
+        }
+        if !self.first_kill_after.is_zero() {
+            line.push_str(&format!(" --first-kill-after {}", self.first_kill_after.as_secs()));
         }
         line
     }
@@ -132,16 +161,20 @@ fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     let begun = Instant::now();
 
-    eprintln!("undisturbed run: {} entrants, {}", soak.entrants, soak.format);
-    let undisturbed = runtime.block_on(play(&soak, work.path(), "undisturbed", None));
-    report_run("undisturbed", &undisturbed);
-    let Some(reference) = undisturbed.summary.clone() else {
-        panic!("the undisturbed run failed: {}", undisturbed.failure.unwrap_or_default());
-    };
+    let undisturbed = soak.baseline.then(|| {
+        eprintln!("undisturbed run: {} entrants, {}", soak.entrants, soak.format);
+        let undisturbed = runtime.block_on(play(&soak, work.path(), "undisturbed", None));
+        report_run("undisturbed", &undisturbed);
+        if undisturbed.summary.is_none() {
+            panic!("the undisturbed run failed: {}", undisturbed.failure.clone().unwrap_or_default());
+        }
+        undisturbed
+    });
     let mut disturbed = Vec::new();
     for run in 1..=soak.runs {
         // Bounded in time: a run takes about as long as the undisturbed one, plus its restarts.
-        if begun.elapsed() + undisturbed.took.mul_f64(1.5) > soak.budget {
+        let expected = undisturbed.as_ref().map_or(Duration::ZERO, |u| u.took.mul_f64(1.5));
+        if run > 1 && begun.elapsed() + expected > soak.budget {
             eprintln!("time budget spent after {} disturbed runs", run - 1);
             break;
         }
@@ -152,10 +185,11 @@ fn main() {
         disturbed.push(result);
     }
 
-    let body = figures(&soak, &undisturbed, &reference, &disturbed);
+    let body = figures(&soak, undisturbed.as_ref(), &disturbed);
     println!("{body}");
     if let Some(path) = arg("--write") {
-        floor_tests::write_bench_section(&path, "soak", "## Kill any service", &body).expect("write the figures");
+        let section = arg("--write-section").unwrap_or_else(|| "soak".into());
+        floor_tests::write_bench_section(&path, &section, "## Kill any service", &body).expect("write the figures");
         eprintln!("wrote {path}");
     }
 }
@@ -176,17 +210,20 @@ fn report_run(label: &str, run: &Run) {
 }
 
 /// The markdown the soak prints and writes.
-fn figures(soak: &Soak, undisturbed: &Run, reference: &Value, runs: &[Run]) -> String {
+fn figures(soak: &Soak, undisturbed: Option<&Run>, runs: &[Run]) -> String {
     let secs = |d: Duration| format!("{:.2} s", d.as_secs_f64());
     let mut out = format!("Command: `cargo build --release -p floor && {}`\n\n", soak.command_line());
     out.push_str("| run | took | kills | restarts serving again | kill → serving: median / max | longest stall (at) | finished, books balanced | equals the undisturbed run |\n|---|---|---|---|---|---|---|---|\n");
-    out.push_str(&format!(
-        "| undisturbed | {} | 0 | | | {} ({}) | {} | |\n",
-        secs(undisturbed.took),
-        secs(undisturbed.longest_stall.0),
-        secs(undisturbed.longest_stall.1),
-        balanced(reference)
-    ));
+    let reference = undisturbed.and_then(|u| u.summary.as_ref());
+    if let (Some(undisturbed), Some(reference)) = (undisturbed, reference) {
+        out.push_str(&format!(
+            "| undisturbed | {} | 0 | | | {} ({}) | {} | |\n",
+            secs(undisturbed.took),
+            secs(undisturbed.longest_stall.0),
+            secs(undisturbed.longest_stall.1),
+            balanced(reference)
+        ));
+    }
     let mut all: Vec<Duration> = Vec::new();
     let mut per_service: std::collections::BTreeMap<&str, Vec<Duration>> = Default::default();
     let (mut finished, mut equal, mut worst_stall) = (0, 0, Duration::ZERO);
@@ -197,9 +234,10 @@ fn figures(soak: &Soak, undisturbed: &Run, reference: &Value, runs: &[Run]) -> S
         }
         all.extend(&times);
         times.sort();
-        let differs: Vec<&str> = match &run.summary {
-            Some(s) => COMPARED.into_iter().filter(|f| s[*f] != reference[*f]).collect(),
-            None => COMPARED.to_vec(),
+        let differs: Vec<&str> = match (&run.summary, reference) {
+            (Some(s), Some(reference)) => COMPARED.into_iter().filter(|f| s[*f] != reference[*f]).collect(),
+            (Some(_), None) => vec![],
+            (None, _) => COMPARED.to_vec(),
         };
         finished += usize::from(run.summary.is_some());
         equal += usize::from(run.summary.is_some() && differs.is_empty());
@@ -218,7 +256,7 @@ fn figures(soak: &Soak, undisturbed: &Run, reference: &Value, runs: &[Run]) -> S
                 (Some(s), _) => balanced(s),
                 (None, f) => format!("**no**: {}", f.clone().unwrap_or_default().replace('|', "/")),
             },
-            if run.summary.is_none() {
+            if run.summary.is_none() || reference.is_none() {
                 "-".into()
             } else if differs.is_empty() {
                 "yes".to_string()
@@ -239,7 +277,7 @@ fn figures(soak: &Soak, undisturbed: &Run, reference: &Value, runs: &[Run]) -> S
     let goal = worst_stall <= Duration::from_secs(2) + max_restart;
     out.push_str(&format!(
         "\n{} entrants, {} format; {} disturbed runs, {kills} kills ({} served again), one every {}–{} s. {finished} of {} finished, \
-         {equal} equalled the undisturbed run. Longest stall {} against a goal of 2 s plus the slowest restart ({}): {}. \
+         {}. Longest stall {} against a goal of 2 s plus the slowest restart ({}): {}. \
          Stalls are gaps between the sim's progress lines while it plays (at most one a second, so 1 s is no stall); the \
          undisturbed run's longest was {}.\n",
         soak.entrants,
@@ -249,10 +287,11 @@ fn figures(soak: &Soak, undisturbed: &Run, reference: &Value, runs: &[Run]) -> S
         soak.every.0,
         soak.every.1,
         runs.len(),
+        if reference.is_some() { format!("{equal} equalled the undisturbed run") } else { "no undisturbed run to compare with".into() },
         secs(worst_stall),
         secs(max_restart),
         if goal { "met" } else { "**missed**" },
-        secs(undisturbed.longest_stall.0),
+        undisturbed.map_or("not played".into(), |u| secs(u.longest_stall.0)),
     ));
     out
 }
@@ -299,12 +338,13 @@ impl<'a> Platform<'a> {
     async fn start(soak: &'a Soak, logs: PathBuf) -> Result<Platform<'a>, String> {
         std::fs::create_dir_all(&logs).map_err(|e| e.to_string())?;
         let store = tempfile::Builder::new().prefix("floor-soak-nats-").tempdir().map_err(|e| e.to_string())?;
-        // As an operator runs a single node: every write fsynced before it is acknowledged.
+        // As an operator runs a single node: every write fsynced before it is acknowledged (unless
+        // `--no-fsync`).
         let options = ServerOptions {
             binary: server::find_binary().map_err(|e| e.to_string())?,
             dir: store.path().to_owned(),
             port: 0,
-            sync_always: true,
+            sync_always: soak.sync_always,
         };
         let nats = NatsServer::start(options).map_err(|e| e.to_string())?;
         let client = async_nats::connect(nats.url()).await.map_err(|e| e.to_string())?;
@@ -462,9 +502,10 @@ async fn play(soak: &Soak, work: &Path, label: &str, kill_seed: Option<u64>) -> 
     // Every service once, in a drawn order, then any.
     let mut first_round = SERVICES.to_vec();
     first_round.shuffle(&mut rng);
+    let mut first_wait = soak.first_kill_after;
     let out = loop {
         let wait = match kill_seed {
-            Some(_) => Duration::from_secs_f64(rng.random_range(soak.every.0..=soak.every.1)),
+            Some(_) => std::mem::take(&mut first_wait) + Duration::from_secs_f64(rng.random_range(soak.every.0..=soak.every.1)),
             None => Duration::MAX,
         };
         match tokio::time::timeout(wait, ended.recv()).await {

@@ -15,7 +15,14 @@
 //! - how far a runner has *taken* its stream (its checkpoint, stored only after what it
 //!   produced is stored; see `taken`) against the last sequence the store holds on the subjects it reads;
 //! - for the tables' inbox, the store's next instruction after the last one received
-//!   (a direct get), with the consumer used only to fetch them in bulk.
+//!   (a direct get), with the consumer used only to fetch them in bulk;
+//! - with rebuys, how far the rebuys policy has acted (its checkpoint, KV `floor-checkpoints`
+//!   key `rebuys-policy`, stored once the commands a commit called for are stored) against the
+//!   same subjects plus seating's. Without it the simulated players answered offers while the
+//!   rebuys service was still reacting to the round's busts: an entry at its rebuy cap is forgone
+//!   by that reaction alone, and when it landed after some players' answers (a rebuys service
+//!   restarting, say) seating eliminated in another order, balanced tables differently, and a
+//!   disturbed run became another tournament (issue 18).
 
 use async_nats::jetstream::consumer::{pull, AckPolicy, Consumer, DeliverPolicy};
 use async_nats::jetstream::kv;
@@ -45,6 +52,8 @@ pub struct Lockstep {
     received: u64,
     /// Stream sequence of the last report the simulator published (acknowledged).
     reported: u64,
+    /// Whether the rebuys policy must have acted on everything stored too.
+    rebuys: bool,
 }
 
 fn text<E: ToString>(e: E) -> String {
@@ -99,7 +108,14 @@ impl Lockstep {
             })
             .await
             .map_err(text)?;
-        Ok(Self { tournament, checkpoints, instructions, filter, received: 0, reported: 0 })
+        Ok(Self { tournament, checkpoints, instructions, filter, received: 0, reported: 0, rebuys: false })
+    }
+
+    /// Also waits, at every settling, until the rebuys policy has acted on everything stored
+    /// (a tournament with rebuys: busts are offered or forgone before any player answers).
+    pub fn with_rebuys(mut self) -> Self {
+        self.rebuys = true;
+        self
     }
 
     /// A report the store acknowledged at `sequence`.
@@ -148,20 +164,28 @@ impl Lockstep {
         loop {
             let [reacted_to, seating] = self.stored(backbone).await?;
             // Each group of reads concurrently, the groups in order: store, runners, store.
-            let (policy, reports, outbox) = futures::join!(
+            let rebuys_policy = async {
+                match self.rebuys {
+                    true => taken(&backbone.events, &self.checkpoints, floor_rebuys::service::POLICY_NAME).await,
+                    false => None,
+                }
+            };
+            let (policy, reports, outbox, rebuys) = futures::join!(
                 taken(&backbone.events, &self.checkpoints, "seating-policy"),
                 taken(&backbone.tables, &self.checkpoints, "seating-reports"),
-                taken(&backbone.events, &self.checkpoints, "seating-outbox")
+                taken(&backbone.events, &self.checkpoints, "seating-outbox"),
+                rebuys_policy
             );
             let caught_up = policy.is_some_and(|p| p >= reacted_to)
                 && reports.is_some_and(|r| r >= self.reported)
-                && outbox.is_some_and(|o| o >= seating);
+                && outbox.is_some_and(|o| o >= seating)
+                && (!self.rebuys || rebuys.is_some_and(|r| r >= reacted_to.max(seating)));
             if caught_up && self.stored(backbone).await? == [reacted_to, seating] {
                 return Ok(());
             }
             // Anything stored for the tables (cheaper than asking for this tournament's subjects).
             let instructed = backbone.tables.get_info().await.ok().map(|i| i.state.last_sequence);
-            let state = vec![Some(reacted_to), Some(seating), policy, reports, outbox, instructed];
+            let state = vec![Some(reacted_to), Some(seating), policy, reports, outbox, rebuys, instructed];
             if state != seen {
                 (seen, moved_at) = (state, Instant::now());
             } else if moved_at.elapsed() > STALL {

@@ -1,0 +1,225 @@
+//! Wiring: the `floor.cmd.bounties.<verb>` endpoint for directors, and the policy following the
+//! log.
+//!
+//! The policy's memory is run by [`PolicyRunner`]: stored as a snapshot with the sequence it has
+//! read up to (once every command it called for is stored), so a restart reads the snapshot and
+//! the commits after it. The commands carry ids derived from what caused them, so running the
+//! tail's again after a crash re-sends commands the aggregate already holds, and it answers them
+//! from its history without a second event: every bounty is paid once.
+//!
+//! The mystery draws' seed comes from the platform's key in the `floor-secrets` bucket (the
+//! key seating derives its draw seed from, [`subjects::SEED_KEY`]); it is put into each order
+//! just before it runs ([`SeedKey::seal`]), never into the snapshot.
+
+use crate::domain::{BountiesAggregate, BountyCommand};
+use crate::policy::{Order, Policy, SeedKey};
+use floor_events::bounties::{verbs, BountiesRecorded, DirectorRequest, NameTarget, StageTrigger};
+use floor_events::commit::Events;
+use floor_events::{subjects, Reply};
+use floor_runtime::bootstrap::Backbone;
+use floor_runtime::commits;
+use floor_runtime::endpoint::{EndpointError, Verbs};
+use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
+use floor_runtime::projection::{ProjectionError, ProjectionErrorKind};
+use floor_runtime::{reply, AggregateHost, Clock, JetStreamStore};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// Wait before trying a command again after the store failed.
+const RETRY: Duration = Duration::from_millis(500);
+
+/// The policy's name: its snapshot, checkpoint key and health record.
+pub const POLICY_NAME: &str = "bounties-policy";
+
+/// The shape of [`Policy`] in snapshots: change it whenever that shape or meaning changes.
+const MEMORY_VERSION: &str = "bounties-1";
+
+/// The bounties service. Cheap to clone.
+#[derive(Clone)]
+pub struct BountiesService {
+    host: AggregateHost<BountiesAggregate>,
+    key: Arc<SeedKey>,
+    clock: Arc<dyn Clock>,
+}
+
+impl floor_runtime::policy::Policy for Policy {
+    type Order = Order;
+
+    fn react(&mut self, commit: Stored<'_>) -> Vec<Order> {
+        let Some(decoded) = commits::decode("bounties", commit.subject, commit.sequence, commit.body) else { return vec![] };
+        let t = decoded.tournament();
+        match decoded.events {
+            Events::Tournament(e) => self.on_tournament(t, &e),
+            Events::Rebuys(e) => self.on_rebuys(t, &e),
+            Events::Seating(e) => self.on_seating(t, commit.at, &e),
+            Events::Clock(e) => self.on_clock(t, &e),
+            Events::Bounties(e) => {
+                self.on_bounties(t, &e);
+                vec![]
+            }
+            _ => vec![],
+        }
+    }
+}
+
+/// The subjects the bounties policy reads.
+pub fn filters() -> Vec<String> {
+    [
+        subjects::aggregate::TOURNAMENT,
+        subjects::aggregate::REBUYS,
+        subjects::aggregate::SEATING,
+        subjects::aggregate::CLOCK,
+        subjects::aggregate::BOUNTIES,
+    ]
+    .iter()
+    .map(|a| subjects::event_filter(a))
+    .collect()
+}
+
+/// How the bounties policy runs: its name, memory version and subjects, snapshotted at the
+/// runtime's default cadence.
+pub fn policy_config() -> PolicyConfig {
+    PolicyConfig::new(POLICY_NAME, MEMORY_VERSION, filters())
+}
+
+fn read<E: ToString>(e: E) -> ProjectionError {
+    ProjectionError::with_source(ProjectionErrorKind::Read, e.to_string())
+}
+
+/// The platform's seed key: created once (random) by whichever service comes first (seating or
+/// bounties), read by the others.
+///
+/// # Errors
+/// When the secrets bucket cannot be read, or holds a key that is not 32 bytes.
+pub async fn seed_key(backbone: &Backbone) -> Result<SeedKey, ProjectionError> {
+    let bucket = backbone.jetstream.get_key_value(subjects::SECRETS_BUCKET).await.map_err(read)?;
+    let fresh: Vec<u8> = [uuid::Uuid::new_v4(), uuid::Uuid::new_v4()].iter().flat_map(|u| *u.as_bytes()).collect();
+    // `create` refuses an existing key, so racing instances end up with the first one's key.
+    let _ = bucket.create(subjects::SEED_KEY, fresh.into()).await;
+    let stored = bucket.get(subjects::SEED_KEY).await.map_err(read)?.ok_or_else(|| read("seed key missing"))?;
+    let key: [u8; 32] = stored.as_ref().try_into().map_err(|_| read("seed key is not 32 bytes"))?;
+    Ok(SeedKey(key))
+}
+
+impl BountiesService {
+    /// Reads the last snapshot and the log after it into the policy, runs what is still owed,
+    /// and follows on `tracker`. `key` fixes the seed key (a simulation that must repeat
+    /// itself); otherwise the platform's, from the `floor-secrets` bucket.
+    ///
+    /// # Errors
+    /// When the stream or the secrets bucket cannot be read.
+    pub async fn start(
+        backbone: &Backbone,
+        key: Option<SeedKey>,
+        clock: Arc<dyn Clock>,
+        shutdown: CancellationToken,
+        tracker: &TaskTracker,
+    ) -> Result<Self, ProjectionError> {
+        Self::start_with(backbone, key, policy_config(), clock, shutdown, tracker).await
+    }
+
+    /// [`BountiesService::start`] with the policy's snapshot cadence given (tests).
+    ///
+    /// # Errors
+    /// When the stream or the secrets bucket cannot be read.
+    pub async fn start_with(
+        backbone: &Backbone,
+        key: Option<SeedKey>,
+        config: PolicyConfig,
+        clock: Arc<dyn Clock>,
+        shutdown: CancellationToken,
+        tracker: &TaskTracker,
+    ) -> Result<Self, ProjectionError> {
+        let key = match key {
+            Some(key) => key,
+            None => seed_key(backbone).await?,
+        };
+        let started = PolicyRunner::<Policy>::start(backbone, config).await?;
+        let memory = started.runner.memory();
+        let owed = lock(&memory).still_owed(started.owed);
+        let host = AggregateHost::new(JetStreamStore::new(backbone));
+        let service = Self { host, key: Arc::new(key), clock };
+        tracker.spawn(service.clone().run(started.runner, owed, shutdown));
+        Ok(service)
+    }
+
+    /// Serves directors' requests until `shutdown`; `ready` fires once requests are being
+    /// taken.
+    ///
+    /// # Errors
+    /// When the endpoint cannot be registered.
+    pub async fn serve(
+        self,
+        client: async_nats::Client,
+        shutdown: CancellationToken,
+        ready: Option<tokio::sync::oneshot::Sender<()>>,
+    ) -> Result<(), EndpointError> {
+        Self::verbs().serve(self, client, shutdown, ready).await
+    }
+
+    /// The verbs: the director names a target, or starts a mystery stage now.
+    pub fn verbs() -> Verbs<Self> {
+        Verbs::new(subjects::service::BOUNTIES)
+            .verb(verbs::NAME_TARGET, |s: Self, r: NameTarget| async move {
+                let command = BountyCommand::NameTarget { player: r.player, public: r.public };
+                s.answer((r.tournament_id, r.command_id, command)).await
+            })
+            .verb(verbs::START_MYSTERY_STAGE, |s: Self, r: DirectorRequest| async move {
+                let at = s.clock.now();
+                // The commitment is sealed in below, from the same key the draws use.
+                let command = BountyCommand::StartStage { trigger: StageTrigger::Director, commitment: [0; 32], at };
+                s.answer((r.tournament_id, r.command_id, command)).await
+            })
+    }
+
+    /// Runs what is owed, then follows the log: each new commit's orders in log order; the
+    /// runner's checkpoint moves once they are stored.
+    async fn run(self, mut runner: PolicyRunner<Policy>, owed: Vec<Order>, shutdown: CancellationToken) {
+        for order in owed {
+            if !self.execute(order, &shutdown).await {
+                return;
+            }
+        }
+        runner.executed(runner.folded());
+        loop {
+            let (sequence, orders) = tokio::select! {
+                _ = shutdown.cancelled() => break,
+                next = runner.next() => match next {
+                    Some(Ok(next)) => next,
+                    Some(Err(e)) => {
+                        tracing::warn!(error = %e, "bounties following the log");
+                        continue;
+                    }
+                    None => break,
+                },
+            };
+            for order in orders {
+                if !self.execute(order, &shutdown).await {
+                    return;
+                }
+            }
+            runner.executed(sequence);
+        }
+        // A clean stop leaves a snapshot of everything executed: the next start reads no tail.
+        runner.snapshot_now().await;
+    }
+
+    /// Runs one order, sealed with its seed, until the store takes it. `false` on shutdown.
+    async fn execute(&self, order: Order, shutdown: &CancellationToken) -> bool {
+        let (tournament, command_id, command) = self.key.seal(order);
+        self.host.execute_reaction(tournament.0, command_id, command, RETRY, shutdown).await
+    }
+
+    async fn answer(&self, order: Order) -> Reply<BountiesRecorded> {
+        let (tournament, command_id, command) = self.key.seal(order);
+        reply(self.host.execute(tournament.0, command_id, command).await, |c| BountiesRecorded { events: c.events })
+    }
+}
+
+/// The memory, also after a fold panicked while holding it (the runner set that commit's
+/// subject aside).
+fn lock(memory: &Mutex<Policy>) -> MutexGuard<'_, Policy> {
+    memory.lock().unwrap_or_else(PoisonError::into_inner)
+}

@@ -1,0 +1,256 @@
+//! Wiring: the `floor.cmd.bubble.<verb>` endpoint for directors, and the policy following the
+//! log on the checkpointed [`PolicyRunner`].
+//!
+//! The policy ([`crate::policy::Policy`]) reads registration, seating, payouts and the bubble's
+//! own commits. Its orders for the bubble aggregate run on this service's host; the clock's
+//! (the TDA deduction) go to the clock service. The instructions to the tables are not sent
+//! from here: seating reacts to the bubble's events (`hold_for_deal` at the announcement,
+//! `deal_hand {hand}` at each release, `resume` at the end) and sends them through its outbox,
+//! which numbers every table's instructions (`docs/bubble.md`).
+//!
+//! Every order's command id is derived from what caused it, so the tail the runner folds again
+//! after a crash re-sends commands the aggregates already hold, and they answer them from
+//! their history without a second event: no hand is released twice.
+
+use crate::domain::{BubbleAggregate, BubbleCommand};
+use crate::policy::{Order, Policy};
+use floor_events::bubble::{verbs, BubbleRecorded, BubbleRequest, PauseBubble, ReleaseWithout};
+use floor_events::commit::Events;
+use floor_events::{clock, codes, subjects, CommandId, Reply, TournamentId};
+use floor_runtime::bootstrap::Backbone;
+use floor_runtime::commits;
+use floor_runtime::endpoint::{EndpointError, Verbs};
+use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
+use floor_runtime::projection::ProjectionError;
+use floor_runtime::{reply, AggregateHost, Clock, Commands, JetStreamStore};
+use serde::{Deserialize, Serialize};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// Wait before trying a command again after the store (or the clock service) failed.
+const RETRY: Duration = Duration::from_millis(500);
+
+/// The policy's name: its snapshot, checkpoint key and health record.
+pub const POLICY_NAME: &str = "bubble-policy";
+
+/// The shape of [`Memory`] in snapshots: change it whenever that shape or meaning changes.
+const MEMORY_VERSION: &str = "bubble-1";
+
+/// The bubble service. Cheap to clone.
+#[derive(Clone)]
+pub struct BubbleService {
+    host: AggregateHost<BubbleAggregate>,
+    /// Shared with the follower: a director's start reads the field from it. A std mutex:
+    /// never held across an await.
+    memory: Arc<Mutex<Memory>>,
+    clock: Arc<dyn Clock>,
+    commands: Commands,
+}
+
+/// What the log says, folded: the policy.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Memory {
+    /// The policy.
+    pub policy: Policy,
+}
+
+impl floor_runtime::policy::Policy for Memory {
+    type Order = Order;
+
+    fn react(&mut self, commit: Stored<'_>) -> Vec<Order> {
+        let Some(decoded) = commits::decode("bubble", commit.subject, commit.sequence, commit.body) else { return vec![] };
+        let t = decoded.tournament();
+        match decoded.events {
+            Events::Tournament(e) => self.policy.on_tournament(t, &e),
+            Events::Seating(e) => self.policy.on_seating(t, commit.sequence, commit.at, &e),
+            Events::Payouts(e) => {
+                self.policy.on_payouts(t, &e);
+                vec![]
+            }
+            Events::Bubble(e) => self.policy.on_bubble(t, &e),
+            _ => vec![],
+        }
+    }
+}
+
+/// The subjects the bubble policy reads.
+pub fn filters() -> Vec<String> {
+    [subjects::aggregate::TOURNAMENT, subjects::aggregate::SEATING, subjects::aggregate::PAYOUTS, subjects::aggregate::BUBBLE]
+        .iter()
+        .map(|a| subjects::event_filter(a))
+        .collect()
+}
+
+/// How the bubble policy runs: its name, memory version and subjects, snapshotted at the
+/// runtime's default cadence.
+pub fn policy_config() -> PolicyConfig {
+    PolicyConfig::new(POLICY_NAME, MEMORY_VERSION, filters())
+}
+
+impl BubbleService {
+    /// Reads the last snapshot and the log after it into the policy, runs what is still owed,
+    /// and follows on `tracker`.
+    ///
+    /// # Errors
+    /// When the stream cannot be read.
+    pub async fn start(
+        backbone: &Backbone,
+        clock: Arc<dyn Clock>,
+        shutdown: CancellationToken,
+        tracker: &TaskTracker,
+    ) -> Result<Self, ProjectionError> {
+        Self::start_with(backbone, policy_config(), clock, shutdown, tracker).await
+    }
+
+    /// [`BubbleService::start`] with the policy's snapshot cadence given (tests).
+    ///
+    /// # Errors
+    /// When the stream cannot be read.
+    pub async fn start_with(
+        backbone: &Backbone,
+        config: PolicyConfig,
+        clock: Arc<dyn Clock>,
+        shutdown: CancellationToken,
+        tracker: &TaskTracker,
+    ) -> Result<Self, ProjectionError> {
+        let started = PolicyRunner::<Memory>::start(backbone, config).await?;
+        let memory = started.runner.memory();
+        let service = Self {
+            host: AggregateHost::new(JetStreamStore::new(backbone)),
+            memory,
+            clock,
+            commands: Commands::new(backbone.client.clone()),
+        };
+        tracker.spawn(service.clone().run(started.runner, started.owed, shutdown));
+        Ok(service)
+    }
+
+    /// Serves directors' requests until `shutdown`; `ready` fires once requests are being
+    /// taken.
+    ///
+    /// # Errors
+    /// When the endpoint cannot be registered.
+    pub async fn serve(
+        self,
+        client: async_nats::Client,
+        shutdown: CancellationToken,
+        ready: Option<tokio::sync::oneshot::Sender<()>>,
+    ) -> Result<(), EndpointError> {
+        Self::verbs().serve(self, client, shutdown, ready).await
+    }
+
+    /// The director's verbs: start, stop, release without slow tables, pause, resume.
+    pub fn verbs() -> Verbs<Self> {
+        Verbs::new(subjects::service::BUBBLE)
+            .verb(verbs::START, |s: Self, r: BubbleRequest| async move { s.start_now(r).await })
+            .verb(verbs::STOP, |s: Self, r: BubbleRequest| async move {
+                let at = s.clock.now();
+                s.answer(r.tournament_id, r.command_id, BubbleCommand::Stop { at }).await
+            })
+            .verb(verbs::RELEASE_WITHOUT, |s: Self, r: ReleaseWithout| async move {
+                let at = s.clock.now();
+                s.answer(r.tournament_id, r.command_id, BubbleCommand::ReleaseWithout { tables: r.tables, at }).await
+            })
+            .verb(verbs::PAUSE, |s: Self, r: PauseBubble| async move {
+                let at = s.clock.now();
+                s.answer(r.tournament_id, r.command_id, BubbleCommand::Pause { reason: r.reason, at }).await
+            })
+            .verb(verbs::RESUME, |s: Self, r: BubbleRequest| async move {
+                let at = s.clock.now();
+                s.answer(r.tournament_id, r.command_id, BubbleCommand::Resume { at }).await
+            })
+    }
+
+    /// A director's start: the field as the policy last read it from seating.
+    async fn start_now(&self, r: BubbleRequest) -> Reply<BubbleRecorded> {
+        let at = self.clock.now();
+        let Some(field) = lock(&self.memory).policy.field(r.tournament_id) else {
+            return Reply::Error(floor_events::ErrorBody::new(codes::UNKNOWN_TOURNAMENT, "no such tournament in play"));
+        };
+        self.answer(r.tournament_id, r.command_id, BubbleCommand::Start { field, at }).await
+    }
+
+    /// Runs what is owed, then follows the log: each new commit's orders in log order (the
+    /// runner's checkpoint moves once they are stored).
+    async fn run(self, mut runner: PolicyRunner<Memory>, owed: Vec<Order>, shutdown: CancellationToken) {
+        for order in owed {
+            if !self.execute(order, &shutdown).await {
+                return;
+            }
+        }
+        runner.executed(runner.folded());
+        loop {
+            let (sequence, orders) = tokio::select! {
+                _ = shutdown.cancelled() => break,
+                next = runner.next() => match next {
+                    Some(Ok(next)) => next,
+                    Some(Err(e)) => {
+                        tracing::warn!(error = %e, "bubble following the log");
+                        continue;
+                    }
+                    None => break,
+                },
+            };
+            for order in orders {
+                if !self.execute(order, &shutdown).await {
+                    return;
+                }
+            }
+            runner.executed(sequence);
+        }
+        // A clean stop leaves a snapshot of everything executed: the next start reads no tail.
+        runner.snapshot_now().await;
+    }
+
+    /// Runs one order until it is stored (or refused). `false` on shutdown.
+    async fn execute(&self, order: Order, shutdown: &CancellationToken) -> bool {
+        match order {
+            Order::Bubble(t, command_id, command) => self.host.execute_reaction(t.0, command_id, command, RETRY, shutdown).await,
+            // Seating sends these from the bubble's events, numbered in each table's sequence.
+            Order::Table { .. } => true,
+            Order::ClockPause(r) => self.to_clock(clock::verbs::PAUSE, &r, r.tournament_id, shutdown).await,
+            Order::ClockAdjust(r) => self.to_clock(clock::verbs::ADJUST_TIME, &r, r.tournament_id, shutdown).await,
+            Order::ClockResume(r) => self.to_clock(clock::verbs::RESUME, &r, r.tournament_id, shutdown).await,
+        }
+    }
+
+    /// Sends a command to the clock until it is answered: a rejection (a clock not running, a
+    /// director's own pause) is logged and dropped, since the same command would be refused
+    /// again; no answer is tried again with the same command id. `false` on shutdown.
+    async fn to_clock<Req: Serialize, Rep: serde::de::DeserializeOwned>(
+        &self,
+        verb: floor_events::Verb<Req, Rep>,
+        request: &Req,
+        tournament: TournamentId,
+        shutdown: &CancellationToken,
+    ) -> bool {
+        loop {
+            match self.commands.send(verb, request).await {
+                Ok(_) => return true,
+                Err(e) if e.is_retryable() => {
+                    tracing::warn!(%tournament, error = %e, "clock command not answered; trying again");
+                    tokio::select! {
+                        _ = shutdown.cancelled() => return false,
+                        _ = tokio::time::sleep(RETRY) => {}
+                    }
+                }
+                Err(e) => {
+                    tracing::info!(%tournament, error = %e, "clock command for hand-for-hand not applied");
+                    return true;
+                }
+            }
+        }
+    }
+
+    async fn answer(&self, tournament: TournamentId, command_id: CommandId, command: BubbleCommand) -> Reply<BubbleRecorded> {
+        reply(self.host.execute(tournament.0, command_id, command).await, |c| BubbleRecorded { events: c.events })
+    }
+}
+
+/// The memory, also after a fold panicked while holding it (the runner set that commit's
+/// subject aside).
+fn lock(memory: &Mutex<Memory>) -> MutexGuard<'_, Memory> {
+    memory.lock().unwrap_or_else(PoisonError::into_inner)
+}
