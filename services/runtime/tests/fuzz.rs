@@ -9,7 +9,7 @@
 //! `cargo test` (256 cases per target); `make fuzz` runs each with `PROPTEST_CASES=200000`.
 
 use floor_events::registry;
-use floor_events::{clock, payouts, player, rebuys, record, registration, schedule, seating, table, tournament};
+use floor_events::{bounties, bubble, clock, payouts, player, rebuys, record, registration, schedule, seating, table, tournament};
 use floor_runtime::endpoint::decode;
 use proptest::prelude::*;
 use serde::de::DeserializeOwned;
@@ -52,6 +52,11 @@ const COMMANDS: &[Target] = &[
     ("commands/scheduler_add_template.json", "add_template", request::<schedule::AddTemplate>),
     ("commands/scheduler_remove_template.json", "remove_template", request::<schedule::RemoveTemplate>),
     ("commands/scheduler_list_templates.json", "list_templates", request::<schedule::ListTemplates>),
+    ("commands/bounties_name_target.json", "bounties name_target", request::<bounties::NameTarget>),
+    ("commands/bounties_director.json", "bounties start_mystery_stage", request::<bounties::DirectorRequest>),
+    ("commands/bubble_request.json", "bubble start/stop/resume", request::<bubble::BubbleRequest>),
+    ("commands/bubble_release_without.json", "bubble release_without", request::<bubble::ReleaseWithout>),
+    ("commands/bubble_pause.json", "bubble pause", request::<bubble::PauseBubble>),
 ];
 
 /// Commits of every aggregate, table reports, and the documents the director writes in TOML.
@@ -63,6 +68,8 @@ const STORED_AND_REPORTED: &[Target] = &[
     ("events/seating_commit.json", "seating commit", commit::<seating::SeatingEvent>),
     ("events/payout_commit.json", "payouts commit", commit::<payouts::PayoutEvent>),
     ("events/rebuy_commit.json", "rebuys commit", commit::<rebuys::RebuyEvent>),
+    ("events/bounty_commit.json", "bounties commit", commit::<bounties::BountyEvent>),
+    ("events/bubble_commit.json", "bubble commit", commit::<bubble::BubbleEvent>),
     ("tables/report.json", "table report", json_of::<table::TableReport>),
     ("definitions/tournament_definition.json", "tournament definition", json_of::<tournament::TournamentDefinition>),
     ("definitions/schedule_template.json", "schedule template", json_of::<schedule::ScheduleTemplate>),
