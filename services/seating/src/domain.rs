@@ -46,6 +46,11 @@ pub struct Leaving {
     pub seat: Seat,
     /// Deal them in at the destination only once the button has passed.
     pub wait_for_button: bool,
+    /// The sequence of the first `remove_player` the source table was sent for this move: an
+    /// earlier one confirms an earlier move, whose player has left already (0 in snapshots
+    /// taken before it existed: any confirmation counts, as it did then).
+    #[serde(default)]
+    pub since: u64,
 }
 
 /// Seating, folded from its events. Serialized only for snapshots ([`SNAPSHOT_VERSION`]).
@@ -396,7 +401,7 @@ impl Aggregate for SeatingAggregate {
                 crate::balancing::apply_move(&mut state.room, &logical);
                 state.located.insert(entry, (to_table, seat_index(to_seat)));
                 let leaving =
-                    state.leaving.entry(entry).or_insert(Leaving { table: from_table, seat: seat_index(from_seat), wait_for_button });
+                    state.leaving.entry(entry).or_insert(Leaving { table: from_table, seat: seat_index(from_seat), wait_for_button, since: 0 });
                 leaving.wait_for_button = wait_for_button;
             }
             MoveConfirmed { entry } => {
@@ -425,6 +430,9 @@ impl Aggregate for SeatingAggregate {
                 match instruction.instruction {
                     Instruction::RemovePlayer { entry, reason: Removal::Moved { .. } } => {
                         state.awaiting.insert((instruction.table, instruction.sequence), entry);
+                        if let Some(leaving) = state.leaving.get_mut(&entry).filter(|l| l.table == instruction.table && l.since == 0) {
+                            leaving.since = instruction.sequence;
+                        }
                     }
                     Instruction::AddChips { entry, chips } => {
                         state.chips_on_way.insert((instruction.table, instruction.sequence), (entry, chips));
@@ -692,7 +700,9 @@ fn confirmed(state: &SeatingState, table: u32, sequence: u64) -> Vec<SeatingEven
         return if state.entries.contains_key(&entry) { vec![SeatingEvent::ChipsAtTable { entry, chips }] } else { vec![] };
     }
     let Some(&entry) = state.awaiting.get(&(table, sequence)) else { return vec![] };
-    let Some(leaving) = state.leaving.get(&entry).filter(|l| l.table == table) else { return vec![] };
+    // The table confirms a removal sent for this move, not a late one for a move it confirmed
+    // already (the player moved twice before it let them go, then moved on again).
+    let Some(leaving) = state.leaving.get(&entry).filter(|l| l.table == table && sequence >= l.since) else { return vec![] };
     let Some(&(to_table, to_seat)) = state.located.get(&entry) else { return vec![] };
     let mut out = Outbox::new(state);
     out.push(SeatingEvent::MoveConfirmed { entry });
