@@ -86,6 +86,53 @@ async fn two_schedulers_racing_create_each_occurrence_once_and_cancel_it_below_t
     second.stop().await;
 }
 
+/// Issue 16: the scheduler reads the log through a policy runner, so a restart reads its
+/// snapshot and the commits after it instead of every registration ever made. What it must
+/// still know after a restart: the templates, and the occurrences waiting for their start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_scheduler_starts_from_its_snapshot_and_still_starts_what_waits() {
+    let clock = floor_runtime::ManualClock::new(chrono::Utc::now());
+    let world = World::start_configured(|c| {
+        c.clock = std::sync::Arc::new(clock.clone());
+        c.services.remove("scheduler");
+    })
+    .await;
+    let scheduler = || {
+        let mut config = PlatformConfig::only(Nats::Url(world.nats.url()), None, &["scheduler"]);
+        config.clock = std::sync::Arc::new(clock.clone());
+        RunningPlatform::start_config(config)
+    };
+    let first_scheduler = scheduler().await;
+    let mut every_five_minutes = template("0 */5 * * * *", "Europe/Vienna");
+    every_five_minutes["template"]["registration_lead_minutes"] = json!(30);
+    let added = match world.request(subjects::service::SCHEDULER, verbs::ADD_TEMPLATE.name(), &every_five_minutes).await {
+        Reply::Ok(v) => v,
+        Reply::Error(e) => panic!("template refused: {e}"),
+    };
+    let template_id: uuid::Uuid = serde_json::from_value(added["template_id"].clone()).expect("template id");
+    let first_start: chrono::DateTime<chrono::Utc> = serde_json::from_value(added["upcoming"][0].clone()).expect("a next start");
+    let first = TournamentId(occurrence_id(template_id, first_start));
+    world.lobby_when(first, |_| true).await;
+    // A clean stop stores the memory: templates and the tournaments waiting for their start.
+    first_scheduler.stop().await;
+    let snapshots = world.backbone.jetstream.get_object_store(subjects::SNAPSHOT_BUCKET).await.expect("snapshot bucket");
+    let object = format!("policy.{}.schedules-1", floor_scheduler::service::POLICY_NAME);
+    snapshots.info(&object).await.expect("the scheduler stored its snapshot when it stopped");
+
+    // Registrations arrive while no scheduler runs; the restarted one reads them as its tail.
+    let busy = world.create(floor_tests::freezeout(10)).await;
+    for n in 0..5 {
+        assert!(matches!(world.register(busy, format!("p{n}")).await, Reply::Ok(_)));
+    }
+    let second_scheduler = scheduler().await;
+    clock.set(first_start);
+    // Its timer sleeps on real time; a commit wakes it to read the clock that has moved.
+    assert!(matches!(world.register(busy, "p5").await, Reply::Ok(_)));
+    let doc = world.lobby_when(first, |d| d["state"] == "cancelled").await;
+    assert_eq!(doc["cancellation"]["kind"], "below_minimum", "the restarted scheduler started the occurrence it found waiting");
+    second_scheduler.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_templates_and_clock_commands_get_their_codes_and_write_nothing() {
     // Without seating, whose reactions to a new tournament would write events while we count.

@@ -2,6 +2,11 @@
 //! start the tournaments whose start time came. Pure: the service feeds it the template and
 //! tournament events and asks what is due.
 //!
+//! Two shapes: [`Schedules`] is what the log says (templates, removals, tournaments waiting for
+//! their start), a pure fold kept in a snapshot so a restart reads only the commits after it;
+//! [`Plan`] is what is due from an instant on, built from [`Schedules`] at the start
+//! ([`Plan::restore`]) and fed every later [`Change`].
+//!
 //! Every action is idempotent downstream: an occurrence's tournament id is a UUID v5 of
 //! (template, start) and a start's command id is derived from the tournament, so the plan may
 //! hand out an action again after a restart, or on two instances, without harm.
@@ -13,7 +18,8 @@ use floor_events::registration::TournamentEvent;
 use floor_events::schedule::{ScheduleEvent, ScheduleTemplate};
 use floor_events::tournament::{Start, TournamentDefinition};
 use floor_events::TournamentId;
-use std::collections::{HashMap, HashSet};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use uuid::Uuid;
 
 /// The most occurrences one pass of the plan hands out, over all templates. The rest wait for
@@ -53,6 +59,72 @@ pub struct Creation {
     pub definition: TournamentDefinition,
 }
 
+/// What one commit changes for the scheduler.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    /// A template's events.
+    Schedule(Vec<ScheduleEvent>),
+    /// A tournament was created to start at a time (`Some`), or started or was cancelled (`None`).
+    Start(TournamentId, Option<DateTime<Utc>>),
+}
+
+impl Change {
+    /// What a tournament's events change: its scheduled start, or that it needs none any more.
+    pub fn of_tournament(tournament: TournamentId, events: &[TournamentEvent]) -> Vec<Change> {
+        events
+            .iter()
+            .filter_map(|event| match event {
+                TournamentEvent::TournamentCreated(created) => match created.definition.start {
+                    Start::At(start) => Some(Change::Start(tournament, Some(start))),
+                    _ => None,
+                },
+                TournamentEvent::TournamentStarted(_) | TournamentEvent::TournamentCancelled(_) => Some(Change::Start(tournament, None)),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// What the log says, folded: the scheduler's memory, stored in snapshots. Independent of the
+/// instant it is read at, so the same log always gives the same value.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Schedules {
+    /// Templates added and not removed.
+    templates: BTreeMap<Uuid, ScheduleTemplate>,
+    /// Templates removed (an addition read after its removal stays removed).
+    removed: BTreeSet<Uuid>,
+    /// Scheduled tournaments not started or cancelled yet, with their start.
+    waiting: BTreeMap<TournamentId, DateTime<Utc>>,
+}
+
+impl Schedules {
+    /// Folds one change.
+    pub fn apply(&mut self, change: &Change) {
+        match change {
+            Change::Schedule(events) => {
+                for event in events {
+                    match event {
+                        ScheduleEvent::TemplateAdded { template_id, template, .. } if !self.removed.contains(template_id) => {
+                            self.templates.entry(*template_id).or_insert_with(|| template.clone());
+                        }
+                        ScheduleEvent::TemplateAdded { .. } => {}
+                        ScheduleEvent::TemplateRemoved { template_id, .. } => {
+                            self.templates.remove(template_id);
+                            self.removed.insert(*template_id);
+                        }
+                    }
+                }
+            }
+            Change::Start(tournament, Some(start)) => {
+                self.waiting.insert(*tournament, *start);
+            }
+            Change::Start(tournament, None) => {
+                self.waiting.remove(tournament);
+            }
+        }
+    }
+}
+
 /// The scheduler's plan.
 #[derive(Debug, Default)]
 pub struct Plan {
@@ -65,6 +137,35 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The plan of what the log says, from `now` on: each template begins at `now` (as if it
+    /// were added now: occurrences that already started are never created late, those whose
+    /// registration is open are handed out again, which registration answers as done), each
+    /// waiting tournament is started at its time.
+    pub fn restore(schedules: &Schedules, now: DateTime<Utc>) -> Self {
+        let mut plan = Plan { removed: schedules.removed.iter().copied().collect(), ..Plan::default() };
+        let added: Vec<ScheduleEvent> = schedules
+            .templates
+            .iter()
+            .map(|(id, template)| ScheduleEvent::TemplateAdded { template_id: *id, template: template.clone(), at: now })
+            .collect();
+        plan.apply_schedule(&added, now);
+        plan.starts = schedules.waiting.iter().map(|(t, at)| (*t, *at)).collect();
+        plan
+    }
+
+    /// Folds one change read from the log at `now`.
+    pub fn apply(&mut self, change: &Change, now: DateTime<Utc>) {
+        match change {
+            Change::Schedule(events) => self.apply_schedule(events, now),
+            Change::Start(tournament, Some(start)) => {
+                self.starts.insert(*tournament, *start);
+            }
+            Change::Start(tournament, None) => {
+                self.starts.remove(tournament);
+            }
+        }
+    }
+
     /// Folds a template's events; `now` is where a template seen for the first time begins:
     /// occurrences that already started are never created late.
     pub fn apply_schedule(&mut self, events: &[ScheduleEvent], now: DateTime<Utc>) {
@@ -90,18 +191,8 @@ impl Plan {
     /// Folds a tournament's events: a scheduled tournament waits for its start until it starts
     /// or is cancelled.
     pub fn apply_tournament(&mut self, tournament: TournamentId, events: &[TournamentEvent]) {
-        for event in events {
-            match event {
-                TournamentEvent::TournamentCreated(created) => {
-                    if let Start::At(start) = created.definition.start {
-                        self.starts.insert(tournament, start);
-                    }
-                }
-                TournamentEvent::TournamentStarted(_) | TournamentEvent::TournamentCancelled(_) => {
-                    self.starts.remove(&tournament);
-                }
-                _ => {}
-            }
+        for change in Change::of_tournament(tournament, events) {
+            self.apply(&change, DateTime::<Utc>::MIN_UTC);
         }
     }
 
@@ -314,5 +405,67 @@ mod tests {
         let started = TournamentStarted { entries: 2, cause: StartCause::Scheduled, at: at("2027-01-10T18:00:02Z") };
         plan.apply_tournament(t, &[TournamentEvent::TournamentStarted(started)]);
         assert!(plan.starts_due(at("2027-01-10T19:00:00Z")).is_empty(), "a started tournament is not started again");
+    }
+
+    fn created(t: TournamentId, start: &str) -> TournamentEvent {
+        let mut definition = occurrence_definition(&template("0 0 19 * * *", 60), at(start)).expect("valid");
+        definition.start = Start::At(at(start));
+        TournamentEvent::TournamentCreated(floor_events::registration::TournamentCreated { tournament_id: t, definition, at: at(start) })
+    }
+
+    /// Given a log of templates and tournaments, the plan restored from its memory at an instant
+    /// hands out what a plan folded from the whole log at that instant hands out.
+    #[test]
+    fn a_plan_restored_from_the_memory_equals_the_plan_folded_from_the_log() {
+        let (kept, gone) = (Uuid::from_u128(7), Uuid::from_u128(8));
+        let (waiting, started) = (TournamentId(Uuid::from_u128(1)), TournamentId(Uuid::from_u128(2)));
+        let log = vec![
+            Change::Schedule(vec![added(kept, template("0 0 19 * * *", 120)), added(gone, template("0 0 * * * *", 60))]),
+            Change::of_tournament(waiting, &[created(waiting, "2027-01-10T20:00:00Z")]).remove(0),
+            Change::of_tournament(started, &[created(started, "2027-01-10T13:00:00Z")]).remove(0),
+            Change::Schedule(vec![ScheduleEvent::TemplateRemoved { template_id: gone, at: at("2027-01-10T12:00:00Z") }]),
+            Change::Start(started, None),
+        ];
+        let mut memory = Schedules::default();
+        log.iter().for_each(|change| memory.apply(change));
+        let now = at("2027-01-10T16:30:00Z");
+        let mut folded = Plan::default();
+        log.iter().for_each(|change| folded.apply(change, now));
+        let mut restored = Plan::restore(&memory, now);
+
+        assert_eq!(restored.next_wakeup(), folded.next_wakeup());
+        assert_eq!(restored.creations_due(now), folded.creations_due(now));
+        let later = at("2027-01-10T21:00:00Z");
+        assert_eq!(restored.starts_due(later), vec![waiting], "the waiting tournament only: the other started");
+        assert_eq!(folded.starts_due(later), vec![waiting]);
+        assert_eq!(restored.templates(now, 1).len(), 1, "the removed template stays removed");
+    }
+
+    /// The memory is what is stored: it must come back the same from its stored form, and an
+    /// addition read after its removal stays removed in it too.
+    #[test]
+    fn the_memory_survives_its_stored_form_and_keeps_removals() {
+        let id = Uuid::from_u128(7);
+        let mut memory = Schedules::default();
+        memory.apply(&Change::Schedule(vec![ScheduleEvent::TemplateRemoved { template_id: id, at: at("2027-01-10T12:00:00Z") }]));
+        memory.apply(&Change::Schedule(vec![added(id, template("0 0 19 * * *", 60))]));
+        memory.apply(&Change::Start(TournamentId(Uuid::from_u128(1)), Some(at("2027-01-10T20:00:00Z"))));
+        let stored = serde_json::to_vec(&memory).expect("encodes");
+        let read: Schedules = serde_json::from_slice(&stored).expect("decodes");
+        assert_eq!(read, memory);
+        assert!(Plan::restore(&read, at("2027-01-10T12:00:00Z")).templates(at("2027-01-10T12:00:00Z"), 1).is_empty());
+    }
+
+    /// A restart between a creation's hand-out and registration taking it loses nothing: the
+    /// restored plan hands out again every occurrence whose registration is open and that has
+    /// not started.
+    #[test]
+    fn a_restored_plan_hands_out_again_what_is_open_and_not_started() {
+        let id = Uuid::from_u128(7);
+        let mut memory = Schedules::default();
+        memory.apply(&Change::Schedule(vec![added(id, template("0 0 * * * *", 90))]));
+        let due = Plan::restore(&memory, at("2027-01-10T12:30:00Z")).creations_due(at("2027-01-10T12:30:00Z"));
+        let starts: Vec<_> = due.iter().map(|c| c.definition.start).collect();
+        assert_eq!(starts, vec![Start::At(at("2027-01-10T13:00:00Z")), Start::At(at("2027-01-10T14:00:00Z"))]);
     }
 }

@@ -4,10 +4,12 @@
 //! The scheduler owns templates only. Tournaments belong to registration, so the scheduler
 //! creates and starts them the way a director would: with registration's commands over NATS,
 //! each with an id derived from what it does, so a restart or a second scheduler changes
-//! nothing. Templates and tournaments are followed from the log into a [`Plan`] at every start.
+//! nothing. Templates and tournaments are folded from the log into [`Schedules`] by a
+//! [`PolicyRunner`]: a restart reads its snapshot and the commits after it (not every
+//! registration ever made), and builds the [`Plan`] from it at the instant of the start.
 
 use crate::domain::{ScheduleAggregate, ScheduleCommand};
-use crate::policy::{Creation, Plan};
+use crate::policy::{Change, Creation, Plan, Schedules};
 
 use chrono::{DateTime, Utc};
 use floor_events::commit::Events;
@@ -17,7 +19,7 @@ use floor_events::{codes, subjects, CommandId, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::commits;
 use floor_runtime::endpoint::{EndpointError, Verbs};
-use floor_runtime::follow::{follow, Following};
+use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
 use floor_runtime::{reply, AggregateHost, Clock, Commands, JetStreamStore};
 use std::sync::{Arc, Mutex};
@@ -30,6 +32,36 @@ const RETRY: chrono::Duration = chrono::Duration::seconds(1);
 /// Longest sleep without looking at the plan (a template added on another instance arrives as
 /// an event and wakes the timer anyway).
 const IDLE: Duration = Duration::from_secs(60);
+
+/// The policy runner's name (its snapshot and checkpoint).
+pub const POLICY_NAME: &str = "scheduler-policy";
+/// The version of [`Schedules`]' stored form: a snapshot of another version is not read (the
+/// log is folded from the start instead).
+const MEMORY_VERSION: &str = "schedules-1";
+
+/// How the scheduler reads the log: templates and tournaments, snapshotted at the runtime's
+/// default cadence.
+pub fn policy_config() -> PolicyConfig {
+    let filters = vec![subjects::event_filter(subjects::aggregate::SCHEDULE), subjects::event_filter(subjects::aggregate::TOURNAMENT)];
+    PolicyConfig::new(POLICY_NAME, MEMORY_VERSION, filters)
+}
+
+impl floor_runtime::policy::Policy for Schedules {
+    /// What the commit changed, for the plan; the scheduler's commands come from the plan and
+    /// the clock, not from commits.
+    type Order = Change;
+
+    fn react(&mut self, commit: Stored<'_>) -> Vec<Change> {
+        let Some(decoded) = commits::decode("scheduler", commit.subject, commit.sequence, commit.body) else { return vec![] };
+        let changes = match decoded.events {
+            Events::Schedule(events) => vec![Change::Schedule(events)],
+            Events::Tournament(events) => Change::of_tournament(TournamentId(decoded.id), &events),
+            _ => vec![],
+        };
+        changes.iter().for_each(|change| self.apply(change));
+        changes
+    }
+}
 
 /// The scheduler service. Cheap to clone.
 #[derive(Clone)]
@@ -55,13 +87,14 @@ impl SchedulerService {
         shutdown: CancellationToken,
         tracker: &TaskTracker,
     ) -> Result<Self, StartError> {
-        let plan = Arc::new(Mutex::new(Plan::default()));
-        let now = clock.now();
-        let filters = vec![subjects::event_filter(subjects::aggregate::SCHEDULE), subjects::event_filter(subjects::aggregate::TOURNAMENT)];
-        let following = follow(backbone, filters, |message| fold(&plan, message, now)).await?;
+        let mut started = PolicyRunner::<Schedules>::start(backbone, policy_config()).await?;
+        let schedules = started.runner.memory().lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        // The snapshot and the tail are in `schedules` already; the plan begins now.
+        let plan = Arc::new(Mutex::new(Plan::restore(&schedules, clock.now())));
+        started.runner.executed(started.runner.folded());
         let service =
             Self { host: AggregateHost::new(JetStreamStore::new(backbone)), plan, commands: Commands::new(backbone.client.clone()), clock };
-        tracker.spawn(service.clone().run_timer(following, shutdown));
+        tracker.spawn(service.clone().run_timer(started.runner, shutdown));
         Ok(service)
     }
 
@@ -78,16 +111,21 @@ impl SchedulerService {
         Self::verbs().serve(self, client, shutdown, ready).await
     }
 
-    async fn run_timer(self, mut following: Following, shutdown: CancellationToken) {
+    async fn run_timer(self, mut runner: PolicyRunner<Schedules>, shutdown: CancellationToken) {
         loop {
             let next = self.plan.lock().expect("plan poisoned").next_wakeup();
             let idle = self.clock.now() + chrono::Duration::from_std(IDLE).expect("a minute fits");
             let wake = next.map_or(idle, |at| at.min(idle));
             tokio::select! {
                 _ = shutdown.cancelled() => break,
-                next = following.next() => match next {
-                    Some(Ok(message)) => {
-                        following.guard(&message, || fold(&self.plan, &message, self.clock.now()));
+                next = runner.next() => match next {
+                    Some(Ok((sequence, changes))) => {
+                        let now = self.clock.now();
+                        let mut plan = self.plan.lock().expect("plan poisoned");
+                        changes.iter().for_each(|change| plan.apply(change, now));
+                        drop(plan);
+                        // Nothing to execute: a commit is taken once the plan has it.
+                        runner.executed(sequence);
                     }
                     Some(Err(e)) => tracing::warn!(error = %e, "following schedules and tournaments"),
                     None => break,
@@ -108,6 +146,8 @@ impl SchedulerService {
                 }
             }
         }
+        // A clean stop leaves a snapshot: the next start reads no tail.
+        runner.snapshot_now().await;
     }
 
     /// Creates an occurrence's tournament; its id and command id are the occurrence id, so it
@@ -192,16 +232,5 @@ impl SchedulerService {
     fn upcoming(&self, template_id: uuid::Uuid, now: DateTime<Utc>, count: usize) -> Vec<DateTime<Utc>> {
         let plan = self.plan.lock().expect("plan poisoned");
         plan.templates(now, count).into_iter().find(|(id, ..)| *id == template_id).map(|(.., next)| next).unwrap_or_default()
-    }
-}
-
-fn fold(plan: &Mutex<Plan>, message: &async_nats::jetstream::Message, now: DateTime<Utc>) {
-    let sequence = message.info().map(|i| i.stream_sequence).unwrap_or(0);
-    let Some(commit) = commits::decode("scheduler", &message.subject, sequence, &message.payload) else { return };
-    let mut plan = plan.lock().expect("plan poisoned");
-    match commit.events {
-        Events::Schedule(events) => plan.apply_schedule(&events, now),
-        Events::Tournament(events) => plan.apply_tournament(TournamentId(commit.id), &events),
-        _ => {}
     }
 }
