@@ -28,6 +28,8 @@ async fn each_kind_of_bad_input_gets_its_own_code_and_no_event() {
         c.skip("scheduler");
         c.skip("seating");
         c.skip("payouts");
+        // It configures every tournament it sees created: an event this test does not count.
+        c.skip("bubble");
         c.clock = std::sync::Arc::new(clock.clone());
     })
     .await;

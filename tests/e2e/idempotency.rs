@@ -27,6 +27,8 @@ async fn a_command_id_reused_for_another_request_is_refused_and_writes_nothing()
         c.skip("seating");
         c.skip("payouts");
         c.skip("rebuys");
+        // It configures every tournament it sees created: an event this test does not count.
+        c.skip("bubble");
     })
     .await;
     let tournament = world.create(freezeout(100)).await;
