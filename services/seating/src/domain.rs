@@ -400,8 +400,12 @@ impl Aggregate for SeatingAggregate {
                 let logical = to_move(entry, logical_table, seat_no(logical_seat), to_table, to_seat, wait_for_button);
                 crate::balancing::apply_move(&mut state.room, &logical);
                 state.located.insert(entry, (to_table, seat_index(to_seat)));
-                let leaving =
-                    state.leaving.entry(entry).or_insert(Leaving { table: from_table, seat: seat_index(from_seat), wait_for_button, since: 0 });
+                let leaving = state.leaving.entry(entry).or_insert(Leaving {
+                    table: from_table,
+                    seat: seat_index(from_seat),
+                    wait_for_button,
+                    since: 0,
+                });
                 leaving.wait_for_button = wait_for_button;
             }
             MoveConfirmed { entry } => {
