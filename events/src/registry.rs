@@ -216,7 +216,7 @@ pub fn services() -> Vec<ServiceInfo> {
                 "events/bounty_event.json",
                 "events/bounty_commit.json",
             )],
-            reads: vec![a::TOURNAMENT, a::REBUYS, a::SEATING, a::CLOCK, a::BOUNTIES],
+            reads: vec![a::TOURNAMENT, a::REBUYS, a::SEATING, a::CLOCK, a::BOUNTIES, a::BUBBLE],
         },
         ServiceInfo {
             name: s::BUBBLE,

@@ -10,7 +10,8 @@
 //!   one `Eliminate`; the players left may start a mystery stage; the tournament won is the
 //!   winner's bounty;
 //! - clock: a level that starts a mystery stage;
-//! - the bubble service's "in the money", once it exists: [`Policy::on_in_the_money`].
+//! - the bubble: its burst (hand-for-hand ended because the field reached the money) is "in
+//!   the money" ([`Policy::on_bubble`], [`Policy::on_in_the_money`]).
 //!
 //! Every command's id is derived from what it reacts to (`bounties-<what>:<tournament>`), so
 //! reading the log again after a crash repeats nothing. The mystery draws' seed is derived from
@@ -25,6 +26,7 @@ use crate::domain::BountyCommand;
 use crate::mystery::{commitment, Seed};
 use chrono::{DateTime, Utc};
 use floor_events::bounties::{BountyTerms, MysteryStage, PaidInBy, StageTrigger};
+use floor_events::bubble::{BubbleEvent, EndCause};
 use floor_events::clock::ClockEvent;
 use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::{EntryKind, TournamentEvent};
@@ -234,8 +236,18 @@ impl Policy {
         orders
     }
 
+    /// The bubble's events: the burst is "in the money". A director's stop or the last table
+    /// ending hand-for-hand says nothing about the money.
+    pub fn on_bubble(&mut self, t: TournamentId, events: &[BubbleEvent]) -> Vec<Order> {
+        let burst = events.iter().find_map(|e| match e {
+            BubbleEvent::HandForHandEnded { cause: EndCause::Burst, at, .. } => Some(*at),
+            _ => None,
+        });
+        burst.map(|at| self.on_in_the_money(t, at)).unwrap_or_default()
+    }
+
     /// The tournament reached the money (the bubble burst): a mystery stage waiting for it
-    /// starts. The bubble service announces it; the lead wires its event here.
+    /// starts.
     pub fn on_in_the_money(&mut self, t: TournamentId, at: DateTime<Utc>) -> Vec<Order> {
         self.stage(t, |s| *s == MysteryStage::InTheMoney, at).into_iter().collect()
     }
@@ -405,6 +417,18 @@ mod tests {
         };
         policy.on_tournament(t, &created(t, Some(level)));
         assert!(policy.on_in_the_money(t, at()).is_empty(), "not this tournament's trigger");
+        let in_the_money = TournamentId::new();
+        let money = BountyTerms::Mystery {
+            share_bps: 5_000,
+            envelopes: vec![floor_events::bounties::EnvelopeTier { share_bps: 10_000, count: 1 }],
+            stage: MysteryStage::InTheMoney,
+        };
+        policy.on_tournament(in_the_money, &created(in_the_money, Some(money)));
+        let ended = |cause| BubbleEvent::HandForHandEnded { cause, players_left: 9, at: at() };
+        assert!(policy.on_bubble(in_the_money, &[ended(EndCause::Director)]).is_empty(), "a director's stop is not the money");
+        assert!(policy.on_bubble(in_the_money, &[ended(EndCause::OneTable)]).is_empty(), "nor is the last table");
+        assert_eq!(policy.on_bubble(in_the_money, &[ended(EndCause::Burst)]).len(), 1, "the burst starts the stage");
+        assert!(policy.on_bubble(in_the_money, &[ended(EndCause::Burst)]).is_empty(), "once");
         let step = |number| floor_events::clock::ClockEvent::StepStarted {
             step: number,
             number,

@@ -34,7 +34,8 @@ const RETRY: Duration = Duration::from_millis(500);
 pub const POLICY_NAME: &str = "bounties-policy";
 
 /// The shape of [`Policy`] in snapshots: change it whenever that shape or meaning changes.
-const MEMORY_VERSION: &str = "bounties-1";
+/// `bounties-2`: reads the bubble's commits too (its burst starts an `in_the_money` mystery stage).
+const MEMORY_VERSION: &str = "bounties-2";
 
 /// The bounties service. Cheap to clone.
 #[derive(Clone)]
@@ -59,6 +60,7 @@ impl floor_runtime::policy::Policy for Policy {
                 self.on_bounties(t, &e);
                 vec![]
             }
+            Events::Bubble(e) => self.on_bubble(t, &e),
             _ => vec![],
         }
     }
@@ -72,6 +74,7 @@ pub fn filters() -> Vec<String> {
         subjects::aggregate::SEATING,
         subjects::aggregate::CLOCK,
         subjects::aggregate::BOUNTIES,
+        subjects::aggregate::BUBBLE,
     ]
     .iter()
     .map(|a| subjects::event_filter(a))
