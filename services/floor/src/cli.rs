@@ -76,6 +76,12 @@ pub enum Command {
     /// The blind clock of a tournament: director commands.
     #[command(subcommand)]
     Clock(ClockCommand),
+    /// Hand-for-hand on the bubble: director commands (docs/bubble.md).
+    #[command(subcommand)]
+    Bubble(BubbleCommand),
+    /// Bounties: director commands (docs/bounties.md).
+    #[command(subcommand)]
+    Bounty(BountyCommand),
     /// Recurring tournaments: add, list, remove templates.
     #[command(subcommand)]
     Schedule(ScheduleCommand),
@@ -265,6 +271,64 @@ pub enum RebuysCommand {
     },
     /// End the add-on break now; the clock does this when the next level starts.
     EndAddOns {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+    },
+}
+
+/// `floor bubble …`: every command is recorded as an event (the audit trail).
+#[derive(Debug, Subcommand)]
+pub enum BubbleCommand {
+    /// Start hand-for-hand now (any tournament; a `hand_for_hand` section also starts it by
+    /// itself near the bubble).
+    Start {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+    },
+    /// End hand-for-hand now: every table deals freely again.
+    Stop {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+    },
+    /// Stop waiting for these tables in the current hand (their busts are placed later, as a
+    /// group of their own).
+    ReleaseWithout {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+        /// Table numbers.
+        #[arg(required = true, num_args = 1..)]
+        tables: Vec<u32>,
+    },
+    /// Hold the next release (the hand in progress finishes).
+    Pause {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+        /// Why (recorded, shown to players).
+        #[arg(long, default_value = "")]
+        reason: String,
+    },
+    /// Release hands again.
+    Resume {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+    },
+}
+
+/// `floor bounty …`.
+#[derive(Debug, Subcommand)]
+pub enum BountyCommand {
+    /// Name (or rename) the target of a target bounty before the start.
+    NameTarget {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+        /// The target's player account name.
+        player: String,
+        /// Tell the players who it is (otherwise hidden until they are out).
+        #[arg(long)]
+        public: bool,
+    },
+    /// Start the mystery bounty stage now (a stage the tournament's trigger does not reach).
+    StartMysteryStage {
         /// Tournament id.
         tournament: uuid::Uuid,
     },

@@ -2,7 +2,8 @@
 
 use clap::Parser;
 use floor::cli::{
-    Cli, ClockCommand, Command, Preset, PurchaseArgs, RebuysCommand, ScheduleCommand, SimFormat, TableCheckArgs, TournamentCommand,
+    BountyCommand, BubbleCommand, Cli, ClockCommand, Command, Preset, PurchaseArgs, RebuysCommand, ScheduleCommand, SimFormat,
+    TableCheckArgs, TournamentCommand,
 };
 use floor::director::{self, Director, Failure};
 use floor::exit::Exit;
@@ -131,6 +132,8 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             )
         }
         Command::Clock(command) => clock_command(&cli, command).await,
+        Command::Bubble(command) => bubble_command(&cli, command).await,
+        Command::Bounty(command) => bounty_command(&cli, command).await,
         Command::Status => status(&cli).await,
         Command::Sim { entrants, seed, profile, table_size, format, tournament_id, seed_key, start_after, standings } => {
             let asked = SimArgs {
@@ -472,6 +475,45 @@ async fn clock_command(cli: &Cli, command: &ClockCommand) -> Result<(), Failure>
     };
     let body = body.expect("request serializes");
     print_reply(director(cli).await?.request(subjects::service::CLOCK, verb, &body).await?)
+}
+
+async fn bubble_command(cli: &Cli, command: &BubbleCommand) -> Result<(), Failure> {
+    use floor_events::bubble::{verbs, BubbleRequest, PauseBubble, ReleaseWithout};
+    let command_id = CommandId::new();
+    let request = |id: &uuid::Uuid| serde_json::to_value(BubbleRequest { command_id, tournament_id: TournamentId(*id) });
+    let (verb, body) = match command {
+        BubbleCommand::Start { tournament } => (verbs::START.name(), request(tournament)),
+        BubbleCommand::Stop { tournament } => (verbs::STOP.name(), request(tournament)),
+        BubbleCommand::Resume { tournament } => (verbs::RESUME.name(), request(tournament)),
+        BubbleCommand::ReleaseWithout { tournament, tables } => (
+            verbs::RELEASE_WITHOUT.name(),
+            serde_json::to_value(ReleaseWithout { command_id, tournament_id: TournamentId(*tournament), tables: tables.clone() }),
+        ),
+        BubbleCommand::Pause { tournament, reason } => (
+            verbs::PAUSE.name(),
+            serde_json::to_value(PauseBubble { command_id, tournament_id: TournamentId(*tournament), reason: reason.clone() }),
+        ),
+    };
+    let body = body.expect("request serializes");
+    print_reply(director(cli).await?.request(subjects::service::BUBBLE, verb, &body).await?)
+}
+
+async fn bounty_command(cli: &Cli, command: &BountyCommand) -> Result<(), Failure> {
+    use floor_events::bounties::{verbs, DirectorRequest, NameTarget};
+    let command_id = CommandId::new();
+    let (verb, body) = match command {
+        BountyCommand::NameTarget { tournament, player, public } => {
+            let player = parse_player(player)?;
+            let request = NameTarget { command_id, tournament_id: TournamentId(*tournament), player, public: *public };
+            (verbs::NAME_TARGET.name(), serde_json::to_value(request))
+        }
+        BountyCommand::StartMysteryStage { tournament } => (
+            verbs::START_MYSTERY_STAGE.name(),
+            serde_json::to_value(DirectorRequest { command_id, tournament_id: TournamentId(*tournament) }),
+        ),
+    };
+    let body = body.expect("request serializes");
+    print_reply(director(cli).await?.request(subjects::service::BOUNTIES, verb, &body).await?)
 }
 
 async fn schedule_command(cli: &Cli, command: &ScheduleCommand) -> Result<(), Failure> {

@@ -31,8 +31,13 @@ struct FloorRun {
 /// `floor run` on `data` with the embedded server, registration only (the lightest platform
 /// that still takes the store), no colours in its log.
 fn floor_run(data: &Path) -> FloorRun {
+    floor_run_only(data, "registration")
+}
+
+/// `floor run --only <services>` on `data` with the embedded server.
+fn floor_run_only(data: &Path, services: &str) -> FloorRun {
     let mut child = Command::new(env!("CARGO_BIN_EXE_floor"))
-        .args(["run", "--only", "registration", "--data"])
+        .args(["run", "--only", services, "--data"])
         .arg(data)
         .env_remove("NATS_URL")
         .env("FLOOR_LOG", "info,async_nats=warn")
@@ -179,4 +184,44 @@ fn a_director_command_piped_into_a_reader_that_stops_ends_quietly() {
 
     assert!(!stderr.contains("panicked"), "no panic on a closed pipe: {stderr}");
     assert_ne!(said.status.code(), Some(101), "not the exit code of a panic: {stderr}");
+}
+
+/// `floor <args…> --data <data>`: its exit code and everything it printed.
+fn floor_command(data: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_floor"))
+        .args(args)
+        .arg("--data")
+        .arg(data)
+        .env_remove("NATS_URL")
+        .stdin(Stdio::null())
+        .output()
+        .expect("floor runs");
+    (out.status.code(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}
+
+/// The director's hand-for-hand and bounty verbs are `floor` subcommands that reach their
+/// services: each answers with its own code, not an unknown verb or a CLI error.
+#[test]
+fn the_bubble_and_bounty_verbs_reach_their_services_from_the_cli() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let mut floor = floor_run_only(data.path(), "registration,bubble,bounties");
+    floor.wait_for_line(SERVING);
+    let nobody = uuid::Uuid::new_v4().to_string();
+    for args in [
+        vec!["bubble", "start", &nobody],
+        vec!["bubble", "stop", &nobody],
+        vec!["bubble", "pause", &nobody, "--reason", "dinner"],
+        vec!["bubble", "resume", &nobody],
+        vec!["bubble", "release-without", &nobody, "3", "4"],
+        vec!["bounty", "start-mystery-stage", &nobody],
+        vec!["bounty", "name-target", &nobody, "alice", "--public"],
+    ] {
+        let (code, said) = floor_command(data.path(), &args);
+        assert_ne!(code, Some(0), "`floor {}` on a tournament nobody created succeeded: {said}", args.join(" "));
+        assert!(
+            said.contains("unknown_tournament") || said.contains("not_in_hand_for_hand"),
+            "`floor {}` answers with the service's code: {said}",
+            args.join(" ")
+        );
+    }
 }
