@@ -7,11 +7,11 @@
 
 use crate::domain::LobbyDocument;
 use async_nats::jetstream::kv;
-use floor_events::clock::ClockEvent;
-use floor_events::payouts::PayoutEvent;
+use floor_events::commit::Events;
 use floor_events::registration::TournamentEvent;
-use floor_events::{record, subjects, TournamentId};
+use floor_events::{subjects, TournamentId};
 use floor_runtime::bootstrap::Backbone;
+use floor_runtime::commits;
 use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind};
 use futures::{StreamExt, TryStreamExt};
 use std::collections::{HashMap, HashSet};
@@ -66,11 +66,6 @@ impl LobbyProjection {
     }
 }
 
-/// A commit's events; an undecodable one is logged and skipped (never fatal for every lobby).
-fn decode<E: serde::de::DeserializeOwned>(subject: &str, sequence: u64, body: &[u8]) -> Option<Vec<E>> {
-    record::decode_commit::<E>(body).map_err(|e| tracing::warn!(subject, sequence, error = %e, "lobby skipped an undecodable commit")).ok()
-}
-
 impl Projection for LobbyProjection {
     fn name(&self) -> &'static str {
         "lobby"
@@ -93,58 +88,35 @@ impl Projection for LobbyProjection {
         if self.docs.get(&id).is_some_and(|doc| doc.last_sequence >= sequence) {
             return;
         }
-        let folded = if aggregate == subjects::aggregate::CLOCK {
-            decode::<ClockEvent>(subject, sequence, body).and_then(|events| {
-                let Some(doc) = self.docs.remove(&id) else {
-                    tracing::warn!(subject, sequence, "clock of a tournament the lobby never saw created");
-                    return None;
-                };
-                Some(events.iter().fold(doc, LobbyDocument::evolve_clock))
-            })
-        } else if aggregate == subjects::aggregate::REBUYS {
-            decode::<floor_events::rebuys::RebuyEvent>(subject, sequence, body).and_then(|events| {
-                let Some(doc) = self.docs.remove(&id) else {
-                    tracing::warn!(subject, sequence, "rebuys of a tournament the lobby never saw created");
-                    return None;
-                };
-                Some(events.iter().fold(doc, LobbyDocument::evolve_rebuys))
-            })
-        } else if aggregate == subjects::aggregate::BOUNTIES {
-            decode::<floor_events::bounties::BountyEvent>(subject, sequence, body).and_then(|events| {
-                let Some(doc) = self.docs.remove(&id) else {
-                    tracing::warn!(subject, sequence, "bounties of a tournament the lobby never saw created");
-                    return None;
-                };
-                Some(events.iter().fold(doc, LobbyDocument::evolve_bounties))
-            })
-        } else if aggregate == subjects::aggregate::BUBBLE {
-            decode::<floor_events::bubble::BubbleEvent>(subject, sequence, body).and_then(|events| {
-                let Some(doc) = self.docs.remove(&id) else {
-                    tracing::warn!(subject, sequence, "bubble of a tournament the lobby never saw created");
-                    return None;
-                };
-                Some(events.iter().fold(doc, LobbyDocument::evolve_bubble))
-            })
-        } else if aggregate == subjects::aggregate::PAYOUTS {
-            decode::<PayoutEvent>(subject, sequence, body).and_then(|events| {
-                let Some(doc) = self.docs.remove(&id) else {
-                    tracing::warn!(subject, sequence, "payouts of a tournament the lobby never saw created");
-                    return None;
-                };
-                Some(events.iter().fold(doc, LobbyDocument::evolve_payouts))
-            })
-        } else {
-            decode::<TournamentEvent>(subject, sequence, body).and_then(|events| {
-                let doc = match (self.docs.remove(&id), events.first()) {
-                    (Some(doc), _) => doc,
-                    (None, Some(TournamentEvent::TournamentCreated(c))) => LobbyDocument::created(id, &c.definition, c.at, sequence),
-                    (None, _) => {
-                        tracing::warn!(subject, sequence, "commit for a tournament the lobby never saw created");
-                        return None;
-                    }
-                };
-                Some(events.iter().fold(doc, LobbyDocument::evolve))
-            })
+        // One typed decode (an undecodable commit is logged and skipped, never fatal for every
+        // lobby); a tournament's first commit creates its document, every other one folds into it.
+        let Some(commit) = commits::decode("lobby", subject, sequence, body) else { return };
+        let doc = match (self.docs.remove(&id), &commit.events) {
+            (Some(doc), _) => doc,
+            (None, Events::Tournament(events)) => match events.first() {
+                Some(TournamentEvent::TournamentCreated(c)) => LobbyDocument::created(id, &c.definition, c.at, sequence),
+                _ => {
+                    tracing::warn!(subject, sequence, "commit for a tournament the lobby never saw created");
+                    return;
+                }
+            },
+            (None, _) => {
+                tracing::warn!(subject, sequence, aggregate, "commit for a tournament the lobby never saw created");
+                return;
+            }
+        };
+        let folded = match &commit.events {
+            Events::Tournament(events) => Some(events.iter().fold(doc, LobbyDocument::evolve)),
+            Events::Clock(events) => Some(events.iter().fold(doc, LobbyDocument::evolve_clock)),
+            Events::Rebuys(events) => Some(events.iter().fold(doc, LobbyDocument::evolve_rebuys)),
+            Events::Bounties(events) => Some(events.iter().fold(doc, LobbyDocument::evolve_bounties)),
+            Events::Bubble(events) => Some(events.iter().fold(doc, LobbyDocument::evolve_bubble)),
+            Events::Payouts(events) => Some(events.iter().fold(doc, LobbyDocument::evolve_payouts)),
+            // Not in the lobby's filters: the document goes back as it was.
+            _ => {
+                self.docs.insert(id, doc);
+                None
+            }
         };
         if let Some(mut doc) = folded {
             doc.last_sequence = sequence;

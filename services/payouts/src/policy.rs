@@ -420,7 +420,7 @@ mod tests {
             placed: vec![placed(2, 2, 800, 2), placed(3, 1, 500, 3)],
             at: at(),
         };
-        let orders = policy.on_bubble(t, 23, &[completed.clone()]);
+        let orders = policy.on_bubble(t, 23, std::slice::from_ref(&completed));
         assert_eq!(awarded(&orders), vec![(3, vec![3, 2])], "one award from 3 players left, both busts in it");
         assert!(policy.on_bubble(t, 24, &[completed]).is_empty(), "awarded once");
     }

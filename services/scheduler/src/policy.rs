@@ -419,7 +419,7 @@ mod tests {
     fn a_plan_restored_from_the_memory_equals_the_plan_folded_from_the_log() {
         let (kept, gone) = (Uuid::from_u128(7), Uuid::from_u128(8));
         let (waiting, started) = (TournamentId(Uuid::from_u128(1)), TournamentId(Uuid::from_u128(2)));
-        let log = vec![
+        let log = [
             Change::Schedule(vec![added(kept, template("0 0 19 * * *", 120)), added(gone, template("0 0 * * * *", 60))]),
             Change::of_tournament(waiting, &[created(waiting, "2027-01-10T20:00:00Z")]).remove(0),
             Change::of_tournament(started, &[created(started, "2027-01-10T13:00:00Z")]).remove(0),
