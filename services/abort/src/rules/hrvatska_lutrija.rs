@@ -34,3 +34,53 @@ pub fn cancel(b: &mut Builder, method: Method) -> Result<Plan, CancelError> {
         other => Err(CancelError::MethodNotOffered { profile: RuleProfile::HrvatskaLutrija2017, method: other.name() }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::cancellation::cancel;
+    use crate::error::codes;
+    use crate::rules::fixtures::*;
+    use crate::statement::{Case, LineKind::*, Method, Rule};
+    use floor_events::RuleProfile::HrvatskaLutrija2017;
+
+    #[test]
+    fn everything_paid_in_goes_back_to_every_entry() {
+        // Given 10 entries at €100 + €10, 5 out before the money, 5 left; entry 4 rebought
+        // (€100 + €10 fee: 001 Art. 7) and took the add-on (€100, no fee).
+        let mut s = field_of_10(MULTI, &[3_000, 2_000, 2_000, 2_000, 1_000]);
+        s.entries[3].rebuys = vec![paid(10_000, 1_000, 0)];
+        s.entries[3].add_ons = vec![paid(10_000, 0, 0)];
+        let c = cancel(&s, HrvatskaLutrija2017, Method::Rulebook).unwrap();
+        assert_eq!(c.case, Case::HrvatskaLutrijaRefund);
+        // Fees 1,000 + 1,000; buy-in 10,000; rebuy 10,000; add-on 10,000: 32,000.
+        assert_eq!(lines(&c, 4), [(RefundFee, 2_000), (RefundBuyIn, 10_000), (RefundRebuys, 10_000), (RefundAddOns, 10_000)]);
+        assert_eq!(total(&c, 9), 11_000, "out, and refunded too");
+        assert!(c.statements.iter().flat_map(|s| &s.lines).all(|l| l.rule == Rule::HrvatskaLutrijaArt15));
+        assert_eq!((c.books.fees_kept, c.books.statements, c.books.operator_cover), (0, 131_000, 0));
+    }
+
+    #[test]
+    fn in_the_money_a_refund_below_the_place_prize_is_lifted_to_it() {
+        // 2 left, the third paid 20,000 (kept). Refunds 11,000 each; the prize for place 2 is
+        // 30,000: 19,000 more each, from the operator with the 20,000 already paid.
+        let c = cancel(&field_of_10(MULTI, &[7_000, 3_000]), HrvatskaLutrija2017, Method::Rulebook).unwrap();
+        assert_eq!(lines(&c, 2), [(RefundFee, 1_000), (RefundBuyIn, 10_000), (PlacePrizeTopUp, 19_000)]);
+        // 110,000 in + 58,000 = 0 fees kept + 20,000 paid + 148,000 statements.
+        assert_eq!((c.books.operator_cover, c.books.statements), (58_000, 148_000));
+        assert!(c.books.balanced());
+    }
+
+    #[test]
+    fn a_freeroll_refunds_nothing() {
+        let entries = (1..=4).map(|no| if no <= 2 { still_in(no, paid(0, 0, 0), 10) } else { out(no, paid(0, 0, 0), no, 0) }).collect();
+        let c = cancel(&snapshot(MULTI, entries, &[]), HrvatskaLutrija2017, Method::Rulebook).unwrap();
+        assert!(c.statements.is_empty());
+        assert!(c.books.balanced());
+    }
+
+    #[test]
+    fn the_rulebook_offers_no_roll_forward() {
+        let err = cancel(&field_of_10(MULTI, &[7_000, 3_000]), HrvatskaLutrija2017, Method::RollForward).unwrap_err();
+        assert_eq!(err.code(), codes::METHOD_NOT_OFFERED);
+    }
+}

@@ -18,3 +18,23 @@ pub fn cancel(b: &mut Builder, method: Method) -> Result<Plan, CancelError> {
     let plan = tda_2024::cancel(b, method)?;
     Ok(Plan { decided_under: Some(Rule::ReelCzGp10), ..plan })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::cancellation::cancel;
+    use crate::error::codes;
+    use crate::rules::fixtures::*;
+    use crate::statement::{Case, Method, Rule};
+    use floor_events::RuleProfile::{ReelCz, Tda2024};
+
+    #[test]
+    fn the_operator_decides_and_the_default_is_the_tda_roll_forward() {
+        let s = field_of_10(MULTI, &[5_000, 3_000, 2_000]);
+        let reel = cancel(&s, ReelCz, Method::Rulebook).unwrap();
+        let tda = cancel(&s, Tda2024, Method::Rulebook).unwrap();
+        assert_eq!((reel.case, reel.decided_under), (Case::RollForwardInTheMoney, Some(Rule::ReelCzGp10)));
+        assert_eq!(reel.statements, tda.statements);
+        assert_eq!(cancel(&s, ReelCz, Method::Rollback).unwrap().case, Case::Rollback);
+        assert_eq!(cancel(&s, ReelCz, Method::Icm).unwrap_err().code(), codes::NOT_YET_AVAILABLE);
+    }
+}

@@ -82,3 +82,61 @@ fn multi(b: &mut Builder) -> Result<Plan, CancelError> {
     let bounty_money = b.bounties();
     Ok(Plan { method: Method::Rulebook, case, decided_under: None, pool, prize_money, bounty_money })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::cancellation::cancel;
+    use crate::error::codes;
+    use crate::rules::fixtures::*;
+    use crate::snapshot::Format;
+    use crate::statement::{Case, LineKind::*, Method, Rule};
+    use floor_events::RuleProfile::Win2day;
+
+    /// 000 §2.10's illustration: 6 players, €10 + €1, 2 paid, abort with 4 left, nothing paid
+    /// yet: pool 60.00, each of the 4 gets 1.00 + 15.00 = 16.00; the 2 out get nothing.
+    #[test]
+    fn single_table_fee_back_and_the_pool_equally() {
+        let entries = (1..=6).map(|no| if no <= 4 { still_in(no, paid(1_000, 100, 0), 500 * u64::from(no)) } else { out(no, paid(1_000, 100, 0), no, 0) }).collect();
+        let c = cancel(&snapshot(SINGLE, entries, &[3_900, 2_100]), Win2day, Method::Rulebook).unwrap();
+        assert_eq!(c.case, Case::Win2daySingleTable);
+        assert!((1..=4).all(|no| lines(&c, no) == [(RefundFee, 100), (EqualShare, 1_500)]));
+        assert_eq!(total(&c, 5), 0);
+        assert!(c.books.balanced());
+    }
+
+    #[test]
+    fn multi_table_in_the_money_pays_each_at_least_their_rank_then_equally() {
+        // 6 left of 100: open 900,000 − 144,000 (places 7–15) = 756,000; the prize for place
+        // 6 is 49,500 each (297,000), the rest 459,000 equally = 76,500: 126,000 each, which is
+        // the equal split 756,000 / 6, with the rank's prize visible.
+        let c = cancel(&field_of_100(&[400_000, 250_000, 150_000, 100_000, 60_000, 40_000]), Win2day, Method::Rulebook).unwrap();
+        assert_eq!(c.case, Case::Win2dayMultiTableInTheMoney);
+        assert_eq!(lines(&c, 1), [(RefundFee, 1_000), (PlacePrize, 49_500), (EqualShare, 76_500)]);
+        assert_eq!(lines(&c, 6), lines(&c, 1), "chips do not count");
+        assert!(c.books.balanced());
+    }
+
+    #[test]
+    fn multi_table_before_the_money_shares_the_pool_equally_by_default() {
+        let c = cancel(&field_of_100(&[50_000; 20]), Win2day, Method::Rulebook).unwrap();
+        assert_eq!(c.case, Case::Win2dayMultiTableBeforeTheMoney);
+        assert_eq!(lines(&c, 20), [(RefundFee, 1_000), (EqualShare, 45_000)]);
+    }
+
+    #[test]
+    fn twister_falls_under_the_multi_table_rule() {
+        let entries = (1..=3).map(|no| still_in(no, paid(1_000, 100, 0), 500)).collect();
+        let twister = Format { twister: true, ..SINGLE };
+        let c = cancel(&snapshot(twister, entries, &[3_000]), Win2day, Method::Rulebook).unwrap();
+        assert!(c.statements.iter().flat_map(|s| &s.lines).all(|l| l.rule == Rule::Win2day16_12));
+    }
+
+    #[test]
+    fn the_published_refund_rules_of_a_multi_table_tournament_may_be_a_tda_method() {
+        let c = cancel(&field_of_100(&[50_000; 20]), Win2day, Method::Rollback).unwrap();
+        assert_eq!((c.case, c.decided_under), (Case::Rollback, Some(Rule::Win2day16_12)));
+        let entries = (1..=3).map(|no| still_in(no, paid(1_000, 100, 0), 500)).collect();
+        let err = cancel(&snapshot(SINGLE, entries, &[3_000]), Win2day, Method::Rollback).unwrap_err();
+        assert_eq!(err.code(), codes::METHOD_NOT_OFFERED, "§16.11 is fixed");
+    }
+}
