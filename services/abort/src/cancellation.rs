@@ -21,7 +21,7 @@ use crate::rules;
 use crate::snapshot::{Snapshot, Tally};
 use crate::split::{self, Share};
 use crate::statement::{Books, Cancellation, Case, Inputs, Line, LineKind, Method, Pot, Rule, Statement};
-use floor_events::RuleProfile;
+use floor_events::{PlayerId, RuleProfile};
 
 /// Cancels a tournament under `profile` by `method`.
 ///
@@ -110,7 +110,12 @@ impl<'t, 'a> Builder<'t, 'a> {
         if kind.pot() != Pot::Bounties {
             self.non_bounty[i] = self.non_bounty[i].saturating_add(amount);
         }
-        self.lines[i].push(Line { entry: self.t.entry(i).entry, kind, rule, amount, inputs });
+        let lines = &mut self.lines[i];
+        if lines.capacity() == 0 {
+            // An entry gets up to about six lines: one allocation, not three.
+            lines.reserve_exact(6);
+        }
+        lines.push(Line { entry: self.t.entry(i).entry, kind, rule, amount, inputs });
     }
 
     fn paid(&mut self, i: usize, kind: LineKind, rule: Rule, amount: u64) {
@@ -158,8 +163,8 @@ impl<'t, 'a> Builder<'t, 'a> {
     pub fn place_prizes(&mut self, rule: Rule) -> Result<u64, CancelError> {
         let (n, prize) = (self.t.n(), self.t.place_prize());
         let owed = u64::from(n).checked_mul(prize).ok_or(CancelError::TooLarge)?;
-        for k in 0..self.t.remaining.len() {
-            let i = self.t.remaining[k];
+        let t = self.t;
+        for &i in &t.remaining {
             self.line(i, LineKind::PlacePrize, rule, prize, Inputs { pot: prize, place: Some(n), ..Inputs::default() });
         }
         Ok(owed)
@@ -168,8 +173,8 @@ impl<'t, 'a> Builder<'t, 'a> {
     fn shares(&mut self, kind: LineKind, rule: Rule, pot: u64, weights: Option<&[u64]>, shares: Vec<Share>) {
         let n = self.t.remaining.len() as u64;
         let of = weights.map_or(n, |w| w.iter().sum());
-        for (k, share) in shares.into_iter().enumerate() {
-            let i = self.t.remaining[k];
+        let t = self.t;
+        for (k, (share, &i)) in shares.into_iter().zip(&t.remaining).enumerate() {
             let weight = weights.map_or(1, |w| w[k]);
             self.line(i, kind, rule, share.amount, Inputs { pot, weight: Some(weight), of: Some(of), place: None, extra: share.extra });
         }
@@ -205,8 +210,8 @@ impl<'t, 'a> Builder<'t, 'a> {
     /// the whole bounty balance.
     pub fn bounties(&mut self) -> u64 {
         let rule = Rule::FloorBounties;
-        for k in 0..self.t.remaining.len() {
-            let i = self.t.remaining[k];
+        let t = self.t;
+        for &i in &t.remaining {
             let head = self.t.entry(i).bounty.head;
             self.line(i, LineKind::OwnBounty, rule, head, Inputs { pot: head, ..Inputs::default() });
         }
@@ -228,8 +233,7 @@ impl<'t, 'a> Builder<'t, 'a> {
         let mut top_ups = 0u64;
         if t.in_the_money() {
             let (n, prize) = (t.n(), t.place_prize());
-            for k in 0..t.remaining.len() {
-                let i = t.remaining[k];
+            for &i in &t.remaining {
                 let short = prize.saturating_sub(self.non_bounty[i]);
                 top_ups = top_ups.checked_add(short).ok_or(CancelError::TooLarge)?;
                 let inputs = Inputs { pot: prize, place: Some(n), ..Inputs::default() };
@@ -299,11 +303,12 @@ impl<'t, 'a> Builder<'t, 'a> {
     /// One statement per player with a line, by player name; each player's lines by entry.
     fn statements(&mut self) -> Vec<Statement> {
         let t = self.t;
-        let mut order: Vec<usize> = t.all.iter().copied().filter(|&i| !self.lines[i].is_empty()).collect();
-        // Stable: entries of one player stay in entry-number order.
-        order.sort_by(|&a, &b| t.entry(a).player.cmp(&t.entry(b).player));
-        let mut statements: Vec<Statement> = Vec::new();
-        for i in order {
+        // By player, then entry number (`all` is in entry-number order, `k` its position).
+        let mut order: Vec<(&PlayerId, usize, usize)> =
+            t.all.iter().enumerate().filter(|&(_, &i)| !self.lines[i].is_empty()).map(|(k, &i)| (&t.entry(i).player, k, i)).collect();
+        order.sort_unstable();
+        let mut statements: Vec<Statement> = Vec::with_capacity(order.len());
+        for (_, _, i) in order {
             let lines = std::mem::take(&mut self.lines[i]);
             let sum: u64 = lines.iter().map(|l| l.amount).sum();
             match statements.last_mut() {

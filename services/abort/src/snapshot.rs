@@ -203,7 +203,10 @@ impl<'a> Tally<'a> {
     pub fn of(snapshot: &'a Snapshot) -> Result<Self, CancelError> {
         let table = prize_table(&snapshot.prizes)?;
         let mut all: Vec<usize> = (0..snapshot.entries.len()).collect();
-        all.sort_unstable_by_key(|&i| snapshot.entries[i].entry);
+        // Snapshots usually list entries in order: check before sorting.
+        if !snapshot.entries.windows(2).all(|w| w[0].entry <= w[1].entry) {
+            all.sort_unstable_by_key(|&i| snapshot.entries[i].entry);
+        }
         if let Some(w) = all.windows(2).find(|w| snapshot.entries[w[0]].entry == snapshot.entries[w[1]].entry) {
             return Err(CancelError::DuplicateEntry(snapshot.entries[w[0]].entry));
         }

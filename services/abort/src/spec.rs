@@ -48,10 +48,9 @@ fn suspended(at: DateTime<Utc>) -> E {
 
 #[test]
 fn a_director_suspends_and_resumes() {
-    given::<AbortAggregate>(vec![]).when(C::Suspend { reason: director("servers restarting"), at: secs(0) }).then(vec![E::Suspended {
-        reason: director("servers restarting"),
-        at: secs(0),
-    }]);
+    given::<AbortAggregate>(vec![])
+        .when(C::Suspend { reason: director("servers restarting"), at: secs(0) })
+        .then(vec![E::Suspended { reason: director("servers restarting"), at: secs(0) }]);
     given::<AbortAggregate>(vec![suspended(secs(0))])
         .when(C::Resume { at: secs(90) })
         .then(vec![E::Resumed { suspended_at: secs(0), at: secs(90) }]);
@@ -60,7 +59,9 @@ fn a_director_suspends_and_resumes() {
 #[test]
 fn floor_suspends_when_tables_fall_silent() {
     let reason = SuspendReason::TablesSilent { silent: 12, tables: 40, seconds: 60 };
-    given::<AbortAggregate>(vec![]).when(C::Suspend { reason: reason.clone(), at: secs(0) }).then(vec![E::Suspended { reason, at: secs(0) }]);
+    given::<AbortAggregate>(vec![])
+        .when(C::Suspend { reason: reason.clone(), at: secs(0) })
+        .then(vec![E::Suspended { reason, at: secs(0) }]);
     let impossible = SuspendReason::TablesSilent { silent: 41, tables: 40, seconds: 60 };
     given::<AbortAggregate>(vec![]).when(C::Suspend { reason: impossible, at: secs(0) }).then_reject(floor_events::codes::INVALID_FIELD);
 }
@@ -72,7 +73,9 @@ fn suspend_twice_resume_unsuspended_and_resume_in_the_past_are_refused() {
         .then_reject(codes::ALREADY_SUSPENDED);
     given::<AbortAggregate>(vec![]).when(C::Resume { at: secs(5) }).then_reject(codes::NOT_SUSPENDED);
     given::<AbortAggregate>(vec![suspended(secs(10))]).when(C::Resume { at: secs(5) }).then_reject(codes::BEFORE_SUSPENSION);
-    given::<AbortAggregate>(vec![]).when(C::Suspend { reason: director("  "), at: secs(0) }).then_reject(floor_events::codes::REASON_REQUIRED);
+    given::<AbortAggregate>(vec![])
+        .when(C::Suspend { reason: director("  "), at: secs(0) })
+        .then_reject(floor_events::codes::REASON_REQUIRED);
 }
 
 #[test]
@@ -92,7 +95,9 @@ fn cancel_twice_and_anything_after_a_cancel_is_refused() {
     let cancelled = given::<AbortAggregate>(vec![]).when(cancel_cmd(secs(0))).accepted();
     given::<AbortAggregate>(cancelled.clone()).when(cancel_cmd(secs(1))).then_reject(floor_events::codes::TOURNAMENT_CANCELLED);
     given::<AbortAggregate>(cancelled.clone()).when(C::Resume { at: secs(1) }).then_reject(floor_events::codes::TOURNAMENT_CANCELLED);
-    given::<AbortAggregate>(cancelled).when(C::Suspend { reason: director("x"), at: secs(1) }).then_reject(floor_events::codes::TOURNAMENT_CANCELLED);
+    given::<AbortAggregate>(cancelled)
+        .when(C::Suspend { reason: director("x"), at: secs(1) })
+        .then_reject(floor_events::codes::TOURNAMENT_CANCELLED);
 }
 
 #[test]

@@ -105,7 +105,7 @@ mod tests {
             prop_assert_eq!(shares.iter().map(|s| s.amount).sum::<u64>(), amount);
             let total: u128 = weights.iter().map(|&w| u128::from(w)).sum();
             for (s, &w) in shares.iter().zip(&weights) {
-                let floor = if total == 0 { amount / weights.len() as u64 } else { (u128::from(amount) * u128::from(w) / total) as u64 };
+                let floor = (u128::from(amount) * u128::from(w)).checked_div(total).map_or(amount / weights.len() as u64, |f| f as u64);
                 prop_assert!(s.amount == floor || s.amount == floor + 1);
                 prop_assert_eq!(s.extra, s.amount == floor + 1);
             }

@@ -186,7 +186,10 @@ impl LineKind {
 
     /// Whether it gives back money the entry paid.
     pub fn is_refund(self) -> bool {
-        matches!(self, LineKind::RefundBuyIn | LineKind::RefundFee | LineKind::RefundRebuys | LineKind::RefundAddOns | LineKind::RefundBounty)
+        matches!(
+            self,
+            LineKind::RefundBuyIn | LineKind::RefundFee | LineKind::RefundRebuys | LineKind::RefundAddOns | LineKind::RefundBounty
+        )
     }
 
     /// The formula, over the line's [`Inputs`].

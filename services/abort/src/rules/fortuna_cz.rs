@@ -139,7 +139,10 @@ mod tests {
         // chips 40 / 25 / 15 / 10 / 6 / 4 % = 81,000 / 50,625 / 30,375 / 20,250 / 12,150 / 8,100.
         let c = cancel(&field_of_100(&[400_000, 250_000, 150_000, 100_000, 60_000, 40_000]), FortunaCz2024, Method::Rulebook).unwrap();
         assert_eq!(c.case, Case::FortunaInTheMoney);
-        assert_eq!(lines(&c, 1), [(RefundFee, 1_000), (RefundBuyIn, 9_000), (PlacePrize, 49_500), (EqualShare, 33_750), (ChipShare, 81_000)]);
+        assert_eq!(
+            lines(&c, 1),
+            [(RefundFee, 1_000), (RefundBuyIn, 9_000), (PlacePrize, 49_500), (EqualShare, 33_750), (ChipShare, 81_000)]
+        );
         assert_eq!(total(&c, 2), 1_000 + 9_000 + 49_500 + 33_750 + 50_625);
         assert_eq!(total(&c, 6), 1_000 + 9_000 + 49_500 + 33_750 + 8_100);
         assert_eq!(c.books.prizes_already_paid, 144_000);
@@ -162,8 +165,15 @@ mod tests {
         // Given a 6-seat sit & go at €10 + €1, 3 paid (3,000 / 1,800 / 1,200); 2 left, the
         // third paid 1,200. Buy-ins back (1,000 + 100 each); the rest 6,000 − 1,200 − 2,000 =
         // 2,800 equally: 1,400 each, no chips involved.
-        let entries =
-            (1..=6).map(|no| if no <= 2 { still_in(no, paid(1_000, 100, 0), 9_000 * u64::from(no)) } else { out(no, paid(1_000, 100, 0), no, if no == 3 { 1_200 } else { 0 }) }).collect();
+        let entries = (1..=6)
+            .map(|no| {
+                if no <= 2 {
+                    still_in(no, paid(1_000, 100, 0), 9_000 * u64::from(no))
+                } else {
+                    out(no, paid(1_000, 100, 0), no, if no == 3 { 1_200 } else { 0 })
+                }
+            })
+            .collect();
         let c = cancel(&snapshot(SIT_AND_GO, entries, &[3_000, 1_800, 1_200]), FortunaCz2024, Method::Rulebook).unwrap();
         assert_eq!(c.case, Case::FortunaSitAndGo);
         assert_eq!(lines(&c, 1), [(RefundFee, 100), (RefundBuyIn, 1_000), (EqualShare, 1_400)]);

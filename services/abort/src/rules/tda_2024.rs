@@ -113,7 +113,10 @@ mod tests {
         assert_eq!((c.books.paid_in, c.books.fees_kept, c.books.statements), (990_000, 15_000, 975_000));
         assert!(c.books.balanced());
         let line = &c.statement(&player(1)).unwrap().lines[2];
-        assert_eq!((line.rule, line.inputs.pot, line.inputs.weight, line.inputs.of), (Rule::TdaRollForward, 450_000, Some(37_500), Some(300_000)));
+        assert_eq!(
+            (line.rule, line.inputs.pot, line.inputs.weight, line.inputs.of),
+            (Rule::TdaRollForward, 450_000, Some(37_500), Some(300_000))
+        );
     }
 
     #[test]

@@ -96,7 +96,9 @@ mod tests {
     /// yet: pool 60.00, each of the 4 gets 1.00 + 15.00 = 16.00; the 2 out get nothing.
     #[test]
     fn single_table_fee_back_and_the_pool_equally() {
-        let entries = (1..=6).map(|no| if no <= 4 { still_in(no, paid(1_000, 100, 0), 500 * u64::from(no)) } else { out(no, paid(1_000, 100, 0), no, 0) }).collect();
+        let entries = (1..=6)
+            .map(|no| if no <= 4 { still_in(no, paid(1_000, 100, 0), 500 * u64::from(no)) } else { out(no, paid(1_000, 100, 0), no, 0) })
+            .collect();
         let c = cancel(&snapshot(SINGLE, entries, &[3_900, 2_100]), Win2day, Method::Rulebook).unwrap();
         assert_eq!(c.case, Case::Win2daySingleTable);
         assert!((1..=4).all(|no| lines(&c, no) == [(RefundFee, 100), (EqualShare, 1_500)]));
