@@ -303,12 +303,20 @@ impl<'t, 'a> Builder<'t, 'a> {
     /// One statement per player with a line, by player name; each player's lines by entry.
     fn statements(&mut self) -> Vec<Statement> {
         let t = self.t;
-        // By player, then entry number (`all` is in entry-number order, `k` its position).
-        let mut order: Vec<(&PlayerId, usize, usize)> =
-            t.all.iter().enumerate().filter(|&(_, &i)| !self.lines[i].is_empty()).map(|(k, &i)| (&t.entry(i).player, k, i)).collect();
+        // By player, then entry number (`all` is in entry-number order, `k` its position). The
+        // names' first 16 bytes, as a number, decide most comparisons without leaving the
+        // array: 250,000 names compared through their heap pointers cost most of a
+        // cancellation's time.
+        let mut order: Vec<(u128, &PlayerId, usize, usize)> = t
+            .all
+            .iter()
+            .enumerate()
+            .filter(|&(_, &i)| !self.lines[i].is_empty())
+            .map(|(k, &i)| (name_prefix(&t.entry(i).player), &t.entry(i).player, k, i))
+            .collect();
         order.sort_unstable();
         let mut statements: Vec<Statement> = Vec::with_capacity(order.len());
-        for (_, _, i) in order {
+        for (_, _, _, i) in order {
             let lines = std::mem::take(&mut self.lines[i]);
             let sum: u64 = lines.iter().map(|l| l.amount).sum();
             match statements.last_mut() {
@@ -321,4 +329,14 @@ impl<'t, 'a> Builder<'t, 'a> {
         }
         statements
     }
+}
+
+/// A name's first 16 bytes as a big-endian number, zero-padded: ordered as the names are
+/// (player names hold no NUL byte, so a name sorts before any longer name it begins).
+pub(crate) fn name_prefix(player: &PlayerId) -> u128 {
+    let mut bytes = [0u8; 16];
+    let name = player.as_str().as_bytes();
+    let n = name.len().min(16);
+    bytes[..n].copy_from_slice(&name[..n]);
+    u128::from_be_bytes(bytes)
 }
