@@ -1,0 +1,45 @@
+//! Abort: suspend and resume a running tournament, and, when it cannot go on, cancel it and
+//! pay every player by the formula their operator published, to the cent, with a statement
+//! per player that balances the books (issue 22).
+//!
+//! Spec: `../shared/spec/README.md` §10; 000 §16.11–16.12, 001 Art. 15/21, 002 §2.8, 003 GP §10,
+//! 004 §4.37; `practice.md` §3. The rules, the remainder rule and every decision Floor took
+//! where a rulebook is silent: `docs/abort.md`.
+//!
+//! Built pure first (as bubble and bounties were): the contract (commands, events, codes) is
+//! local to this crate until the service is wired.
+//!
+//! # Layout
+//!
+//! - [`snapshot`]: the tournament at cancellation (entries, money, chips, prize table), checked
+//!   and summed ([`snapshot::Tally`]).
+//! - [`cancellation`]: [`cancel`]: the profile's rule, the place prize floor, exactness and the
+//!   books; the [`cancellation::Builder`] rules write lines with.
+//! - [`rules`]: one file per rule set: `win2day`, `hrvatska_lutrija`, `svenska_spel`,
+//!   `reel_cz`, `fortuna_cz`, `tda_2024`.
+//! - [`split`]: the remainder rule (largest remainder, ties by entry number).
+//! - [`statement`]: what a cancellation says: statements, lines, rules cited, books.
+//! - [`error`]: why a cancellation cannot be computed, with stable codes.
+//! - [`domain`]: the abort aggregate (one per tournament): suspend, resume, cancel.
+//! - [`policy`], [`projection`], [`service`]: to come with the wiring.
+#![deny(missing_docs)]
+
+pub mod cancellation;
+pub mod domain;
+pub mod error;
+pub mod policy;
+pub mod projection;
+pub mod rules;
+pub mod service;
+pub mod snapshot;
+pub mod split;
+pub mod statement;
+
+pub use cancellation::cancel;
+pub use domain::{AbortAggregate, AbortCommand, AbortError, AbortEvent, AbortState};
+pub use error::CancelError;
+pub use snapshot::{Snapshot, Tally};
+pub use statement::{Books, Cancellation, Case, Line, LineKind, Method, Rule, Statement};
+
+#[cfg(test)]
+mod spec;

@@ -1,0 +1,346 @@
+//! The tournament at the moment of cancellation: what every cancellation rule reads.
+//!
+//! A pure value, pinned in the cancellation event: who paid what (buy-in, fee, rebuys, add-ons,
+//! bounty parts), who is still in with how many chips at the start of their table's interrupted
+//! hand (bets of unfinished hands go back: 000 §15, 002 §2.8 T-12.5, practice §3.1 "ESC
+//! Online"), who is out with the prize already paid, the payout table, the guarantee, whether
+//! the field can still grow, and the format.
+//!
+//! Serde-friendly, because the cancel command will carry it (or the service will build it from
+//! the log) once the service is wired; until then it is local to this crate, like the rest of
+//! the abort contract. Money reuses the contract's types: [`EntryLedger`] per purchase (what the
+//! registration and rebuys events record) and [`PrizeBand`] for the payout table (what the
+//! payouts service locks).
+//!
+//! [`Tally`] checks a snapshot once and sums it; the rules read only checked figures.
+
+use crate::error::CancelError;
+use floor_events::money::MAX_TOTAL;
+use floor_events::payouts::PrizeBand;
+use floor_events::tournament::EntryLedger;
+use floor_events::{Currency, EntryNo, PlayerId};
+use floor_rules::payout_table::{Band, PayoutTable};
+use serde::{Deserialize, Serialize};
+
+/// The tournament at cancellation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Snapshot {
+    /// The currency of every amount.
+    pub currency: Currency,
+    /// Single- or multi-table, sit & go, Twister.
+    pub format: Format,
+    /// Every entry accepted and not refunded before the start (re-entries are entries).
+    pub entries: Vec<Entry>,
+    /// The payout table (locked, or the one the field has now), first place first, contiguous
+    /// from place 1; empty when nothing is paid yet.
+    #[serde(default)]
+    pub prizes: Vec<PrizeBand>,
+    /// The guarantee, if any, in minor units of `currency`.
+    #[serde(default)]
+    pub guarantee: Option<u64>,
+    /// Late registration, re-entry or rebuys are still open: the pool is not final (004 §4.37.2
+    /// pays only the money collected then, not the guarantee).
+    #[serde(default)]
+    pub buying_open: bool,
+}
+
+/// How the tournament is played.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Format {
+    /// One table or several.
+    pub tables: Tables,
+    /// Starts when full rather than at a scheduled time (004 §4.36.2, §4.37.3).
+    #[serde(default)]
+    pub sit_and_go: bool,
+    /// win2day "Twister": a random prize pool (000 §16.10), cancelled under the multi-table rule.
+    #[serde(default)]
+    pub twister: bool,
+}
+
+/// One table or several.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tables {
+    /// A single-table tournament (000 §16.7, 002 §2.8 T-12.1).
+    Single,
+    /// A multi-table tournament.
+    Multi,
+}
+
+/// One entry and its money.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// The entry.
+    pub entry: EntryNo,
+    /// Whose.
+    pub player: PlayerId,
+    /// What the entry itself cost (registration, late registration, re-entry, multi-entry).
+    pub buy_in: Paid,
+    /// Each rebuy bought.
+    #[serde(default)]
+    pub rebuys: Vec<Paid>,
+    /// Each add-on bought.
+    #[serde(default)]
+    pub add_ons: Vec<Paid>,
+    /// Still in, or out.
+    pub standing: Standing,
+    /// Its bounty: what is on its head, what it collected.
+    #[serde(default)]
+    pub bounty: Bounty,
+}
+
+/// One purchase: its ledger lines, and the part of its prize-pool line that went to the bounty
+/// pool (the bounties service's `bounty_paid_in`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Paid {
+    /// What was paid and where it went.
+    pub ledger: EntryLedger,
+    /// The bounty part of `ledger.prize_pool`, minor units.
+    #[serde(default)]
+    pub bounty: u64,
+}
+
+/// Still in, or out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "standing", rename_all = "snake_case")]
+pub enum Standing {
+    /// Not eliminated: chips at the start of the table's interrupted hand (zero for a player
+    /// who could still rebuy).
+    Remaining {
+        /// Chips.
+        chips: u64,
+    },
+    /// Out, in this place, with this prize already paid (zero outside the money).
+    Eliminated {
+        /// Best place of the range it shares (1 = winner).
+        place: u32,
+        /// Minor units already paid for the place.
+        prize: u64,
+    },
+}
+
+/// An entry's bounty as the bounties service has it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bounty {
+    /// What its elimination would pay (knockout, progressive knockout); zero otherwise and once
+    /// eliminated.
+    #[serde(default)]
+    pub head: u64,
+    /// Bounty cash already paid to it.
+    #[serde(default)]
+    pub collected: u64,
+}
+
+impl Entry {
+    /// Chips, for an entry still in.
+    pub fn chips(&self) -> Option<u64> {
+        match self.standing {
+            Standing::Remaining { chips } => Some(chips),
+            Standing::Eliminated { .. } => None,
+        }
+    }
+
+    /// Every purchase: buy-in, rebuys, add-ons.
+    pub fn purchases(&self) -> impl Iterator<Item = &Paid> {
+        std::iter::once(&self.buy_in).chain(&self.rebuys).chain(&self.add_ons)
+    }
+}
+
+impl Paid {
+    /// The part of the prize-pool line that stayed in the prize pool (not the bounty's).
+    pub fn pool_part(&self) -> u64 {
+        self.ledger.prize_pool.amount.saturating_sub(self.bounty)
+    }
+}
+
+/// A snapshot, checked and summed. Every figure fits Floor's bounds ([`MAX_TOTAL`]).
+#[derive(Debug, Clone)]
+pub struct Tally<'a> {
+    /// The snapshot.
+    pub snapshot: &'a Snapshot,
+    /// Its payout table.
+    pub table: PayoutTable,
+    /// Indices of the entries still in, in entry-number order (the remainder rule's tie order).
+    pub remaining: Vec<usize>,
+    /// Indices of every entry, in entry-number order.
+    pub all: Vec<usize>,
+    /// Entries out.
+    pub eliminated: u32,
+    /// Chips of the entries still in.
+    pub chips_in_play: u64,
+    /// Everything paid in.
+    pub paid_in: u64,
+    /// Every fee.
+    pub fees: u64,
+    /// Prize-pool parts net of bounty parts: the collected prize pool.
+    pub contributions: u64,
+    /// Bounty parts.
+    pub bounty_paid_in: u64,
+    /// Bounty cash already paid.
+    pub bounties_paid: u64,
+    /// Bounties on the heads of entries still in.
+    pub heads: u64,
+    /// Prizes already paid to entries out.
+    pub prizes_paid: u64,
+}
+
+fn add(a: u64, b: u64) -> Result<u64, CancelError> {
+    a.checked_add(b).filter(|s| *s <= MAX_TOTAL).ok_or(CancelError::TooLarge)
+}
+
+impl<'a> Tally<'a> {
+    /// Checks and sums a snapshot.
+    ///
+    /// # Errors
+    /// `nobody_remaining`, `duplicate_entry`, `currency_mismatch`, `ledger_does_not_add_up`,
+    /// `bounties_do_not_add_up`, `invalid_prize_table`, `invalid_place`, `amount_too_large`,
+    /// `chips_too_large`.
+    pub fn of(snapshot: &'a Snapshot) -> Result<Self, CancelError> {
+        let table = prize_table(&snapshot.prizes)?;
+        let mut all: Vec<usize> = (0..snapshot.entries.len()).collect();
+        // Snapshots usually list entries in order: check before sorting.
+        if !snapshot.entries.windows(2).all(|w| w[0].entry <= w[1].entry) {
+            all.sort_unstable_by_key(|&i| snapshot.entries[i].entry);
+        }
+        if let Some(w) = all.windows(2).find(|w| snapshot.entries[w[0]].entry == snapshot.entries[w[1]].entry) {
+            return Err(CancelError::DuplicateEntry(snapshot.entries[w[0]].entry));
+        }
+        let remaining: Vec<usize> = all.iter().copied().filter(|&i| snapshot.entries[i].chips().is_some()).collect();
+        if remaining.is_empty() {
+            return Err(CancelError::NobodyRemaining);
+        }
+        let n = remaining.len() as u64;
+        let mut t = Tally {
+            snapshot,
+            table,
+            eliminated: (all.len() - remaining.len()) as u32,
+            remaining,
+            all,
+            chips_in_play: 0,
+            paid_in: 0,
+            fees: 0,
+            contributions: 0,
+            bounty_paid_in: 0,
+            bounties_paid: 0,
+            heads: 0,
+            prizes_paid: 0,
+        };
+        for e in &snapshot.entries {
+            for p in e.purchases() {
+                let l = &p.ledger;
+                if [l.paid_in, l.fee, l.prize_pool].iter().any(|m| m.currency != snapshot.currency) {
+                    return Err(CancelError::CurrencyMismatch { entry: e.entry, currency: snapshot.currency });
+                }
+                if l.fee.amount.checked_add(l.prize_pool.amount) != Some(l.paid_in.amount) || p.bounty > l.prize_pool.amount {
+                    return Err(CancelError::LedgerDoesNotAddUp(e.entry));
+                }
+                t.paid_in = add(t.paid_in, l.paid_in.amount)?;
+                t.fees = add(t.fees, l.fee.amount)?;
+                t.contributions = add(t.contributions, p.pool_part())?;
+                t.bounty_paid_in = add(t.bounty_paid_in, p.bounty)?;
+            }
+            t.bounties_paid = add(t.bounties_paid, e.bounty.collected)?;
+            match e.standing {
+                Standing::Remaining { chips } => {
+                    t.chips_in_play = t.chips_in_play.checked_add(chips).ok_or(CancelError::ChipsTooLarge)?;
+                    t.heads = add(t.heads, e.bounty.head)?;
+                }
+                Standing::Eliminated { place, prize } => {
+                    // Out before everyone still in: places below theirs, within the field.
+                    if u64::from(place) <= n || place as usize > snapshot.entries.len() {
+                        return Err(CancelError::InvalidPlace(e.entry));
+                    }
+                    t.prizes_paid = add(t.prizes_paid, prize)?;
+                }
+            }
+        }
+        if let Some(g) = snapshot.guarantee {
+            add(g, 0)?;
+        }
+        let balance = t.bounty_paid_in.checked_sub(t.bounties_paid).ok_or(CancelError::BountiesDoNotAddUp)?;
+        if t.heads > balance {
+            return Err(CancelError::BountiesDoNotAddUp);
+        }
+        Ok(t)
+    }
+
+    /// Entries still in.
+    pub fn n(&self) -> u32 {
+        self.remaining.len() as u32
+    }
+
+    /// Places paid by the table.
+    pub fn paid_places(&self) -> u32 {
+        self.table.places()
+    }
+
+    /// Every entry still in is sure of a prize: remaining ≤ paid places.
+    pub fn in_the_money(&self) -> bool {
+        self.n() <= self.paid_places()
+    }
+
+    /// The prize for place N (N = entries still in): the lowest prize not yet awarded, what each
+    /// of them is sure of. Zero outside the money.
+    pub fn place_prize(&self) -> u64 {
+        prize(&self.table, self.n())
+    }
+
+    /// The pool the roll-forward rules divide: the collected prize pool, topped up to the
+    /// guarantee once the field is final (no late registration, re-entry or rebuys open:
+    /// 004 §4.37.2, applied by Floor to every profile; `docs/abort.md`).
+    pub fn pool(&self) -> u64 {
+        match self.snapshot.guarantee {
+            Some(g) if !self.snapshot.buying_open => self.contributions.max(g),
+            _ => self.contributions,
+        }
+    }
+
+    /// What is left of a pool once the prizes already paid are taken out.
+    pub fn open_prize_money(&self, pool: u64) -> u64 {
+        pool.saturating_sub(self.prizes_paid)
+    }
+
+    /// Bounty money still in the bounty pool.
+    pub fn bounty_balance(&self) -> u64 {
+        self.bounty_paid_in - self.bounties_paid
+    }
+
+    /// The entry at an index.
+    pub fn entry(&self, i: usize) -> &Entry {
+        &self.snapshot.entries[i]
+    }
+
+    /// The whole field is two entries: a heads-up tournament (004 §4.37.1).
+    pub fn heads_up(&self) -> bool {
+        self.snapshot.entries.len() == 2
+    }
+}
+
+/// The prize of one place, by binary search over the contiguous bands (0 outside the money).
+pub fn prize(table: &PayoutTable, place: u32) -> u64 {
+    let i = table.bands.partition_point(|b| b.to < place);
+    table.bands.get(i).filter(|b| b.from <= place).map_or(0, |b| b.amount)
+}
+
+/// The payout table, checked: contiguous from place 1, never paying a place more than a better
+/// one, within Floor's bounds.
+fn prize_table(bands: &[PrizeBand]) -> Result<PayoutTable, CancelError> {
+    let mut next = 1u32;
+    let mut previous = u64::MAX;
+    let mut total = 0u64;
+    for b in bands {
+        if b.from != next || b.to < b.from || b.amount > previous {
+            return Err(CancelError::InvalidPrizeTable { place: next });
+        }
+        let places = u64::from(b.to - b.from + 1);
+        total = places.checked_mul(b.amount).and_then(|t| add(total, t).ok()).ok_or(CancelError::TooLarge)?;
+        next = b.to.checked_add(1).ok_or(CancelError::InvalidPrizeTable { place: b.to })?;
+        previous = b.amount;
+    }
+    Ok(PayoutTable { bands: bands.iter().map(|b| Band { from: b.from, to: b.to, amount: b.amount }).collect() })
+}
