@@ -227,3 +227,42 @@ pub const UNKNOWN_INSTRUCTION: &str = "unknown_instruction";
 /// An `instruction_applied` confirms an instruction that takes no confirmation: only
 /// `seat_player`, `remove_player` and `add_chips` are confirmed (`docs/table-servers.md`).
 pub const INSTRUCTION_NOT_CONFIRMED: &str = "instruction_not_confirmed";
+// Abort: suspend, resume, cancel (issue 22).
+/// Every entry is out: nothing to cancel, the tournament is decided.
+pub const NOBODY_REMAINING: &str = "nobody_remaining";
+/// Two entries of a cancellation snapshot have the same number.
+pub const DUPLICATE_ENTRY: &str = "duplicate_entry";
+/// A purchase's lines do not add up (paid in ≠ fee + prize pool, or a bounty part larger than the
+/// prize-pool line).
+pub const LEDGER_DOES_NOT_ADD_UP: &str = "ledger_does_not_add_up";
+/// Bounty cash paid out exceeds what was paid in, or the bounties on heads exceed the pool.
+pub const BOUNTIES_DO_NOT_ADD_UP: &str = "bounties_do_not_add_up";
+/// The payout table is not contiguous from place 1, or pays a place more than a better one.
+pub const INVALID_PRIZE_TABLE: &str = "invalid_prize_table";
+/// An eliminated entry's place is not below every entry still in, or beyond the field.
+pub const INVALID_PLACE: &str = "invalid_place";
+/// The profile does not offer this cancellation method (a rulebook with one fixed formula).
+pub const METHOD_NOT_OFFERED: &str = "method_not_offered";
+/// The method is planned and not built yet (ICM: exact ICM is being written in floor-rules).
+pub const NOT_YET_AVAILABLE: &str = "not_yet_available";
+/// The statements would not balance the books (a bug: nothing is recorded).
+pub const BOOKS_DO_NOT_BALANCE: &str = "books_do_not_balance";
+/// The tournament is suspended already.
+pub const ALREADY_SUSPENDED: &str = "already_suspended";
+/// Resume without a suspension.
+pub const NOT_SUSPENDED: &str = "not_suspended";
+/// A time earlier than the suspension it ends.
+pub const BEFORE_SUSPENSION: &str = "before_suspension";
+/// The tournament has not started: suspend and the abort service's cancel are for a tournament in
+/// play (a tournament not started is cancelled through registration, every entry refunded).
+pub const TOURNAMENT_NOT_STARTED: &str = "tournament_not_started";
+/// The cancellation snapshot cannot be built from the log yet for this tournament (a part Floor
+/// does not read yet, e.g. bounties, or an elimination payouts has not placed yet): nothing is
+/// recorded rather than a guess.
+pub const SNAPSHOT_UNAVAILABLE: &str = "snapshot_unavailable";
+/// The `cancelled` event (snapshot and statements) would exceed what one stored message holds.
+pub const CANCELLATION_TOO_LARGE: &str = "cancellation_too_large";
+/// Statements asked for a tournament that was not cancelled.
+pub const NOT_CANCELLED: &str = "not_cancelled";
+/// The tournament is over (won, or cancelled before its start): nothing to suspend or cancel.
+pub const TOURNAMENT_FINISHED: &str = "tournament_finished";

@@ -5,6 +5,7 @@
 //! that aggregate's type, warn if it fails". [`Commit::decode`] does it once; a reader matches on
 //! [`Events`] and takes what it reads.
 
+use crate::abort::AbortEvent;
 use crate::bounties::BountyEvent;
 use crate::bubble::BubbleEvent;
 use crate::clock::ClockEvent;
@@ -39,6 +40,8 @@ pub enum Events {
     Bounties(Vec<BountyEvent>),
     /// `floor.ev.bubble.<tournament>`.
     Bubble(Vec<BubbleEvent>),
+    /// `floor.ev.abort.<tournament>`.
+    Abort(Vec<AbortEvent>),
 }
 
 /// A decoded commit: the aggregate's id (from the subject) and its events.
@@ -83,6 +86,7 @@ impl Commit {
             a::REBUYS => Events::Rebuys(decode_commit(body)?),
             a::BOUNTIES => Events::Bounties(decode_commit(body)?),
             a::BUBBLE => Events::Bubble(decode_commit(body)?),
+            a::ABORT => Events::Abort(decode_commit(body)?),
             other => return Err(CommitError::UnknownAggregate(other.to_owned())),
         };
         Ok(Self { id, events })

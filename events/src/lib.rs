@@ -23,6 +23,8 @@
 //! - [`bubble`]: hand-for-hand settings, the director's requests and the bubble aggregate's
 //! - [`bounties`]: bounty terms, the director's bounty requests and the bounties aggregate's
 //!   events.
+//! - [`abort`]: suspend, resume, cancel: the director's requests, the abort aggregate's events,
+//!   the cancellation snapshot and the statements.
 //! - [`player`]: the player aggregate (responsible-gaming tournament-count limits).
 //! - [`text`]: the one check for text a stranger types (names, reasons): length, control
 //!   characters, blank.
@@ -31,6 +33,7 @@
 //! - [`record`]: how events are stored: versioned records, upcast on read.
 #![deny(missing_docs)]
 
+pub mod abort;
 pub mod bounties;
 pub mod bubble;
 pub mod clock;

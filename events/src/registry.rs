@@ -8,7 +8,7 @@
 
 use crate::contract::Verb;
 use crate::schema::{commit_schema, schema};
-use crate::{bounties, bubble, clock, payouts, player, rebuys, registration, schedule, seating, subjects};
+use crate::{abort, bounties, bubble, clock, payouts, player, rebuys, registration, schedule, seating, subjects};
 use schemars::JsonSchema;
 use serde_json::Value;
 
@@ -241,6 +241,27 @@ pub fn services() -> Vec<ServiceInfo> {
             reads: vec![a::TOURNAMENT, a::SEATING, a::PAYOUTS, a::BUBBLE],
         },
         ServiceInfo {
+            name: s::ABORT,
+            description: "Floor abort: suspend, resume and cancel a tournament in play, with every player's statement",
+            verbs: {
+                use abort::verbs::*;
+                let recorded = "replies/abort_recorded.json";
+                vec![
+                    VerbInfo::of(SUSPEND, "commands/abort_suspend.json", recorded),
+                    VerbInfo::of(RESUME, "commands/abort_request.json", recorded),
+                    VerbInfo::of(CANCEL, "commands/abort_cancel.json", recorded),
+                    VerbInfo::of(STATEMENT, "commands/abort_statement.json", "replies/abort_statements.json"),
+                ]
+            },
+            writes: vec![AggregateInfo::of::<abort::AbortEvent>(
+                a::ABORT,
+                "tournament_id",
+                "events/abort_event.json",
+                "events/abort_commit.json",
+            )],
+            reads: vec![a::TOURNAMENT, a::CLOCK, a::SEATING, a::REBUYS, a::PAYOUTS, a::ABORT],
+        },
+        ServiceInfo {
             name: s::SCHEDULER,
             description: "Floor scheduler: recurring tournaments and scheduled starts",
             verbs: {
@@ -320,7 +341,7 @@ mod tests {
         let written: Vec<&str> = services().iter().flat_map(|s| s.writes.iter().map(|a| a.name)).collect();
         let unique: HashSet<&str> = written.iter().copied().collect();
         assert_eq!(unique.len(), written.len(), "an aggregate is written by two services: {written:?}");
-        for aggregate in [TOURNAMENT, PLAYER, CLOCK, SCHEDULE, SEATING, PAYOUTS, REBUYS, BOUNTIES, BUBBLE] {
+        for aggregate in [TOURNAMENT, PLAYER, CLOCK, SCHEDULE, SEATING, PAYOUTS, REBUYS, BOUNTIES, BUBBLE, ABORT] {
             assert!(unique.contains(aggregate), "{aggregate} has no writer in the registry");
         }
     }

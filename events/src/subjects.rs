@@ -51,6 +51,8 @@ pub mod aggregate {
     pub const BUBBLE: &str = "bubble";
     /// A tournament's bounties: the bounty ledger, every bounty paid, the mystery draws.
     pub const BOUNTIES: &str = "bounties";
+    /// A tournament's suspensions and its cancellation with every player's statement.
+    pub const ABORT: &str = "abort";
 }
 
 /// Service names: the `<service>` part of command subjects and the NATS micro-service name.
@@ -71,6 +73,8 @@ pub mod service {
     pub const BUBBLE: &str = "bubble";
     /// Bounties: knockout, progressive knockout, mystery and target bounties.
     pub const BOUNTIES: &str = "bounties";
+    /// Abort: suspend, resume and cancel a tournament in play, with statements.
+    pub const ABORT: &str = "abort";
     /// Seating: draws, balancing, breaking, the table-server protocol (no command verbs: tables
     /// speak on `floor.table.>`).
     pub const SEATING: &str = "seating";

@@ -1,6 +1,7 @@
 //! End-to-end tests: every test starts its own nats-server (free loopback port, temporary
 //! directory) and the platform on it, and talks to it only over NATS and HTTP.
 
+mod abort;
 mod bad_input;
 mod bounties;
 mod bubble;

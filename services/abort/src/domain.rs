@@ -6,50 +6,30 @@
 //! §2.8 T-12.5 is the model: an operator suspends when play is threatened, resumes "as soon as
 //! possible", or else cancels.
 //!
-//! The contract (commands, events, the aggregate's name, the new codes) is local to this crate
-//! until the service is wired: then the events and [`NAME`] move to `floor-events` (aggregate
-//! names are forever, so the name chosen here is the one to keep) and the codes to
-//! `floor_events::codes`.
+//! The events and the aggregate's name are the contract's (`floor_events::abort`,
+//! `floor_events::subjects::aggregate::ABORT`). A `cancelled` event is one stored message: a
+//! cancellation whose event would exceed [`MAX_CANCELLED_BYTES`] once encoded is refused
+//! (`cancellation_too_large`) rather than stored in a message NATS would not take.
 
 use crate::cancellation::cancel;
 use crate::error::{codes, CancelError};
 use crate::snapshot::Snapshot;
-use crate::statement::{Cancellation, Method};
+use crate::statement::Method;
 use chrono::{DateTime, Utc};
 use esrs::Aggregate;
 use floor_events::text::{TextError, TextRule, CANCEL_REASON};
 use floor_events::RuleProfile;
-use serde::{Deserialize, Serialize};
 
-/// The aggregate's name: `floor.ev.abort.<tournament_id>` once wired.
-pub const NAME: &str = "abort";
+pub use floor_events::abort::{AbortEvent, SuspendReason, MAX_CANCELLED_BYTES};
+
+/// The aggregate's name: `floor.ev.abort.<tournament_id>`.
+pub const NAME: &str = floor_events::subjects::aggregate::ABORT;
 
 /// Why a director suspends: players are told, so it is required (as a cancel's reason).
 pub const SUSPEND_REASON: TextRule = TextRule { field: "reason", max_chars: 500, blank: Some(floor_events::codes::REASON_REQUIRED) };
 
 /// The abort aggregate.
 pub struct AbortAggregate;
-
-/// Why a tournament is suspended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum SuspendReason {
-    /// The director suspended it.
-    Director {
-        /// The director's words.
-        reason: String,
-    },
-    /// Floor suspended it: this many tables sent no report for this long (issue 22: instead
-    /// of letting players blind out, SCOOP 2017).
-    TablesSilent {
-        /// Tables silent.
-        silent: u32,
-        /// Tables in play.
-        tables: u32,
-        /// For how long, seconds.
-        seconds: u64,
-    },
-}
 
 /// What the abort aggregate is asked to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,37 +57,6 @@ pub enum AbortCommand {
         method: Method,
         /// The tournament at cancellation, chips as at the start of each interrupted hand.
         snapshot: Box<Snapshot>,
-        /// When.
-        at: DateTime<Utc>,
-    },
-}
-
-/// The abort aggregate's events.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum AbortEvent {
-    /// Play is suspended.
-    Suspended {
-        /// Why.
-        reason: SuspendReason,
-        /// When.
-        at: DateTime<Utc>,
-    },
-    /// Play resumes.
-    Resumed {
-        /// When the suspension began.
-        suspended_at: DateTime<Utc>,
-        /// When.
-        at: DateTime<Utc>,
-    },
-    /// The tournament is cancelled: every statement, the chips and the figures used pinned.
-    Cancelled {
-        /// Why.
-        reason: String,
-        /// The snapshot the statements were computed from.
-        snapshot: Box<Snapshot>,
-        /// The statements and the books.
-        cancellation: Box<Cancellation>,
         /// When.
         at: DateTime<Utc>,
     },
@@ -167,6 +116,14 @@ pub enum AbortError {
     /// The cancellation cannot be computed.
     #[error(transparent)]
     Cancellation(#[from] CancelError),
+    /// The `cancelled` event would not fit one stored message.
+    #[error("the cancellation event would take {bytes} bytes, more than the {max} one message holds")]
+    TooLarge {
+        /// Its size, encoded.
+        bytes: usize,
+        /// The most allowed.
+        max: usize,
+    },
 }
 
 impl floor_runtime::DomainError for AbortError {
@@ -179,6 +136,7 @@ impl floor_runtime::DomainError for AbortError {
             Self::SilentTables { .. } => floor_events::codes::INVALID_FIELD,
             Self::Reason(e) => e.code,
             Self::Cancellation(e) => e.code(),
+            Self::TooLarge { .. } => codes::CANCELLATION_TOO_LARGE,
         }
     }
 }
@@ -209,7 +167,13 @@ impl Aggregate for AbortAggregate {
                 }
                 CANCEL_REASON.check(&reason)?;
                 let cancellation = cancel(&snapshot, profile, method)?;
-                Ok(vec![AbortEvent::Cancelled { reason, snapshot, cancellation: Box::new(cancellation), at }])
+                let event = AbortEvent::Cancelled { reason, snapshot, cancellation: Box::new(cancellation), at };
+                // Encoding a plain serde value cannot fail; a failure would count as too large.
+                let bytes = serde_json::to_vec(&event).map_or(usize::MAX, |v| v.len());
+                if bytes > MAX_CANCELLED_BYTES {
+                    return Err(AbortError::TooLarge { bytes, max: MAX_CANCELLED_BYTES });
+                }
+                Ok(vec![event])
             }
         }
     }

@@ -1,38 +1,16 @@
 //! Why a cancellation cannot be computed, each with a stable snake_case code.
 //!
-//! The codes that are new with this service are constants here ([`codes`]) until the service is
-//! wired: then they move to `floor_events::codes` with the rest of the abort contract. Codes that
-//! already exist there (currency, bounds, text) are reused.
+//! The codes are the contract's (`floor_events::codes`), re-exported in [`codes`].
 
 use floor_events::{Currency, EntryNo, RuleProfile};
 
-/// Stable codes new with the abort service (they join `floor_events::codes` when it is wired).
+/// The abort service's stable codes (in the contract, `floor_events::codes`).
 pub mod codes {
-    /// Every entry is out: nothing to cancel, the tournament is decided.
-    pub const NOBODY_REMAINING: &str = "nobody_remaining";
-    /// Two entries of the snapshot have the same number.
-    pub const DUPLICATE_ENTRY: &str = "duplicate_entry";
-    /// A purchase's lines do not add up (paid in ≠ fee + prize pool, or a bounty part larger
-    /// than the prize-pool line).
-    pub const LEDGER_DOES_NOT_ADD_UP: &str = "ledger_does_not_add_up";
-    /// Bounty cash paid out exceeds what was paid in, or the bounties on heads exceed the pool.
-    pub const BOUNTIES_DO_NOT_ADD_UP: &str = "bounties_do_not_add_up";
-    /// The payout table is not contiguous from place 1, or pays a place more than a better one.
-    pub const INVALID_PRIZE_TABLE: &str = "invalid_prize_table";
-    /// An eliminated entry's place is not below every entry still in, or beyond the field.
-    pub const INVALID_PLACE: &str = "invalid_place";
-    /// The profile does not offer this method (a rulebook with one fixed formula).
-    pub const METHOD_NOT_OFFERED: &str = "method_not_offered";
-    /// The method is planned and not built yet (ICM: exact ICM is being written in floor-rules).
-    pub const NOT_YET_AVAILABLE: &str = "not_yet_available";
-    /// The statements would not balance the books (a bug: nothing is recorded).
-    pub const BOOKS_DO_NOT_BALANCE: &str = "books_do_not_balance";
-    /// The tournament is suspended already.
-    pub const ALREADY_SUSPENDED: &str = "already_suspended";
-    /// Resume without a suspension.
-    pub const NOT_SUSPENDED: &str = "not_suspended";
-    /// A time earlier than the suspension it ends.
-    pub const BEFORE_SUSPENSION: &str = "before_suspension";
+    pub use floor_events::codes::{
+        ALREADY_SUSPENDED, BEFORE_SUSPENSION, BOOKS_DO_NOT_BALANCE, BOUNTIES_DO_NOT_ADD_UP, CANCELLATION_TOO_LARGE, DUPLICATE_ENTRY,
+        INVALID_PLACE, INVALID_PRIZE_TABLE, LEDGER_DOES_NOT_ADD_UP, METHOD_NOT_OFFERED, NOBODY_REMAINING, NOT_SUSPENDED,
+        NOT_YET_AVAILABLE,
+    };
 }
 
 /// Why a cancellation cannot be computed.

@@ -6,8 +6,8 @@
 //! 004 §4.37; `practice.md` §3. The rules, the remainder rule and every decision Floor took
 //! where a rulebook is silent: `docs/abort.md`.
 //!
-//! Built pure first (as bubble and bounties were): the contract (commands, events, codes) is
-//! local to this crate until the service is wired.
+//! The contract (requests, events, the snapshot and statement types, codes) is in
+//! `floor_events::abort`; this crate computes, decides and wires.
 //!
 //! # Layout
 //!
@@ -21,7 +21,10 @@
 //! - [`statement`]: what a cancellation says: statements, lines, rules cited, books.
 //! - [`error`]: why a cancellation cannot be computed, with stable codes.
 //! - [`domain`]: the abort aggregate (one per tournament): suspend, resume, cancel.
-//! - [`policy`], [`projection`], [`service`]: to come with the wiring.
+//! - [`projection`]: pure folds: the lobby's view, and the tournament as the log tells it, from
+//!   which a cancel's snapshot is built.
+//! - [`policy`]: the clock's orders a suspension, a resume or a cancellation causes.
+//! - [`service`]: wiring: the endpoint and the policy runner.
 #![deny(missing_docs)]
 
 pub mod cancellation;
@@ -38,6 +41,7 @@ pub mod statement;
 pub use cancellation::cancel;
 pub use domain::{AbortAggregate, AbortCommand, AbortError, AbortEvent, AbortState};
 pub use error::CancelError;
+pub use service::AbortService;
 pub use snapshot::{Snapshot, Tally};
 pub use statement::{Books, Cancellation, Case, Line, LineKind, Method, Rule, Statement};
 

@@ -1,14 +1,34 @@
-//! The lobby's and the director's view of the abort aggregate: running, suspended (why, since
-//! when) or cancelled, and, once cancelled, every player's statement. A pure fold; the service
-//! will store it when wired (`floor tournament statement <id> [player]`, the lobby, HTTP).
+//! Pure folds of the log.
+//!
+//! - [`AbortView`]: the lobby's and the director's view of the abort aggregate: running,
+//!   suspended (why, since when) or cancelled, and, once cancelled, every player's statement
+//!   (`floor tournament statement <id> [player]` reads it through the `statement` verb).
+//! - [`TournamentView`]: what the abort service needs from the other services' commits to build
+//!   a cancellation [`Snapshot`]: registration's definition and entries with their ledgers, the
+//!   rebuys' and add-ons' ledgers, seating's stacks at the start of each table's current hand,
+//!   and payouts' table and places.
+//!
+//! Chips: a table's `hand_started` gives each stack before the blinds, and its `hand_finished`
+//! the stacks after the hand; the last of the two a table reported is what each stack was at
+//! the start of the hand now interrupted (or of the next hand, between hands), so bets of an
+//! unfinished hand go back to their owners (000 §15, 002 §2.8 T-12.5). Chips a table applied
+//! (`chips_at_table`) after that report are added.
 
 use crate::domain::{AbortEvent, SuspendReason};
+use crate::snapshot::{Bounty, Entry, Format, Paid, Snapshot, Standing, Tables};
 use crate::statement::{Books, Statement};
 use chrono::{DateTime, Utc};
-use floor_events::PlayerId;
+use floor_events::payouts::{PayoutEvent, PrizeBand};
+use floor_events::rebuys::RebuyEvent;
+use floor_events::registration::TournamentEvent;
+use floor_events::seating::SeatingEvent;
+use floor_events::tournament::{EntryLedger, Start};
+use floor_events::{codes, Currency, PlayerId, RuleProfile};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// What the lobby shows.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AbortView {
     /// Suspended now: why and since when.
     pub suspended: Option<(SuspendReason, DateTime<Utc>)>,
@@ -44,5 +64,275 @@ impl AbortView {
     /// One player's statement.
     pub fn statement(&self, player: &PlayerId) -> Option<&Statement> {
         self.statements.binary_search_by(|s| s.player.cmp(player)).ok().map(|i| &self.statements[i])
+    }
+}
+
+/// Why a snapshot cannot be built: a stable code and words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unavailable {
+    /// The stable code.
+    pub code: &'static str,
+    /// Why.
+    pub message: String,
+}
+
+impl Unavailable {
+    fn new(code: &'static str, message: impl Into<String>) -> Self {
+        Self { code, message: message.into() }
+    }
+}
+
+/// One entry as the log tells it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntryView {
+    /// Whose.
+    pub player: PlayerId,
+    /// The entry's own purchase.
+    pub buy_in: EntryLedger,
+    /// Each rebuy.
+    #[serde(default)]
+    pub rebuys: Vec<EntryLedger>,
+    /// Each add-on.
+    #[serde(default)]
+    pub add_ons: Vec<EntryLedger>,
+    /// Chips at the start of its table's current hand (see the module's doc).
+    pub chips: u64,
+    /// Out of the tournament (seating or registration said so).
+    pub out: bool,
+    /// Its place and the prize paid for it, once payouts awarded it.
+    pub placed: Option<(u32, u64)>,
+}
+
+/// One tournament as the abort service reads it from the other services' commits.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TournamentView {
+    /// The rule profile (from the definition).
+    pub profile: Option<RuleProfile>,
+    /// The currency of the buy-in.
+    pub currency: Option<Currency>,
+    /// The guarantee, minor units.
+    pub guarantee: Option<u64>,
+    /// Late registration closes then.
+    pub late_registration_until: Option<DateTime<Utc>>,
+    /// A sit & go.
+    pub sit_and_go: bool,
+    /// At most one table's seats: a single-table tournament.
+    pub single_table: bool,
+    /// The definition has bounties (not read yet: a cancel is refused).
+    pub bounties: bool,
+    /// The definition has rebuys, and their period is not over.
+    pub rebuys_open: bool,
+    /// The definition has an add-on, and the add-on break is not over.
+    pub add_ons_open: bool,
+    /// Registration said it started.
+    pub started: bool,
+    /// Registration said it finished (won) or was cancelled before the start.
+    pub over: bool,
+    /// The entries by number (refunded entries removed).
+    pub entries: BTreeMap<u32, EntryView>,
+    /// Payouts' locked table.
+    pub prizes: Vec<PrizeBand>,
+    /// The abort aggregate's own view.
+    pub abort: AbortView,
+}
+
+impl TournamentView {
+    /// The view after registration's events.
+    pub fn on_tournament(&mut self, events: &[TournamentEvent]) {
+        for e in events {
+            match e {
+                TournamentEvent::TournamentCreated(c) => {
+                    let d = &c.definition;
+                    self.profile = Some(d.profile);
+                    self.currency = Some(d.buy_in.currency);
+                    self.guarantee = d.guarantee.map(|g| g.amount);
+                    self.late_registration_until = d.late_registration_until;
+                    self.sit_and_go = matches!(d.start, Start::SitAndGo);
+                    self.single_table = d.capacity <= u32::from(d.table_size);
+                    self.bounties = d.bounty.is_some();
+                    self.rebuys_open = d.rebuy.is_some();
+                    self.add_ons_open = d.add_on.is_some();
+                }
+                TournamentEvent::EntryRegistered(r) => {
+                    let entry = EntryView {
+                        player: r.player.clone(),
+                        buy_in: r.ledger,
+                        rebuys: vec![],
+                        add_ons: vec![],
+                        chips: 0,
+                        out: false,
+                        placed: None,
+                    };
+                    self.entries.insert(r.entry.0, entry);
+                }
+                TournamentEvent::EntryUnregistered(u) => {
+                    self.entries.remove(&u.entry.0);
+                }
+                TournamentEvent::EntryEliminated(x) => {
+                    if let Some(e) = self.entries.get_mut(&x.entry.0) {
+                        e.out = true;
+                    }
+                }
+                TournamentEvent::TournamentStarted(_) => self.started = true,
+                TournamentEvent::TournamentCancelled(_) | TournamentEvent::TournamentFinished(_) => self.over = true,
+                TournamentEvent::PlayerRefused(_) | TournamentEvent::PlayersKeptApart(_) => {}
+            }
+        }
+    }
+
+    /// The view after the rebuys service's events.
+    pub fn on_rebuys(&mut self, events: &[RebuyEvent]) {
+        for e in events {
+            match e {
+                RebuyEvent::RebuyTaken { entry, ledger, .. } => {
+                    if let Some(e) = self.entries.get_mut(&entry.0) {
+                        e.rebuys.push(*ledger);
+                    }
+                }
+                RebuyEvent::AddOnTaken { entry, ledger, .. } => {
+                    if let Some(e) = self.entries.get_mut(&entry.0) {
+                        e.add_ons.push(*ledger);
+                    }
+                }
+                RebuyEvent::RebuyPeriodEnded { add_on_open, .. } => {
+                    self.rebuys_open = false;
+                    self.add_ons_open = *add_on_open;
+                }
+                RebuyEvent::AddOnsClosed { .. } => self.add_ons_open = false,
+                _ => {}
+            }
+        }
+    }
+
+    /// The view after seating's events.
+    pub fn on_seating(&mut self, events: &[SeatingEvent]) {
+        for e in events {
+            match e {
+                SeatingEvent::EntryJoined { entry, stack, .. } => self.set_chips(entry.0, *stack),
+                SeatingEvent::HandStarted { stacks, .. } | SeatingEvent::HandFinished { stacks, .. } => {
+                    for s in stacks {
+                        self.set_chips(s.entry.0, s.chips);
+                    }
+                }
+                SeatingEvent::StackReachedZero { entry, .. } => self.set_chips(entry.0, 0),
+                SeatingEvent::ChipsAtTable { entry, chips } => {
+                    if let Some(e) = self.entries.get_mut(&entry.0) {
+                        e.chips = e.chips.saturating_add(*chips);
+                    }
+                }
+                SeatingEvent::EntryEliminated { entry, .. } => {
+                    if let Some(e) = self.entries.get_mut(&entry.0) {
+                        e.out = true;
+                        e.chips = 0;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn set_chips(&mut self, entry: u32, chips: u64) {
+        if let Some(e) = self.entries.get_mut(&entry) {
+            e.chips = chips;
+        }
+    }
+
+    /// The view after payouts' events.
+    pub fn on_payouts(&mut self, events: &[PayoutEvent]) {
+        for e in events {
+            match e {
+                PayoutEvent::PayoutTableLocked { bands, .. } => self.prizes.clone_from(bands),
+                PayoutEvent::PlacesAwarded { awards, .. } => {
+                    for a in awards {
+                        if let Some(e) = self.entries.get_mut(&a.entry.0) {
+                            e.out = true;
+                            e.placed = Some((a.place, a.amount));
+                        }
+                    }
+                }
+                PayoutEvent::TournamentPaid { .. } => self.over = true,
+            }
+        }
+    }
+
+    /// The view after the abort aggregate's own events.
+    pub fn on_abort(&mut self, events: &[AbortEvent]) {
+        self.abort = events.iter().fold(std::mem::take(&mut self.abort), AbortView::evolve);
+    }
+
+    /// Whether a tournament in play can be suspended: created, started, not over.
+    ///
+    /// # Errors
+    /// `unknown_tournament`, `tournament_not_started`, `tournament_finished`.
+    pub fn in_play(&self) -> Result<(), Unavailable> {
+        if self.profile.is_none() {
+            return Err(Unavailable::new(codes::UNKNOWN_TOURNAMENT, "no such tournament"));
+        }
+        if !self.started {
+            return Err(Unavailable::new(
+                codes::TOURNAMENT_NOT_STARTED,
+                "the tournament has not started: cancel it through registration (every entry refunded)",
+            ));
+        }
+        if self.over {
+            return Err(Unavailable::new(codes::TOURNAMENT_FINISHED, "the tournament is over"));
+        }
+        Ok(())
+    }
+
+    /// The tournament now, as a cancellation snapshot; the profile it runs under.
+    ///
+    /// # Errors
+    /// As [`TournamentView::in_play`]; `snapshot_unavailable` for a bounty tournament (the
+    /// bounties service's ledger is not read yet) or an entry out that payouts has not placed
+    /// yet (try again in a moment).
+    pub fn snapshot(&self, at: DateTime<Utc>) -> Result<(RuleProfile, Snapshot), Unavailable> {
+        self.in_play()?;
+        let (Some(profile), Some(currency)) = (self.profile, self.currency) else {
+            return Err(Unavailable::new(codes::UNKNOWN_TOURNAMENT, "no such tournament"));
+        };
+        if self.bounties {
+            return Err(Unavailable::new(
+                codes::SNAPSHOT_UNAVAILABLE,
+                "a bounty tournament's cancellation needs the bounties' ledger, which the abort service does not read yet",
+            ));
+        }
+        let mut entries = Vec::with_capacity(self.entries.len());
+        for (&number, e) in &self.entries {
+            let standing = match (e.out, e.placed) {
+                (_, Some((place, prize))) => Standing::Eliminated { place, prize },
+                (false, None) => Standing::Remaining { chips: e.chips },
+                (true, None) => {
+                    return Err(Unavailable::new(
+                        codes::SNAPSHOT_UNAVAILABLE,
+                        format!("entry {number} is out and payouts has not placed it yet: try again in a moment"),
+                    ))
+                }
+            };
+            let paid = |ledger: &EntryLedger| Paid { ledger: *ledger, bounty: 0 };
+            entries.push(Entry {
+                entry: floor_events::EntryNo(number),
+                player: e.player.clone(),
+                buy_in: paid(&e.buy_in),
+                rebuys: e.rebuys.iter().map(paid).collect(),
+                add_ons: e.add_ons.iter().map(paid).collect(),
+                standing,
+                bounty: Bounty::default(),
+            });
+        }
+        let late_registration_open = self.late_registration_until.is_some_and(|until| at < until);
+        let snapshot = Snapshot {
+            currency,
+            format: Format {
+                tables: if self.single_table { Tables::Single } else { Tables::Multi },
+                sit_and_go: self.sit_and_go,
+                twister: false,
+            },
+            entries,
+            prizes: self.prizes.clone(),
+            guarantee: self.guarantee,
+            buying_open: late_registration_open || self.rebuys_open || self.add_ons_open,
+        };
+        Ok((profile, snapshot))
     }
 }

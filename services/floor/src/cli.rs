@@ -447,13 +447,39 @@ pub enum TournamentCommand {
         #[arg(long)]
         now: bool,
     },
-    /// Cancel a tournament before its start; every entry is refunded.
+    /// Cancel a tournament. Before its start every entry is refunded (registration); once it
+    /// has started the abort service pays every player by the profile's rule, with a statement
+    /// each (`floor tournament statement`).
     Cancel {
         /// Tournament id.
         tournament: uuid::Uuid,
         /// Why (recorded, shown to players).
         #[arg(long)]
         reason: String,
+        /// After the start, where the profile offers a choice: `rollback` or `roll_forward`
+        /// (`rulebook`: the profile's own formula).
+        #[arg(long, default_value = "rulebook")]
+        method: String,
+    },
+    /// Suspend a tournament in play: the clock pauses until `floor tournament resume`.
+    Suspend {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+        /// Why (shown to players).
+        #[arg(long)]
+        reason: String,
+    },
+    /// Resume a suspended tournament where it stopped.
+    Resume {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+    },
+    /// A cancelled tournament's statements: every player's, or one player's.
+    Statement {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+        /// One player's only.
+        player: Option<String>,
     },
     /// The books: paid in, fees, prize pool, overlay, prizes paid, and whether they balance.
     Books {

@@ -11,7 +11,7 @@ use floor::startup::{stop_signal, Nats, Platform, PlatformConfig};
 use floor_events::clock::{self, BlindStructure};
 use floor_events::registration::{self, CancelTournament, StartTournament};
 use floor_events::schedule::{self, AddTemplate, ListTemplates, RemoveTemplate};
-use floor_events::{subjects, CommandId, PlayerId, TournamentId};
+use floor_events::{abort, codes, subjects, CommandId, PlayerId, TournamentId};
 use serde_json::Value;
 use std::process::ExitCode;
 
@@ -115,15 +115,24 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                     .await?,
             )
         }
-        Command::Tournament(TournamentCommand::Cancel { tournament, reason }) => {
-            let request =
-                CancelTournament { command_id: CommandId::new(), tournament_id: TournamentId(*tournament), reason: reason.clone() };
-            print_reply(
-                director(&cli)
-                    .await?
-                    .request(subjects::service::REGISTRATION, registration::verbs::CANCEL_TOURNAMENT.name(), &request)
-                    .await?,
-            )
+        Command::Tournament(TournamentCommand::Cancel { tournament, reason, method }) => {
+            cancel_tournament(&cli, TournamentId(*tournament), reason, method).await
+        }
+        Command::Tournament(TournamentCommand::Suspend { tournament, reason }) => {
+            let request = abort::Suspend { command_id: CommandId::new(), tournament_id: TournamentId(*tournament), reason: reason.clone() };
+            print_reply(director(&cli).await?.request(subjects::service::ABORT, abort::verbs::SUSPEND.name(), &request).await?)
+        }
+        Command::Tournament(TournamentCommand::Resume { tournament }) => {
+            let request = abort::AbortRequest { command_id: CommandId::new(), tournament_id: TournamentId(*tournament) };
+            print_reply(director(&cli).await?.request(subjects::service::ABORT, abort::verbs::RESUME.name(), &request).await?)
+        }
+        Command::Tournament(TournamentCommand::Statement { tournament, player }) => {
+            let player = match player {
+                Some(p) => Some(PlayerId::parse(p).map_err(|e| Failure { message: format!("player: {e}"), exit: Exit::Usage })?),
+                None => None,
+            };
+            let request = abort::StatementRequest { tournament_id: TournamentId(*tournament), player };
+            print_reply(director(&cli).await?.request(subjects::service::ABORT, abort::verbs::STATEMENT.name(), &request).await?)
         }
         Command::Tournament(TournamentCommand::Books { tournament }) => {
             let request = floor_events::payouts::BooksRequest { tournament_id: TournamentId(*tournament) };
@@ -425,6 +434,25 @@ async fn status(cli: &Cli) -> Result<(), Failure> {
 
 async fn director(cli: &Cli) -> Result<Director, Failure> {
     Director::connect(&cli.data).await
+}
+
+/// `floor tournament cancel`: through registration before the start (every entry refunded);
+/// once registration answers `tournament_started`, through the abort service (statements by
+/// the profile's rule).
+async fn cancel_tournament(cli: &Cli, tournament_id: TournamentId, reason: &str, method: &str) -> Result<(), Failure> {
+    let method: abort::statement::Method = serde_json::from_value(Value::String(method.replace('-', "_")))
+        .map_err(|_| Failure { message: format!("--method {method}: rulebook, rollback, roll_forward or icm"), exit: Exit::Usage })?;
+    let director = director(cli).await?;
+    let before = CancelTournament { command_id: CommandId::new(), tournament_id, reason: reason.to_owned() };
+    let refused = match director.request(subjects::service::REGISTRATION, registration::verbs::CANCEL_TOURNAMENT.name(), &before).await {
+        Ok(reply) => return print_reply(reply),
+        Err(refused) => refused,
+    };
+    if !refused.message.starts_with(&format!("{}:", codes::TOURNAMENT_STARTED)) {
+        return Err(refused);
+    }
+    let after = abort::Cancel { command_id: CommandId::new(), tournament_id, reason: reason.to_owned(), method };
+    print_reply(director.request(subjects::service::ABORT, abort::verbs::CANCEL.name(), &after).await?)
 }
 
 fn print_reply(value: Value) -> Result<(), Failure> {

@@ -3,6 +3,7 @@
 //! let in-flight ones finish, stop projections, drain NATS, stop the embedded server).
 
 use floor_bounties::BountiesService;
+use floor_abort::AbortService;
 use floor_bubble::BubbleService;
 use floor_clock::ClockService;
 use floor_events::registry;
@@ -254,6 +255,14 @@ fn starter(name: &str) -> Option<Start> {
                 serve(s, BubbleService::verbs(), service).await
             })
         },
+        service::ABORT => |s| {
+            Box::pin(async move {
+                let service = AbortService::start(s.backbone, s.config.clock.clone(), s.shutdown.clone(), s.tracker)
+                    .await
+                    .map_err(|e| StartupError::Service("abort", e.to_string()))?;
+                serve(s, AbortService::verbs(), service).await
+            })
+        },
         service::SCHEDULER => |s| {
             Box::pin(async move {
                 let service = SchedulerService::start(s.backbone, s.config.clock.clone(), s.shutdown.clone(), s.tracker)
@@ -320,5 +329,6 @@ mod tests {
         BubbleService::verbs().check().expect("bubble");
         SchedulerService::verbs().check().expect("scheduler");
         BountiesService::verbs().check().expect("bounties");
+        AbortService::verbs().check().expect("abort");
     }
 }

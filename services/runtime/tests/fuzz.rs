@@ -9,7 +9,7 @@
 //! `cargo test` (256 cases per target); `make fuzz` runs each with `PROPTEST_CASES=200000`.
 
 use floor_events::registry;
-use floor_events::{bounties, bubble, clock, payouts, player, rebuys, record, registration, schedule, seating, table, tournament};
+use floor_events::{abort, bounties, bubble, clock, payouts, player, rebuys, record, registration, schedule, seating, table, tournament};
 use floor_runtime::endpoint::decode;
 use proptest::prelude::*;
 use serde::de::DeserializeOwned;
@@ -57,6 +57,10 @@ const COMMANDS: &[Target] = &[
     ("commands/bubble_request.json", "bubble start/stop/resume", request::<bubble::BubbleRequest>),
     ("commands/bubble_release_without.json", "bubble release_without", request::<bubble::ReleaseWithout>),
     ("commands/bubble_pause.json", "bubble pause", request::<bubble::PauseBubble>),
+    ("commands/abort_suspend.json", "abort suspend", request::<abort::Suspend>),
+    ("commands/abort_request.json", "abort resume", request::<abort::AbortRequest>),
+    ("commands/abort_cancel.json", "abort cancel", request::<abort::Cancel>),
+    ("commands/abort_statement.json", "abort statement", request::<abort::StatementRequest>),
 ];
 
 /// Commits of every aggregate, table reports, and the documents the director writes in TOML.
@@ -70,6 +74,7 @@ const STORED_AND_REPORTED: &[Target] = &[
     ("events/rebuy_commit.json", "rebuys commit", commit::<rebuys::RebuyEvent>),
     ("events/bounty_commit.json", "bounties commit", commit::<bounties::BountyEvent>),
     ("events/bubble_commit.json", "bubble commit", commit::<bubble::BubbleEvent>),
+    ("events/abort_commit.json", "abort commit", commit::<abort::AbortEvent>),
     ("tables/report.json", "table report", json_of::<table::TableReport>),
     ("definitions/tournament_definition.json", "tournament definition", json_of::<tournament::TournamentDefinition>),
     ("definitions/schedule_template.json", "schedule template", json_of::<schedule::ScheduleTemplate>),

@@ -1,0 +1,170 @@
+//! Suspend, resume and cancel a tournament in play: the director's requests, the abort
+//! aggregate's events (`floor.ev.abort.<tournament_id>`), the cancellation snapshot and the
+//! statements (issue 22).
+//!
+//! Spec: `../shared/spec/README.md` §10; 000 §16.11–16.12, 001 Art. 15/21, 002 §2.8, 003 GP §10,
+//! 004 §4.37; `practice.md` §3. The rules and every decision: `docs/abort.md`.
+//!
+//! A suspension pauses the clock (the abort service sends the clock's `pause`); a resume sends
+//! `resume`. A cancellation pins the [`snapshot::Snapshot`] the statements were computed from
+//! (chips at the start of each table's interrupted hand) and the [`statement::Cancellation`]:
+//! one statement per player concerned and the books, exact to the minor unit. One `cancelled`
+//! event is one stored message: a cancellation whose event would not fit is refused
+//! (`cancellation_too_large`, [`MAX_CANCELLED_BYTES`]).
+
+pub mod snapshot;
+pub mod statement;
+
+use crate::ids::{CommandId, PlayerId, TournamentId};
+use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use snapshot::Snapshot;
+use statement::{Books, Cancellation, Method, Statement};
+
+/// The most bytes a `cancelled` event may take once encoded: NATS' default maximum payload is
+/// 1 MiB, and the commit around the event needs a little room. About 1,500 entries with their
+/// statements fit; larger fields wait for chunked storage (`docs/abort.md`, "Event size").
+pub const MAX_CANCELLED_BYTES: usize = 900_000;
+
+/// Verbs of the abort service: `floor.cmd.abort.<verb>` (the director's).
+pub mod verbs {
+    use super::*;
+    use crate::contract::Verb;
+    use crate::subjects::service;
+
+    /// Suspend a tournament in play: the clock pauses.
+    pub const SUSPEND: Verb<Suspend, AbortRecorded> = Verb::new(service::ABORT, "suspend");
+    /// Resume a suspended tournament where it stopped.
+    pub const RESUME: Verb<AbortRequest, AbortRecorded> = Verb::new(service::ABORT, "resume");
+    /// Cancel a tournament in play: every player's statement by the profile's rule.
+    pub const CANCEL: Verb<Cancel, AbortRecorded> = Verb::new(service::ABORT, "cancel");
+    /// A cancelled tournament's statements (all, or one player's).
+    pub const STATEMENT: Verb<StatementRequest, Statements> = Verb::new(service::ABORT, "statement");
+}
+
+/// Suspend a tournament.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Suspend {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// Why, for the players (required, at most 500 characters).
+    pub reason: String,
+}
+
+/// A director's request naming only the tournament (resume).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AbortRequest {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+}
+
+/// Cancel a tournament in play.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Cancel {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// Why, for the players and the audit trail (required, at most 500 characters).
+    pub reason: String,
+    /// The method, where the profile offers a choice (tda-2024, reel-cz, win2day multi-table:
+    /// `rollback` or `roll_forward`); `rulebook` (the default) is the profile's own formula.
+    #[serde(default)]
+    pub method: Method,
+}
+
+/// Ask for a cancelled tournament's statements.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StatementRequest {
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// One player's statement only.
+    #[serde(default)]
+    pub player: Option<PlayerId>,
+}
+
+/// The reply to suspend, resume and cancel: the events the command stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AbortRecorded {
+    /// The events, in order.
+    pub events: Vec<AbortEvent>,
+}
+
+/// A cancelled tournament's statements.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Statements {
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// Why it was cancelled.
+    pub reason: String,
+    /// When.
+    pub at: DateTime<Utc>,
+    /// The books the cancellation closes.
+    pub books: Books,
+    /// The statements asked for, by player name (one, or every player concerned).
+    pub statements: Vec<Statement>,
+}
+
+/// Why a tournament is suspended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SuspendReason {
+    /// The director suspended it.
+    Director {
+        /// The director's words.
+        reason: String,
+    },
+    /// Floor suspended it: this many tables sent no report for this long (issue 22: instead
+    /// of letting players blind out, SCOOP 2017).
+    TablesSilent {
+        /// Tables silent.
+        silent: u32,
+        /// Tables in play.
+        tables: u32,
+        /// For how long, seconds.
+        seconds: u64,
+    },
+}
+
+/// The abort aggregate's events.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AbortEvent {
+    /// Play is suspended.
+    Suspended {
+        /// Why.
+        reason: SuspendReason,
+        /// When.
+        at: DateTime<Utc>,
+    },
+    /// Play resumes.
+    Resumed {
+        /// When the suspension began.
+        suspended_at: DateTime<Utc>,
+        /// When.
+        at: DateTime<Utc>,
+    },
+    /// The tournament is cancelled: every statement, the chips and the figures used pinned.
+    Cancelled {
+        /// Why.
+        reason: String,
+        /// The snapshot the statements were computed from.
+        snapshot: Box<Snapshot>,
+        /// The statements and the books.
+        cancellation: Box<Cancellation>,
+        /// When.
+        at: DateTime<Utc>,
+    },
+}

@@ -1,0 +1,159 @@
+//! Suspend, resume and cancel a tournament in play (issue 22), against a real nats-server: a
+//! sit & go played part way is suspended, resumed and cancelled under tda-2024; the statements
+//! use the chips at the start of the interrupted hand, sum to the money distributed and close
+//! the books; bad requests get their codes and store nothing.
+
+use floor_events::abort::statement::{Books, LineKind};
+use floor_events::abort::{self, AbortEvent, Statements};
+use floor_events::bubble::{HandForHandSettings, Trigger};
+use floor_events::table::{BustReport, PotWon, Report, SeatStack};
+use floor_events::tournament::{Start, TournamentDefinition};
+use floor_events::{codes, subjects, CommandId, Reply, TournamentId};
+use floor_tests::{freezeout, World};
+use serde_json::Value;
+
+/// Four players at one table, 10 + 1 EUR (minor units: 1,000 + 100), no guarantee; only a
+/// director starts hand-for-hand, so the reports below are never held.
+fn four_handed() -> TournamentDefinition {
+    TournamentDefinition {
+        start: Start::SitAndGo,
+        capacity: 4,
+        min_players: 4,
+        guarantee: None,
+        hand_for_hand: Some(HandForHandSettings { trigger: Some(Trigger::Director), ..Default::default() }),
+        ..freezeout(4)
+    }
+}
+
+async fn abort_request<T: serde::Serialize>(world: &World, verb: &str, request: &T) -> Reply<Value> {
+    world.request(subjects::service::ABORT, verb, request).await
+}
+
+fn code(reply: &Reply<Value>) -> &str {
+    match reply {
+        Reply::Error(e) => &e.code,
+        Reply::Ok(v) => panic!("expected a refusal, got {v}"),
+    }
+}
+
+fn events(reply: Reply<Value>) -> Vec<AbortEvent> {
+    match reply {
+        Reply::Ok(v) => serde_json::from_value(v["events"].clone()).expect("abort events"),
+        Reply::Error(e) => panic!("refused: {e:?}"),
+    }
+}
+
+/// Sends `cancel` until the abort service has read the elimination's place from payouts
+/// (`snapshot_unavailable` meanwhile: it never guesses), then returns the reply.
+async fn cancel_when_ready(world: &World, cancel: &abort::Cancel) -> Reply<Value> {
+    for _ in 0..200 {
+        let reply = abort_request(world, "cancel", cancel).await;
+        if !matches!(&reply, Reply::Error(e) if e.code == codes::SNAPSHOT_UNAVAILABLE) {
+            return reply;
+        }
+        // Polling the platform, not a timing assumption: the answer comes or the test fails.
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the abort service never read the elimination");
+}
+
+#[tokio::test]
+async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_and_balances_the_books() {
+    let world = World::start().await;
+    let t: TournamentId = world.create(four_handed()).await;
+    let request = abort::AbortRequest { command_id: CommandId::new(), tournament_id: t };
+    let suspend = |reason: &str| abort::Suspend { command_id: CommandId::new(), tournament_id: t, reason: reason.into() };
+
+    // Before the start the abort service refuses: registration cancels (and refunds) then.
+    let early = abort_request(&world, "suspend", &suspend("too early")).await;
+    assert!(
+        [codes::TOURNAMENT_NOT_STARTED, codes::UNKNOWN_TOURNAMENT].contains(&code(&early)),
+        "{early:?}: not started (or not read yet)"
+    );
+
+    for p in ["ann", "bob", "cat", "dan"] {
+        assert!(matches!(world.register(t, p).await, Reply::Ok(_)), "{p} registers");
+    }
+    let seats = world.seated(t, 4).await;
+    let (s0, s1, s2, s3) = (seats[0], seats[1], seats[2], seats[3]);
+    // Hand 1: s0 busts s1 (10,000 more), s2 wins 2,000 from s3. Hand 2 starts from 20,000,
+    // 12,000 and 8,000, and is interrupted: its bets go back.
+    world.report(t, "h1-start", Report::HandStarted { hand: 1, button: s0.seat, stacks: seats.clone() }).await;
+    let bust = BustReport { entry: s1.entry, stack_at_start: 10_000, pots: vec![PotWon { winners: vec![s0.entry], chips: 10_000 }], best_high_hand: None };
+    let after = vec![
+        SeatStack { chips: 20_000, ..s0 },
+        SeatStack { chips: 12_000, ..s2 },
+        SeatStack { chips: 8_000, ..s3 },
+    ];
+    world.report(t, "h1-end", Report::HandFinished { hand: 1, stacks: after.clone(), busts: vec![bust] }).await;
+    world.report(t, "h2-start", Report::HandStarted { hand: 2, button: s2.seat, stacks: after.clone() }).await;
+
+    // Resume with nothing suspended: refused, nothing stored.
+    let resume_first = loop {
+        let reply = abort_request(&world, "resume", &request).await;
+        if code(&reply) != codes::TOURNAMENT_NOT_STARTED {
+            break reply;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert_eq!(code(&resume_first), codes::NOT_SUSPENDED);
+
+    // Suspend, suspend again (refused), resume.
+    let suspended = events(abort_request(&world, "suspend", &suspend("power cut in the card room")).await);
+    assert!(matches!(suspended.as_slice(), [AbortEvent::Suspended { .. }]), "{suspended:?}");
+    let before = world.last_sequence().await;
+    let twice = abort_request(&world, "suspend", &suspend("again")).await;
+    assert_eq!(code(&twice), codes::ALREADY_SUSPENDED);
+    assert_eq!(world.last_sequence().await, before, "a refused suspend stores nothing");
+    let resumed = events(abort_request(&world, "resume", &abort::AbortRequest { command_id: CommandId::new(), tournament_id: t }).await);
+    assert!(matches!(resumed.as_slice(), [AbortEvent::Resumed { .. }]), "{resumed:?}");
+
+    // Cancel under tda-2024's default, roll-forward. Three still in, one place paid (four
+    // entries): before the money. Pool 4 × 1,000 = 4,000, none of it paid yet.
+    //   fees back: 100 to each of the three;
+    //   equal half 2,000 / 3 = 666 r 2: the two lowest entry numbers get 667;
+    //   chip half 2,000 × chips / 40,000: 20,000 → 1,000, 12,000 → 600, 8,000 → 400 (the chips
+    //   at the start of hand 2, not after its bets).
+    // Statements 300 + 2,000 + 2,000 = 4,300; the operator keeps the out entry's 100 fee:
+    // paid in 4,400 = fees kept 100 + statements 4,300.
+    let cancel = abort::Cancel { command_id: CommandId::new(), tournament_id: t, reason: "the venue closes".into(), method: Default::default() };
+    let cancelled = events(cancel_when_ready(&world, &cancel).await);
+    let [AbortEvent::Cancelled { cancellation, snapshot, .. }] = cancelled.as_slice() else { panic!("{cancelled:?}") };
+    assert_eq!(cancellation.paid_places, 1, "{cancellation:?}");
+    assert_eq!((cancellation.remaining, cancellation.chips_in_play, cancellation.pool), (3, 40_000, 4_000));
+    let chip_share = |entry| {
+        cancellation.statements.iter().flat_map(|s| &s.lines).find(|l| l.entry == entry && l.kind == LineKind::ChipShare).map(|l| l.amount)
+    };
+    assert_eq!((chip_share(s0.entry), chip_share(s2.entry), chip_share(s3.entry)), (Some(1_000), Some(600), Some(400)));
+    let totals: u64 = cancellation.statements.iter().map(|s| s.total).sum();
+    let lines: u64 = cancellation.statements.iter().flat_map(|s| &s.lines).map(|l| l.amount).sum();
+    assert_eq!((totals, lines), (4_300, 4_300), "statements sum to the money distributed");
+    let books = cancellation.books;
+    assert_eq!(books, Books { paid_in: 4_400, fees: 400, contributions: 4_000, fees_kept: 100, refunds: 300, distributed: 4_000, statements: 4_300, ..Books::default() });
+    assert!(books.balanced());
+    assert_eq!(snapshot.entries.len(), 4, "the out entry is in the snapshot, with its place");
+    assert_eq!(cancellation.statements.len(), 3, "the out entry, owed nothing, has no statement");
+
+    // Cancel again, resume after the cancel: refused, nothing stored.
+    let before = world.last_sequence().await;
+    let again = abort::Cancel { command_id: CommandId::new(), ..cancel.clone() };
+    assert_eq!(code(&abort_request(&world, "cancel", &again).await), codes::TOURNAMENT_CANCELLED);
+    let late = abort::AbortRequest { command_id: CommandId::new(), tournament_id: t };
+    assert_eq!(code(&abort_request(&world, "resume", &late).await), codes::TOURNAMENT_CANCELLED);
+    assert_eq!(world.last_sequence().await, before, "refusals store nothing");
+    // The same cancel sent again is answered from the history, with the same statements.
+    assert_eq!(events(abort_request(&world, "cancel", &cancel).await), cancelled);
+
+    // One player's statement, from the abort service's view.
+    let ann_or_whoever = &cancellation.statements[0];
+    let asked = abort::StatementRequest { tournament_id: t, player: Some(ann_or_whoever.player.clone()) };
+    let statement = loop {
+        match abort_request(&world, "statement", &asked).await {
+            Reply::Error(e) if e.code == codes::NOT_CANCELLED => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
+            Reply::Ok(v) => break serde_json::from_value::<Statements>(v).expect("statements"),
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(statement.statements, vec![ann_or_whoever.clone()]);
+    assert_eq!(statement.books, books);
+}
