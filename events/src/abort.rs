@@ -23,8 +23,9 @@ use snapshot::Snapshot;
 use statement::{Books, Cancellation, Method, Statement};
 
 /// The most bytes a `cancelled` event may take once encoded: NATS' default maximum payload is
-/// 1 MiB, and the commit around the event needs a little room. About 1,500 entries with their
-/// statements fit; larger fields wait for chunked storage (`docs/abort.md`, "Event size").
+/// 1 MiB, and the commit around the event needs a little room. About 1,280 entries still in fit
+/// (700 bytes each with their statements); larger fields wait for chunked storage
+/// (`docs/abort.md`, "Event size").
 pub const MAX_CANCELLED_BYTES: usize = 900_000;
 
 /// Verbs of the abort service: `floor.cmd.abort.<verb>` (the director's).

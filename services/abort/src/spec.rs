@@ -352,6 +352,38 @@ proptest! {
     }
 }
 
+/// A field of `n` entries still in (names of 8 characters, chips all different), as a cancel
+/// command under tda-2024's roll-forward.
+fn cancel_field_of(n: u32) -> C {
+    let entries = (1..=n).map(|no| still_in(no, paid(1_000, 100, 0), u64::from(no) * 37)).collect();
+    C::Cancel {
+        reason: "the table servers are down".into(),
+        profile: RuleProfile::Tda2024,
+        method: Method::Rulebook,
+        snapshot: Box::new(snapshot(MULTI, entries, &[])),
+        at: t0(),
+    }
+}
+
+/// One `cancelled` event is one NATS message: above `MAX_CANCELLED_BYTES` encoded, the cancel is
+/// refused (`cancellation_too_large`) and nothing is recorded. Measured here: each entry still
+/// in costs its snapshot entry and its statement (a fee line, an equal share, a chip share).
+#[test]
+fn a_cancelled_event_too_large_for_one_message_is_refused() {
+    let size = |n| match AbortAggregate::handle_command(&AbortState::Running, cancel_field_of(n)) {
+        Ok(events) => serde_json::to_vec(&events[0]).unwrap().len(),
+        Err(e) => panic!("{n} entries: {e}"),
+    };
+    let (small, large) = (size(100), size(1_000));
+    let per_entry = (large - small) / 900;
+    println!("cancelled event: {small} bytes for 100 entries, {large} for 1,000: {per_entry} bytes per entry");
+    let fits = crate::domain::MAX_CANCELLED_BYTES / per_entry;
+    assert!(fits >= 1_000, "{fits} entries fit");
+    let too_many = u32::try_from(fits * 2).unwrap();
+    let refused = AbortAggregate::handle_command(&AbortState::Running, cancel_field_of(too_many)).unwrap_err();
+    assert_eq!(floor_runtime::DomainError::code(&refused), codes::CANCELLATION_TOO_LARGE);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Scale: 250,000 entries still in (issue 22: ≤ 1 s after the command, statements included).
 

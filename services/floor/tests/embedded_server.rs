@@ -225,3 +225,27 @@ fn the_bubble_and_bounty_verbs_reach_their_services_from_the_cli() {
         );
     }
 }
+
+/// `floor tournament suspend|resume|cancel|statement` reach the abort service (cancel through
+/// registration first: it answers `unknown_tournament` for a tournament nobody created, and
+/// only `tournament_started` sends a cancel on to abort), each with the service's own code.
+#[test]
+fn the_abort_verbs_reach_their_service_from_the_cli() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let mut floor = floor_run_only(data.path(), "registration,abort");
+    floor.wait_for_line(SERVING);
+    let nobody = uuid::Uuid::new_v4().to_string();
+    for args in [
+        vec!["tournament", "suspend", &nobody, "--reason", "power cut"],
+        vec!["tournament", "resume", &nobody],
+        vec!["tournament", "cancel", &nobody, "--reason", "venue closed", "--method", "roll-forward"],
+        vec!["tournament", "statement", &nobody],
+        vec!["tournament", "statement", &nobody, "alice"],
+    ] {
+        let (code, said) = floor_command(data.path(), &args);
+        assert_eq!(code, Some(1), "`floor {}` on a tournament nobody created is a rejection: {said}", args.join(" "));
+        assert!(said.contains("unknown_tournament"), "`floor {}` answers with the service's code: {said}", args.join(" "));
+    }
+    let (code, said) = floor_command(data.path(), &["tournament", "cancel", &nobody, "--reason", "x", "--method", "coin-flip"]);
+    assert_eq!(code, Some(2), "an unknown method is a usage error: {said}");
+}
