@@ -66,10 +66,7 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
 
     // Before the start the abort service refuses: registration cancels (and refunds) then.
     let early = abort_request(&world, "suspend", &suspend("too early")).await;
-    assert!(
-        [codes::TOURNAMENT_NOT_STARTED, codes::UNKNOWN_TOURNAMENT].contains(&code(&early)),
-        "{early:?}: not started (or not read yet)"
-    );
+    assert!([codes::TOURNAMENT_NOT_STARTED, codes::UNKNOWN_TOURNAMENT].contains(&code(&early)), "{early:?}: not started (or not read yet)");
 
     for p in ["ann", "bob", "cat", "dan"] {
         assert!(matches!(world.register(t, p).await, Reply::Ok(_)), "{p} registers");
@@ -79,12 +76,13 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
     // Hand 1: s0 busts s1 (10,000 more), s2 wins 2,000 from s3. Hand 2 starts from 20,000,
     // 12,000 and 8,000, and is interrupted: its bets go back.
     world.report(t, "h1-start", Report::HandStarted { hand: 1, button: s0.seat, stacks: seats.clone() }).await;
-    let bust = BustReport { entry: s1.entry, stack_at_start: 10_000, pots: vec![PotWon { winners: vec![s0.entry], chips: 10_000 }], best_high_hand: None };
-    let after = vec![
-        SeatStack { chips: 20_000, ..s0 },
-        SeatStack { chips: 12_000, ..s2 },
-        SeatStack { chips: 8_000, ..s3 },
-    ];
+    let bust = BustReport {
+        entry: s1.entry,
+        stack_at_start: 10_000,
+        pots: vec![PotWon { winners: vec![s0.entry], chips: 10_000 }],
+        best_high_hand: None,
+    };
+    let after = vec![SeatStack { chips: 20_000, ..s0 }, SeatStack { chips: 12_000, ..s2 }, SeatStack { chips: 8_000, ..s3 }];
     world.report(t, "h1-end", Report::HandFinished { hand: 1, stacks: after.clone(), busts: vec![bust] }).await;
     world.report(t, "h2-start", Report::HandStarted { hand: 2, button: s2.seat, stacks: after.clone() }).await;
 
@@ -116,7 +114,8 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
     //   at the start of hand 2, not after its bets).
     // Statements 300 + 2,000 + 2,000 = 4,300; the operator keeps the out entry's 100 fee:
     // paid in 4,400 = fees kept 100 + statements 4,300.
-    let cancel = abort::Cancel { command_id: CommandId::new(), tournament_id: t, reason: "the venue closes".into(), method: Default::default() };
+    let cancel =
+        abort::Cancel { command_id: CommandId::new(), tournament_id: t, reason: "the venue closes".into(), method: Default::default() };
     let cancelled = events(cancel_when_ready(&world, &cancel).await);
     let [AbortEvent::Cancelled { cancellation, snapshot, .. }] = cancelled.as_slice() else { panic!("{cancelled:?}") };
     assert_eq!(cancellation.paid_places, 1, "{cancellation:?}");
@@ -129,7 +128,19 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
     let lines: u64 = cancellation.statements.iter().flat_map(|s| &s.lines).map(|l| l.amount).sum();
     assert_eq!((totals, lines), (4_300, 4_300), "statements sum to the money distributed");
     let books = cancellation.books;
-    assert_eq!(books, Books { paid_in: 4_400, fees: 400, contributions: 4_000, fees_kept: 100, refunds: 300, distributed: 4_000, statements: 4_300, ..Books::default() });
+    assert_eq!(
+        books,
+        Books {
+            paid_in: 4_400,
+            fees: 400,
+            contributions: 4_000,
+            fees_kept: 100,
+            refunds: 300,
+            distributed: 4_000,
+            statements: 4_300,
+            ..Books::default()
+        }
+    );
     assert!(books.balanced());
     assert_eq!(snapshot.entries.len(), 4, "the out entry is in the snapshot, with its place");
     assert_eq!(cancellation.statements.len(), 3, "the out entry, owed nothing, has no statement");

@@ -42,7 +42,9 @@ pub fn on_abort(tournament: TournamentId, sequence: u64, events: &[AbortEvent]) 
                     };
                     Order::ClockPause(PauseClock { command_id: id("clock-pause"), tournament_id: tournament, reason })
                 }
-                AbortEvent::Resumed { .. } => Order::ClockResume(ClockRequest { command_id: id("clock-resume"), tournament_id: tournament }),
+                AbortEvent::Resumed { .. } => {
+                    Order::ClockResume(ClockRequest { command_id: id("clock-resume"), tournament_id: tournament })
+                }
                 AbortEvent::Cancelled { .. } => {
                     Order::ClockPause(PauseClock { command_id: id("clock-pause"), tournament_id: tournament, reason: "cancelled".into() })
                 }

@@ -336,3 +336,121 @@ impl TournamentView {
         Ok((profile, snapshot))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use floor_events::payouts::PlaceAward;
+    use floor_events::registration::{EntryKind, EntryRegistered, TournamentCreated, TournamentStarted};
+    use floor_events::table::{SeatNo, SeatStack};
+    use floor_events::tournament::{purchase_ledger, EntryModel, Fee, TournamentDefinition};
+    use floor_events::{EntryNo, Money, TournamentId};
+
+    fn at(s: &str) -> DateTime<Utc> {
+        s.parse().unwrap()
+    }
+
+    fn definition() -> TournamentDefinition {
+        TournamentDefinition {
+            name: "Tuesday 10".into(),
+            start: Start::At(at("2026-11-24T18:00:00Z")),
+            table_size: 2,
+            starting_stack: 10_000,
+            buy_in: Money::new(1_000, Currency::EUR),
+            fee: Fee::OnTop(Money::new(100, Currency::EUR)),
+            capacity: 100,
+            min_players: 2,
+            registration_opens: None,
+            late_registration_until: Some(at("2026-11-24T19:00:00Z")),
+            entry_model: EntryModel::Freezeout,
+            guarantee: Some(Money::new(50_000, Currency::EUR)),
+            profile: RuleProfile::SvenskaSpel2012,
+            structure: None,
+            rebuy: None,
+            add_on: None,
+            payout_table: None,
+            hand_for_hand: None,
+            bounty: None,
+        }
+    }
+
+    fn ledger() -> EntryLedger {
+        purchase_ledger(Money::new(1_000, Currency::EUR), Money::new(100, Currency::EUR))
+    }
+
+    fn registered(no: u32, player: &str) -> TournamentEvent {
+        TournamentEvent::EntryRegistered(EntryRegistered {
+            entry: EntryNo(no),
+            player: PlayerId::parse(player).unwrap(),
+            kind: EntryKind::Registration,
+            new_player: true,
+            ledger: ledger(),
+            at: at("2026-11-24T17:00:00Z"),
+        })
+    }
+
+    fn seat(entry: u32, chips: u64) -> SeatStack {
+        SeatStack { seat: SeatNo(u8::try_from(entry).unwrap()), entry: EntryNo(entry), chips }
+    }
+
+    /// Three entries at two tables. Table 1 finished a hand (1 busted 2, placed 3rd) and is
+    /// between hands; table 2 is in the middle of a hand that started with 9,000 for entry 3.
+    fn played() -> TournamentView {
+        let mut v = TournamentView::default();
+        let created = TournamentCreated { tournament_id: TournamentId::new(), definition: definition(), at: at("2026-11-24T12:00:00Z") };
+        v.on_tournament(&[TournamentEvent::TournamentCreated(created), registered(1, "ann"), registered(2, "bob"), registered(3, "cat")]);
+        v.on_tournament(&[TournamentEvent::TournamentStarted(TournamentStarted {
+            entries: 3,
+            cause: floor_events::registration::StartCause::Scheduled,
+            at: at("2026-11-24T18:00:00Z"),
+        })]);
+        let joined =
+            |no: u32, p: &str| SeatingEvent::EntryJoined { entry: EntryNo(no), player: PlayerId::parse(p).unwrap(), stack: 10_000 };
+        v.on_seating(&[joined(1, "ann"), joined(2, "bob"), joined(3, "cat")]);
+        v.on_seating(&[
+            SeatingEvent::HandStarted { table: 1, hand: 1, button: SeatNo(1), stacks: vec![seat(1, 10_000), seat(2, 10_000)] },
+            SeatingEvent::HandFinished { table: 1, hand: 1, stacks: vec![seat(1, 21_000)], busts: vec![] },
+            SeatingEvent::EntryEliminated { entry: EntryNo(2), players_left: 2, stack_at_start: None, table: None },
+            // Table 2's hand 1 took 1,000 from entry 3 (to a player not shown); hand 2 is on.
+            SeatingEvent::HandFinished { table: 2, hand: 1, stacks: vec![seat(3, 9_000)], busts: vec![] },
+            SeatingEvent::HandStarted { table: 2, hand: 2, button: SeatNo(3), stacks: vec![seat(3, 9_000)] },
+        ]);
+        v
+    }
+
+    #[test]
+    fn the_snapshot_takes_the_chips_at_the_start_of_each_interrupted_hand_and_the_places_from_payouts() {
+        let mut v = played();
+        let now = at("2026-11-24T20:00:00Z");
+        let early = v.snapshot(now).unwrap_err();
+        assert_eq!(early.code, codes::SNAPSHOT_UNAVAILABLE, "entry 2 is out and not placed yet: {early:?}");
+        let award = PlaceAward { entry: EntryNo(2), player: PlayerId::parse("bob").unwrap(), place: 3, shared: 1, amount: 0 };
+        v.on_payouts(&[PayoutEvent::PlacesAwarded { players_left_before: 3, awards: vec![award] }]);
+        let (profile, s) = v.snapshot(now).unwrap();
+        assert_eq!(profile, RuleProfile::SvenskaSpel2012);
+        let standings: Vec<Standing> = s.entries.iter().map(|e| e.standing).collect();
+        assert_eq!(
+            standings,
+            [Standing::Remaining { chips: 21_000 }, Standing::Eliminated { place: 3, prize: 0 }, Standing::Remaining { chips: 9_000 }]
+        );
+        assert_eq!(s.entries[0].buy_in.ledger, ledger());
+        assert_eq!(s.format.tables, Tables::Multi, "100 seats at tables of 2");
+        assert_eq!((s.guarantee, s.buying_open), (Some(50_000), false), "late registration closed at 19:00");
+        assert!(v.snapshot(at("2026-11-24T18:30:00Z")).unwrap().1.buying_open, "open before 19:00");
+    }
+
+    #[test]
+    fn what_cannot_be_built_is_refused_with_a_code() {
+        let mut not_started = TournamentView::default();
+        assert_eq!(not_started.snapshot(at("2026-11-24T20:00:00Z")).unwrap_err().code, codes::UNKNOWN_TOURNAMENT);
+        let created = TournamentCreated { tournament_id: TournamentId::new(), definition: definition(), at: at("2026-11-24T12:00:00Z") };
+        not_started.on_tournament(&[TournamentEvent::TournamentCreated(created)]);
+        assert_eq!(not_started.in_play().unwrap_err().code, codes::TOURNAMENT_NOT_STARTED);
+        let mut bounty = played();
+        bounty.bounties = true;
+        assert_eq!(bounty.snapshot(at("2026-11-24T20:00:00Z")).unwrap_err().code, codes::SNAPSHOT_UNAVAILABLE);
+        let mut won = played();
+        won.on_payouts(&[PayoutEvent::TournamentPaid { prizes_paid: Money::new(3_000, Currency::EUR) }]);
+        assert_eq!(won.in_play().unwrap_err().code, codes::TOURNAMENT_FINISHED);
+    }
+}

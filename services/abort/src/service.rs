@@ -132,22 +132,31 @@ impl AbortService {
     pub fn verbs() -> Verbs<Self> {
         Verbs::new(subjects::service::ABORT)
             .verb(verbs::SUSPEND, |s: Self, r: Suspend| async move { s.suspend(r).await })
-            .verb(verbs::RESUME, |s: Self, r: AbortRequest| async move {
-                let at = s.clock.now();
-                s.answer(r.tournament_id, r.command_id, AbortCommand::Resume { at }).await
-            })
+            .verb(verbs::RESUME, |s: Self, r: AbortRequest| async move { s.resume(r).await })
             .verb(verbs::CANCEL, |s: Self, r: Cancel| async move { s.cancel(r).await })
             .verb(verbs::STATEMENT, |s: Self, r: StatementRequest| async move { s.statements(r) })
     }
 
     async fn suspend(&self, r: Suspend) -> Reply<AbortRecorded> {
         let at = self.clock.now();
-        let in_play = lock(&self.memory).tournaments.get(&r.tournament_id).map_or_else(unknown, TournamentView::in_play);
-        if let Err(u) = in_play {
+        if let Err(u) = self.in_play(r.tournament_id) {
             return refused(u);
         }
         let command = AbortCommand::Suspend { reason: SuspendReason::Director { reason: r.reason }, at };
         self.answer(r.tournament_id, r.command_id, command).await
+    }
+
+    async fn resume(&self, r: AbortRequest) -> Reply<AbortRecorded> {
+        let at = self.clock.now();
+        if let Err(u) = self.in_play(r.tournament_id) {
+            return refused(u);
+        }
+        self.answer(r.tournament_id, r.command_id, AbortCommand::Resume { at }).await
+    }
+
+    /// A tournament the service knows, started and not over.
+    fn in_play(&self, tournament: TournamentId) -> Result<(), Unavailable> {
+        lock(&self.memory).tournaments.get(&tournament).map_or_else(unknown, TournamentView::in_play)
     }
 
     /// A cancel: the snapshot from the memory as the log stands now. A tournament cancelled

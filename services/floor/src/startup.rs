@@ -2,8 +2,8 @@
 //! chosen services (in the registry's order, each by its [`starter`]); then wait for a stop signal and shut down in order (stop taking commands,
 //! let in-flight ones finish, stop projections, drain NATS, stop the embedded server).
 
-use floor_bounties::BountiesService;
 use floor_abort::AbortService;
+use floor_bounties::BountiesService;
 use floor_bubble::BubbleService;
 use floor_clock::ClockService;
 use floor_events::registry;
