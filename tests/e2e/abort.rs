@@ -1,21 +1,28 @@
 //! Suspend, resume and cancel a tournament in play (issue 22), against a real nats-server: a
 //! sit & go played part way is suspended, resumed and cancelled under tda-2024; the statements
 //! use the chips at the start of the interrupted hand, sum to the money distributed and close
-//! the books; bad requests get their codes and store nothing.
+//! the books; the clock pauses and resumes with the tournament, across a restart of the
+//! platform; bad requests get their codes and store nothing.
 
 use floor_events::abort::statement::{Books, LineKind};
 use floor_events::abort::{self, AbortEvent, Statements};
 use floor_events::bubble::{HandForHandSettings, Trigger};
+use floor_events::clock::{BlindStructure, ClockEvent, Level, Step, Structure};
 use floor_events::table::{BustReport, PotWon, Report, SeatStack};
 use floor_events::tournament::{Start, TournamentDefinition};
 use floor_events::{codes, subjects, CommandId, Reply, TournamentId};
 use floor_tests::{freezeout, World};
 use serde_json::Value;
 
-/// Four players at one table, 10 + 1 EUR (minor units: 1,000 + 100), no guarantee; only a
-/// director starts hand-for-hand, so the reports below are never held.
+/// Four players at one table, 10 + 1 EUR (minor units: 1,000 + 100), no guarantee, one level of
+/// an hour (the clock runs from the start); only a director starts hand-for-hand, so the reports
+/// below are never held.
 fn four_handed() -> TournamentDefinition {
+    let level = Level { small_blind: 50, big_blind: 100, ante: 0, big_blind_ante: false, seconds: 3_600 };
+    let structure =
+        Structure { steps: vec![Step::Level(level)], late_registration_levels: None, rebuys_until_break: None, push_hold_seconds: 0 };
     TournamentDefinition {
+        structure: Some(BlindStructure::Custom(structure)),
         start: Start::SitAndGo,
         capacity: 4,
         min_players: 4,
@@ -59,8 +66,10 @@ async fn cancel_when_ready(world: &World, cancel: &abort::Cancel) -> Reply<Value
 
 #[tokio::test]
 async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_and_balances_the_books() {
-    let world = World::start().await;
+    let mut world = World::start().await;
     let t: TournamentId = world.create(four_handed()).await;
+    // Follows the clock's commits from now on.
+    let mut clock = world.watch_clock(t).await;
     let request = abort::AbortRequest { command_id: CommandId::new(), tournament_id: t };
     let suspend = |reason: &str| abort::Suspend { command_id: CommandId::new(), tournament_id: t, reason: reason.into() };
 
@@ -86,6 +95,10 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
     world.report(t, "h1-end", Report::HandFinished { hand: 1, stacks: after.clone(), busts: vec![bust] }).await;
     world.report(t, "h2-start", Report::HandStarted { hand: 2, button: s2.seat, stacks: after.clone() }).await;
 
+    // The clock started with the sit & go (a suspension before that would find no clock to pause:
+    // `docs/abort.md`).
+    clock.next_where(|e| matches!(e, ClockEvent::StepStarted { .. })).await;
+
     // Resume with nothing suspended: refused, nothing stored.
     let resume_first = loop {
         let reply = abort_request(&world, "resume", &request).await;
@@ -99,12 +112,22 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
     // Suspend, suspend again (refused), resume.
     let suspended = events(abort_request(&world, "suspend", &suspend("power cut in the card room")).await);
     assert!(matches!(suspended.as_slice(), [AbortEvent::Suspended { .. }]), "{suspended:?}");
+    // The clock pauses (the abort policy's order).
+    let (paused, _) = clock.next_where(|e| matches!(e, ClockEvent::Paused { .. })).await;
+    assert!(matches!(&paused, ClockEvent::Paused { reason, .. } if reason == "suspended: power cut in the card room"), "{paused:?}");
     let before = world.last_sequence().await;
     let twice = abort_request(&world, "suspend", &suspend("again")).await;
     assert_eq!(code(&twice), codes::ALREADY_SUSPENDED);
     assert_eq!(world.last_sequence().await, before, "a refused suspend stores nothing");
+
+    // The platform dies while suspended and comes back: the suspension holds, resume works.
+    world.kill_platform();
+    world.restart_platform().await;
+    let twice = abort_request(&world, "suspend", &suspend("again")).await;
+    assert_eq!(code(&twice), codes::ALREADY_SUSPENDED, "still suspended after the restart");
     let resumed = events(abort_request(&world, "resume", &abort::AbortRequest { command_id: CommandId::new(), tournament_id: t }).await);
     assert!(matches!(resumed.as_slice(), [AbortEvent::Resumed { .. }]), "{resumed:?}");
+    clock.next_where(|e| matches!(e, ClockEvent::Resumed { .. })).await;
 
     // Cancel under tda-2024's default, roll-forward. Three still in, one place paid (four
     // entries): before the money. Pool 4 × 1,000 = 4,000, none of it paid yet.
@@ -144,6 +167,9 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
     assert!(books.balanced());
     assert_eq!(snapshot.entries.len(), 4, "the out entry is in the snapshot, with its place");
     assert_eq!(cancellation.statements.len(), 3, "the out entry, owed nothing, has no statement");
+
+    // The clock stops with the cancellation.
+    clock.next_where(|e| matches!(e, ClockEvent::Paused { reason, .. } if reason == "cancelled")).await;
 
     // Cancel again, resume after the cancel: refused, nothing stored.
     let before = world.last_sequence().await;
