@@ -259,7 +259,7 @@ pub fn services() -> Vec<ServiceInfo> {
                 "events/abort_event.json",
                 "events/abort_commit.json",
             )],
-            reads: vec![a::TOURNAMENT, a::CLOCK, a::SEATING, a::REBUYS, a::PAYOUTS, a::ABORT],
+            reads: vec![a::TOURNAMENT, a::SEATING, a::REBUYS, a::PAYOUTS, a::ABORT],
         },
         ServiceInfo {
             name: s::SCHEDULER,
