@@ -129,6 +129,7 @@ impl IcmError {
 /// Each player's probability of finishing in each of the first `places` places.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlaceProbabilities {
+    players: usize,
     places: usize,
     /// Row per player (input order), column per place (first place first).
     cells: Vec<f64>,
@@ -137,7 +138,7 @@ pub struct PlaceProbabilities {
 impl PlaceProbabilities {
     /// Players (rows).
     pub fn players(&self) -> usize {
-        self.cells.len().checked_div(self.places).unwrap_or(0)
+        self.players
     }
 
     /// Places (columns).
@@ -223,7 +224,7 @@ pub fn place_probabilities(stacks: &[u64], places: usize, method: Method) -> Res
         Method::Subsets => subsets::place_probabilities(stacks, places),
         Method::Race | Method::Auto => race::place_probabilities(stacks, places),
     };
-    Ok(PlaceProbabilities { places, cells })
+    Ok(PlaceProbabilities { players: stacks.len(), places, cells })
 }
 
 /// Each player's ICM equity (expected prize, in the prizes' unit) for prizes by place, first

@@ -18,8 +18,10 @@ pub(super) struct Products {
     factors: usize,
     /// Leaves: the next power of two.
     leaves: usize,
-    /// Coefficients kept.
+    /// Room for coefficients per node.
     len: usize,
+    /// Coefficients kept in this evaluation (at most `len`).
+    keep: usize,
     /// Node `v` (1 = root, children `2v` and `2v + 1`, leaves from `leaves`) at `v · len`.
     up: Vec<f64>,
     /// One complement per depth for the walk down.
@@ -31,31 +33,28 @@ impl Products {
     pub(super) fn new(factors: usize, len: usize) -> Self {
         let leaves = factors.next_power_of_two();
         let depths = leaves.trailing_zeros() as usize + 1;
-        Self { factors, leaves, len, up: vec![0.0; 2 * leaves * len], walk: vec![0.0; depths * len] }
+        Self { factors, leaves, len, keep: len, up: vec![0.0; 2 * leaves * len], walk: vec![0.0; depths * len] }
     }
 
-    /// How many coefficients node `v` can have below `len`: its leaves plus one.
+    /// How many coefficients node `v` can have below `keep`: its leaves plus one.
     fn cap(&self, v: usize) -> usize {
         let depth = v.ilog2();
-        (self.leaves >> depth).saturating_add(1).min(self.len)
+        (self.leaves >> depth).saturating_add(1).min(self.keep)
     }
 
-    /// Sets factor `j` to `a[j] + b[j] x` and multiplies up to the root.
-    pub(super) fn build(&mut self, a: &[f64], b: &[f64]) {
+    /// Sets factor `j` to `a[j] + b[j] x` and multiplies up to the root, keeping the first
+    /// `keep` coefficients (at most the `len` of [`Products::new`]; fewer when the caller knows
+    /// the higher ones are negligible).
+    pub(super) fn build(&mut self, a: &[f64], b: &[f64], keep: usize) {
+        self.keep = keep.clamp(1, self.len);
         let len = self.len;
         for leaf in 0..self.leaves {
             let at = (self.leaves + leaf) * len;
-            let node = &mut self.up[at..at + len.min(2)];
-            if leaf < self.factors {
-                node[0] = a[leaf];
-                if len > 1 {
-                    node[1] = b[leaf];
-                }
-            } else {
-                node[0] = 1.0;
-                if len > 1 {
-                    node[1] = 0.0;
-                }
+            let node = &mut self.up[at..at + self.keep.min(2)];
+            let (constant, linear) = if leaf < self.factors { (a[leaf], b[leaf]) } else { (1.0, 0.0) };
+            node[0] = constant;
+            if let Some(x) = node.get_mut(1) {
+                *x = linear;
             }
         }
         for v in (1..self.leaves).rev() {
@@ -74,8 +73,7 @@ impl Products {
     /// Calls `each(i, coefficients)` for every factor `i` with the kept coefficients of the
     /// product of all the others (after [`Products::build`]); missing high coefficients are 0.
     pub(super) fn leave_one_out(&mut self, mut each: impl FnMut(usize, &[f64])) {
-        let (factors, leaves, len) = (self.factors, self.leaves, self.len);
-        let tree = Walk { factors, leaves, len, up: &self.up };
+        let tree = Walk { factors: self.factors, leaves: self.leaves, len: self.len, keep: self.keep, up: &self.up };
         self.walk[0] = 1.0;
         tree.descend(&mut self.walk, 1, 1, &mut each);
     }
@@ -86,6 +84,7 @@ struct Walk<'a> {
     factors: usize,
     leaves: usize,
     len: usize,
+    keep: usize,
     up: &'a [f64],
 }
 
@@ -107,24 +106,27 @@ impl Walk<'_> {
             if first_leaf - self.leaves >= self.factors {
                 continue;
             }
-            let sibling_cap = ((self.leaves >> sibling.ilog2()) + 1).min(len);
-            let next = (known + sibling_cap - 1).min(len);
+            let sibling_cap = ((self.leaves >> sibling.ilog2()) + 1).min(self.keep);
+            let next = (known + sibling_cap - 1).min(self.keep);
             multiply(complement, &self.up[sibling * len..sibling * len + sibling_cap], &mut below[..next]);
             self.descend(below, child, next, each);
         }
     }
 }
 
-/// `out = x · y`, keeping the first `out.len()` coefficients.
+/// `out = x · y`, keeping the first `out.len()` coefficients. The shorter factor is the outer
+/// loop, so the inner one (which vectorises) is long; terms below `10⁻²⁰⁰` are skipped (they
+/// cannot matter next to a total of 1, and subnormal arithmetic is slow).
 fn multiply(x: &[f64], y: &[f64], out: &mut [f64]) {
+    let (outer, inner) = if x.len() <= y.len() { (x, y) } else { (y, x) };
     out.fill(0.0);
     let keep = out.len();
-    for (i, &xi) in x.iter().enumerate().take(keep) {
-        if xi == 0.0 {
+    for (i, &xi) in outer.iter().enumerate().take(keep) {
+        if xi < 1e-200 {
             continue;
         }
-        let reach = (keep - i).min(y.len());
-        for (o, &yj) in out[i..i + reach].iter_mut().zip(&y[..reach]) {
+        let reach = (keep - i).min(inner.len());
+        for (o, &yj) in out[i..i + reach].iter_mut().zip(&inner[..reach]) {
             *o += xi * yj;
         }
     }
@@ -157,7 +159,7 @@ mod tests {
                 let a: Vec<f64> = (0..factors).map(|j| 0.1 + 0.07 * j as f64).collect();
                 let b: Vec<f64> = a.iter().map(|x| 1.0 - x).collect();
                 let mut tree = Products::new(factors, len);
-                tree.build(&a, &b);
+                tree.build(&a, &b, len);
                 let mut seen = vec![false; factors];
                 tree.leave_one_out(|i, got| {
                     seen[i] = true;

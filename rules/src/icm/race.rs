@@ -21,7 +21,9 @@
 //! inside 15 Kronrod points) spends nodes only where they are narrow: a panel is kept when its
 //! two rules agree, for every player and place, within [`TOLERANCE`] (shared in proportion to
 //! width), and halved otherwise. The 15-point rule is far more accurate than that difference,
-//! which estimates the 7-point rule's error.
+//! which estimates the 7-point rule's error: against the subset method the race is within
+//! `1e-15`. Early in the race only the first few places can have happened, so each node keeps
+//! only the places a Chernoff bound says can carry mass ([`relevant_places`]).
 //!
 //! # Range
 //!
@@ -34,8 +36,13 @@
 
 use super::products::Products;
 
-/// Kept when the 7- and 15-point rules agree within this, summed over the panels.
-const TOLERANCE: f64 = 1e-12;
+/// Places whose probability of being reached at a node is below `e^{−CUT}` (`10⁻³⁰`) are left
+/// out of that node.
+const CUT: f64 = 69.0;
+/// A panel is kept when its 7- and 15-point rules agree within this (shared by width). That
+/// difference estimates the 7-point rule's error; the 15-point result kept is far better:
+/// 1,000 players and 150 places differ by 6e-18 from a run with 1e-14 here.
+const TOLERANCE: f64 = 1e-9;
 /// Mass allowed outside the range, each end.
 const TAIL: f64 = 1e-16;
 /// The initial panels are at most this wide in `u`.
@@ -116,6 +123,22 @@ pub(super) fn place_probabilities(stacks: &[u64], places: usize) -> Vec<f64> {
     cells
 }
 
+/// How many of the first places can get more than `e^{−`[`CUT`]`}` of mass at a time when `μ`
+/// clocks are expected to have rung: by Chernoff's bound for sums of independent Bernoulli
+/// variables, `P(N ≥ m) ≤ e^{−μ} (eμ/m)^m` for `m > μ`. A player's term for place `m + 1` is at
+/// most `t w_i P(N = m)`, so dropping the places past that point changes nothing at the
+/// precision kept; early in the race (few clocks rung) it saves most of the work.
+fn relevant_places(expected: f64, places: usize) -> usize {
+    let mut m = expected.ceil().max(1.0);
+    while (m as usize) < places {
+        if m * (std::f64::consts::E * expected / m).ln() - expected < -CUT {
+            return m as usize;
+        }
+        m += 1.0;
+    }
+    places
+}
+
 /// The integrand's pieces, reused from node to node.
 struct Race {
     rates: Vec<f64>,
@@ -128,13 +151,15 @@ struct Race {
 }
 
 impl Race {
-    /// Sets every factor for time `t` and multiplies up.
+    /// Sets every factor for time `t` and multiplies up, keeping the places that can matter.
     fn at(&mut self, t: f64) {
+        let mut expected = 0.0;
         for ((a, b), &w) in self.a.iter_mut().zip(self.b.iter_mut()).zip(&self.rates) {
             *a = (-w * t).exp();
             *b = -(-w * t).exp_m1();
+            expected += *b;
         }
-        self.tree.build(&self.a, &self.b);
+        self.tree.build(&self.a, &self.b, relevant_places(expected, self.places));
     }
 
     /// The first `u` of a ladder from `ln k − 1` (step ½) where `k · P(fewer than k rang) ≤`
