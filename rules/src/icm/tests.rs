@@ -210,3 +210,10 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn cents_are_handed_out_in_stack_order_equal_stacks_in_list_order() {
+    // Amounts 3, 5, 4 for stacks 10, 20, 10: the 5 to the 20, then 4 and 3 to the two 10s in
+    // list order.
+    assert_eq!(in_stack_order(vec![3, 5, 4], &[10, 20, 10]), vec![4, 5, 3]);
+}
