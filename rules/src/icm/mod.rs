@@ -163,9 +163,7 @@ impl PlaceProbabilities {
     /// Each player's expected prize, `Σ_p P(p) × prizes[p]`, for prizes of the first places
     /// (missing places pay nothing, extra prizes are ignored).
     pub fn equities(&self, prizes: &[u64]) -> Vec<f64> {
-        (0..self.players())
-            .map(|i| self.row(i).iter().zip(prizes).map(|(&p, &prize)| p * prize as f64).sum())
-            .collect()
+        (0..self.players()).map(|i| self.row(i).iter().zip(prizes).map(|(&p, &prize)| p * prize as f64).sum()).collect()
     }
 }
 

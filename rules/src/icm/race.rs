@@ -52,6 +52,7 @@ const MIN_WIDTH: f64 = 1e-6;
 
 /// Kronrod nodes on [−1, 1] (positive half, descending; the last is the centre). Even indices
 /// are Kronrod-only, odd ones are also the 7 Gauss-Legendre nodes.
+#[allow(clippy::excessive_precision)] // as published (QUADPACK's qk15), rounded by the compiler
 const NODES: [f64; 8] = [
     0.991_455_371_120_812_639_206_854_697_526_329,
     0.949_107_912_342_758_524_526_189_684_047_851,
@@ -63,6 +64,7 @@ const NODES: [f64; 8] = [
     0.0,
 ];
 /// Kronrod weights, for [`NODES`].
+#[allow(clippy::excessive_precision)] // as published (QUADPACK's qk15), rounded by the compiler
 const KRONROD: [f64; 8] = [
     0.022_935_322_010_529_224_963_732_008_058_970,
     0.063_092_092_629_978_553_290_700_663_189_204,
@@ -74,6 +76,7 @@ const KRONROD: [f64; 8] = [
     0.209_482_141_084_727_828_012_999_174_891_714,
 ];
 /// Gauss weights, for the odd [`NODES`] (0 at the Kronrod-only ones).
+#[allow(clippy::excessive_precision)] // as published (QUADPACK's qk15), rounded by the compiler
 const GAUSS: [f64; 8] = [
     0.0,
     0.129_484_966_168_869_693_270_611_432_679_082,

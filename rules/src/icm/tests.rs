@@ -57,7 +57,7 @@ fn three_players_5000_3000_2000_for_50_30_20_get_the_classic_figures() {
             }
         }
         let equity = equities(&stacks, &prizes, method).expect("field");
-        for (got, want) in equity.iter().zip([3839.285_714_285_714, 3275.0, 2885.714_285_714_286]) {
+        for (got, want) in equity.iter().zip([3_839.285_714_285_714, 3_275.0, 2_885.714_285_714_286]) {
             assert!((got - want).abs() < 1e-8, "{method:?}: {got} vs {want}");
         }
     }
