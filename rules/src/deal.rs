@@ -87,7 +87,7 @@ pub struct Deal<K> {
 }
 
 /// Why a deal cannot be made.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DealError {
     /// Fewer than two players.
     #[error("a deal needs at least two players, not {players}")]

@@ -23,8 +23,9 @@
 //!   `P(i finishes p-th) = ∫ w_i e^{−w_i t} · P(exactly p − 1 other clocks rang by t) dt`. The
 //!   second factor is a coefficient of `∏_{j≠i} (e^{−w_j t} + (1 − e^{−w_j t}) x)`, computed for
 //!   every player at once by a product tree truncated at the number of places (`products.rs`),
-//!   and the integral by adaptive Gauss-Kronrod quadrature in `log t`. About `1e-12` from the
-//!   subset method; 1,000 players and 150 places in well under the 5 s issue 22 allows.
+//!   and the integral by adaptive Gauss-Kronrod quadrature in `log t`. Within `1e-15` of the
+//!   subset method; 1,000 players and 150 places in about 0.3 s (issue 22 allows 5 s), and
+//!   faster than subsets from about 13 players (`docs/benchmarks.md`).
 //! - [`Method::Auto`]: subsets up to [`AUTO_SUBSET_PLAYERS`] players, the race above.
 //!
 //! # Money
@@ -32,10 +33,11 @@
 //! [`amounts`] turns equities into cents that sum exactly to the prizes: the largest-remainder
 //! rule of [`crate::cents`] (whole cents of each equity first, the cents left one each to the
 //! largest remainders compared to a millionth of a cent, equal remainders to the larger stack
-//! and then to the earlier player). The amounts are then handed out in stack order (the largest to
-//! the largest stack), so rounding noise never pays a bigger stack less: equity grows with the
-//! stack, so this moves a cent only where floating-point noise put it against the model. A service stores the amounts it decided and never recomputes
-//! them on replay (floats can differ in their last bits between platforms).
+//! and then to the earlier player). The amounts are then handed out in stack order (the
+//! largest to the largest stack, equal stacks in list order): equity grows with the stack, so
+//! this moves a cent only where floating-point noise put it against the model, and rounding
+//! never pays a bigger stack less. A service stores the amounts it decided and never
+//! recomputes them on replay (floats can differ in their last bits between platforms).
 
 mod permutations;
 mod products;

@@ -84,7 +84,8 @@ fn main() {
     let (mut closed_form, mut column) = (0.0f64, 0.0f64);
     for (i, &si) in field.iter().enumerate() {
         let si = si as f64;
-        let second: f64 = field.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, &sj)| (sj as f64 / total) * si / (total - sj as f64)).sum();
+        let second: f64 =
+            field.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, &sj)| (sj as f64 / total) * si / (total - sj as f64)).sum();
         closed_form = closed_form.max((large.get(i, 1) - si / total).abs()).max((large.get(i, 2) - second).abs());
     }
     for place in 1..=150 {
