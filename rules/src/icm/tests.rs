@@ -217,3 +217,15 @@ fn cents_are_handed_out_in_stack_order_equal_stacks_in_list_order() {
     // list order.
     assert_eq!(in_stack_order(vec![3, 5, 4], &[10, 20, 10]), vec![4, 5, 3]);
 }
+
+#[test]
+fn the_race_holds_on_stacks_from_one_chip_to_ten_trillion() {
+    // Rates from 7e-20 to 0.7: the race's range runs to t ≈ 1e21 for the last place.
+    let stacks = [1, 2, 1_000, 1_000_000, 1_000_000_000, 1_000_000_000_000, 3_000_000_000_000, 10_000_000_000_000];
+    let reference = place_probabilities(&stacks, 8, Method::Permutations).expect("field");
+    let race = place_probabilities(&stacks, 8, Method::Race).expect("field");
+    assert!(max_difference(&reference, &race) < 1e-9, "{:e}", max_difference(&reference, &race));
+    let huge = [u64::MAX, u64::MAX - 1, u64::MAX / 2];
+    let table = place_probabilities(&huge, 3, Method::Race).expect("field");
+    assert!(max_difference(&place_probabilities(&huge, 3, Method::Subsets).expect("field"), &table) < 1e-9);
+}
