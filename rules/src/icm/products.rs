@@ -10,7 +10,8 @@
 //! product only needs those of its factors, so truncating loses nothing.
 //!
 //! Cost per evaluation, `n` factors and `k = len`: about `n · k · log₂ k` multiply-adds down and
-//! less up; memory `2n · k` floats for the products and `k · log₂ n` for the walk.
+//! less up; memory `2 · leaves · k` floats for the products (leaves: `n` rounded up to a power
+//! of two) and `k · log₂ n` for the walk.
 
 /// The tree for a fixed number of factors and of kept coefficients.
 pub(super) struct Products {
