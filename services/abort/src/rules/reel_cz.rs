@@ -22,7 +22,6 @@ pub fn cancel(b: &mut Builder, method: Method) -> Result<Plan, CancelError> {
 #[cfg(test)]
 mod tests {
     use crate::cancellation::cancel;
-    use crate::error::codes;
     use crate::rules::fixtures::*;
     use crate::statement::{Case, Method, Rule};
     use floor_events::RuleProfile::{ReelCz, Tda2024};

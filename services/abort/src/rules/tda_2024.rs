@@ -100,7 +100,6 @@ pub fn roll_forward(b: &mut Builder) -> Result<Plan, CancelError> {
 #[cfg(test)]
 mod tests {
     use crate::cancellation::cancel;
-    use crate::error::codes;
     use crate::rules::fixtures::*;
     use crate::snapshot::{Bounty, Standing};
     use crate::statement::{Case, LineKind::*, Method, Rule};
