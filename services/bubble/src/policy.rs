@@ -80,6 +80,16 @@ struct Tournament {
     tables: BTreeMap<u32, Table>,
     players_left: Option<u32>,
     running: bool,
+    /// The trigger asked the aggregate to start: until the policy reads the start from the log,
+    /// every table's reports go to the aggregate as while running. The start is stored after
+    /// the commit that caused it, so the commits read in between (tables finishing the hand
+    /// they were dealing at the announcement, its hand 0) would otherwise never reach it, and
+    /// hand 0 would wait for them for ever.
+    #[serde(default)]
+    announced: bool,
+    /// Hand-for-hand ended once: the trigger does not start it again (a director may).
+    #[serde(default)]
+    ended: bool,
     /// The current hand-for-hand hand, and whether it is complete (waiting for its release).
     hand: u64,
     complete: bool,
@@ -191,6 +201,8 @@ impl Policy {
                             tables: BTreeMap::new(),
                             players_left: None,
                             running: false,
+                            announced: false,
+                            ended: false,
                             hand: 0,
                             complete: false,
                             paused: false,
@@ -249,7 +261,7 @@ impl Policy {
                 }
                 SeatingEvent::TableClosed { table } => {
                     x.tables.remove(table);
-                    if x.running {
+                    if x.running || x.announced {
                         orders.push(bubble(&format!("closed-{table}"), BubbleCommand::TableClosed { table: *table, at }));
                     }
                 }
@@ -258,7 +270,7 @@ impl Policy {
                     tbl.in_hand = Some(*hand);
                     tbl.button = *button;
                     tbl.seats = stacks.iter().map(|s| (s.entry, s.seat)).collect();
-                    if x.running {
+                    if x.running || x.announced {
                         orders.push(bubble(&format!("dealt-{table}"), BubbleCommand::Dealt { table: *table, table_hand: *hand, at }));
                     }
                 }
@@ -275,7 +287,7 @@ impl Policy {
                             seat_order: tbl.seats.get(&b.entry).map_or(u32::MAX, |&s| seat_order(s, tbl.button)),
                         })
                         .collect();
-                    if x.running {
+                    if x.running || x.announced {
                         let command = BubbleCommand::Finished { table: *table, table_hand: *hand, busts, at };
                         orders.push(bubble(&format!("finished-{table}"), command));
                     }
@@ -309,6 +321,8 @@ impl Policy {
         if look && !x.running {
             if let (Some(field), floor_events::bubble::Trigger::PlayersBeforeBubble { players }) = (x.field(), x.rules.trigger) {
                 if field.players_left <= field.boundary.saturating_add(players) && field.players_left > field.boundary {
+                    // The aggregate starts it at two tables or more, once (`domain::triggered`).
+                    x.announced |= field.tables.len() >= 2 && !x.ended;
                     orders.push(bubble("field", BubbleCommand::Field { field, at }));
                 }
             }
@@ -343,6 +357,7 @@ impl Policy {
                     // Each start is its own: a director may start it again after it ended.
                     let start = at.timestamp_micros();
                     x.running = true;
+                    x.announced = false;
                     x.hand = 0;
                     x.complete = false;
                     x.paused = false;
@@ -380,6 +395,8 @@ impl Policy {
                 }
                 BubbleEvent::HandForHandEnded { at, .. } => {
                     x.running = false;
+                    x.announced = false;
+                    x.ended = true;
                     x.complete = false;
                     let when = at.timestamp_micros();
                     let tables: Vec<u32> = x.tables.keys().copied().collect();
@@ -443,6 +460,8 @@ mod tests {
             tables: BTreeMap::new(),
             players_left: None,
             running: false,
+            announced: false,
+            ended: false,
             hand: 0,
             complete: false,
             paused: false,
@@ -472,6 +491,34 @@ mod tests {
         assert_eq!((field.players_left, field.boundary, field.tables.clone()), (16, 15, vec![1, 2]));
         let again = policy.on_seating(t, 3, at(), &[eliminated(2, 16)]);
         assert!(matches!(&again[..], [Order::Bubble(_, id, _)] if id == first), "the same commit, the same id");
+    }
+
+    /// Given tables 1 and 2 near the bubble (15 paid, 17 left), table 2 dealing,
+    /// when table 1's bust leaves 16 and the start is not yet read back from the log,
+    /// then table 2's finish, stored between the two, still goes to the aggregate (its hand 0).
+    #[test]
+    fn a_finish_between_the_trigger_and_the_start_in_the_log_still_reaches_the_aggregate() {
+        let t = TournamentId::new();
+        let mut policy = Policy::default();
+        policy.tournaments.insert(t, tournament(RuleProfile::Tda2024.hand_for_hand()));
+        let seats = |e: u32, s: u8| vec![SeatStack { seat: SeatNo(s), entry: EntryNo(e), chips: 100 }];
+        policy.on_seating(t, 1, at(), &[SeatingEvent::TableOpened { table: 1, seats: 9 }, SeatingEvent::TableOpened { table: 2, seats: 9 }]);
+        policy.on_seating(t, 2, at(), &[SeatingEvent::HandStarted { table: 2, hand: 8, button: SeatNo(1), stacks: seats(9, 1) }]);
+        let orders = policy.on_seating(t, 3, at(), &[eliminated(2, 16)]);
+        let [Order::Bubble(_, _, BubbleCommand::Field { field, .. })] = &orders[..] else { panic!("{orders:?}") };
+        assert_eq!(field.dealing, vec![2], "table 2 owes hand 0");
+        let finished = SeatingEvent::HandFinished { table: 2, hand: 8, stacks: vec![], busts: vec![] };
+        let orders = policy.on_seating(t, 4, at(), &[finished]);
+        assert!(
+            matches!(&orders[..], [Order::Bubble(_, _, BubbleCommand::Finished { table: 2, table_hand: 8, .. })]),
+            "forwarded before the start is read: {orders:?}"
+        );
+        // Once it has ended, the trigger asks no more, and reports are not forwarded.
+        let ended = BubbleEvent::HandForHandEnded { cause: floor_events::bubble::EndCause::OneTable, players_left: 16, at: at() };
+        policy.on_bubble(t, &[ended]);
+        policy.on_seating(t, 5, at(), &[eliminated(3, 16)]);
+        let started = SeatingEvent::HandStarted { table: 2, hand: 9, button: SeatNo(1), stacks: seats(9, 1) };
+        assert!(policy.on_seating(t, 6, at(), &[started]).is_empty());
     }
 
     #[test]

@@ -133,6 +133,12 @@ pub enum Command {
         /// places shared, prize), so two runs can be compared to the cent.
         #[arg(long)]
         standings: bool,
+        /// Tables deal at their own random pace, each on its own, instead of in lockstep
+        /// rounds, so hand-for-hand's barrier meets tables finishing at different moments. Not
+        /// reproducible by seed (the summary says `"reproducible": false`). Freezeouts only
+        /// (with or without bounties).
+        #[arg(long)]
+        free: bool,
     },
     /// Check a table server against the table protocol (docs/table-servers.md): play Floor's
     /// side with scripted instructions on a test tournament's tables and list every rule with
