@@ -266,17 +266,20 @@ impl Policy {
                     }
                 }
                 SeatingEvent::HandStarted { table, hand, button, stacks } => {
-                    let tbl = x.tables.entry(*table).or_default();
-                    tbl.in_hand = Some(*hand);
-                    tbl.button = *button;
-                    tbl.seats = stacks.iter().map(|s| (s.entry, s.seat)).collect();
+                    // A table already closed (broken while its last hand was being dealt) stays
+                    // out of the field: it will never be released a hand.
+                    if let Some(tbl) = x.tables.get_mut(table) {
+                        tbl.in_hand = Some(*hand);
+                        tbl.button = *button;
+                        tbl.seats = stacks.iter().map(|s| (s.entry, s.seat)).collect();
+                    }
                     if x.running || x.announced {
                         orders.push(bubble(&format!("dealt-{table}"), BubbleCommand::Dealt { table: *table, table_hand: *hand, at }));
                     }
                 }
                 SeatingEvent::HandFinished { table, hand, busts, .. } => {
-                    let tbl = x.tables.entry(*table).or_default();
-                    tbl.in_hand = None;
+                    let tbl = x.tables.get(table);
+                    let order = |entry: &EntryNo| tbl.and_then(|t| Some(seat_order(*t.seats.get(entry)?, t.button)));
                     let busts: Vec<HandBust> = busts
                         .iter()
                         .filter(|b| eliminated.contains(&b.entry))
@@ -284,9 +287,12 @@ impl Policy {
                             entry: b.entry,
                             table: *table,
                             stack_at_start: b.stack_at_start,
-                            seat_order: tbl.seats.get(&b.entry).map_or(u32::MAX, |&s| seat_order(s, tbl.button)),
+                            seat_order: order(&b.entry).unwrap_or(u32::MAX),
                         })
                         .collect();
+                    if let Some(tbl) = x.tables.get_mut(table) {
+                        tbl.in_hand = None;
+                    }
                     if x.running || x.announced {
                         let command = BubbleCommand::Finished { table: *table, table_hand: *hand, busts, at };
                         orders.push(bubble(&format!("finished-{table}"), command));
@@ -300,6 +306,9 @@ impl Policy {
                 }
                 SeatingEvent::EntryEliminated { entry, players_left, .. } => {
                     x.rebuying.remove(entry);
+                    // A player who busts while being moved is eliminated instead: no
+                    // confirmation of the move follows.
+                    x.moving.remove(entry);
                     x.players_left = Some(*players_left);
                     look = true;
                 }
@@ -434,6 +443,7 @@ mod tests {
         x.moving.insert(EntryNo(4));
         policy.tournaments.insert(t, x);
         let stacks = vec![SeatStack { seat: SeatNo(3), entry: EntryNo(7), chips: 100 }];
+        policy.on_seating(t, 1, at(), &[SeatingEvent::TableOpened { table: 3, seats: 9 }]);
         policy.on_seating(t, 1, at(), &[SeatingEvent::HandStarted { table: 3, hand: 41, button: SeatNo(2), stacks }]);
         policy.on_seating(t, 2, at(), &[SeatingEvent::TableOpened { table: 5, seats: 9 }]);
         let back: Policy = serde_json::from_slice(&serde_json::to_vec(&policy).expect("encodes")).expect("decodes");
@@ -521,12 +531,45 @@ mod tests {
         assert!(policy.on_seating(t, 6, at(), &[started]).is_empty());
     }
 
+    /// Given a move in flight and table 3 closed (broken) while dealing its last hand,
+    /// when the moving player busts instead (eliminated, no confirmation) and table 3 reports
+    /// the end of its last hand,
+    /// then nothing holds the release back, and the release does not name table 3.
+    #[test]
+    fn a_bust_ends_a_move_and_a_closed_table_finishing_its_last_hand_stays_out_of_the_release() {
+        let t = TournamentId::new();
+        let mut policy = Policy::default();
+        let mut x = tournament(RuleProfile::Win2day.hand_for_hand());
+        x.running = true;
+        for n in [1, 2, 3] {
+            x.tables.insert(n, Table::default());
+        }
+        policy.tournaments.insert(t, x);
+        let moved = SeatingEvent::PlayerMoved {
+            entry: EntryNo(4),
+            from_table: 1,
+            from_seat: SeatNo(2),
+            to_table: 2,
+            to_seat: SeatNo(5),
+            wait_for_button: false,
+            reason: floor_events::seating::MoveReason::Break { players_left: 20, tables_needed: 2 },
+        };
+        policy.on_seating(t, 1, at(), &[moved, SeatingEvent::TableClosed { table: 3 }]);
+        let finished = SeatingEvent::HandFinished { table: 3, hand: 30, stacks: vec![], busts: vec![] };
+        policy.on_seating(t, 2, at(), &[finished]);
+        policy.on_seating(t, 3, at(), &[eliminated(4, 19)]);
+        let completed = BubbleEvent::HandCompleted { hand: 2, players_left_before: 20, placed: vec![], at: at() };
+        let orders = policy.on_bubble(t, &[completed]);
+        assert!(matches!(&orders[..], [Order::Bubble(_, _, BubbleCommand::Release { tables, .. })] if tables == &vec![1, 2]), "{orders:?}");
+    }
+
     #[test]
     fn while_running_reports_go_to_the_aggregate_with_seat_order_and_only_eliminated_busts() {
         let t = TournamentId::new();
         let mut policy = Policy::default();
         policy.tournaments.insert(t, tournament(RuleProfile::Tda2024.hand_for_hand()));
         policy.tournaments.get_mut(&t).unwrap().running = true;
+        policy.tournaments.get_mut(&t).unwrap().tables.insert(3, Table::default());
         let stacks =
             |entries: &[(u32, u8)]| entries.iter().map(|&(e, s)| SeatStack { seat: SeatNo(s), entry: EntryNo(e), chips: 100 }).collect();
         let started = SeatingEvent::HandStarted { table: 3, hand: 41, button: SeatNo(2), stacks: stacks(&[(7, 3), (8, 1), (9, 5)]) };

@@ -135,7 +135,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Bubble(command) => bubble_command(&cli, command).await,
         Command::Bounty(command) => bounty_command(&cli, command).await,
         Command::Status => status(&cli).await,
-        Command::Sim { entrants, seed, profile, table_size, format, tournament_id, seed_key, start_after, standings, free } => {
+        Command::Sim { entrants, seed, profile, table_size, format, tournament_id, seed_key, start_after, standings, free, hand_for_hand_from } => {
             let asked = SimArgs {
                 entrants: *entrants,
                 seed: *seed,
@@ -153,6 +153,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 start_after: start_after.map(std::time::Duration::from_secs),
                 standings: *standings,
                 free: *free,
+                hand_for_hand_from: *hand_for_hand_from,
             };
             simulate(asked).await
         }
@@ -231,6 +232,7 @@ struct SimArgs<'a> {
     start_after: Option<std::time::Duration>,
     standings: bool,
     free: bool,
+    hand_for_hand_from: Option<u32>,
 }
 
 async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
@@ -288,7 +290,7 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
         (None, None) => unreachable!("one or the other"),
     };
     use floor::sim::Progress;
-    let config = floor::sim::SimConfig { entrants, seed, table_size, profile, tournament_id, rebuys, bounty, start_after, free: asked.free };
+    let config = floor::sim::SimConfig { entrants, seed, table_size, profile, tournament_id, rebuys, bounty, start_after, free: asked.free, hand_for_hand_from: asked.hand_for_hand_from };
     let mut shown = std::time::Instant::now();
     let summary = floor::sim::run(&backbone, &config, |p| {
         let last = matches!(p, Progress::Registering { registered, entrants } if registered == entrants);

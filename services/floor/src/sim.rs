@@ -43,7 +43,7 @@
 
 use crate::director::{self, Patience};
 use floor_events::bounties::{BountyEvent, BountyTerms, EnvelopeTier, MysteryStage};
-use floor_events::bubble::{BubbleEvent, HandForHandClock, HandForHandSettings};
+use floor_events::bubble::{BubbleEvent, HandForHandClock, HandForHandSettings, Trigger};
 use floor_events::payouts::{Books, PayoutEvent, PlaceAward};
 use floor_events::rebuys::{verbs as rebuy_verbs, DirectorRequest, Purchase, RebuyEvent};
 use floor_events::registration::{verbs, CreateTournament, Register, StartTournament};
@@ -85,6 +85,9 @@ pub struct SimConfig {
     /// Tables deal at their own pace ([`free`]) instead of in lockstep rounds: not reproducible
     /// by seed.
     pub free: bool,
+    /// Hand-for-hand starts this many players before the bubble (the definition's trigger);
+    /// `None`: the profile's (one or two).
+    pub hand_for_hand_from: Option<u32>,
 }
 
 /// The start of a scheduled field on the simulator's own platform: a moment after creation. No
@@ -342,9 +345,13 @@ fn definition(config: &SimConfig, now: chrono::DateTime<chrono::Utc>) -> Tournam
             chips: 15_000,
         }),
         payout_table: None,
-        // The profile's trigger, boundary and ordering; the clock as it is (there is no blind
-        // structure, so no clock to take a deduction from).
-        hand_for_hand: Some(HandForHandSettings { clock: Some(HandForHandClock::Normal), ..HandForHandSettings::default() }),
+        // The profile's trigger (unless asked otherwise), boundary and ordering; the clock as it
+        // is (there is no blind structure, so no clock to take a deduction from).
+        hand_for_hand: Some(HandForHandSettings {
+            trigger: config.hand_for_hand_from.map(|players| Trigger::PlayersBeforeBubble { players }),
+            clock: Some(HandForHandClock::Normal),
+            ..HandForHandSettings::default()
+        }),
         bounty: config.bounty.clone(),
     }
 }

@@ -44,6 +44,10 @@ const ENTRANTS: u32 = 360;
 /// Seed of the hands, the draw and the simulated players' decisions.
 const SEED: u64 = 18;
 
+/// Hand-for-hand starts this many players before the bubble: several hands played hand for
+/// hand, so kills can fall among them.
+const HAND_FOR_HAND_FROM: u32 = 10;
+
 /// Seed of the kill schedule.
 const KILL_SEED: u64 = 0x18_c7a5;
 
@@ -267,7 +271,7 @@ impl Platform {
         let mut sim = Guarded(
             Command::new(env!("CARGO_BIN_EXE_floor"))
                 .args(["sim", "--entrants", &ENTRANTS.to_string(), "--seed", &SEED.to_string(), "--tournament-id", TOURNAMENT])
-                .args(["--format", format, "--standings"])
+                .args(["--format", format, "--standings", "--hand-for-hand-from", &HAND_FOR_HAND_FROM.to_string()])
                 .env("NATS_URL", self.nats.url())
                 .env("NO_COLOR", "1")
                 .stdin(Stdio::null())

@@ -278,14 +278,16 @@ pub async fn play(
     room.tasks.close();
     room.tasks.wait().await;
     outcome?;
-    if let Some(failure) = lock(&room.failure).clone() {
+    let failure = lock(&room.failure).clone();
+    if let Some(failure) = failure {
         return Err(failure);
     }
     // The end: Floor quiet, and every instruction it stored applied (a `remove_player` may
     // follow a `close_table`).
     room.lockstep.settled_after(backbone, room.reported.load(Ordering::Relaxed)).await?;
     let mut tables = room.snapshot();
-    room.lockstep.fetch_after(backbone, *room.received.borrow(), &mut tables).await?;
+    let received = *room.received.borrow();
+    room.lockstep.fetch_after(backbone, received, &mut tables).await?;
     let t = config.tournament_id;
     let mut reports = Vec::new();
     for (&number, table) in tables.iter_mut() {
@@ -306,7 +308,8 @@ pub async fn play(
 async fn watch_the_room(room: &Room, started: Instant, progress: &mut impl FnMut(&Progress)) -> Result<(), String> {
     loop {
         tokio::time::sleep(LOOK_EVERY).await;
-        if let Some(failure) = lock(&room.failure).clone() {
+        let failure = lock(&room.failure).clone();
+        if let Some(failure) = failure {
             return Err(failure);
         }
         let tables = room.snapshot();
@@ -317,7 +320,8 @@ async fn watch_the_room(room: &Room, started: Instant, progress: &mut impl FnMut
         if !tables.is_empty() && open == 0 {
             return Ok(());
         }
-        if lock(&room.last_activity).elapsed() > STALL {
+        let quiet = lock(&room.last_activity).elapsed();
+        if quiet > STALL {
             return Err(format!(
                 "nothing reported and no instruction from Floor in {} s; {}; {}",
                 STALL.as_secs(),
