@@ -74,7 +74,9 @@ fn check_barrier(seating: &[(u64, SeatingEvent)], bubble: &[BubbleEvent]) -> Bar
     let mut ever_told: BTreeSet<u32> = BTreeSet::new();
     // (table, table hand) → hand-for-hand hand, by the deal_hand it used.
     let mut dealt_on: BTreeMap<(u32, u64), u64> = BTreeMap::new();
-    let (mut starts, mut finishes): (HashMap<(u32, u64), usize>, HashMap<(u32, u64), usize>) = (HashMap::new(), HashMap::new());
+    // (table, table hand) → where in the log it started and finished.
+    let mut starts: HashMap<(u32, u64), usize> = HashMap::new();
+    let mut finishes: HashMap<(u32, u64), usize> = HashMap::new();
     // The announcement hand as the tables played it: the hand in play when the hold reached a
     // table, or a deal that crossed it.
     let mut zero: BTreeSet<(u32, u64)> = BTreeSet::new();
@@ -155,7 +157,11 @@ fn check_barrier(seating: &[(u64, SeatingEvent)], bubble: &[BubbleEvent]) -> Bar
         let last_finish = before.iter().copied().max().unwrap_or(0);
         let first_told = tables.iter().map(|&(at, _)| at).min().expect("told");
         let first_start = dealt_on.iter().filter(|(_, &h)| h == k).filter_map(|(key, _)| starts.get(key).copied()).min();
-        assert!(first_told > last_finish, "deal_hand {{hand: {k}}} sent (event {first_told}) before hand {} finished (event {last_finish})", k - 1);
+        assert!(
+            first_told > last_finish,
+            "deal_hand {{hand: {k}}} sent (event {first_told}) before hand {} finished (event {last_finish})",
+            k - 1
+        );
         assert!(
             first_start.is_some_and(|s| s > last_finish),
             "a table started hand {k} (event {first_start:?}) before every table finished hand {} (event {last_finish})",
@@ -182,12 +188,13 @@ async fn play_through_the_bubble(world: &World, config: &SimConfig) -> Summary {
     let summary = match sim::run(&world.backbone, config, |_| {}).await {
         Ok(s) => s,
         Err(e) => {
+            // A stall says which tables wait; the logs say on what.
             let (seating, bubble) = logs(world, config.tournament_id).await;
             for e in &bubble {
-                eprintln!("DEBUG bubble {}", serde_json::to_string(e).unwrap());
+                eprintln!("bubble log: {}", serde_json::to_string(e).unwrap());
             }
             for (q, e) in seating.iter().rev().take(60).rev() {
-                eprintln!("DEBUG seating {q} {}", serde_json::to_string(e).unwrap());
+                eprintln!("seating log, last events: {q} {}", serde_json::to_string(e).unwrap());
             }
             panic!("sim of {}: {e}", config.entrants)
         }

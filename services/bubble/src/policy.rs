@@ -512,7 +512,12 @@ mod tests {
         let mut policy = Policy::default();
         policy.tournaments.insert(t, tournament(RuleProfile::Tda2024.hand_for_hand()));
         let seats = |e: u32, s: u8| vec![SeatStack { seat: SeatNo(s), entry: EntryNo(e), chips: 100 }];
-        policy.on_seating(t, 1, at(), &[SeatingEvent::TableOpened { table: 1, seats: 9 }, SeatingEvent::TableOpened { table: 2, seats: 9 }]);
+        policy.on_seating(
+            t,
+            1,
+            at(),
+            &[SeatingEvent::TableOpened { table: 1, seats: 9 }, SeatingEvent::TableOpened { table: 2, seats: 9 }],
+        );
         policy.on_seating(t, 2, at(), &[SeatingEvent::HandStarted { table: 2, hand: 8, button: SeatNo(1), stacks: seats(9, 1) }]);
         let orders = policy.on_seating(t, 3, at(), &[eliminated(2, 16)]);
         let [Order::Bubble(_, _, BubbleCommand::Field { field, .. })] = &orders[..] else { panic!("{orders:?}") };

@@ -135,7 +135,19 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Bubble(command) => bubble_command(&cli, command).await,
         Command::Bounty(command) => bounty_command(&cli, command).await,
         Command::Status => status(&cli).await,
-        Command::Sim { entrants, seed, profile, table_size, format, tournament_id, seed_key, start_after, standings, free, hand_for_hand_from } => {
+        Command::Sim {
+            entrants,
+            seed,
+            profile,
+            table_size,
+            format,
+            tournament_id,
+            seed_key,
+            start_after,
+            standings,
+            free,
+            hand_for_hand_from,
+        } => {
             let asked = SimArgs {
                 entrants: *entrants,
                 seed: *seed,
@@ -290,7 +302,18 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
         (None, None) => unreachable!("one or the other"),
     };
     use floor::sim::Progress;
-    let config = floor::sim::SimConfig { entrants, seed, table_size, profile, tournament_id, rebuys, bounty, start_after, free: asked.free, hand_for_hand_from: asked.hand_for_hand_from };
+    let config = floor::sim::SimConfig {
+        entrants,
+        seed,
+        table_size,
+        profile,
+        tournament_id,
+        rebuys,
+        bounty,
+        start_after,
+        free: asked.free,
+        hand_for_hand_from: asked.hand_for_hand_from,
+    };
     let mut shown = std::time::Instant::now();
     let summary = floor::sim::run(&backbone, &config, |p| {
         let last = matches!(p, Progress::Registering { registered, entrants } if registered == entrants);
