@@ -10,11 +10,14 @@
 //! repeats for a seed.
 //!
 //! One thing keeps the pace of real tables, whose hands take minutes while Floor takes
-//! milliseconds: after each `hand_finished` a table deals again only once Floor has acted on it
-//! ([`Lockstep::acted_on`]) and every instruction stored for the table since has reached it.
-//! Without that wait a simulated table could finish its hand and deal the next one before a
-//! `hold_for_deal` stored in the meantime reached it, and Floor refuses such a deal
-//! (`table_held`): the protocol leaves no way to take it back. Other tables play on meanwhile.
+//! milliseconds: right before each deal a table waits until Floor has acted on everything
+//! stored so far ([`Lockstep::acted_on`]: its own last report, and what the store held at each
+//! pass) and every instruction stored for the table has reached it. Without that wait a
+//! simulated table could deal before a `hold_for_deal` stored a moment earlier reached it: Floor
+//! refuses such a deal (`table_held`) when the table was dealing at the hold, and when it was
+//! not, the deal crossed the hold, which the bubble counts as the table's announcement hand
+//! only while that hand is not complete (docs/bubble.md, "Still to do"). Other tables play on
+//! meanwhile. The wait narrows that window to the last pass; it does not close it.
 
 use super::lockstep::{Lockstep, STALL};
 use super::{publish, rejections, waiting, Played, Progress, SimConfig};
@@ -34,8 +37,10 @@ use tokio_util::task::TaskTracker;
 /// Longest wait of a table between two hands (drawn uniformly from zero).
 const MOST_BETWEEN_HANDS: Duration = Duration::from_millis(5);
 
-/// Longest hand (drawn uniformly from one millisecond).
-const LONGEST_HAND: Duration = Duration::from_millis(25);
+/// Shortest and longest hand (drawn uniformly): longer than Floor takes to act on a report
+/// here, so a table is often in the middle of a hand when hand-for-hand starts.
+const SHORTEST_HAND: Duration = Duration::from_millis(5);
+const LONGEST_HAND: Duration = Duration::from_millis(40);
 
 /// How often the simulator looks at the tables for the end, progress and a stall.
 const LOOK_EVERY: Duration = Duration::from_millis(50);
@@ -167,9 +172,11 @@ impl Room {
     }
 
     async fn dealing(&self, number: u32, wake: &Notify, rng: &mut impl Rng) -> Result<(), String> {
+        // The stream sequence of this table's last report.
+        let mut last = 0;
         while !self.stop.is_cancelled() {
             let (confirmations, may_deal, _) = self.apply(number);
-            self.publish(&confirmations).await?;
+            last = self.publish(&confirmations).await?.unwrap_or(last);
             if !may_deal {
                 // Held, paused, short-handed or closed: until Floor says something.
                 tokio::select! {
@@ -182,18 +189,18 @@ impl Room {
             if !self.pause(between).await {
                 return Ok(());
             }
+            // Right before the deal: Floor has acted on everything so far, a hold included.
+            self.floor_acted_on(number, last).await?;
             // Whatever arrived meanwhile is applied first (the loop comes back here).
             let Some(started) = self.start(number) else { continue };
-            self.publish(&started).await?;
-            let hand = rng.random_range(Duration::from_millis(1)..=LONGEST_HAND);
+            last = self.publish(&started).await?.unwrap_or(last);
+            let hand = rng.random_range(SHORTEST_HAND..=LONGEST_HAND);
             if !self.pause(hand).await {
                 // Stopping mid-hand: only at the end of a run that failed elsewhere.
                 return Ok(());
             }
             let finished = self.finish(number, rng);
-            if let Some(report) = self.publish(&finished).await? {
-                self.floor_acted_on(number, report).await?;
-            }
+            last = self.publish(&finished).await?.unwrap_or(last);
         }
         Ok(())
     }
