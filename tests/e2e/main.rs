@@ -19,6 +19,7 @@ mod rebuys;
 mod recovery;
 mod scheduler;
 mod seating;
+mod sim_bubble;
 mod skeleton;
 mod surfaces;
 mod table_moves;

@@ -44,8 +44,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
-/// Every service of the registry, each in its own process.
-const SERVICES: [&str; 7] = ["registration", "lobby", "clock", "scheduler", "seating", "payouts", "rebuys"];
+/// Every service the sim's tournaments need (the bubble's hand-for-hand included; bounties
+/// aside, no bounty format is played here), each in its own process.
+const SERVICES: [&str; 8] = ["registration", "lobby", "clock", "scheduler", "seating", "payouts", "rebuys", "bubble"];
 
 /// What `floor run` logs once every service it runs is serving ("Floor service is running", or
 /// with the lobby "Floor is running; lobby at …").
