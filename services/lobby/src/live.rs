@@ -1,0 +1,121 @@
+//! The live feed: every new revision of a tournament's document, pushed to each client that
+//! watches it (`GET /api/tournaments/{id}/events` as JSON, `GET /tournaments/{id}/events`
+//! rendered for the page), as Server-Sent Events.
+//!
+//! One KV watch per process feeds them all: the watch that keeps the list's cache
+//! ([`crate::http::LobbyCache`]) hands each new revision to [`Feeds::publish`], which passes it
+//! to the tournament's `tokio::sync::watch` channel if anyone listens. A thousand clients of
+//! one tournament are then one NATS consumer and one channel, not a thousand consumers.
+//!
+//! A document is the tournament's whole state, not a change, so a client that reads slower than
+//! documents come skips to the newest one (the channel holds only the latest): it never falls
+//! behind and never holds memory for a backlog. A client that goes away drops its receiver;
+//! the tournament's channel goes when the next revision finds nobody listening.
+
+use futures::{Stream, StreamExt};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+/// One revision of a tournament's document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Revision {
+    /// The KV revision (increases with every write to the bucket).
+    pub revision: u64,
+    /// The document's JSON, as stored.
+    pub json: bytes::Bytes,
+}
+
+/// Tournament id → the channel of its newest revision, for tournaments someone watches.
+#[derive(Clone, Default)]
+pub struct Feeds {
+    // std Mutex: held to find or create a channel, never across an await.
+    channels: Arc<Mutex<HashMap<String, watch::Sender<Option<Revision>>>>>,
+}
+
+impl Feeds {
+    /// Passes a new revision to the tournament's watchers, if it has any; forgets a channel
+    /// nobody listens to any more.
+    pub fn publish(&self, key: &str, revision: Revision) {
+        let mut channels = self.channels.lock().expect("feeds poisoned");
+        if let Some(sender) = channels.get(key) {
+            if sender.receiver_count() == 0 {
+                channels.remove(key);
+            } else {
+                sender.send_replace(Some(revision));
+            }
+        }
+    }
+
+    /// Starts listening to a tournament's revisions (from the next one published).
+    pub fn subscribe(&self, key: &str) -> watch::Receiver<Option<Revision>> {
+        let mut channels = self.channels.lock().expect("feeds poisoned");
+        channels.entry(key.to_owned()).or_insert_with(|| watch::channel(None).0).subscribe()
+    }
+
+    /// Tournaments with a channel (watched now, or until their next revision).
+    pub fn channels(&self) -> usize {
+        self.channels.lock().expect("feeds poisoned").len()
+    }
+}
+
+/// `first`, then every later revision the receiver sees, each once and in order of revision,
+/// until `shutdown` (so a server stopping does not wait on open feeds).
+pub fn revisions(
+    first: Revision,
+    receiver: watch::Receiver<Option<Revision>>,
+    shutdown: CancellationToken,
+) -> impl Stream<Item = Revision> + Send + 'static {
+    let later = futures::stream::unfold((receiver, first.revision), |(mut receiver, mut last)| async move {
+        loop {
+            receiver.changed().await.ok()?;
+            let newest = receiver.borrow_and_update().clone();
+            if let Some(newest) = newest.filter(|r| r.revision > last) {
+                last = newest.revision;
+                return Some((newest, (receiver, last)));
+            }
+        }
+    });
+    futures::stream::once(async move { first }).chain(later).take_until(shutdown.cancelled_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rev(revision: u64) -> Revision {
+        Revision { revision, json: bytes::Bytes::from(format!("{{\"r\":{revision}}}")) }
+    }
+
+    #[tokio::test]
+    async fn a_watcher_gets_the_first_document_then_newer_ones_and_stops_at_shutdown() {
+        let feeds = Feeds::default();
+        let shutdown = CancellationToken::new();
+        let receiver = feeds.subscribe("t");
+        // Published between the subscription and the first read: older than the first, skipped.
+        feeds.publish("t", rev(4));
+        let mut stream = Box::pin(revisions(rev(5), receiver, shutdown.clone()));
+        assert_eq!(stream.next().await.map(|r| r.revision), Some(5));
+        feeds.publish("other", rev(6));
+        feeds.publish("t", rev(7));
+        assert_eq!(stream.next().await.map(|r| r.revision), Some(7));
+        shutdown.cancel();
+        assert_eq!(stream.next().await, None, "the feed ends when the server stops");
+    }
+
+    #[tokio::test]
+    async fn a_slow_watcher_skips_to_the_newest_and_a_channel_nobody_watches_goes() {
+        let feeds = Feeds::default();
+        let mut stream = Box::pin(revisions(rev(1), feeds.subscribe("t"), CancellationToken::new()));
+        assert_eq!(stream.next().await.map(|r| r.revision), Some(1));
+        for r in 2..=9 {
+            feeds.publish("t", rev(r));
+        }
+        assert_eq!(stream.next().await.map(|r| r.revision), Some(9), "only the newest document is pending");
+        drop(stream);
+        assert_eq!(feeds.channels(), 1);
+        feeds.publish("t", rev(10));
+        assert_eq!(feeds.channels(), 0, "the client went away: its channel is gone");
+    }
+}
