@@ -196,7 +196,9 @@ impl Query {
     /// [`QueryError`] for an unknown state or format, or a page or page size that is not a
     /// whole number in range.
     pub fn parse(state: Option<&str>, format: Option<&str>, page: Option<&str>, per_page: Option<&str>) -> Result<Self, QueryError> {
-        let given = |v: Option<&str>| v.map(str::trim).filter(|v| !v.is_empty());
+        fn given(v: Option<&str>) -> Option<&str> {
+            v.map(str::trim).filter(|v| !v.is_empty())
+        }
         let number = |name: &'static str, bound: &'static str, max: u32, v: &str| {
             v.parse::<u32>().ok().filter(|n| (1..=max).contains(n)).ok_or_else(|| QueryError::BadNumber(name, bound, crate::http::echoed(v)))
         };
@@ -306,9 +308,9 @@ mod tests {
     fn seven_items_three_a_page_make_three_pages_the_last_with_one() {
         let items: Vec<u32> = (1..=7).collect();
         let last = Page::of(items.clone(), 3, 3);
-        assert_eq!((last.items, last.pages, last.next(), last.previous()), (vec![7], 3, None, Some(2)));
+        assert_eq!((last.items.clone(), last.pages, last.next(), last.previous()), (vec![7], 3, None, Some(2)));
         let first = Page::of(items.clone(), 1, 3);
-        assert_eq!((first.items, first.next()), (vec![1, 2, 3], Some(2)));
+        assert_eq!((first.items.clone(), first.next()), (vec![1, 2, 3], Some(2)));
         let past = Page::of(items, 9, 3);
         assert!(past.items.is_empty());
         assert_eq!(Page::<u32>::of(vec![], 1, 25).pages, 1, "an empty list is one empty page");

@@ -306,3 +306,96 @@ pub fn structure_table(structure: &Structure, current: Option<u32>) -> String {
     out.push_str("</tbody></table></section>\n");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::LobbyClock;
+    use floor_events::clock::{ClockEvent, Level, StepCause};
+    use floor_events::payouts::{PayoutEvent, PlaceAward};
+    use floor_events::tournament::TournamentDefinition;
+    use floor_events::{EntryNo, PlayerId, TournamentId};
+
+    fn t0() -> DateTime<Utc> {
+        "2027-01-10T18:00:00Z".parse().unwrap()
+    }
+
+    fn doc(name: &str) -> LobbyDocument {
+        let definition: TournamentDefinition = serde_json::from_value(serde_json::json!({
+            "name": name, "start": {"at": "2027-01-10T18:00:00Z"}, "table_size": 9, "starting_stack": 10000,
+            "buy_in": {"amount": 1000, "currency": "EUR"}, "fee": {"on_top": {"amount": 100, "currency": "EUR"}},
+            "capacity": 100, "min_players": 2, "entry_model": {"kind": "freezeout"}, "profile": "tda-2024",
+            "guarantee": {"amount": 100000, "currency": "EUR"},
+        }))
+        .unwrap();
+        LobbyDocument::created(TournamentId::new(), &definition, t0(), 1)
+    }
+
+    fn level(small_blind: u64, big_blind: u64, ante: u64) -> Step {
+        Step::Level(Level { small_blind, big_blind, ante, big_blind_ante: ante > 0, seconds: 600 })
+    }
+
+    #[test]
+    fn names_and_reasons_are_text_and_money_follows_the_one_rule() {
+        let mut doc = doc("<script>alert(1)</script>");
+        let structure = Structure {
+            steps: vec![level(100, 200, 0), level(200, 400, 400), Step::Break { seconds: 300, color_up: Some(25) }],
+            late_registration_levels: None,
+            rebuys_until_break: None,
+            push_hold_seconds: 0,
+        };
+        let clock = LobbyClock::new(structure.clone()).evolve(&ClockEvent::StepStarted {
+            step: 0,
+            number: 1,
+            at: t0(),
+            ends_at: t0() + chrono::TimeDelta::minutes(10),
+            cause: StepCause::Start,
+            blinds: None,
+        });
+        doc.clock = Some(clock.evolve(&ClockEvent::Paused { at: t0(), remaining_ms: 754_000, reason: "<b>chip race</b>".into() }));
+        doc.state = LobbyState::Running;
+        doc.entrants = 12;
+        doc.live_entries = 8;
+
+        let page = render(&doc, Some(&structure), t0());
+
+        assert!(page.contains("<h1>&lt;script&gt;alert(1)&lt;/script&gt;</h1>") && !page.contains("<script>alert"), "the name is text");
+        assert!(page.contains("Paused: &lt;b&gt;chip race&lt;/b&gt;"), "the pause and its reason, as text");
+        assert!(page.contains(">12:34<"), "time left while paused: 754 s");
+        assert!(page.contains("Level 1: 100 / 200"));
+        assert!(page.contains("200 / 400, ante 400 (big blind ante)"), "the next level");
+        assert!(page.contains("8 of 12 entries"));
+        assert!(page.contains("15,000"), "average stack: 12 × 10,000 chips / 8 left");
+        assert!(page.contains("€10.00 + €1.00 fee") && page.contains("€1,000.00"), "buy-in, fee and guarantee as money");
+        assert!(page.contains("Break 1</span>, colour up the 25s"), "the structure below");
+    }
+
+    #[test]
+    fn finishers_show_place_player_and_prize_best_first() {
+        let mut doc = doc("Sunday");
+        doc.entrants = 20;
+        doc.payouts = crate::payouts::LobbyPayouts::projected(&floor_rules::field::Field {
+            entries: 20,
+            contributions: Money::new(20_000, doc.buy_in.currency),
+            guarantee: None,
+            profile: doc.profile,
+            fixed: None,
+        });
+        let award = |entry: u32, place: u32, amount: u64| PlaceAward {
+            entry: EntryNo(entry),
+            player: PlayerId::parse(&format!("p{entry}")).unwrap(),
+            place,
+            shared: 1,
+            amount,
+        };
+        for (entry, place, amount) in [(7, 3, 2_500), (4, 2, 5_000), (9, 1, 9_000)] {
+            doc = doc.evolve_payouts(&PayoutEvent::PlacesAwarded { players_left_before: place, awards: vec![award(entry, place, amount)] });
+        }
+        let live = live(&doc, t0());
+        let finishers = &live[live.find("Finishers").expect("a finishers table")..];
+        let (first, second, third) = (finishers.find("p9").unwrap(), finishers.find("p4").unwrap(), finishers.find("p7").unwrap());
+        assert!(first < second && second < third, "best place first");
+        assert!(finishers.contains("<td>1</td><td>p9</td><td class=\"num\">€90.00</td>"));
+        assert!(live.contains("3 cashed so far"));
+    }
+}
