@@ -99,7 +99,7 @@ async fn the_structure_is_its_own_resource_and_not_in_the_document() {
     let levels = structure["steps"].as_array().expect("steps");
     assert!(levels.len() > 10, "the whole sheet: {} steps", levels.len());
     assert!(doc["clock"].get("structure").is_none(), "the document leaves the sheet out");
-    assert_eq!(doc["clock"]["next_blinds"].is_object(), true, "and keeps what players read now");
+    assert!(doc["clock"]["next_blinds"].is_object(), "and keeps what players read now");
     assert_eq!((none, serde_json::from_str::<Value>(&error).expect("json")["error"]["code"].clone()), (404, Value::from(codes::NOT_FOUND)));
     assert_eq!(unknown, 404);
     assert!(page.contains("<section id=\"structure\">"), "the page shows the sheet");

@@ -98,6 +98,18 @@ mod tests {
         assert!(page("<b>", "").contains("<title>&lt;b&gt; · Floor lobby</title>"));
     }
 
+    proptest::proptest! {
+        /// Whatever a name holds, its escaped form has no character that opens markup or ends
+        /// an attribute, and reads back as the name.
+        #[test]
+        fn escaped_text_opens_no_markup_and_reads_back(text in "\\PC*|[<>&\"'\r a-z]*") {
+            let escaped = escape(&text);
+            proptest::prop_assert!(!escaped.contains(['<', '>', '"', '\'', '\r']));
+            let back = escaped.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&#13;", "\r").replace("&amp;", "&");
+            proptest::prop_assert_eq!(back, text);
+        }
+    }
+
     #[test]
     fn durations_and_countdowns_read_as_clocks() {
         assert_eq!((duration(0), duration(61_999), duration(3_600_000 + 5_000)), ("0:00".into(), "1:01".into(), "1:00:05".into()));

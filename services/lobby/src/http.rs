@@ -364,12 +364,12 @@ async fn feed(
         Err(answer) => return answer,
     };
     // Listen before reading, so no revision falls between the two.
-    let receiver = cache.feeds.subscribe(&id);
+    let watching = crate::live::Watching::new(&cache.feeds, &id);
     let first = match cache.get(&id).await {
         Ok(first) => first,
         Err(why) => return not_shown(&id, why),
     };
-    let events = crate::live::revisions(first, receiver, cache.shutdown.clone())
+    let events = crate::live::revisions(first, watching, cache.shutdown.clone())
         .filter_map(move |revision| std::future::ready(event(&cache, &id, &revision).map(Ok::<_, std::convert::Infallible>)));
     Sse::new(events).keep_alive(KeepAlive::new().interval(KEEP_ALIVE)).into_response()
 }

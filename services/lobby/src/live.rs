@@ -9,8 +9,8 @@
 //!
 //! A document is the tournament's whole state, not a change, so a client that reads slower than
 //! documents come skips to the newest one (the channel holds only the latest): it never falls
-//! behind and never holds memory for a backlog. A client that goes away drops its receiver;
-//! the tournament's channel goes when the next revision finds nobody listening.
+//! behind and never holds memory for a backlog. A client that goes away drops its feed, and
+//! with it its receiver; the last one to go removes the tournament's channel.
 
 use futures::{Stream, StreamExt};
 use std::collections::HashMap;
@@ -54,26 +54,54 @@ impl Feeds {
         channels.entry(key.to_owned()).or_insert_with(|| watch::channel(None).0).subscribe()
     }
 
-    /// Tournaments with a channel (watched now, or until their next revision).
+    /// Tournaments with a channel (watched now).
     pub fn channels(&self) -> usize {
         self.channels.lock().expect("feeds poisoned").len()
+    }
+
+    /// Removes a tournament's channel if nobody listens to it any more.
+    pub fn release(&self, key: &str) {
+        let mut channels = self.channels.lock().expect("feeds poisoned");
+        if channels.get(key).is_some_and(|sender| sender.receiver_count() == 0) {
+            channels.remove(key);
+        }
+    }
+}
+
+/// One client's receiver; dropping it (the client went away, or the feed was refused) releases
+/// the tournament's channel if it was the last.
+pub struct Watching {
+    receiver: Option<watch::Receiver<Option<Revision>>>,
+    feeds: Feeds,
+    key: String,
+}
+
+impl Watching {
+    /// Starts listening to `key`'s revisions.
+    pub fn new(feeds: &Feeds, key: &str) -> Self {
+        Self { receiver: Some(feeds.subscribe(key)), feeds: feeds.clone(), key: key.to_owned() }
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        // The receiver first, so the count no longer includes it.
+        drop(self.receiver.take());
+        self.feeds.release(&self.key);
     }
 }
 
 /// `first`, then every later revision the receiver sees, each once and in order of revision,
 /// until `shutdown` (so a server stopping does not wait on open feeds).
-pub fn revisions(
-    first: Revision,
-    receiver: watch::Receiver<Option<Revision>>,
-    shutdown: CancellationToken,
-) -> impl Stream<Item = Revision> + Send + 'static {
-    let later = futures::stream::unfold((receiver, first.revision), |(mut receiver, mut last)| async move {
+pub fn revisions(first: Revision, watching: Watching, shutdown: CancellationToken) -> impl Stream<Item = Revision> + Send + 'static {
+    let later = futures::stream::unfold((watching, first.revision), |(mut watching, mut last)| async move {
+        let receiver = watching.receiver.as_mut()?;
         loop {
             receiver.changed().await.ok()?;
             let newest = receiver.borrow_and_update().clone();
             if let Some(newest) = newest.filter(|r| r.revision > last) {
                 last = newest.revision;
-                return Some((newest, (receiver, last)));
+                return Some((newest, (watching, last)));
             }
         }
     });
@@ -92,10 +120,10 @@ mod tests {
     async fn a_watcher_gets_the_first_document_then_newer_ones_and_stops_at_shutdown() {
         let feeds = Feeds::default();
         let shutdown = CancellationToken::new();
-        let receiver = feeds.subscribe("t");
+        let watching = Watching::new(&feeds, "t");
         // Published between the subscription and the first read: older than the first, skipped.
         feeds.publish("t", rev(4));
-        let mut stream = Box::pin(revisions(rev(5), receiver, shutdown.clone()));
+        let mut stream = Box::pin(revisions(rev(5), watching, shutdown.clone()));
         assert_eq!(stream.next().await.map(|r| r.revision), Some(5));
         feeds.publish("other", rev(6));
         feeds.publish("t", rev(7));
@@ -107,15 +135,18 @@ mod tests {
     #[tokio::test]
     async fn a_slow_watcher_skips_to_the_newest_and_a_channel_nobody_watches_goes() {
         let feeds = Feeds::default();
-        let mut stream = Box::pin(revisions(rev(1), feeds.subscribe("t"), CancellationToken::new()));
+        let mut stream = Box::pin(revisions(rev(1), Watching::new(&feeds, "t"), CancellationToken::new()));
+        let other = Watching::new(&feeds, "t");
         assert_eq!(stream.next().await.map(|r| r.revision), Some(1));
         for r in 2..=9 {
             feeds.publish("t", rev(r));
         }
         assert_eq!(stream.next().await.map(|r| r.revision), Some(9), "only the newest document is pending");
         drop(stream);
-        assert_eq!(feeds.channels(), 1);
-        feeds.publish("t", rev(10));
-        assert_eq!(feeds.channels(), 0, "the client went away: its channel is gone");
+        assert_eq!(feeds.channels(), 1, "another client still watches");
+        drop(other);
+        assert_eq!(feeds.channels(), 0, "the last client went away: the channel is gone");
+        drop(Watching::new(&feeds, "refused"));
+        assert_eq!(feeds.channels(), 0, "a feed refused (no such tournament) leaves nothing behind");
     }
 }
