@@ -16,10 +16,8 @@ const SCRIPT_NAME: &str = "<script>alert(1)</script>";
 async fn the_pages_show_html_in_names_and_reasons_as_text() {
     let world = World::start().await;
     let tournament = world.create(floor_events::tournament::TournamentDefinition { name: SCRIPT_NAME.into(), ..freezeout(100) }).await;
-    let cancel = CancelTournament { command_id: CommandId::new(), tournament_id: tournament, reason: "<img src=x onerror=alert(2)>".into() };
-    assert!(matches!(world.send(verbs::CANCEL_TOURNAMENT.name(), &cancel).await, Reply::Ok(_)));
-    world.lobby_when(tournament, |d| d["state"] == "cancelled").await;
     let http = world.platform().http().expect("lobby serves HTTP");
+    cancel_and_see_it_listed(&world, http, tournament, "<img src=x onerror=alert(2)>").await;
 
     let (list_status, content_type, list) = http_request(http, "GET", "/").await;
     let (page_status, page_type, page) = http_request(http, "GET", &format!("/tournaments/{tournament}")).await;
@@ -47,10 +45,8 @@ async fn the_list_is_paged_and_filtered() {
         created.push(world.create(freezeout(100)).await);
     }
     let cancelled = created[4];
-    let cancel = CancelTournament { command_id: CommandId::new(), tournament_id: cancelled, reason: "venue closed".into() };
-    assert!(matches!(world.send(verbs::CANCEL_TOURNAMENT.name(), &cancel).await, Reply::Ok(_)));
-    world.lobby_when(cancelled, |d| d["state"] == "cancelled").await;
     let http = world.platform().http().expect("lobby serves HTTP");
+    cancel_and_see_it_listed(&world, http, cancelled, "venue closed").await;
     let get = |path: &'static str| async move {
         let (status, body) = http_get(http, path).await;
         (status, serde_json::from_str::<Value>(&body).unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {body}")))
@@ -130,6 +126,19 @@ async fn the_live_feeds_deliver_a_new_document_after_a_registration() {
     world.platform.take().expect("running").stop().await;
     assert!(started.elapsed() < DEADLINE / 3, "the platform stopped in {:?} with feeds open", started.elapsed());
     json.ended().await;
+}
+
+/// Cancels a tournament and returns once the lobby's list shows it cancelled.
+///
+/// The list is the lobby's cache, which follows the bucket; a live feed is published from the
+/// cache once the cache has a revision. A feed that shows the cancellation means the list has it
+/// and everything stored before it (no sleep, no polling).
+async fn cancel_and_see_it_listed(world: &World, http: SocketAddr, tournament: floor_events::TournamentId, reason: &str) {
+    let mut feed = Feed::open(http, &format!("/api/tournaments/{tournament}/events")).await;
+    feed.next_event().await;
+    let cancel = CancelTournament { command_id: CommandId::new(), tournament_id: tournament, reason: reason.into() };
+    assert!(matches!(world.send(verbs::CANCEL_TOURNAMENT.name(), &cancel).await, Reply::Ok(_)));
+    feed.until(|e| e.data.contains("\"state\":\"cancelled\"")).await;
 }
 
 /// One Server-Sent Event.

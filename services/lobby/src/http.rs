@@ -167,8 +167,11 @@ impl LobbyCache {
                         kv::Operation::Put => {
                             // Decoded once here, not per request; outside the lock.
                             let doc = serde_json::from_slice::<LobbyDocument>(&entry.value).ok().map(Arc::new);
-                            feeds.publish(&entry.key, Revision { revision: entry.revision, json: entry.value.clone() });
-                            docs.write().expect("lobby cache poisoned").insert(entry.key, Shown { json: entry.value, doc });
+                            let revision = Revision { revision: entry.revision, json: entry.value.clone() };
+                            docs.write().expect("lobby cache poisoned").insert(entry.key.clone(), Shown { json: entry.value, doc });
+                            // After the cache has it: a client that saw this revision on its feed
+                            // finds it, and every earlier one, in the list.
+                            feeds.publish(&entry.key, revision);
                         }
                         kv::Operation::Delete | kv::Operation::Purge => {
                             docs.write().expect("lobby cache poisoned").remove(&entry.key);
