@@ -62,7 +62,10 @@ async fn the_list_is_paged_and_filtered() {
     let (_, defaults) = get("/api/tournaments").await;
 
     // 5 tournaments, 2 a page: pages of 2, 2 and 1.
-    assert_eq!((first["total"].as_u64(), first["pages"].as_u64(), first["tournaments"].as_array().map(Vec::len)), (Some(5), Some(3), Some(2)));
+    assert_eq!(
+        (first["total"].as_u64(), first["pages"].as_u64(), first["tournaments"].as_array().map(Vec::len)),
+        (Some(5), Some(3), Some(2))
+    );
     assert_eq!(first["next"], "/api/tournaments?page=2&per_page=2");
     assert_eq!((last["tournaments"].as_array().map(Vec::len), &last["next"]), (Some(1), &Value::Null));
     assert_eq!(last["tournaments"][0]["tournament_id"], cancelled.to_string(), "cancelled tournaments come last");
@@ -229,9 +232,7 @@ impl Feed {
     }
 
     async fn ended(&mut self) {
-        let end = async {
-            while self.chunk().await.is_some() {}
-        };
+        let end = async { while self.chunk().await.is_some() {} };
         tokio::time::timeout(DEADLINE, end).await.expect("the feed ends");
     }
 }

@@ -48,22 +48,14 @@ pub fn money(amount: Money) -> String {
 
 /// An instant: UTC text in the page, which the script rewrites in the viewer's time zone.
 pub fn instant(at: DateTime<Utc>) -> String {
-    format!(
-        "<time datetime=\"{}\" data-local>{}</time>",
-        at.to_rfc3339_opts(SecondsFormat::Secs, true),
-        at.format("%Y-%m-%d %H:%M UTC")
-    )
+    format!("<time datetime=\"{}\" data-local>{}</time>", at.to_rfc3339_opts(SecondsFormat::Secs, true), at.format("%Y-%m-%d %H:%M UTC"))
 }
 
 /// Time left until `ends_at`, counting down in the page; `now` gives the text before the script
 /// runs.
 pub fn countdown(ends_at: DateTime<Utc>, now: DateTime<Utc>) -> String {
     let ms = u64::try_from((ends_at - now).num_milliseconds()).unwrap_or(0);
-    format!(
-        "<span class=\"countdown\" data-ends-at=\"{}\">{}</span>",
-        ends_at.to_rfc3339_opts(SecondsFormat::Millis, true),
-        duration(ms)
-    )
+    format!("<span class=\"countdown\" data-ends-at=\"{}\">{}</span>", ends_at.to_rfc3339_opts(SecondsFormat::Millis, true), duration(ms))
 }
 
 /// `ms` as `h:mm:ss` or `m:ss`.

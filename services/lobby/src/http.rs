@@ -307,10 +307,15 @@ async fn list(State(cache): State<LobbyCache>, params: Result<axum::extract::Que
     }
 }
 
-/// The tournament id from the path, or the lobby's answer to a segment that does not decode
-/// (percent-escapes that are not UTF-8, say): it names no tournament.
-fn path_id(id: Result<Path<String>, PathRejection>) -> Result<String, Response> {
-    id.map(|Path(id)| id).map_err(|rejection| error(StatusCode::BAD_REQUEST, floor_events::codes::INVALID_FIELD, rejection.body_text()))
+/// The tournament id from the path.
+fn path_id(id: Result<Path<String>, PathRejection>) -> Result<String, PathRejection> {
+    id.map(|Path(id)| id)
+}
+
+/// The answer to a path segment that does not decode (percent-escapes that are not UTF-8, say):
+/// it names no tournament.
+fn bad_path(rejection: PathRejection) -> Response {
+    error(StatusCode::BAD_REQUEST, floor_events::codes::INVALID_FIELD, rejection.body_text())
 }
 
 fn not_shown(id: &str, why: NotShown) -> Response {
@@ -320,16 +325,14 @@ fn not_shown(id: &str, why: NotShown) -> Response {
             floor_events::codes::UNAVAILABLE,
             format!("tournament {} is created; the lobby has not shown it yet, try again", echoed(id)),
         ),
-        NotShown::Unknown => {
-            error(StatusCode::NOT_FOUND, floor_events::codes::UNKNOWN_TOURNAMENT, format!("no tournament {}", echoed(id)))
-        }
+        NotShown::Unknown => error(StatusCode::NOT_FOUND, floor_events::codes::UNKNOWN_TOURNAMENT, format!("no tournament {}", echoed(id))),
     }
 }
 
 async fn one(State(cache): State<LobbyCache>, id: Result<Path<String>, PathRejection>) -> Response {
     let id = match path_id(id) {
         Ok(id) => id,
-        Err(answer) => return answer,
+        Err(rejection) => return bad_path(rejection),
     };
     match cache.get(&id).await {
         Ok(doc) => json(StatusCode::OK, cache.waits.document(&id, &doc.json)),
@@ -340,7 +343,7 @@ async fn one(State(cache): State<LobbyCache>, id: Result<Path<String>, PathRejec
 async fn structure(State(cache): State<LobbyCache>, id: Result<Path<String>, PathRejection>) -> Response {
     let id = match path_id(id) {
         Ok(id) => id,
-        Err(answer) => return answer,
+        Err(rejection) => return bad_path(rejection),
     };
     if let Err(why) = cache.get(&id).await {
         return not_shown(&id, why);
@@ -364,7 +367,7 @@ async fn feed(
 ) -> Response {
     let id = match path_id(id) {
         Ok(id) => id,
-        Err(answer) => return answer,
+        Err(rejection) => return bad_path(rejection),
     };
     // Listen before reading, so no revision falls between the two.
     let watching = crate::live::Watching::new(&cache.feeds, &id);
@@ -426,7 +429,9 @@ async fn tournament_page(State(cache): State<LobbyCache>, id: Result<Path<String
     let revision = match cache.get(&id).await {
         Ok(revision) => revision,
         Err(NotShown::Unknown) => return html_error(StatusCode::NOT_FOUND, &format!("No tournament {}.", echoed(&id))),
-        Err(NotShown::NotYet) => return html_error(StatusCode::SERVICE_UNAVAILABLE, "This tournament is just created; reload in a moment."),
+        Err(NotShown::NotYet) => {
+            return html_error(StatusCode::SERVICE_UNAVAILABLE, "This tournament is just created; reload in a moment.")
+        }
     };
     let Ok(doc) = serde_json::from_slice::<LobbyDocument>(&revision.json) else {
         return html_error(StatusCode::INTERNAL_SERVER_ERROR, "This tournament's document does not read.");

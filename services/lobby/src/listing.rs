@@ -121,7 +121,8 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order the list page offers them.
-    pub const ALL: [Format; 7] = [Self::SitAndGo, Self::Scheduled, Self::Freezeout, Self::ReEntry, Self::MultiEntry, Self::Rebuy, Self::Bounty];
+    pub const ALL: [Format; 7] =
+        [Self::SitAndGo, Self::Scheduled, Self::Freezeout, Self::ReEntry, Self::MultiEntry, Self::Rebuy, Self::Bounty];
 
     /// The name in URLs.
     pub fn as_str(self) -> &'static str {
@@ -200,7 +201,10 @@ impl Query {
             v.map(str::trim).filter(|v| !v.is_empty())
         }
         let number = |name: &'static str, bound: &'static str, max: u32, v: &str| {
-            v.parse::<u32>().ok().filter(|n| (1..=max).contains(n)).ok_or_else(|| QueryError::BadNumber(name, bound, crate::http::echoed(v)))
+            v.parse::<u32>()
+                .ok()
+                .filter(|n| (1..=max).contains(n))
+                .ok_or_else(|| QueryError::BadNumber(name, bound, crate::http::echoed(v)))
         };
         Ok(Self {
             state: given(state).map(str::parse).transpose()?,

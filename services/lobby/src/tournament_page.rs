@@ -24,7 +24,11 @@ pub fn render(doc: &LobbyDocument, structure: Option<&Structure>, now: DateTime<
     if let Some(structure) = structure {
         body.push_str(&structure_table(structure, doc.clock.as_ref().and_then(|c| c.step)));
     }
-    let _ = write!(body, "<p class=\"muted\">JSON: <a href=\"/api/tournaments/{id}\">document</a> · <a href=\"/api/tournaments/{id}/structure\">structure</a> · <a href=\"/api/tournaments/{id}/events\">live feed</a></p>\n", id = doc.tournament_id);
+    let _ = writeln!(
+        body,
+        "<p class=\"muted\">JSON: <a href=\"/api/tournaments/{id}\">document</a> · <a href=\"/api/tournaments/{id}/structure\">structure</a> · <a href=\"/api/tournaments/{id}/events\">live feed</a></p>",
+        id = doc.tournament_id
+    );
     page(&doc.name, &body)
 }
 
@@ -42,7 +46,9 @@ pub fn live(doc: &LobbyDocument, now: DateTime<Utc>) -> String {
     );
     if let Some(reason) = &doc.cancellation {
         let why = match reason {
-            CancellationReason::BelowMinimum { entries, min_players } => format!("{entries} entries, fewer than the minimum of {min_players}"),
+            CancellationReason::BelowMinimum { entries, min_players } => {
+                format!("{entries} entries, fewer than the minimum of {min_players}")
+            }
             CancellationReason::Director { reason } => reason.clone(),
         };
         let _ = writeln!(out, "<p><strong>Cancelled:</strong> {}. Every entry was refunded.</p>", escape(&why));
@@ -174,8 +180,13 @@ fn payouts_section(doc: &LobbyDocument) -> String {
         out.push_str("<h2>Finishers</h2><table class=\"finishers\"><thead><tr><th>Place</th><th>Player</th><th class=\"num\">Prize</th></tr></thead><tbody>");
         for a in finishers {
             let shared = if a.shared > 1 { format!(" (shared by {})", a.shared) } else { String::new() };
-            let _ =
-                write!(out, "<tr><td>{}{shared}</td><td>{}</td><td class=\"num\">{}</td></tr>", a.place, escape(a.player.as_str()), cash(a.amount));
+            let _ = write!(
+                out,
+                "<tr><td>{}{shared}</td><td>{}</td><td class=\"num\">{}</td></tr>",
+                a.place,
+                escape(a.player.as_str()),
+                cash(a.amount)
+            );
         }
         out.push_str("</tbody></table>\n");
     }
@@ -267,7 +278,12 @@ fn bounties_section(doc: &LobbyDocument) -> String {
         heads.sort_by(|x, y| y.bounty.cmp(&x.bounty).then(x.entry.cmp(&y.entry)));
         out.push_str("<table class=\"bounties\"><thead><tr><th>Player</th><th class=\"num\">Bounty</th></tr></thead><tbody>");
         for head in heads.into_iter().take(BOUNTIES_SHOWN) {
-            let _ = write!(out, "<tr><td>{}</td><td class=\"num\">{}</td></tr>", escape(head.player.as_str()), money(Money::new(head.bounty, currency)));
+            let _ = write!(
+                out,
+                "<tr><td>{}</td><td class=\"num\">{}</td></tr>",
+                escape(head.player.as_str()),
+                money(Money::new(head.bounty, currency))
+            );
         }
         out.push_str("</tbody></table>");
     }
@@ -299,7 +315,11 @@ pub fn structure_table(structure: &Structure, current: Option<u32>) -> String {
             Step::Break { seconds, color_up } => {
                 pause += 1;
                 let colour = color_up.map(|c| format!(", colour up the {}s", grouped(c))).unwrap_or_default();
-                let _ = write!(out, "<tr><td colspan=\"3\"><span{mark}>Break {pause}</span>{colour}</td><td class=\"num\">{}</td></tr>", seconds / 60);
+                let _ = write!(
+                    out,
+                    "<tr><td colspan=\"3\"><span{mark}>Break {pause}</span>{colour}</td><td class=\"num\">{}</td></tr>",
+                    seconds / 60
+                );
             }
         }
     }
