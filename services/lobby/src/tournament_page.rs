@@ -41,7 +41,8 @@ pub fn live(doc: &LobbyDocument, now: DateTime<Utc>) -> String {
         formats = escape(&formats(doc)),
         start = match doc.start {
             Some(at) => format!("starts {}", instant(at)),
-            None => format!("sit &amp; go: starts when {} seats fill", doc.capacity),
+            None if doc.state == LobbyState::Registering => format!("starts when {} seats fill", doc.capacity),
+            None => "started when its seats filled".to_owned(),
         },
     );
     if let Some(reason) = &doc.cancellation {
