@@ -236,3 +236,32 @@ impl Feed {
         tokio::time::timeout(DEADLINE, end).await.expect("the feed ends");
     }
 }
+
+/// The document leaves the structure out, so after a restart the lobby takes it back from its
+/// own resource: the clock started after the restart still shows its blinds and the next level.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_restart_the_lobby_folds_the_clock_with_the_structure_it_stored() {
+    let mut world = World::start().await;
+    let t = world
+        .create(floor_events::tournament::TournamentDefinition { structure: Some(BlindStructure::Preset(Preset::Turbo)), ..freezeout(100) })
+        .await;
+    world.lobby_when(t, |d| d["clock"]["status"] == "waiting").await;
+
+    world.restart_platform().await;
+    let start = serde_json::json!({"tournament_id": t.to_string()});
+    let started = world.request(floor_events::subjects::service::CLOCK, floor_events::clock::verbs::START.name(), &start).await;
+    assert!(matches!(started, Reply::Ok(_)), "{started:?}");
+    let doc = world.lobby_when(t, |d| d["clock"]["level"] == 1).await;
+
+    let http = world.platform().http().expect("lobby serves HTTP");
+    let (status, structure) = http_get(http, &format!("/api/tournaments/{t}/structure")).await;
+    let structure: Value = serde_json::from_str(&structure).expect("structure JSON");
+    assert_eq!(status, 200);
+    assert_eq!(doc["clock"]["blinds"], structure["steps"][0].as_object().map(without_kind).expect("a level"), "{doc}");
+    assert_eq!(doc["clock"]["next_blinds"]["big_blind"], structure["steps"][1]["big_blind"], "{doc}");
+}
+
+/// A structure step as the document's blinds show it (without the step's `kind` tag).
+fn without_kind(step: &serde_json::Map<String, Value>) -> Value {
+    Value::Object(step.iter().filter(|(k, _)| k.as_str() != "kind").map(|(k, v)| (k.clone(), v.clone())).collect())
+}
