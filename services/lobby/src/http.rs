@@ -121,7 +121,7 @@ async fn first_document(
     let first = async {
         while let Some(Ok(entry)) = watch.next().await {
             if entry.operation == kv::Operation::Put {
-                return Some(Revision { revision: entry.revision, json: entry.value });
+                return Some(Revision::new(entry.revision, entry.value));
             }
         }
         None
@@ -167,7 +167,7 @@ impl LobbyCache {
                         kv::Operation::Put => {
                             // Decoded once here, not per request; outside the lock.
                             let doc = serde_json::from_slice::<LobbyDocument>(&entry.value).ok().map(Arc::new);
-                            let revision = Revision { revision: entry.revision, json: entry.value.clone() };
+                            let revision = Revision::new(entry.revision, entry.value.clone());
                             docs.write().expect("lobby cache poisoned").insert(entry.key.clone(), Shown { json: entry.value, doc });
                             // After the cache has it: a client that saw this revision on its feed
                             // finds it, and every earlier one, in the list.
@@ -244,12 +244,12 @@ impl LobbyCache {
             return Err(NotShown::Unknown);
         }
         match self.bucket.entry(id).await {
-            Ok(Some(entry)) if entry.operation == kv::Operation::Put => Ok(Revision { revision: entry.revision, json: entry.value }),
+            Ok(Some(entry)) if entry.operation == kv::Operation::Put => Ok(Revision::new(entry.revision, entry.value)),
             Ok(_) => first_document(&self.bucket, &self.events, id, FIRST_DOCUMENT).await,
             Err(e) => {
                 tracing::warn!(error = %e, "lobby read from the cache: the bucket did not answer");
                 let docs = self.docs.read().expect("lobby cache poisoned");
-                docs.get(id).map(|s| Revision { revision: 0, json: s.json.clone() }).ok_or(NotShown::Unknown)
+                docs.get(id).map(|s| Revision::new(0, s.json.clone())).ok_or(NotShown::Unknown)
             }
         }
     }
@@ -395,8 +395,12 @@ async fn events(State(cache): State<LobbyCache>, id: Result<Path<String>, PathRe
 /// `GET /tournaments/{id}/events`: the page's live part, rendered, at every revision.
 async fn page_events(State(cache): State<LobbyCache>, id: Result<Path<String>, PathRejection>) -> Response {
     feed(cache, id, |cache, _, revision| {
-        let doc: LobbyDocument = serde_json::from_slice(&revision.json).ok()?;
-        let html = crate::tournament_page::live(&doc, cache.clock.now());
+        // Rendered once per revision for every client of the tournament. `now` only sets the
+        // countdowns' text until the page's script takes over.
+        let html = revision.rendered(|json| {
+            let doc: LobbyDocument = serde_json::from_slice(json).ok()?;
+            Some(crate::tournament_page::live(&doc, cache.clock.now()))
+        })?;
         Some(Event::default().event("document").id(revision.revision.to_string()).data(html))
     })
     .await

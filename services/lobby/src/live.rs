@@ -14,18 +14,43 @@
 
 use futures::{Stream, StreamExt};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 /// One revision of a tournament's document.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Revision {
     /// The KV revision (increases with every write to the bucket).
     pub revision: u64,
     /// The document's JSON, as stored.
     pub json: bytes::Bytes,
+    /// The page's live part for this revision, rendered by the first page client that needs it
+    /// and shared by every other one (the clients of a tournament get clones of one revision):
+    /// a thousand page watchers cost one rendering per revision, not a thousand.
+    rendered: Arc<OnceLock<Option<String>>>,
 }
+
+impl Revision {
+    /// A revision not rendered yet.
+    pub fn new(revision: u64, json: bytes::Bytes) -> Self {
+        Self { revision, json, rendered: Arc::default() }
+    }
+
+    /// The revision rendered by `render` (once for all clones of it); `None` when it does not
+    /// render (a document that does not read).
+    pub fn rendered(&self, render: impl FnOnce(&[u8]) -> Option<String>) -> Option<&str> {
+        self.rendered.get_or_init(|| render(&self.json)).as_deref()
+    }
+}
+
+impl PartialEq for Revision {
+    fn eq(&self, other: &Self) -> bool {
+        (self.revision, &self.json) == (other.revision, &other.json)
+    }
+}
+
+impl Eq for Revision {}
 
 /// Tournament id → the channel of its newest revision, for tournaments someone watches.
 #[derive(Clone, Default)]
@@ -113,7 +138,7 @@ mod tests {
     use super::*;
 
     fn rev(revision: u64) -> Revision {
-        Revision { revision, json: bytes::Bytes::from(format!("{{\"r\":{revision}}}")) }
+        Revision::new(revision, bytes::Bytes::from(format!("{{\"r\":{revision}}}")))
     }
 
     #[tokio::test]
@@ -148,5 +173,20 @@ mod tests {
         assert_eq!(feeds.channels(), 0, "the last client went away: the channel is gone");
         drop(Watching::new(&feeds, "refused"));
         assert_eq!(feeds.channels(), 0, "a feed refused (no such tournament) leaves nothing behind");
+    }
+
+    #[test]
+    fn a_revision_is_rendered_once_for_all_its_clients() {
+        let first = rev(3);
+        let clones = vec![first.clone(), first.clone(), first.clone()];
+        let renders = std::cell::Cell::new(0);
+        for r in std::iter::once(&first).chain(&clones) {
+            let html = r.rendered(|json| {
+                renders.set(renders.get() + 1);
+                Some(format!("<p>{}</p>", String::from_utf8_lossy(json)))
+            });
+            assert_eq!(html, Some("<p>{\"r\":3}</p>"));
+        }
+        assert_eq!(renders.get(), 1);
     }
 }
