@@ -308,6 +308,42 @@ mod tests {
         }
     }
 
+    fn doc(state: LobbyState, deadline: Option<&str>) -> LobbyDocument {
+        let definition: floor_events::tournament::TournamentDefinition = serde_json::from_value(serde_json::json!({
+            "name": "Daily", "start": {"at": "2027-01-10T18:00:00Z"}, "table_size": 9, "starting_stack": 10000,
+            "buy_in": {"amount": 1000, "currency": "EUR"}, "fee": {"on_top": {"amount": 100, "currency": "EUR"}},
+            "capacity": 100, "min_players": 2, "entry_model": {"kind": "re_entry", "max_entries": 3}, "profile": "tda-2024",
+        }))
+        .unwrap();
+        let at = "2027-01-01T00:00:00Z".parse().unwrap();
+        let mut doc = LobbyDocument::created(floor_events::TournamentId::new(), &definition, at, 1);
+        doc.state = state;
+        doc.registration_deadline = deadline.map(|d| d.parse().unwrap());
+        doc
+    }
+
+    #[test]
+    fn late_registration_is_a_running_tournament_before_its_deadline_whose_clock_has_not_closed_it() {
+        let now: DateTime<Utc> = "2027-01-10T19:00:00Z".parse().unwrap();
+        let open = doc(LobbyState::Running, Some("2027-01-10T20:00:00Z"));
+        let past = doc(LobbyState::Running, Some("2027-01-10T18:30:00Z"));
+        let not_started = doc(LobbyState::Registering, Some("2027-01-10T20:00:00Z"));
+        let mut closed_by_the_clock = open.clone();
+        closed_by_the_clock.clock = Some(crate::clock::LobbyClock {
+            late_registration_closed: true,
+            ..crate::clock::LobbyClock::new(crate::clock::no_structure())
+        });
+        let late = StateFilter::LateRegistration;
+        assert!(late.matches(&open, now));
+        assert!(!late.matches(&past, now), "after the deadline");
+        assert!(!late.matches(&not_started, now), "not started: registering, not late");
+        assert!(!late.matches(&closed_by_the_clock, now), "the clock closed it at its level");
+        assert!(StateFilter::Running.matches(&past, now), "running either way");
+        let re_entry = Query { format: Some(Format::ReEntry), ..Query::default() };
+        assert!(re_entry.matches(&open, now) && !Query { format: Some(Format::Freezeout), ..re_entry }.matches(&open, now));
+        assert!(Format::Scheduled.matches(&open) && !Format::SitAndGo.matches(&open) && !Format::Bounty.matches(&open));
+    }
+
     #[test]
     fn seven_items_three_a_page_make_three_pages_the_last_with_one() {
         let items: Vec<u32> = (1..=7).collect();

@@ -137,6 +137,12 @@ fn field_section(doc: &LobbyDocument) -> String {
         ("Seats", format!("{} at most, {} to start, {} a table", grouped(doc.capacity.into()), doc.min_players, doc.table_size)),
         ("Starting stack", grouped(doc.starting_stack)),
     ];
+    match doc.registration_deadline {
+        Some(_) if matches!(doc.state, LobbyState::Finished | LobbyState::Cancelled) => {}
+        Some(_) if doc.clock.as_ref().is_some_and(|c| c.late_registration_closed) => rows.push(("Registration", "closed".to_owned())),
+        Some(deadline) => rows.push(("Registration", format!("closes {}", instant(deadline)))),
+        None => {}
+    }
     if doc.live_entries > 0 && doc.state != LobbyState::Registering {
         rows.push(("Average stack", grouped(chips_in_play(doc) / u64::from(doc.live_entries))));
     }
