@@ -221,6 +221,20 @@ mod tests {
         assert_eq!((resumed.status, resumed.paused_reason), (ClockStatus::Running, None));
     }
 
+    /// A document stored before the structure had its own resource holds it in its clock: it
+    /// is read (the projection then moves it to `floor-lobby-structures`), and never written.
+    #[test]
+    fn a_structure_in_an_older_document_is_read_and_not_written_back() {
+        let clock = started(structure(vec![level(600), level(900)]), 0, t0() + TimeDelta::minutes(10));
+        let mut old = serde_json::to_value(&clock).unwrap();
+        old["structure"] = serde_json::to_value(&clock.structure).unwrap();
+        let read: LobbyClock = serde_json::from_value(old).unwrap();
+        assert_eq!(read.structure.steps.len(), 2);
+        assert!(serde_json::to_value(&read).unwrap().get("structure").is_none());
+        let without: LobbyClock = serde_json::from_value(serde_json::to_value(&clock).unwrap()).unwrap();
+        assert_eq!(without.structure, no_structure(), "a new document leaves it to the structures bucket");
+    }
+
     #[test]
     fn a_step_past_the_structure_or_an_end_at_the_end_of_time_shows_without_a_panic() {
         let past = started(structure(vec![level(600)]), u32::MAX, t0());
