@@ -11,6 +11,7 @@ mod fuzz;
 mod idempotency;
 mod killed_service;
 mod limits;
+mod lobby_pages;
 mod poison;
 mod policy;
 mod python_table_server;

@@ -574,7 +574,7 @@ fn parse_player(name: &str) -> Result<PlayerId, Failure> {
 async fn serve(config: PlatformConfig) -> Result<(), Failure> {
     let platform = Platform::build(config).await.map_err(|e| Failure { message: format!("{e:#}"), exit: Exit::Unavailable })?;
     match platform.http_addr() {
-        Some(addr) => tracing::info!("Floor is running; lobby at http://{addr}/api/tournaments (Ctrl-C stops)"),
+        Some(addr) => tracing::info!("Floor is running; lobby at http://{addr}/ (JSON API: http://{addr}/api) (Ctrl-C stops)"),
         None => tracing::info!("Floor service is running (Ctrl-C stops)"),
     }
     platform.run_until_stopped(stop_signal()).await;
