@@ -266,3 +266,36 @@ pub const CANCELLATION_TOO_LARGE: &str = "cancellation_too_large";
 pub const NOT_CANCELLED: &str = "not_cancelled";
 /// The tournament is over (won, or cancelled before its start): nothing to suspend or cancel.
 pub const TOURNAMENT_FINISHED: &str = "tournament_finished";
+// ICM and deals (issue 22).
+/// ICM was asked for without any player.
+pub const ICM_NO_PLAYERS: &str = "icm_no_players";
+/// A stack of zero chips was given to ICM: a player without chips is out, not in the model.
+pub const ICM_ZERO_STACK: &str = "icm_zero_stack";
+/// ICM was asked for more places (prizes) than there are players.
+pub const ICM_MORE_PLACES_THAN_PLAYERS: &str = "icm_more_places_than_players";
+/// A prize given to ICM is larger than the prize of the place above it.
+pub const ICM_PRIZES_NOT_DESCENDING: &str = "icm_prizes_not_descending";
+/// The prizes given to ICM add up to more than 64 bits hold.
+pub const ICM_PRIZES_OVERFLOW: &str = "icm_prizes_overflow";
+/// The field is too large for the ICM method asked for (permutations: 10 players, subsets: 20,
+/// the race: a million players × places).
+pub const ICM_FIELD_TOO_LARGE: &str = "icm_field_too_large";
+/// A deal needs at least two remaining players.
+pub const DEAL_NEEDS_TWO_PLAYERS: &str = "deal_needs_two_players";
+/// The same player is named twice in a deal.
+pub const DEAL_DUPLICATE_PLAYER: &str = "deal_duplicate_player";
+/// A player in a deal has no chips (a player without chips is out).
+pub const DEAL_ZERO_STACK: &str = "deal_zero_stack";
+/// More unpaid prizes than remaining players: each prize needs a player to take it.
+pub const DEAL_MORE_PRIZES_THAN_PLAYERS: &str = "deal_more_prizes_than_players";
+/// An unpaid prize is larger than the prize of the place above it.
+pub const DEAL_PRIZES_NOT_DESCENDING: &str = "deal_prizes_not_descending";
+/// The unpaid prizes add up to more than 64 bits hold.
+pub const DEAL_POOL_OVERFLOW: &str = "deal_pool_overflow";
+/// The amount left to play for is below the minimum share of the remaining pool or above what
+/// first place pays over second.
+pub const DEAL_LEFT_TO_PLAY_FOR_OUT_OF_RANGE: &str = "deal_left_to_play_for_out_of_range";
+/// A custom deal's amounts do not add up to the money being dealt.
+pub const DEAL_AMOUNTS_DO_NOT_SUM: &str = "deal_amounts_do_not_sum";
+/// A custom deal does not give exactly one amount per remaining player.
+pub const DEAL_AMOUNTS_DO_NOT_MATCH_PLAYERS: &str = "deal_amounts_do_not_match_players";

@@ -16,20 +16,32 @@
 //! - [`field`]: the table a field locks: pool, guarantee and overlay, places paid by profile.
 //! - [`standings`]: places for players eliminated in the same hand, by profile, and the split
 //!   of shared places with a deterministic remainder rule.
+//! - [`icm`]: the Independent Chip Model (Malmuth-Harville): place probabilities and equities
+//!   by three exact methods (every order, subsets, the exponential race for large fields), and
+//!   equities in cents.
+//! - [`deal`]: the money of a deal among the last players (issue 22): ICM, chip chop, equal
+//!   split or custom amounts, with an optional amount left to play for.
+//! - [`cents`]: splitting cents by weights so the parts sum exactly (the largest-remainder
+//!   rule every deal method uses).
 //!
 //! Fee caps stay with the rule profiles in `floor_events::profile`: a tournament definition
 //! checks them in its own validation (`floor_events::tournament`), and `events` cannot depend
 //! on this crate, which depends on it.
 #![deny(missing_docs)]
 
+pub mod cents;
 pub mod clock;
+pub mod deal;
 pub mod field;
+pub mod icm;
 pub mod payout_table;
 pub mod standings;
 pub mod structure;
 
 pub use clock::ClockState;
+pub use deal::{Deal, DealError, DealMethod, DealPlayer, DealTerms};
 pub use field::{table_for, Field, FieldError};
+pub use icm::{IcmError, PlaceProbabilities};
 pub use payout_table::{generate, paid_places, Band, PayoutError, PayoutTable};
 pub use standings::{award, rank, AcrossTables, Bust, EqualStacks, Finish, Ordering};
 pub use structure::StructureError;

@@ -22,6 +22,8 @@ fn config(entrants: u32, seed: u64, t: TournamentId, kind: &str) -> SimConfig {
         rebuys: false,
         bounty: sim::bounty_terms(kind),
         start_after: sim::START_AFTER_ON_OWN_PLATFORM,
+        free: false,
+        hand_for_hand_from: None,
     }
 }
 

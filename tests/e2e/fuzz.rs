@@ -99,7 +99,7 @@ fn fuzz_director_toml_files_are_read_or_refused_never_a_panic() {
 
 /// A request target: a known route or random segments, with percent-escapes of any byte.
 fn path(rng: &mut ChaCha8Rng) -> String {
-    const PREFIXES: [&str; 5] = ["/", "/api/", "/api/tournaments/", "/api/tournaments", "//"];
+    const PREFIXES: [&str; 6] = ["/", "/api/", "/api/tournaments/", "/api/tournaments", "//", "/tournaments/"];
     const CHARS: &[u8] = b"abcdefABCDEF0123456789-._~!$&'()*+,;=:@/?#%";
     let mut path = PREFIXES[rng.random_range(0..PREFIXES.len())].to_owned();
     for _ in 0..rng.random_range(0..40) {

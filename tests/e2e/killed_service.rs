@@ -161,7 +161,18 @@ async fn a_command_its_service_died_with_is_sent_again_with_the_same_id() {
 
 fn config(entrants: u32, seed: u64, tournament_id: TournamentId) -> SimConfig {
     let start_after = sim::start_after_on_a_shared_platform(entrants);
-    SimConfig { entrants, seed, table_size: 9, profile: RuleProfile::Tda2024, tournament_id, rebuys: false, bounty: None, start_after }
+    SimConfig {
+        entrants,
+        seed,
+        table_size: 9,
+        profile: RuleProfile::Tda2024,
+        tournament_id,
+        rebuys: false,
+        bounty: None,
+        start_after,
+        free: false,
+        hand_for_hand_from: None,
+    }
 }
 
 /// Issue 18, item 4: against a platform with a scheduler, the sim's scheduled field is in

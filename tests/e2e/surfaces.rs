@@ -26,7 +26,9 @@ async fn a_registration_shows_up_in_the_lobby_over_http() {
     assert_eq!((doc["entrants"].as_u64(), doc["unique_players"].as_u64()), (Some(1), Some(1)));
     assert_eq!(doc["prize_pool"]["overlay"]["amount"], 100_000 - 1_000);
     assert_eq!(list_status, 200);
-    assert_eq!(serde_json::from_str::<Vec<serde_json::Value>>(&list).expect("json list").len(), 1);
+    // Issue 23: the list is paged: the documents under `tournaments`, with the page's numbers.
+    let list: serde_json::Value = serde_json::from_str(&list).expect("json list");
+    assert_eq!((list["tournaments"].as_array().map(Vec::len), list["total"].as_u64()), (Some(1), Some(1)));
     assert_eq!(missing, 404);
     let error: serde_json::Value = serde_json::from_str(&error).expect("json error");
     assert_eq!(error["error"]["code"], codes::UNKNOWN_TOURNAMENT);

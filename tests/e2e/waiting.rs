@@ -121,7 +121,8 @@ async fn a_stopped_service_is_named_with_since_when_by_the_lobby_and_floor_statu
     assert_eq!(shown, expected, "{doc}");
     let (_, list) = http_get(http, "/api/tournaments").await;
     let list: Value = serde_json::from_str(&list).expect("json");
-    assert_eq!(list[0]["waiting_on"], doc["waiting_on"], "{list}");
+    // The list is paged (issue 23): the documents are under `tournaments`.
+    assert_eq!(list["tournaments"][0]["waiting_on"], doc["waiting_on"], "{list}");
     let health = lobby_until(http, "/api/health", |h| h["waiting"].as_array().is_some_and(|w| !w.is_empty())).await;
     let health: Vec<TournamentWait> = serde_json::from_value(health["waiting"].clone()).expect("waits");
     assert_eq!(waits_of(&health, t), expected);

@@ -18,7 +18,8 @@ pub enum Method {
     Rollback,
     /// Fee back, then the pool by the TDA roll-forward formula (practice §3.1).
     RollForward,
-    /// The remaining pool by ICM (Malmuth-Harville). Not available yet.
+    /// Fee back, then the prizes still open by ICM (Malmuth-Harville equities, exact:
+    /// `floor_rules::icm`), anything the prizes leave of the pool by chips.
     Icm,
 }
 
@@ -67,6 +68,9 @@ pub enum Rule {
     /// TDA practice, roll-forward (practice §3.1).
     #[serde(rename = "tda-2024 roll-forward")]
     TdaRollForward,
+    /// TDA practice, the ICM option (practice §3, §4).
+    #[serde(rename = "tda-2024 icm")]
+    TdaIcm,
     /// Floor's rule for bounty money on a roll-forward (`docs/abort.md`): each entry still in
     /// gets its own bounty back, the bounty money nobody holds is shared equally.
     #[serde(rename = "floor abort: bounties")]
@@ -91,6 +95,7 @@ impl Rule {
             Rule::Fortuna4_37_3 => "fortuna-cz-2024 §4.37.3",
             Rule::TdaRollback => "tda-2024 rollback",
             Rule::TdaRollForward => "tda-2024 roll-forward",
+            Rule::TdaIcm => "tda-2024 icm",
             Rule::FloorBounties => "floor abort: bounties",
             Rule::FloorPlacePrize => "floor abort: place prize floor",
         }
@@ -171,6 +176,8 @@ pub enum LineKind {
     BountyShare,
     /// What lifts the entry to the prize for place N.
     PlacePrizeTopUp,
+    /// The entry's ICM equity in the prizes still open (Malmuth-Harville, chips as stacks).
+    IcmEquity,
 }
 
 impl LineKind {
@@ -206,6 +213,10 @@ impl LineKind {
             LineKind::ChipShare => "amount = ⌊pot × weight / of⌋, weight = chips, of = chips in play, + 1 if extra (largest remainder)",
             LineKind::OwnBounty => "amount = bounty on the entry's head (pot)",
             LineKind::PlacePrizeTopUp => "amount = prize for place N (pot) − the rest of this entry's statement, bounties excluded",
+            LineKind::IcmEquity => {
+                "amount = Σ over places p ≤ N of P(entry finishes p) × prize(p), Malmuth-Harville on chips (weight of of chips in play), \
+                 pot = the prizes' sum; cents: floor, then largest remainder, ties to the bigger stack (floor_rules::cents)"
+            }
         }
     }
 }

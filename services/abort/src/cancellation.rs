@@ -204,6 +204,50 @@ impl<'t, 'a> Builder<'t, 'a> {
         self.by_chips(rule, pot - half);
     }
 
+    /// The prizes for places 1..=N (N the entries still in, at most the places paid) to the
+    /// entries still in by their ICM equity on their chips, in cents that sum to the prizes
+    /// exactly (`floor_rules::icm::amounts`). Entries still in without a chip (a rebuy being
+    /// decided) finish below every stack under Malmuth-Harville: they share the prizes of the
+    /// last places equally, the stacks take the places above. Returns the prizes' sum.
+    ///
+    /// # Errors
+    /// `icm_*` when ICM refuses the stacks; `amount_too_large`.
+    pub fn by_icm(&mut self, rule: Rule) -> Result<u64, CancelError> {
+        let t = self.t;
+        let places = t.n().min(t.paid_places()) as usize;
+        let prizes: Vec<u64> = (1..=places as u32).map(|place| crate::snapshot::prize(&t.table, place)).collect();
+        let owed = prizes.iter().try_fold(0u64, |sum, p| sum.checked_add(*p)).ok_or(CancelError::TooLarge)?;
+        if owed == 0 {
+            return Ok(0);
+        }
+        let (stacks, empty): (Vec<usize>, Vec<usize>) = t.remaining.iter().partition(|&&i| t.entry(i).chips().unwrap_or(0) > 0);
+        let chips: Vec<u64> = stacks.iter().map(|&i| t.entry(i).chips().unwrap_or(0)).collect();
+        let (above, below) = prizes.split_at(stacks.len().min(places));
+        if !stacks.is_empty() && !above.is_empty() {
+            let amounts = floor_rules::icm::amounts(&chips, above).map_err(|e| CancelError::Icm(e.code(), e.to_string()))?;
+            let pot = above.iter().sum();
+            let of = chips.iter().sum();
+            for ((&i, amount), weight) in stacks.iter().zip(amounts).zip(&chips) {
+                self.line(
+                    i,
+                    LineKind::IcmEquity,
+                    rule,
+                    amount,
+                    Inputs { pot, weight: Some(*weight), of: Some(of), place: None, extra: false },
+                );
+            }
+        }
+        let pot: u64 = below.iter().sum();
+        if pot > 0 && !empty.is_empty() {
+            let of = empty.len() as u64;
+            for (share, &i) in split::equal(pot, empty.len()).into_iter().zip(&empty) {
+                let inputs = Inputs { pot, weight: Some(1), of: Some(of), place: None, extra: share.extra };
+                self.line(i, LineKind::EqualShare, rule, share.amount, inputs);
+            }
+        }
+        Ok(owed)
+    }
+
     /// Bounty money on a roll-forward (Floor's rule, `docs/abort.md`): each entry still in
     /// gets the bounty on its own head; what nobody holds (unclaimed bounties, undrawn mystery
     /// envelopes, a target bounty not won) is shared equally. Returns the bounty money paid:

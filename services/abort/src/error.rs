@@ -61,6 +61,9 @@ pub enum CancelError {
     /// Planned, not built.
     #[error("{0} is not available yet")]
     NotYetAvailable(&'static str),
+    /// ICM refused its input (a remaining entry without chips, too many players × places).
+    #[error("ICM: {1}")]
+    Icm(&'static str, String),
     /// The statements would not balance.
     #[error("the statements do not balance the books: {0}")]
     Unbalanced(String),
@@ -82,6 +85,7 @@ impl CancelError {
             Self::ChipsTooLarge => wire::CHIPS_TOO_LARGE,
             Self::MethodNotOffered { .. } => codes::METHOD_NOT_OFFERED,
             Self::NotYetAvailable(_) => codes::NOT_YET_AVAILABLE,
+            Self::Icm(code, _) => code,
             Self::Unbalanced(_) => codes::BOOKS_DO_NOT_BALANCE,
         }
     }

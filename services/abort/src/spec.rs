@@ -107,8 +107,6 @@ fn a_cancel_without_a_reason_or_with_a_method_the_profile_lacks_records_nothing(
     given::<AbortAggregate>(vec![]).when(blank).then_reject(floor_events::codes::REASON_REQUIRED);
     let rollback = C::Cancel { reason: "down".into(), profile, method: Method::Rollback, snapshot: snapshot.clone(), at: secs(0) };
     given::<AbortAggregate>(vec![]).when(rollback).then_reject(codes::METHOD_NOT_OFFERED);
-    let icm = C::Cancel { reason: "down".into(), profile: RuleProfile::Tda2024, method: Method::Icm, snapshot, at: secs(0) };
-    given::<AbortAggregate>(vec![]).when(icm).then_reject(codes::NOT_YET_AVAILABLE);
     given::<AbortAggregate>(vec![suspended(secs(10))]).when(cancel_cmd(secs(5))).then_reject(codes::BEFORE_SUSPENSION);
 }
 
@@ -248,7 +246,7 @@ prop_compose! {
 fn offered(profile: RuleProfile, s: &Snapshot) -> Vec<Method> {
     let single = s.format.tables == Tables::Single && !s.format.twister;
     match profile {
-        RuleProfile::Tda2024 | RuleProfile::ReelCz => vec![Method::Rulebook, Method::Rollback, Method::RollForward],
+        RuleProfile::Tda2024 | RuleProfile::ReelCz => vec![Method::Rulebook, Method::Rollback, Method::RollForward, Method::Icm],
         RuleProfile::Win2day if !single => vec![Method::Rulebook, Method::Rollback, Method::RollForward],
         RuleProfile::HrvatskaLutrija2017 => vec![Method::Rulebook, Method::Rollback],
         _ => vec![Method::Rulebook],

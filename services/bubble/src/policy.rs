@@ -80,6 +80,16 @@ struct Tournament {
     tables: BTreeMap<u32, Table>,
     players_left: Option<u32>,
     running: bool,
+    /// The trigger asked the aggregate to start: until the policy reads the start from the log,
+    /// every table's reports go to the aggregate as while running. The start is stored after
+    /// the commit that caused it, so the commits read in between (tables finishing the hand
+    /// they were dealing at the announcement, its hand 0) would otherwise never reach it, and
+    /// hand 0 would wait for them for ever.
+    #[serde(default)]
+    announced: bool,
+    /// Hand-for-hand ended once: the trigger does not start it again (a director may).
+    #[serde(default)]
+    ended: bool,
     /// The current hand-for-hand hand, and whether it is complete (waiting for its release).
     hand: u64,
     complete: bool,
@@ -191,6 +201,8 @@ impl Policy {
                             tables: BTreeMap::new(),
                             players_left: None,
                             running: false,
+                            announced: false,
+                            ended: false,
                             hand: 0,
                             complete: false,
                             paused: false,
@@ -249,22 +261,25 @@ impl Policy {
                 }
                 SeatingEvent::TableClosed { table } => {
                     x.tables.remove(table);
-                    if x.running {
+                    if x.running || x.announced {
                         orders.push(bubble(&format!("closed-{table}"), BubbleCommand::TableClosed { table: *table, at }));
                     }
                 }
                 SeatingEvent::HandStarted { table, hand, button, stacks } => {
-                    let tbl = x.tables.entry(*table).or_default();
-                    tbl.in_hand = Some(*hand);
-                    tbl.button = *button;
-                    tbl.seats = stacks.iter().map(|s| (s.entry, s.seat)).collect();
-                    if x.running {
+                    // A table already closed (broken while its last hand was being dealt) stays
+                    // out of the field: it will never be released a hand.
+                    if let Some(tbl) = x.tables.get_mut(table) {
+                        tbl.in_hand = Some(*hand);
+                        tbl.button = *button;
+                        tbl.seats = stacks.iter().map(|s| (s.entry, s.seat)).collect();
+                    }
+                    if x.running || x.announced {
                         orders.push(bubble(&format!("dealt-{table}"), BubbleCommand::Dealt { table: *table, table_hand: *hand, at }));
                     }
                 }
                 SeatingEvent::HandFinished { table, hand, busts, .. } => {
-                    let tbl = x.tables.entry(*table).or_default();
-                    tbl.in_hand = None;
+                    let tbl = x.tables.get(table);
+                    let order = |entry: &EntryNo| tbl.and_then(|t| Some(seat_order(*t.seats.get(entry)?, t.button)));
                     let busts: Vec<HandBust> = busts
                         .iter()
                         .filter(|b| eliminated.contains(&b.entry))
@@ -272,10 +287,13 @@ impl Policy {
                             entry: b.entry,
                             table: *table,
                             stack_at_start: b.stack_at_start,
-                            seat_order: tbl.seats.get(&b.entry).map_or(u32::MAX, |&s| seat_order(s, tbl.button)),
+                            seat_order: order(&b.entry).unwrap_or(u32::MAX),
                         })
                         .collect();
-                    if x.running {
+                    if let Some(tbl) = x.tables.get_mut(table) {
+                        tbl.in_hand = None;
+                    }
+                    if x.running || x.announced {
                         let command = BubbleCommand::Finished { table: *table, table_hand: *hand, busts, at };
                         orders.push(bubble(&format!("finished-{table}"), command));
                     }
@@ -288,6 +306,9 @@ impl Policy {
                 }
                 SeatingEvent::EntryEliminated { entry, players_left, .. } => {
                     x.rebuying.remove(entry);
+                    // A player who busts while being moved is eliminated instead: no
+                    // confirmation of the move follows.
+                    x.moving.remove(entry);
                     x.players_left = Some(*players_left);
                     look = true;
                 }
@@ -309,6 +330,8 @@ impl Policy {
         if look && !x.running {
             if let (Some(field), floor_events::bubble::Trigger::PlayersBeforeBubble { players }) = (x.field(), x.rules.trigger) {
                 if field.players_left <= field.boundary.saturating_add(players) && field.players_left > field.boundary {
+                    // The aggregate starts it at two tables or more, once (`domain::triggered`).
+                    x.announced |= field.tables.len() >= 2 && !x.ended;
                     orders.push(bubble("field", BubbleCommand::Field { field, at }));
                 }
             }
@@ -343,6 +366,7 @@ impl Policy {
                     // Each start is its own: a director may start it again after it ended.
                     let start = at.timestamp_micros();
                     x.running = true;
+                    x.announced = false;
                     x.hand = 0;
                     x.complete = false;
                     x.paused = false;
@@ -380,6 +404,8 @@ impl Policy {
                 }
                 BubbleEvent::HandForHandEnded { at, .. } => {
                     x.running = false;
+                    x.announced = false;
+                    x.ended = true;
                     x.complete = false;
                     let when = at.timestamp_micros();
                     let tables: Vec<u32> = x.tables.keys().copied().collect();
@@ -417,6 +443,7 @@ mod tests {
         x.moving.insert(EntryNo(4));
         policy.tournaments.insert(t, x);
         let stacks = vec![SeatStack { seat: SeatNo(3), entry: EntryNo(7), chips: 100 }];
+        policy.on_seating(t, 1, at(), &[SeatingEvent::TableOpened { table: 3, seats: 9 }]);
         policy.on_seating(t, 1, at(), &[SeatingEvent::HandStarted { table: 3, hand: 41, button: SeatNo(2), stacks }]);
         policy.on_seating(t, 2, at(), &[SeatingEvent::TableOpened { table: 5, seats: 9 }]);
         let back: Policy = serde_json::from_slice(&serde_json::to_vec(&policy).expect("encodes")).expect("decodes");
@@ -443,6 +470,8 @@ mod tests {
             tables: BTreeMap::new(),
             players_left: None,
             running: false,
+            announced: false,
+            ended: false,
             hand: 0,
             complete: false,
             paused: false,
@@ -474,12 +503,78 @@ mod tests {
         assert!(matches!(&again[..], [Order::Bubble(_, id, _)] if id == first), "the same commit, the same id");
     }
 
+    /// Given tables 1 and 2 near the bubble (15 paid, 17 left), table 2 dealing,
+    /// when table 1's bust leaves 16 and the start is not yet read back from the log,
+    /// then table 2's finish, stored between the two, still goes to the aggregate (its hand 0).
+    #[test]
+    fn a_finish_between_the_trigger_and_the_start_in_the_log_still_reaches_the_aggregate() {
+        let t = TournamentId::new();
+        let mut policy = Policy::default();
+        policy.tournaments.insert(t, tournament(RuleProfile::Tda2024.hand_for_hand()));
+        let seats = |e: u32, s: u8| vec![SeatStack { seat: SeatNo(s), entry: EntryNo(e), chips: 100 }];
+        policy.on_seating(
+            t,
+            1,
+            at(),
+            &[SeatingEvent::TableOpened { table: 1, seats: 9 }, SeatingEvent::TableOpened { table: 2, seats: 9 }],
+        );
+        policy.on_seating(t, 2, at(), &[SeatingEvent::HandStarted { table: 2, hand: 8, button: SeatNo(1), stacks: seats(9, 1) }]);
+        let orders = policy.on_seating(t, 3, at(), &[eliminated(2, 16)]);
+        let [Order::Bubble(_, _, BubbleCommand::Field { field, .. })] = &orders[..] else { panic!("{orders:?}") };
+        assert_eq!(field.dealing, vec![2], "table 2 owes hand 0");
+        let finished = SeatingEvent::HandFinished { table: 2, hand: 8, stacks: vec![], busts: vec![] };
+        let orders = policy.on_seating(t, 4, at(), &[finished]);
+        assert!(
+            matches!(&orders[..], [Order::Bubble(_, _, BubbleCommand::Finished { table: 2, table_hand: 8, .. })]),
+            "forwarded before the start is read: {orders:?}"
+        );
+        // Once it has ended, the trigger asks no more, and reports are not forwarded.
+        let ended = BubbleEvent::HandForHandEnded { cause: floor_events::bubble::EndCause::OneTable, players_left: 16, at: at() };
+        policy.on_bubble(t, &[ended]);
+        policy.on_seating(t, 5, at(), &[eliminated(3, 16)]);
+        let started = SeatingEvent::HandStarted { table: 2, hand: 9, button: SeatNo(1), stacks: seats(9, 1) };
+        assert!(policy.on_seating(t, 6, at(), &[started]).is_empty());
+    }
+
+    /// Given a move in flight and table 3 closed (broken) while dealing its last hand,
+    /// when the moving player busts instead (eliminated, no confirmation) and table 3 reports
+    /// the end of its last hand,
+    /// then nothing holds the release back, and the release does not name table 3.
+    #[test]
+    fn a_bust_ends_a_move_and_a_closed_table_finishing_its_last_hand_stays_out_of_the_release() {
+        let t = TournamentId::new();
+        let mut policy = Policy::default();
+        let mut x = tournament(RuleProfile::Win2day.hand_for_hand());
+        x.running = true;
+        for n in [1, 2, 3] {
+            x.tables.insert(n, Table::default());
+        }
+        policy.tournaments.insert(t, x);
+        let moved = SeatingEvent::PlayerMoved {
+            entry: EntryNo(4),
+            from_table: 1,
+            from_seat: SeatNo(2),
+            to_table: 2,
+            to_seat: SeatNo(5),
+            wait_for_button: false,
+            reason: floor_events::seating::MoveReason::Break { players_left: 20, tables_needed: 2 },
+        };
+        policy.on_seating(t, 1, at(), &[moved, SeatingEvent::TableClosed { table: 3 }]);
+        let finished = SeatingEvent::HandFinished { table: 3, hand: 30, stacks: vec![], busts: vec![] };
+        policy.on_seating(t, 2, at(), &[finished]);
+        policy.on_seating(t, 3, at(), &[eliminated(4, 19)]);
+        let completed = BubbleEvent::HandCompleted { hand: 2, players_left_before: 20, placed: vec![], at: at() };
+        let orders = policy.on_bubble(t, &[completed]);
+        assert!(matches!(&orders[..], [Order::Bubble(_, _, BubbleCommand::Release { tables, .. })] if tables == &vec![1, 2]), "{orders:?}");
+    }
+
     #[test]
     fn while_running_reports_go_to_the_aggregate_with_seat_order_and_only_eliminated_busts() {
         let t = TournamentId::new();
         let mut policy = Policy::default();
         policy.tournaments.insert(t, tournament(RuleProfile::Tda2024.hand_for_hand()));
         policy.tournaments.get_mut(&t).unwrap().running = true;
+        policy.tournaments.get_mut(&t).unwrap().tables.insert(3, Table::default());
         let stacks =
             |entries: &[(u32, u8)]| entries.iter().map(|&(e, s)| SeatStack { seat: SeatNo(s), entry: EntryNo(e), chips: 100 }).collect();
         let started = SeatingEvent::HandStarted { table: 3, hand: 41, button: SeatNo(2), stacks: stacks(&[(7, 3), (8, 1), (9, 5)]) };

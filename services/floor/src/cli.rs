@@ -133,6 +133,16 @@ pub enum Command {
         /// places shared, prize), so two runs can be compared to the cent.
         #[arg(long)]
         standings: bool,
+        /// Tables deal at their own random pace, each on its own, instead of in lockstep
+        /// rounds, so hand-for-hand's barrier meets tables finishing at different moments. Not
+        /// reproducible by seed (the summary says `"reproducible": false`). Freezeouts only
+        /// (with or without bounties).
+        #[arg(long)]
+        free: bool,
+        /// Start hand-for-hand this many players before the bubble (default: the profile's
+        /// trigger, one or two), so more hands are played hand for hand.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        hand_for_hand_from: Option<u32>,
     },
     /// Check a table server against the table protocol (docs/table-servers.md): play Floor's
     /// side with scripted instructions on a test tournament's tables and list every rule with

@@ -144,7 +144,19 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Bubble(command) => bubble_command(&cli, command).await,
         Command::Bounty(command) => bounty_command(&cli, command).await,
         Command::Status => status(&cli).await,
-        Command::Sim { entrants, seed, profile, table_size, format, tournament_id, seed_key, start_after, standings } => {
+        Command::Sim {
+            entrants,
+            seed,
+            profile,
+            table_size,
+            format,
+            tournament_id,
+            seed_key,
+            start_after,
+            standings,
+            free,
+            hand_for_hand_from,
+        } => {
             let asked = SimArgs {
                 entrants: *entrants,
                 seed: *seed,
@@ -161,6 +173,8 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 seed_key: seed_key.map(|k| k.0),
                 start_after: start_after.map(std::time::Duration::from_secs),
                 standings: *standings,
+                free: *free,
+                hand_for_hand_from: *hand_for_hand_from,
             };
             simulate(asked).await
         }
@@ -238,6 +252,8 @@ struct SimArgs<'a> {
     seed_key: Option<[u8; 32]>,
     start_after: Option<std::time::Duration>,
     standings: bool,
+    free: bool,
+    hand_for_hand_from: Option<u32>,
 }
 
 async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
@@ -272,8 +288,8 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
             let services: &[&str] = {
                 use subjects::service::*;
                 match bounty {
-                    Some(_) => &[REGISTRATION, SEATING, PAYOUTS, REBUYS, BOUNTIES],
-                    None => &[REGISTRATION, SEATING, PAYOUTS, REBUYS],
+                    Some(_) => &[REGISTRATION, SEATING, PAYOUTS, REBUYS, BUBBLE, BOUNTIES],
+                    None => &[REGISTRATION, SEATING, PAYOUTS, REBUYS, BUBBLE],
                 }
             };
             let config = PlatformConfig {
@@ -295,7 +311,18 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
         (None, None) => unreachable!("one or the other"),
     };
     use floor::sim::Progress;
-    let config = floor::sim::SimConfig { entrants, seed, table_size, profile, tournament_id, rebuys, bounty, start_after };
+    let config = floor::sim::SimConfig {
+        entrants,
+        seed,
+        table_size,
+        profile,
+        tournament_id,
+        rebuys,
+        bounty,
+        start_after,
+        free: asked.free,
+        hand_for_hand_from: asked.hand_for_hand_from,
+    };
     let mut shown = std::time::Instant::now();
     let summary = floor::sim::run(&backbone, &config, |p| {
         let last = matches!(p, Progress::Registering { registered, entrants } if registered == entrants);
@@ -575,7 +602,7 @@ fn parse_player(name: &str) -> Result<PlayerId, Failure> {
 async fn serve(config: PlatformConfig) -> Result<(), Failure> {
     let platform = Platform::build(config).await.map_err(|e| Failure { message: format!("{e:#}"), exit: Exit::Unavailable })?;
     match platform.http_addr() {
-        Some(addr) => tracing::info!("Floor is running; lobby at http://{addr}/api/tournaments (Ctrl-C stops)"),
+        Some(addr) => tracing::info!("Floor is running; lobby at http://{addr}/ (JSON API: http://{addr}/api) (Ctrl-C stops)"),
         None => tracing::info!("Floor service is running (Ctrl-C stops)"),
     }
     platform.run_until_stopped(stop_signal()).await;

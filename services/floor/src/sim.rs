@@ -26,15 +26,28 @@
 //! paid *and* the bounties log has the winner's bounty: the books then show the bounty pool paid
 //! out to the cent, and the summary line counts the bounties ([`BountySummary`]).
 //!
+//! Every run plays through the bubble hand for hand: the definition has a `hand_for_hand`
+//! section (the profile's rules, the clock left alone: the tournament has no blind structure),
+//! so near the money Floor holds every table (`hold_for_deal`) and releases one hand at a time
+//! (`deal_hand`), and the simulated tables obey. The summary line says when it started and
+//! ended (players left) and how many hands it took ([`HandForHandSummary`]).
+//!
+//! With `--free` ([`free`]) there are no rounds: every table deals at its own random pace, so
+//! hands are in progress when the hold arrives and tables finish a released hand at different
+//! moments, as real table servers do. Such a run does not repeat for a seed, and the summary
+//! says so (`"reproducible": false`).
+//!
 //! Its players and tables are clients Floor ships: a command its service does not answer (the
 //! service killed with it in flight, or restarting) is sent again with the same command id
 //! ([`crate::director::send`]), so a run outlives a killed service.
 
 use crate::director::{self, Patience};
 use floor_events::bounties::{BountyEvent, BountyTerms, EnvelopeTier, MysteryStage};
+use floor_events::bubble::{BubbleEvent, HandForHandClock, HandForHandSettings, Trigger};
 use floor_events::payouts::{Books, PayoutEvent, PlaceAward};
 use floor_events::rebuys::{verbs as rebuy_verbs, DirectorRequest, Purchase, RebuyEvent};
 use floor_events::registration::{verbs, CreateTournament, Register, StartTournament};
+use floor_events::table::TableReport;
 use floor_events::tournament::{AddOnTerms, EntryModel, Fee, RebuyCondition, RebuyTerms, Start, TournamentDefinition};
 use floor_events::{codes, subjects, CommandId, Currency, EntryNo, ErrorBody, Money, PlayerId, RuleProfile, TournamentId};
 use floor_runtime::bootstrap::Backbone;
@@ -44,6 +57,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+pub mod free;
 pub mod lockstep;
 use lockstep::{Lockstep, STALL};
 
@@ -68,6 +82,12 @@ pub struct SimConfig {
     /// start, by which the simulator must have registered every player (see
     /// [`START_AFTER_ON_OWN_PLATFORM`] and [`start_after_on_a_shared_platform`]).
     pub start_after: Duration,
+    /// Tables deal at their own pace ([`free`]) instead of in lockstep rounds: not reproducible
+    /// by seed.
+    pub free: bool,
+    /// Hand-for-hand starts this many players before the bubble (the definition's trigger);
+    /// `None`: the profile's (one or two).
+    pub hand_for_hand_from: Option<u32>,
 }
 
 /// The start of a scheduled field on the simulator's own platform: a moment after creation. No
@@ -115,6 +135,74 @@ pub struct Summary {
     /// The bounties, in a bounty tournament.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bounties: Option<BountySummary>,
+    /// Hand-for-hand on the bubble, read from the bubble's log (`null`: it never started, e.g.
+    /// the field was at one table by then).
+    pub hand_for_hand: Option<HandForHandSummary>,
+    /// How the tables dealt: `lockstep` (rounds) or `free` (each at its own pace).
+    pub pace: &'static str,
+    /// Whether the same seed plays the same tournament again (on a fresh platform, or one whose
+    /// seating has the same seed key): lockstep runs do, free ones do not.
+    pub reproducible: bool,
+}
+
+/// Hand-for-hand as the bubble's log (`floor.ev.bubble.<t>`) tells it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct HandForHandSummary {
+    /// Players left at the announcement.
+    pub started_with: u32,
+    /// Players left at which the bubble bursts (the paid places).
+    pub boundary: u32,
+    /// Tables at the announcement.
+    pub tables: u32,
+    /// Tables dealing at the announcement (they owed hand 0).
+    pub dealing: u32,
+    /// Hand-for-hand hands released (hand 0, the announcement hand, not counted).
+    pub hands: u64,
+    /// Hands the tables dealt in them (each released hand once per table it went to).
+    pub table_hands: u64,
+    /// Players left when it ended.
+    pub ended_with: Option<u32>,
+    /// Why it ended: `burst`, `one_table`, `director`.
+    pub ended_by: Option<String>,
+    /// Seconds from the announcement to the end, by the log's clock.
+    pub wall_s: Option<f64>,
+}
+
+impl HandForHandSummary {
+    /// Reads the bubble's log; `None` if hand-for-hand never started.
+    fn read(events: &[BubbleEvent]) -> Option<Self> {
+        let mut summary: Option<Self> = None;
+        let mut began = None;
+        for event in events {
+            match event {
+                BubbleEvent::HandForHandStarted { players_left, boundary, tables, dealing, at, .. } if summary.is_none() => {
+                    began = Some(*at);
+                    summary = Some(Self {
+                        started_with: *players_left,
+                        boundary: *boundary,
+                        tables: tables.len() as u32,
+                        dealing: dealing.len() as u32,
+                        ..Self::default()
+                    });
+                }
+                BubbleEvent::HandReleased { hand, tables, .. } => {
+                    if let Some(s) = summary.as_mut() {
+                        s.hands = s.hands.max(*hand);
+                        s.table_hands += tables.len() as u64;
+                    }
+                }
+                BubbleEvent::HandForHandEnded { cause, players_left, at } => {
+                    if let Some(s) = summary.as_mut().filter(|s| s.ended_with.is_none()) {
+                        s.ended_with = Some(*players_left);
+                        s.ended_by = serde_json::to_value(cause).ok().and_then(|v| v.as_str().map(str::to_owned));
+                        s.wall_s = began.map(|b: chrono::DateTime<chrono::Utc>| (*at - b).num_microseconds().unwrap_or(0) as f64 / 1e6);
+                    }
+                }
+                _ => {}
+            }
+        }
+        summary
+    }
 }
 
 /// The bounties of a simulated tournament, read from its bounties log.
@@ -257,7 +345,13 @@ fn definition(config: &SimConfig, now: chrono::DateTime<chrono::Utc>) -> Tournam
             chips: 15_000,
         }),
         payout_table: None,
-        hand_for_hand: None,
+        // The profile's trigger (unless asked otherwise), boundary and ordering; the clock as it
+        // is (there is no blind structure, so no clock to take a deduction from).
+        hand_for_hand: Some(HandForHandSettings {
+            trigger: config.hand_for_hand_from.map(|players| Trigger::PlayersBeforeBubble { players }),
+            clock: Some(HandForHandClock::Normal),
+            ..HandForHandSettings::default()
+        }),
         bounty: config.bounty.clone(),
     }
 }
@@ -297,6 +391,11 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     if config.entrants < 2 {
         return Err("a tournament needs at least 2 entrants".into());
     }
+    if config.free && config.rebuys {
+        return Err("--free plays freezeouts (with or without bounties): the simulated players answer rebuy offers between the \
+                    lockstep's rounds"
+            .into());
+    }
     let started = Instant::now();
     let t = config.tournament_id;
     // The rebuys log, followed from before the tournament exists.
@@ -335,6 +434,73 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     if config.rebuys {
         lockstep = lockstep.with_rebuys();
     }
+    let played = match config.free {
+        true => free::play(backbone, config, lockstep, started, &mut progress).await?,
+        false => rounds(backbone, config, lockstep, rebuys.as_mut(), started, &mut progress).await?,
+    };
+    let Played { tables, hands, moves, broken } = played;
+    let survivors: Vec<String> = tables.values().flat_map(|t| t.seats.values().map(|(_, player, _)| player.to_string())).collect();
+    let [winner] = &survivors[..] else { return Err(format!("the tables ended with {} players seated", survivors.len())) };
+    let (books, standings, bounties) = paid_books(backbone, t, config.bounty.is_some()).await?;
+    let hand_for_hand = bubble_log(backbone, t).await?;
+    let events = backbone.events.clone().info().await.map_err(|e| e.to_string())?.state.last_sequence;
+    Ok(Summary {
+        entrants: config.entrants,
+        winner: winner.clone(),
+        hands,
+        moves,
+        tables_broken: broken,
+        events,
+        wall_s: started.elapsed().as_secs_f64(),
+        books,
+        standings,
+        bounties,
+        hand_for_hand,
+        pace: if config.free { "free" } else { "lockstep" },
+        reproducible: !config.free,
+    })
+}
+
+/// Hand-for-hand as the bubble's log tells it.
+async fn bubble_log(backbone: &Backbone, t: TournamentId) -> Result<Option<HandForHandSummary>, String> {
+    let subject = subjects::event_subject(subjects::aggregate::BUBBLE, t.0);
+    let log = floor_runtime::JetStreamStore::new(backbone).load::<BubbleEvent>(&subject, 0).await.map_err(|e| e.to_string())?;
+    let events: Vec<BubbleEvent> = log.into_iter().flat_map(|c| c.events).collect();
+    Ok(HandForHandSummary::read(&events))
+}
+
+/// What the tables did.
+pub struct Played {
+    /// Every table as it ended.
+    pub tables: BTreeMap<u32, SimTable>,
+    /// Hands dealt.
+    pub hands: u64,
+    /// Players moved away from a table.
+    pub moves: u64,
+    /// Tables closed with nobody left seated.
+    pub broken: u64,
+}
+
+/// Plays in lockstep rounds until every table is closed: in each round every open table
+/// applies what it was told and deals one hand if it may; then the simulator waits for Floor
+/// ([`Lockstep::settled`]). A round in which no table may deal (all held for hand-for-hand,
+/// or waiting for a move) waits for Floor's next instruction.
+///
+/// A round reports every table's `hand_started` first, then every `hand_finished`: when a
+/// bust in it starts hand-for-hand, the tables after it in the round are dealing in the log
+/// too, and owe the announcement hand. Had each table started and finished in turn, they
+/// would have been between hands at the announcement, their deals in the same round would have
+/// crossed the hold, and whether Floor counted such a deal as the announcement hand or the
+/// first released one would have depended on timing (a seed would no longer repeat).
+async fn rounds(
+    backbone: &Backbone,
+    config: &SimConfig,
+    mut lockstep: Lockstep,
+    mut rebuys: Option<&mut SimPlayers>,
+    started: Instant,
+    progress: &mut impl FnMut(&Progress),
+) -> Result<Played, String> {
+    let t = config.tournament_id;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(config.seed);
     let mut tables: BTreeMap<u32, SimTable> = BTreeMap::new();
     let (mut hands, mut moves, mut broken) = (0u64, 0u64, 0u64);
@@ -357,7 +523,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         // Players at zero are answered before anyone deals again, and the rebuy period ends
         // between rounds: either way the tables hold this round (nobody misses a hand).
         let mut held = false;
-        if let Some(players) = rebuys.as_mut() {
+        if let Some(players) = rebuys.as_deref_mut() {
             held = players.answer_offers(backbone, &tables, &mut rng).await?;
             if !held && buying && rounds >= REBUY_ROUNDS {
                 players.break_for_add_ons(backbone, &tables, &mut rng).await?;
@@ -365,12 +531,13 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
                 held = true;
             }
         }
-        let dealable = tables.values().any(|t| !t.closed && t.dealable() >= 2);
-        if !held && reports.is_empty() && !dealable {
+        let may_deal = tables.values().any(SimTable::may_deal);
+        if !held && reports.is_empty() && !may_deal {
             if !tables.is_empty() && tables.values().all(|t| t.closed) {
                 break;
             }
-            // Nothing to do until Floor speaks (the draw, a move): wait for its next instruction.
+            // Nothing to do until Floor speaks (the draw, a move, a hand-for-hand release):
+            // wait for its next instruction.
             if waiting_since.get_or_insert_with(Instant::now).elapsed() > STALL {
                 return Err(format!(
                     "no instruction from Floor in {} s; {}; {}",
@@ -385,50 +552,43 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         waiting_since = None;
         if !held {
             rounds += 1;
-            for (&number, table) in tables.iter_mut() {
-                if table.start_hand(t, number, &mut reports) {
+            let dealing: Vec<u32> = tables.iter_mut().filter_map(|(&n, table)| table.start_hand(t, n, &mut reports).then_some(n)).collect();
+            for number in dealing {
+                if let Some(table) = tables.get_mut(&number) {
                     table.finish_hand(t, number, &mut rng, &mut reports);
                     hands += 1;
                 }
             }
         }
-        // In stream order (a hand's start before its end), acknowledged a window at a time: the
-        // JetStream context allows 5,000 unacknowledged publishes and then makes the next one
-        // wait, so publishing a whole round of a large field before awaiting any ack stalled
-        // every publisher sharing the context (the in-process platform's appends included).
-        for window in reports.chunks(ACK_WINDOW) {
-            let mut acks = Vec::with_capacity(window.len());
-            for report in window {
-                let subject = floor_events::table::reports_subject(t, report.table);
-                let message = async_nats::jetstream::message::PublishMessage::build()
-                    .payload(serde_json::to_vec(report).expect("report serializes").into())
-                    .message_id(report.report_id.clone());
-                acks.push(backbone.jetstream.send_publish(subject, message).await.map_err(|e| e.to_string())?);
-            }
-            for ack in acks {
-                lockstep.reported(ack.await.map_err(|e| e.to_string())?.sequence);
-            }
-        }
+        publish(backbone, &reports, |sequence| lockstep.reported(sequence)).await?;
         let players_left = tables.values().filter(|t| !t.closed).map(|t| t.seats.len()).sum();
         let open = tables.values().filter(|t| !t.closed).count();
         progress(&Progress::Playing { players_left, tables: open, hands, hands_per_s: hands as f64 / started.elapsed().as_secs_f64() });
     }
-    let survivors: Vec<String> = tables.values().flat_map(|t| t.seats.values().map(|(_, player, _)| player.to_string())).collect();
-    let [winner] = &survivors[..] else { return Err(format!("the tables ended with {} players seated", survivors.len())) };
-    let (books, standings, bounties) = paid_books(backbone, t, config.bounty.is_some()).await?;
-    let events = backbone.events.clone().info().await.map_err(|e| e.to_string())?.state.last_sequence;
-    Ok(Summary {
-        entrants: config.entrants,
-        winner: winner.clone(),
-        hands,
-        moves,
-        tables_broken: broken,
-        events,
-        wall_s: started.elapsed().as_secs_f64(),
-        books,
-        standings,
-        bounties,
-    })
+    Ok(Played { tables, hands, moves, broken })
+}
+
+/// Publishes reports in order, acknowledged a window at a time; `acked` hears each one's stream
+/// sequence.
+///
+/// The JetStream context allows 5,000 unacknowledged publishes and then makes the next one
+/// wait, so publishing a whole round of a large field before awaiting any ack stalled every
+/// publisher sharing the context (the in-process platform's appends included).
+async fn publish(backbone: &Backbone, reports: &[TableReport], mut acked: impl FnMut(u64)) -> Result<(), String> {
+    for window in reports.chunks(ACK_WINDOW) {
+        let mut acks = Vec::with_capacity(window.len());
+        for report in window {
+            let subject = floor_events::table::reports_subject(report.tournament_id, report.table);
+            let message = async_nats::jetstream::message::PublishMessage::build()
+                .payload(serde_json::to_vec(report).expect("report serializes").into())
+                .message_id(report.report_id.clone());
+            acks.push(backbone.jetstream.send_publish(subject, message).await.map_err(|e| e.to_string())?);
+        }
+        for ack in acks {
+            acked(ack.await.map_err(|e| e.to_string())?.sequence);
+        }
+    }
+    Ok(())
 }
 
 /// Starts a scheduled tournament at its time, the field in: registration refuses a start before
@@ -663,10 +823,14 @@ fn waiting(tables: &BTreeMap<u32, SimTable>) -> String {
         .take(20)
         .map(|(n, t)| {
             format!(
-                "table {n}: {} seated, applied {}, queued {:?}",
+                "table {n}: {} seated, applied {}, queued {:?}{}",
                 t.seats.len(),
                 t.applied,
-                t.inbox.iter().map(|i| i.sequence).collect::<Vec<_>>()
+                t.inbox.iter().map(|i| i.sequence).collect::<Vec<_>>(),
+                match (t.held, t.credits) {
+                    (true, credits) => format!(", held for hand-for-hand with {credits} deal_hand left"),
+                    (false, _) => String::new(),
+                }
             )
         })
         .collect();

@@ -6,8 +6,9 @@
 //! on a fresh nats-server (one platform plays an id once): undisturbed, then with SIGKILL sent to
 //! every service at least once, at moments drawn from a seeded schedule, each restarted at once.
 //! The disturbed run must finish with balanced books and equal the undisturbed one: winner,
-//! hands, moves, tables broken, the books to the cent and every standing (`floor sim
-//! --standings`).
+//! hands, moves, tables broken, the books to the cent, every standing (`floor sim
+//! --standings`) and hand-for-hand on the bubble (its hands, and the players left when it
+//! started and ended).
 //!
 //! Here rather than in `tests/`: Cargo hands the path of a package's binary
 //! (`CARGO_BIN_EXE_floor`) only to that package's own integration tests.
@@ -23,8 +24,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// Every service of the registry, each in its own process.
-const SERVICES: [&str; 7] = ["registration", "lobby", "clock", "scheduler", "seating", "payouts", "rebuys"];
+/// Every service the sim's tournaments need (the bubble's hand-for-hand included; bounties
+/// aside, no bounty format is played here), each in its own process.
+const SERVICES: [&str; 8] = ["registration", "lobby", "clock", "scheduler", "seating", "payouts", "rebuys", "bubble"];
 
 /// What `floor run` logs once every service it runs is serving ("Floor service is running", or
 /// with the lobby "Floor is running; lobby at …").
@@ -41,6 +43,10 @@ const ENTRANTS: u32 = 360;
 
 /// Seed of the hands, the draw and the simulated players' decisions.
 const SEED: u64 = 18;
+
+/// Hand-for-hand starts this many players before the bubble: several hands played hand for
+/// hand, so kills can fall among them.
+const HAND_FOR_HAND_FROM: u32 = 10;
 
 /// Seed of the kill schedule.
 const KILL_SEED: u64 = 0x18_c7a5;
@@ -99,11 +105,24 @@ fn kill_every_service_and_compare(format: &'static str) {
         let standings = run.summary["standings"].as_array().map_or(0, Vec::len);
         assert_eq!(standings, ENTRANTS as usize, "{name}: one standing per entry");
     }
-    let differs: Vec<String> = ["winner", "hands", "moves", "tables_broken", "books", "standings"]
+    // Hand-for-hand on the bubble: the same hands, started and ended at the same players left
+    // (its wall time aside).
+    let bubble = |run: &Run| {
+        let mut h = run.summary["hand_for_hand"].clone();
+        if let Some(fields) = h.as_object_mut() {
+            fields.remove("wall_s");
+        }
+        h
+    };
+    assert!(bubble(&undisturbed)["hands"].as_u64().is_some_and(|h| h > 0), "the tournament plays through the bubble hand for hand");
+    let mut differs: Vec<String> = ["winner", "hands", "moves", "tables_broken", "books", "standings"]
         .into_iter()
         .filter(|f| disturbed.summary[*f] != undisturbed.summary[*f])
         .map(|f| format!("{f}: undisturbed {} disturbed {}", brief(&undisturbed.summary[f]), brief(&disturbed.summary[f])))
         .collect();
+    if bubble(&disturbed) != bubble(&undisturbed) {
+        differs.push(format!("hand_for_hand: undisturbed {} disturbed {}", bubble(&undisturbed), bubble(&disturbed)));
+    }
     assert!(differs.is_empty(), "the disturbed run differs from the undisturbed one:\n{}", differs.join("\n"));
     for service in SERVICES {
         assert!(kills.iter().any(|k| k.service == service), "{service} was never killed: the run ended after {} kills", kills.len());
@@ -252,7 +271,7 @@ impl Platform {
         let mut sim = Guarded(
             Command::new(env!("CARGO_BIN_EXE_floor"))
                 .args(["sim", "--entrants", &ENTRANTS.to_string(), "--seed", &SEED.to_string(), "--tournament-id", TOURNAMENT])
-                .args(["--format", format, "--standings"])
+                .args(["--format", format, "--standings", "--hand-for-hand-from", &HAND_FOR_HAND_FROM.to_string()])
                 .env("NATS_URL", self.nats.url())
                 .env("NO_COLOR", "1")
                 .stdin(Stdio::null())

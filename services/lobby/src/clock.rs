@@ -53,10 +53,21 @@ pub struct LobbyClock {
     /// Dealers hold the push until the level change (RP-7).
     #[serde(default)]
     pub push_held: bool,
+    /// Why the director paused the clock (their words, shown to players), while paused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused_reason: Option<String>,
     /// Index of the current step (0-based).
     pub step: Option<u32>,
-    /// The blind sheet.
+    /// The blind sheet, which the fold needs. Not in the document players read (a 33-level
+    /// sheet would be most of it): the lobby stores it as its own resource
+    /// ([`crate::structures`]). Read from a document stored before that, never written.
+    #[serde(default = "no_structure", skip_serializing)]
     pub structure: Structure,
+}
+
+/// A structure without steps: a document's before the lobby gives it its own.
+pub fn no_structure() -> Structure {
+    Structure { steps: vec![], late_registration_levels: None, rebuys_until_break: None, push_hold_seconds: 0 }
 }
 
 impl LobbyClock {
@@ -65,9 +76,16 @@ impl LobbyClock {
         Self::from_state(ClockState { structure: Some(structure), ..ClockState::default() })
     }
 
-    /// Folds one clock event.
+    /// Folds one clock event. A pause's reason stays while the clock is paused.
     pub fn evolve(self, event: &ClockEvent) -> Self {
-        Self::from_state(evolve(self.into_state(), event.clone()))
+        let reason = self.paused_reason.clone();
+        let mut next = Self::from_state(evolve(self.into_state(), event.clone()));
+        next.paused_reason = match event {
+            _ if next.status != ClockStatus::Paused => None,
+            ClockEvent::Paused { reason, .. } => Some(reason.clone()).filter(|r| !r.trim().is_empty()),
+            _ => reason,
+        };
+        next
     }
 
     fn into_state(self) -> ClockState {
@@ -84,12 +102,7 @@ impl LobbyClock {
     }
 
     fn from_state(state: ClockState) -> Self {
-        let structure = state.structure.unwrap_or(Structure {
-            steps: vec![],
-            late_registration_levels: None,
-            rebuys_until_break: None,
-            push_hold_seconds: 0,
-        });
+        let structure = state.structure.unwrap_or_else(no_structure);
         let current = state.step.map(|s| s as usize);
         let steps = &structure.steps;
         let level_of = |i: usize| match steps.get(i) {
@@ -137,6 +150,7 @@ impl LobbyClock {
             late_registration_closed: state.late_registration_closed,
             rebuy_period_ended: state.rebuys_ended,
             push_held: state.push_held,
+            paused_reason: None,
             step: state.step,
             structure,
         }
@@ -193,6 +207,32 @@ mod tests {
         let paused = clock.evolve(&ClockEvent::Paused { at: t0(), remaining_ms: 600_000, reason: String::new() });
         let after = paused.clone().evolve(&ClockEvent::TimeAdjusted { seconds: i64::MAX, at: t0() });
         assert_eq!(after.paused_remaining_ms, Some(600_000), "no wrap-around");
+    }
+
+    #[test]
+    fn a_pause_shows_its_reason_until_the_clock_runs_again_and_the_document_leaves_the_structure_out() {
+        let clock = started(structure(vec![level(600), level(600)]), 0, t0() + TimeDelta::minutes(10));
+        let paused = clock.evolve(&ClockEvent::Paused { at: t0(), remaining_ms: 300_000, reason: "chip race".into() });
+        assert_eq!((paused.status, paused.paused_reason.as_deref()), (ClockStatus::Paused, Some("chip race")));
+        let json = serde_json::to_value(&paused).unwrap();
+        assert_eq!(json["paused_reason"], "chip race");
+        assert!(json.get("structure").is_none(), "the structure is its own resource: {json}");
+        let resumed = paused.evolve(&ClockEvent::Resumed { at: t0(), ends_at: t0() + TimeDelta::minutes(5) });
+        assert_eq!((resumed.status, resumed.paused_reason), (ClockStatus::Running, None));
+    }
+
+    /// A document stored before the structure had its own resource holds it in its clock: it
+    /// is read (the projection then moves it to `floor-lobby-structures`), and never written.
+    #[test]
+    fn a_structure_in_an_older_document_is_read_and_not_written_back() {
+        let clock = started(structure(vec![level(600), level(900)]), 0, t0() + TimeDelta::minutes(10));
+        let mut old = serde_json::to_value(&clock).unwrap();
+        old["structure"] = serde_json::to_value(&clock.structure).unwrap();
+        let read: LobbyClock = serde_json::from_value(old).unwrap();
+        assert_eq!(read.structure.steps.len(), 2);
+        assert!(serde_json::to_value(&read).unwrap().get("structure").is_none());
+        let without: LobbyClock = serde_json::from_value(serde_json::to_value(&clock).unwrap()).unwrap();
+        assert_eq!(without.structure, no_structure(), "a new document leaves it to the structures bucket");
     }
 
     #[test]

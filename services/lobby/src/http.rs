@@ -1,24 +1,42 @@
-//! The lobby over HTTP: `GET /api/tournaments` and `GET /api/tournaments/{id}`, JSON.
+//! The lobby over HTTP: pages for players and the JSON API.
+//!
+//! | route | what |
+//! |---|---|
+//! | `GET /` | the tournament list as a page ([`crate::list_page`]) |
+//! | `GET /tournaments/{id}` | one tournament as a page ([`crate::tournament_page`]) |
+//! | `GET /tournaments/{id}/events` | its live part, rendered, at every new revision (SSE) |
+//! | `GET /api` | this list, as text |
+//! | `GET /api/tournaments?state=&format=&page=&per_page=` | one page of the list, JSON |
+//! | `GET /api/tournaments/{id}` | one document |
+//! | `GET /api/tournaments/{id}/structure` | its blind structure ([`crate::structures`]) |
+//! | `GET /api/tournaments/{id}/events` | its document at every new revision (SSE, [`crate::live`]) |
+//! | `GET /api/health` | readers' poison commits, what tournaments wait on |
 //!
 //! The list is served from an in-memory copy of bucket `floor-lobby` that a KV watch keeps
 //! current, so it never waits on NATS and any number of HTTP instances can run beside one
-//! projection. One tournament is read from the bucket itself (one KV get, a fraction of a
-//! millisecond): a player who just registered sees their entry in the next read, never an older
-//! copy the watch has not caught up with. The cache answers if NATS does not.
+//! projection; the same watch feeds the live feeds. One tournament is read from the bucket
+//! itself (one KV get, a fraction of a millisecond): a player who just registered sees their
+//! entry in the next read, never an older copy the watch has not caught up with. The cache
+//! answers if NATS does not.
 //!
 //! The projection stores its documents in batches (up to 20 ms), so a tournament created a
 //! moment ago can be in the log and not yet in the bucket. A request for it waits for its first
 //! document (up to [`FIRST_DOCUMENT`]) instead of answering `unknown_tournament`: a script that
 //! creates a tournament and reads it at once sees it.
 
+use crate::domain::LobbyDocument;
+use crate::listing::{Page, Query, QueryError};
+use crate::live::{Feeds, Revision};
 use async_nats::jetstream::{self, kv};
-use axum::extract::rejection::PathRejection;
+use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, State};
 use axum::http::{header, Method, StatusCode, Uri};
+use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use floor_events::subjects;
+use floor_runtime::Clock;
 use futures::StreamExt;
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
@@ -28,18 +46,34 @@ use tokio_util::sync::CancellationToken;
 /// How long a request for a tournament already in the log waits for the lobby to show it.
 pub const FIRST_DOCUMENT: Duration = Duration::from_secs(2);
 
-/// Tournament id → its document's JSON, as last seen in the bucket.
+/// One document as the cache holds it: its JSON and revision, and the document itself when it
+/// reads as one (to filter, order and render the list without decoding it per request).
+#[derive(Clone)]
+struct Shown {
+    json: bytes::Bytes,
+    doc: Option<Arc<LobbyDocument>>,
+}
+
+/// Tournament id → its document, as last seen in the bucket.
 #[derive(Clone)]
 pub struct LobbyCache {
-    // std RwLock: held only to copy bytes in or out, never across an await.
-    docs: Arc<RwLock<BTreeMap<String, bytes::Bytes>>>,
+    // std RwLock: held only to copy in or out, never across an await.
+    docs: Arc<RwLock<BTreeMap<String, Shown>>>,
     bucket: kv::Store,
+    /// Each tournament's structure.
+    structures: kv::Store,
     /// The event stream, to tell a tournament not yet shown from one that does not exist.
     events: jetstream::stream::Stream,
     /// To read the readers' health (KV `floor-health`) for `GET /api/health`.
     jetstream: jetstream::Context,
     /// What each tournament waits on, as last looked at.
     waits: crate::waiting::Waits,
+    /// The live feeds, fed by the cache's watch.
+    feeds: Feeds,
+    /// What "now" is for late registration and countdowns.
+    clock: Arc<dyn Clock>,
+    /// Ends the live feeds when the server stops.
+    shutdown: CancellationToken,
 }
 
 /// Why a tournament has no document in the lobby.
@@ -65,7 +99,7 @@ pub async fn document(
 ) -> Result<bytes::Bytes, NotShown> {
     match bucket.get(id).await {
         Ok(Some(doc)) => Ok(doc),
-        _ => first_document(bucket, events, id, patience).await,
+        _ => first_document(bucket, events, id, patience).await.map(|r| r.json),
     }
 }
 
@@ -76,7 +110,7 @@ async fn first_document(
     events: &jetstream::stream::Stream,
     id: &str,
     patience: Duration,
-) -> Result<bytes::Bytes, NotShown> {
+) -> Result<Revision, NotShown> {
     // Only a well-formed id becomes part of a subject (no wildcards from a URL).
     let Ok(uuid) = uuid::Uuid::parse_str(id) else { return Err(NotShown::Unknown) };
     if events.direct_get_last_for_subject(subjects::event_subject(subjects::aggregate::TOURNAMENT, uuid)).await.is_err() {
@@ -87,7 +121,7 @@ async fn first_document(
     let first = async {
         while let Some(Ok(entry)) = watch.next().await {
             if entry.operation == kv::Operation::Put {
-                return Some(entry.value);
+                return Some(Revision::new(entry.revision, entry.value));
             }
         }
         None
@@ -96,19 +130,32 @@ async fn first_document(
 }
 
 impl LobbyCache {
-    /// Starts watching the bucket (current values first, then changes) until `shutdown`.
+    /// Starts watching the bucket (current values first, then changes) until `shutdown`; each
+    /// change also goes to the tournament's live feed.
     ///
     /// # Errors
     /// When the watch cannot be started.
     pub async fn watch(
         bucket: kv::Store,
+        structures: kv::Store,
         events: jetstream::stream::Stream,
         jetstream: jetstream::Context,
+        clock: Arc<dyn Clock>,
         shutdown: CancellationToken,
     ) -> Result<Self, kv::WatchError> {
-        let cache = Self { docs: Arc::default(), bucket: bucket.clone(), events, jetstream, waits: Default::default() };
+        let cache = Self {
+            docs: Arc::default(),
+            bucket: bucket.clone(),
+            structures,
+            events,
+            jetstream,
+            waits: Default::default(),
+            feeds: Feeds::default(),
+            clock,
+            shutdown: shutdown.clone(),
+        };
         let mut entries = bucket.watch_all_from_revision(1).await?;
-        let docs = cache.docs.clone();
+        let (docs, feeds) = (cache.docs.clone(), cache.feeds.clone());
         tokio::spawn(async move {
             loop {
                 let entry = tokio::select! {
@@ -116,17 +163,20 @@ impl LobbyCache {
                     entry = entries.next() => entry,
                 };
                 match entry {
-                    Some(Ok(entry)) => {
-                        let mut docs = docs.write().expect("lobby cache poisoned");
-                        match entry.operation {
-                            kv::Operation::Put => {
-                                docs.insert(entry.key, entry.value);
-                            }
-                            kv::Operation::Delete | kv::Operation::Purge => {
-                                docs.remove(&entry.key);
-                            }
+                    Some(Ok(entry)) => match entry.operation {
+                        kv::Operation::Put => {
+                            // Decoded once here, not per request; outside the lock.
+                            let doc = serde_json::from_slice::<LobbyDocument>(&entry.value).ok().map(Arc::new);
+                            let revision = Revision::new(entry.revision, entry.value.clone());
+                            docs.write().expect("lobby cache poisoned").insert(entry.key.clone(), Shown { json: entry.value, doc });
+                            // After the cache has it: a client that saw this revision on its feed
+                            // finds it, and every earlier one, in the list.
+                            feeds.publish(&entry.key, revision);
                         }
-                    }
+                        kv::Operation::Delete | kv::Operation::Purge => {
+                            docs.write().expect("lobby cache poisoned").remove(&entry.key);
+                        }
+                    },
                     Some(Err(e)) => tracing::warn!(error = %e, "lobby watch"),
                     None => break,
                 }
@@ -140,35 +190,73 @@ impl LobbyCache {
         self.waits.clone()
     }
 
-    fn list(&self) -> Vec<u8> {
+    /// The documents that pass `query`'s filters now, in the list's order, paged.
+    fn select(&self, query: &Query) -> Page<(String, bytes::Bytes, Option<Arc<LobbyDocument>>)> {
+        let now = self.clock.now();
         let docs = self.docs.read().expect("lobby cache poisoned");
-        let mut body = Vec::with_capacity(docs.values().map(|d| d.len() + 1).sum::<usize>() + 2);
-        body.push(b'[');
-        for (i, (id, doc)) in docs.iter().enumerate() {
+        let filtered = query.state.is_some() || query.format.is_some();
+        let mut chosen: Vec<(String, bytes::Bytes, Option<Arc<LobbyDocument>>)> = docs
+            .iter()
+            // A document that does not read (written by a newer lobby, say) is listed only
+            // unfiltered, last.
+            .filter(|(_, s)| s.doc.as_ref().map_or(!filtered, |d| query.matches(d, now)))
+            .map(|(id, s)| (id.clone(), s.json.clone(), s.doc.clone()))
+            .collect();
+        drop(docs);
+        chosen.sort_by(|a, b| match (&a.2, &b.2) {
+            (Some(x), Some(y)) => crate::listing::order(x, y),
+            (x, y) => y.is_some().cmp(&x.is_some()).then_with(|| a.0.cmp(&b.0)),
+        });
+        Page::of(chosen, query.page, query.per_page)
+    }
+
+    /// One page of the list as JSON: `{"tournaments": […], "page", "per_page", "total",
+    /// "pages", "next"}`, `next` the URL of the next page or `null`.
+    fn list(&self, query: &Query) -> Vec<u8> {
+        let page = self.select(query);
+        let mut body = Vec::with_capacity(page.items.iter().map(|d| d.1.len() + 1).sum::<usize>() + 200);
+        body.extend_from_slice(b"{\"tournaments\":[");
+        for (i, (id, json, _)) in page.items.iter().enumerate() {
             if i > 0 {
                 body.push(b',');
             }
-            body.extend_from_slice(&self.waits.document(id, doc));
+            body.extend_from_slice(&self.waits.document(id, json));
         }
-        body.push(b']');
+        let meta = serde_json::json!({
+            "page": page.page,
+            "per_page": page.per_page,
+            "total": page.total,
+            "pages": page.pages,
+            "next": page.next().map(|n| format!("/api/tournaments?{}", query.to_url_query(n))),
+        });
+        // The object's fields after the list: `{"page":…}` without its opening brace.
+        let meta = serde_json::to_vec(&meta).expect("page fields serialize");
+        body.extend_from_slice(b"],");
+        body.extend_from_slice(&meta[1..]);
         body
     }
 
-    /// One tournament's document, waiting for a tournament just created ([`first_document`]); from
-    /// the cache when the bucket does not answer.
-    async fn get(&self, id: &str) -> Result<bytes::Bytes, NotShown> {
+    /// One tournament's newest revision, waiting for a tournament just created
+    /// ([`first_document`]); from the cache when the bucket does not answer.
+    async fn get(&self, id: &str) -> Result<Revision, NotShown> {
         if uuid::Uuid::parse_str(id).is_err() {
             // Not a tournament id (and perhaps not a valid key): nothing to ask the bucket.
             return Err(NotShown::Unknown);
         }
-        match self.bucket.get(id).await {
-            Ok(Some(doc)) => Ok(doc),
-            Ok(None) => first_document(&self.bucket, &self.events, id, FIRST_DOCUMENT).await,
+        match self.bucket.entry(id).await {
+            Ok(Some(entry)) if entry.operation == kv::Operation::Put => Ok(Revision::new(entry.revision, entry.value)),
+            Ok(_) => first_document(&self.bucket, &self.events, id, FIRST_DOCUMENT).await,
             Err(e) => {
                 tracing::warn!(error = %e, "lobby read from the cache: the bucket did not answer");
-                self.docs.read().expect("lobby cache poisoned").get(id).cloned().ok_or(NotShown::Unknown)
+                let docs = self.docs.read().expect("lobby cache poisoned");
+                docs.get(id).map(|s| Revision::new(0, s.json.clone())).ok_or(NotShown::Unknown)
             }
         }
+    }
+
+    /// A tournament's structure, if it has one.
+    async fn structure(&self, id: &str) -> Option<bytes::Bytes> {
+        self.structures.get(id).await.ok().flatten()
     }
 }
 
@@ -190,35 +278,170 @@ fn error(status: StatusCode, code: &str, message: String) -> Response {
 }
 
 /// At most [`ECHOED`] characters of `text`, marked when cut.
-fn echoed(text: &str) -> String {
+pub fn echoed(text: &str) -> String {
     match text.char_indices().nth(ECHOED) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text.to_owned(),
     }
 }
 
-async fn list(State(cache): State<LobbyCache>) -> Response {
-    json(StatusCode::OK, cache.list())
+/// The list's URL parameters, as given (parsed by [`Query::parse`], so a wrong value gets the
+/// lobby's own error).
+#[derive(Debug, Default, serde::Deserialize)]
+struct ListParams {
+    state: Option<String>,
+    format: Option<String>,
+    page: Option<String>,
+    per_page: Option<String>,
+}
+
+fn list_query(params: Result<axum::extract::Query<ListParams>, QueryRejection>) -> Result<Query, String> {
+    let axum::extract::Query(p) = params.map_err(|r| r.body_text())?;
+    Query::parse(p.state.as_deref(), p.format.as_deref(), p.page.as_deref(), p.per_page.as_deref()).map_err(|e: QueryError| e.to_string())
+}
+
+async fn list(State(cache): State<LobbyCache>, params: Result<axum::extract::Query<ListParams>, QueryRejection>) -> Response {
+    match list_query(params) {
+        Ok(query) => json(StatusCode::OK, cache.list(&query)),
+        Err(message) => error(StatusCode::BAD_REQUEST, floor_events::codes::INVALID_FIELD, message),
+    }
+}
+
+/// The tournament id from the path.
+fn path_id(id: Result<Path<String>, PathRejection>) -> Result<String, PathRejection> {
+    id.map(|Path(id)| id)
+}
+
+/// The answer to a path segment that does not decode (percent-escapes that are not UTF-8, say):
+/// it names no tournament.
+fn bad_path(rejection: PathRejection) -> Response {
+    error(StatusCode::BAD_REQUEST, floor_events::codes::INVALID_FIELD, rejection.body_text())
+}
+
+fn not_shown(id: &str, why: NotShown) -> Response {
+    match why {
+        NotShown::NotYet => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            floor_events::codes::UNAVAILABLE,
+            format!("tournament {} is created; the lobby has not shown it yet, try again", echoed(id)),
+        ),
+        NotShown::Unknown => error(StatusCode::NOT_FOUND, floor_events::codes::UNKNOWN_TOURNAMENT, format!("no tournament {}", echoed(id))),
+    }
 }
 
 async fn one(State(cache): State<LobbyCache>, id: Result<Path<String>, PathRejection>) -> Response {
-    let id = match id {
-        Ok(Path(id)) => id,
-        // A segment that does not decode (percent-escapes that are not UTF-8, say) names no
-        // tournament; say so in the lobby's own envelope, not axum's plain text.
-        Err(rejection) => return error(StatusCode::BAD_REQUEST, floor_events::codes::INVALID_FIELD, rejection.body_text()),
+    let id = match path_id(id) {
+        Ok(id) => id,
+        Err(rejection) => return bad_path(rejection),
     };
     match cache.get(&id).await {
-        Ok(doc) => json(StatusCode::OK, cache.waits.document(&id, &doc)),
-        Err(NotShown::NotYet) => error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            floor_events::codes::UNAVAILABLE,
-            format!("tournament {} is created; the lobby has not shown it yet, try again", echoed(&id)),
-        ),
-        Err(NotShown::Unknown) => {
-            error(StatusCode::NOT_FOUND, floor_events::codes::UNKNOWN_TOURNAMENT, format!("no tournament {}", echoed(&id)))
-        }
+        Ok(doc) => json(StatusCode::OK, cache.waits.document(&id, &doc.json)),
+        Err(why) => not_shown(&id, why),
     }
+}
+
+async fn structure(State(cache): State<LobbyCache>, id: Result<Path<String>, PathRejection>) -> Response {
+    let id = match path_id(id) {
+        Ok(id) => id,
+        Err(rejection) => return bad_path(rejection),
+    };
+    if let Err(why) = cache.get(&id).await {
+        return not_shown(&id, why);
+    }
+    match cache.structure(&id).await {
+        Some(structure) => json(StatusCode::OK, structure),
+        None => error(StatusCode::NOT_FOUND, floor_events::codes::NOT_FOUND, format!("tournament {} has no structure yet", echoed(&id))),
+    }
+}
+
+/// How often an idle feed sends a comment, so proxies keep it open and a client that went
+/// away is noticed.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// A tournament's live feed: its document now, then at every new revision, each turned into an
+/// event by `event`, until the client goes away or the server stops.
+async fn feed(
+    cache: LobbyCache,
+    id: Result<Path<String>, PathRejection>,
+    event: impl Fn(&LobbyCache, &str, &Revision) -> Option<Event> + Send + Sync + 'static,
+) -> Response {
+    let id = match path_id(id) {
+        Ok(id) => id,
+        Err(rejection) => return bad_path(rejection),
+    };
+    // Listen before reading, so no revision falls between the two.
+    let watching = crate::live::Watching::new(&cache.feeds, &id);
+    let first = match cache.get(&id).await {
+        Ok(first) => first,
+        Err(why) => return not_shown(&id, why),
+    };
+    let events = crate::live::revisions(first, watching, cache.shutdown.clone())
+        .filter_map(move |revision| std::future::ready(event(&cache, &id, &revision).map(Ok::<_, std::convert::Infallible>)));
+    Sse::new(events).keep_alive(KeepAlive::new().interval(KEEP_ALIVE)).into_response()
+}
+
+/// `GET /api/tournaments/{id}/events`: `event: document`, `id:` the KV revision, `data:` the
+/// document's JSON (with `waiting_on`, as `GET /api/tournaments/{id}` serves it).
+async fn events(State(cache): State<LobbyCache>, id: Result<Path<String>, PathRejection>) -> Response {
+    feed(cache, id, |cache, id, revision| {
+        let json = cache.waits.document(id, &revision.json);
+        // The projection's JSON is one line; serde never writes a raw line break into it.
+        let text = String::from_utf8(json).ok()?;
+        Some(Event::default().event("document").id(revision.revision.to_string()).data(text))
+    })
+    .await
+}
+
+/// `GET /tournaments/{id}/events`: the page's live part, rendered, at every revision.
+async fn page_events(State(cache): State<LobbyCache>, id: Result<Path<String>, PathRejection>) -> Response {
+    feed(cache, id, |cache, _, revision| {
+        // Rendered once per revision for every client of the tournament. `now` only sets the
+        // countdowns' text until the page's script takes over.
+        let html = revision.rendered(|json| {
+            let doc: LobbyDocument = serde_json::from_slice(json).ok()?;
+            Some(crate::tournament_page::live(&doc, cache.clock.now()))
+        })?;
+        Some(Event::default().event("document").id(revision.revision.to_string()).data(html))
+    })
+    .await
+}
+
+fn html(status: StatusCode, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response()
+}
+
+fn html_error(status: StatusCode, message: &str) -> Response {
+    let body = format!("<h1>{}</h1>\n<p>{}</p>\n<p><a href=\"/\">All tournaments</a></p>\n", status, crate::html::escape(message));
+    html(status, crate::html::page(status.canonical_reason().unwrap_or("Error"), &body))
+}
+
+/// `GET /`: the list page.
+async fn list_page(State(cache): State<LobbyCache>, params: Result<axum::extract::Query<ListParams>, QueryRejection>) -> Response {
+    let query = match list_query(params) {
+        Ok(query) => query,
+        Err(message) => return html_error(StatusCode::BAD_REQUEST, &message),
+    };
+    let selected = cache.select(&query);
+    let docs: Vec<Arc<LobbyDocument>> = selected.items.iter().filter_map(|(_, _, doc)| doc.clone()).collect();
+    let shown = Page { items: docs, page: selected.page, per_page: selected.per_page, total: selected.total, pages: selected.pages };
+    html(StatusCode::OK, crate::list_page::render(&shown, &query, cache.clock.now()))
+}
+
+/// `GET /tournaments/{id}`: the tournament page.
+async fn tournament_page(State(cache): State<LobbyCache>, id: Result<Path<String>, PathRejection>) -> Response {
+    let Ok(Path(id)) = id else { return html_error(StatusCode::BAD_REQUEST, "not a tournament id") };
+    let revision = match cache.get(&id).await {
+        Ok(revision) => revision,
+        Err(NotShown::Unknown) => return html_error(StatusCode::NOT_FOUND, &format!("No tournament {}.", echoed(&id))),
+        Err(NotShown::NotYet) => {
+            return html_error(StatusCode::SERVICE_UNAVAILABLE, "This tournament is just created; reload in a moment.")
+        }
+    };
+    let Ok(doc) = serde_json::from_slice::<LobbyDocument>(&revision.json) else {
+        return html_error(StatusCode::INTERNAL_SERVER_ERROR, "This tournament's document does not read.");
+    };
+    let structure = cache.structure(&id).await.and_then(|s| serde_json::from_slice(&s).ok());
+    html(StatusCode::OK, crate::tournament_page::render(&doc, structure.as_ref(), cache.clock.now()))
 }
 
 /// The platform's health: every reader's poison commits and what it set aside (as `floor
@@ -234,12 +457,26 @@ async fn health(State(cache): State<LobbyCache>) -> Response {
     }
 }
 
+/// What `GET /api` answers, and what an unknown path's error points to.
+const ROUTES: &str = "Floor lobby
+
+GET /                                   the tournament list (a page)
+GET /tournaments/{id}                   one tournament (a page, live)
+GET /api/tournaments                    the list: ?state=registering|late_registration|running|finished|cancelled
+                                        &format=sit_and_go|scheduled|freezeout|re_entry|multi_entry|rebuy|bounty
+                                        &page=1&per_page=25 (at most 100)
+GET /api/tournaments/{id}               one tournament
+GET /api/tournaments/{id}/structure     its blind structure
+GET /api/tournaments/{id}/events        its document at every change (Server-Sent Events)
+GET /api/health                         poison commits the readers survived, what tournaments wait on
+";
+
 /// Any path the lobby does not serve.
 async fn no_route(uri: Uri) -> Response {
     error(
         StatusCode::NOT_FOUND,
         floor_events::codes::NOT_FOUND,
-        format!("no such path {}; the lobby serves GET /api/tournaments and GET /api/tournaments/{{id}}", echoed(uri.path())),
+        format!("no such path {}; GET /api lists what the lobby serves", echoed(uri.path())),
     )
 }
 
@@ -254,21 +491,23 @@ async fn wrong_method(method: Method, uri: Uri) -> Response {
     answer
 }
 
-async fn index() -> Response {
-    (
-        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        "Floor lobby\n\nGET /api/tournaments        every tournament\nGET /api/tournaments/{id}   one tournament\nGET /api/health             poison commits the readers survived, what tournaments wait on\n",
-    )
-        .into_response()
+async fn api_index() -> Response {
+    ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], ROUTES).into_response()
 }
 
-/// The lobby's routes. Every error, the router's own included (no such path, a method the
-/// lobby does not answer), is JSON in the command reply's envelope.
+/// The lobby's routes. Every error of the JSON API, the router's own included (no such path, a
+/// method the lobby does not answer), is JSON in the command reply's envelope; the pages answer
+/// their errors as pages.
 pub fn router(cache: LobbyCache) -> Router {
     Router::new()
-        .route("/", get(index))
+        .route("/", get(list_page))
+        .route("/tournaments/{id}", get(tournament_page))
+        .route("/tournaments/{id}/events", get(page_events))
+        .route("/api", get(api_index))
         .route("/api/tournaments", get(list))
         .route("/api/tournaments/{id}", get(one))
+        .route("/api/tournaments/{id}/structure", get(structure))
+        .route("/api/tournaments/{id}/events", get(events))
         .route("/api/health", get(health))
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)

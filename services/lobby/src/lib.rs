@@ -12,8 +12,18 @@
 //! - [`bubble`]: the hand-for-hand section: off or on, hand k, the tables waited for and since
 //!   when.
 //! - [`projection`]: the [`floor_runtime::projection::Projection`] that keeps the documents in KV.
-//! - [`http`]: `GET /api/tournaments` and `GET /api/tournaments/{id}`, served from a cache that
-//!   watches the bucket.
+//! - [`structures`]: each tournament's blind structure, its own resource (KV
+//!   `floor-lobby-structures`), kept out of the document.
+//! - [`http`]: the routes: the pages, the JSON API (the list paged and filtered, one document,
+//!   its structure, its live feed), served from a cache that watches the bucket.
+//! - [`live`]: the live feeds (Server-Sent Events): each new revision of a document, fanned out
+//!   from the cache's one KV watch to the clients watching that tournament.
+//! - [`listing`]: the list's filters (state, format), order and pages.
+//! - [`money`]: the one rule money is shown by (`€10.00`).
+//! - [`html`]: escaping, the page frame (style and script embedded from `assets/`), shared
+//!   pieces.
+//! - [`list_page`]: `GET /`, the tournament list as a page.
+//! - [`tournament_page`]: `GET /tournaments/{id}`, one tournament as a page, and its live part.
 //! - [`waiting`]: what each tournament waits on (a service whose reader has not taken its
 //!   commits, since when), looked at every second and added to the documents served.
 //! - [`service`]: wiring: the projection runner and the HTTP server.
@@ -24,11 +34,18 @@ pub mod bounties;
 pub mod bubble;
 pub mod clock;
 pub mod domain;
+pub mod html;
 pub mod http;
+pub mod list_page;
+pub mod listing;
+pub mod live;
+pub mod money;
 pub mod payouts;
 pub mod projection;
 pub mod rebuys;
 pub mod service;
+pub mod structures;
+pub mod tournament_page;
 pub mod waiting;
 
 pub use domain::LobbyDocument;

@@ -22,8 +22,12 @@ const CONCURRENT_WRITES: usize = 64;
 /// The lobby projection.
 pub struct LobbyProjection {
     bucket: kv::Store,
+    /// Each tournament's structure ([`crate::structures`]), written before its document.
+    structures: kv::Store,
     docs: HashMap<TournamentId, LobbyDocument>,
     dirty: HashSet<TournamentId>,
+    /// Tournaments whose structure changed since the last flush.
+    dirty_structures: HashSet<TournamentId>,
 }
 
 fn read<E: Into<Box<dyn std::error::Error + Send + Sync>>>(e: E) -> ProjectionError {
@@ -34,25 +38,42 @@ fn write<E: Into<Box<dyn std::error::Error + Send + Sync>>>(e: E) -> ProjectionE
 }
 
 impl LobbyProjection {
-    /// Loads the documents already in the bucket, to resume folding after the checkpoint.
+    /// Loads the documents already in the bucket, with their structures, to resume folding
+    /// after the checkpoint.
     ///
     /// # Errors
     /// `Read` when the bucket cannot be read.
     pub async fn load(backbone: &Backbone) -> Result<Self, ProjectionError> {
         let bucket = backbone.jetstream.get_key_value(subjects::LOBBY_BUCKET).await.map_err(read)?;
+        let structures = crate::structures::bucket(&backbone.jetstream).await.map_err(read)?;
+        let mut dirty_structures = HashSet::new();
         let mut docs = HashMap::new();
         let keys: Vec<String> = bucket.keys().await.map_err(read)?.try_collect().await.map_err(read)?;
         for key in keys {
             if let Some(value) = bucket.get(&key).await.map_err(read)? {
                 match serde_json::from_slice::<LobbyDocument>(&value) {
-                    Ok(doc) => {
+                    Ok(mut doc) => {
+                        if let Some(clock) = doc.clock.as_mut() {
+                            match structures.get(&key).await.map_err(read)? {
+                                Some(stored) => match serde_json::from_slice(&stored) {
+                                    Ok(structure) => clock.structure = structure,
+                                    Err(e) => tracing::warn!(key, error = %e, "unreadable structure; the next one set replaces it"),
+                                },
+                                // A document from before structures had their own resource
+                                // still holds its structure: store it there.
+                                None if !clock.structure.steps.is_empty() => {
+                                    dirty_structures.insert(doc.tournament_id);
+                                }
+                                None => {}
+                            }
+                        }
                         docs.insert(doc.tournament_id, doc);
                     }
                     Err(e) => tracing::warn!(key, error = %e, "unreadable lobby document; it will be rebuilt"),
                 }
             }
         }
-        Ok(Self { bucket, docs, dirty: HashSet::new() })
+        Ok(Self { bucket, structures, docs, dirty: HashSet::new(), dirty_structures })
     }
 
     /// A document, as folded so far.
@@ -119,6 +140,11 @@ impl Projection for LobbyProjection {
             }
         };
         if let Some(mut doc) = folded {
+            if let Events::Clock(events) = &commit.events {
+                if events.iter().any(|e| matches!(e, floor_events::clock::ClockEvent::StructureSet { .. })) {
+                    self.dirty_structures.insert(id);
+                }
+            }
             doc.last_sequence = sequence;
             self.docs.insert(id, doc);
             self.dirty.insert(id);
@@ -135,6 +161,21 @@ impl Projection for LobbyProjection {
                 }
             }
         }
+        // Structures first: a client that sees a document with a clock finds its structure.
+        let structures: Vec<(String, bytes::Bytes)> = self
+            .dirty_structures
+            .drain()
+            .filter_map(|id| self.docs.get(&id))
+            .filter_map(|doc| doc.clock.as_ref().map(|c| (doc.tournament_id.to_string(), &c.structure)))
+            .map(|(key, structure)| (key, serde_json::to_vec(structure).expect("structure serializes").into()))
+            .collect();
+        let store = &self.structures;
+        futures::stream::iter(structures)
+            .map(|(key, value)| async move { store.put(key, value).await })
+            .buffer_unordered(CONCURRENT_WRITES)
+            .try_collect::<Vec<_>>()
+            .await
+            .map_err(write)?;
         let writes: Vec<(String, bytes::Bytes)> = self
             .dirty
             .drain()
@@ -154,9 +195,12 @@ impl Projection for LobbyProjection {
     async fn reset(&mut self) -> Result<(), ProjectionError> {
         self.docs.clear();
         self.dirty.clear();
-        let keys: Vec<String> = self.bucket.keys().await.map_err(read)?.try_collect().await.map_err(read)?;
-        for key in keys {
-            self.bucket.purge(key).await.map_err(write)?;
+        self.dirty_structures.clear();
+        for bucket in [&self.bucket, &self.structures] {
+            let keys: Vec<String> = bucket.keys().await.map_err(read)?.try_collect().await.map_err(read)?;
+            for key in keys {
+                bucket.purge(key).await.map_err(write)?;
+            }
         }
         Ok(())
     }

@@ -43,7 +43,8 @@ pub async fn start(
     tracker.spawn(runner.run(shutdown.clone()));
     let Some(addr) = http else { return Ok(None) };
     let bucket = backbone.jetstream.get_key_value(subjects::LOBBY_BUCKET).await.map_err(|e| LobbyError::Bucket(e.to_string()))?;
-    let cache = LobbyCache::watch(bucket, backbone.events.clone(), backbone.jetstream.clone(), shutdown.clone())
+    let structures = crate::structures::bucket(&backbone.jetstream).await.map_err(LobbyError::Bucket)?;
+    let cache = LobbyCache::watch(bucket, structures, backbone.events.clone(), backbone.jetstream.clone(), clock.clone(), shutdown.clone())
         .await
         .map_err(|e| LobbyError::Bucket(e.to_string()))?;
     tracker.spawn(crate::waiting::run(backbone.jetstream.clone(), clock, cache.waits(), shutdown.clone()));

@@ -22,7 +22,7 @@ pub use floor_rules::field::Field;
 pub struct PayoutsAggregate;
 
 /// A player out in a hand.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Eliminated {
     /// The entry.
     pub entry: EntryNo,

@@ -2,17 +2,13 @@
 //! and the rebuys service's rebuys and add-ons, make the field; the table is locked once the
 //! pool stops growing (the start, or the clock's end of late registration, and the end of the
 //! rebuy period and add-on break, whichever is last); each seating commit with eliminations
-//! becomes one award, except during hand-for-hand: every bust of one hand-for-hand hand, at
-//! every table, went out at the same moment, so they wait for the bubble's `hand_completed`
-//! (or `late_busts_placed`, for a table the director stopped waiting for) and are awarded as
-//! one group, ranked together by the profile's ordering (RP-8, 002 §2.3, 004 §4.35).
+//! becomes one award.
 //!
 //! Pure: the service feeds commits in stream order and runs the commands that come out, each
 //! with an id derived from where it came from, so reading the log again repeats nothing.
 
 use crate::books::Ledger;
 use crate::domain::{Eliminated, Field, PayoutCommand};
-use floor_events::bubble::BubbleEvent;
 use floor_events::clock::ClockEvent;
 use floor_events::payouts::{LockCause, PayoutEvent};
 use floor_events::rebuys::RebuyEvent;
@@ -34,12 +30,6 @@ struct Tournament {
     field_closed: bool,
     /// Rebuys or an add-on can still be bought.
     buying: bool,
-    /// Hand-for-hand is on: busts wait for the bubble's group.
-    #[serde(default)]
-    hand_for_hand: bool,
-    /// Busts of hand-for-hand hands not awarded yet, with the players left after each.
-    #[serde(default)]
-    held_back: Vec<(Eliminated, u32)>,
 }
 
 impl Tournament {
@@ -145,10 +135,9 @@ impl Policy {
     /// A seating commit: its eliminations (one hand at one table) and the winner become one
     /// award, identified by the commit's stream sequence.
     pub fn on_seating(&mut self, id: TournamentId, sequence: u64, events: &[SeatingEvent]) -> Vec<Order> {
-        let Some(t) = self.tournaments.get_mut(&id) else { return vec![] };
+        let Some(t) = self.tournaments.get(&id) else { return vec![] };
         let mut stacks: HashMap<EntryNo, (u64, u32)> = HashMap::new();
         let mut eliminated = Vec::new();
-        let mut held = Vec::new();
         let mut players_left_after = None;
         let mut winner = None;
         for e in events {
@@ -161,13 +150,7 @@ impl Policy {
                     // elimination carries it (a rebuy offer came between).
                     let (stack_at_start, table) = stacks.get(entry).copied().unwrap_or((stack_at_start.unwrap_or(0), table.unwrap_or(0)));
                     let player = t.players.get(entry).cloned().unwrap_or_else(|| unknown_player(*entry));
-                    let out = Eliminated { entry: *entry, player, stack_at_start, table };
-                    // A bust of a hand-for-hand hand (reported in this commit) waits for its group.
-                    if t.hand_for_hand && stacks.contains_key(entry) {
-                        held.push((out, *players_left));
-                        continue;
-                    }
-                    eliminated.push(out);
+                    eliminated.push(Eliminated { entry: *entry, player, stack_at_start, table });
                     players_left_after = Some(*players_left);
                 }
                 SeatingEvent::TournamentWon { entry } => {
@@ -176,53 +159,12 @@ impl Policy {
                 _ => {}
             }
         }
-        t.held_back.extend(held);
         if eliminated.is_empty() && winner.is_none() {
             return vec![];
         }
         let players_left_before = players_left_after.unwrap_or(1) + eliminated.len() as u32;
         let command = PayoutCommand::Award { field: t.field(), players_left_before, eliminated, winner };
         vec![(id, CommandId::derived(&format!("payouts-award:{id}:{sequence}")), command)]
-    }
-
-    /// The bubble's log: hand-for-hand on and off, and each hand's busts as one group. Awards
-    /// are identified by the bubble commit's stream sequence and their place in it.
-    pub fn on_bubble(&mut self, id: TournamentId, sequence: u64, events: &[BubbleEvent]) -> Vec<Order> {
-        let Some(t) = self.tournaments.get_mut(&id) else { return vec![] };
-        let mut groups: Vec<(u32, Vec<Eliminated>)> = Vec::new();
-        for e in events {
-            match e {
-                BubbleEvent::HandForHandStarted { .. } => t.hand_for_hand = true,
-                BubbleEvent::HandCompleted { players_left_before, placed, .. }
-                | BubbleEvent::LateBustsPlaced { players_left_before, placed, .. } => {
-                    let (group, rest): (Vec<_>, Vec<_>) =
-                        std::mem::take(&mut t.held_back).into_iter().partition(|(out, _)| placed.iter().any(|p| p.bust.entry == out.entry));
-                    t.held_back = rest;
-                    if !group.is_empty() {
-                        groups.push((*players_left_before, group.into_iter().map(|(out, _)| out).collect()));
-                    }
-                }
-                BubbleEvent::HandForHandEnded { .. } => {
-                    t.hand_for_hand = false;
-                    // Busts the bubble placed in no group (none expected): one group, after the
-                    // last players left they saw.
-                    let rest = std::mem::take(&mut t.held_back);
-                    if let Some(after) = rest.iter().map(|(_, after)| *after).min() {
-                        groups.push((after + rest.len() as u32, rest.into_iter().map(|(out, _)| out).collect()));
-                    }
-                }
-                _ => {}
-            }
-        }
-        let field = t.field();
-        groups
-            .into_iter()
-            .enumerate()
-            .map(|(n, (players_left_before, eliminated))| {
-                let command = PayoutCommand::Award { field: field.clone(), players_left_before, eliminated, winner: None };
-                (id, CommandId::derived(&format!("payouts-award:{id}:{sequence}:{n}")), command)
-            })
-            .collect()
     }
 
     /// The payouts log: a paid tournament is forgotten.
@@ -364,64 +306,5 @@ mod tests {
         );
         let [(_, _, PayoutCommand::Lock { field, .. })] = &orders[..] else { panic!("one lock: {orders:?}") };
         assert_eq!(field.contributions, eur(5_000 - 4 * 250), "four bounty parts of 2.50 stay out of the prize pool");
-    }
-
-    fn bust(entry: u32, table: u32, stack_at_start: u64, players_left: u32) -> Vec<SeatingEvent> {
-        vec![
-            SeatingEvent::StackReachedZero { entry: EntryNo(entry), table, hand: 7, stack_at_start },
-            SeatingEvent::EntryEliminated { entry: EntryNo(entry), players_left, stack_at_start: None, table: None },
-        ]
-    }
-
-    fn placed(entry: u32, table: u32, stack_at_start: u64, place: u32) -> floor_events::bubble::Placed {
-        let bust = floor_events::bubble::HandBust { entry: EntryNo(entry), table, stack_at_start, seat_order: 0 };
-        floor_events::bubble::Placed { bust, place, shared: 1 }
-    }
-
-    fn awarded(orders: &[Order]) -> Vec<(u32, Vec<u32>)> {
-        orders
-            .iter()
-            .filter_map(|(_, _, c)| match c {
-                PayoutCommand::Award { players_left_before, eliminated, .. } => {
-                    Some((*players_left_before, eliminated.iter().map(|e| e.entry.0).collect()))
-                }
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// Given hand-for-hand is on, when two tables report a bust each in the same hand, then
-    /// nothing is awarded table by table: the bubble's `hand_completed` for that hand awards both
-    /// as one group from the players left before the hand (they went out at the same moment).
-    /// Outside hand-for-hand, each seating commit is its own award, as before.
-    #[test]
-    fn a_hand_for_hand_hands_busts_at_every_table_are_one_award_when_the_bubble_completes_it() {
-        let mut policy = Policy::default();
-        let t = TournamentId::new();
-        started(&mut policy, t);
-        assert_eq!(awarded(&policy.on_seating(t, 10, &bust(3, 1, 500, 2))), vec![(3, vec![3])], "not hand-for-hand: at once");
-
-        let mut policy = Policy::default();
-        started(&mut policy, t);
-        let announced = BubbleEvent::HandForHandStarted {
-            cause: floor_events::bubble::StartCause::Director,
-            players_left: 3,
-            boundary: 0,
-            tables: vec![1, 2],
-            dealing: vec![1, 2],
-            at: at(),
-        };
-        assert!(policy.on_bubble(t, 20, &[announced]).is_empty());
-        assert!(policy.on_seating(t, 21, &bust(3, 1, 500, 2)).is_empty(), "table 1's bust waits for its group");
-        assert!(policy.on_seating(t, 22, &bust(2, 2, 800, 1)).is_empty(), "so does table 2's");
-        let completed = BubbleEvent::HandCompleted {
-            hand: 0,
-            players_left_before: 3,
-            placed: vec![placed(2, 2, 800, 2), placed(3, 1, 500, 3)],
-            at: at(),
-        };
-        let orders = policy.on_bubble(t, 23, std::slice::from_ref(&completed));
-        assert_eq!(awarded(&orders), vec![(3, vec![3, 2])], "one award from 3 players left, both busts in it");
-        assert!(policy.on_bubble(t, 24, &[completed]).is_empty(), "awarded once");
     }
 }

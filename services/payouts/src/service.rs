@@ -36,8 +36,7 @@ const BOOKS_WAIT: Duration = Duration::from_secs(5);
 pub const POLICY_NAME: &str = "payouts-policy";
 
 /// The shape of [`Memory`] in snapshots: change it whenever that shape or meaning changes.
-/// `payouts-3`: reads the bubble's commits (a hand-for-hand hand's busts are one award).
-const MEMORY_VERSION: &str = "payouts-3";
+const MEMORY_VERSION: &str = "payouts-2";
 
 /// The payouts service. Cheap to clone.
 #[derive(Clone)]
@@ -72,7 +71,6 @@ pub fn filters() -> Vec<String> {
         subjects::aggregate::REBUYS,
         subjects::aggregate::PAYOUTS,
         subjects::aggregate::BOUNTIES,
-        subjects::aggregate::BUBBLE,
     ]
     .iter()
     .map(|a| subjects::event_filter(a))
@@ -186,7 +184,6 @@ impl floor_runtime::policy::Policy for Memory {
             }
             Events::Clock(e) => policy.on_clock(t, &e),
             Events::Seating(e) => policy.on_seating(t, commit.sequence, &e),
-            Events::Bubble(e) => policy.on_bubble(t, commit.sequence, &e),
             Events::Rebuys(e) => {
                 books.on_rebuys(t, &e);
                 policy.on_rebuys(t, &e)

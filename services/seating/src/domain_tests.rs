@@ -432,7 +432,8 @@ proptest! {
 
 /// Hand-for-hand at seating: a held table deals only on `deal_hand`, one hand each; a finish
 /// for a hand it is not dealing is `hand_not_released`; `resume` lets it deal freely again.
-/// The simulated tables here ignore the hold, so they show what a misbehaving server gets.
+/// The simulated tables obey the hold; one is made to ignore it, to show what a misbehaving
+/// server gets.
 #[test]
 fn a_held_table_deals_only_on_deal_hand_and_resume_ends_the_hold() {
     let tournament_id = TournamentId(uuid::Uuid::from_u128(20));
@@ -486,13 +487,18 @@ fn a_held_table_deals_only_on_deal_hand_and_resume_ends_the_hold() {
     let finished = report(&mut floor, &mut reports);
     assert!(rejections(&finished).is_empty());
     room.deliver(&finished);
+    room.deliver(&hold);
     let t2 = room.tables.get_mut(&two).unwrap();
     t2.apply(tournament_id, two, usize::MAX, &mut reports);
+    assert!(t2.held && !t2.start_hand(tournament_id, two, &mut reports), "the simulated table obeys the hold");
+    // Made to ignore it: it deals while held, and Floor refuses the deal.
+    t2.held = false;
     if t2.start_hand(tournament_id, two, &mut reports) {
         assert_eq!(rejections(&report(&mut floor, &mut reports)), vec![codes::TABLE_HELD.to_string()], "dealt while held");
         let t2 = room.tables.get_mut(&two).unwrap();
         t2.in_hand = None;
         t2.hand -= 1;
+        t2.held = true;
     }
     report(&mut floor, &mut reports);
     // A finish for a hand never released to it.

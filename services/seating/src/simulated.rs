@@ -7,6 +7,10 @@
 //! losers losing all or half of what they had. Stacks that reach zero are reported as busts with
 //! the pots that took their chips. A player at zero keeps the seat, dealt out, until Floor says
 //! `remove_player` (eliminated) or `add_chips` (a rebuy).
+//!
+//! It obeys the hold of hand-for-hand (docs/table-servers.md, item 8): after `hold_for_deal` it
+//! finishes the hand in progress, then deals one hand per `deal_hand` (each is a credit) until
+//! `resume`; `pause` stops it dealing until `resume` too.
 
 use floor_events::table::{BustReport, Instruction, PotWon, Report, SeatNo, SeatStack, TableInstruction, TableReport};
 use floor_events::{EntryNo, PlayerId, TournamentId};
@@ -31,6 +35,12 @@ pub struct SimTable {
     pub closed: bool,
     /// Reports sent (numbers the report ids).
     pub reports: u64,
+    /// Held for hand-for-hand (`hold_for_deal`, until `resume`).
+    pub held: bool,
+    /// Hands released by `deal_hand` and not dealt yet (one per instruction).
+    pub credits: u64,
+    /// Paused (`pause`, until `resume`).
+    pub paused: bool,
 }
 
 /// What happened at a table in one step.
@@ -95,6 +105,25 @@ impl SimTable {
                     stepped.closed = true;
                     false
                 }
+                Instruction::HoldForDeal => {
+                    self.held = true;
+                    false
+                }
+                Instruction::DealHand { .. } => {
+                    self.credits += 1;
+                    false
+                }
+                Instruction::Pause { .. } => {
+                    self.paused = true;
+                    false
+                }
+                // Ends hand-for-hand as well as a pause: deal freely again.
+                Instruction::Resume => {
+                    self.held = false;
+                    self.credits = 0;
+                    self.paused = false;
+                    false
+                }
                 _ => false,
             };
             if confirm {
@@ -114,10 +143,19 @@ impl SimTable {
         self.seats.values().filter(|(.., chips)| *chips == 0).map(|(entry, player, _)| (*entry, player))
     }
 
-    /// Starts a hand if two or more players with chips sit and none is in progress.
+    /// Whether the table may deal its next hand now: open, no hand in progress, not paused,
+    /// not held (or held with a `deal_hand` not used yet), two or more players with chips.
+    pub fn may_deal(&self) -> bool {
+        !self.closed && self.in_hand.is_none() && !self.paused && (!self.held || self.credits > 0) && self.dealable() >= 2
+    }
+
+    /// Starts a hand if it may ([`SimTable::may_deal`]); a held table uses one `deal_hand`.
     pub fn start_hand(&mut self, tournament_id: TournamentId, table: u32, out: &mut Vec<TableReport>) -> bool {
-        if self.closed || self.in_hand.is_some() || self.dealable() < 2 {
+        if !self.may_deal() {
             return false;
+        }
+        if self.held {
+            self.credits -= 1;
         }
         self.hand += 1;
         let stacks: Vec<SeatStack> = self
@@ -186,4 +224,80 @@ pub fn play_hand(rng: &mut impl Rng, dealt: &[SeatStack]) -> (Vec<SeatStack>, Ve
         }
     }
     (stacks.into_iter().filter(|s| s.chips > 0).collect(), busts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn told(sequence: u64, instruction: Instruction) -> TableInstruction {
+        TableInstruction { tournament_id: TournamentId(uuid::Uuid::from_u128(7)), table: 1, sequence, instruction }
+    }
+
+    fn seat(sequence: u64, entry: u32, seat: u8) -> TableInstruction {
+        let player = PlayerId::parse(&format!("p{entry}")).expect("valid");
+        told(sequence, Instruction::SeatPlayer { entry: EntryNo(entry), player, seat: SeatNo(seat), stack: 1_000, wait_for_button: false })
+    }
+
+    /// Given a table of two dealing its hand 1 when `hold_for_deal` arrives,
+    /// when it is told `deal_hand` twice and then `resume`,
+    /// then it finishes hand 1, deals nothing more until the first `deal_hand`, one hand per
+    /// `deal_hand` (hands 2 and 3), and deals freely after `resume`.
+    #[test]
+    fn a_held_table_finishes_its_hand_then_deals_one_hand_per_deal_hand_until_resume() {
+        let t = TournamentId(uuid::Uuid::from_u128(7));
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let (mut table, mut out) = (SimTable::default(), Vec::new());
+        table.receive(seat(1, 1, 1));
+        table.receive(seat(2, 2, 2));
+        table.apply(t, 1, usize::MAX, &mut out);
+        // Only dealing is under test: the stacks are put back after each hand, so nobody busts.
+        let deal = |table: &mut SimTable, rng: &mut rand_chacha::ChaCha8Rng, out: &mut Vec<TableReport>| -> bool {
+            let dealt = table.start_hand(t, 1, out);
+            if dealt {
+                table.finish_hand(t, 1, rng, out);
+                for (_, (.., chips)) in table.seats.iter_mut() {
+                    *chips = 1_000;
+                }
+            }
+            dealt
+        };
+        assert!(table.start_hand(t, 1, &mut out), "hand 1 begins");
+        table.receive(told(3, Instruction::HoldForDeal));
+        assert!(table.finish_hand(t, 1, &mut rng, &mut out), "the hand in progress is finished normally");
+        for (_, (.., chips)) in table.seats.iter_mut() {
+            *chips = 1_000;
+        }
+        table.apply(t, 1, usize::MAX, &mut out);
+        assert!(table.held && !table.may_deal() && !deal(&mut table, &mut rng, &mut out), "held: no deal_hand yet");
+        table.receive(told(4, Instruction::DealHand { hand: 1 }));
+        table.receive(told(5, Instruction::DealHand { hand: 2 }));
+        table.apply(t, 1, usize::MAX, &mut out);
+        assert_eq!(table.credits, 2);
+        assert!(deal(&mut table, &mut rng, &mut out) && deal(&mut table, &mut rng, &mut out), "one hand per deal_hand");
+        assert!(!deal(&mut table, &mut rng, &mut out), "two deal_hands, two hands");
+        assert_eq!(table.hand, 3);
+        table.receive(told(6, Instruction::Resume));
+        table.apply(t, 1, usize::MAX, &mut out);
+        assert!(!table.held && deal(&mut table, &mut rng, &mut out) && deal(&mut table, &mut rng, &mut out), "free again");
+        let started: Vec<u64> =
+            out.iter().filter_map(|r| if let Report::HandStarted { hand, .. } = r.report { Some(hand) } else { None }).collect();
+        assert_eq!(started, vec![1, 2, 3, 4, 5]);
+    }
+
+    /// A pause stops dealing until `resume`, held or not.
+    #[test]
+    fn a_paused_table_deals_nothing_until_resume() {
+        let t = TournamentId(uuid::Uuid::from_u128(7));
+        let (mut table, mut out) = (SimTable::default(), Vec::new());
+        table.receive(seat(1, 1, 1));
+        table.receive(seat(2, 2, 2));
+        table.receive(told(3, Instruction::Pause { reason: "break".into() }));
+        table.apply(t, 1, usize::MAX, &mut out);
+        assert!(!table.start_hand(t, 1, &mut out));
+        table.receive(told(4, Instruction::Resume));
+        table.apply(t, 1, usize::MAX, &mut out);
+        assert!(table.start_hand(t, 1, &mut out));
+    }
 }

@@ -21,7 +21,9 @@
 //!
 //! Usage: `cargo build --release -p floor && cargo run --release -p floor-tests --bin floor-soak --
 //! [--entrants 10000] [--format rebuy] [--runs 3] [--every 2-5] [--seed 7] [--minutes 60]
-//! [--start-after S] [--floor PATH] [--write docs/reliability.md]`.
+//! [--start-after S] [--floor PATH] [--kill scheduler,payouts] [--write docs/reliability.md]`.
+//! `--kill` limits the services killed (every service still runs): a restart figure for one
+//! service at a field size.
 //!
 //! For restart times at scale (issue 16: every service back within 2 s of a `kill -9` in the
 //! middle of a 250,000-entrant tournament) the undisturbed run is not needed:
@@ -42,8 +44,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
-/// Every service of the registry, each in its own process.
-const SERVICES: [&str; 7] = ["registration", "lobby", "clock", "scheduler", "seating", "payouts", "rebuys"];
+/// Every service the sim's tournaments need (the bubble's hand-for-hand included; bounties
+/// aside, no bounty format is played here), each in its own process.
+const SERVICES: [&str; 8] = ["registration", "lobby", "clock", "scheduler", "seating", "payouts", "rebuys", "bubble"];
 
 /// What `floor run` logs once every service it runs is serving ("Floor service is running", or
 /// with the lobby "Floor is running; lobby at …").
@@ -86,6 +89,8 @@ struct Soak {
     sync_always: bool,
     /// No kill before this long into a run (a large field registers first).
     first_kill_after: Duration,
+    /// The services killed (`--kill`; default: every one).
+    killed: Vec<&'static str>,
 }
 
 fn flag(name: &str) -> bool {
@@ -111,6 +116,15 @@ impl Soak {
             baseline: !flag("--no-baseline"),
             sync_always: !flag("--no-fsync"),
             first_kill_after: Duration::from_secs(arg("--first-kill-after").map_or(0, |v| v.parse().expect("--first-kill-after SECONDS"))),
+            killed: match arg("--kill") {
+                None => SERVICES.to_vec(),
+                Some(list) => list
+                    .split(',')
+                    .map(|name| {
+                        *SERVICES.iter().find(|s| **s == name).unwrap_or_else(|| panic!("--kill: no service {name:?} in {SERVICES:?}"))
+                    })
+                    .collect(),
+            },
         }
     }
 
@@ -122,6 +136,9 @@ impl Soak {
         );
         if let Some(s) = &self.start_after {
             line.push_str(&format!(" --start-after {s}"));
+        }
+        if self.killed.len() < SERVICES.len() {
+            line.push_str(&format!(" --kill {}", self.killed.join(",")));
         }
         if !self.baseline {
             line.push_str(" --no-baseline");
@@ -500,7 +517,7 @@ async fn play(soak: &Soak, work: &Path, label: &str, kill_seed: Option<u64>) -> 
     let mut kills = Vec::new();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(kill_seed.unwrap_or_default());
     // Every service once, in a drawn order, then any.
-    let mut first_round = SERVICES.to_vec();
+    let mut first_round = soak.killed.clone();
     first_round.shuffle(&mut rng);
     let mut first_wait = soak.first_kill_after;
     let out = loop {
@@ -512,7 +529,7 @@ async fn play(soak: &Soak, work: &Path, label: &str, kill_seed: Option<u64>) -> 
             Ok(out) => break out.unwrap_or_default(),
             Err(_) => {
                 let service = match first_round.is_empty() {
-                    true => SERVICES[rng.random_range(0..SERVICES.len())],
+                    true => soak.killed[rng.random_range(0..soak.killed.len())],
                     false => first_round.remove(0),
                 };
                 let at = started.elapsed();

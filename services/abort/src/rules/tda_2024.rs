@@ -12,7 +12,10 @@
 //! - **Roll-forward, in the money**: fees back, the next unpaid prize (the prize for place N)
 //!   to each, then the rest of the open pool by chips (Bovada/Bodog/Ignition/Everygame; GG's
 //!   EU article: "the next payout to each remaining player, then the rest").
-//! - **ICM**: not available yet (exact ICM is being written in floor-rules): `not_yet_available`.
+//! - **ICM** (the option practice §3 mentions): fees back, then each prize still open (places
+//!   1..=N, N the entries still in, at most the places paid) shared by Malmuth-Harville equity
+//!   on the chips (`floor_rules::icm`, exact), in cents by the documented remainder rule; what
+//!   the prizes leave of the open pool (a guarantee, a table paying less than the pool) by chips.
 //!
 //! Bounties on a roll-forward: [`crate::cancellation::Builder::bounties`] (each keeps the bounty
 //! on their own head: PokerStars refunds "the KO bounty").
@@ -24,13 +27,33 @@ use crate::statement::{Case, Method, Rule};
 /// Cancels by `method`: roll-forward by default.
 ///
 /// # Errors
-/// `not_yet_available` for ICM.
+/// As [`roll_forward`] and [`icm`].
 pub fn cancel(b: &mut Builder, method: Method) -> Result<Plan, CancelError> {
     match method {
         Method::Rollback => Ok(rollback(b, Rule::TdaRollback, Case::Rollback)),
         Method::Rulebook | Method::RollForward => roll_forward(b),
-        Method::Icm => Err(CancelError::NotYetAvailable("icm")),
+        Method::Icm => icm(b),
     }
+}
+
+/// Fees back to the entries still in; the open prizes by ICM; the rest of the open pool by chips.
+///
+/// # Errors
+/// `icm_*` when ICM refuses the stacks; `amount_too_large`.
+pub fn icm(b: &mut Builder) -> Result<Plan, CancelError> {
+    let t = b.t;
+    let rule = Rule::TdaIcm;
+    for &i in &t.remaining {
+        b.refund_fees(i, rule);
+    }
+    let pool = t.pool();
+    let open = t.open_prize_money(pool);
+    let owed = b.by_icm(rule)?;
+    let (prize_money, rest) = owed_then_rest(open, owed);
+    b.by_chips(rule, rest);
+    let case = if t.in_the_money() { Case::RollForwardInTheMoney } else { Case::RollForwardBeforeTheMoney };
+    let bounty_money = b.bounties();
+    Ok(Plan { method: Method::Icm, case, decided_under: None, pool, prize_money, bounty_money })
 }
 
 /// Every entry gets back everything it paid, under `rule` (also 001 Art. 15's refund).
@@ -77,7 +100,6 @@ pub fn roll_forward(b: &mut Builder) -> Result<Plan, CancelError> {
 #[cfg(test)]
 mod tests {
     use crate::cancellation::cancel;
-    use crate::error::codes;
     use crate::rules::fixtures::*;
     use crate::snapshot::{Bounty, Standing};
     use crate::statement::{Case, LineKind::*, Method, Rule};
@@ -166,10 +188,26 @@ mod tests {
         assert!(c.books.balanced());
     }
 
+    /// Given 10 entries (pool €1,000, 500 / 300 / 200), entries 3..10 out and entry 3 paid
+    /// €200; when the last two, 7,000 and 3,000 chips, are cancelled by ICM: fees back, and the
+    /// open prizes €500 + €300 by Malmuth-Harville. P(entry 1 first) = 7,000 / 10,000 = 0.7, so
+    /// entry 1: 0.7 × 50,000 + 0.3 × 30,000 = 44,000; entry 2: 0.3 × 50,000 + 0.7 × 30,000 =
+    /// 36,000. The prizes are the whole open pool (100,000 − 20,000 paid): nothing by chips.
     #[test]
-    fn icm_is_not_available_yet() {
-        let err = cancel(&field_of_10(MULTI, &[7_000, 3_000]), Tda2024, Method::Icm).unwrap_err();
-        assert_eq!(err.code(), codes::NOT_YET_AVAILABLE);
+    fn icm_shares_the_open_prizes_by_malmuth_harville_equity() {
+        let c = cancel(&field_of_10(MULTI, &[7_000, 3_000]), Tda2024, Method::Icm).unwrap();
+        assert_eq!(c.case, Case::RollForwardInTheMoney);
+        assert_eq!(lines(&c, 1), [(RefundFee, 1_000), (IcmEquity, 44_000)]);
+        assert_eq!(lines(&c, 2), [(RefundFee, 1_000), (IcmEquity, 36_000)]);
+        assert!(c.books.balanced());
+        let line = &c.statement(&player(1)).unwrap().lines[1];
+        assert_eq!((line.rule, line.inputs.pot, line.inputs.weight, line.inputs.of), (Rule::TdaIcm, 80_000, Some(7_000), Some(10_000)));
+        // An entry still in without a chip finishes below every stack: the stack takes first
+        // prize by ICM, the empty one second (then lifted to nothing more: it is place 2's).
+        let c = cancel(&field_of_10(MULTI, &[7_000, 0]), Tda2024, Method::Icm).unwrap();
+        assert_eq!(lines(&c, 1), [(RefundFee, 1_000), (IcmEquity, 50_000)]);
+        assert_eq!(lines(&c, 2), [(RefundFee, 1_000), (EqualShare, 30_000)]);
+        assert!(c.books.balanced());
     }
 
     /// A knockout tournament: bounties on heads go back, what nobody holds is shared.

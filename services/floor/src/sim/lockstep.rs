@@ -23,6 +23,15 @@
 //!   by that reaction alone, and when it landed after some players' answers (a rebuys service
 //!   restarting, say) seating eliminated in another order, balanced tables differently, and a
 //!   disturbed run became another tournament (issue 18).
+//! - how far the bubble policy has acted (KV key `bubble-policy`) against the tournament's,
+//!   seating's and the bubble's own subjects: hand-for-hand's hold, each release and the end
+//!   are the bubble policy's reaction to seating's commits (then to its own), and the
+//!   instructions to the tables are seating's policy's reaction to the bubble's events. The
+//!   payouts subjects it reads too are left out: only the locked table's paid places matter
+//!   to it, locked at the start of a sit & go and never waited for by the tables.
+//!
+//! [`Lockstep::acted_on`] is the same reading for one report, without waiting for Floor to be
+//! quiet: `floor sim --free`'s tables deal their next hand once Floor has acted on their last.
 
 use async_nats::jetstream::consumer::{pull, AckPolicy, Consumer, DeliverPolicy};
 use async_nats::jetstream::kv;
@@ -39,6 +48,22 @@ use std::time::{Duration, Instant};
 /// How long Floor may stay silent before the simulation gives up.
 pub const STALL: Duration = Duration::from_secs(15);
 
+/// Passes of [`Lockstep::acted_on`] after seating has taken the report.
+const PASSES: u32 = 3;
+
+/// A stall's message: which runner has not moved.
+fn stalled(taken: &Taken) -> String {
+    format!(
+        "Floor has made no progress with the tables in {} s (are the seating and bubble services running?); checkpoints: \
+         seating-policy {:?}, seating-reports {:?}, seating-outbox {:?}, bubble-policy {:?}",
+        STALL.as_secs(),
+        taken.policy,
+        taken.reports,
+        taken.outbox,
+        taken.bubble
+    )
+}
+
 /// One tournament's lockstep: where the simulator's reports and the tables' instructions are.
 pub struct Lockstep {
     tournament: TournamentId,
@@ -54,6 +79,42 @@ pub struct Lockstep {
     reported: u64,
     /// Whether the rebuys policy must have acted on everything stored too.
     rebuys: bool,
+}
+
+/// The bubble policy's checkpoint key (`floor_bubble::service::POLICY_NAME`).
+const BUBBLE_POLICY: &str = "bubble-policy";
+
+/// Where the store is on the subjects of one tournament that Floor's runners react to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stored {
+    tournament: u64,
+    clock: u64,
+    rebuys: u64,
+    seating: u64,
+    bubble: u64,
+}
+
+/// How far each runner has taken the log (`None`: nothing says yet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Taken {
+    policy: Option<u64>,
+    reports: Option<u64>,
+    outbox: Option<u64>,
+    rebuys: Option<u64>,
+    bubble: Option<u64>,
+}
+
+impl Stored {
+    /// Whether every runner has acted on everything stored here (and the reports runner on
+    /// every report up to `reported`).
+    fn taken_by(&self, taken: &Taken, reported: u64, rebuys: bool) -> bool {
+        let Self { tournament, clock, rebuys: rebuy_log, seating, bubble } = *self;
+        taken.policy.is_some_and(|p| p >= tournament.max(clock).max(rebuy_log).max(bubble))
+            && taken.reports.is_some_and(|r| r >= reported)
+            && taken.outbox.is_some_and(|o| o >= seating)
+            && (!rebuys || taken.rebuys.is_some_and(|r| r >= tournament.max(clock).max(rebuy_log).max(seating)))
+            && taken.bubble.is_some_and(|b| b >= tournament.max(seating).max(bubble))
+    }
 }
 
 fn text<E: ToString>(e: E) -> String {
@@ -123,29 +184,54 @@ impl Lockstep {
         self.reported = self.reported.max(sequence);
     }
 
-    /// Where the store is, on the subjects seating reads from other services (for this
-    /// tournament) and on its own log.
-    async fn stored(&self, backbone: &Backbone) -> Result<[u64; 2], String> {
+    /// Where the store is, on the subjects of this tournament that seating, the rebuys policy
+    /// and the bubble policy read.
+    async fn stored(&self, backbone: &Backbone) -> Result<Stored, String> {
         let t = self.tournament.0;
-        let [tournament, clock, rebuys, seating] =
-            [subjects::aggregate::TOURNAMENT, subjects::aggregate::CLOCK, subjects::aggregate::REBUYS, subjects::aggregate::SEATING]
-                .map(|aggregate| subjects::event_subject(aggregate, t));
+        let [tournament, clock, rebuys, seating, bubble] = [
+            subjects::aggregate::TOURNAMENT,
+            subjects::aggregate::CLOCK,
+            subjects::aggregate::REBUYS,
+            subjects::aggregate::SEATING,
+            subjects::aggregate::BUBBLE,
+        ]
+        .map(|aggregate| subjects::event_subject(aggregate, t));
         let store = JetStreamStore::new(backbone);
-        let (tournament, clock, rebuys, seating) = futures::try_join!(
+        let (tournament, clock, rebuys, seating, bubble) = futures::try_join!(
             store.last_sequence(&tournament),
             store.last_sequence(&clock),
             store.last_sequence(&rebuys),
-            store.last_sequence(&seating)
+            store.last_sequence(&seating),
+            store.last_sequence(&bubble)
         )
         .map_err(text)?;
-        Ok([tournament.max(clock).max(rebuys), seating])
+        Ok(Stored { tournament, clock, rebuys, seating, bubble })
+    }
+
+    /// How far each runner has taken the log, read concurrently.
+    async fn taken(&self, backbone: &Backbone) -> Taken {
+        let rebuys_policy = async {
+            match self.rebuys {
+                true => taken(&backbone.events, &self.checkpoints, floor_rebuys::service::POLICY_NAME).await,
+                false => None,
+            }
+        };
+        let (policy, reports, outbox, rebuys, bubble) = futures::join!(
+            taken(&backbone.events, &self.checkpoints, "seating-policy"),
+            taken(&backbone.tables, &self.checkpoints, "seating-reports"),
+            taken(&backbone.events, &self.checkpoints, "seating-outbox"),
+            rebuys_policy,
+            taken(&backbone.events, &self.checkpoints, BUBBLE_POLICY)
+        );
+        Taken { policy, reports, outbox, rebuys, bubble }
     }
 
     /// Waits until Floor has taken every report and stored every instruction that follows.
     ///
     /// Work flows in a circle: reports and other services' events make seating commits, whose
     /// instructions the outbox stores and whose eliminations it sends to registration, which
-    /// seating's policy reads. So a pass reads where the store is, checks every runner has
+    /// seating's policy reads; seating's commits make the bubble's, which seating's policy
+    /// turns into instructions. So a pass reads where the store is, checks every runner has
     /// taken everything up to there, and reads the store again: only a pass in which nothing
     /// new was stored proves everything is done.
     ///
@@ -160,42 +246,113 @@ impl Lockstep {
     /// # Errors
     /// A stall (nothing moved for [`STALL`]), or a store that cannot be read.
     pub async fn settled(&mut self, backbone: &Backbone) -> Result<(), String> {
-        let (mut seen, mut moved_at, mut pause) = (Vec::new(), Instant::now(), Duration::from_millis(1));
+        self.settled_after(backbone, self.reported).await
+    }
+
+    /// [`Lockstep::settled`], with the last report the simulator published (acknowledged) at
+    /// `reported`.
+    ///
+    /// # Errors
+    /// A stall (nothing moved for [`STALL`]), or a store that cannot be read.
+    pub async fn settled_after(&self, backbone: &Backbone, reported: u64) -> Result<(), String> {
+        let (mut seen, mut moved_at, mut pause) = (None, Instant::now(), Duration::from_millis(1));
         loop {
-            let [reacted_to, seating] = self.stored(backbone).await?;
+            let stored = self.stored(backbone).await?;
             // Each group of reads concurrently, the groups in order: store, runners, store.
-            let rebuys_policy = async {
-                match self.rebuys {
-                    true => taken(&backbone.events, &self.checkpoints, floor_rebuys::service::POLICY_NAME).await,
-                    false => None,
-                }
-            };
-            let (policy, reports, outbox, rebuys) = futures::join!(
-                taken(&backbone.events, &self.checkpoints, "seating-policy"),
-                taken(&backbone.tables, &self.checkpoints, "seating-reports"),
-                taken(&backbone.events, &self.checkpoints, "seating-outbox"),
-                rebuys_policy
-            );
-            let caught_up = policy.is_some_and(|p| p >= reacted_to)
-                && reports.is_some_and(|r| r >= self.reported)
-                && outbox.is_some_and(|o| o >= seating)
-                && (!self.rebuys || rebuys.is_some_and(|r| r >= reacted_to.max(seating)));
-            if caught_up && self.stored(backbone).await? == [reacted_to, seating] {
+            let taken = self.taken(backbone).await;
+            if stored.taken_by(&taken, reported, self.rebuys) && self.stored(backbone).await? == stored {
                 return Ok(());
             }
             // Anything stored for the tables (cheaper than asking for this tournament's subjects).
             let instructed = backbone.tables.get_info().await.ok().map(|i| i.state.last_sequence);
-            let state = vec![Some(reacted_to), Some(seating), policy, reports, outbox, rebuys, instructed];
+            let state = Some((stored, taken, instructed));
             if state != seen {
                 (seen, moved_at) = (state, Instant::now());
             } else if moved_at.elapsed() > STALL {
-                return Err(format!(
-                    "Floor has made no progress with the tables in {} s (is the seating service running?)",
-                    STALL.as_secs()
-                ));
+                return Err(stalled(&taken));
             }
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(Duration::from_millis(50));
+        }
+    }
+
+    /// Waits until Floor has acted on the report the store acknowledged at `report`: seating
+    /// has taken it, and [`PASSES`] times over, every runner has taken what the store held
+    /// when the pass began. That covers the longest chain a report starts (seating's commit;
+    /// the bubble's reaction, a start or a completed hand; the bubble's reaction to its own
+    /// event, a release; seating's instructions for it). Unlike [`Lockstep::settled`] it never
+    /// waits for the log to stop growing: other tables go on playing meanwhile.
+    ///
+    /// # Errors
+    /// A stall (no runner moved for [`STALL`]), or a store that cannot be read.
+    pub async fn acted_on(&self, backbone: &Backbone, report: u64) -> Result<(), String> {
+        let mut target: Option<Stored> = None;
+        let mut passes = 0;
+        let (mut seen, mut moved_at, mut pause) = (None, Instant::now(), Duration::from_millis(1));
+        loop {
+            let taken = self.taken(backbone).await;
+            let done = match &target {
+                None => taken.reports.is_some_and(|r| r >= report),
+                Some(stored) => stored.taken_by(&taken, report, self.rebuys),
+            };
+            if done {
+                if passes == PASSES {
+                    return Ok(());
+                }
+                passes += 1;
+                target = Some(self.stored(backbone).await?);
+                pause = Duration::from_millis(1);
+                continue;
+            }
+            if Some(taken) != seen {
+                (seen, moved_at) = (Some(taken), Instant::now());
+            } else if moved_at.elapsed() > STALL {
+                return Err(stalled(&taken));
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_millis(20));
+        }
+    }
+
+    /// The tournament's instructions as they arrive (`floor sim --free`), each with its stream
+    /// sequence, from the start of the stream.
+    ///
+    /// # Errors
+    /// When the consumer cannot be read.
+    pub async fn arriving(&self) -> Result<async_nats::jetstream::consumer::pull::Stream, String> {
+        self.instructions.messages().await.map_err(text)
+    }
+
+    /// The stream sequence of the first instruction to `table` stored after stream sequence
+    /// `after`, if any.
+    ///
+    /// # Errors
+    /// When the store cannot be read.
+    pub async fn stored_after(&self, backbone: &Backbone, table: u32, after: u64) -> Result<Option<u64>, String> {
+        let subject = format!("floor.table.{}.{table}.in", self.tournament);
+        match backbone.tables.direct_get_next_for_subject(&subject, Some(after + 1)).await {
+            Ok(message) => Ok(Some(message.sequence)),
+            Err(e) if e.kind() == DirectGetErrorKind::NotFound => Ok(None),
+            Err(e) => Err(format!("{subject}: {e}")),
+        }
+    }
+
+    /// Hands the tables every instruction stored after stream sequence `after`, read one by one
+    /// from the store (the few a run ends with).
+    ///
+    /// # Errors
+    /// When the store cannot be read, or an instruction is unreadable.
+    pub async fn fetch_after(&self, backbone: &Backbone, mut after: u64, tables: &mut BTreeMap<u32, SimTable>) -> Result<(), String> {
+        loop {
+            match backbone.tables.direct_get_next_for_subject(&self.filter, Some(after + 1)).await {
+                Ok(message) => {
+                    after = message.sequence;
+                    let instruction: TableInstruction = serde_json::from_slice(&message.payload).map_err(text)?;
+                    tables.entry(instruction.table).or_default().receive(instruction);
+                }
+                Err(e) if e.kind() == DirectGetErrorKind::NotFound => return Ok(()),
+                Err(e) => return Err(format!("{}: {e}", self.filter)),
+            }
         }
     }
 

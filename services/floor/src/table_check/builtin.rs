@@ -38,22 +38,20 @@ pub enum Fault {
     KeepsRemoved,
 }
 
-/// One simulated table and what lets it deal.
+/// One simulated table and what else lets it deal (the simulated table keeps the hold, the
+/// `deal_hand`s and the pause itself).
 #[derive(Default)]
 struct Served {
     sim: SimTable,
     blinds: bool,
-    held: bool,
-    credits: u64,
-    paused: bool,
     confirmed_unknown: bool,
 }
 
 impl Served {
     /// Between hands: applies what arrived in sequence order, then deals one hand if it may.
     fn step(&mut self, t: TournamentId, table: u32, fault: Option<Fault>, rng: &mut impl rand::Rng, out: &mut Vec<TableReport>) {
-        // What the instructions about to be applied say about dealing (the simulated table
-        // itself only seats, removes and adds chips).
+        // What the instructions about to be applied say about blinds (the simulated table
+        // keeps the rest: seats, chips, the hold, the pause).
         let first = self.sim.applied + 1;
         for (next, i) in (first..).zip(self.sim.inbox.iter_mut()) {
             if i.sequence != next {
@@ -61,13 +59,6 @@ impl Served {
             }
             match &i.instruction {
                 Instruction::Blinds { .. } => self.blinds = true,
-                Instruction::HoldForDeal => self.held = true,
-                Instruction::DealHand { .. } => self.credits += 1,
-                Instruction::Pause { .. } => self.paused = true,
-                Instruction::Resume => {
-                    self.paused = false;
-                    self.held = false;
-                }
                 Instruction::RemovePlayer { entry, .. } if fault == Some(Fault::KeepsRemoved) => {
                     // Still confirmed, never done: the simulated table confirms chips added,
                     // and no chips change nothing.
@@ -83,15 +74,14 @@ impl Served {
             let report_id = format!("report:{t}.{table}.{}", self.sim.reports);
             out.push(TableReport { tournament_id: t, table, report_id, report: Report::InstructionApplied { sequence: 99_999 } });
         }
+        if fault == Some(Fault::DealsWhileHeld) {
+            self.sim.held = false;
+        }
         let blinds = self.blinds || fault == Some(Fault::DealsBeforeBlinds);
-        let held = self.held && fault != Some(Fault::DealsWhileHeld);
-        if !blinds || self.paused || (held && self.credits == 0) {
+        if !blinds {
             return;
         }
         if self.sim.start_hand(t, table, out) {
-            if held {
-                self.credits -= 1;
-            }
             self.sim.finish_hand(t, table, rng, out);
             if fault == Some(Fault::CreatesChips) {
                 self.create_a_chip(out);
