@@ -199,35 +199,9 @@ impl AbortService {
         Reply::Ok(Statements { tournament_id: r.tournament_id, reason: reason.clone(), at: *at, books, statements })
     }
 
-    /// Runs what is owed, then follows the log: each new commit's orders in log order (the
-    /// runner's checkpoint moves once they are done).
-    async fn run(self, mut runner: PolicyRunner<Memory>, owed: Vec<Order>, shutdown: CancellationToken) {
-        for order in owed {
-            if !self.execute(order, &shutdown).await {
-                return;
-            }
-        }
-        runner.executed(runner.folded());
-        loop {
-            let (sequence, orders) = tokio::select! {
-                _ = shutdown.cancelled() => break,
-                next = runner.next() => match next {
-                    Some(Ok(next)) => next,
-                    Some(Err(e)) => {
-                        tracing::warn!(error = %e, "abort following the log");
-                        continue;
-                    }
-                    None => break,
-                },
-            };
-            for order in orders {
-                if !self.execute(order, &shutdown).await {
-                    return;
-                }
-            }
-            runner.executed(sequence);
-        }
-        runner.snapshot_now().await;
+    /// Runs what is owed, then each new commit's orders in log order ([`PolicyRunner::drive`]).
+    async fn run(self, runner: PolicyRunner<Memory>, owed: Vec<Order>, shutdown: CancellationToken) {
+        runner.drive(owed, &shutdown, |_| {}, |order| self.execute(order, &shutdown)).await;
     }
 
     /// Sends one order to the clock until it is answered: a rejection (a clock not running, or

@@ -172,36 +172,9 @@ impl BubbleService {
         self.answer(r.tournament_id, r.command_id, BubbleCommand::Start { field, at }).await
     }
 
-    /// Runs what is owed, then follows the log: each new commit's orders in log order (the
-    /// runner's checkpoint moves once they are stored).
-    async fn run(self, mut runner: PolicyRunner<Memory>, owed: Vec<Order>, shutdown: CancellationToken) {
-        for order in owed {
-            if !self.execute(order, &shutdown).await {
-                return;
-            }
-        }
-        runner.executed(runner.folded());
-        loop {
-            let (sequence, orders) = tokio::select! {
-                _ = shutdown.cancelled() => break,
-                next = runner.next() => match next {
-                    Some(Ok(next)) => next,
-                    Some(Err(e)) => {
-                        tracing::warn!(error = %e, "bubble following the log");
-                        continue;
-                    }
-                    None => break,
-                },
-            };
-            for order in orders {
-                if !self.execute(order, &shutdown).await {
-                    return;
-                }
-            }
-            runner.executed(sequence);
-        }
-        // A clean stop leaves a snapshot of everything executed: the next start reads no tail.
-        runner.snapshot_now().await;
+    /// Runs what is owed, then each new commit's orders in log order ([`PolicyRunner::drive`]).
+    async fn run(self, runner: PolicyRunner<Memory>, owed: Vec<Order>, shutdown: CancellationToken) {
+        runner.drive(owed, &shutdown, |_| {}, |order| self.execute(order, &shutdown)).await;
     }
 
     /// Runs one order until it is stored (or refused). `false` on shutdown.

@@ -202,43 +202,19 @@ impl floor_runtime::policy::Policy for Memory {
     }
 }
 
-/// Runs what is owed, then follows the log, running each new order in log order; the runner
-/// moves its checkpoint once a commit's orders are stored.
+/// Runs what is owed, then each new commit's orders in log order ([`PolicyRunner::drive`]);
+/// `folded` tells the books' readers how far the log is folded.
 async fn run(
     host: AggregateHost<PayoutsAggregate>,
-    mut runner: PolicyRunner<Memory>,
+    runner: PolicyRunner<Memory>,
     owed: Vec<Order>,
     folded: watch::Sender<u64>,
     shutdown: CancellationToken,
 ) {
-    for order in owed {
-        if !execute(&host, order, &shutdown).await {
-            return;
-        }
-    }
-    runner.executed(runner.folded());
-    loop {
-        let (sequence, orders) = tokio::select! {
-            _ = shutdown.cancelled() => break,
-            next = runner.next() => match next {
-                Some(Ok(next)) => next,
-                Some(Err(e)) => {
-                    tracing::warn!(error = %e, "payouts following the log");
-                    continue;
-                }
-                None => break,
-            },
-        };
+    let folded = |sequence| {
         folded.send_replace(sequence);
-        for order in orders {
-            if !execute(&host, order, &shutdown).await {
-                return;
-            }
-        }
-        runner.executed(sequence);
-    }
-    // A clean stop leaves a snapshot of everything executed: the next start reads no tail.
-    runner.snapshot_now().await;
+    };
+    runner.drive(owed, &shutdown, folded, |order| execute(&host, order, &shutdown)).await;
 }
 
 /// Runs one order until the store takes it. `false` on shutdown.

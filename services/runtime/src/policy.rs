@@ -41,6 +41,7 @@ use std::time::{Duration, Instant};
 use tokio::io::AsyncReadExt;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 /// A snapshot after this many commits folded since the last one.
 pub const DEFAULT_EVERY: u64 = 10_000;
@@ -287,6 +288,46 @@ impl<P: Policy> PolicyRunner<P> {
                 Err(e) => tracing::warn!(%name, error = %e, "policy snapshot not stored; the next one will be"),
             }
         }));
+    }
+
+    /// Runs a policy until `shutdown`: the orders `owed` at the start first, then each new
+    /// commit's orders in log order, the checkpoint moving once a commit's orders are all
+    /// executed; `folded` hears each commit's sequence before its orders run. `execute` runs one
+    /// order until the store (or the service it goes to) has taken it, `false` on shutdown: the
+    /// run ends there, with nothing marked executed that was not. A clean stop leaves a snapshot
+    /// of everything executed, so the next start reads no tail.
+    pub async fn drive<F, Fut>(mut self, owed: Vec<P::Order>, shutdown: &CancellationToken, mut folded: impl FnMut(u64), mut execute: F)
+    where
+        F: FnMut(P::Order) -> Fut,
+        Fut: std::future::Future<Output = bool>,
+    {
+        for order in owed {
+            if !execute(order).await {
+                return;
+            }
+        }
+        self.executed(self.folded());
+        loop {
+            let (sequence, orders) = tokio::select! {
+                _ = shutdown.cancelled() => break,
+                next = self.next() => match next {
+                    Some(Ok(next)) => next,
+                    Some(Err(e)) => {
+                        tracing::warn!(policy = self.config.name, error = %e, "policy following the log");
+                        continue;
+                    }
+                    None => break,
+                },
+            };
+            folded(sequence);
+            for order in orders {
+                if !execute(order).await {
+                    return;
+                }
+            }
+            self.executed(sequence);
+        }
+        self.snapshot_now().await;
     }
 
     /// Takes a snapshot of everything executed so far and waits until it is stored (a clean
