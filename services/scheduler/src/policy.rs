@@ -188,14 +188,6 @@ impl Plan {
         }
     }
 
-    /// Folds a tournament's events: a scheduled tournament waits for its start until it starts
-    /// or is cancelled.
-    pub fn apply_tournament(&mut self, tournament: TournamentId, events: &[TournamentEvent]) {
-        for change in Change::of_tournament(tournament, events) {
-            self.apply(&change, DateTime::<Utc>::MIN_UTC);
-        }
-    }
-
     /// The occurrences whose registration opens by `now`, each handed out once, at most
     /// [`MAX_CREATIONS_PER_PASS`] at a time (the rest come with the next call).
     pub fn creations_due(&mut self, now: DateTime<Utc>) -> Vec<Creation> {
@@ -390,20 +382,19 @@ mod tests {
         plan.apply_schedule(&[added(id, template("0 0 19 * * *", 60))], at("2027-01-10T17:00:00Z"));
         let created = plan.creations_due(at("2027-01-10T17:00:00Z")).remove(0);
         let t = created.tournament_id;
-        plan.apply_tournament(
-            t,
-            &[TournamentEvent::TournamentCreated(floor_events::registration::TournamentCreated {
-                tournament_id: t,
-                definition: created.definition,
-                at: at("2027-01-10T17:00:00Z"),
-            })],
-        );
+        let now = at("2027-01-10T17:00:00Z");
+        let created = TournamentEvent::TournamentCreated(floor_events::registration::TournamentCreated {
+            tournament_id: t,
+            definition: created.definition,
+            at: now,
+        });
+        Change::of_tournament(t, &[created]).iter().for_each(|change| plan.apply(change, now));
         assert!(plan.starts_due(at("2027-01-10T17:59:59Z")).is_empty());
         assert_eq!(plan.starts_due(at("2027-01-10T18:00:00Z")), vec![t]);
         assert!(plan.starts_due(at("2027-01-10T18:00:01Z")).is_empty(), "handed out once");
         plan.retry_start(t, at("2027-01-10T18:00:02Z"));
         let started = TournamentStarted { entries: 2, cause: StartCause::Scheduled, at: at("2027-01-10T18:00:02Z") };
-        plan.apply_tournament(t, &[TournamentEvent::TournamentStarted(started)]);
+        Change::of_tournament(t, &[TournamentEvent::TournamentStarted(started)]).iter().for_each(|change| plan.apply(change, now));
         assert!(plan.starts_due(at("2027-01-10T19:00:00Z")).is_empty(), "a started tournament is not started again");
     }
 
