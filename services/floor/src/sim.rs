@@ -45,21 +45,25 @@ use crate::director::{self, Patience};
 use floor_events::bounties::{BountyEvent, BountyTerms, EnvelopeTier, MysteryStage};
 use floor_events::bubble::{BubbleEvent, HandForHandClock, HandForHandSettings, Trigger};
 use floor_events::payouts::{Books, PayoutEvent, PlaceAward};
-use floor_events::rebuys::{verbs as rebuy_verbs, DirectorRequest, Purchase, RebuyEvent};
 use floor_events::registration::{verbs, CreateTournament, Register, StartTournament};
 use floor_events::table::TableReport;
 use floor_events::tournament::{AddOnTerms, EntryModel, Fee, RebuyCondition, RebuyTerms, Start, TournamentDefinition};
-use floor_events::{codes, subjects, CommandId, Currency, EntryNo, ErrorBody, Money, PlayerId, RuleProfile, TournamentId};
+use floor_events::{codes, subjects, CommandId, Currency, ErrorBody, Money, PlayerId, RuleProfile, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_seating::simulated::SimTable;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 pub mod free;
 pub mod lockstep;
+mod players;
+mod summary;
+
 use lockstep::{Lockstep, STALL};
+use players::SimPlayers;
+pub use summary::{BountySummary, HandForHandSummary, Summary};
 
 /// What to simulate.
 #[derive(Debug, Clone)]
@@ -106,159 +110,6 @@ pub const START_AFTER_ON_OWN_PLATFORM: Duration = Duration::from_secs(1);
 /// platform). The simulator then waits for the time and starts it, unless the scheduler did.
 pub fn start_after_on_a_shared_platform(entrants: u32) -> Duration {
     Duration::from_secs(5) + Duration::from_millis(5) * entrants
-}
-
-/// The summary line.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Summary {
-    /// Players.
-    pub entrants: u32,
-    /// The winner's account name.
-    pub winner: String,
-    /// Hands dealt.
-    pub hands: u64,
-    /// Players moved by balancing, breaking and the final table.
-    pub moves: u64,
-    /// Tables broken.
-    pub tables_broken: u64,
-    /// Events in the log.
-    pub events: u64,
-    /// Seconds, wall clock.
-    pub wall_s: f64,
-    /// The tournament's books once every paid place is paid (amounts in minor units).
-    pub books: Books,
-    /// Every finishing place the payouts log awarded (entry, player, place, places shared and
-    /// prize), first place first. Left out of the line unless asked for (`floor sim
-    /// --standings`): a crash test compares them, a person rarely wants 10,000 of them.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub standings: Vec<PlaceAward>,
-    /// The bounties, in a bounty tournament.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bounties: Option<BountySummary>,
-    /// Hand-for-hand on the bubble, read from the bubble's log (`null`: it never started, e.g.
-    /// the field was at one table by then).
-    pub hand_for_hand: Option<HandForHandSummary>,
-    /// How the tables dealt: `lockstep` (rounds) or `free` (each at its own pace).
-    pub pace: &'static str,
-    /// Whether the same seed plays the same tournament again (on a fresh platform, or one whose
-    /// seating has the same seed key): lockstep runs do, free ones do not.
-    pub reproducible: bool,
-}
-
-/// Hand-for-hand as the bubble's log (`floor.ev.bubble.<t>`) tells it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct HandForHandSummary {
-    /// Players left at the announcement.
-    pub started_with: u32,
-    /// Players left at which the bubble bursts (the paid places).
-    pub boundary: u32,
-    /// Tables at the announcement.
-    pub tables: u32,
-    /// Tables dealing at the announcement (they owed hand 0).
-    pub dealing: u32,
-    /// Hand-for-hand hands released (hand 0, the announcement hand, not counted).
-    pub hands: u64,
-    /// Hands the tables dealt in them (each released hand once per table it went to).
-    pub table_hands: u64,
-    /// Players left when it ended.
-    pub ended_with: Option<u32>,
-    /// Why it ended: `burst`, `one_table`, `director`.
-    pub ended_by: Option<String>,
-    /// Seconds from the announcement to the end, by the log's clock.
-    pub wall_s: Option<f64>,
-}
-
-impl HandForHandSummary {
-    /// Reads the bubble's log; `None` if hand-for-hand never started.
-    fn read(events: &[BubbleEvent]) -> Option<Self> {
-        let mut summary: Option<Self> = None;
-        let mut began = None;
-        for event in events {
-            match event {
-                BubbleEvent::HandForHandStarted { players_left, boundary, tables, dealing, at, .. } if summary.is_none() => {
-                    began = Some(*at);
-                    summary = Some(Self {
-                        started_with: *players_left,
-                        boundary: *boundary,
-                        tables: tables.len() as u32,
-                        dealing: dealing.len() as u32,
-                        ..Self::default()
-                    });
-                }
-                BubbleEvent::HandReleased { hand, tables, .. } => {
-                    if let Some(s) = summary.as_mut() {
-                        s.hands = s.hands.max(*hand);
-                        s.table_hands += tables.len() as u64;
-                    }
-                }
-                BubbleEvent::HandForHandEnded { cause, players_left, at } => {
-                    if let Some(s) = summary.as_mut().filter(|s| s.ended_with.is_none()) {
-                        s.ended_with = Some(*players_left);
-                        s.ended_by = serde_json::to_value(cause).ok().and_then(|v| v.as_str().map(str::to_owned));
-                        s.wall_s = began.map(|b: chrono::DateTime<chrono::Utc>| (*at - b).num_microseconds().unwrap_or(0) as f64 / 1e6);
-                    }
-                }
-                _ => {}
-            }
-        }
-        summary
-    }
-}
-
-/// The bounties of a simulated tournament, read from its bounties log.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct BountySummary {
-    /// knockout, progressive or mystery.
-    pub kind: String,
-    /// Bounty pool (minor units): what the bounty lines put in.
-    pub pool: u64,
-    /// Paid out: bounties at eliminations and the winner's (minor units).
-    pub paid: u64,
-    /// Eliminations that paid a bounty.
-    pub knockouts_paid: u32,
-    /// Payments (several for a split pot).
-    pub payments: u32,
-    /// What the winner took: their own bounty and what nobody could win.
-    pub winner: u64,
-    /// Mystery envelopes: published when the stage started, and drawn.
-    pub envelopes: u32,
-    /// Mystery envelopes drawn.
-    pub drawn: u32,
-    /// Mystery: the revealed seed's SHA-256 is the commitment published before the stage.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub seed_matches_commitment: Option<bool>,
-    /// Every payment of bounty money, as (eliminated entry, collector, cash, added to own
-    /// bounty): a restarted service must repeat none. Left out of the line.
-    #[serde(skip)]
-    pub payments_made: Vec<(u32, u32, u64, u64)>,
-}
-
-impl BountySummary {
-    fn read(&mut self, events: &[BountyEvent]) -> bool {
-        let mut settled = false;
-        for event in events {
-            match event {
-                BountyEvent::BountiesConfigured { terms, .. } => self.kind = terms.kind().to_owned(),
-                BountyEvent::BountyPaidIn { amount, .. } => self.pool += amount.amount,
-                BountyEvent::BountyRefunded { amount, .. } => self.pool = self.pool.saturating_sub(amount.amount),
-                BountyEvent::MysteryStageStarted { envelopes, .. } => self.envelopes = envelopes.iter().map(|e| e.count).sum(),
-                BountyEvent::EnvelopeDrawn { .. } => self.drawn += 1,
-                BountyEvent::EntryKnockedOut { bounty, unclaimed: false, .. } if bounty.amount > 0 => self.knockouts_paid += 1,
-                BountyEvent::BountyPaid { to, eliminated, cash, added_to_own, .. } => {
-                    self.paid += cash.amount;
-                    self.payments += 1;
-                    self.payments_made.push((eliminated.0, to.0, cash.amount, added_to_own.amount));
-                }
-                BountyEvent::WinnerBounty { own, left_over, .. } => {
-                    self.winner = own.amount + left_over.amount;
-                    self.paid += self.winner;
-                    settled = true;
-                }
-                _ => {}
-            }
-        }
-        settled
-    }
 }
 
 /// The bounty terms `floor sim --format ko|pko|mystery` plays: a knockout of 25 % of the net
@@ -607,114 +458,6 @@ async fn start_at(backbone: &Backbone, t: TournamentId, start: chrono::DateTime<
             Err(e) if e.code == codes::TOURNAMENT_STARTED => return Ok(()),
             Err(e) => return Err(format!("{}: {}: {}", verbs::START_TOURNAMENT.name(), e.code, e.message)),
         }
-    }
-}
-
-/// The simulated players' side of rebuys: the rebuys log as they see it, and their answers.
-struct SimPlayers {
-    tournament: TournamentId,
-    following: floor_runtime::follow::Following,
-    /// Offers open now.
-    offered: std::collections::HashSet<EntryNo>,
-    /// Entries whose rebuy was forgone (they are out).
-    forgone: std::collections::HashSet<EntryNo>,
-    /// Entries at zero already answered (cleared once they leave zero).
-    answered: std::collections::HashSet<EntryNo>,
-    /// Offers made to each entry so far: names each answer's command.
-    offers: std::collections::HashMap<EntryNo, u32>,
-}
-
-impl SimPlayers {
-    async fn follow(backbone: &Backbone, tournament: TournamentId) -> Result<Self, String> {
-        let subject = subjects::event_subject(subjects::aggregate::REBUYS, tournament.0);
-        let following = floor_runtime::follow::follow(backbone, vec![subject], |_| {}).await.map_err(|e| e.to_string())?;
-        Ok(Self {
-            tournament,
-            following,
-            offered: Default::default(),
-            forgone: Default::default(),
-            answered: Default::default(),
-            offers: Default::default(),
-        })
-    }
-
-    /// Reads the rebuys log until `entry` has an open offer or a forgone rebuy.
-    async fn heard(&mut self, entry: EntryNo) -> Result<(), String> {
-        while !self.offered.contains(&entry) && !self.forgone.contains(&entry) {
-            let next = tokio::time::timeout(STALL, self.following.next())
-                .await
-                .map_err(|_| format!("no rebuy offer for entry {} in {} s (is the rebuys service running?)", entry.0, STALL.as_secs()))?;
-            let message = next.ok_or("the connection closed")?.map_err(|e| e.to_string())?;
-            for event in floor_events::record::decode_commit::<RebuyEvent>(&message.payload).map_err(|e| e.to_string())? {
-                match event {
-                    RebuyEvent::RebuyOffered { entry, .. } => {
-                        self.offered.insert(entry);
-                        *self.offers.entry(entry).or_default() += 1;
-                    }
-                    RebuyEvent::RebuyTaken { entry, .. } => {
-                        self.offered.remove(&entry);
-                    }
-                    RebuyEvent::RebuyForgone { entry, .. } => {
-                        self.offered.remove(&entry);
-                        self.forgone.insert(entry);
-                    }
-                    _ => {}
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// A player's request. (A free function of the tournament: the follower in `self` is not
-    /// `Sync`, so `&self` may not be held across the request.)
-    async fn buy(t: TournamentId, backbone: &Backbone, verb: &str, entry: EntryNo, player: &PlayerId, round: &str) -> Result<(), String> {
-        let request = Purchase {
-            command_id: CommandId::derived(&format!("sim-{verb}:{t}:{}:{round}", entry.0)),
-            tournament_id: t,
-            player: player.clone(),
-            entry: Some(entry),
-        };
-        command(backbone, subjects::service::REBUYS, verb, &request).await.map(|_| ())
-    }
-
-    /// Every player at zero, once Floor has offered the rebuy (or said there is none), takes it
-    /// seven times in ten. Returns whether anyone was at zero (the tables hold this round).
-    async fn answer_offers(&mut self, backbone: &Backbone, tables: &BTreeMap<u32, SimTable>, rng: &mut impl Rng) -> Result<bool, String> {
-        let at_zero: Vec<(EntryNo, PlayerId)> =
-            tables.values().filter(|t| !t.closed).flat_map(|t| t.at_zero().map(|(e, p)| (e, p.clone()))).collect();
-        self.answered.retain(|e| at_zero.iter().any(|(z, _)| z == e));
-        for (entry, player) in &at_zero {
-            if self.answered.contains(entry) {
-                continue;
-            }
-            self.heard(*entry).await?;
-            if self.offered.contains(entry) {
-                let verb = if rng.random_bool(0.7) { rebuy_verbs::REBUY.name() } else { rebuy_verbs::DECLINE.name() };
-                let round = format!("offer-{}", self.offers.get(entry).copied().unwrap_or(0));
-                Self::buy(self.tournament, backbone, verb, *entry, player, &round).await?;
-                self.offered.remove(entry);
-            }
-            self.answered.insert(*entry);
-        }
-        Ok(!at_zero.is_empty())
-    }
-
-    /// The director ends the rebuy period; every player still seated takes the add-on eight
-    /// times in ten (a player at zero who does not is out); the break ends.
-    async fn break_for_add_ons(&mut self, backbone: &Backbone, tables: &BTreeMap<u32, SimTable>, rng: &mut impl Rng) -> Result<(), String> {
-        let t = self.tournament;
-        let end = |what: &str| DirectorRequest { command_id: CommandId::derived(&format!("sim-{what}:{t}")), tournament_id: t };
-        command(backbone, subjects::service::REBUYS, rebuy_verbs::END_REBUYS.name(), &end("end-rebuys")).await?;
-        let seated: Vec<(EntryNo, PlayerId, u64)> =
-            tables.values().filter(|t| !t.closed).flat_map(|t| t.seats.values().map(|(e, p, c)| (*e, p.clone(), *c))).collect();
-        for (entry, player, chips) in seated {
-            if rng.random_bool(0.8) {
-                Self::buy(t, backbone, rebuy_verbs::ADD_ON.name(), entry, &player, "add-on").await?;
-            } else if chips == 0 {
-                Self::buy(t, backbone, rebuy_verbs::DECLINE.name(), entry, &player, "add-on").await?;
-            }
-        }
-        command(backbone, subjects::service::REBUYS, rebuy_verbs::END_ADD_ONS.name(), &end("end-add-ons")).await.map(|_| ())
     }
 }
 

@@ -1,0 +1,160 @@
+//! The line `floor sim` prints at the end: the tournament's figures, hand-for-hand as the
+//! bubble's log tells it, and the bounties as the bounties' log tells them.
+
+use floor_events::bounties::BountyEvent;
+use floor_events::bubble::BubbleEvent;
+use floor_events::payouts::{Books, PlaceAward};
+use serde::Serialize;
+
+/// The summary line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    /// Players.
+    pub entrants: u32,
+    /// The winner's account name.
+    pub winner: String,
+    /// Hands dealt.
+    pub hands: u64,
+    /// Players moved by balancing, breaking and the final table.
+    pub moves: u64,
+    /// Tables broken.
+    pub tables_broken: u64,
+    /// Events in the log.
+    pub events: u64,
+    /// Seconds, wall clock.
+    pub wall_s: f64,
+    /// The tournament's books once every paid place is paid (amounts in minor units).
+    pub books: Books,
+    /// Every finishing place the payouts log awarded (entry, player, place, places shared and
+    /// prize), first place first. Left out of the line unless asked for (`floor sim
+    /// --standings`): a crash test compares them, a person rarely wants 10,000 of them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub standings: Vec<PlaceAward>,
+    /// The bounties, in a bounty tournament.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounties: Option<BountySummary>,
+    /// Hand-for-hand on the bubble, read from the bubble's log (`null`: it never started, e.g.
+    /// the field was at one table by then).
+    pub hand_for_hand: Option<HandForHandSummary>,
+    /// How the tables dealt: `lockstep` (rounds) or `free` (each at its own pace).
+    pub pace: &'static str,
+    /// Whether the same seed plays the same tournament again (on a fresh platform, or one whose
+    /// seating has the same seed key): lockstep runs do, free ones do not.
+    pub reproducible: bool,
+}
+
+/// Hand-for-hand as the bubble's log (`floor.ev.bubble.<t>`) tells it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct HandForHandSummary {
+    /// Players left at the announcement.
+    pub started_with: u32,
+    /// Players left at which the bubble bursts (the paid places).
+    pub boundary: u32,
+    /// Tables at the announcement.
+    pub tables: u32,
+    /// Tables dealing at the announcement (they owed hand 0).
+    pub dealing: u32,
+    /// Hand-for-hand hands released (hand 0, the announcement hand, not counted).
+    pub hands: u64,
+    /// Hands the tables dealt in them (each released hand once per table it went to).
+    pub table_hands: u64,
+    /// Players left when it ended.
+    pub ended_with: Option<u32>,
+    /// Why it ended: `burst`, `one_table`, `director`.
+    pub ended_by: Option<String>,
+    /// Seconds from the announcement to the end, by the log's clock.
+    pub wall_s: Option<f64>,
+}
+
+impl HandForHandSummary {
+    /// Reads the bubble's log; `None` if hand-for-hand never started.
+    pub(super) fn read(events: &[BubbleEvent]) -> Option<Self> {
+        let mut summary: Option<Self> = None;
+        let mut began = None;
+        for event in events {
+            match event {
+                BubbleEvent::HandForHandStarted { players_left, boundary, tables, dealing, at, .. } if summary.is_none() => {
+                    began = Some(*at);
+                    summary = Some(Self {
+                        started_with: *players_left,
+                        boundary: *boundary,
+                        tables: tables.len() as u32,
+                        dealing: dealing.len() as u32,
+                        ..Self::default()
+                    });
+                }
+                BubbleEvent::HandReleased { hand, tables, .. } => {
+                    if let Some(s) = summary.as_mut() {
+                        s.hands = s.hands.max(*hand);
+                        s.table_hands += tables.len() as u64;
+                    }
+                }
+                BubbleEvent::HandForHandEnded { cause, players_left, at } => {
+                    if let Some(s) = summary.as_mut().filter(|s| s.ended_with.is_none()) {
+                        s.ended_with = Some(*players_left);
+                        s.ended_by = serde_json::to_value(cause).ok().and_then(|v| v.as_str().map(str::to_owned));
+                        s.wall_s = began.map(|b: chrono::DateTime<chrono::Utc>| (*at - b).num_microseconds().unwrap_or(0) as f64 / 1e6);
+                    }
+                }
+                _ => {}
+            }
+        }
+        summary
+    }
+}
+
+/// The bounties of a simulated tournament, read from its bounties log.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct BountySummary {
+    /// knockout, progressive or mystery.
+    pub kind: String,
+    /// Bounty pool (minor units): what the bounty lines put in.
+    pub pool: u64,
+    /// Paid out: bounties at eliminations and the winner's (minor units).
+    pub paid: u64,
+    /// Eliminations that paid a bounty.
+    pub knockouts_paid: u32,
+    /// Payments (several for a split pot).
+    pub payments: u32,
+    /// What the winner took: their own bounty and what nobody could win.
+    pub winner: u64,
+    /// Mystery envelopes: published when the stage started, and drawn.
+    pub envelopes: u32,
+    /// Mystery envelopes drawn.
+    pub drawn: u32,
+    /// Mystery: the revealed seed's SHA-256 is the commitment published before the stage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed_matches_commitment: Option<bool>,
+    /// Every payment of bounty money, as (eliminated entry, collector, cash, added to own
+    /// bounty): a restarted service must repeat none. Left out of the line.
+    #[serde(skip)]
+    pub payments_made: Vec<(u32, u32, u64, u64)>,
+}
+
+impl BountySummary {
+    pub(super) fn read(&mut self, events: &[BountyEvent]) -> bool {
+        let mut settled = false;
+        for event in events {
+            match event {
+                BountyEvent::BountiesConfigured { terms, .. } => self.kind = terms.kind().to_owned(),
+                BountyEvent::BountyPaidIn { amount, .. } => self.pool += amount.amount,
+                BountyEvent::BountyRefunded { amount, .. } => self.pool = self.pool.saturating_sub(amount.amount),
+                BountyEvent::MysteryStageStarted { envelopes, .. } => self.envelopes = envelopes.iter().map(|e| e.count).sum(),
+                BountyEvent::EnvelopeDrawn { .. } => self.drawn += 1,
+                BountyEvent::EntryKnockedOut { bounty, unclaimed: false, .. } if bounty.amount > 0 => self.knockouts_paid += 1,
+                BountyEvent::BountyPaid { to, eliminated, cash, added_to_own, .. } => {
+                    self.paid += cash.amount;
+                    self.payments += 1;
+                    self.payments_made.push((eliminated.0, to.0, cash.amount, added_to_own.amount));
+                }
+                BountyEvent::WinnerBounty { own, left_over, .. } => {
+                    self.winner = own.amount + left_over.amount;
+                    self.paid += self.winner;
+                    settled = true;
+                }
+                _ => {}
+            }
+        }
+        settled
+    }
+}
