@@ -46,6 +46,8 @@ pub struct PlatformConfig {
     pub seating_snapshot_every: u64,
     /// Serve the lobby over HTTP here (port 0 picks a free one).
     pub http: Option<SocketAddr>,
+    /// The director console on the lobby's HTTP server; `None`: disabled (no credential).
+    pub console: Option<floor_lobby::console::ConsoleConfig>,
     /// The clock services stamp commands with.
     pub clock: Arc<dyn Clock>,
 }
@@ -59,6 +61,7 @@ impl PlatformConfig {
             seed_key: None,
             seating_snapshot_every: floor_seating::service::SNAPSHOT_EVERY,
             http,
+            console: None,
             clock: Arc::new(floor_runtime::SystemClock),
         }
     }
@@ -188,7 +191,11 @@ fn starter(name: &str) -> Option<Start> {
     let start: Start = match name {
         service::LOBBY => |s| {
             Box::pin(async move {
-                Ok(floor_lobby::service::start(s.backbone, s.config.http, s.config.clock.clone(), s.shutdown.clone(), s.tracker).await?)
+                Ok(floor_lobby::service::start(
+                    s.backbone,
+                    s.config.http,
+                    s.config.console.clone(),
+                    s.config.clock.clone(), s.shutdown.clone(), s.tracker).await?)
             })
         },
         service::REGISTRATION => |s| {

@@ -11,6 +11,7 @@
 //! | `GET /api/tournaments/{id}/structure` | its blind structure ([`crate::structures`]) |
 //! | `GET /api/tournaments/{id}/events` | its document at every new revision (SSE, [`crate::live`]) |
 //! | `GET /api/health` | readers' poison commits, what tournaments wait on |
+//! | `/console/…` | the director console ([`crate::console`]) |
 //!
 //! The list is served from an in-memory copy of bucket `floor-lobby` that a KV watch keeps
 //! current, so it never waits on NATS and any number of HTTP instances can run beside one
@@ -254,6 +255,22 @@ impl LobbyCache {
         }
     }
 
+    /// Every document that reads, in the list's order (the console's list: a director sees
+    /// them all, unpaged).
+    pub(crate) fn documents(&self) -> Vec<Arc<LobbyDocument>> {
+        let docs = self.docs.read().expect("lobby cache poisoned");
+        let mut all: Vec<Arc<LobbyDocument>> = docs.values().filter_map(|s| s.doc.clone()).collect();
+        drop(docs);
+        all.sort_by(|a, b| crate::listing::order(a, b));
+        all
+    }
+
+    /// One tournament's newest document (see [`LobbyCache::get`]).
+    pub(crate) async fn document(&self, id: &str) -> Result<LobbyDocument, NotShown> {
+        let revision = self.get(id).await?;
+        serde_json::from_slice(&revision.json).map_err(|_| NotShown::NotYet)
+    }
+
     /// A tournament's structure, if it has one.
     async fn structure(&self, id: &str) -> Option<bytes::Bytes> {
         self.structures.get(id).await.ok().flatten()
@@ -469,6 +486,7 @@ GET /api/tournaments/{id}               one tournament
 GET /api/tournaments/{id}/structure     its blind structure
 GET /api/tournaments/{id}/events        its document at every change (Server-Sent Events)
 GET /api/health                         poison commits the readers survived, what tournaments wait on
+GET /console                            the director console (a login; disabled without a password at start)
 ";
 
 /// Any path the lobby does not serve.
@@ -498,7 +516,7 @@ async fn api_index() -> Response {
 /// The lobby's routes. Every error of the JSON API, the router's own included (no such path, a
 /// method the lobby does not answer), is JSON in the command reply's envelope; the pages answer
 /// their errors as pages.
-pub fn router(cache: LobbyCache) -> Router {
+pub fn router(cache: LobbyCache, console: Router) -> Router {
     Router::new()
         .route("/", get(list_page))
         .route("/tournaments/{id}", get(tournament_page))
@@ -509,7 +527,8 @@ pub fn router(cache: LobbyCache) -> Router {
         .route("/api/tournaments/{id}/structure", get(structure))
         .route("/api/tournaments/{id}/events", get(events))
         .route("/api/health", get(health))
+        .with_state(cache)
+        .merge(console)
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)
-        .with_state(cache)
 }

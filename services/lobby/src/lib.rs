@@ -26,6 +26,8 @@
 //! - [`tournament_page`]: `GET /tournaments/{id}`, one tournament as a page, and its live part.
 //! - [`waiting`]: what each tournament waits on (a service whose reader has not taken its
 //!   commits, since when), looked at every second and added to the documents served.
+//! - [`console`]: the director console under `/console`: login, sessions, the actions sent as
+//!   commands, the state of every table.
 //! - [`service`]: wiring: the projection runner and the HTTP server.
 //!
 //! The lobby owns no aggregate and reacts to nothing, so it has no `policy.rs`.
@@ -33,6 +35,7 @@
 pub mod bounties;
 pub mod bubble;
 pub mod clock;
+pub mod console;
 pub mod domain;
 pub mod html;
 pub mod http;

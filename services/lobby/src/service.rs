@@ -26,13 +26,16 @@ pub enum LobbyError {
 }
 
 /// Starts the projection (catching up before returning) and, if `http` is given, the HTTP
-/// server, with a look at what tournaments wait on every second of `clock`. Both run on `tracker` until `shutdown`. Returns the address HTTP listens on.
+/// server, with a look at what tournaments wait on every second of `clock`, and the director
+/// console under `/console` (disabled when `console` is `None`). Both run on `tracker` until
+/// `shutdown`. Returns the address HTTP listens on.
 ///
 /// # Errors
 /// See [`LobbyError`].
 pub async fn start(
     backbone: &Backbone,
     http: Option<SocketAddr>,
+    console: Option<crate::console::ConsoleConfig>,
     clock: Arc<dyn Clock>,
     shutdown: CancellationToken,
     tracker: &TaskTracker,
@@ -47,11 +50,13 @@ pub async fn start(
     let cache = LobbyCache::watch(bucket, structures, backbone.events.clone(), backbone.jetstream.clone(), clock.clone(), shutdown.clone())
         .await
         .map_err(|e| LobbyError::Bucket(e.to_string()))?;
-    tracker.spawn(crate::waiting::run(backbone.jetstream.clone(), clock, cache.waits(), shutdown.clone()));
+    tracker.spawn(crate::waiting::run(backbone.jetstream.clone(), clock.clone(), cache.waits(), shutdown.clone()));
+    let console = crate::console::Console::new(console, cache.clone(), backbone, clock).await.map_err(LobbyError::Bucket)?;
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| LobbyError::Listen(addr, e))?;
     let bound = listener.local_addr().map_err(|e| LobbyError::Listen(addr, e))?;
     tracker.spawn(async move {
-        let server = axum::serve(listener, router(cache)).with_graceful_shutdown(async move { shutdown.cancelled().await });
+        let server =
+            axum::serve(listener, router(cache, console.router())).with_graceful_shutdown(async move { shutdown.cancelled().await });
         if let Err(e) = server.await {
             tracing::error!(error = %e, "lobby HTTP server stopped");
         }

@@ -74,7 +74,8 @@ fn blinds(level: &floor_events::clock::Level) -> String {
     out
 }
 
-fn clock_section(clock: &LobbyClock, now: DateTime<Utc>) -> String {
+/// The clock as a section of facts (the console shows the same).
+pub(crate) fn clock_section(clock: &LobbyClock, now: DateTime<Utc>) -> String {
     let mut rows: Vec<(&str, String)> = Vec::new();
     let now_playing = match (clock.on_break, clock.level, &clock.blinds) {
         (Some(n), _, _) => format!("Break {n}"),

@@ -1,0 +1,382 @@
+//! The console's forms: `application/x-www-form-urlencoded` bodies decoded into typed requests,
+//! checked once here so the handlers only send commands.
+//!
+//! Every form of a signed-in page carries `form_token` (the session's CSRF token) and
+//! `command_id` (fresh when the page was rendered: a form sent twice, after a time-out say, is
+//! the same command, which its service stores once).
+
+use floor_events::clock::{BlindStructure, Preset};
+use floor_events::tournament::{EntryModel, Fee, Start, TournamentDefinition};
+use floor_events::{CommandId, Currency, Money, RuleProfile};
+use std::collections::HashMap;
+
+/// A form field that does not read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct FormError {
+    /// The field.
+    pub field: &'static str,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+fn invalid(field: &'static str, message: impl Into<String>) -> FormError {
+    FormError { field, message: message.into() }
+}
+
+/// A form's fields by name (the last value of a repeated field wins).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Fields(HashMap<String, String>);
+
+impl Fields {
+    /// Decodes an urlencoded body: `+` is a space, `%XX` a byte; the result must be UTF-8.
+    ///
+    /// # Errors
+    /// `body` when a name or value is not UTF-8 after decoding, or a `%` is not followed by two
+    /// hex digits.
+    pub fn parse(body: &[u8]) -> Result<Self, FormError> {
+        let mut fields = HashMap::new();
+        for pair in body.split(|&b| b == b'&').filter(|p| !p.is_empty()) {
+            let (name, value) = match pair.iter().position(|&b| b == b'=') {
+                Some(i) => (&pair[..i], &pair[i + 1..]),
+                None => (pair, &[][..]),
+            };
+            fields.insert(decode(name)?, decode(value)?);
+        }
+        Ok(Self(fields))
+    }
+
+    /// A field's value, trimmed; empty when absent.
+    pub fn text(&self, name: &str) -> &str {
+        self.0.get(name).map_or("", |v| v.trim())
+    }
+
+    /// A field's value as sent (a password keeps its spaces); empty when absent.
+    pub fn raw(&self, name: &str) -> &str {
+        self.0.get(name).map_or("", String::as_str)
+    }
+
+    /// A required field, trimmed, at most `longest` characters.
+    ///
+    /// # Errors
+    /// Empty or too long.
+    pub fn required(&self, name: &'static str, longest: usize) -> Result<String, FormError> {
+        let value = self.text(name);
+        if value.is_empty() {
+            return Err(invalid(name, "required"));
+        }
+        if value.chars().count() > longest {
+            return Err(invalid(name, format!("at most {longest} characters")));
+        }
+        Ok(value.to_owned())
+    }
+
+    /// A number field.
+    ///
+    /// # Errors
+    /// Absent or not a number of that type.
+    pub fn number<T: std::str::FromStr>(&self, name: &'static str) -> Result<T, FormError> {
+        self.text(name).parse().map_err(|_| invalid(name, format!("not a number: {:?}", self.text(name))))
+    }
+
+    /// The form's command id; a fresh one when the form has none.
+    ///
+    /// # Errors
+    /// Present and not a UUID.
+    pub fn command_id(&self) -> Result<CommandId, FormError> {
+        match self.text("command_id") {
+            "" => Ok(CommandId::new()),
+            id => uuid::Uuid::parse_str(id).map(CommandId).map_err(|_| invalid("command_id", "not a UUID")),
+        }
+    }
+}
+
+fn decode(raw: &[u8]) -> Result<String, FormError> {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut bytes = raw.iter();
+    while let Some(&b) = bytes.next() {
+        match b {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = [bytes.next().copied(), bytes.next().copied()];
+                let digit = |d: Option<u8>| d.and_then(|d| (d as char).to_digit(16));
+                match (digit(hex[0]), digit(hex[1])) {
+                    (Some(hi), Some(lo)) => out.push((hi * 16 + lo) as u8),
+                    _ => return Err(invalid("body", "a % not followed by two hex digits")),
+                }
+            }
+            b => out.push(b),
+        }
+    }
+    String::from_utf8(out).map_err(|_| invalid("body", "not UTF-8"))
+}
+
+/// The longest reason a director can give (the abort verbs' limit).
+pub const LONGEST_REASON: usize = 500;
+
+/// A director's action on one tournament.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Start it now, before its time (`registration.start_tournament` with `now`).
+    Start,
+    /// Pause the clock.
+    Pause {
+        /// Why (shown to players).
+        reason: String,
+    },
+    /// Resume the clock.
+    Resume,
+    /// Add (or, negative, take) time from the current level or break.
+    AddTime {
+        /// Seconds.
+        seconds: i64,
+    },
+    /// Jump to a level.
+    SkipToLevel {
+        /// The level, from 1.
+        level: u32,
+    },
+    /// End the current break now.
+    EndBreak,
+    /// Cancel: before the start every entry is refunded (`registration.cancel_tournament`); in
+    /// play, statements by the profile's rule (`abort.cancel`).
+    Cancel {
+        /// Why.
+        reason: String,
+        /// The tournament is in play.
+        in_play: bool,
+    },
+    /// Suspend play (`abort.suspend`).
+    Suspend {
+        /// Why.
+        reason: String,
+    },
+    /// Resume a suspended tournament (`abort.resume`).
+    ResumePlay,
+}
+
+impl Action {
+    /// Every action's name in the path (`/console/tournaments/{id}/{name}`).
+    pub const NAMES: [&'static str; 9] = ["start", "pause", "resume", "add_time", "skip", "end_break", "cancel", "suspend", "resume_play"];
+
+    /// The action `name` with its fields.
+    ///
+    /// # Errors
+    /// An unknown name (`action`), or a field that does not read.
+    pub fn parse(name: &str, fields: &Fields) -> Result<Self, FormError> {
+        let reason = || fields.required("reason", LONGEST_REASON);
+        Ok(match name {
+            "start" => Self::Start,
+            "pause" => Self::Pause { reason: reason()? },
+            "resume" => Self::Resume,
+            "add_time" => {
+                let seconds: i64 = fields.number("seconds")?;
+                if seconds == 0 || seconds.abs() > 86_400 {
+                    return Err(invalid("seconds", "between -86400 and 86400, not 0"));
+                }
+                Self::AddTime { seconds }
+            }
+            "skip" => {
+                let level: u32 = fields.number("level")?;
+                if level == 0 {
+                    return Err(invalid("level", "levels count from 1"));
+                }
+                Self::SkipToLevel { level }
+            }
+            "end_break" => Self::EndBreak,
+            "cancel" => Self::Cancel { reason: reason()?, in_play: fields.text("in_play") == "true" },
+            "suspend" => Self::Suspend { reason: reason()? },
+            "resume_play" => Self::ResumePlay,
+            other => return Err(invalid("action", format!("no action {other:?}; one of {}", Self::NAMES.join(", ")))),
+        })
+    }
+
+    /// What was done, in words, for the page that answers it.
+    pub fn done(&self) -> String {
+        match self {
+            Self::Start => "Started".into(),
+            Self::Pause { .. } => "Clock paused".into(),
+            Self::Resume => "Clock resumed".into(),
+            Self::AddTime { seconds } => format!("{seconds:+} s on the clock"),
+            Self::SkipToLevel { level } => format!("Skipped to level {level}"),
+            Self::EndBreak => "Break ended".into(),
+            Self::Cancel { .. } => "Cancelled".into(),
+            Self::Suspend { .. } => "Suspended".into(),
+            Self::ResumePlay => "Play resumed".into(),
+        }
+    }
+}
+
+/// A reason as recorded: the director's words, then who gave them. The commands' `reason` is
+/// the only field they have for it ([`crate::console`]'s docs: the audit).
+pub fn signed(reason: &str, director: &str) -> String {
+    let signature = format!(" (director: {director})");
+    let room = LONGEST_REASON.saturating_sub(signature.chars().count());
+    let words: String = reason.chars().take(room).collect();
+    format!("{words}{signature}")
+}
+
+/// The tournaments a director can create from a template, with a name and a start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Template {
+    /// Nine seats, starts when full, hyper-turbo.
+    SitAndGo9,
+    /// A scheduled freezeout for up to 1,000, turbo levels, late registration for an hour.
+    TurboFreezeout,
+    /// A scheduled re-entry (three entries), deep-stack levels, a guarantee.
+    DeepReEntry,
+}
+
+impl Template {
+    /// Every template: form value and label.
+    pub const ALL: [(Template, &'static str, &'static str); 3] = [
+        (Template::SitAndGo9, "sit_and_go_9", "Sit & go, 9 seats, hyper-turbo, €10 + €1"),
+        (Template::TurboFreezeout, "turbo_freezeout", "Scheduled turbo freezeout, up to 1,000, €20 + €2"),
+        (Template::DeepReEntry, "deep_re_entry", "Scheduled deep-stack re-entry (3), €50 + €5, €5,000 guaranteed"),
+    ];
+
+    fn parse(value: &str) -> Result<Self, FormError> {
+        Self::ALL.iter().find(|(_, v, _)| *v == value).map(|(t, _, _)| *t).ok_or_else(|| invalid("template", "not a template"))
+    }
+
+    /// The definition: `name`, starting `start_in` after `now` (a sit & go ignores it).
+    pub fn definition(self, name: String, now: chrono::DateTime<chrono::Utc>, start_in: chrono::Duration) -> TournamentDefinition {
+        let eur = |cents| Money::new(cents, Currency::EUR);
+        let start = now + start_in;
+        let base = TournamentDefinition {
+            name,
+            start: Start::At(start),
+            table_size: 9,
+            starting_stack: 10_000,
+            buy_in: eur(2_000),
+            fee: Fee::OnTop(eur(200)),
+            capacity: 1_000,
+            min_players: 2,
+            registration_opens: None,
+            late_registration_until: Some(start + chrono::Duration::hours(1)),
+            entry_model: EntryModel::Freezeout,
+            guarantee: None,
+            profile: RuleProfile::Tda2024,
+            structure: Some(BlindStructure::Preset(Preset::Turbo)),
+            rebuy: None,
+            add_on: None,
+            payout_table: None,
+            hand_for_hand: None,
+            bounty: None,
+        };
+        match self {
+            Self::SitAndGo9 => TournamentDefinition {
+                start: Start::SitAndGo,
+                starting_stack: 1_500,
+                buy_in: eur(1_000),
+                fee: Fee::OnTop(eur(100)),
+                capacity: 9,
+                min_players: 9,
+                late_registration_until: None,
+                structure: Some(BlindStructure::Preset(Preset::HyperTurbo)),
+                ..base
+            },
+            Self::TurboFreezeout => base,
+            Self::DeepReEntry => TournamentDefinition {
+                starting_stack: 30_000,
+                buy_in: eur(5_000),
+                fee: Fee::OnTop(eur(500)),
+                min_players: 10,
+                entry_model: EntryModel::ReEntry { max_entries: 3 },
+                guarantee: Some(eur(500_000)),
+                structure: Some(BlindStructure::Preset(Preset::DeepStack)),
+                ..base
+            },
+        }
+    }
+}
+
+/// The create form: a template with a name and a start, or a whole definition pasted as JSON
+/// (the same document `floor tournament create --file` reads as TOML).
+///
+/// # Errors
+/// A definition that is not one (`definition`, with serde's words), or a template's field.
+pub fn creation(fields: &Fields, now: chrono::DateTime<chrono::Utc>) -> Result<TournamentDefinition, FormError> {
+    let pasted = fields.text("definition");
+    if !pasted.is_empty() {
+        return serde_json::from_str(pasted).map_err(|e| invalid("definition", e.to_string()));
+    }
+    let template = Template::parse(fields.text("template"))?;
+    let name = fields.required("name", 200)?;
+    let minutes: u32 = fields.number("start_in_minutes")?;
+    if !(1..=60 * 24 * 365).contains(&minutes) {
+        return Err(invalid("start_in_minutes", "from 1 minute to a year"));
+    }
+    Ok(template.definition(name, now, chrono::Duration::minutes(minutes.into())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(body: &str) -> Fields {
+        Fields::parse(body.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn urlencoded_bodies_decode_to_text() {
+        let f = fields("reason=Floor+call%3A+seat+3&empty=&flag&name=%3Cscript%3E%E2%82%AC");
+        assert_eq!(f.text("reason"), "Floor call: seat 3");
+        assert_eq!((f.text("empty"), f.text("flag"), f.text("absent")), ("", "", ""));
+        assert_eq!(f.text("name"), "<script>€");
+        assert_eq!(Fields::parse(b"a=%zz").unwrap_err().field, "body");
+        assert_eq!(Fields::parse(b"a=%e2%82").unwrap_err().field, "body", "not UTF-8");
+        assert_eq!(Fields::parse(b"a=%4").unwrap_err().field, "body");
+    }
+
+    #[test]
+    fn actions_read_their_fields_and_refuse_what_does_not_fit() {
+        let cases: [(&str, &str, Result<Action, &str>); 9] = [
+            ("a pause with its reason", "pause", Ok(Action::Pause { reason: "dinner".into() })),
+            ("a pause needs a reason", "pause", Err("reason")),
+            ("time added", "add_time", Ok(Action::AddTime { seconds: 120 })),
+            ("time taken", "add_time", Ok(Action::AddTime { seconds: -60 })),
+            ("a skip to level 0", "skip", Err("level")),
+            ("a skip", "skip", Ok(Action::SkipToLevel { level: 4 })),
+            ("a cancel in play", "cancel", Ok(Action::Cancel { reason: "dinner".into(), in_play: true })),
+            ("resume needs nothing", "resume", Ok(Action::Resume)),
+            ("an unknown action", "deal", Err("action")),
+        ];
+        let bodies =
+            ["reason=dinner", "reason=+", "seconds=120", "seconds=-60", "level=0", "level=4", "reason=dinner&in_play=true", "", ""];
+        for ((case, name, expected), body) in cases.into_iter().zip(bodies) {
+            let got = Action::parse(name, &fields(body)).map_err(|e| e.field);
+            assert_eq!(got, expected, "{case}");
+        }
+        assert_eq!(Action::parse("add_time", &fields("seconds=0")).unwrap_err().field, "seconds");
+        assert_eq!(Action::parse("add_time", &fields("seconds=ten")).unwrap_err().field, "seconds");
+        let long = format!("reason={}", "x".repeat(501));
+        assert_eq!(Action::parse("suspend", &fields(&long)).unwrap_err().field, "reason");
+    }
+
+    #[test]
+    fn a_signed_reason_names_the_director_and_stays_within_the_limit() {
+        assert_eq!(signed("dinner", "Ana"), "dinner (director: Ana)");
+        let long = signed(&"x".repeat(600), "Ana");
+        assert_eq!(long.chars().count(), LONGEST_REASON);
+        assert!(long.ends_with("(director: Ana)"));
+    }
+
+    #[test]
+    fn a_tournament_comes_from_a_template_or_a_pasted_definition() {
+        let now: chrono::DateTime<chrono::Utc> = "2027-01-10T18:00:00Z".parse().unwrap();
+        let def = creation(&fields("template=turbo_freezeout&name=Monday+%3Cb%3E&start_in_minutes=30"), now).unwrap();
+        assert_eq!(def.name, "Monday <b>");
+        assert_eq!(def.scheduled_start(), Some(now + chrono::Duration::minutes(30)));
+        for (_, value, _) in Template::ALL {
+            let def = creation(&fields(&format!("template={value}&name=T&start_in_minutes=5")), now).unwrap();
+            assert!(def.validate().and_then(|()| def.validate_at(now)).is_ok(), "{value}: {:?}", def.validate());
+        }
+        let json = serde_json::to_string(&def).unwrap();
+        let pasted = creation(&fields(&format!("definition={}", json.replace('%', "%25").replace('&', "%26").replace('+', "%2B"))), now);
+        assert_eq!(pasted.unwrap(), def);
+        assert_eq!(creation(&fields("definition=%7B%7D"), now).unwrap_err().field, "definition");
+        assert_eq!(creation(&fields("template=x&name=T&start_in_minutes=5"), now).unwrap_err().field, "template");
+        assert_eq!(creation(&fields("template=sit_and_go_9&name=T&start_in_minutes=0"), now).unwrap_err().field, "start_in_minutes");
+    }
+}

@@ -1,0 +1,402 @@
+//! The console's routes: check the session (and the form token of a post), then read the
+//! lobby's documents and logs, or send one command and show its answer.
+
+use super::form::{self, Action, Fields, FormError};
+use super::pages::{self, Audited, LastReports, Notice, Signed};
+use super::tables::Tables;
+use super::{auth::Session, Console};
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use floor_events::seating::SeatingEvent;
+use floor_events::{abort, clock, codes, registration, schedule, subjects, CommandId, TournamentId};
+use floor_runtime::{CommandError, CommandErrorKind};
+use futures::TryStreamExt;
+
+/// The session cookie.
+const COOKIE: &str = "floor_console";
+
+/// The most director actions a tournament's page lists (the newest).
+const AUDIT_SHOWN: usize = 50;
+
+pub(super) fn router(console: Console) -> Router {
+    Router::new()
+        .route("/console", get(index))
+        .route("/console/", get(index))
+        .route("/console/login", get(login_page).post(login))
+        .route("/console/logout", post(logout))
+        .route("/console/tournaments", post(create))
+        .route("/console/schedules", post(add_schedule))
+        .route("/console/tournaments/{id}", get(tournament))
+        .route("/console/tournaments/{id}/{action}", post(act))
+        .with_state(console)
+}
+
+/// An HTML answer the browser must not keep or frame.
+fn page(status: StatusCode, body: String) -> Response {
+    let mut response = (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"),
+    );
+    response
+}
+
+fn see_other(to: &str) -> Response {
+    (StatusCode::SEE_OTHER, [(header::LOCATION, to.to_owned())]).into_response()
+}
+
+fn disabled() -> Response {
+    page(StatusCode::NOT_FOUND, pages::disabled())
+}
+
+/// The token of the session cookie, if the request has one.
+fn cookie_token(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == COOKIE)
+        .map(|(_, value)| value)
+}
+
+impl Console {
+    /// The session of this request, if it has a live one.
+    fn session(&self, headers: &HeaderMap) -> Option<Session> {
+        cookie_token(headers).and_then(|token| self.sessions.check(token, self.clock.now()))
+    }
+
+    /// A post's session and fields: refused (nothing sent, nothing written) without a live
+    /// session, or with a form token that is not the session's.
+    fn authorize(&self, headers: &HeaderMap, body: &[u8]) -> Result<(Session, Fields), Response> {
+        if self.credential.is_none() {
+            return Err(disabled());
+        }
+        let Some(session) = self.session(headers) else {
+            return Err(page(
+                StatusCode::UNAUTHORIZED,
+                pages::message("Sign in first", None, "No valid session: sign in again. Nothing was done."),
+            ));
+        };
+        let fields = match Fields::parse(body) {
+            Ok(fields) => fields,
+            Err(e) => return Err(page(StatusCode::BAD_REQUEST, pages::message("Bad form", None, &e.to_string()))),
+        };
+        if !session.form_token_is(fields.text("form_token")) {
+            return Err(page(
+                StatusCode::FORBIDDEN,
+                pages::message("Refused", None, "The form is not from this session. Nothing was done."),
+            ));
+        }
+        Ok((session, fields))
+    }
+
+    /// Records who asked for what, before the command goes out. The bucket is the console's
+    /// own, so a record that cannot be written stops the action: no command without its record.
+    async fn audit(
+        &self,
+        session: &Session,
+        action: &str,
+        tournament: Option<TournamentId>,
+        command_id: CommandId,
+        reason: Option<&str>,
+    ) -> Result<(), Notice> {
+        let Some(bucket) = &self.audit else { return Ok(()) };
+        let record = Audited {
+            at: self.clock.now(),
+            director: session.director.clone(),
+            action: action.to_owned(),
+            tournament_id: tournament,
+            command_id: command_id.0,
+            reason: reason.map(str::to_owned),
+        };
+        let key = format!("{}.{}", tournament.map_or_else(|| "platform".to_owned(), |t| t.to_string()), command_id.0);
+        let value = serde_json::to_vec(&record).expect("an audit record serializes");
+        bucket.put(key, value.into()).await.map(|_| ()).map_err(|e| Notice::Failed {
+            code: codes::UNAVAILABLE.to_owned(),
+            message: format!("the audit record could not be written ({e}); nothing was sent"),
+        })
+    }
+
+    /// The newest director actions on `tournament`.
+    async fn audited(&self, tournament: TournamentId) -> Vec<Audited> {
+        let Some(bucket) = &self.audit else { return Vec::new() };
+        let prefix = format!("{tournament}.");
+        let Ok(keys) = bucket.keys().await else { return Vec::new() };
+        let keys: Vec<String> = keys.try_filter(|k| std::future::ready(k.starts_with(&prefix))).try_collect().await.unwrap_or_default();
+        let mut records = Vec::new();
+        for key in keys {
+            if let Ok(Some(value)) = bucket.get(&key).await {
+                records.extend(serde_json::from_slice::<Audited>(&value).ok());
+            }
+        }
+        records.sort_by(|a, b| b.at.cmp(&a.at));
+        records.truncate(AUDIT_SHOWN);
+        records
+    }
+
+    /// The tables of `tournament`, folded from its seating log, and when each open one last
+    /// reported.
+    async fn tables(&self, tournament: TournamentId) -> (Tables, LastReports) {
+        let subject = subjects::event_subject(subjects::aggregate::SEATING, tournament.0);
+        let log = floor_runtime::JetStreamStore::new(&self.backbone).load::<SeatingEvent>(&subject, 0).await.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, %tournament, "console: the seating log did not read");
+            Vec::new()
+        });
+        let tables = log.iter().flat_map(|c| &c.events).fold(Tables::default(), Tables::evolve);
+        let mut reports = LastReports::new();
+        for (&number, _) in tables.open() {
+            let subject = floor_events::table::reports_subject(tournament, number);
+            if let Ok(message) = self.backbone.tables.direct_get_last_for_subject(subject).await {
+                let nanos = i64::try_from(message.time.unix_timestamp_nanos()).unwrap_or(i64::MAX);
+                reports.insert(number, chrono::DateTime::from_timestamp_nanos(nanos));
+            }
+        }
+        (tables, reports)
+    }
+
+    async fn tournament_page(&self, session: &Session, id: &str, last: Option<Notice>, status: StatusCode) -> Response {
+        let signed = Signed { director: &session.director, form_token: &session.form_token };
+        let doc = match self.cache.document(id).await {
+            Ok(doc) => doc,
+            Err(_) => {
+                return page(StatusCode::NOT_FOUND, pages::message("No such tournament", Some(&signed), &format!("No tournament {id}.")))
+            }
+        };
+        let (tables, reports) = self.tables(doc.tournament_id).await;
+        let audit = self.audited(doc.tournament_id).await;
+        page(status, pages::tournament(&doc, &tables, &reports, &audit, &signed, last.as_ref(), self.clock.now()))
+    }
+
+    fn index_page(&self, session: &Session, last: Option<Notice>, status: StatusCode) -> Response {
+        let signed = Signed { director: &session.director, form_token: &session.form_token };
+        page(status, pages::index(&self.cache.documents(), &signed, last.as_ref(), self.clock.now()))
+    }
+}
+
+/// A command's answer as a notice, and the status the page is served with.
+fn answered<T>(result: Result<T, CommandError>, done: String) -> (Option<Notice>, StatusCode) {
+    match result {
+        Ok(_) => (Some(Notice::Done(done)), StatusCode::OK),
+        Err(e) => {
+            let (code, message, status) = match e.kind_ref() {
+                CommandErrorKind::Rejected(body) => (body.code.clone(), body.message.clone(), StatusCode::UNPROCESSABLE_ENTITY),
+                CommandErrorKind::Unavailable => (
+                    codes::UNAVAILABLE.to_owned(),
+                    format!("{e}; send the same form again (it is the same command, stored once)"),
+                    StatusCode::SERVICE_UNAVAILABLE,
+                ),
+                CommandErrorKind::BadReply => ("bad_reply".to_owned(), e.to_string(), StatusCode::BAD_GATEWAY),
+            };
+            (Some(Notice::Failed { code, message }), status)
+        }
+    }
+}
+
+fn form_failed(e: FormError) -> (Option<Notice>, StatusCode) {
+    (Some(Notice::Failed { code: codes::INVALID_FIELD.to_owned(), message: e.to_string() }), StatusCode::BAD_REQUEST)
+}
+
+async fn index(State(console): State<Console>, headers: HeaderMap) -> Response {
+    if console.credential.is_none() {
+        return disabled();
+    }
+    match console.session(&headers) {
+        Some(session) => console.index_page(&session, None, StatusCode::OK),
+        None => see_other("/console/login"),
+    }
+}
+
+async fn login_page(State(console): State<Console>) -> Response {
+    if console.credential.is_none() {
+        return disabled();
+    }
+    page(StatusCode::OK, pages::login(None))
+}
+
+async fn login(State(console): State<Console>, body: Bytes) -> Response {
+    let Some(credential) = console.credential.clone() else { return disabled() };
+    let fields = Fields::parse(&body).unwrap_or_default();
+    let director = match fields.required("director", 60) {
+        Ok(name) => name,
+        Err(_) => return page(StatusCode::BAD_REQUEST, pages::login(Some("Give your name: it is recorded with every action."))),
+    };
+    let password = fields.raw("password").to_owned();
+    // PBKDF2 takes a fraction of a second: off the async workers.
+    let verified = tokio::task::spawn_blocking(move || credential.verify(&password)).await.unwrap_or(false);
+    if !verified {
+        tracing::warn!(director, "console: a sign-in with a wrong password");
+        return page(StatusCode::UNAUTHORIZED, pages::login(Some("Wrong password.")));
+    }
+    let (token, session) = console.sessions.open(&director, console.clock.now());
+    tracing::info!(director, until = %session.expires_at, "console: signed in");
+    let cookie = format!("{COOKIE}={token}; Path=/console; HttpOnly; SameSite=Strict; Max-Age={}", console.sessions.ttl().num_seconds());
+    let mut response = see_other("/console");
+    response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_str(&cookie).expect("a hex token is a header value"));
+    response
+}
+
+async fn logout(State(console): State<Console>, headers: HeaderMap, body: Bytes) -> Response {
+    if let Err(refused) = console.authorize(&headers, &body) {
+        return refused;
+    }
+    if let Some(token) = cookie_token(&headers) {
+        console.sessions.close(token);
+    }
+    let mut response = see_other("/console/login");
+    let expired = format!("{COOKIE}=; Path=/console; HttpOnly; SameSite=Strict; Max-Age=0");
+    response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_str(&expired).expect("header value"));
+    response
+}
+
+async fn tournament(State(console): State<Console>, headers: HeaderMap, Path(id): Path<String>) -> Response {
+    if console.credential.is_none() {
+        return disabled();
+    }
+    match console.session(&headers) {
+        Some(session) => console.tournament_page(&session, &id, None, StatusCode::OK).await,
+        None => see_other("/console/login"),
+    }
+}
+
+async fn create(State(console): State<Console>, headers: HeaderMap, body: Bytes) -> Response {
+    let (session, fields) = match console.authorize(&headers, &body) {
+        Ok(authorized) => authorized,
+        Err(refused) => return refused,
+    };
+    let (last, status) = match (form::creation(&fields, console.clock.now()), fields.command_id()) {
+        (Ok(definition), Ok(command_id)) => {
+            let tournament_id = TournamentId(command_id.0);
+            if let Err(failed) = console.audit(&session, "create", Some(tournament_id), command_id, None).await {
+                (Some(failed), StatusCode::SERVICE_UNAVAILABLE)
+            } else {
+                let name = definition.name.clone();
+                let request = registration::CreateTournament { command_id, tournament_id: Some(tournament_id), definition };
+                let sent = console.commands.send(registration::verbs::CREATE_TOURNAMENT, &request).await;
+                tracing::info!(director = session.director, %tournament_id, ok = sent.is_ok(), "console: create");
+                answered(sent, format!("Created {name} ({tournament_id})"))
+            }
+        }
+        (Err(e), _) | (_, Err(e)) => form_failed(e),
+    };
+    console.index_page(&session, last, status)
+}
+
+async fn add_schedule(State(console): State<Console>, headers: HeaderMap, body: Bytes) -> Response {
+    let (session, fields) = match console.authorize(&headers, &body) {
+        Ok(authorized) => authorized,
+        Err(refused) => return refused,
+    };
+    let template = serde_json::from_str::<schedule::ScheduleTemplate>(fields.text("template"))
+        .map_err(|e| FormError { field: "template", message: e.to_string() });
+    let (last, status) = match (template, fields.command_id()) {
+        (Ok(template), Ok(command_id)) => match console.audit(&session, "add_schedule", None, command_id, None).await {
+            Err(failed) => (Some(failed), StatusCode::SERVICE_UNAVAILABLE),
+            Ok(()) => {
+                let request = schedule::AddTemplate { command_id, template_id: None, template };
+                let sent = console.commands.send(schedule::verbs::ADD_TEMPLATE, &request).await;
+                let done = match &sent {
+                    Ok(reply) => format!("Schedule {} added; next starts: {:?}", reply.template_id, reply.upcoming),
+                    Err(_) => String::new(),
+                };
+                answered(sent, done)
+            }
+        },
+        (Err(e), _) | (_, Err(e)) => form_failed(e),
+    };
+    console.index_page(&session, last, status)
+}
+
+async fn act(State(console): State<Console>, headers: HeaderMap, Path((id, name)): Path<(String, String)>, body: Bytes) -> Response {
+    let (session, fields) = match console.authorize(&headers, &body) {
+        Ok(authorized) => authorized,
+        Err(refused) => return refused,
+    };
+    let Ok(tournament_id) = uuid::Uuid::parse_str(&id).map(TournamentId) else {
+        return page(StatusCode::NOT_FOUND, pages::message("No such tournament", None, "Not a tournament id."));
+    };
+    let (last, status) = match (Action::parse(&name, &fields), fields.command_id()) {
+        (Ok(action), Ok(command_id)) => {
+            let reason = match &action {
+                Action::Pause { reason } | Action::Cancel { reason, .. } | Action::Suspend { reason } => Some(reason.as_str()),
+                _ => None,
+            };
+            match console.audit(&session, &name, Some(tournament_id), command_id, reason).await {
+                Err(failed) => (Some(failed), StatusCode::SERVICE_UNAVAILABLE),
+                Ok(()) => {
+                    let done = action.done();
+                    let sent = send(&console, &session, action, tournament_id, command_id).await;
+                    tracing::info!(director = session.director, %tournament_id, action = name, %command_id, ok = sent.is_ok(), "console: action");
+                    answered(sent, done)
+                }
+            }
+        }
+        (Err(e), _) | (_, Err(e)) => form_failed(e),
+    };
+    console.tournament_page(&session, &id, last, status).await
+}
+
+/// Sends the action's command; the reply's content is not shown (the page that answers shows
+/// the tournament as it is now).
+async fn send(console: &Console, session: &Session, action: Action, t: TournamentId, command_id: CommandId) -> Result<(), CommandError> {
+    let c = &console.commands;
+    let signed = |reason: &str| form::signed(reason, &session.director);
+    match action {
+        Action::Start => c
+            .send(registration::verbs::START_TOURNAMENT, &registration::StartTournament { command_id, tournament_id: t, now: true })
+            .await
+            .map(drop),
+        Action::Pause { reason } => {
+            c.send(clock::verbs::PAUSE, &clock::PauseClock { command_id, tournament_id: t, reason: signed(&reason) }).await.map(drop)
+        }
+        Action::Resume => c.send(clock::verbs::RESUME, &clock::ClockRequest { command_id, tournament_id: t }).await.map(drop),
+        Action::AddTime { seconds } => {
+            c.send(clock::verbs::ADJUST_TIME, &clock::AdjustTime { command_id, tournament_id: t, seconds }).await.map(drop)
+        }
+        Action::SkipToLevel { level } => {
+            c.send(clock::verbs::SKIP_TO_LEVEL, &clock::SkipToLevel { command_id, tournament_id: t, level }).await.map(drop)
+        }
+        Action::EndBreak => c.send(clock::verbs::END_BREAK, &clock::ClockRequest { command_id, tournament_id: t }).await.map(drop),
+        Action::Cancel { reason, in_play: false } => c
+            .send(
+                registration::verbs::CANCEL_TOURNAMENT,
+                &registration::CancelTournament { command_id, tournament_id: t, reason: signed(&reason) },
+            )
+            .await
+            .map(drop),
+        Action::Cancel { reason, in_play: true } => c
+            .send(
+                abort::verbs::CANCEL,
+                &abort::Cancel { command_id, tournament_id: t, reason: signed(&reason), method: Default::default() },
+            )
+            .await
+            .map(drop),
+        Action::Suspend { reason } => {
+            c.send(abort::verbs::SUSPEND, &abort::Suspend { command_id, tournament_id: t, reason: signed(&reason) }).await.map(drop)
+        }
+        Action::ResumePlay => c.send(abort::verbs::RESUME, &abort::AbortRequest { command_id, tournament_id: t }).await.map(drop),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_session_cookie_is_found_among_others() {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::COOKIE, HeaderValue::from_static("theme=dark; floor_console=abc123; other=1"));
+        assert_eq!(cookie_token(&headers), Some("abc123"));
+        let mut none = HeaderMap::new();
+        none.insert(header::COOKIE, HeaderValue::from_static("floor_console_x=1"));
+        assert_eq!(cookie_token(&none), None);
+    }
+}

@@ -1,0 +1,134 @@
+//! The director console: server-rendered pages under `/console` on the lobby's HTTP server,
+//! behind a login, that send the directors' commands over NATS with the typed client
+//! ([`floor_runtime::Commands`]) and the verbs of `floor_events`, as `floor` on the command line
+//! does.
+//!
+//! | route | what |
+//! |---|---|
+//! | `GET /console/login`, `POST /console/login` | the login form; a session cookie |
+//! | `POST /console/logout` | ends the session |
+//! | `GET /console` | every tournament, and the forms to create one (template or pasted definition) and add a schedule |
+//! | `POST /console/tournaments` | create a tournament |
+//! | `POST /console/schedules` | add a recurring template (scheduler) |
+//! | `GET /console/tournaments/{id}` | one tournament: clock, every table (players, last hand, last report, silent since), the actions, who did what |
+//! | `POST /console/tournaments/{id}/{action}` | one action ([`form::Action`]) |
+//!
+//! **Login** ([`auth`]): the password given at start (never a default: without one every
+//! console route answers that the console is disabled, and the rest of the lobby serves), kept
+//! only as its PBKDF2 hash and compared in constant time; a session is a random token in an
+//! `HttpOnly`, `SameSite=Strict` cookie that expires ([`ConsoleConfig::session_ttl`]), on the
+//! platform's clock. Every form carries the session's form token as well (CSRF), and a
+//! request without a valid session or token is refused before anything is sent or written.
+//!
+//! **Who did it**: the director's name, given at login, goes into the `reason` of every command
+//! that has one (pause, cancel, suspend: `"dinner break (director: Ana)"`), which the services
+//! store in the event; and every action is recorded, before its command is sent, in KV
+//! `floor-console-audit` (key `<tournament>.<command id>`: director, action, when), where the
+//! command id ties it to the commit the command made (`Nats-Msg-Id`). An `actor` field on every
+//! director command would put it in the events themselves: a contract change across services,
+//! proposed in docs/architecture.md ("Console").
+//!
+//! # Layout
+//!
+//! - [`auth`]: password hash, sessions.
+//! - [`form`]: urlencoded bodies, the actions, templates.
+//! - [`tables`]: the state of every table, folded from the seating log.
+//! - [`pages`]: the HTML.
+//! - [`handlers`]: the routes.
+
+pub mod auth;
+pub mod form;
+mod handlers;
+pub mod pages;
+pub mod tables;
+
+use crate::http::LobbyCache;
+use async_nats::jetstream::{self, kv, stream};
+use auth::{PasswordHash, Sessions};
+use floor_runtime::bootstrap::Backbone;
+use floor_runtime::{Clock, Commands};
+use std::sync::Arc;
+
+/// How long a console session lasts unless configured otherwise.
+pub const SESSION_TTL: chrono::Duration = chrono::Duration::hours(12);
+
+/// The bucket of director actions.
+pub const AUDIT_BUCKET: &str = "floor-console-audit";
+
+/// The console's settings, given at start.
+#[derive(Debug, Clone)]
+pub struct ConsoleConfig {
+    /// The director credential, hashed.
+    pub credential: PasswordHash,
+    /// How long a session lasts.
+    pub session_ttl: chrono::Duration,
+}
+
+impl ConsoleConfig {
+    /// The console with `password` (hashed here) and sessions of [`SESSION_TTL`].
+    ///
+    /// # Errors
+    /// A password too short ([`auth::CredentialError`]).
+    pub fn with_password(password: &str) -> Result<Self, auth::CredentialError> {
+        Ok(Self { credential: PasswordHash::new(password)?, session_ttl: SESSION_TTL })
+    }
+}
+
+/// What the console's handlers share. Cheap to clone.
+#[derive(Clone)]
+pub struct Console {
+    /// `None`: the console is disabled (no credential given at start).
+    credential: Option<Arc<PasswordHash>>,
+    sessions: Arc<Sessions>,
+    cache: LobbyCache,
+    commands: Commands,
+    backbone: Backbone,
+    audit: Option<kv::Store>,
+    clock: Arc<dyn Clock>,
+}
+
+impl Console {
+    /// The console for `config` (`None`: disabled) on `backbone`, its tournaments read from
+    /// `cache`.
+    pub async fn new(config: Option<ConsoleConfig>, cache: LobbyCache, backbone: &Backbone, clock: Arc<dyn Clock>) -> Result<Self, String> {
+        let audit = match config {
+            Some(_) => Some(audit_bucket(&backbone.jetstream).await?),
+            None => None,
+        };
+        let ttl = config.as_ref().map_or(SESSION_TTL, |c| c.session_ttl);
+        Ok(Self {
+            credential: config.map(|c| Arc::new(c.credential)),
+            sessions: Arc::new(Sessions::new(ttl)),
+            cache,
+            commands: Commands::new(backbone.client.clone()),
+            backbone: backbone.clone(),
+            audit,
+            clock,
+        })
+    }
+
+    /// The console's routes (to merge into the lobby's router).
+    pub fn router(self) -> axum::Router {
+        handlers::router(self)
+    }
+}
+
+/// The audit bucket, created on first use (the console is its only writer).
+async fn audit_bucket(jetstream: &jetstream::Context) -> Result<kv::Store, String> {
+    if let Ok(bucket) = jetstream.get_key_value(AUDIT_BUCKET).await {
+        return Ok(bucket);
+    }
+    let created = jetstream
+        .create_key_value(kv::Config {
+            bucket: AUDIT_BUCKET.to_owned(),
+            description: "Floor console: who did each director action".to_owned(),
+            history: 1,
+            storage: stream::StorageType::File,
+            ..Default::default()
+        })
+        .await;
+    match created {
+        Ok(bucket) => Ok(bucket),
+        Err(e) => jetstream.get_key_value(AUDIT_BUCKET).await.map_err(|_| format!("bucket {AUDIT_BUCKET}: {e}")),
+    }
+}
