@@ -24,6 +24,7 @@ fn config(entrants: u32, seed: u64, t: TournamentId, kind: &str) -> SimConfig {
         start_after: sim::START_AFTER_ON_OWN_PLATFORM,
         free: false,
         hand_for_hand_from: None,
+        watchable: None,
     }
 }
 

@@ -172,6 +172,7 @@ fn config(entrants: u32, seed: u64, tournament_id: TournamentId) -> SimConfig {
         start_after,
         free: false,
         hand_for_hand_from: None,
+        watchable: None,
     }
 }
 

@@ -55,6 +55,7 @@ async fn a_rebuy_tournament_ends_with_balanced_books_and_its_payouts_in_the_lobb
         start_after,
         free: false,
         hand_for_hand_from: None,
+        watchable: None,
     };
     let summary = sim::run(&world.backbone, &config, |_| {}).await.unwrap_or_else(|e| panic!("rebuy sim: {e}"));
     let b = &summary.books;

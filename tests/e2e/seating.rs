@@ -29,6 +29,7 @@ fn config(entrants: u32, seed: u64) -> SimConfig {
         start_after,
         free: false,
         hand_for_hand_from: None,
+        watchable: None,
     }
 }
 

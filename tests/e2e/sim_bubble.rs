@@ -37,6 +37,7 @@ fn config(entrants: u32, seed: u64, table_size: u8, from: u32, free: bool) -> Si
         start_after: sim::START_AFTER_ON_OWN_PLATFORM,
         free,
         hand_for_hand_from: Some(from),
+        watchable: None,
     }
 }
 

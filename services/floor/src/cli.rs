@@ -36,6 +36,9 @@ pub enum Command {
         /// registry's: lobby, registration, clock, seating, payouts, rebuys, scheduler.
         #[arg(long, value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(floor_events::registry::names()))]
         only: Vec<String>,
+        /// The director console.
+        #[command(flatten)]
+        console: ConsoleArgs,
     },
     /// Run the registration service alone (for scale-out; needs NATS_URL or a `floor run`).
     Registration,
@@ -44,6 +47,9 @@ pub enum Command {
         /// HTTP address of the lobby.
         #[arg(long, env = "FLOOR_HTTP", default_value = "127.0.0.1:8080")]
         http: SocketAddr,
+        /// The director console.
+        #[command(flatten)]
+        console: ConsoleArgs,
     },
     /// Tournaments: create, list, show.
     #[command(subcommand)]
@@ -143,6 +149,26 @@ pub enum Command {
         /// trigger, one or two), so more hands are played hand for hand.
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]
         hand_for_hand_from: Option<u32>,
+        /// A pace to watch: each table deals a hand about every this many seconds (e.g. 3), each
+        /// at its own pace as with --free. Freezeouts only (with or without bounties).
+        #[arg(long, value_parser = parse_hand_every)]
+        hand_every: Option<std::time::Duration>,
+        /// A blind structure (a clock preset), so levels change while the tournament plays
+        /// (with --hand-every; the sim's own platform then runs the clock).
+        #[arg(long, value_enum, requires = "hand_every", conflicts_with = "structure_file")]
+        structure: Option<Preset>,
+        /// A blind structure from a file (`[[steps]]` tables; see examples/structures/), as
+        /// --structure.
+        #[arg(long, requires = "hand_every")]
+        structure_file: Option<PathBuf>,
+        /// Serve the lobby of the sim's own platform here (every service running; the director
+        /// console too, with FLOOR_CONSOLE_PASSWORD or --console-password-file), and keep
+        /// serving after the winner until Ctrl-C. Not with NATS_URL (that platform has its own).
+        #[arg(long)]
+        http: Option<SocketAddr>,
+        /// The director console, with --http.
+        #[command(flatten)]
+        console: ConsoleArgs,
     },
     /// Check a table server against the table protocol (docs/table-servers.md): play Floor's
     /// side with scripted instructions on a test tournament's tables and list every rule with
@@ -165,6 +191,22 @@ pub enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+}
+
+/// The director console (`/console` on the lobby's HTTP server).
+///
+/// Its password comes from FLOOR_CONSOLE_PASSWORD or, better (no environment to leak), from a
+/// file: `--console-password-file`. There is no default: without one the console answers that
+/// it is disabled and the rest of the lobby serves. A password shorter than 8 characters is
+/// refused and Floor does not start. Only its hash is kept.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ConsoleArgs {
+    /// A file whose first line is the console's password.
+    #[arg(long, env = "FLOOR_CONSOLE_PASSWORD_FILE")]
+    pub console_password_file: Option<PathBuf>,
+    /// How long a console session lasts, in hours.
+    #[arg(long, env = "FLOOR_CONSOLE_SESSION_HOURS", default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=168))]
+    pub console_session_hours: u32,
 }
 
 /// `floor table-check`.
@@ -213,6 +255,17 @@ fn hex_key(hex: &str) -> Result<[u8; 32], String> {
         *byte = u8::from_str_radix(pair, 16).expect("two hex digits");
     }
     Ok(key)
+}
+
+/// `--hand-every`: seconds, from 0.1 to 600 (`3`, `2.5`).
+///
+/// # Errors
+/// Not a number of seconds in that range.
+pub fn parse_hand_every(value: &str) -> Result<std::time::Duration, String> {
+    match value.trim_end_matches('s').parse::<f64>() {
+        Ok(seconds) if (0.1..=600.0).contains(&seconds) => Ok(std::time::Duration::from_secs_f64(seconds)),
+        _ => Err(format!("{value:?}: seconds from 0.1 to 600, e.g. 3")),
+    }
 }
 
 /// `floor sim --seed-key`: 64 hex digits, `test:` in front allowed (the form FLOOR_SEED_KEY

@@ -75,8 +75,12 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             .map_err(|e| Failure { message: e.to_string(), exit: Exit::Unavailable })
     };
     match &cli.command {
-        Command::Run { http, only } => {
-            let mut config = PlatformConfig { seed_key: test_seed_key_from_env()?, ..PlatformConfig::all(nats(), Some(*http)) };
+        Command::Run { http, only, console } => {
+            let mut config = PlatformConfig {
+                seed_key: test_seed_key_from_env()?,
+                console: console_config(console)?,
+                ..PlatformConfig::all(nats(), Some(*http))
+            };
             if !only.is_empty() {
                 config.services.retain(|s| only.iter().any(|o| o == s));
             }
@@ -86,7 +90,13 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             serve(config).await
         }
         Command::Registration => serve(PlatformConfig::only(joined()?, None, &[subjects::service::REGISTRATION])).await,
-        Command::Lobby { http } => serve(PlatformConfig::only(joined()?, Some(*http), &[subjects::service::LOBBY])).await,
+        Command::Lobby { http, console } => {
+            let config = PlatformConfig {
+                console: console_config(console)?,
+                ..PlatformConfig::only(joined()?, Some(*http), &[subjects::service::LOBBY])
+            };
+            serve(config).await
+        }
         Command::Tournament(TournamentCommand::Create { file }) => {
             let definition = director::read_definition(file)?;
             let id = Director::connect(&cli.data).await?.create_tournament(definition).await?;
@@ -156,6 +166,11 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             standings,
             free,
             hand_for_hand_from,
+            hand_every,
+            structure,
+            structure_file,
+            http,
+            console,
         } => {
             let asked = SimArgs {
                 entrants: *entrants,
@@ -175,6 +190,22 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 standings: *standings,
                 free: *free,
                 hand_for_hand_from: *hand_for_hand_from,
+                watchable: match hand_every {
+                    Some(hand_every) => Some(floor::sim::Watchable {
+                        hand_every: *hand_every,
+                        structure: match (structure, structure_file) {
+                            (Some(p), _) => Some(preset(*p)),
+                            (None, Some(file)) => Some(BlindStructure::Custom(director::read_toml(file)?)),
+                            (None, None) => None,
+                        },
+                    }),
+                    None => None,
+                },
+                http: *http,
+                console: match http {
+                    Some(_) => console_config(console)?,
+                    None => None,
+                },
             };
             simulate(asked).await
         }
@@ -240,6 +271,37 @@ fn test_seed_key_from_env() -> Result<Option<[u8; 32]>, Failure> {
     Ok(key)
 }
 
+/// The clock's preset for a CLI preset.
+fn preset(p: Preset) -> BlindStructure {
+    BlindStructure::Preset(match p {
+        Preset::Standard => clock::Preset::Standard,
+        Preset::Turbo => clock::Preset::Turbo,
+        Preset::HyperTurbo => clock::Preset::HyperTurbo,
+        Preset::DeepStack => clock::Preset::DeepStack,
+        Preset::ShortStack => clock::Preset::ShortStack,
+    })
+}
+
+/// The console's configuration from `--console-password-file` or FLOOR_CONSOLE_PASSWORD
+/// (hashed here; the text is dropped); `None` when neither is given.
+fn console_config(args: &floor::cli::ConsoleArgs) -> Result<Option<floor_lobby::console::ConsoleConfig>, Failure> {
+    let usage = |m: String| Failure { message: m, exit: Exit::Usage };
+    let password = match &args.console_password_file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| usage(format!("--console-password-file {}: {e}", path.display())))?;
+            Some(text.lines().next().unwrap_or("").to_owned())
+        }
+        None => std::env::var("FLOOR_CONSOLE_PASSWORD").ok(),
+    };
+    let Some(password) = password else {
+        tracing::info!("the director console is disabled: no FLOOR_CONSOLE_PASSWORD or --console-password-file");
+        return Ok(None);
+    };
+    let mut config = floor_lobby::console::ConsoleConfig::with_password(&password).map_err(|e| usage(e.to_string()))?;
+    config.session_ttl = chrono::Duration::hours(args.console_session_hours.into());
+    Ok(Some(config))
+}
+
 /// What `floor sim` was asked.
 struct SimArgs<'a> {
     entrants: u32,
@@ -254,6 +316,10 @@ struct SimArgs<'a> {
     standings: bool,
     free: bool,
     hand_for_hand_from: Option<u32>,
+    watchable: Option<floor::sim::Watchable>,
+    /// Serve the lobby of the sim's own platform here, every service running.
+    http: Option<std::net::SocketAddr>,
+    console: Option<floor_lobby::console::ConsoleConfig>,
 }
 
 async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
@@ -264,6 +330,12 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
     let profile: floor_events::RuleProfile =
         serde_json::from_value(Value::String(profile.to_owned())).map_err(|e| usage(format!("--profile: {e}")))?;
     let joined = std::env::var("NATS_URL").ok().filter(|u| !u.trim().is_empty());
+    if joined.is_some() && asked.http.is_some() {
+        return Err(usage("--http serves the sim's own platform; with NATS_URL the platform's `floor run` serves its lobby".into()));
+    }
+    if asked.watchable.is_some() && rebuys {
+        return Err(usage("--hand-every plays freezeouts (with or without bounties)".into()));
+    }
     if joined.is_some() && asked.seed_key.is_some() {
         return Err(usage(
             "--seed-key sets the key of the sim's own platform; with NATS_URL the draws use the key of the platform's seating \
@@ -292,11 +364,29 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
                     None => &[REGISTRATION, SEATING, PAYOUTS, REBUYS, BUBBLE],
                 }
             };
+            let nats = Nats::Embedded(scratch.path().to_owned());
             let config = PlatformConfig {
                 seed_key: Some(asked.seed_key.unwrap_or_else(|| digest("key"))),
-                ..PlatformConfig::only(Nats::Embedded(scratch.path().to_owned()), None, services)
+                console: asked.console.clone(),
+                // Watched in the lobby: every service, the clock's levels and the console too.
+                ..match asked.http {
+                    Some(http) => PlatformConfig::all(nats, Some(http)),
+                    None if asked.watchable.as_ref().is_some_and(|w| w.structure.is_some()) => {
+                        let mut config = PlatformConfig::only(nats, None, services);
+                        config.services.insert(subjects::service::CLOCK);
+                        config
+                    }
+                    None => PlatformConfig::only(nats, None, services),
+                }
             };
             let platform = Platform::build(config).await.map_err(|e| unavailable(e.to_string()))?;
+            if let Some(addr) = platform.http_addr() {
+                eprintln!("lobby: http://{addr}/");
+                match asked.console {
+                    Some(_) => eprintln!("director console: http://{addr}/console (the password you gave; any name)"),
+                    None => eprintln!("director console: disabled (no FLOOR_CONSOLE_PASSWORD)"),
+                }
+            }
             let id = uuid::Uuid::from_slice(&digest("tournament")[..16]).expect("16 bytes");
             let start_after = asked.start_after.unwrap_or(floor::sim::START_AFTER_ON_OWN_PLATFORM);
             (Some(platform), asked.tournament_id.unwrap_or(TournamentId(id)), start_after)
@@ -322,6 +412,7 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
         start_after,
         free: asked.free,
         hand_for_hand_from: asked.hand_for_hand_from,
+        watchable: asked.watchable.clone(),
     };
     let mut shown = std::time::Instant::now();
     let summary = floor::sim::run(&backbone, &config, |p| {
@@ -337,15 +428,22 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
         }
     })
     .await;
+    let summary = summary.map(|mut summary| {
+        if !asked.standings {
+            summary.standings.clear();
+        }
+        say!("{}", serde_json::to_string(&summary).expect("json"));
+    });
     if let Some(platform) = platform {
-        platform.stop().await;
+        if let (Some(addr), Ok(())) = (platform.http_addr(), &summary) {
+            // The finishers, the payouts and the console stay to be looked at.
+            eprintln!("the tournament is over; the lobby stays at http://{addr}/ until Ctrl-C");
+            platform.run_until_stopped(stop_signal()).await;
+        } else {
+            platform.stop().await;
+        }
     }
-    let mut summary = summary.map_err(|m| Failure { message: m, exit: Exit::Rejected })?;
-    if !asked.standings {
-        summary.standings.clear();
-    }
-    say!("{}", serde_json::to_string(&summary).expect("json"));
-    Ok(())
+    summary.map_err(|m| Failure { message: m, exit: Exit::Rejected })
 }
 
 /// `floor table-check`: NATS (NATS_URL or a server of its own), the table server under test
@@ -494,13 +592,7 @@ async fn clock_command(cli: &Cli, command: &ClockCommand) -> Result<(), Failure>
     let (verb, body) = match command {
         ClockCommand::Structure { tournament, preset, file } => {
             let structure = match (preset, file) {
-                (Some(p), _) => BlindStructure::Preset(match p {
-                    Preset::Standard => clock::Preset::Standard,
-                    Preset::Turbo => clock::Preset::Turbo,
-                    Preset::HyperTurbo => clock::Preset::HyperTurbo,
-                    Preset::DeepStack => clock::Preset::DeepStack,
-                    Preset::ShortStack => clock::Preset::ShortStack,
-                }),
+                (Some(p), _) => self::preset(*p),
                 (None, Some(file)) => BlindStructure::Custom(director::read_toml(file)?),
                 (None, None) => unreachable!("clap requires one"),
             };
@@ -602,7 +694,9 @@ fn parse_player(name: &str) -> Result<PlayerId, Failure> {
 async fn serve(config: PlatformConfig) -> Result<(), Failure> {
     let platform = Platform::build(config).await.map_err(|e| Failure { message: format!("{e:#}"), exit: Exit::Unavailable })?;
     match platform.http_addr() {
-        Some(addr) => tracing::info!("Floor is running; lobby at http://{addr}/ (JSON API: http://{addr}/api) (Ctrl-C stops)"),
+        Some(addr) => tracing::info!(
+            "Floor is running; lobby at http://{addr}/ (JSON API: http://{addr}/api, director console: http://{addr}/console) (Ctrl-C stops)"
+        ),
         None => tracing::info!("Floor service is running (Ctrl-C stops)"),
     }
     platform.run_until_stopped(stop_signal()).await;

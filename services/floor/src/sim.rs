@@ -32,6 +32,10 @@
 //! (`deal_hand`), and the simulated tables obey. The summary line says when it started and
 //! ended (players left) and how many hands it took ([`HandForHandSummary`]).
 //!
+//! With `--hand-every` ([`Watchable`], `make demo`) the tables deal as with `--free`, a hand
+//! every few seconds each, and with `--structure` the tournament has a blind structure, so the
+//! lobby shows levels changing, tables breaking and players busting as they happen.
+//!
 //! With `--free` ([`free`]) there are no rounds: every table deals at its own random pace, so
 //! hands are in progress when the hold arrives and tables finish a released hand at different
 //! moments, as real table servers do. Such a run does not repeat for a seed, and the summary
@@ -92,6 +96,21 @@ pub struct SimConfig {
     /// Hand-for-hand starts this many players before the bubble (the definition's trigger);
     /// `None`: the profile's (one or two).
     pub hand_for_hand_from: Option<u32>,
+    /// A pace people can watch ([`Watchable`]): hands seconds apart, levels on a blind
+    /// structure. `None`: as fast as Floor takes them, no structure.
+    pub watchable: Option<Watchable>,
+}
+
+/// `floor sim --hand-every … --structure …` (`make demo`): a tournament a person can watch in
+/// the lobby, levels changing, tables breaking, players busting.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Watchable {
+    /// Each table deals a hand about this often (at random from half of it to one and a half),
+    /// each at its own pace ([`free`]).
+    pub hand_every: Duration,
+    /// The blind structure: the clock starts with the tournament and levels change on its
+    /// timer (the platform must run the clock service).
+    pub structure: Option<floor_events::clock::BlindStructure>,
 }
 
 /// The start of a scheduled field on the simulator's own platform: a moment after creation. No
@@ -180,7 +199,7 @@ fn definition(config: &SimConfig, now: chrono::DateTime<chrono::Utc>) -> Tournam
         entry_model: EntryModel::Freezeout,
         guarantee: None,
         profile: config.profile,
-        structure: None,
+        structure: config.watchable.as_ref().and_then(|w| w.structure.clone()),
         rebuy: config.rebuys.then_some(RebuyTerms {
             price: Money::new(1_000, Currency::EUR),
             fee: Money::new(100, Currency::EUR),
@@ -242,7 +261,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     if config.entrants < 2 {
         return Err("a tournament needs at least 2 entrants".into());
     }
-    if config.free && config.rebuys {
+    if (config.free || config.watchable.is_some()) && config.rebuys {
         return Err("--free plays freezeouts (with or without bounties): the simulated players answer rebuy offers between the \
                     lockstep's rounds"
             .into());
@@ -285,7 +304,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     if config.rebuys {
         lockstep = lockstep.with_rebuys();
     }
-    let played = match config.free {
+    let played = match config.free || config.watchable.is_some() {
         true => free::play(backbone, config, lockstep, started, &mut progress).await?,
         false => rounds(backbone, config, lockstep, rebuys.as_mut(), started, &mut progress).await?,
     };
@@ -307,8 +326,14 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         standings,
         bounties,
         hand_for_hand,
-        pace: if config.free { "free" } else { "lockstep" },
-        reproducible: !config.free,
+        pace: if config.watchable.is_some() {
+            "watchable"
+        } else if config.free {
+            "free"
+        } else {
+            "lockstep"
+        },
+        reproducible: !config.free && config.watchable.is_none(),
     })
 }
 

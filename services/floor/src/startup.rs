@@ -195,7 +195,11 @@ fn starter(name: &str) -> Option<Start> {
                     s.backbone,
                     s.config.http,
                     s.config.console.clone(),
-                    s.config.clock.clone(), s.shutdown.clone(), s.tracker).await?)
+                    s.config.clock.clone(),
+                    s.shutdown.clone(),
+                    s.tracker,
+                )
+                .await?)
             })
         },
         service::REGISTRATION => |s| {

@@ -9,6 +9,9 @@
 //! different moments: the barrier is exercised as real table servers exercise it. Nothing here
 //! repeats for a seed.
 //!
+//! At a watchable pace (`floor sim --hand-every`, [`super::Watchable`]) a hand lasts seconds
+//! instead of milliseconds, so a person can follow the tournament in the lobby.
+//!
 //! One thing keeps the pace of real tables, whose hands take minutes while Floor takes
 //! milliseconds: right before each deal a table waits until Floor has acted on everything
 //! stored so far ([`Lockstep::acted_on`]: its own last report, and what the store held at each
@@ -185,7 +188,7 @@ impl Room {
                 }
                 continue;
             }
-            let between = rng.random_range(Duration::ZERO..=MOST_BETWEEN_HANDS);
+            let (between, hand) = self.pace(rng);
             if !self.pause(between).await {
                 return Ok(());
             }
@@ -194,7 +197,6 @@ impl Room {
             // Whatever arrived meanwhile is applied first (the loop comes back here).
             let Some(started) = self.start(number) else { continue };
             last = self.publish(&started).await?.unwrap_or(last);
-            let hand = rng.random_range(SHORTEST_HAND..=LONGEST_HAND);
             if !self.pause(hand).await {
                 // Stopping mid-hand: only at the end of a run that failed elsewhere.
                 return Ok(());
@@ -203,6 +205,16 @@ impl Room {
             last = self.publish(&finished).await?.unwrap_or(last);
         }
         Ok(())
+    }
+
+    /// The wait before the next deal and how long the hand takes: a few milliseconds each, or
+    /// at a watchable pace ([`super::Watchable::hand_every`]) a hand of half to one and a half
+    /// times the pace, the deal at once.
+    fn pace(&self, rng: &mut impl Rng) -> (Duration, Duration) {
+        match &self.config.watchable {
+            Some(w) => (Duration::ZERO, rng.random_range(w.hand_every / 2..=w.hand_every * 3 / 2)),
+            None => (rng.random_range(Duration::ZERO..=MOST_BETWEEN_HANDS), rng.random_range(SHORTEST_HAND..=LONGEST_HAND)),
+        }
     }
 
     /// Hands each instruction to its table as it arrives, starting a task for a new table.
@@ -328,7 +340,9 @@ async fn watch_the_room(room: &Room, started: Instant, progress: &mut impl FnMut
             return Ok(());
         }
         let quiet = lock(&room.last_activity).elapsed();
-        if quiet > STALL {
+        // At a watchable pace a director may pause the clock or suspend play for as long as
+        // they like: quiet is not a stall there.
+        if quiet > STALL && room.config.watchable.is_none() {
             return Err(format!(
                 "nothing reported and no instruction from Floor in {} s; {}; {}",
                 STALL.as_secs(),

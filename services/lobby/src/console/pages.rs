@@ -135,9 +135,10 @@ pub fn index(docs: &[std::sync::Arc<LobbyDocument>], signed: &Signed, last: Opti
         Template::ALL.iter().map(|(_, value, label)| format!("<option value=\"{value}\">{}</option>", escape(label))).collect();
     let _ = write!(
         body,
-        "<h2>Create a tournament</h2>\n<form class=\"stack\" method=\"post\" action=\"/console/tournaments\">{hidden}\n<label>Template <select name=\"template\">{options}</select></label>\n<label>Name <input name=\"name\" maxlength=\"200\"></label>\n<label>Starts in (minutes; a sit &amp; go starts when full) <input name=\"start_in_minutes\" type=\"number\" min=\"1\" value=\"30\"></label>\n<label>…or paste a whole definition (JSON, the fields of <code>examples/*.toml</code>) <textarea name=\"definition\"></textarea></label>\n<button>Create</button>\n</form>\n\
-<h2>Add a schedule</h2>\n<form class=\"stack\" method=\"post\" action=\"/console/schedules\">{hidden}\n<label>Recurring template (JSON, the fields of <code>examples/schedules/*.toml</code>) <textarea name=\"template\" required></textarea></label>\n<button>Add schedule</button>\n</form>\n",
-        hidden = hidden(signed),
+        "<h2>Create a tournament</h2>\n<form class=\"stack\" method=\"post\" action=\"/console/tournaments\">{create}\n<label>Template <select name=\"template\">{options}</select></label>\n<label>Name <input name=\"name\" maxlength=\"200\"></label>\n<label>Starts in (minutes; a sit &amp; go starts when full) <input name=\"start_in_minutes\" type=\"number\" min=\"1\" value=\"30\"></label>\n<label>…or paste a whole definition (JSON, the fields of <code>examples/*.toml</code>) <textarea name=\"definition\"></textarea></label>\n<button>Create</button>\n</form>\n\
+<h2>Add a schedule</h2>\n<form class=\"stack\" method=\"post\" action=\"/console/schedules\">{schedule}\n<label>Recurring template (JSON, the fields of <code>examples/schedules/*.toml</code>) <textarea name=\"template\" required></textarea></label>\n<button>Add schedule</button>\n</form>\n",
+        create = hidden(signed),
+        schedule = hidden(signed),
     );
     frame("Tournaments", Some(signed), &body)
 }
