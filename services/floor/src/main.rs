@@ -293,10 +293,8 @@ fn console_config(args: &floor::cli::ConsoleArgs) -> Result<Option<floor_lobby::
         }
         None => std::env::var("FLOOR_CONSOLE_PASSWORD").ok(),
     };
-    let Some(password) = password else {
-        tracing::info!("the director console is disabled: no FLOOR_CONSOLE_PASSWORD or --console-password-file");
-        return Ok(None);
-    };
+    // None: the console is disabled, which `serve` says once the platform runs.
+    let Some(password) = password else { return Ok(None) };
     let mut config = floor_lobby::console::ConsoleConfig::with_password(&password).map_err(|e| usage(e.to_string()))?;
     config.session_ttl = chrono::Duration::hours(args.console_session_hours.into());
     Ok(Some(config))
@@ -692,11 +690,16 @@ fn parse_player(name: &str) -> Result<PlayerId, Failure> {
 }
 
 async fn serve(config: PlatformConfig) -> Result<(), Failure> {
+    let console = config.console.is_some();
     let platform = Platform::build(config).await.map_err(|e| Failure { message: format!("{e:#}"), exit: Exit::Unavailable })?;
     match platform.http_addr() {
-        Some(addr) => tracing::info!(
-            "Floor is running; lobby at http://{addr}/ (JSON API: http://{addr}/api, director console: http://{addr}/console) (Ctrl-C stops)"
-        ),
+        Some(addr) => {
+            let console = match console {
+                true => format!("director console: http://{addr}/console"),
+                false => "director console disabled: no FLOOR_CONSOLE_PASSWORD or --console-password-file".to_owned(),
+            };
+            tracing::info!("Floor is running; lobby at http://{addr}/ (JSON API: http://{addr}/api; {console}) (Ctrl-C stops)")
+        }
         None => tracing::info!("Floor service is running (Ctrl-C stops)"),
     }
     platform.run_until_stopped(stop_signal()).await;

@@ -76,25 +76,14 @@ impl Console {
 
     /// A post's session and fields: refused (nothing sent, nothing written) without a live
     /// session, or with a form token that is not the session's.
-    fn authorize(&self, headers: &HeaderMap, body: &[u8]) -> Result<(Session, Fields), Response> {
+    fn authorize(&self, headers: &HeaderMap, body: &[u8]) -> Result<(Session, Fields), Refused> {
         if self.credential.is_none() {
-            return Err(disabled());
+            return Err(Refused::Disabled);
         }
-        let Some(session) = self.session(headers) else {
-            return Err(page(
-                StatusCode::UNAUTHORIZED,
-                pages::message("Sign in first", None, "No valid session: sign in again. Nothing was done."),
-            ));
-        };
-        let fields = match Fields::parse(body) {
-            Ok(fields) => fields,
-            Err(e) => return Err(page(StatusCode::BAD_REQUEST, pages::message("Bad form", None, &e.to_string()))),
-        };
+        let session = self.session(headers).ok_or(Refused::NoSession)?;
+        let fields = Fields::parse(body).map_err(Refused::BadForm)?;
         if !session.form_token_is(fields.text("form_token")) {
-            return Err(page(
-                StatusCode::FORBIDDEN,
-                pages::message("Refused", None, "The form is not from this session. Nothing was done."),
-            ));
+            return Err(Refused::NotThisSession);
         }
         Ok((session, fields))
     }
@@ -138,7 +127,7 @@ impl Console {
                 records.extend(serde_json::from_slice::<Audited>(&value).ok());
             }
         }
-        records.sort_by(|a, b| b.at.cmp(&a.at));
+        records.sort_by_key(|r| std::cmp::Reverse(r.at));
         records.truncate(AUDIT_SHOWN);
         records
     }
@@ -179,6 +168,34 @@ impl Console {
     fn index_page(&self, session: &Session, last: Option<Notice>, status: StatusCode) -> Response {
         let signed = Signed { director: &session.director, form_token: &session.form_token };
         page(status, pages::index(&self.cache.documents(), &signed, last.as_ref(), self.clock.now()))
+    }
+}
+
+/// Why a post is refused before anything is done.
+#[derive(Debug)]
+enum Refused {
+    /// No credential was given at start.
+    Disabled,
+    /// No session cookie, or one that is forged, closed or expired.
+    NoSession,
+    /// The body does not read as a form.
+    BadForm(FormError),
+    /// The form token is absent or another session's (CSRF).
+    NotThisSession,
+}
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Disabled => disabled(),
+            Self::NoSession => {
+                page(StatusCode::UNAUTHORIZED, pages::message("Sign in first", None, "No valid session: sign in again. Nothing was done."))
+            }
+            Self::BadForm(e) => page(StatusCode::BAD_REQUEST, pages::message("Bad form", None, &e.to_string())),
+            Self::NotThisSession => {
+                page(StatusCode::FORBIDDEN, pages::message("Refused", None, "The form is not from this session. Nothing was done."))
+            }
+        }
     }
 }
 
@@ -246,7 +263,7 @@ async fn login(State(console): State<Console>, body: Bytes) -> Response {
 
 async fn logout(State(console): State<Console>, headers: HeaderMap, body: Bytes) -> Response {
     if let Err(refused) = console.authorize(&headers, &body) {
-        return refused;
+        return refused.into_response();
     }
     if let Some(token) = cookie_token(&headers) {
         console.sessions.close(token);
@@ -270,7 +287,7 @@ async fn tournament(State(console): State<Console>, headers: HeaderMap, Path(id)
 async fn create(State(console): State<Console>, headers: HeaderMap, body: Bytes) -> Response {
     let (session, fields) = match console.authorize(&headers, &body) {
         Ok(authorized) => authorized,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     let (last, status) = match (form::creation(&fields, console.clock.now()), fields.command_id()) {
         (Ok(definition), Ok(command_id)) => {
@@ -293,7 +310,7 @@ async fn create(State(console): State<Console>, headers: HeaderMap, body: Bytes)
 async fn add_schedule(State(console): State<Console>, headers: HeaderMap, body: Bytes) -> Response {
     let (session, fields) = match console.authorize(&headers, &body) {
         Ok(authorized) => authorized,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     let template = serde_json::from_str::<schedule::ScheduleTemplate>(fields.text("template"))
         .map_err(|e| FormError { field: "template", message: e.to_string() });
@@ -318,7 +335,7 @@ async fn add_schedule(State(console): State<Console>, headers: HeaderMap, body: 
 async fn act(State(console): State<Console>, headers: HeaderMap, Path((id, name)): Path<(String, String)>, body: Bytes) -> Response {
     let (session, fields) = match console.authorize(&headers, &body) {
         Ok(authorized) => authorized,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     let Ok(tournament_id) = uuid::Uuid::parse_str(&id).map(TournamentId) else {
         return page(StatusCode::NOT_FOUND, pages::message("No such tournament", None, "Not a tournament id."));
