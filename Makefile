@@ -8,7 +8,7 @@ CARGO ?= cargo
 .PHONY: demo run test contract bench soak lint fmt schemas tools clean-data fuzz
 
 ## Watch a tournament: the whole platform in a temporary directory and 200 simulated players,
-## each table dealing a hand about every 3 s, one-minute levels (examples/structures/demo.toml).
+## each table dealing a hand about every 3 s, 45-second levels (examples/structures/demo.toml).
 ## Open the printed lobby URL: levels change, tables break, players bust. The director console
 ## is at /console with the printed password (a fresh one each time). Ctrl-C stops.
 DEMO_HTTP ?= 127.0.0.1:8080
@@ -18,7 +18,7 @@ demo: tools
 	$(CARGO) build --release -p floor
 	@password=$$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n'); \
 	echo; \
-	echo "  Floor demo: $(DEMO_ENTRANTS) players, a hand every $(DEMO_HAND_EVERY) s per table, one-minute levels"; \
+	echo "  Floor demo: $(DEMO_ENTRANTS) players, a hand every $(DEMO_HAND_EVERY) s per table, 45-second levels"; \
 	echo "  Lobby:    http://$(DEMO_HTTP)/"; \
 	echo "  Console:  http://$(DEMO_HTTP)/console   (any name, password: $$password)"; \
 	echo "  Ctrl-C stops."; \

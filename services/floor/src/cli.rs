@@ -581,4 +581,39 @@ mod tests {
         assert_eq!(test_seed_key(Some(&format!("test:{HEX}"))), Ok(Some(plain.0)));
         assert!(parse_sim_seed_key("xyz").is_err());
     }
+
+    #[test]
+    fn a_watchable_pace_is_seconds_from_a_tenth_to_ten_minutes() {
+        assert_eq!(parse_hand_every("3"), Ok(std::time::Duration::from_secs(3)));
+        assert_eq!(parse_hand_every("2.5s"), Ok(std::time::Duration::from_millis(2_500)));
+        for wrong in ["0", "0.05", "601", "soon", "-3", "NaN"] {
+            assert!(parse_hand_every(wrong).is_err(), "{wrong}");
+        }
+    }
+
+    #[test]
+    fn the_demo_and_the_console_options_parse() {
+        let cli = Cli::try_parse_from([
+            "floor",
+            "sim",
+            "--entrants",
+            "200",
+            "--hand-every",
+            "3",
+            "--structure-file",
+            "examples/structures/demo.toml",
+            "--http",
+            "127.0.0.1:8080",
+        ])
+        .expect("make demo's command line");
+        let Command::Sim { hand_every, structure_file, http, .. } = cli.command else { panic!("sim") };
+        assert_eq!((hand_every, http.map(|h| h.port())), (Some(std::time::Duration::from_secs(3)), Some(8080)));
+        assert!(structure_file.is_some());
+        assert!(Cli::try_parse_from(["floor", "sim", "--structure", "turbo"]).is_err(), "a structure needs --hand-every");
+        let run = Cli::try_parse_from(["floor", "run", "--console-password-file", "/run/secrets/console", "--console-session-hours", "8"])
+            .expect("floor run with a console");
+        let Command::Run { console, .. } = run.command else { panic!("run") };
+        assert_eq!((console.console_session_hours, console.console_password_file.is_some()), (8, true));
+        assert!(Cli::try_parse_from(["floor", "lobby", "--console-session-hours", "0"]).is_err(), "a session of at least an hour");
+    }
 }
