@@ -7,6 +7,7 @@ mod bounties;
 mod bubble;
 mod clock;
 mod concurrency;
+mod deals;
 mod esrs_store;
 mod fuzz;
 mod idempotency;
