@@ -1,8 +1,9 @@
 //! Deals (issue 22), against a real nats-server: a four-handed sit & go is played down to three;
 //! one of them proposes an ICM deal over NATS with the chips the table reported, the clock
 //! pauses ("deal discussion"), the bad requests the issue names get their codes and store
-//! nothing, the other two accept, the clock runs again, and the eliminations after that pay the
-//! agreed amounts, the winner's with what was left to play for; the books close to the cent.
+//! nothing, the platform is killed and restarted mid-discussion, the other two accept, the
+//! clock runs again, and the eliminations after that pay the agreed amounts, the winner's with
+//! what was left to play for; the books close to the cent.
 
 use floor_events::bubble::{HandForHandSettings, Trigger};
 use floor_events::clock::{BlindStructure, ClockEvent, Level, Step, Structure};
@@ -99,7 +100,7 @@ async fn bust(world: &World, t: TournamentId, hand: u64, seats: &[SeatStack], wi
 
 #[tokio::test]
 async fn three_players_agree_an_icm_deal_over_nats_the_clock_pauses_and_the_eliminations_pay_the_agreed_amounts() {
-    let world = World::start().await;
+    let mut world = World::start().await;
     let t: TournamentId = world.create(four_handed()).await;
     let mut clock = world.watch_clock(t).await;
     let mut log = PayoutsWatch::start(&world, t).await;
@@ -153,13 +154,21 @@ async fn three_players_agree_an_icm_deal_over_nats_the_clock_pauses_and_the_elim
 
     // Bad input: a second proposal, an answer from the player who is out, the proposer's
     // accept twice: codes, nothing stored.
-    let before = world.last_sequence().await;
+    // (The payouts log's last commit: seating and the clock may still be storing their own.)
+    let payouts_log = subjects::event_subject(subjects::aggregate::PAYOUTS, t.0);
+    let store = floor_runtime::JetStreamStore::new(&world.backbone);
+    let before = store.last_sequence(&payouts_log).await.expect("payouts log");
     let answer = |who: PlayerId| DealAnswer { command_id: CommandId::new(), tournament_id: t, player: who };
     let again = ProposeDeal { command_id: CommandId::new(), player: player(middle.entry), ..propose.clone() };
     assert_eq!(code(&payouts(&world, "propose_deal", &again).await), codes::DEAL_ALREADY_PROPOSED);
     assert_eq!(code(&payouts(&world, "accept_deal", &answer(player(seats[1].entry))).await), codes::NOT_REMAINING);
     assert_eq!(code(&payouts(&world, "accept_deal", &answer(player(leader.entry))).await), codes::DEAL_ALREADY_ACCEPTED);
-    assert_eq!(world.last_sequence().await, before, "refusals store nothing");
+    assert_eq!(store.last_sequence(&payouts_log).await.expect("payouts log"), before, "refusals store nothing");
+
+    // The platform dies mid-discussion and comes back: the proposal and its acceptances hold.
+    world.kill_platform();
+    world.restart_platform().await;
+    assert_eq!(code(&payouts(&world, "accept_deal", &answer(player(leader.entry))).await), codes::DEAL_ALREADY_ACCEPTED);
 
     // The other two accept: agreed, and the clock runs again.
     assert_eq!(
