@@ -333,3 +333,69 @@ proptest! {
         prop_assert_eq!(b.prizes_paid, b.prize_pool);
     }
 }
+
+/// One step of a random deal discussion among entries 28, 29 and 30 (and 1, who is out).
+#[derive(Debug, Clone)]
+enum Step {
+    Propose(u32, u8),
+    Accept(u32),
+    Reject(u32),
+    Bust(u32),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    let who = prop_oneof![Just(1u32), Just(28u32), Just(29u32), Just(30u32)];
+    prop_oneof![
+        (who.clone(), 0u8..4).prop_map(|(w, m)| Step::Propose(w, m)),
+        who.clone().prop_map(Step::Accept),
+        who.clone().prop_map(Step::Reject),
+        who.prop_map(Step::Bust),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Any order of proposals, answers and busts (from remaining players and from one who is
+    /// out) never panics, and once one player is left every entry is placed once and every
+    /// cent of the pool is paid: with a deal agreed, voided, rejected or none.
+    #[test]
+    fn any_discussion_never_panics_and_the_books_close(steps in proptest::collection::vec(step(), 0..24)) {
+        let mut log = three_left();
+        let mut still: Vec<u32> = vec![28, 29, 30];
+        let f = field(ENTRIES, EACH, None);
+        for s in steps {
+            if still.len() < 2 {
+                break;
+            }
+            let command = match s {
+                Step::Propose(by, m) => {
+                    let method = [DealMethod::Icm, DealMethod::ChipChop, DealMethod::Equal, DealMethod::Equal][m as usize].clone();
+                    let remaining = remaining().into_iter().filter(|r| still.contains(&r.entry.0)).collect();
+                    C::ProposeDeal(Proposal { proposer: player(by), remaining, method, left_to_play_for: None, min_left_bps: MIN_LEFT_TO_PLAY_FOR_BPS })
+                }
+                Step::Accept(by) => accept(by),
+                Step::Reject(by) => C::RejectDeal { player: player(by) },
+                Step::Bust(e) if still.contains(&e) => {
+                    still.retain(|&x| x != e);
+                    let winner = (still.len() == 1).then(|| (EntryNo(still[0]), player(still[0])));
+                    C::Award { field: f.clone(), players_left_before: still.len() as u32 + 1, eliminated: vec![out(e, 1)], winner }
+                }
+                Step::Bust(_) => continue,
+            };
+            if let Ok(events) = when(&given(&log), command) {
+                log.extend(events);
+            }
+        }
+        while still.len() > 1 {
+            let e = still.remove(0);
+            let winner = (still.len() == 1).then(|| (EntryNo(still[0]), player(still[0])));
+            let command = C::Award { field: f.clone(), players_left_before: still.len() as u32 + 1, eliminated: vec![out(e, 1)], winner };
+            log.extend(when(&given(&log), command).unwrap());
+        }
+        let registration: Vec<TournamentEvent> = (1..=ENTRIES).map(|e| registered(e, EACH, 100)).collect();
+        let b = books(TournamentId(uuid::Uuid::nil()), &registration, &[], &log);
+        prop_assert!(b.finished && b.balanced, "{:?}", b);
+        prop_assert_eq!(awards(&log).len() as u32, ENTRIES, "every entry placed once");
+    }
+}
