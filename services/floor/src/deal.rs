@@ -170,4 +170,34 @@ mod tests {
         assert!(parse_amounts(&["p1".to_string()], eur()).is_err());
         assert!(parse_amounts(&["p1#x=1".to_string()], eur()).is_err());
     }
+
+    #[test]
+    fn show_prints_each_players_amount_as_money_and_who_is_awaited() {
+        use floor_events::payouts::{DealMethodKind, DealShare, DealStage};
+        let p = |name: &str| PlayerId::parse(name).unwrap();
+        let share = |entry: u32, name: &str, chips: u64, amount: u64| DealShare { entry: EntryNo(entry), player: p(name), chips, amount };
+        let status = DealStatus {
+            tournament_id: TournamentId(uuid::Uuid::nil()),
+            currency: eur(),
+            stage: DealStage::Proposed,
+            proposer: p("ann"),
+            method: DealMethodKind::Icm,
+            shares: vec![share(1, "ann", 20_000, 150_050), share(3, "cat", 8_000, 89_950)],
+            left_to_play_for: 10_000,
+            pool: 250_000,
+            accepted: vec![p("ann")],
+            waiting_for: vec![p("cat")],
+        };
+        let lines = show(&status);
+        assert_eq!(lines[0], "deal proposed (icm), proposed by ann: €2,500.00 unpaid");
+        assert!(
+            lines[1].contains("ann")
+                && lines[1].contains("20,000 chips")
+                && lines[1].contains("€1,500.50")
+                && lines[1].ends_with("accepted")
+        );
+        assert!(lines[2].contains("€899.50") && lines[2].ends_with("awaited"), "{}", lines[2]);
+        assert_eq!(lines[3], "  left to play for: €100.00 (to the winner, on top of their amount)");
+        assert_eq!(lines[4], "  waiting for: cat");
+    }
 }
