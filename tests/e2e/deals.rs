@@ -163,6 +163,8 @@ async fn three_players_agree_an_icm_deal_over_nats_the_clock_pauses_and_the_elim
     assert_eq!(code(&payouts(&world, "propose_deal", &again).await), codes::DEAL_ALREADY_PROPOSED);
     assert_eq!(code(&payouts(&world, "accept_deal", &answer(player(seats[1].entry))).await), codes::NOT_REMAINING);
     assert_eq!(code(&payouts(&world, "accept_deal", &answer(player(leader.entry))).await), codes::DEAL_ALREADY_ACCEPTED);
+    let elsewhere = DealAnswer { tournament_id: TournamentId::new(), ..answer(player(middle.entry)) };
+    assert_eq!(code(&payouts(&world, "accept_deal", &elsewhere).await), codes::UNKNOWN_TOURNAMENT);
     assert_eq!(store.last_sequence(&payouts_log).await.expect("payouts log"), before, "refusals store nothing");
 
     // The platform dies mid-discussion and comes back: the proposal and its acceptances hold.

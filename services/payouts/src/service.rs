@@ -148,10 +148,10 @@ impl PayoutsService {
             .verb(verbs::BOOKS, |payouts: Self, request: BooksRequest| async move { payouts.books(request.tournament_id).await })
             .verb(verbs::PROPOSE_DEAL, |payouts: Self, request: ProposeDeal| async move { payouts.propose_deal(request).await })
             .verb(verbs::ACCEPT_DEAL, |payouts: Self, r: DealAnswer| async move {
-                payouts.answer(r.tournament_id, r.command_id, PayoutCommand::AcceptDeal { player: r.player }).await
+                payouts.answer_deal(r.tournament_id, r.command_id, PayoutCommand::AcceptDeal { player: r.player }).await
             })
             .verb(verbs::REJECT_DEAL, |payouts: Self, r: DealAnswer| async move {
-                payouts.answer(r.tournament_id, r.command_id, PayoutCommand::RejectDeal { player: r.player }).await
+                payouts.answer_deal(r.tournament_id, r.command_id, PayoutCommand::RejectDeal { player: r.player }).await
             })
             .verb(verbs::DEAL, |payouts: Self, request: DealQuery| async move { payouts.deal(request.tournament_id).await })
     }
@@ -220,6 +220,14 @@ impl PayoutsService {
             min_left_bps: MIN_LEFT_TO_PLAY_FOR_BPS,
         };
         self.answer(r.tournament_id, r.command_id, PayoutCommand::ProposeDeal(proposal)).await
+    }
+
+    /// An accept or a reject, for a tournament in the log (`unknown_tournament` otherwise).
+    async fn answer_deal(&self, tournament: TournamentId, command_id: CommandId, command: PayoutCommand) -> Reply<DealRecorded> {
+        if let Err(e) = self.caught_up(tournament, &[subjects::aggregate::PAYOUTS]).await {
+            return Reply::Error(e);
+        }
+        self.answer(tournament, command_id, command).await
     }
 
     async fn answer(&self, tournament: TournamentId, command_id: CommandId, command: PayoutCommand) -> Reply<DealRecorded> {
