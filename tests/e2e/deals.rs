@@ -82,7 +82,9 @@ fn events(reply: Reply<Value>) -> Vec<PayoutEvent> {
 
 /// One hand at table 1: `winner` takes `loser`'s whole stack.
 async fn bust(world: &World, t: TournamentId, hand: u64, seats: &[SeatStack], winner: SeatStack, loser: SeatStack) -> Vec<SeatStack> {
-    world.report(t, &format!("h{hand}-start"), Report::HandStarted { hand, button: winner.seat, stacks: seats.to_vec() }).await;
+    world
+        .report(t, &format!("h{hand}-start"), Report::HandStarted { hand, button: winner.seat, stacks: seats.to_vec(), deal_hand: None })
+        .await;
     let report = BustReport {
         entry: loser.entry,
         stack_at_start: loser.chips,
@@ -112,7 +114,7 @@ async fn three_players_agree_an_icm_deal_over_nats_the_clock_pauses_and_the_elim
 
     // Hand 1: the first seat busts the second, the third wins 2,000 from the fourth: 20,000,
     // 12,000 and 8,000 chips are left.
-    world.report(t, "h1-start", Report::HandStarted { hand: 1, button: seats[0].seat, stacks: seats.clone() }).await;
+    world.report(t, "h1-start", Report::HandStarted { hand: 1, button: seats[0].seat, stacks: seats.clone(), deal_hand: None }).await;
     let (s0, s1, s2, s3) = (seats[0], seats[1], seats[2], seats[3]);
     let out = BustReport {
         entry: s1.entry,
