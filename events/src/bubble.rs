@@ -326,6 +326,11 @@ pub enum BubbleEvent {
         hand: u64,
         /// The table's own hand number for it.
         table_hand: u64,
+        /// A deal that crossed the hold, read after the announcement hand was complete: a late
+        /// announcement hand, its busts placed as a group of their own; the table still owes
+        /// every hand released to it.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        crossing: bool,
         /// When.
         at: DateTime<Utc>,
     },

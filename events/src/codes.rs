@@ -299,3 +299,19 @@ pub const DEAL_LEFT_TO_PLAY_FOR_OUT_OF_RANGE: &str = "deal_left_to_play_for_out_
 pub const DEAL_AMOUNTS_DO_NOT_SUM: &str = "deal_amounts_do_not_sum";
 /// A custom deal does not give exactly one amount per remaining player.
 pub const DEAL_AMOUNTS_DO_NOT_MATCH_PLAYERS: &str = "deal_amounts_do_not_match_players";
+/// A deal was asked for before the payout table is locked: the prizes could still change.
+pub const DEAL_TABLE_NOT_LOCKED: &str = "deal_table_not_locked";
+/// The player is not a remaining player of the tournament (out, or never in): only remaining
+/// players propose, accept or reject a deal.
+pub const NOT_REMAINING: &str = "not_remaining";
+/// A deal is already under discussion: accept or reject it first.
+pub const DEAL_ALREADY_PROPOSED: &str = "deal_already_proposed";
+/// The remaining players have agreed a deal already: its amounts are paid.
+pub const DEAL_ALREADY_AGREED: &str = "deal_already_agreed";
+/// No deal is under discussion: there is nothing to accept or reject.
+pub const NO_DEAL_PROPOSED: &str = "no_deal_proposed";
+/// The player has accepted this deal already.
+pub const DEAL_ALREADY_ACCEPTED: &str = "deal_already_accepted";
+/// A deal would pay a player less than the prize their place already guarantees (the next
+/// unpaid prize, which the next player out wins whatever happens).
+pub const DEAL_BELOW_GUARANTEED_PRIZE: &str = "deal_below_guaranteed_prize";

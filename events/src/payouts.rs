@@ -1,6 +1,11 @@
 //! The payouts aggregate (`floor.ev.payouts.<tournament_id>`): the payout table, locked once the
 //! field is final, every finishing place with what it pays, and the moment every paid place is
 //! paid. The books request on `floor.cmd.payouts.books` sums a tournament's money at any time.
+//!
+//! Deals (issue 22): a remaining player proposes how the unpaid prizes are divided
+//! (`propose_deal`), every remaining player accepts (`accept_deal`) or one rejects
+//! (`reject_deal`); once agreed, each later elimination is paid the agreed amount. `deal`
+//! shows a tournament's deal. The money is `floor_rules::deal`'s.
 
 use crate::ids::{EntryNo, PlayerId, TournamentId};
 use crate::money::{Currency, Money};
@@ -15,6 +20,14 @@ pub mod verbs {
 
     /// A tournament's books.
     pub const BOOKS: Verb<BooksRequest, Books> = Verb::new(service::PAYOUTS, "books");
+    /// A remaining player proposes a deal (counts as their acceptance).
+    pub const PROPOSE_DEAL: Verb<ProposeDeal, DealRecorded> = Verb::new(service::PAYOUTS, "propose_deal");
+    /// A remaining player accepts the proposed deal.
+    pub const ACCEPT_DEAL: Verb<DealAnswer, DealRecorded> = Verb::new(service::PAYOUTS, "accept_deal");
+    /// A remaining player rejects the proposed deal: it is off.
+    pub const REJECT_DEAL: Verb<DealAnswer, DealRecorded> = Verb::new(service::PAYOUTS, "reject_deal");
+    /// A tournament's deal: the one under discussion or the one agreed.
+    pub const DEAL: Verb<DealQuery, DealStatus> = Verb::new(service::PAYOUTS, "deal");
 }
 
 /// Equal prizes over a range of places.
@@ -94,6 +107,197 @@ pub enum PayoutEvent {
         /// Sum of every award: equals the pool.
         prizes_paid: Money,
     },
+    /// A remaining player proposed a deal: what each remaining player would be paid when they
+    /// go out. The proposer has accepted it by proposing.
+    DealProposed {
+        /// Who proposed it.
+        proposer: PlayerId,
+        /// How the money dealt was split.
+        method: DealMethodKind,
+        /// One per remaining entry, in the order the amounts were computed.
+        shares: Vec<DealShare>,
+        /// Minor units kept out of the split, paid to the winner on top of their share.
+        left_to_play_for: u64,
+        /// The unpaid prizes: the shares plus what is left to play for.
+        pool: u64,
+    },
+    /// A remaining player accepted the proposed deal.
+    DealAccepted {
+        /// Who.
+        player: PlayerId,
+    },
+    /// A remaining player rejected the proposed deal: it is off, play goes on for the table's
+    /// prizes.
+    DealRejected {
+        /// Who.
+        player: PlayerId,
+    },
+    /// A player went out while a deal was under discussion: the proposal is void (its amounts
+    /// were for players no longer all in).
+    DealVoided {
+        /// Why.
+        reason: DealVoidReason,
+    },
+    /// Every remaining player accepted: from now on each elimination pays the entry's share
+    /// (the winner's share plus what is left to play for) instead of the table's prize.
+    DealAgreed {
+        /// The agreed shares, as proposed.
+        shares: Vec<DealShare>,
+        /// Paid to the winner on top of their share.
+        left_to_play_for: u64,
+    },
+}
+
+/// How a deal's money is split (`floor_rules::deal`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DealMethodKind {
+    /// Malmuth-Harville equity.
+    Icm,
+    /// The next unpaid prize each, the rest by chips.
+    ChipChop,
+    /// Equal parts.
+    Equal,
+    /// Amounts the players agreed.
+    Custom,
+}
+
+/// Why a proposed deal was voided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DealVoidReason {
+    /// A player went out before everyone had accepted.
+    Elimination,
+}
+
+/// A remaining entry's part of a deal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DealShare {
+    /// The entry.
+    pub entry: EntryNo,
+    /// Whose.
+    pub player: PlayerId,
+    /// Its chips when the deal was proposed.
+    pub chips: u64,
+    /// Minor units it is paid when it goes out (the winner: plus what is left to play for).
+    pub amount: u64,
+}
+
+/// How a proposed deal splits the money, as asked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum DealMethod {
+    /// Malmuth-Harville equity.
+    Icm,
+    /// The next unpaid prize each, the rest by chips.
+    ChipChop,
+    /// Equal parts.
+    Equal,
+    /// The amounts the players agreed: one per remaining player, adding up to the unpaid
+    /// prizes less what is left to play for.
+    Custom {
+        /// One per remaining player.
+        amounts: Vec<CustomAmount>,
+    },
+}
+
+/// One player's amount in a custom deal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CustomAmount {
+    /// The player.
+    pub player: PlayerId,
+    /// Which of the player's entries, when they have more than one still in (multi-entry).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry: Option<EntryNo>,
+    /// What they are paid when they go out.
+    pub amount: Money,
+}
+
+/// Propose a deal. The stacks are the payouts service's own reading of the seating log (each
+/// entry's chips after the last hand its table reported), not the caller's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProposeDeal {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: crate::CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// The remaining player proposing it.
+    pub player: PlayerId,
+    /// How the money is split.
+    pub method: DealMethod,
+    /// Kept out of the split for the winner (at most first prize less second prize).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left_to_play_for: Option<Money>,
+}
+
+/// A remaining player's answer to the proposed deal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DealAnswer {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: crate::CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// Who answers.
+    pub player: PlayerId,
+}
+
+/// The reply to propose, accept and reject: the events the command stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DealRecorded {
+    /// The events, in order.
+    pub events: Vec<PayoutEvent>,
+}
+
+/// Ask for a tournament's deal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DealQuery {
+    /// The tournament.
+    pub tournament_id: TournamentId,
+}
+
+/// Where a deal stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DealStage {
+    /// Proposed; waiting for the players named in `waiting_for`.
+    Proposed,
+    /// Every remaining player accepted.
+    Agreed,
+    /// A player rejected it.
+    Rejected,
+    /// A player went out before everyone accepted.
+    Voided,
+}
+
+/// A tournament's last deal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DealStatus {
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// The currency of the amounts.
+    pub currency: Currency,
+    /// Where it stands.
+    pub stage: DealStage,
+    /// Who proposed it.
+    pub proposer: PlayerId,
+    /// How the money was split.
+    pub method: DealMethodKind,
+    /// One per remaining entry at the proposal.
+    pub shares: Vec<DealShare>,
+    /// Paid to the winner on top of their share.
+    pub left_to_play_for: u64,
+    /// The unpaid prizes when proposed.
+    pub pool: u64,
+    /// Players who accepted.
+    pub accepted: Vec<PlayerId>,
+    /// Players whose answer is awaited (empty unless proposed).
+    pub waiting_for: Vec<PlayerId>,
 }
 
 /// Ask for a tournament's books.

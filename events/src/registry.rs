@@ -166,8 +166,14 @@ pub fn services() -> Vec<ServiceInfo> {
         },
         ServiceInfo {
             name: s::PAYOUTS,
-            description: "Floor payouts: payout tables, places, prizes and the books",
-            verbs: vec![VerbInfo::of(payouts::verbs::BOOKS, "commands/payouts_books.json", "replies/books.json")],
+            description: "Floor payouts: payout tables, places, prizes, deals and the books",
+            verbs: vec![
+                VerbInfo::of(payouts::verbs::BOOKS, "commands/payouts_books.json", "replies/books.json"),
+                VerbInfo::of(payouts::verbs::PROPOSE_DEAL, "commands/propose_deal.json", "replies/deal_recorded.json"),
+                VerbInfo::of(payouts::verbs::ACCEPT_DEAL, "commands/deal_answer.json", "replies/deal_recorded.json"),
+                VerbInfo::of(payouts::verbs::REJECT_DEAL, "commands/deal_answer.json", "replies/deal_recorded.json"),
+                VerbInfo::of(payouts::verbs::DEAL, "commands/deal_query.json", "replies/deal_status.json"),
+            ],
             writes: vec![AggregateInfo::of::<payouts::PayoutEvent>(
                 a::PAYOUTS,
                 "tournament_id",

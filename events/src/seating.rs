@@ -148,6 +148,11 @@ pub enum SeatingEvent {
         button: SeatNo,
         /// Everyone dealt in, chips before the blinds.
         stacks: Vec<SeatStack>,
+        /// Hand-for-hand: a deal that crossed the hold (the table was between hands when
+        /// `hold_for_deal` was sent, and this deal does not answer a `deal_hand`). It uses no
+        /// `deal_hand`; the hand-for-hand hand it belongs to is the bubble's to say.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        crossing: bool,
     },
     /// A table reported a hand's end, and it fitted.
     HandFinished {

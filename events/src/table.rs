@@ -184,6 +184,13 @@ pub enum Report {
         button: SeatNo,
         /// Everyone dealt in, with their chips before the blinds.
         stacks: Vec<SeatStack>,
+        /// Hand-for-hand: the `hand` of the `deal_hand` this deal answers. Required for a deal
+        /// on a `deal_hand`: a deal without it while held is the one that crossed the hold
+        /// (dealt before `hold_for_deal` reached a table between hands), and is refused
+        /// (`table_held`) from a table that had a hand in progress at the hold or has dealt
+        /// since.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        deal_hand: Option<u64>,
     },
     /// A hand ended.
     HandFinished {

@@ -48,7 +48,7 @@ class Table:
         self.blinds = None
         self.paused = False
         self.held = False  # hand-for-hand: deal only on deal_hand
-        self.deal_hand = None
+        self.released = []  # the `hand` of each deal_hand not dealt yet, oldest first
         self.closed = False
         self.awaiting_word = set()  # entries at zero waiting for remove_player / add_chips
         self.reports = 0
@@ -70,7 +70,7 @@ class Table:
     def may_deal(self):
         if self.closed or self.applied == 0 or self.paused or self.awaiting_word:
             return False
-        if self.held and self.deal_hand != self.hand + 1:
+        if self.held and not self.released:
             return False
         if self.blinds is None:
             return False
@@ -148,11 +148,14 @@ class TableServer:
         elif kind == "pause":
             table.paused = True
         elif kind == "resume":
+            # Ends a pause and hand-for-hand alike: deal freely again.
             table.paused = False
+            table.held = False
+            table.released = []
         elif kind == "hold_for_deal":
             table.held = True
         elif kind == "deal_hand":
-            table.deal_hand = instruction["hand"]
+            table.released.append(instruction["hand"])
         elif kind == "close_table":
             table.closed = True
             self.closed += 1
@@ -187,7 +190,11 @@ class TableServer:
         table.hand += 1
         start = {s: table.seats[s]["chips"] for s in dealt}
         stacks = [{"seat": s, "entry": table.seats[s]["entry"], "chips": start[s]} for s in dealt]
-        await self.report(table, {"type": "hand_started", "hand": table.hand, "button": button, "stacks": stacks})
+        started = {"type": "hand_started", "hand": table.hand, "button": button, "stacks": stacks}
+        if table.held:
+            # A deal on a deal_hand names it (else Floor takes it for one that crossed the hold).
+            started["deal_hand"] = table.released.pop(0)
+        await self.report(table, started)
 
         after, busts = self.outcome(table, dealt, small, big, start)
         for s in dealt:

@@ -84,7 +84,7 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
     let (s0, s1, s2, s3) = (seats[0], seats[1], seats[2], seats[3]);
     // Hand 1: s0 busts s1 (10,000 more), s2 wins 2,000 from s3. Hand 2 starts from 20,000,
     // 12,000 and 8,000, and is interrupted: its bets go back.
-    world.report(t, "h1-start", Report::HandStarted { hand: 1, button: s0.seat, stacks: seats.clone() }).await;
+    world.report(t, "h1-start", Report::HandStarted { hand: 1, button: s0.seat, stacks: seats.clone(), deal_hand: None }).await;
     let bust = BustReport {
         entry: s1.entry,
         stack_at_start: 10_000,
@@ -93,7 +93,7 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
     };
     let after = vec![SeatStack { chips: 20_000, ..s0 }, SeatStack { chips: 12_000, ..s2 }, SeatStack { chips: 8_000, ..s3 }];
     world.report(t, "h1-end", Report::HandFinished { hand: 1, stacks: after.clone(), busts: vec![bust] }).await;
-    world.report(t, "h2-start", Report::HandStarted { hand: 2, button: s2.seat, stacks: after.clone() }).await;
+    world.report(t, "h2-start", Report::HandStarted { hand: 2, button: s2.seat, stacks: after.clone(), deal_hand: None }).await;
 
     // The clock started with the sit & go (a suspension before that would find no clock to pause:
     // `docs/abort.md`).

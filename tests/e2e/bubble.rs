@@ -39,11 +39,12 @@ async fn report(world: &World, t: TournamentId, table: u32, id: &str, report: Re
     world.jetstream().send_publish(subject, message).await.expect("publish").await.expect("ack");
 }
 
-/// A hand at `table` from `seats` (each player's stack now): started, then finished, the first
-/// seat taking the second's chips when `bust`.
-async fn play(world: &World, t: TournamentId, table: u32, hand: u64, seats: &mut Vec<SeatStack>, bust: bool) {
+/// A hand at `table` from `seats` (each player's stack now), dealt on `deal_hand` if given:
+/// started, then finished, the first seat taking the second's chips when `bust`.
+async fn play(world: &World, t: TournamentId, table: u32, (hand, deal_hand): (u64, Option<u64>), seats: &mut Vec<SeatStack>, bust: bool) {
     let tag = format!("{t}-{table}-{hand}");
-    report(world, t, table, &format!("{tag}-start"), Report::HandStarted { hand, button: seats[0].seat, stacks: seats.clone() }).await;
+    report(world, t, table, &format!("{tag}-start"), Report::HandStarted { hand, button: seats[0].seat, stacks: seats.clone(), deal_hand })
+        .await;
     let mut busts = vec![];
     if bust {
         let loser = seats.remove(1);
@@ -119,8 +120,8 @@ async fn hand_for_hand_holds_every_table_releases_together_survives_a_restart_an
 
     // Table B is dealing its hand 1 when table A's hand 1 busts a player: five left, one above
     // the bubble: hand-for-hand. B's hand in progress is hand 0; A holds at once.
-    report(&world, t, b, "b-1-start", Report::HandStarted { hand: 1, button: at_b[0].seat, stacks: at_b.clone() }).await;
-    play(&world, t, a, 1, &mut at_a, true).await;
+    report(&world, t, b, "b-1-start", Report::HandStarted { hand: 1, button: at_b[0].seat, stacks: at_b.clone(), deal_hand: None }).await;
+    play(&world, t, a, (1, None), &mut at_a, true).await;
     told(&world, t, &[a, b], Instruction::HoldForDeal).await;
     let lobby = world.lobby_when(t, |d| d["hand_for_hand"]["on"] == true).await;
     assert_eq!(lobby["hand_for_hand"]["hand"], 0);
@@ -133,7 +134,8 @@ async fn hand_for_hand_holds_every_table_releases_together_survives_a_restart_an
     let released = told(&world, t, &[a, b], Instruction::DealHand { hand: 1 }).await;
     assert!(released.iter().all(|i| i.instruction != Instruction::DealHand { hand: 2 }));
     // B deals its hand-for-hand hand 1 (its own hand 2) on deal_hand 1.
-    report(&world, t, b, "b-2-start", Report::HandStarted { hand: 2, button: at_b[1].seat, stacks: at_b.clone() }).await;
+    report(&world, t, b, "b-2-start", Report::HandStarted { hand: 2, button: at_b[1].seat, stacks: at_b.clone(), deal_hand: Some(1) })
+        .await;
     let lobby = world.lobby_when(t, |d| d["hand_for_hand"]["hand"] == 1).await;
     assert_eq!(lobby["hand_for_hand"]["waiting"].as_array().map(Vec::len), Some(2), "both tables owe hand 1: {lobby}");
 
@@ -143,12 +145,12 @@ async fn hand_for_hand_holds_every_table_releases_together_survives_a_restart_an
     // B's hand 2 (its hand-for-hand hand 1) was dealt above; A deals its hand 1 now. Hand 2 goes
     // out only when both finished.
     report(&world, t, b, "b-2-end", Report::HandFinished { hand: 2, stacks: at_b.clone(), busts: vec![] }).await;
-    play(&world, t, a, 2, &mut at_a, false).await;
+    play(&world, t, a, (2, Some(1)), &mut at_a, false).await;
     told(&world, t, &[a, b], Instruction::DealHand { hand: 2 }).await;
 
     // Hand 2: B busts a player: four left, the bubble bursts; every table resumes.
-    play(&world, t, a, 3, &mut at_a, false).await;
-    play(&world, t, b, 3, &mut at_b, true).await;
+    play(&world, t, a, (3, Some(2)), &mut at_a, false).await;
+    play(&world, t, b, (3, Some(2)), &mut at_b, true).await;
     let all = told(&world, t, &[a, b], Instruction::Resume).await;
     let lobby = world.lobby_when(t, |d| d["hand_for_hand"]["on"] == false && d["hand_for_hand"]["ended"] == "burst").await;
     assert!(lobby["hand_for_hand"]["waiting"].as_array().is_some_and(Vec::is_empty));
@@ -205,12 +207,13 @@ async fn a_table_dealing_while_held_is_refused() {
     let (mut at_a, mut at_b) = (tables[&a].clone(), tables[&b].clone());
     at_a.sort_by_key(|s| s.seat);
     at_b.sort_by_key(|s| s.seat);
-    report(&world, t, b, "b-1-start", Report::HandStarted { hand: 1, button: at_b[0].seat, stacks: at_b.clone() }).await;
-    play(&world, t, a, 1, &mut at_a, true).await;
+    report(&world, t, b, "b-1-start", Report::HandStarted { hand: 1, button: at_b[0].seat, stacks: at_b.clone(), deal_hand: None }).await;
+    play(&world, t, a, (1, None), &mut at_a, true).await;
     told(&world, t, &[a, b], Instruction::HoldForDeal).await;
     // A had no hand in progress at the announcement: its next deal may have crossed the hold
     // (that hand is its hand 0), once. Dealing again before deal_hand is refused.
-    play(&world, t, a, 2, &mut at_a, false).await;
-    report(&world, t, a, "a-held-start", Report::HandStarted { hand: 3, button: at_a[0].seat, stacks: at_a.clone() }).await;
+    play(&world, t, a, (2, None), &mut at_a, false).await;
+    report(&world, t, a, "a-held-start", Report::HandStarted { hand: 3, button: at_a[0].seat, stacks: at_a.clone(), deal_hand: None })
+        .await;
     assert_eq!(rejection(&world, t, "a-held-start").await, codes::TABLE_HELD);
 }

@@ -123,3 +123,49 @@ async fn the_host_binds_ids_to_requests_but_not_derived_commands_or_old_commits(
     assert_eq!(chips, vec![2, 1, 7, 11, 4], "every refusal wrote nothing");
     assert_eq!(log.iter().map(|c| c.digest.is_some()).collect::<Vec<_>>(), vec![true, false, false, false, true]);
 }
+
+/// Registration snapshots its tournaments; what a restart reads from one must still answer a
+/// retried registration with its entry, refuse its id for another request, and number the next
+/// entry after the last.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_from_a_registration_snapshot_still_knows_every_command_id() {
+    use futures::StreamExt;
+    let mut world = World::start_configured(|c| {
+        c.skip("scheduler");
+        c.skip("seating");
+        c.skip("bubble");
+        c.registration_snapshot_every = 4;
+    })
+    .await;
+    let snapshots = world.backbone.jetstream.get_object_store(subjects::SNAPSHOT_BUCKET).await.expect("snapshot bucket");
+    let mut stored = snapshots.watch().await.expect("watching the snapshots");
+    let tournament = world.create(freezeout(100)).await;
+    let id = CommandId::new();
+    let first = world.register_as(id, tournament, "alice").await;
+    for player in ["bob", "carol", "dave", "erin", "frank", "grace"] {
+        assert!(matches!(world.register_as(CommandId::new(), tournament, player).await, Reply::Ok(_)), "{player} enters");
+    }
+    let name = format!(
+        "{}.{}",
+        floor_registration::domain::SNAPSHOT_VERSION,
+        subjects::event_subject(subjects::aggregate::TOURNAMENT, tournament.0)
+    );
+    // Eight commits, one snapshot every four: wait for the second (it holds all seven entries).
+    let second = async {
+        let mut seen = 0;
+        while seen < 2 {
+            let info = stored.next().await.expect("the watch goes on").expect("an object's info");
+            seen += usize::from(info.name == name && !info.deleted);
+        }
+    };
+    // A guard, not a synchronisation: without snapshots the watch would wait for ever.
+    tokio::time::timeout(std::time::Duration::from_secs(60), second).await.expect("registration stored two snapshots");
+
+    world.restart_platform().await;
+    assert_eq!(world.register_as(id, tournament, "alice").await, first, "an honest retry after a restart");
+    assert_reused(&world.register_as(id, tournament, "bob").await, "alice's id for bob after a restart");
+    let next = world.register_as(CommandId::new(), tournament, "heidi").await;
+    assert!(matches!(&next, Reply::Ok(v) if v["entry"] == 8), "the entries go on from the snapshot: {next:?}");
+    let again = world.register_as(CommandId::new(), tournament, "carol").await;
+    assert!(matches!(&again, Reply::Error(e) if e.code == codes::ALREADY_REGISTERED), "{again:?}");
+}

@@ -8,6 +8,7 @@ mod bubble;
 mod clock;
 mod concurrency;
 mod console;
+mod deals;
 mod esrs_store;
 mod fuzz;
 mod idempotency;

@@ -215,6 +215,7 @@ async fn a_seed_repeats_its_tournament_even_when_the_platform_is_killed_mid_tour
         c.skip("scheduler");
         c.seed_key = Some([42; 32]);
         c.seating_snapshot_every = 25;
+        c.registration_snapshot_every = 25;
     })
     .await;
     let (hands_tx, mut hands_rx) = tokio::sync::watch::channel(0u64);
@@ -266,4 +267,10 @@ async fn a_seed_repeats_its_tournament_even_when_the_platform_is_killed_mid_tour
         subjects::event_subject(subjects::aggregate::SEATING, config.tournament_id.0)
     );
     assert!(snapshots.info(&name).await.is_ok(), "the restarted seating had a snapshot to load: {name}");
+    let name = format!(
+        "{}.{}",
+        floor_registration::domain::SNAPSHOT_VERSION,
+        subjects::event_subject(subjects::aggregate::TOURNAMENT, config.tournament_id.0)
+    );
+    assert!(snapshots.info(&name).await.is_ok(), "the restarted registration had a snapshot to load: {name}");
 }

@@ -54,7 +54,7 @@ async fn report(world: &World, t: TournamentId, table: u32, id: &str, report: Re
 }
 
 fn started(stacks: &[SeatStack]) -> Report {
-    Report::HandStarted { hand: 1, button: stacks[0].seat, stacks: stacks.to_vec() }
+    Report::HandStarted { hand: 1, button: stacks[0].seat, stacks: stacks.to_vec(), deal_hand: None }
 }
 
 /// Hand 1 dealt to `dealt` ends: `winner` takes every chip of `busted`.
@@ -218,7 +218,7 @@ async fn a_button_on_an_empty_seat_and_confirmations_of_what_was_never_sent_or_t
     let seat = told.iter().find(|i| matches!(i.instruction, Instruction::SeatPlayer { .. })).expect("a seat").sequence;
     let empty = (1..=9).map(SeatNo).find(|s| !one.iter().any(|o| o.seat == *s)).expect("an empty seat");
 
-    report(&world, t, 1, "empty-button", Report::HandStarted { hand: 1, button: empty, stacks: one.clone() }).await;
+    report(&world, t, 1, "empty-button", Report::HandStarted { hand: 1, button: empty, stacks: one.clone(), deal_hand: None }).await;
     report(&world, t, 1, "never-sent", Report::InstructionApplied { sequence: 99_999 }).await;
     report(&world, t, 1, "open-table", Report::InstructionApplied { sequence: open }).await;
     report(&world, t, 1, "seat", Report::InstructionApplied { sequence: seat }).await;

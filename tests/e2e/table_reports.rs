@@ -84,7 +84,7 @@ async fn a_report_whose_body_names_another_table_than_its_subject_is_rejected_on
     let (ours, our_seats) = seated(&world, &["ana", "ben"], 9).await;
     let (theirs, _) = seated(&world, &["cleo", "dan"], 9).await;
     let stacks: Vec<SeatStack> = our_seats.iter().map(|s| s.1).collect();
-    let hand_1 = || Report::HandStarted { hand: 1, button: stacks[0].seat, stacks: stacks.clone() };
+    let hand_1 = || Report::HandStarted { hand: 1, button: stacks[0].seat, stacks: stacks.clone(), deal_hand: None };
 
     // Their table 1 publishes a hand of our table 1.
     publish(&world, theirs, 1, "foreign-1", body(ours, 1, "foreign-1", hand_1())).await;
@@ -135,7 +135,14 @@ async fn a_rejection_names_the_rule_that_failed() {
     let free = (1..=2).map(floor_events::table::SeatNo).find(|s| !one.iter().any(|o| o.seat == *s));
     let stranger = SeatStack { seat: free.unwrap_or(one[0].seat), ..two[0] };
     let stacks = vec![one[0], stranger];
-    publish(&world, t, 1, "stranger", body(t, 1, "stranger", Report::HandStarted { hand: 1, button: one[0].seat, stacks })).await;
+    publish(
+        &world,
+        t,
+        1,
+        "stranger",
+        body(t, 1, "stranger", Report::HandStarted { hand: 1, button: one[0].seat, stacks, deal_hand: None }),
+    )
+    .await;
     let (_, code, reason) = rejection(&world, t, "stranger").await;
     assert_eq!(code, codes::UNKNOWN_PLAYER, "{reason}");
     assert_eq!(reason, format!("entry {} does not sit at table 1", two[0].entry));

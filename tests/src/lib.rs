@@ -306,7 +306,7 @@ impl World {
     pub async fn first_hand_busts_the_second(&self, t: TournamentId) -> (SeatStack, SeatStack) {
         let seated = self.seated(t, 2).await;
         let (winner, loser) = (seated[0], seated[1]);
-        self.report(t, "h1-start", Report::HandStarted { hand: 1, button: winner.seat, stacks: seated.clone() }).await;
+        self.report(t, "h1-start", Report::HandStarted { hand: 1, button: winner.seat, stacks: seated.clone(), deal_hand: None }).await;
         let bust = BustReport {
             entry: loser.entry,
             stack_at_start: loser.chips,

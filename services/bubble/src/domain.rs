@@ -76,6 +76,8 @@ pub enum BubbleCommand {
         table: u32,
         /// Its own hand number.
         table_hand: u64,
+        /// Seating took it as the deal that crossed the hold (no `deal_hand` answered).
+        crossing: bool,
         /// When.
         at: DateTime<Utc>,
     },
@@ -195,9 +197,13 @@ pub struct Running {
     pub owed: BTreeMap<u32, Option<u64>>,
     /// Tables holding: they finished the current hand (or had none in progress at hand 0).
     pub held: BTreeSet<u32>,
-    /// Hand 0 only: held tables that were between hands at the announcement and have not dealt
-    /// since (the hold may reach them after their next deal began).
+    /// Tables that were between hands at the announcement and have not dealt since (the hold
+    /// may reach them after their next deal began: that deal crossed the hold).
     pub idle: BTreeSet<u32>,
+    /// Deals that crossed the hold read after hand 0 was complete, in progress: table → its own
+    /// hand number. Each is a late hand 0: its busts are a group of their own; the table owes
+    /// or holds as it did.
+    pub crossing: BTreeMap<u32, u64>,
     /// Tables the director stopped waiting for: the hand they owe, and their own hand number
     /// once known. They rejoin at the release after they report.
     pub excused: BTreeMap<u32, (u64, Option<u64>)>,
@@ -271,7 +277,9 @@ impl Aggregate for BubbleAggregate {
                 let r = state.running().ok_or(BubbleError::NotInHandForHand)?;
                 Ok(vec![BubbleEvent::HandForHandEnded { cause: EndCause::Director, players_left: r.players_left, at }])
             }
-            Dealt { table, table_hand, at } => dealt(state.running().ok_or(BubbleError::NotInHandForHand)?, table, table_hand, at),
+            Dealt { table, table_hand, crossing, at } => {
+                dealt(state.running().ok_or(BubbleError::NotInHandForHand)?, table, table_hand, crossing, at)
+            }
             Finished { table, table_hand, busts, at } => finished(state, rules, table, table_hand, busts, at),
             TableClosed { table, at } => table_closed(state, rules, table, at),
             Release { tables, at } => release(state.running().ok_or(BubbleError::NotInHandForHand)?, tables, at),
@@ -304,6 +312,7 @@ impl Aggregate for BubbleAggregate {
                 state.phase = Phase::Running(Box::new(Running {
                     hand: ANNOUNCEMENT_HAND,
                     idle: held.clone(),
+                    crossing: BTreeMap::new(),
                     complete: owed.is_empty(),
                     owed,
                     held,
@@ -314,9 +323,12 @@ impl Aggregate for BubbleAggregate {
                     paused: false,
                 }));
             }
-            TableDealt { table, table_hand, .. } => {
+            TableDealt { table, table_hand, crossing, .. } => {
                 if let Phase::Running(r) = &mut state.phase {
-                    if let Some((_, dealt)) = r.excused.get_mut(&table) {
+                    if crossing {
+                        r.idle.remove(&table);
+                        r.crossing.insert(table, table_hand);
+                    } else if let Some((_, dealt)) = r.excused.get_mut(&table) {
                         *dealt = Some(table_hand);
                     } else {
                         r.held.remove(&table);
@@ -326,9 +338,14 @@ impl Aggregate for BubbleAggregate {
                     }
                 }
             }
-            TableFinished { table, busts, late, .. } => {
+            TableFinished { table, table_hand, busts, late, .. } => {
                 if let Phase::Running(r) = &mut state.phase {
                     state.out.extend(busts.iter().map(|b| b.entry));
+                    if late && r.crossing.get(&table) == Some(&table_hand) {
+                        // A crossing hand: the table owes or holds as it did.
+                        r.crossing.remove(&table);
+                        return state;
+                    }
                     if late {
                         r.excused.remove(&table);
                     } else {
@@ -351,6 +368,7 @@ impl Aggregate for BubbleAggregate {
                     r.owed.remove(&table);
                     r.held.remove(&table);
                     r.idle.remove(&table);
+                    r.crossing.remove(&table);
                     r.excused.remove(&table);
                 }
             }
@@ -371,7 +389,6 @@ impl Aggregate for BubbleAggregate {
                     r.hand = hand;
                     r.owed = tables.iter().map(|&t| (t, None)).collect();
                     r.held.retain(|t| !r.owed.contains_key(t));
-                    r.idle.clear();
                     r.complete = r.owed.is_empty();
                 }
             }
@@ -451,8 +468,21 @@ fn director_start(state: &BubbleState, field: FieldNow, at: DateTime<Utc>) -> Re
     Ok(started(StartCause::Director, field, boundary, at))
 }
 
-fn dealt(r: &Running, table: u32, table_hand: u64, at: DateTime<Utc>) -> Result<Vec<BubbleEvent>, BubbleError> {
-    let event = |hand| Ok(vec![BubbleEvent::TableDealt { table, hand, table_hand, at }]);
+fn dealt(r: &Running, table: u32, table_hand: u64, crossing: bool, at: DateTime<Utc>) -> Result<Vec<BubbleEvent>, BubbleError> {
+    let event = |hand| Ok(vec![BubbleEvent::TableDealt { table, hand, table_hand, crossing: false, at }]);
+    if crossing {
+        // Dealt before the hold reached the table (seating stored it before the hold, or took
+        // it as the one deal that crossed it), so not on a `deal_hand`.
+        if r.crossing.contains_key(&table) || matches!(r.owed.get(&table), Some(Some(_))) {
+            return Err(BubbleError::TableHeld(table, table_hand, r.hand.saturating_add(1)));
+        }
+        // A table the field had between hands, in time: its hand 0.
+        if r.hand == ANNOUNCEMENT_HAND && !r.complete && r.idle.contains(&table) {
+            return event(ANNOUNCEMENT_HAND);
+        }
+        // Else a late hand 0 of its own; the table owes or holds as it did.
+        return Ok(vec![BubbleEvent::TableDealt { table, hand: ANNOUNCEMENT_HAND, table_hand, crossing: true, at }]);
+    }
     if let Some(&(hand, dealt)) = r.excused.get(&table) {
         return match dealt {
             None => event(hand),
@@ -496,6 +526,9 @@ fn finished(
 ) -> Result<Vec<BubbleEvent>, BubbleError> {
     let r = state.running().ok_or(BubbleError::NotInHandForHand)?;
     check_busts(state, table, &busts)?;
+    if r.crossing.get(&table) == Some(&table_hand) {
+        return late(r, rules, table, ANNOUNCEMENT_HAND, table_hand, busts, at);
+    }
     if let Some(&(hand, dealt)) = r.excused.get(&table) {
         if dealt.is_some_and(|d| d != table_hand) || (dealt.is_none() && hand != ANNOUNCEMENT_HAND) {
             return Err(BubbleError::HandNotReleased(table, table_hand));

@@ -68,6 +68,10 @@ struct Table {
     /// Its button and seats in that hand (seat order for ties and the remainder rule).
     button: SeatNo,
     seats: HashMap<EntryNo, SeatNo>,
+    /// Seating has stored `hold_for_deal` for it (and no `resume` since): a deal stored before
+    /// that was in play when the hold went out, whatever the bubble's field said.
+    #[serde(default)]
+    held: bool,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -108,7 +112,7 @@ pub struct Policy {
 
 impl Default for Table {
     fn default() -> Self {
-        Self { in_hand: None, button: SeatNo(1), seats: HashMap::new() }
+        Self { in_hand: None, button: SeatNo(1), seats: HashMap::new(), held: false }
     }
 }
 
@@ -265,18 +269,34 @@ impl Policy {
                         orders.push(bubble(&format!("closed-{table}"), BubbleCommand::TableClosed { table: *table, at }));
                     }
                 }
-                SeatingEvent::HandStarted { table, hand, button, stacks } => {
+                SeatingEvent::HandStarted { table, hand, button, stacks, crossing } => {
                     // A table already closed (broken while its last hand was being dealt) stays
                     // out of the field: it will never be released a hand.
+                    let mut before_hold = false;
                     if let Some(tbl) = x.tables.get_mut(table) {
                         tbl.in_hand = Some(*hand);
                         tbl.button = *button;
                         tbl.seats = stacks.iter().map(|s| (s.entry, s.seat)).collect();
+                        before_hold = !tbl.held;
                     }
                     if x.running || x.announced {
-                        orders.push(bubble(&format!("dealt-{table}"), BubbleCommand::Dealt { table: *table, table_hand: *hand, at }));
+                        // Dealt before seating held the table (after the commit the field was
+                        // read at), or across the hold: not a released hand.
+                        let crossing = *crossing || before_hold;
+                        orders.push(bubble(
+                            &format!("dealt-{table}"),
+                            BubbleCommand::Dealt { table: *table, table_hand: *hand, crossing, at },
+                        ));
                     }
                 }
+                SeatingEvent::Instructed { instruction } => match instruction.instruction {
+                    Instruction::HoldForDeal | Instruction::Resume => {
+                        if let Some(tbl) = x.tables.get_mut(&instruction.table) {
+                            tbl.held = instruction.instruction == Instruction::HoldForDeal;
+                        }
+                    }
+                    _ => {}
+                },
                 SeatingEvent::HandFinished { table, hand, busts, .. } => {
                     let tbl = x.tables.get(table);
                     let order = |entry: &EntryNo| tbl.and_then(|t| Some(seat_order(*t.seats.get(entry)?, t.button)));
@@ -444,7 +464,7 @@ mod tests {
         policy.tournaments.insert(t, x);
         let stacks = vec![SeatStack { seat: SeatNo(3), entry: EntryNo(7), chips: 100 }];
         policy.on_seating(t, 1, at(), &[SeatingEvent::TableOpened { table: 3, seats: 9 }]);
-        policy.on_seating(t, 1, at(), &[SeatingEvent::HandStarted { table: 3, hand: 41, button: SeatNo(2), stacks }]);
+        policy.on_seating(t, 1, at(), &[SeatingEvent::HandStarted { table: 3, hand: 41, button: SeatNo(2), stacks, crossing: false }]);
         policy.on_seating(t, 2, at(), &[SeatingEvent::TableOpened { table: 5, seats: 9 }]);
         let back: Policy = serde_json::from_slice(&serde_json::to_vec(&policy).expect("encodes")).expect("decodes");
         assert_eq!(back.field(t), policy.field(t));
@@ -518,7 +538,12 @@ mod tests {
             at(),
             &[SeatingEvent::TableOpened { table: 1, seats: 9 }, SeatingEvent::TableOpened { table: 2, seats: 9 }],
         );
-        policy.on_seating(t, 2, at(), &[SeatingEvent::HandStarted { table: 2, hand: 8, button: SeatNo(1), stacks: seats(9, 1) }]);
+        policy.on_seating(
+            t,
+            2,
+            at(),
+            &[SeatingEvent::HandStarted { table: 2, hand: 8, button: SeatNo(1), stacks: seats(9, 1), crossing: false }],
+        );
         let orders = policy.on_seating(t, 3, at(), &[eliminated(2, 16)]);
         let [Order::Bubble(_, _, BubbleCommand::Field { field, .. })] = &orders[..] else { panic!("{orders:?}") };
         assert_eq!(field.dealing, vec![2], "table 2 owes hand 0");
@@ -532,8 +557,43 @@ mod tests {
         let ended = BubbleEvent::HandForHandEnded { cause: floor_events::bubble::EndCause::OneTable, players_left: 16, at: at() };
         policy.on_bubble(t, &[ended]);
         policy.on_seating(t, 5, at(), &[eliminated(3, 16)]);
-        let started = SeatingEvent::HandStarted { table: 2, hand: 9, button: SeatNo(1), stacks: seats(9, 1) };
+        let started = SeatingEvent::HandStarted { table: 2, hand: 9, button: SeatNo(1), stacks: seats(9, 1), crossing: false };
         assert!(policy.on_seating(t, 6, at(), &[started]).is_empty());
+    }
+
+    /// Given hand-for-hand announced with table 1 between hands in the policy's view,
+    /// when table 1 deals before seating's hold for it is in the log, and again after,
+    /// then the first deal goes to the aggregate as dealt before the hold (not a released
+    /// hand), the second as seating said.
+    #[test]
+    fn a_deal_stored_before_seating_held_the_table_is_not_a_released_hand() {
+        let t = TournamentId::new();
+        let mut policy = Policy::default();
+        policy.tournaments.insert(t, tournament(RuleProfile::Tda2024.hand_for_hand()));
+        let seats = |e: u32, s: u8| vec![SeatStack { seat: SeatNo(s), entry: EntryNo(e), chips: 100 }];
+        policy.on_seating(
+            t,
+            1,
+            at(),
+            &[SeatingEvent::TableOpened { table: 1, seats: 9 }, SeatingEvent::TableOpened { table: 2, seats: 9 }],
+        );
+        let orders = policy.on_seating(t, 2, at(), &[eliminated(2, 16)]);
+        assert!(matches!(&orders[..], [Order::Bubble(_, _, BubbleCommand::Field { .. })]), "{orders:?}");
+        let dealt = |hand| SeatingEvent::HandStarted { table: 1, hand, button: SeatNo(1), stacks: seats(9, 1), crossing: false };
+        let orders = policy.on_seating(t, 3, at(), &[dealt(5)]);
+        assert!(matches!(&orders[..], [Order::Bubble(_, _, BubbleCommand::Dealt { table: 1, crossing: true, .. })]), "{orders:?}");
+        let hold = floor_events::table::TableInstruction { tournament_id: t, table: 1, sequence: 9, instruction: Instruction::HoldForDeal };
+        policy.on_seating(
+            t,
+            4,
+            at(),
+            &[
+                SeatingEvent::HandFinished { table: 1, hand: 5, stacks: vec![], busts: vec![] },
+                SeatingEvent::Instructed { instruction: hold },
+            ],
+        );
+        let orders = policy.on_seating(t, 5, at(), &[dealt(6)]);
+        assert!(matches!(&orders[..], [Order::Bubble(_, _, BubbleCommand::Dealt { table: 1, crossing: false, .. })]), "{orders:?}");
     }
 
     /// Given a move in flight and table 3 closed (broken) while dealing its last hand,
@@ -577,7 +637,8 @@ mod tests {
         policy.tournaments.get_mut(&t).unwrap().tables.insert(3, Table::default());
         let stacks =
             |entries: &[(u32, u8)]| entries.iter().map(|&(e, s)| SeatStack { seat: SeatNo(s), entry: EntryNo(e), chips: 100 }).collect();
-        let started = SeatingEvent::HandStarted { table: 3, hand: 41, button: SeatNo(2), stacks: stacks(&[(7, 3), (8, 1), (9, 5)]) };
+        let started =
+            SeatingEvent::HandStarted { table: 3, hand: 41, button: SeatNo(2), stacks: stacks(&[(7, 3), (8, 1), (9, 5)]), crossing: false };
         let orders = policy.on_seating(t, 10, at(), &[started]);
         assert!(matches!(&orders[..], [Order::Bubble(_, _, BubbleCommand::Dealt { table: 3, table_hand: 41, .. })]), "{orders:?}");
         let report = |e| BustReport { entry: EntryNo(e), stack_at_start: 100, pots: vec![], best_high_hand: None };

@@ -61,7 +61,7 @@ fn at_hand_one(rules: HandForHandRules) -> Vec<E> {
     }
     history.extend(decide(&history, C::Release { tables: vec![1, 2, 3], at: secs(20) }));
     for table in 1..=3 {
-        history.extend(decide(&history, C::Dealt { table, table_hand: 200 + u64::from(table), at: secs(21) }));
+        history.extend(decide(&history, C::Dealt { table, table_hand: 200 + u64::from(table), crossing: false, at: secs(21) }));
     }
     history
 }
@@ -183,7 +183,7 @@ fn three_busts_at_three_tables_by_each_profile_s_rule() {
         }
         history.extend(decide(&history, C::Release { tables: vec![1, 2, 3], at: secs(6) }));
         for table in 1..=3 {
-            history.extend(decide(&history, C::Dealt { table, table_hand: 200 + u64::from(table), at: secs(7) }));
+            history.extend(decide(&history, C::Dealt { table, table_hand: 200 + u64::from(table), crossing: false, at: secs(7) }));
         }
         finish(&mut history, 1, vec![bust(11, 1, 1_000)]);
         finish(&mut history, 2, vec![bust(12, 2, 5_000)]);
@@ -228,16 +228,22 @@ fn bad_input_gets_its_code_and_no_event() {
     // A table dealing while held: it finished hand 1; hand 2 is not released.
     let mut held = history.clone();
     finish(&mut held, 1, vec![]);
-    given::<BubbleAggregate>(held.clone()).when(C::Dealt { table: 1, table_hand: 202, at: secs(31) }).then_reject(codes::TABLE_HELD);
+    given::<BubbleAggregate>(held.clone())
+        .when(C::Dealt { table: 1, table_hand: 202, crossing: false, at: secs(31) })
+        .then_reject(codes::TABLE_HELD);
     given::<BubbleAggregate>(held.clone())
         .when(C::Finished { table: 1, table_hand: 201, busts: vec![], at: secs(31) })
         .then_reject(codes::HAND_NOT_RELEASED);
     // A second deal in the same hand.
-    given::<BubbleAggregate>(history.clone()).when(C::Dealt { table: 2, table_hand: 203, at: secs(31) }).then_reject(codes::TABLE_HELD);
+    given::<BubbleAggregate>(history.clone())
+        .when(C::Dealt { table: 2, table_hand: 203, crossing: false, at: secs(31) })
+        .then_reject(codes::TABLE_HELD);
     // Release while tables owe the hand.
     given::<BubbleAggregate>(held).when(C::Release { tables: vec![1, 2, 3], at: secs(31) }).then_reject(codes::HAND_IN_PROGRESS);
     // A table not in hand-for-hand; a bust reported twice or at another table.
-    given::<BubbleAggregate>(history.clone()).when(C::Dealt { table: 9, table_hand: 1, at: secs(31) }).then_reject(codes::UNKNOWN_TABLE);
+    given::<BubbleAggregate>(history.clone())
+        .when(C::Dealt { table: 9, table_hand: 1, crossing: false, at: secs(31) })
+        .then_reject(codes::UNKNOWN_TABLE);
     given::<BubbleAggregate>(history.clone())
         .when(C::Finished { table: 1, table_hand: 201, busts: vec![bust(5, 1, 1), bust(5, 1, 1)], at: secs(31) })
         .then_reject(codes::ENTRY_ALREADY_ELIMINATED);
@@ -256,7 +262,7 @@ fn bad_input_gets_its_code_and_no_event() {
         C::Pause { reason: "dinner".into(), at: secs(1) },
         C::Resume { at: secs(1) },
         C::Stop { at: secs(1) },
-        C::Dealt { table: 1, table_hand: 1, at: secs(1) },
+        C::Dealt { table: 1, table_hand: 1, crossing: false, at: secs(1) },
         C::Finished { table: 1, table_hand: 1, busts: vec![], at: secs(1) },
     ] {
         given::<BubbleAggregate>(idle.clone()).when(command).then_reject(codes::NOT_IN_HAND_FOR_HAND);
@@ -290,7 +296,9 @@ fn a_director_stops_waiting_for_a_silent_table_and_its_late_busts_are_a_group_of
     );
     assert_eq!(events.len(), 2, "18 left, but hand 2 is still owed: its completion looks at the bubble");
     history.extend(events);
-    given::<BubbleAggregate>(history).when(C::Dealt { table: 3, table_hand: 204, at: secs(96) }).then_reject(codes::TABLE_HELD);
+    given::<BubbleAggregate>(history)
+        .when(C::Dealt { table: 3, table_hand: 204, crossing: false, at: secs(96) })
+        .then_reject(codes::TABLE_HELD);
 }
 
 #[test]
@@ -318,7 +326,7 @@ fn an_idle_table_at_the_announcement_holds_at_once_but_may_finish_a_hand_the_hol
     let f = FieldNow { players_left: 19, boundary: 18, tables: vec![1, 2], dealing: vec![1] };
     history.extend(decide(&history, C::Field { field: f, at: secs(0) }));
     // Table 2 had no hand in progress; its deal crossed the hold: that hand is its hand 0.
-    history.extend(decide(&history, C::Dealt { table: 2, table_hand: 8, at: secs(1) }));
+    history.extend(decide(&history, C::Dealt { table: 2, table_hand: 8, crossing: true, at: secs(1) }));
     let events = decide(&history, C::Finished { table: 1, table_hand: 3, busts: vec![], at: secs(2) });
     assert_eq!(events.len(), 1, "table 2 owes hand 0 now");
     history.extend(events);
@@ -330,10 +338,51 @@ fn an_idle_table_at_the_announcement_holds_at_once_but_may_finish_a_hand_the_hol
     assert!(matches!(events[..], [E::HandForHandStarted { .. }, E::HandCompleted { hand: 0, .. }]));
 }
 
+#[test]
+fn a_deal_that_crossed_the_hold_read_after_hand_0_is_a_late_hand_0_and_the_table_still_owes_its_release() {
+    let mut history = vec![configured(rules(RuleProfile::Tda2024))];
+    let f = FieldNow { players_left: 19, boundary: 17, tables: vec![1, 2], dealing: vec![1] };
+    history.extend(decide(&history, C::Start { field: f, at: secs(0) }));
+    // Table 1 finishes hand 0 before table 2's crossing deal is read: hand 0 is complete.
+    let events = decide(&history, C::Finished { table: 1, table_hand: 3, busts: vec![], at: secs(1) });
+    assert!(matches!(events[..], [E::TableFinished { .. }, E::HandCompleted { hand: 0, .. }]), "{events:?}");
+    history.extend(events);
+    history.extend(decide(&history, C::Release { tables: vec![1, 2], at: secs(2) }));
+    let events = decide(&history, C::Dealt { table: 2, table_hand: 8, crossing: true, at: secs(3) });
+    assert_eq!(events, vec![E::TableDealt { table: 2, hand: 0, table_hand: 8, crossing: true, at: secs(3) }]);
+    history.extend(events);
+    given::<BubbleAggregate>(history.clone())
+        .when(C::Dealt { table: 2, table_hand: 9, crossing: true, at: secs(3) })
+        .then_reject(codes::TABLE_HELD);
+    history.extend(decide(&history, C::Dealt { table: 1, table_hand: 4, crossing: false, at: secs(4) }));
+    // A table dealing its released hand has no deal before the hold left to report.
+    given::<BubbleAggregate>(history.clone())
+        .when(C::Dealt { table: 1, table_hand: 5, crossing: true, at: secs(4) })
+        .then_reject(codes::TABLE_HELD);
+    // The crossing hand's bust is a group of its own, below everyone still in.
+    let events = decide(&history, C::Finished { table: 2, table_hand: 8, busts: vec![bust(21, 2, 500)], at: secs(5) });
+    assert!(
+        matches!(&events[..], [E::TableFinished { late: true, hand: 0, .. }, E::LateBustsPlaced { hand: 0, players_left_before: 19, placed }] if places(placed) == vec![(21, 19, 1)]),
+        "{events:?}"
+    );
+    history.extend(events);
+    // Table 2 still owes hand 1: hand 1 completes only when it has dealt and finished it.
+    let events = decide(&history, C::Finished { table: 1, table_hand: 4, busts: vec![], at: secs(6) });
+    assert_eq!(events.len(), 1, "table 2 owes hand 1: {events:?}");
+    history.extend(events);
+    history.extend(decide(&history, C::Dealt { table: 2, table_hand: 9, crossing: false, at: secs(7) }));
+    let events = decide(&history, C::Finished { table: 2, table_hand: 9, busts: vec![bust(22, 2, 900)], at: secs(8) });
+    assert!(
+        matches!(&events[..], [E::TableFinished { hand: 1, late: false, .. }, E::HandCompleted { hand: 1, players_left_before: 18, placed, .. }, E::HandForHandEnded { cause: EndCause::Burst, players_left: 17, .. }] if places(placed) == vec![(22, 18, 1)]),
+        "{events:?}"
+    );
+}
+
 /// One random step while hand-for-hand runs.
 #[derive(Debug, Clone)]
 enum Step {
     Deal(u32),
+    Cross(u32),
     Finish(u32, bool),
     Release,
     Excuse(u32),
@@ -346,6 +395,7 @@ fn step() -> impl Strategy<Value = Step> {
     let table = 1u32..6;
     prop_oneof![
         6 => table.clone().prop_map(Step::Deal),
+        1 => table.clone().prop_map(Step::Cross),
         6 => (table.clone(), prop::bool::weighted(0.15)).prop_map(|(t, b)| Step::Finish(t, b)),
         4 => Just(Step::Release),
         1 => table.clone().prop_map(Step::Excuse),
@@ -366,7 +416,7 @@ proptest! {
         let ten_before = HandForHandRules { trigger: Trigger::PlayersBeforeBubble { players: 10 }, ..rules(RuleProfile::ReelCz) };
         let mut log = vec![configured(ten_before)];
         let mut state: BubbleState = log.iter().cloned().fold(BubbleState::default(), BubbleAggregate::apply_event);
-        let start = C::Field { field: FieldNow { players_left: 40, boundary: 30, tables: vec![1, 2, 3, 4, 5], dealing: vec![1, 2, 3, 4, 5] }, at: secs(0) };
+        let start = C::Field { field: FieldNow { players_left: 40, boundary: 30, tables: vec![1, 2, 3, 4, 5], dealing: vec![1, 2, 3] }, at: secs(0) };
         let mut next_table_hand: BTreeMap<u32, u64> = (1..=5).map(|t| (t, 100)).collect();
         let mut dealt_in_hand: BTreeMap<u32, Option<u64>> = BTreeMap::new();
         let mut entry = 0u32;
@@ -383,7 +433,13 @@ proptest! {
                 Step::Deal(t) => {
                     let h = next_table_hand.entry(t).or_default();
                     *h += 1;
-                    C::Dealt { table: t, table_hand: *h, at }
+                    C::Dealt { table: t, table_hand: *h, crossing: false, at }
+                }
+                // Tables 4 and 5 were between hands at the announcement: a deal may cross.
+                Step::Cross(t) => {
+                    let h = next_table_hand.entry(t).or_default();
+                    *h += 1;
+                    C::Dealt { table: t, table_hand: *h, crossing: true, at }
                 }
                 Step::Finish(t, busted) => {
                     let busts = if busted { entry += 1; vec![bust(entry, t, u64::from(entry) * 100)] } else { vec![] };

@@ -88,6 +88,9 @@ pub enum Command {
     /// Bounties: director commands (docs/bounties.md).
     #[command(subcommand)]
     Bounty(BountyCommand),
+    /// Deals: the remaining players divide the unpaid prizes (docs/architecture.md, Deals).
+    #[command(subcommand)]
+    Deal(DealCommand),
     /// Recurring tournaments: add, list, remove templates.
     #[command(subcommand)]
     Schedule(ScheduleCommand),
@@ -375,6 +378,64 @@ pub enum BubbleCommand {
         /// Tournament id.
         tournament: uuid::Uuid,
     },
+}
+
+/// `floor deal …`: every answer is recorded as an event of the payouts log.
+#[derive(Debug, Subcommand)]
+pub enum DealCommand {
+    /// A remaining player proposes a deal (proposing is their acceptance); the clock pauses
+    /// until every remaining player accepts or one rejects. The chips are the tables' reports.
+    Propose {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+        /// How the unpaid prizes are divided.
+        #[arg(long, value_enum)]
+        method: DealMethodArg,
+        /// Custom amounts, one per remaining player: `p1=123.45,p2=67.80` (`p1#4=…` names
+        /// entry 4 of a player with several entries still in).
+        #[arg(long, value_delimiter = ',', required_if_eq("method", "custom"))]
+        amounts: Vec<String>,
+        /// Kept out of the split for the winner, in the tournament's currency (`100.00`).
+        #[arg(long)]
+        left_to_play_for: Option<String>,
+        /// The proposing player.
+        #[arg(long)]
+        player: String,
+    },
+    /// A remaining player accepts the deal under discussion.
+    Accept {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+        /// The player.
+        #[arg(long)]
+        player: String,
+    },
+    /// A remaining player rejects it: the deal is off and the clock runs again.
+    Reject {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+        /// The player.
+        #[arg(long)]
+        player: String,
+    },
+    /// The tournament's last deal: each player's amount, who accepted, who is awaited.
+    Show {
+        /// Tournament id.
+        tournament: uuid::Uuid,
+    },
+}
+
+/// How a deal divides the money.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DealMethodArg {
+    /// Malmuth-Harville ICM equity.
+    Icm,
+    /// The next unpaid prize each, the rest by chips.
+    ChipChop,
+    /// Equal parts.
+    Equal,
+    /// The amounts given with --amounts.
+    Custom,
 }
 
 /// `floor bounty …`.

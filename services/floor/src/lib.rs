@@ -8,12 +8,14 @@
 //!   down in order. `floor run`, `floor <service>` and the end-to-end tests share it.
 //! - [`director`]: `floor tournament create|list|show`, `floor register`: requests to a running
 //!   platform.
+//! - [`deal`]: `floor deal propose|accept|reject|show`: deals through the payouts service.
 //! - [`sim`]: `floor sim`: a whole tournament played by simulated table servers over NATS.
 //! - [`table_check`]: `floor table-check`: a conformance suite for table servers, and Floor's
 //!   simulated tables as a table server to check.
 //! - [`exit`]: exit codes.
 
 pub mod cli;
+pub mod deal;
 pub mod director;
 pub mod exit;
 pub mod sim;

@@ -153,6 +153,13 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Clock(command) => clock_command(&cli, command).await,
         Command::Bubble(command) => bubble_command(&cli, command).await,
         Command::Bounty(command) => bounty_command(&cli, command).await,
+        Command::Deal(command) => match floor::deal::run(&director(&cli).await?, command).await? {
+            floor::deal::Answer::Json(reply) => print_reply(reply),
+            floor::deal::Answer::Lines(lines) => {
+                lines.iter().for_each(|line| say!("{line}"));
+                Ok(())
+            }
+        },
         Command::Status => status(&cli).await,
         Command::Sim {
             entrants,

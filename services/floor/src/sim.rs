@@ -577,7 +577,8 @@ impl Paid {
             match event {
                 PayoutEvent::PlacesAwarded { awards, .. } => self.awards.extend(awards),
                 PayoutEvent::TournamentPaid { .. } => self.paid = true,
-                PayoutEvent::PayoutTableLocked { .. } => {}
+                // The simulator reads what was paid; a deal only changes the amounts awarded.
+                _ => {}
             }
         }
     }

@@ -44,6 +44,8 @@ pub struct PlatformConfig {
     pub seed_key: Option<[u8; 32]>,
     /// Seating snapshots a tournament every this many commits (tests make it small).
     pub seating_snapshot_every: u64,
+    /// Registration snapshots a tournament every this many commits (tests make it small).
+    pub registration_snapshot_every: u64,
     /// Serve the lobby over HTTP here (port 0 picks a free one).
     pub http: Option<SocketAddr>,
     /// The director console on the lobby's HTTP server; `None`: disabled (no credential).
@@ -60,6 +62,7 @@ impl PlatformConfig {
             services: registry::names().into_iter().collect(),
             seed_key: None,
             seating_snapshot_every: floor_seating::service::SNAPSHOT_EVERY,
+            registration_snapshot_every: floor_registration::service::SNAPSHOT_EVERY,
             http,
             console: None,
             clock: Arc::new(floor_runtime::SystemClock),
@@ -204,9 +207,15 @@ fn starter(name: &str) -> Option<Start> {
         },
         service::REGISTRATION => |s| {
             Box::pin(async move {
-                let service = RegistrationService::build(s.backbone, s.config.clock.clone(), s.shutdown.clone(), s.tracker.clone())
-                    .await
-                    .map_err(|e| StartupError::Registration(e.to_string()))?;
+                let service = RegistrationService::build(
+                    s.backbone,
+                    s.config.clock.clone(),
+                    s.config.registration_snapshot_every,
+                    s.shutdown.clone(),
+                    s.tracker.clone(),
+                )
+                .await
+                .map_err(|e| StartupError::Registration(e.to_string()))?;
                 serve(s, RegistrationService::verbs(), service).await
             })
         },

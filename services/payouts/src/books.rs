@@ -195,6 +195,8 @@ impl Sums {
                 }
             }
             PayoutEvent::TournamentPaid { .. } => self.finished = true,
+            // A deal moves no money by itself: its amounts are paid as places are awarded.
+            _ => {}
         }
     }
 

@@ -5,7 +5,11 @@
 //! place (players out in the same hand ranked by the profile, shared places split to the minor
 //! unit), and, when the last opponent is out, pays the winner and records that every paid
 //! place is paid. Nobody is placed twice; the prizes sum to the pool exactly.
+//!
+//! Deals (`crate::deal`): the remaining players propose, accept or reject a division of the
+//! unpaid prizes; once agreed, each elimination is paid its share instead of the table's prize.
 
+use crate::deal::{self, DealState, Proposal};
 use esrs::Aggregate;
 use floor_events::payouts::{LockCause, PayoutEvent, PlaceAward, PrizeBand};
 use floor_events::{codes, subjects, EntryNo, Money, PlayerId, RuleProfile};
@@ -55,6 +59,18 @@ pub enum PayoutCommand {
         /// The last player in.
         winner: Option<(EntryNo, PlayerId)>,
     },
+    /// A remaining player proposes a deal.
+    ProposeDeal(Proposal),
+    /// A remaining player accepts the deal under discussion.
+    AcceptDeal {
+        /// Who.
+        player: PlayerId,
+    },
+    /// A remaining player rejects it.
+    RejectDeal {
+        /// Who.
+        player: PlayerId,
+    },
 }
 
 /// Why a command was refused.
@@ -82,6 +98,48 @@ pub enum PayoutsError {
         /// The pool's.
         pool: String,
     },
+    /// A deal before the payout table is locked.
+    #[error("the payout table is not locked yet: the prizes could still change")]
+    TableNotLocked,
+    /// The player is not one of the remaining players.
+    #[error("{0} is not a remaining player")]
+    NotRemaining(PlayerId),
+    /// A deal is under discussion already.
+    #[error("a deal is under discussion already")]
+    DealAlreadyProposed,
+    /// A deal was agreed already.
+    #[error("the remaining players agreed a deal already")]
+    DealAlreadyAgreed,
+    /// No deal is under discussion.
+    #[error("no deal is under discussion")]
+    NoDealProposed,
+    /// The player accepted this deal already.
+    #[error("{0} accepted this deal already")]
+    DealAlreadyAccepted(PlayerId),
+    /// A deal's money in another currency than the pool.
+    #[error("the deal's amounts are in {given}, the prize pool in {pool}")]
+    DealCurrency {
+        /// The currency given.
+        given: String,
+        /// The pool's.
+        pool: String,
+    },
+    /// A custom deal's amounts do not name each remaining entry once.
+    #[error("{0}")]
+    CustomAmounts(String),
+    /// A share below what the player's place already guarantees.
+    #[error("{player} would get {amount}, less than the {guaranteed} every remaining player is sure to win")]
+    BelowGuaranteedPrize {
+        /// Whose share.
+        player: PlayerId,
+        /// The share.
+        amount: u64,
+        /// The prize of the last remaining place.
+        guaranteed: u64,
+    },
+    /// The money of the deal does not work out ([`floor_rules::deal::DealError`]).
+    #[error(transparent)]
+    Deal(floor_rules::deal::DealError),
 }
 
 impl From<FieldError> for PayoutsError {
@@ -100,7 +158,16 @@ impl floor_runtime::DomainError for PayoutsError {
             Self::AlreadyPaid => codes::ALREADY_PAID,
             Self::AlreadyPlaced(_) => codes::ALREADY_PLACED,
             Self::MorePlayersOutThanIn { .. } => codes::INVALID_FIELD,
-            Self::CurrencyMismatch { .. } => codes::CURRENCY_MISMATCH,
+            Self::CurrencyMismatch { .. } | Self::DealCurrency { .. } => codes::CURRENCY_MISMATCH,
+            Self::TableNotLocked => codes::DEAL_TABLE_NOT_LOCKED,
+            Self::NotRemaining(_) => codes::NOT_REMAINING,
+            Self::DealAlreadyProposed => codes::DEAL_ALREADY_PROPOSED,
+            Self::DealAlreadyAgreed => codes::DEAL_ALREADY_AGREED,
+            Self::NoDealProposed => codes::NO_DEAL_PROPOSED,
+            Self::DealAlreadyAccepted(_) => codes::DEAL_ALREADY_ACCEPTED,
+            Self::CustomAmounts(_) => codes::DEAL_AMOUNTS_DO_NOT_MATCH_PLAYERS,
+            Self::BelowGuaranteedPrize { .. } => codes::DEAL_BELOW_GUARANTEED_PRIZE,
+            Self::Deal(e) => e.code(),
         }
     }
 }
@@ -118,6 +185,8 @@ pub struct PayoutState {
     pub prizes_paid: u64,
     /// Every paid place is paid.
     pub paid: bool,
+    /// The deal under discussion, or the one agreed.
+    pub deal: Option<DealState>,
 }
 
 /// How the profile ranks players out in the same hand (`practice.md` §1.4). Seat order is not
@@ -165,6 +234,15 @@ fn award_hand(
         }
     }
     let mut events = Vec::new();
+    // A deal still under discussion was for players no longer all in.
+    let agreed = match &state.deal {
+        Some(d) if d.agreed => Some(d),
+        Some(_) => {
+            events.push(PayoutEvent::DealVoided { reason: floor_events::payouts::DealVoidReason::Elimination });
+            None
+        }
+        None => None,
+    };
     // Lock first if this hand reaches the money while the field could still grow.
     let table = match &state.table {
         Some((table, _)) => table.clone(),
@@ -194,7 +272,11 @@ fn award_hand(
             .map(|e| Bust { entry: e.entry, stack_at_start: e.stack_at_start, table: e.table, seat_order: e.entry.0 })
             .collect();
         let finishes = rank(players_left_before, busts, ordering(field.profile));
-        let amounts = award(&table, &finishes);
+        let amounts = match agreed {
+            // Each entry is paid its share, whatever place it takes.
+            Some(deal) => finishes.iter().map(|f| (f.entry, deal.share(f.entry))).collect(),
+            None => award(&table, &finishes),
+        };
         let awards: Vec<PlaceAward> = finishes
             .iter()
             .zip(amounts)
@@ -207,7 +289,11 @@ fn award_hand(
         events.push(PayoutEvent::PlacesAwarded { players_left_before, awards });
     }
     if let Some((entry, player)) = winner {
-        let amount = table.prize(1);
+        let amount = match agreed {
+            // The winner's share and what was left to play for (both bounded by the pool).
+            Some(deal) => deal.share(entry).saturating_add(deal.left_to_play_for),
+            None => table.prize(1),
+        };
         paid_now += amount;
         events.push(PayoutEvent::PlacesAwarded {
             players_left_before: 1,
@@ -237,6 +323,9 @@ impl Aggregate for PayoutsAggregate {
             PayoutCommand::Award { field, players_left_before, eliminated, winner } => {
                 award_hand(state, &field, players_left_before, eliminated, winner)
             }
+            PayoutCommand::ProposeDeal(proposal) => deal::propose(state, proposal),
+            PayoutCommand::AcceptDeal { player } => deal::accept(state, player),
+            PayoutCommand::RejectDeal { player } => deal::reject(state, player),
         }
     }
 
@@ -250,10 +339,12 @@ impl Aggregate for PayoutsAggregate {
             PayoutEvent::PlacesAwarded { awards, .. } => {
                 for a in awards {
                     state.placed.insert(a.entry);
-                    state.prizes_paid += a.amount;
+                    // Saturating: apply never panics, and the decider never pays past the pool.
+                    state.prizes_paid = state.prizes_paid.saturating_add(a.amount);
                 }
             }
             PayoutEvent::TournamentPaid { .. } => state.paid = true,
+            deal_event => state.deal = deal::evolve(state.deal.take(), deal_event),
         }
         state
     }

@@ -13,11 +13,11 @@ use floor_events::{Currency, EntryNo, Money, PlayerId, RuleProfile, TournamentId
 use proptest::prelude::*;
 use std::collections::{BTreeMap, HashSet};
 
-fn eur(amount: u64) -> Money {
+pub(crate) fn eur(amount: u64) -> Money {
     Money::new(amount, Currency::EUR)
 }
 
-fn field(entries: u32, each: u64, guarantee: Option<u64>) -> Field {
+pub(crate) fn field(entries: u32, each: u64, guarantee: Option<u64>) -> Field {
     Field {
         entries,
         contributions: eur(u64::from(entries) * each),
@@ -27,28 +27,28 @@ fn field(entries: u32, each: u64, guarantee: Option<u64>) -> Field {
     }
 }
 
-fn player(entry: u32) -> PlayerId {
+pub(crate) fn player(entry: u32) -> PlayerId {
     PlayerId::parse(&format!("p{entry}")).unwrap()
 }
 
-fn out(entry: u32, stack_at_start: u64) -> Eliminated {
+pub(crate) fn out(entry: u32, stack_at_start: u64) -> Eliminated {
     Eliminated { entry: EntryNo(entry), player: player(entry), stack_at_start, table: 1 }
 }
 
 /// Given these events, when this command: the new events, or the refusal.
-fn given(events: &[PayoutEvent]) -> PayoutState {
+pub(crate) fn given(events: &[PayoutEvent]) -> PayoutState {
     events.iter().cloned().fold(PayoutState::default(), PayoutsAggregate::apply_event)
 }
 
-fn when(state: &PayoutState, command: C) -> Result<Vec<PayoutEvent>, PayoutsError> {
+pub(crate) fn when(state: &PayoutState, command: C) -> Result<Vec<PayoutEvent>, PayoutsError> {
     PayoutsAggregate::handle_command(state, command)
 }
 
-fn awards(events: &[PayoutEvent]) -> Vec<PlaceAward> {
+pub(crate) fn awards(events: &[PayoutEvent]) -> Vec<PlaceAward> {
     events.iter().flat_map(|e| if let PayoutEvent::PlacesAwarded { awards, .. } = e { awards.clone() } else { vec![] }).collect()
 }
 
-fn lock(f: &Field) -> Vec<PayoutEvent> {
+pub(crate) fn lock(f: &Field) -> Vec<PayoutEvent> {
     when(&PayoutState::default(), C::Lock { field: f.clone(), cause: LockCause::Started }).unwrap()
 }
 

@@ -10,6 +10,8 @@
 //!
 //! - [`domain`]: the payouts aggregate: the table locked once the field is final, every place
 //!   awarded, the tournament paid.
+//! - [`deal`]: deals: the remaining players divide the unpaid prizes (the money is
+//!   `floor_rules::deal`'s), and each later elimination is paid the agreed amount.
 //! - [`policy`]: what the aggregate is told, read from registration, clock and seating events.
 //! - [`books`]: a tournament's money summed from its log.
 //! - [`projection`]: every tournament's books kept in memory as the log is read.
@@ -17,10 +19,13 @@
 #![deny(missing_docs)]
 
 pub mod books;
+pub mod deal;
 pub mod domain;
 pub mod policy;
 pub mod projection;
 pub mod service;
 
+#[cfg(test)]
+mod deal_tests;
 #[cfg(test)]
 mod domain_tests;

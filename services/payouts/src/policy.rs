@@ -4,18 +4,37 @@
 //! rebuy period and add-on break, whichever is last); each seating commit with eliminations
 //! becomes one award.
 //!
+//! Deals: the policy keeps each remaining entry's chips as the tables report them (the last
+//! `hand_started` or `hand_finished` that names it, plus chips bought since), which a proposal
+//! carries to the aggregate; and the payouts log's own deal events pause the clock while a deal
+//! is discussed (`deal discussion`) and resume it once agreed, rejected or voided. A clock a
+//! director had paused before the proposal (a `paused` the policy has read, with another
+//! reason) is left alone, and so is not resumed either.
+//!
 //! Pure: the service feeds commits in stream order and runs the commands that come out, each
 //! with an id derived from where it came from, so reading the log again repeats nothing.
 
 use crate::books::Ledger;
 use crate::domain::{Eliminated, Field, PayoutCommand};
-use floor_events::clock::ClockEvent;
+use floor_events::clock::{ClockEvent, ClockRequest, PauseClock};
 use floor_events::payouts::{LockCause, PayoutEvent};
 use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::TournamentEvent;
 use floor_events::seating::SeatingEvent;
 use floor_events::{CommandId, EntryNo, Money, PlayerId, RuleProfile, TournamentId};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// The reason the clock shows while a deal is discussed.
+pub const DEAL_PAUSE_REASON: &str = "deal discussion";
+
+/// An entry's chips as the tables report them.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Stack {
+    /// At the end (or start) of the last hand its table reported.
+    pub chips: u64,
+    /// Bought since and at the table, in the stack from its next hand.
+    pub pending: u64,
+}
 
 /// One tournament as the payouts policy sees it.
 #[derive(Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -30,6 +49,15 @@ struct Tournament {
     field_closed: bool,
     /// Rebuys or an add-on can still be bought.
     buying: bool,
+    /// Entries still in, with their chips (`EntryJoined` on, until eliminated).
+    #[serde(default)]
+    stacks: BTreeMap<EntryNo, Stack>,
+    /// The clock is paused for another reason than a deal (a director's `paused` read).
+    #[serde(default)]
+    clock_paused_by_other: bool,
+    /// The policy paused the clock for the deal under discussion.
+    #[serde(default)]
+    deal_paused_clock: bool,
 }
 
 impl Tournament {
@@ -46,7 +74,32 @@ impl Tournament {
 }
 
 /// A command for one tournament's payouts aggregate.
-pub type Order = (TournamentId, CommandId, PayoutCommand);
+pub type PayoutOrder = (TournamentId, CommandId, PayoutCommand);
+
+/// A command the payouts policy calls for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Order {
+    /// To the tournament's payouts aggregate.
+    Payouts(PayoutOrder),
+    /// Pause the clock: a deal is discussed.
+    ClockPause(PauseClock),
+    /// Resume it: the deal is settled.
+    ClockResume(ClockRequest),
+}
+
+impl Order {
+    /// The tournament it is for.
+    pub fn tournament(&self) -> TournamentId {
+        match self {
+            Self::Payouts((t, ..)) => *t,
+            Self::ClockPause(p) => p.tournament_id,
+            Self::ClockResume(r) => r.tournament_id,
+        }
+    }
+}
+
+/// A remaining entry as the policy knows it: who, and their chips.
+pub type RemainingEntry = (EntryNo, PlayerId, u64);
 
 /// The policy's memory: every tournament not yet paid. Stored in the payouts service's
 /// snapshot ([`floor_runtime::policy`]).
@@ -60,6 +113,14 @@ impl Policy {
     /// Whether `tournament` has been paid (its payouts log says so).
     pub fn is_paid(&self, tournament: TournamentId) -> bool {
         self.paid.contains(&tournament)
+    }
+
+    /// The entries still in `tournament` with their chips, in entry order; `None` for a
+    /// tournament the policy does not follow (unknown, cancelled or paid).
+    pub fn remaining(&self, tournament: TournamentId) -> Option<Vec<RemainingEntry>> {
+        let t = self.tournaments.get(&tournament)?;
+        let player = |entry: &EntryNo| t.players.get(entry).cloned().unwrap_or_else(|| unknown_player(*entry));
+        Some(t.stacks.iter().map(|(entry, s)| (*entry, player(entry), s.chips.saturating_add(s.pending))).collect())
     }
 
     /// Registration's events: the field, and the lock when a tournament starts without late
@@ -86,7 +147,7 @@ impl Policy {
                 TournamentEvent::TournamentStarted(_) if !t.late_registration => {
                     t.field_closed = true;
                     if !t.buying {
-                        orders.push((id, lock_id(id), PayoutCommand::Lock { field: t.field(), cause: LockCause::Started }));
+                        orders.push(Order::Payouts((id, lock_id(id), PayoutCommand::Lock { field: t.field(), cause: LockCause::Started })));
                     }
                 }
                 TournamentEvent::TournamentCancelled(_) => {
@@ -99,14 +160,23 @@ impl Policy {
         orders
     }
 
-    /// The clock's end of late registration locks the table.
+    /// The clock's end of late registration locks the table; its pauses for another reason than
+    /// a deal are remembered.
     pub fn on_clock(&mut self, id: TournamentId, events: &[ClockEvent]) -> Vec<Order> {
         let Some(t) = self.tournaments.get_mut(&id) else { return vec![] };
         let mut orders = Vec::new();
-        for _ in events.iter().filter(|e| matches!(e, ClockEvent::LateRegistrationClosed { .. })) {
-            t.field_closed = true;
-            if !t.buying {
-                orders.push((id, lock_id(id), PayoutCommand::Lock { field: t.field(), cause: LockCause::LateRegistrationClosed }));
+        for e in events {
+            match e {
+                ClockEvent::LateRegistrationClosed { .. } => {
+                    t.field_closed = true;
+                    if !t.buying {
+                        let lock = PayoutCommand::Lock { field: t.field(), cause: LockCause::LateRegistrationClosed };
+                        orders.push(Order::Payouts((id, lock_id(id), lock)));
+                    }
+                }
+                ClockEvent::Paused { reason, .. } => t.clock_paused_by_other = reason != DEAL_PAUSE_REASON,
+                ClockEvent::Resumed { .. } => t.clock_paused_by_other = false,
+                _ => {}
             }
         }
         orders
@@ -125,7 +195,7 @@ impl Policy {
                 // Late registration may still be open (it can outlast the rebuy period): then
                 // its end locks the table.
                 if t.field_closed {
-                    orders.push((id, lock_id(id), PayoutCommand::Lock { field: t.field(), cause: LockCause::BuyingOver }));
+                    orders.push(Order::Payouts((id, lock_id(id), PayoutCommand::Lock { field: t.field(), cause: LockCause::BuyingOver })));
                 }
             }
         }
@@ -135,7 +205,9 @@ impl Policy {
     /// A seating commit: its eliminations (one hand at one table) and the winner become one
     /// award, identified by the commit's stream sequence.
     pub fn on_seating(&mut self, id: TournamentId, sequence: u64, events: &[SeatingEvent]) -> Vec<Order> {
-        let Some(t) = self.tournaments.get(&id) else { return vec![] };
+        let Some(t) = self.tournaments.get_mut(&id) else { return vec![] };
+        events.iter().for_each(|e| follow_stacks(&mut t.stacks, e));
+        let t = &*t;
         let mut stacks: HashMap<EntryNo, (u64, u32)> = HashMap::new();
         let mut eliminated = Vec::new();
         let mut players_left_after = None;
@@ -164,15 +236,73 @@ impl Policy {
         }
         let players_left_before = players_left_after.unwrap_or(1) + eliminated.len() as u32;
         let command = PayoutCommand::Award { field: t.field(), players_left_before, eliminated, winner };
-        vec![(id, CommandId::derived(&format!("payouts-award:{id}:{sequence}")), command)]
+        vec![Order::Payouts((id, CommandId::derived(&format!("payouts-award:{id}:{sequence}")), command))]
     }
 
-    /// The payouts log: a paid tournament is forgotten.
-    pub fn on_payouts(&mut self, id: TournamentId, events: &[PayoutEvent]) {
+    /// The payouts log: a deal proposed pauses the clock, a deal settled resumes it (ids
+    /// derived from the commit and the event); a paid tournament is forgotten.
+    pub fn on_payouts(&mut self, id: TournamentId, sequence: u64, events: &[PayoutEvent]) -> Vec<Order> {
+        let mut orders = Vec::new();
+        if let Some(t) = self.tournaments.get_mut(&id) {
+            for (i, e) in events.iter().enumerate() {
+                let command_id = |what: &str| CommandId::derived(&format!("payouts-deal-{what}:{id}:{sequence}:{i}"));
+                match e {
+                    PayoutEvent::DealProposed { .. } if !t.clock_paused_by_other => {
+                        t.deal_paused_clock = true;
+                        let reason = DEAL_PAUSE_REASON.to_string();
+                        orders.push(Order::ClockPause(PauseClock { command_id: command_id("clock-pause"), tournament_id: id, reason }));
+                    }
+                    PayoutEvent::DealAgreed { .. } | PayoutEvent::DealRejected { .. } | PayoutEvent::DealVoided { .. }
+                        if t.deal_paused_clock =>
+                    {
+                        t.deal_paused_clock = false;
+                        orders.push(Order::ClockResume(ClockRequest { command_id: command_id("clock-resume"), tournament_id: id }));
+                    }
+                    _ => {}
+                }
+            }
+        }
         if events.iter().any(|e| matches!(e, PayoutEvent::TournamentPaid { .. })) {
             self.paid.insert(id);
             self.tournaments.remove(&id);
         }
+        orders
+    }
+}
+
+/// Keeps the remaining entries' chips: joined with their starting stack, set by every hand a
+/// table reports (a hand's start includes chips bought before it), grown by chips bought and
+/// taken to the table since, gone when out.
+fn follow_stacks(stacks: &mut BTreeMap<EntryNo, Stack>, event: &SeatingEvent) {
+    match event {
+        SeatingEvent::EntryJoined { entry, stack, .. } => {
+            stacks.insert(*entry, Stack { chips: *stack, pending: 0 });
+        }
+        SeatingEvent::EntryLeft { entry } | SeatingEvent::EntryEliminated { entry, .. } => {
+            stacks.remove(entry);
+        }
+        SeatingEvent::HandStarted { stacks: seats, .. } => {
+            for seat in seats {
+                stacks.insert(seat.entry, Stack { chips: seat.chips, pending: 0 });
+            }
+        }
+        SeatingEvent::HandFinished { stacks: seats, busts, .. } => {
+            for seat in seats {
+                let pending = stacks.get(&seat.entry).map_or(0, |s| s.pending);
+                stacks.insert(seat.entry, Stack { chips: seat.chips, pending });
+            }
+            for bust in busts {
+                if let Some(s) = stacks.get_mut(&bust.entry) {
+                    s.chips = 0;
+                }
+            }
+        }
+        SeatingEvent::ChipsAtTable { entry, chips } => {
+            if let Some(s) = stacks.get_mut(entry) {
+                s.pending = s.pending.saturating_add(*chips);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -274,7 +404,7 @@ mod tests {
             at: at(),
         };
         let orders = policy.on_rebuys(t, &[add_on, RebuyEvent::AddOnsClosed { at: at() }]);
-        let [(_, _, PayoutCommand::Lock { field, cause })] = &orders[..] else { panic!("one lock: {orders:?}") };
+        let [Order::Payouts((_, _, PayoutCommand::Lock { field, cause }))] = &orders[..] else { panic!("one lock: {orders:?}") };
         assert_eq!(*cause, LockCause::BuyingOver);
         assert_eq!((field.entries, field.contributions), (3, eur(5_000)), "three entries, a rebuy and an add-on");
     }
@@ -304,7 +434,70 @@ mod tests {
             t,
             &[rebuy, RebuyEvent::RebuyPeriodEnded { at: at(), add_on_open: true }, add_on, RebuyEvent::AddOnsClosed { at: at() }],
         );
-        let [(_, _, PayoutCommand::Lock { field, .. })] = &orders[..] else { panic!("one lock: {orders:?}") };
+        let [Order::Payouts((_, _, PayoutCommand::Lock { field, .. }))] = &orders[..] else { panic!("one lock: {orders:?}") };
         assert_eq!(field.contributions, eur(5_000 - 4 * 250), "four bounty parts of 2.50 stay out of the prize pool");
+    }
+
+    fn share(entry: u32) -> floor_events::payouts::DealShare {
+        floor_events::payouts::DealShare {
+            entry: EntryNo(entry),
+            player: PlayerId::parse(&format!("p{entry}")).unwrap(),
+            chips: 1,
+            amount: 1,
+        }
+    }
+
+    /// Issue 22: the clock pauses while a deal is discussed and runs again once it is settled,
+    /// with ids derived from the payouts commit; a clock a director paused is left to them.
+    #[test]
+    fn a_deal_under_discussion_pauses_the_clock_and_its_end_resumes_it() {
+        let (mut policy, t) = (Policy::default(), TournamentId::new());
+        started(&mut policy, t);
+        let proposed = PayoutEvent::DealProposed {
+            proposer: PlayerId::parse("p1").unwrap(),
+            method: floor_events::payouts::DealMethodKind::Equal,
+            shares: vec![share(1), share(2)],
+            left_to_play_for: 0,
+            pool: 2,
+        };
+        let orders = policy.on_payouts(t, 40, std::slice::from_ref(&proposed));
+        let [Order::ClockPause(pause)] = &orders[..] else { panic!("{orders:?}") };
+        assert_eq!((pause.tournament_id, pause.reason.as_str()), (t, DEAL_PAUSE_REASON));
+        assert_eq!(pause.command_id, CommandId::derived(&format!("payouts-deal-clock-pause:{t}:40:0")));
+        assert_eq!(policy.on_payouts(t, 40, std::slice::from_ref(&proposed)), orders, "a replay orders the same command");
+
+        let rejected = policy.on_payouts(t, 41, &[PayoutEvent::DealRejected { player: PlayerId::parse("p2").unwrap() }]);
+        assert!(matches!(&rejected[..], [Order::ClockResume(r)] if r.tournament_id == t));
+
+        // A director's pause before the proposal: the deal neither pauses nor resumes.
+        let paused = ClockEvent::Paused { at: at(), remaining_ms: 1_000, reason: "dinner".into() };
+        policy.on_clock(t, &[paused]);
+        assert!(policy.on_payouts(t, 42, std::slice::from_ref(&proposed)).is_empty());
+        assert!(policy.on_payouts(t, 43, &[PayoutEvent::DealAgreed { shares: vec![share(1), share(2)], left_to_play_for: 0 }]).is_empty());
+    }
+
+    #[test]
+    fn the_remaining_entries_carry_the_chips_the_tables_reported() {
+        let (mut policy, t) = (Policy::default(), TournamentId::new());
+        started(&mut policy, t);
+        let joined =
+            |e: u32| SeatingEvent::EntryJoined { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap(), stack: 1_000 };
+        let seat =
+            |e: u32, chips: u64| floor_events::table::SeatStack { seat: floor_events::table::SeatNo(e as u8), entry: EntryNo(e), chips };
+        policy.on_seating(t, 1, &[joined(1), joined(2), joined(3)]);
+        policy.on_seating(
+            t,
+            2,
+            &[SeatingEvent::HandFinished { table: 1, hand: 1, stacks: vec![seat(1, 1_500), seat(2, 500), seat(3, 1_000)], busts: vec![] }],
+        );
+        policy.on_seating(t, 3, &[SeatingEvent::ChipsAtTable { entry: EntryNo(2), chips: 1_000 }]);
+        policy.on_seating(
+            t,
+            4,
+            &[SeatingEvent::EntryEliminated { entry: EntryNo(3), players_left: 2, stack_at_start: Some(1), table: Some(1) }],
+        );
+        let remaining = policy.remaining(t).unwrap();
+        let chips: Vec<(u32, u64)> = remaining.iter().map(|(e, _, c)| (e.0, *c)).collect();
+        assert_eq!(chips, vec![(1, 1_500), (2, 1_500)], "entry 2's add-on counts; entry 3 is out");
     }
 }

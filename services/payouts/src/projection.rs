@@ -1,4 +1,4 @@
-//! Every tournament's books, kept in memory as the payouts service follows the log, so a
+//! Every tournament's books and last deal, kept in memory as the payouts service follows the log, so a
 //! `books` request is a lookup, not a read of the tournament's whole log.
 //!
 //! The view remembers the last stream sequence it folded. A request first asks the stream for
@@ -7,10 +7,10 @@
 
 use crate::books::Sums;
 use floor_events::bounties::BountyEvent;
-use floor_events::payouts::{Books, PayoutEvent};
+use floor_events::payouts::{Books, DealMethodKind, DealShare, DealStage, DealStatus, PayoutEvent};
 use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::TournamentEvent;
-use floor_events::TournamentId;
+use floor_events::{Currency, PlayerId, TournamentId};
 use std::collections::HashMap;
 
 /// The books of every tournament in the log (a few hundred bytes each, paid ones included).
@@ -48,6 +48,86 @@ impl BooksView {
     pub fn books(&self, id: TournamentId) -> Option<Books> {
         let sums = self.tournaments.get(&id).filter(|s| s.is_created())?;
         Some(sums.books(id))
+    }
+}
+
+/// Every tournament's last deal, for `floor.cmd.payouts.deal`.
+#[derive(Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DealsView {
+    deals: HashMap<TournamentId, DealRecord>,
+}
+
+/// One tournament's last deal as its events tell it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct DealRecord {
+    stage: DealStage,
+    proposer: PlayerId,
+    method: DealMethodKind,
+    shares: Vec<DealShare>,
+    left_to_play_for: u64,
+    pool: u64,
+    accepted: Vec<PlayerId>,
+}
+
+impl DealsView {
+    /// Folds a payouts commit.
+    pub fn on_payouts(&mut self, id: TournamentId, events: &[PayoutEvent]) {
+        for e in events {
+            match e {
+                PayoutEvent::DealProposed { proposer, method, shares, left_to_play_for, pool } => {
+                    let record = DealRecord {
+                        stage: DealStage::Proposed,
+                        proposer: proposer.clone(),
+                        method: *method,
+                        shares: shares.clone(),
+                        left_to_play_for: *left_to_play_for,
+                        pool: *pool,
+                        accepted: vec![proposer.clone()],
+                    };
+                    self.deals.insert(id, record);
+                }
+                PayoutEvent::DealAccepted { player } => {
+                    if let Some(d) = self.deals.get_mut(&id) {
+                        d.accepted.push(player.clone());
+                    }
+                }
+                PayoutEvent::DealRejected { .. } => self.set_stage(id, DealStage::Rejected),
+                PayoutEvent::DealVoided { .. } => self.set_stage(id, DealStage::Voided),
+                PayoutEvent::DealAgreed { .. } => self.set_stage(id, DealStage::Agreed),
+                _ => {}
+            }
+        }
+    }
+
+    fn set_stage(&mut self, id: TournamentId, stage: DealStage) {
+        if let Some(d) = self.deals.get_mut(&id) {
+            d.stage = stage;
+        }
+    }
+
+    /// The last deal of `id`, its amounts in `currency`; `None` when none was proposed.
+    pub fn status(&self, id: TournamentId, currency: Currency) -> Option<DealStatus> {
+        let d = self.deals.get(&id)?;
+        let mut waiting_for: Vec<PlayerId> = Vec::new();
+        if d.stage == DealStage::Proposed {
+            for s in &d.shares {
+                if !d.accepted.contains(&s.player) && !waiting_for.contains(&s.player) {
+                    waiting_for.push(s.player.clone());
+                }
+            }
+        }
+        Some(DealStatus {
+            tournament_id: id,
+            currency,
+            stage: d.stage,
+            proposer: d.proposer.clone(),
+            method: d.method,
+            shares: d.shares.clone(),
+            left_to_play_for: d.left_to_play_for,
+            pool: d.pool,
+            accepted: d.accepted.clone(),
+            waiting_for,
+        })
     }
 }
 

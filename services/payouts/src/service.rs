@@ -6,19 +6,26 @@
 //! a restart reads the snapshot and the commits after it, and runs again only their commands.
 //! Those carry ids derived from the commit they come from: a command the aggregate already has
 //! is answered from its history without a second event. Paid tournaments are skipped.
+//!
+//! Deals: `propose_deal`, `accept_deal` and `reject_deal` go to the same aggregate host as the
+//! policy's awards (one writer per tournament in this process). A proposal carries the
+//! remaining entries and their chips from the policy's memory, read once the memory has folded
+//! the tournament's seating and payouts logs as far as they went when asked. The policy's
+//! clock orders (pause while a deal is discussed, resume after) go to the clock service.
 
-use crate::domain::PayoutsAggregate;
+use crate::deal::{Proposal, Remaining, MIN_LEFT_TO_PLAY_FOR_BPS};
+use crate::domain::{PayoutCommand, PayoutsAggregate};
 use crate::policy::{Order, Policy};
-use crate::projection::BooksView;
+use crate::projection::{BooksView, DealsView};
 use floor_events::commit::Events;
-use floor_events::payouts::{verbs, Books, BooksRequest};
-use floor_events::{codes, subjects, ErrorBody, Reply, TournamentId};
+use floor_events::payouts::{verbs, Books, BooksRequest, DealAnswer, DealQuery, DealRecorded, DealStatus, ProposeDeal};
+use floor_events::{clock, codes, subjects, CommandId, ErrorBody, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::commits;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
-use floor_runtime::{AggregateHost, JetStreamStore};
+use floor_runtime::{reply, AggregateHost, Commands, JetStreamStore};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -36,13 +43,15 @@ const BOOKS_WAIT: Duration = Duration::from_secs(5);
 pub const POLICY_NAME: &str = "payouts-policy";
 
 /// The shape of [`Memory`] in snapshots: change it whenever that shape or meaning changes.
-const MEMORY_VERSION: &str = "payouts-2";
+const MEMORY_VERSION: &str = "payouts-3";
 
 /// The payouts service. Cheap to clone.
 #[derive(Clone)]
 pub struct PayoutsService {
     store: JetStreamStore,
     books: SharedBooks,
+    /// Shared with the policy's task: one writer per payouts aggregate in the process.
+    host: AggregateHost<PayoutsAggregate>,
 }
 
 /// The books view, shared by the task that follows the log and the endpoint.
@@ -60,6 +69,9 @@ pub struct Memory {
     pub policy: Policy,
     /// Every tournament's books.
     pub books: BooksView,
+    /// Every tournament's last deal.
+    #[serde(default)]
+    pub deals: DealsView,
 }
 
 /// The subjects the payouts policy reads.
@@ -107,13 +119,14 @@ impl PayoutsService {
         {
             // Orders for tournaments paid later in the log are done already.
             let memory = memory.lock().unwrap_or_else(PoisonError::into_inner);
-            started.owed.retain(|(t, ..)| !memory.policy.is_paid(*t));
+            started.owed.retain(|order| !memory.policy.is_paid(order.tournament()));
         }
         let (folded, folded_rx) = watch::channel(started.runner.folded());
         let store = JetStreamStore::new(backbone);
         let host = AggregateHost::<PayoutsAggregate>::new(store.clone());
-        tracker.spawn(run(host, started.runner, started.owed, folded, shutdown));
-        Ok(Self { store, books: SharedBooks { memory, folded: folded_rx } })
+        let commands = Commands::new(backbone.client.clone());
+        tracker.spawn(run(host.clone(), commands, started.runner, started.owed, folded, shutdown));
+        Ok(Self { store, books: SharedBooks { memory, folded: folded_rx }, host })
     }
 
     /// Serves the books until `shutdown`; `ready` fires once requests are being taken.
@@ -129,42 +142,108 @@ impl PayoutsService {
         Self::verbs().serve(self, client, shutdown, ready).await
     }
 
-    /// The verbs: `books`.
+    /// The verbs: `books`, and the deal's `propose_deal`, `accept_deal`, `reject_deal`, `deal`.
     pub fn verbs() -> Verbs<Self> {
         Verbs::new(subjects::service::PAYOUTS)
             .verb(verbs::BOOKS, |payouts: Self, request: BooksRequest| async move { payouts.books(request.tournament_id).await })
+            .verb(verbs::PROPOSE_DEAL, |payouts: Self, request: ProposeDeal| async move { payouts.propose_deal(request).await })
+            .verb(verbs::ACCEPT_DEAL, |payouts: Self, r: DealAnswer| async move {
+                payouts.answer_deal(r.tournament_id, r.command_id, PayoutCommand::AcceptDeal { player: r.player }).await
+            })
+            .verb(verbs::REJECT_DEAL, |payouts: Self, r: DealAnswer| async move {
+                payouts.answer_deal(r.tournament_id, r.command_id, PayoutCommand::RejectDeal { player: r.player }).await
+            })
+            .verb(verbs::DEAL, |payouts: Self, request: DealQuery| async move { payouts.deal(request.tournament_id).await })
+    }
+
+    /// Waits until the memory has folded the tournament's logs (registration and `more`) as far
+    /// as they went when asked.
+    ///
+    /// # Errors
+    /// `unknown_tournament` without a registration log, `unavailable` when the store does not
+    /// answer or the memory is still more than [`BOOKS_WAIT`] behind.
+    async fn caught_up(&self, tournament_id: TournamentId, more: &[&str]) -> Result<(), ErrorBody> {
+        let registration = subjects::event_subject(subjects::aggregate::TOURNAMENT, tournament_id.0);
+        let registration = self.store.last_sequence(&registration).await.map_err(|e| ErrorBody::new(codes::UNAVAILABLE, e.to_string()))?;
+        if registration == 0 {
+            return Err(ErrorBody::new(codes::UNKNOWN_TOURNAMENT, format!("no tournament {tournament_id}")));
+        }
+        let lasts = more.iter().map(|aggregate| {
+            let subject = subjects::event_subject(aggregate, tournament_id.0);
+            async move { self.store.last_sequence(&subject).await }
+        });
+        let lasts = futures::future::try_join_all(lasts).await.map_err(|e| ErrorBody::new(codes::UNAVAILABLE, e.to_string()))?;
+        let needed = lasts.into_iter().fold(registration, u64::max);
+        let mut folded = self.books.folded.clone();
+        if tokio::time::timeout(BOOKS_WAIT, folded.wait_for(|&f| f >= needed)).await.is_err() {
+            let at = *folded.borrow();
+            let message = format!("payouts is still reading the log (at sequence {at}, this answer needs {needed}); ask again shortly");
+            return Err(ErrorBody::new(codes::UNAVAILABLE, message));
+        }
+        Ok(())
+    }
+
+    /// The memory, also after a fold panicked while holding it.
+    fn memory(&self) -> std::sync::MutexGuard<'_, Memory> {
+        self.books.memory.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The books of a tournament, from the view once it has read as far as the log went on
     /// the tournament's subjects when asked.
     async fn books(&self, tournament_id: TournamentId) -> Reply<Books> {
-        let [registration, purchases, payouts, bounties] =
-            [subjects::aggregate::TOURNAMENT, subjects::aggregate::REBUYS, subjects::aggregate::PAYOUTS, subjects::aggregate::BOUNTIES]
-                .map(|aggregate| subjects::event_subject(aggregate, tournament_id.0));
-        let last = tokio::try_join!(
-            self.store.last_sequence(&registration),
-            self.store.last_sequence(&purchases),
-            self.store.last_sequence(&payouts),
-            self.store.last_sequence(&bounties),
-        );
-        let (registration, purchases, payouts, bounties) = match last {
-            Ok(last) => last,
-            Err(e) => return Reply::Error(ErrorBody::new(codes::UNAVAILABLE, e.to_string())),
-        };
-        if registration == 0 {
-            return Reply::Error(ErrorBody::new(codes::UNKNOWN_TOURNAMENT, format!("no tournament {tournament_id}")));
+        use subjects::aggregate as a;
+        if let Err(e) = self.caught_up(tournament_id, &[a::REBUYS, a::PAYOUTS, a::BOUNTIES]).await {
+            return Reply::Error(e);
         }
-        let needed = registration.max(purchases).max(payouts).max(bounties);
-        let mut folded = self.books.folded.clone();
-        if tokio::time::timeout(BOOKS_WAIT, folded.wait_for(|&f| f >= needed)).await.is_err() {
-            let at = *folded.borrow();
-            let message = format!("payouts is still reading the log (at sequence {at}, these books need {needed}); ask again shortly");
-            return Reply::Error(ErrorBody::new(codes::UNAVAILABLE, message));
-        }
-        let books = self.books.memory.lock().unwrap_or_else(PoisonError::into_inner).books.books(tournament_id);
-        match books {
+        match self.memory().books.books(tournament_id) {
             Some(books) => Reply::Ok(books),
             None => Reply::Error(ErrorBody::new(codes::UNKNOWN_TOURNAMENT, format!("no tournament {tournament_id}"))),
+        }
+    }
+
+    /// A proposal, with the remaining entries and their chips as the policy has read them from
+    /// the seating log (not the caller's word: the tables report the stacks).
+    async fn propose_deal(&self, r: ProposeDeal) -> Reply<DealRecorded> {
+        use subjects::aggregate as a;
+        if let Err(e) = self.caught_up(r.tournament_id, &[a::SEATING, a::PAYOUTS]).await {
+            return Reply::Error(e);
+        }
+        // A tournament the policy no longer follows (paid, cancelled) has nobody remaining: the
+        // aggregate refuses with its reason (paid, no table, not remaining).
+        let remaining = self.memory().policy.remaining(r.tournament_id).unwrap_or_default();
+        let remaining = remaining.into_iter().map(|(entry, player, chips)| Remaining { entry, player, chips }).collect();
+        let proposal = Proposal {
+            proposer: r.player,
+            remaining,
+            method: r.method,
+            left_to_play_for: r.left_to_play_for,
+            min_left_bps: MIN_LEFT_TO_PLAY_FOR_BPS,
+        };
+        self.answer(r.tournament_id, r.command_id, PayoutCommand::ProposeDeal(proposal)).await
+    }
+
+    /// An accept or a reject, for a tournament in the log (`unknown_tournament` otherwise).
+    async fn answer_deal(&self, tournament: TournamentId, command_id: CommandId, command: PayoutCommand) -> Reply<DealRecorded> {
+        if let Err(e) = self.caught_up(tournament, &[subjects::aggregate::PAYOUTS]).await {
+            return Reply::Error(e);
+        }
+        self.answer(tournament, command_id, command).await
+    }
+
+    async fn answer(&self, tournament: TournamentId, command_id: CommandId, command: PayoutCommand) -> Reply<DealRecorded> {
+        reply(self.host.execute(tournament.0, command_id, command).await, |c| DealRecorded { events: c.events })
+    }
+
+    /// The tournament's last deal.
+    async fn deal(&self, tournament_id: TournamentId) -> Reply<DealStatus> {
+        if let Err(e) = self.caught_up(tournament_id, &[subjects::aggregate::PAYOUTS]).await {
+            return Reply::Error(e);
+        }
+        let memory = self.memory();
+        let currency = memory.books.books(tournament_id).map(|b| b.currency);
+        match currency.and_then(|currency| memory.deals.status(tournament_id, currency)) {
+            Some(status) => Reply::Ok(status),
+            None => Reply::Error(ErrorBody::new(codes::NO_DEAL_PROPOSED, format!("no deal was proposed in tournament {tournament_id}"))),
         }
     }
 }
@@ -190,8 +269,8 @@ impl floor_runtime::policy::Policy for Memory {
             }
             Events::Payouts(e) => {
                 books.on_payouts(t, &e);
-                policy.on_payouts(t, &e);
-                vec![]
+                self.deals.on_payouts(t, &e);
+                policy.on_payouts(t, commit.sequence, &e)
             }
             Events::Bounties(e) => {
                 books.on_bounties(t, &e);
@@ -206,6 +285,7 @@ impl floor_runtime::policy::Policy for Memory {
 /// `folded` tells the books' readers how far the log is folded.
 async fn run(
     host: AggregateHost<PayoutsAggregate>,
+    commands: Commands,
     runner: PolicyRunner<Memory>,
     owed: Vec<Order>,
     folded: watch::Sender<u64>,
@@ -214,10 +294,43 @@ async fn run(
     let folded = |sequence| {
         folded.send_replace(sequence);
     };
-    runner.drive(owed, &shutdown, folded, |order| execute(&host, order, &shutdown)).await;
+    runner.drive(owed, &shutdown, folded, |order| execute(&host, &commands, order, &shutdown)).await;
 }
 
-/// Runs one order until the store takes it. `false` on shutdown.
-async fn execute(host: &AggregateHost<PayoutsAggregate>, (tournament, command_id, command): Order, shutdown: &CancellationToken) -> bool {
-    host.execute_reaction(tournament.0, command_id, command, RETRY, shutdown).await
+/// Runs one order until the store (or the clock service) takes it. `false` on shutdown.
+async fn execute(host: &AggregateHost<PayoutsAggregate>, commands: &Commands, order: Order, shutdown: &CancellationToken) -> bool {
+    match order {
+        Order::Payouts((tournament, command_id, command)) => {
+            host.execute_reaction(tournament.0, command_id, command, RETRY, shutdown).await
+        }
+        clock_order => send_to_clock(commands, clock_order, shutdown).await,
+    }
+}
+
+/// Sends a deal's pause or resume to the clock until it is answered: a rejection (a clock not
+/// running, paused by a director meanwhile, or stopped) is logged and dropped, since the same
+/// command would be refused again; no answer is tried again with the same command id.
+async fn send_to_clock(commands: &Commands, order: Order, shutdown: &CancellationToken) -> bool {
+    let tournament = order.tournament();
+    loop {
+        let sent = match &order {
+            Order::ClockPause(r) => commands.send(clock::verbs::PAUSE, r).await.map(|_| ()),
+            Order::ClockResume(r) => commands.send(clock::verbs::RESUME, r).await.map(|_| ()),
+            Order::Payouts(_) => Ok(()),
+        };
+        match sent {
+            Err(e) if e.is_retryable() => {
+                tracing::warn!(%tournament, error = %e, "clock command for a deal not answered; trying again");
+                tokio::select! {
+                    _ = shutdown.cancelled() => return false,
+                    _ = tokio::time::sleep(RETRY) => {}
+                }
+            }
+            Err(e) => {
+                tracing::info!(%tournament, error = %e, "clock command for a deal not applied");
+                return true;
+            }
+            Ok(()) => return true,
+        }
+    }
 }

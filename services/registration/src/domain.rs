@@ -10,7 +10,13 @@ use floor_events::registration::*;
 use floor_events::text::{self, TextError};
 use floor_events::tournament::{DefinitionError, EntryLedger, EntryModel, Start, TournamentDefinition};
 use floor_events::{subjects, EntryNo, PlayerId, TournamentId};
+use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
+
+/// The name under which a tournament's snapshots are stored: change it whenever
+/// [`TournamentState`]'s shape or meaning changes (an old snapshot is then ignored and the
+/// tournament folded from its first commit).
+pub const SNAPSHOT_VERSION: &str = "registration-1";
 
 /// The tournament aggregate.
 pub struct TournamentAggregate;
@@ -194,7 +200,7 @@ impl floor_runtime::DomainError for RegistrationError {
 }
 
 /// Where an entry stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EntryStatus {
     /// In the tournament (or waiting for the start).
     Live,
@@ -205,7 +211,7 @@ pub enum EntryStatus {
 }
 
 /// One entry as registration knows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
     /// Whose.
     pub player: PlayerId,
@@ -215,8 +221,9 @@ pub struct Entry {
     pub ledger: EntryLedger,
 }
 
-/// The tournament's state, folded from its events.
-#[derive(Debug, Clone, Default)]
+/// The tournament's state, folded from its events. Serialized only for snapshots
+/// ([`SNAPSHOT_VERSION`]).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct TournamentState {
     /// Set by `tournament_created`; `None` means the tournament does not exist.
     pub created: Option<Created>,
@@ -238,7 +245,7 @@ pub struct TournamentState {
 }
 
 /// The creation facts.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Created {
     /// Id.
     pub tournament_id: TournamentId,

@@ -240,5 +240,8 @@ proptest! {
         prop_assert!(kept.is_some_and(|k| k <= MAX_TOTAL), "what the entries paid in all fits: {:?}", kept);
         let replayed = log.into_iter().fold(TournamentState::default(), TournamentAggregate::apply_event);
         prop_assert_eq!(summary(&replayed), summary(&state), "replaying the log gives the same state");
+        let snapshot = serde_json::to_vec(&state).expect("every state a decider allowed encodes");
+        let restored: TournamentState = serde_json::from_slice(&snapshot).expect("and decodes");
+        prop_assert_eq!(summary(&restored), summary(&state), "a snapshot restores the same state");
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! No rules here: decode, stamp the time, hand to the aggregate, encode the reply.
 
-use crate::domain::{TournamentAggregate, TournamentCommand};
+use crate::domain::{TournamentAggregate, TournamentCommand, SNAPSHOT_VERSION};
 use crate::limits::{PlayerAggregate, PlayerCommand};
 use crate::policy::{RegistrationSaga, Step};
 use crate::projection::LimitedPlayers;
@@ -15,6 +15,7 @@ use floor_runtime::bootstrap::Backbone;
 use floor_runtime::commits;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::follow::follow;
+use floor_runtime::snapshot::Snapshots;
 use floor_runtime::{reply, AggregateHost, Clock, JetStreamStore};
 use std::sync::{Arc, RwLock};
 use tokio_util::sync::CancellationToken;
@@ -38,24 +39,38 @@ struct Inner {
 /// Error starting the service.
 pub type StartError = floor_runtime::projection::ProjectionError;
 
+/// A tournament is snapshotted every this many commits. A 250,000-entrant freezeout stores
+/// about half a million (every entry, then every elimination); folding them all at the first
+/// command after a restart kept the eliminations of a killed registration waiting for longer
+/// than a table notices. With a snapshot a restart folds at most this many.
+///
+/// Every command id is kept in the snapshot (no window, unlike seating): a registration
+/// retried with its id must be answered with its entry, however late, never entered twice.
+pub const SNAPSHOT_EVERY: u64 = 25_000;
+
 impl RegistrationService {
-    /// Builds the service: hosts for both aggregates and the set of players with limits, caught
-    /// up with the stream before the first command is served and followed after.
+    /// Builds the service: hosts for both aggregates (a tournament snapshotted every
+    /// `snapshot_every` commits, [`SNAPSHOT_EVERY`] unless a test says less) and the set of
+    /// players with limits, caught up with the stream before the first command is served and
+    /// followed after.
     ///
     /// # Errors
-    /// When the player events cannot be read.
+    /// When the player events or the snapshot bucket cannot be read.
     pub async fn build(
         backbone: &Backbone,
         clock: Arc<dyn Clock>,
+        snapshot_every: u64,
         shutdown: CancellationToken,
         tracker: TaskTracker,
     ) -> Result<Self, StartError> {
         let store = JetStreamStore::new(backbone);
         let limited = Arc::new(RwLock::new(LimitedPlayers::default()));
         follow_limited_players(backbone, limited.clone(), shutdown.clone(), &tracker).await?;
-        Ok(Self {
-            inner: Arc::new(Inner { tournaments: AggregateHost::new(store.clone()), players: AggregateHost::new(store), limited, clock }),
-        })
+        let bucket = backbone.jetstream.get_object_store(subjects::SNAPSHOT_BUCKET).await.map_err(|e| {
+            floor_runtime::projection::ProjectionError::with_source(floor_runtime::projection::ProjectionErrorKind::Read, e)
+        })?;
+        let tournaments = AggregateHost::new(store.clone()).with_snapshots(Snapshots::json(bucket, SNAPSHOT_VERSION, snapshot_every));
+        Ok(Self { inner: Arc::new(Inner { tournaments, players: AggregateHost::new(store), limited, clock }) })
     }
 
     /// Serves commands until `shutdown`; `ready` fires once requests are being taken.

@@ -61,6 +61,9 @@ const COMMANDS: &[Target] = &[
     ("commands/abort_request.json", "abort resume", request::<abort::AbortRequest>),
     ("commands/abort_cancel.json", "abort cancel", request::<abort::Cancel>),
     ("commands/abort_statement.json", "abort statement", request::<abort::StatementRequest>),
+    ("commands/propose_deal.json", "payouts propose_deal", request::<payouts::ProposeDeal>),
+    ("commands/deal_answer.json", "payouts accept_deal/reject_deal", request::<payouts::DealAnswer>),
+    ("commands/deal_query.json", "payouts deal", request::<payouts::DealQuery>),
 ];
 
 /// Commits of every aggregate, table reports, and the documents the director writes in TOML.
@@ -282,4 +285,7 @@ near_valid_fuzz! {
     table_reports_never_panic: STORED_AND_REPORTED, 7;
     tournament_definitions_never_panic: STORED_AND_REPORTED, 8;
     schedule_templates_never_panic: STORED_AND_REPORTED, 9;
+    propose_deal_requests_never_panic: COMMANDS, 29;
+    deal_answer_requests_never_panic: COMMANDS, 30;
+    deal_query_requests_never_panic: COMMANDS, 31;
 }

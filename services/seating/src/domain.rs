@@ -127,7 +127,7 @@ pub struct Held {
     /// `deal_hand` instructions not dealt yet.
     pub credits: u32,
     /// Between hands when the hold was sent: its next deal may have crossed the hold (that
-    /// hand is its announcement hand), until its first `deal_hand`.
+    /// hand is its announcement hand), until its first deal.
     pub racing: bool,
 }
 
@@ -356,9 +356,9 @@ impl Aggregate for SeatingAggregate {
                 state.room.seat(table, seat_index(seat), Occupant { entry, moves: 0 });
                 state.located.insert(entry, (table, seat_index(seat)));
             }
-            HandStarted { table, hand, button, stacks } => {
+            HandStarted { table, hand, button, stacks, crossing } => {
                 if let Some(held) = state.held.get_mut(&table) {
-                    if held.credits > 0 {
+                    if !crossing && held.credits > 0 {
                         held.credits -= 1;
                     }
                     held.racing = false;
@@ -450,10 +450,11 @@ impl Aggregate for SeatingAggregate {
                         let racing = !state.play.in_play.contains_key(&instruction.table);
                         state.held.insert(instruction.table, Held { credits: 0, racing });
                     }
+                    // A `deal_hand` leaves `racing` as it is: the deal that crossed the hold
+                    // may be reported after it (it says it answers no `deal_hand`).
                     Instruction::DealHand { .. } => {
                         let held = state.held.entry(instruction.table).or_default();
                         held.credits = held.credits.saturating_add(1);
-                        held.racing = false;
                     }
                     Instruction::Resume => {
                         state.held.remove(&instruction.table);
@@ -515,8 +516,8 @@ fn refused(table: u32, report_id: String, why: &Rejection) -> Vec<SeatingEvent> 
 fn on_report(state: &SeatingState, report: TableReport, seed: &Seed) -> Vec<SeatingEvent> {
     let table = report.table;
     match &report.report {
-        Report::HandStarted { hand, button, stacks } => match check_started(state, table, *hand, *button, stacks) {
-            Ok(()) => vec![SeatingEvent::HandStarted { table, hand: *hand, button: *button, stacks: stacks.clone() }],
+        Report::HandStarted { hand, button, stacks, deal_hand } => match check_started(state, table, *hand, *button, stacks, *deal_hand) {
+            Ok(crossing) => vec![SeatingEvent::HandStarted { table, hand: *hand, button: *button, stacks: stacks.clone(), crossing }],
             Err(why) => rejected(&report, why),
         },
         Report::HandFinished { hand, .. }
@@ -549,8 +550,16 @@ fn sits_at(state: &SeatingState, table: u32, seat: Seat) -> bool {
 }
 
 /// A hand may start with the players who physically sit at the table, with the chips Floor
-/// knows, once the previous hand is finished.
-fn check_started(state: &SeatingState, table: u32, hand: u64, button: SeatNo, stacks: &[SeatStack]) -> Result<(), Rejection> {
+/// knows, once the previous hand is finished; under hand-for-hand's hold only on a
+/// `deal_hand`, or as the one deal that crossed the hold. `Ok(true)` for that crossing deal.
+fn check_started(
+    state: &SeatingState,
+    table: u32,
+    hand: u64,
+    button: SeatNo,
+    stacks: &[SeatStack],
+    deal_hand: Option<u64>,
+) -> Result<bool, Rejection> {
     if state.room.table(table).is_none() && !state.closing.contains(&table) {
         return Err(Rejection::UnknownTable(table));
     }
@@ -558,9 +567,22 @@ fn check_started(state: &SeatingState, table: u32, hand: u64, button: SeatNo, st
     if hand != expected || state.play.in_play.contains_key(&table) {
         return Err(Rejection::HandOutOfOrder { expected, got: hand });
     }
-    if state.held.get(&table).is_some_and(|h| h.credits == 0 && !h.racing) {
-        return Err(Rejection::TableHeld(table, hand));
-    }
+    let crossing = match state.held.get(&table) {
+        None => false,
+        // A deal on a `deal_hand` says so; it needs one not dealt yet.
+        Some(h) if deal_hand.is_some() => {
+            if h.credits == 0 {
+                return Err(Rejection::TableHeld(table, hand));
+            }
+            false
+        }
+        // Without: the deal that crossed the hold, if the table was between hands at it and
+        // has not dealt since; else (a table server from before `deal_hand` was reported) a
+        // deal on one, if one is left.
+        Some(h) if h.racing => true,
+        Some(h) if h.credits > 0 => false,
+        Some(_) => return Err(Rejection::TableHeld(table, hand)),
+    };
     let mut dealt = HashSet::new();
     for s in stacks {
         match state.physical(s.entry) {
@@ -580,7 +602,7 @@ fn check_started(state: &SeatingState, table: u32, hand: u64, button: SeatNo, st
     if !sits_at(state, table, seat_index(button)) {
         return Err(Rejection::ButtonOnEmptySeat(button));
     }
-    Ok(())
+    Ok(crossing)
 }
 
 /// A finished hand: the stacks that reached zero are out (freezeout, or after the rebuy

@@ -372,14 +372,27 @@ fn a_report_that_does_not_fit_is_recorded_and_changes_nothing() {
         .map(|(s, o)| SeatStack { seat: SeatNo(s as u8 + 1), entry: o.entry, chips: STACK })
         .collect();
     let cases = [
-        (TableReport { table: 99, ..table(Report::HandStarted { hand: 1, button: SeatNo(1), stacks: stacks.clone() }) }, "unknown_table"),
-        (table(Report::HandStarted { hand: 2, button: SeatNo(1), stacks: stacks.clone() }), "hand_out_of_order"),
         (
-            table(Report::HandStarted { hand: 1, button: SeatNo(1), stacks: vec![SeatStack { chips: STACK * 2, ..stacks[0] }] }),
+            TableReport { table: 99, ..table(Report::HandStarted { hand: 1, button: SeatNo(1), stacks: stacks.clone(), deal_hand: None }) },
+            "unknown_table",
+        ),
+        (table(Report::HandStarted { hand: 2, button: SeatNo(1), stacks: stacks.clone(), deal_hand: None }), "hand_out_of_order"),
+        (
+            table(Report::HandStarted {
+                hand: 1,
+                button: SeatNo(1),
+                stacks: vec![SeatStack { chips: STACK * 2, ..stacks[0] }],
+                deal_hand: None,
+            }),
             "stack_mismatch",
         ),
         (
-            table(Report::HandStarted { hand: 1, button: SeatNo(1), stacks: vec![SeatStack { entry: EntryNo(77), ..stacks[0] }] }),
+            table(Report::HandStarted {
+                hand: 1,
+                button: SeatNo(1),
+                stacks: vec![SeatStack { entry: EntryNo(77), ..stacks[0] }],
+                deal_hand: None,
+            }),
             "unknown_player",
         ),
     ];
@@ -527,4 +540,60 @@ fn a_held_table_deals_only_on_deal_hand_and_resume_ends_the_hold() {
     let resume = floor.run(C::HandForHand { instruction: Instruction::Resume, tables: vec![] });
     assert!(!resume.is_empty());
     assert!(floor.state.held.is_empty(), "resume ends the hold at every table");
+}
+
+/// A table between hands when the hold goes out may deal once before it hears of it. That deal
+/// may reach Floor after a `deal_hand` was already sent to the table: it is still the crossing
+/// deal (it answers no `deal_hand`), and the released hand is still owed.
+#[test]
+fn a_crossing_deal_reported_after_its_deal_hand_is_still_the_crossing_one() {
+    let tournament_id = TournamentId(uuid::Uuid::from_u128(21));
+    let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
+    floor.run(C::Configure { tournament_id, table_size: 3, starting_stack: STACK, rebuys: false });
+    let draw_seed = seed(21);
+    floor.run(C::CommitDraw { commitment: commitment(&draw_seed) });
+    let entries: Vec<(EntryNo, PlayerId)> = (1..=6).map(|e| (EntryNo(e), PlayerId::parse(&format!("p{e}")).unwrap())).collect();
+    floor.run(C::JoinPool { entries });
+    let mut room = Room { tables: BTreeMap::new(), rng: ChaCha8Rng::seed_from_u64(21) };
+    let drawn = floor.run(C::Start { seed: draw_seed, at: at() });
+    room.deliver(&drawn);
+    let one = *room.tables.keys().next().unwrap();
+    let mut reports = Vec::new();
+    let t1 = room.tables.get_mut(&one).unwrap();
+    t1.apply(tournament_id, one, usize::MAX, &mut reports);
+    let run_reports = |floor: &mut Floor, reports: &mut Vec<TableReport>| -> Vec<SeatingEvent> {
+        reports.drain(..).flat_map(|r| floor.run(C::Report { report: r, seed: seed(1) })).collect()
+    };
+    run_reports(&mut floor, &mut reports);
+    let hold = floor.run(C::HandForHand { instruction: Instruction::HoldForDeal, tables: vec![] });
+    let deal = floor.run(C::HandForHand { instruction: Instruction::DealHand { hand: 1 }, tables: vec![one] });
+    // The table deals before either instruction reaches it.
+    let t1 = room.tables.get_mut(&one).unwrap();
+    assert!(t1.start_hand(tournament_id, one, &mut reports));
+    let events = run_reports(&mut floor, &mut reports);
+    assert!(matches!(&events[..], [SeatingEvent::HandStarted { crossing: true, .. }]), "{events:?}");
+    assert_eq!(floor.state.held[&one].credits, 1, "the deal_hand is still owed");
+    let t1 = room.tables.get_mut(&one).unwrap();
+    t1.finish_hand(tournament_id, one, &mut room.rng, &mut reports);
+    let finished = run_reports(&mut floor, &mut reports);
+    assert!(finished.iter().all(|e| !matches!(e, SeatingEvent::ReportRejected { .. })), "{finished:?}");
+    room.deliver(&finished);
+    room.deliver(&hold);
+    room.deliver(&deal);
+    let t1 = room.tables.get_mut(&one).unwrap();
+    t1.apply(tournament_id, one, usize::MAX, &mut reports);
+    assert!(t1.start_hand(tournament_id, one, &mut reports), "its deal_hand lets it deal");
+    let events = run_reports(&mut floor, &mut reports);
+    assert!(matches!(&events[..], [SeatingEvent::HandStarted { crossing: false, .. }]), "{events:?}");
+    assert_eq!(floor.state.held[&one].credits, 0);
+    // Another deal, on no deal_hand: the crossing one was taken already.
+    let t1 = room.tables.get_mut(&one).unwrap();
+    t1.finish_hand(tournament_id, one, &mut room.rng, &mut reports);
+    run_reports(&mut floor, &mut reports);
+    let t1 = room.tables.get_mut(&one).unwrap();
+    t1.held = false;
+    if t1.start_hand(tournament_id, one, &mut reports) {
+        let events = run_reports(&mut floor, &mut reports);
+        assert!(matches!(&events[..], [SeatingEvent::ReportRejected { code, .. }] if code == codes::TABLE_HELD), "{events:?}");
+    }
 }

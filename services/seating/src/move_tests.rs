@@ -57,7 +57,7 @@ impl Floor {
     /// Deals hand `hand` at `table` to everyone there.
     fn start(&mut self, table: u32, hand: u64) -> Vec<SeatStack> {
         let stacks = self.at(table);
-        let events = self.report(table, Report::HandStarted { hand, button: stacks[0].seat, stacks: stacks.clone() });
+        let events = self.report(table, Report::HandStarted { hand, button: stacks[0].seat, stacks: stacks.clone(), deal_hand: None });
         assert!(matches!(&events[..], [SeatingEvent::HandStarted { .. }]), "{events:?}");
         stacks
     }
@@ -184,7 +184,7 @@ fn a_button_on_an_empty_seat_and_confirmations_of_what_was_never_sent_or_needs_n
     let mut floor = Floor::started(3, 9);
     let stacks = floor.at(1);
     let empty = (1..=9).map(SeatNo).find(|s| !stacks.iter().any(|o| o.seat == *s)).unwrap();
-    let events = floor.report(1, Report::HandStarted { hand: 1, button: empty, stacks: stacks.clone() });
+    let events = floor.report(1, Report::HandStarted { hand: 1, button: empty, stacks: stacks.clone(), deal_hand: None });
     assert_eq!(rejection(&events), codes::BUTTON_ON_EMPTY_SEAT);
     floor.run(C::Blinds { level: 1, small_blind: 25, big_blind: 50, ante: 0, big_blind_ante: false });
     let last = floor.state.sequences[&1];
@@ -195,6 +195,6 @@ fn a_button_on_an_empty_seat_and_confirmations_of_what_was_never_sent_or_needs_n
     assert_eq!(rejection(&floor.report(1, Report::InstructionApplied { sequence: 1 })), codes::INSTRUCTION_NOT_CONFIRMED, "open_table");
 
     assert!(floor.report(1, Report::InstructionApplied { sequence: 2 }).is_empty(), "a seat_player may be confirmed");
-    let events = floor.report(1, Report::HandStarted { hand: 1, button: stacks[1].seat, stacks });
+    let events = floor.report(1, Report::HandStarted { hand: 1, button: stacks[1].seat, stacks, deal_hand: None });
     assert!(matches!(&events[..], [SeatingEvent::HandStarted { .. }]), "{events:?}");
 }

@@ -39,6 +39,8 @@ pub struct SimTable {
     pub held: bool,
     /// Hands released by `deal_hand` and not dealt yet (one per instruction).
     pub credits: u64,
+    /// The `hand` of the oldest of those `deal_hand`s (the next deal answers it), then on.
+    pub released: std::collections::VecDeque<u64>,
     /// Paused (`pause`, until `resume`).
     pub paused: bool,
 }
@@ -109,8 +111,9 @@ impl SimTable {
                     self.held = true;
                     false
                 }
-                Instruction::DealHand { .. } => {
+                Instruction::DealHand { hand } => {
                     self.credits += 1;
+                    self.released.push_back(hand);
                     false
                 }
                 Instruction::Pause { .. } => {
@@ -121,6 +124,7 @@ impl SimTable {
                 Instruction::Resume => {
                     self.held = false;
                     self.credits = 0;
+                    self.released.clear();
                     self.paused = false;
                     false
                 }
@@ -154,9 +158,14 @@ impl SimTable {
         if !self.may_deal() {
             return false;
         }
-        if self.held {
+        // A deal on a `deal_hand` says which: a held table's deal without one would be taken
+        // for a deal that crossed the hold.
+        let deal_hand = if self.held {
             self.credits -= 1;
-        }
+            self.released.pop_front()
+        } else {
+            None
+        };
         self.hand += 1;
         let stacks: Vec<SeatStack> = self
             .seats
@@ -166,7 +175,7 @@ impl SimTable {
             .collect();
         let button = stacks[(self.hand as usize - 1) % stacks.len()].seat;
         self.in_hand = Some(stacks.clone());
-        self.report(tournament_id, table, Report::HandStarted { hand: self.hand, button, stacks }, out);
+        self.report(tournament_id, table, Report::HandStarted { hand: self.hand, button, stacks, deal_hand }, out);
         true
     }
 

@@ -266,7 +266,7 @@ async fn main() {
             tournament_id: t,
             table,
             report_id: format!("bench-{table}-1-start"),
-            report: Report::HandStarted { hand: 1, button: stacks[0].seat, stacks: stacks.clone() },
+            report: Report::HandStarted { hand: 1, button: stacks[0].seat, stacks: stacks.clone(), deal_hand: None },
         };
         // The hand starts, and is recorded, well before it finishes: at a real table a hand
         // takes a minute, so its "finished" report never queues behind its "started".

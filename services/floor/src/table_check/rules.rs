@@ -465,14 +465,14 @@ impl Checker {
             }
         }
         match &report.report {
-            Report::HandStarted { hand, stacks, .. } => self.hand_started(table, *hand, stacks),
+            Report::HandStarted { hand, stacks, deal_hand, .. } => self.hand_started(table, *hand, stacks, *deal_hand),
             Report::HandFinished { hand, stacks, busts } => self.hand_finished(table, *hand, stacks, busts),
             Report::InstructionApplied { sequence } => self.applied(table, *sequence),
         }
     }
 
-    fn hand_started(&mut self, table: u32, hand: u64, stacks: &[SeatStack]) {
-        let view = self.tables.entry(table).or_default().clone();
+    fn hand_started(&mut self, table: u32, hand: u64, stacks: &[SeatStack], deal_hand: Option<u64>) {
+        let mut view = self.tables.entry(table).or_default().clone();
         let mut fails = Vec::new();
         if let Some(in_play) = &view.in_play {
             fails.push((Rule::HandOrder, format!("hand {hand} starts while hand {} is in play", in_play.hand)));
@@ -483,11 +483,27 @@ impl Checker {
         if !view.blinds {
             fails.push((Rule::WaitsForBlinds, format!("hand {hand} dealt before any blinds")));
         }
-        let mut gates = [
-            (view.held, Rule::HoldForDeal, "held (hold_for_deal) with no deal_hand left"),
-            (view.paused, Rule::Pause, "paused"),
-            (view.closed, Rule::Closed, "closed"),
-        ];
+        if let Some(stop) = view.held.as_mut() {
+            // A deal on a `deal_hand` names it; one that does not is taken for a deal that
+            // crossed the hold.
+            match deal_hand {
+                Some(_) if stop.credits > 0 => stop.credits -= 1,
+                Some(k) => {
+                    fails.push((Rule::HoldForDeal, format!("hand {hand} dealt on deal_hand {{{k}}}, which was not sent or was used")))
+                }
+                None if stop.racing > 0 => stop.racing -= 1,
+                None if stop.credits > 0 => {
+                    stop.credits -= 1;
+                    fails.push((
+                        Rule::HoldForDeal,
+                        format!("hand {hand} dealt on a deal_hand without naming it (deal_hand in hand_started)"),
+                    ));
+                }
+                None => fails.push((Rule::HoldForDeal, format!("hand {hand} dealt while held (hold_for_deal) with no deal_hand left"))),
+            }
+        }
+        let held = view.held;
+        let mut gates = [(view.paused, Rule::Pause, "paused"), (view.closed, Rule::Closed, "closed")];
         for (stop, rule, why) in gates.iter_mut() {
             if let Some(stop) = stop {
                 if stop.credits > 0 {
@@ -531,9 +547,9 @@ impl Checker {
             self.fail(rule, Some(table), what);
         }
         let view = self.tables.entry(table).or_default();
-        view.held = gates[0].0;
-        view.paused = gates[1].0;
-        view.closed = gates[2].0;
+        view.held = held;
+        view.paused = gates[0].0;
+        view.closed = gates[1].0;
         view.started = view.started.max(hand);
         for entry in dealt.keys() {
             view.last_dealt.insert(*entry, hand);

@@ -39,7 +39,7 @@ fn bust(entry: u32, chips: u64, winner: u32) -> BustReport {
 }
 
 fn started(hand: u64, stacks: Vec<SeatStack>) -> Report {
-    Report::HandStarted { hand, button: stacks[0].seat, stacks }
+    Report::HandStarted { hand, button: stacks[0].seat, stacks, deal_hand: None }
 }
 
 fn finished(hand: u64, stacks: Vec<SeatStack>, busts: Vec<BustReport>) -> Report {
@@ -165,11 +165,29 @@ fn held_tables_deal_one_hand_per_deal_hand() {
         x.report(4, finished(hand, both(), vec![]));
     }
     let dealt = 2 + racing;
-    x.send(4, Instruction::DealHand { hand: dealt });
-    x.report(4, started(dealt, both()));
+    x.send(4, Instruction::DealHand { hand: 1 });
+    let on_deal_hand = |hand, k| match started(hand, both()) {
+        Report::HandStarted { hand, button, stacks, .. } => Report::HandStarted { hand, button, stacks, deal_hand: Some(k) },
+        other => other,
+    };
+    x.report(4, on_deal_hand(dealt, 1));
     x.report(4, finished(dealt, both(), vec![]));
     x.passes();
     x.report(4, started(dealt + 1, both()));
+    x.fails_only(Rule::HoldForDeal);
+}
+
+#[test]
+fn a_deal_on_a_deal_hand_that_does_not_name_it_breaks_hold_for_deal() {
+    let mut x = Exchange::worked();
+    x.send(4, Instruction::HoldForDeal);
+    let both = || vec![stack(1, 12, 20_000), stack(7, 23, 10_000)];
+    for hand in 2..2 + super::IN_FLIGHT_HANDS {
+        x.report(4, started(hand, both()));
+        x.report(4, finished(hand, both(), vec![]));
+    }
+    x.send(4, Instruction::DealHand { hand: 1 });
+    x.report(4, started(2 + super::IN_FLIGHT_HANDS, both()));
     x.fails_only(Rule::HoldForDeal);
 }
 

@@ -1,0 +1,223 @@
+//! Deals (issue 22), against a real nats-server: a four-handed sit & go is played down to three;
+//! one of them proposes an ICM deal over NATS with the chips the table reported, the clock
+//! pauses ("deal discussion"), the bad requests the issue names get their codes and store
+//! nothing, the platform is killed and restarted mid-discussion, the other two accept, the
+//! clock runs again, and the eliminations after that pay the agreed amounts, the winner's with
+//! what was left to play for; the books close to the cent.
+
+use floor_events::bubble::{HandForHandSettings, Trigger};
+use floor_events::clock::{BlindStructure, ClockEvent, Level, Step, Structure};
+use floor_events::payouts::{Books, DealAnswer, DealMethod, DealQuery, DealStage, DealStatus, PayoutEvent, ProposeDeal};
+use floor_events::table::{BustReport, PotWon, Report, SeatStack};
+use floor_events::tournament::{Start, TournamentDefinition};
+use floor_events::{codes, subjects, CommandId, Money, PlayerId, Reply, TournamentId};
+use floor_tests::{freezeout, World};
+use serde_json::Value;
+use std::time::Duration;
+
+const NAMES: [&str; 4] = ["ann", "bob", "cat", "dan"];
+
+/// Four players at one table, 10 + 1 EUR, one level of an hour (the clock runs from the start);
+/// only a director starts hand-for-hand, so no report is held.
+fn four_handed() -> TournamentDefinition {
+    let level = Level { small_blind: 50, big_blind: 100, ante: 0, big_blind_ante: false, seconds: 3_600 };
+    let structure =
+        Structure { steps: vec![Step::Level(level)], late_registration_levels: None, rebuys_until_break: None, push_hold_seconds: 0 };
+    TournamentDefinition {
+        structure: Some(BlindStructure::Custom(structure)),
+        start: Start::SitAndGo,
+        capacity: 4,
+        min_players: 4,
+        guarantee: None,
+        hand_for_hand: Some(HandForHandSettings { trigger: Some(Trigger::Director), ..Default::default() }),
+        ..freezeout(4)
+    }
+}
+
+/// A tournament's payouts commits as they are stored (from when it is made).
+struct PayoutsWatch(floor_runtime::follow::Following);
+
+impl PayoutsWatch {
+    async fn start(world: &World, t: TournamentId) -> Self {
+        let subject = subjects::event_subject(subjects::aggregate::PAYOUTS, t.0);
+        Self(floor_runtime::follow::follow(&world.backbone, vec![subject], |_| {}).await.expect("follow payouts"))
+    }
+
+    /// The next payouts event `wanted` takes (the deadline fails the test).
+    async fn next_where(&mut self, wanted: impl Fn(&PayoutEvent) -> bool) -> PayoutEvent {
+        let wait = async {
+            while let Some(message) = self.0.next().await {
+                let events: Vec<PayoutEvent> = floor_events::record::decode_commit(&message.expect("readable").payload).expect("payouts");
+                if let Some(e) = events.into_iter().find(|e| wanted(e)) {
+                    return e;
+                }
+            }
+            panic!("payouts follow ended");
+        };
+        tokio::time::timeout(Duration::from_secs(20), wait).await.expect("payouts event in time")
+    }
+}
+
+fn player(entry: floor_events::EntryNo) -> PlayerId {
+    PlayerId::parse(NAMES[entry.0 as usize - 1]).unwrap()
+}
+
+async fn payouts(world: &World, verb: &str, request: &impl serde::Serialize) -> Reply<Value> {
+    world.request(subjects::service::PAYOUTS, verb, request).await
+}
+
+fn code(reply: &Reply<Value>) -> &str {
+    match reply {
+        Reply::Error(e) => &e.code,
+        Reply::Ok(v) => panic!("expected a refusal, got {v}"),
+    }
+}
+
+fn events(reply: Reply<Value>) -> Vec<PayoutEvent> {
+    match reply {
+        Reply::Ok(v) => serde_json::from_value(v["events"].clone()).expect("payout events"),
+        Reply::Error(e) => panic!("refused: {e:?}"),
+    }
+}
+
+/// One hand at table 1: `winner` takes `loser`'s whole stack.
+async fn bust(world: &World, t: TournamentId, hand: u64, seats: &[SeatStack], winner: SeatStack, loser: SeatStack) -> Vec<SeatStack> {
+    world
+        .report(t, &format!("h{hand}-start"), Report::HandStarted { hand, button: winner.seat, stacks: seats.to_vec(), deal_hand: None })
+        .await;
+    let report = BustReport {
+        entry: loser.entry,
+        stack_at_start: loser.chips,
+        pots: vec![PotWon { winners: vec![winner.entry], chips: loser.chips }],
+        best_high_hand: None,
+    };
+    let after: Vec<SeatStack> = seats
+        .iter()
+        .filter(|s| s.entry != loser.entry)
+        .map(|s| if s.entry == winner.entry { SeatStack { chips: s.chips + loser.chips, ..*s } } else { *s })
+        .collect();
+    world.report(t, &format!("h{hand}-end"), Report::HandFinished { hand, stacks: after.clone(), busts: vec![report] }).await;
+    after
+}
+
+#[tokio::test]
+async fn three_players_agree_an_icm_deal_over_nats_the_clock_pauses_and_the_eliminations_pay_the_agreed_amounts() {
+    let mut world = World::start().await;
+    let t: TournamentId = world.create(four_handed()).await;
+    let mut clock = world.watch_clock(t).await;
+    let mut log = PayoutsWatch::start(&world, t).await;
+    for p in NAMES {
+        assert!(matches!(world.register(t, p).await, Reply::Ok(_)), "{p} registers");
+    }
+    let seats = world.seated(t, 4).await;
+    clock.next_where(|e| matches!(e, ClockEvent::StepStarted { .. })).await;
+
+    // Hand 1: the first seat busts the second, the third wins 2,000 from the fourth: 20,000,
+    // 12,000 and 8,000 chips are left.
+    world.report(t, "h1-start", Report::HandStarted { hand: 1, button: seats[0].seat, stacks: seats.clone(), deal_hand: None }).await;
+    let (s0, s1, s2, s3) = (seats[0], seats[1], seats[2], seats[3]);
+    let out = BustReport {
+        entry: s1.entry,
+        stack_at_start: s1.chips,
+        pots: vec![PotWon { winners: vec![s0.entry], chips: s1.chips }],
+        best_high_hand: None,
+    };
+    let three = vec![SeatStack { chips: 20_000, ..s0 }, SeatStack { chips: 12_000, ..s2 }, SeatStack { chips: 8_000, ..s3 }];
+    world.report(t, "h1-end", Report::HandFinished { hand: 1, stacks: three.clone(), busts: vec![out] }).await;
+    log.next_where(|e| matches!(e, PayoutEvent::PlacesAwarded { players_left_before: 4, .. })).await;
+    let (leader, middle, short) = (three[0], three[1], three[2]);
+    assert_eq!((leader.chips, middle.chips, short.chips), (20_000, 12_000, 8_000));
+
+    // The chip leader proposes ICM with 10 % of the unpaid prizes left to play for (the pool is
+    // 4 × 10 EUR and one place is paid: 40.00 unpaid, 4.00 left).
+    let propose = ProposeDeal {
+        command_id: CommandId::new(),
+        tournament_id: t,
+        player: player(leader.entry),
+        method: DealMethod::Icm,
+        left_to_play_for: Some(Money::new(400, floor_events::Currency::EUR)),
+    };
+    let proposed = events(payouts(&world, "propose_deal", &propose).await);
+    let [PayoutEvent::DealProposed { shares, left_to_play_for: 400, pool: 4_000, .. }] = proposed.as_slice() else {
+        panic!("{proposed:?}")
+    };
+    let mut chips: Vec<(u32, u64)> = shares.iter().map(|s| (s.entry.0, s.chips)).collect();
+    chips.sort_unstable();
+    let mut table = vec![(leader.entry.0, 20_000), (middle.entry.0, 12_000), (short.entry.0, 8_000)];
+    table.sort_unstable();
+    assert_eq!(chips, table, "the chips the table reported");
+    assert_eq!(shares.iter().map(|s| s.amount).sum::<u64>(), 3_600, "the rest of the pool, to the cent");
+    let amount = |entry| shares.iter().find(|s| s.entry == entry).unwrap().amount;
+    assert!(amount(leader.entry) > amount(middle.entry) && amount(middle.entry) > amount(short.entry), "ICM: more chips, more money");
+    let shares = shares.clone();
+    // The clock pauses while the deal is discussed.
+    let (paused, _) = clock.next_where(|e| matches!(e, ClockEvent::Paused { .. })).await;
+    assert!(matches!(&paused, ClockEvent::Paused { reason, .. } if reason == "deal discussion"), "{paused:?}");
+
+    // Bad input: a second proposal, an answer from the player who is out, the proposer's
+    // accept twice: codes, nothing stored.
+    // (The payouts log's last commit: seating and the clock may still be storing their own.)
+    let payouts_log = subjects::event_subject(subjects::aggregate::PAYOUTS, t.0);
+    let store = floor_runtime::JetStreamStore::new(&world.backbone);
+    let before = store.last_sequence(&payouts_log).await.expect("payouts log");
+    let answer = |who: PlayerId| DealAnswer { command_id: CommandId::new(), tournament_id: t, player: who };
+    let again = ProposeDeal { command_id: CommandId::new(), player: player(middle.entry), ..propose.clone() };
+    assert_eq!(code(&payouts(&world, "propose_deal", &again).await), codes::DEAL_ALREADY_PROPOSED);
+    assert_eq!(code(&payouts(&world, "accept_deal", &answer(player(seats[1].entry))).await), codes::NOT_REMAINING);
+    assert_eq!(code(&payouts(&world, "accept_deal", &answer(player(leader.entry))).await), codes::DEAL_ALREADY_ACCEPTED);
+    let elsewhere = DealAnswer { tournament_id: TournamentId::new(), ..answer(player(middle.entry)) };
+    assert_eq!(code(&payouts(&world, "accept_deal", &elsewhere).await), codes::UNKNOWN_TOURNAMENT);
+    assert_eq!(store.last_sequence(&payouts_log).await.expect("payouts log"), before, "refusals store nothing");
+
+    // The platform dies mid-discussion and comes back: the proposal and its acceptances hold.
+    world.kill_platform();
+    world.restart_platform().await;
+    assert_eq!(code(&payouts(&world, "accept_deal", &answer(player(leader.entry))).await), codes::DEAL_ALREADY_ACCEPTED);
+
+    // The other two accept: agreed, and the clock runs again.
+    assert_eq!(
+        events(payouts(&world, "accept_deal", &answer(player(middle.entry))).await),
+        vec![PayoutEvent::DealAccepted { player: player(middle.entry) }]
+    );
+    let last = events(payouts(&world, "accept_deal", &answer(player(short.entry))).await);
+    assert!(matches!(last.last(), Some(PayoutEvent::DealAgreed { left_to_play_for: 400, .. })), "{last:?}");
+    clock.next_where(|e| matches!(e, ClockEvent::Resumed { .. })).await;
+    // `deal` answers once the payouts memory has read the log as far as it went when asked.
+    let status = match payouts(&world, "deal", &DealQuery { tournament_id: t }).await {
+        Reply::Ok(v) => serde_json::from_value::<DealStatus>(v).expect("deal status"),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!((status.stage, status.waiting_for.len(), status.accepted.len()), (DealStage::Agreed, 0, 3));
+
+    // Play on: the chip leader goes out third, the short stack wins.
+    let two = bust(&world, t, 2, &three, short, leader).await;
+    let seat_of = |entry| two.iter().copied().find(|s: &SeatStack| s.entry == entry).unwrap();
+    bust(&world, t, 3, &two, seat_of(short.entry), seat_of(middle.entry)).await;
+    log.next_where(|e| matches!(e, PayoutEvent::TournamentPaid { .. })).await;
+
+    let books = match payouts(&world, "books", &floor_events::payouts::BooksRequest { tournament_id: t }).await {
+        Reply::Ok(v) => serde_json::from_value::<Books>(v).expect("books"),
+        other => panic!("{other:?}"),
+    };
+    assert!(books.finished && books.balanced, "{books:?}");
+    assert_eq!((books.prize_pool, books.prizes_paid), (4_000, 4_000));
+
+    let awards: Vec<_> = awards_in_log(&world, t).await;
+    let share = |entry: floor_events::EntryNo| shares.iter().find(|s| s.entry == entry).unwrap().amount;
+    assert!(awards.contains(&(leader.entry.0, 3, share(leader.entry))), "{awards:?}");
+    assert!(awards.contains(&(middle.entry.0, 2, share(middle.entry))), "{awards:?}");
+    assert!(awards.contains(&(short.entry.0, 1, share(short.entry) + 400)), "the winner's share and what was left: {awards:?}");
+}
+
+/// Every award of `t`'s payouts log: (entry, place, amount).
+async fn awards_in_log(world: &World, t: TournamentId) -> Vec<(u32, u32, u64)> {
+    let subject = subjects::event_subject(subjects::aggregate::PAYOUTS, t.0);
+    let commits: Vec<floor_runtime::store::StoredCommit<PayoutEvent>> =
+        floor_runtime::JetStreamStore::new(&world.backbone).load(&subject, 0).await.expect("payouts log");
+    commits
+        .into_iter()
+        .flat_map(|c| c.events)
+        .flat_map(|e| if let PayoutEvent::PlacesAwarded { awards, .. } = e { awards } else { vec![] })
+        .map(|a| (a.entry.0, a.place, a.amount))
+        .collect()
+}
