@@ -120,7 +120,7 @@ async fn a_director_signs_in_pauses_the_clock_with_a_reason_and_the_event_names_
     let seated = world.seated(tournament, 2).await;
     let seating = floor_events::subjects::event_subject(floor_events::subjects::aggregate::SEATING, tournament.0);
     let mut seating = floor_runtime::follow::follow(&world.backbone, vec![seating], |_| {}).await.expect("follow seating");
-    world.report(tournament, "h1-start", Report::HandStarted { hand: 1, button: seated[0].seat, stacks: seated }).await;
+    world.report(tournament, "h1-start", Report::HandStarted { hand: 1, button: seated[0].seat, stacks: seated, deal_hand: None }).await;
     // The page folds the seating log: wait until seating has taken the report.
     let taken = async {
         while let Some(message) = seating.next().await {

@@ -145,7 +145,7 @@ mod tests {
     #[test]
     fn hands_busts_moves_and_a_break_change_the_tables() {
         let mut events = drawn();
-        events.push(SeatingEvent::HandStarted { table: 2, hand: 1, button: SeatNo(1), stacks: vec![] });
+        events.push(SeatingEvent::HandStarted { table: 2, hand: 1, button: SeatNo(1), stacks: vec![], crossing: false });
         let started = fold(&events);
         assert_eq!(started.tables[&2].last_hand, Some((1, false)), "a hand in progress");
         events.extend([
