@@ -115,6 +115,9 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
     // The clock pauses (the abort policy's order).
     let (paused, _) = clock.next_where(|e| matches!(e, ClockEvent::Paused { .. })).await;
     assert!(matches!(&paused, ClockEvent::Paused { reason, .. } if reason == "suspended: power cut in the card room"), "{paused:?}");
+    // The table is told to stop after its hand in progress (seating's reaction), with why.
+    let pause = floor_events::table::Instruction::Pause { reason: "tournament suspended: power cut in the card room".into() };
+    world.instructions_when(t, |i| i.iter().any(|i| i.instruction == pause)).await;
     let before = world.last_sequence().await;
     let twice = abort_request(&world, "suspend", &suspend("again")).await;
     assert_eq!(code(&twice), codes::ALREADY_SUSPENDED);
@@ -128,6 +131,13 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
     let resumed = events(abort_request(&world, "resume", &abort::AbortRequest { command_id: CommandId::new(), tournament_id: t }).await);
     assert!(matches!(resumed.as_slice(), [AbortEvent::Resumed { .. }]), "{resumed:?}");
     clock.next_where(|e| matches!(e, ClockEvent::Resumed { .. })).await;
+    // And deals again: the pause, once, then `resume`, across the restart.
+    let told = world
+        .instructions_when(t, |i| {
+            i.iter().skip_while(|i| i.instruction != pause).any(|i| i.instruction == floor_events::table::Instruction::Resume)
+        })
+        .await;
+    assert_eq!(told.iter().filter(|i| i.instruction == pause).count(), 1, "paused once, restart or not");
 
     // Cancel under tda-2024's default, roll-forward. Three still in, one place paid (four
     // entries): before the money. Pool 4 × 1,000 = 4,000, none of it paid yet.

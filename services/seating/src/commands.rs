@@ -116,6 +116,15 @@ pub enum SeatingCommand {
         /// For `deal_hand`: the tables released.
         tables: Vec<u32>,
     },
+    /// The tournament is suspended (the abort service's event): `pause {reason}` to every
+    /// open table not paused yet.
+    Suspend {
+        /// Shown at the tables.
+        reason: String,
+    },
+    /// Play resumes after a suspension: `resume` to every paused table, and to a table under
+    /// hand-for-hand's hold its hold and unplayed `deal_hand`s again.
+    ResumePlay,
     /// A table's report, with the seed for any draw the decision after it needs.
     Report {
         /// The report.

@@ -25,7 +25,9 @@ use floor_events::{subjects, EntryNo, PlayerId, TournamentId};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+mod holds;
 mod joining;
+use holds::{hand_for_hand, resume_play, suspend};
 use joining::{continue_draw, join, join_pool, start};
 
 pub use crate::commands::{SeatingCommand, SeatingError};
@@ -119,6 +121,13 @@ pub struct SeatingState {
     /// taken before hand-for-hand existed, which is what they were.
     #[serde(default)]
     pub held: HashMap<u32, Held>,
+    /// The tournament is suspended (the abort service): tables told `pause` and not `resume`
+    /// since, and the reason they were given.
+    #[serde(default)]
+    pub paused: HashSet<u32>,
+    /// The suspension's reason, while any table is paused by it.
+    #[serde(default)]
+    pub suspended: Option<String>,
 }
 
 /// A table under hand-for-hand's hold: how many hands it may still deal.
@@ -129,6 +138,10 @@ pub struct Held {
     /// Between hands when the hold was sent: its next deal may have crossed the hold (that
     /// hand is its announcement hand), until its first deal.
     pub racing: bool,
+    /// The `hand` of the last `deal_hand` sent (the ones not dealt yet are the last `credits`
+    /// up to it), to send them again after a suspension's `resume` ended the hold.
+    #[serde(default)]
+    pub last_hand: u64,
 }
 
 impl SeatingState {
@@ -267,6 +280,8 @@ impl Aggregate for SeatingAggregate {
             }
             Report { report, seed } => Ok(on_report(state, report, &seed)),
             HandForHand { instruction, tables } => Ok(hand_for_hand(state, instruction, &tables)),
+            Suspend { reason } => Ok(suspend(state, reason)),
+            ResumePlay => Ok(resume_play(state)),
             EndRebuys => Ok(if state.rebuys_open { vec![SeatingEvent::RebuysEnded] } else { vec![] }),
             AddChips { entry, chips } => add_chips(state, entry, chips),
             OfferRebuy { entry, until } => {
@@ -448,16 +463,26 @@ impl Aggregate for SeatingAggregate {
                     }
                     Instruction::HoldForDeal => {
                         let racing = !state.play.in_play.contains_key(&instruction.table);
-                        state.held.insert(instruction.table, Held { credits: 0, racing });
+                        state.held.insert(instruction.table, Held { credits: 0, racing, last_hand: 0 });
                     }
                     // A `deal_hand` leaves `racing` as it is: the deal that crossed the hold
                     // may be reported after it (it says it answers no `deal_hand`).
-                    Instruction::DealHand { .. } => {
+                    Instruction::DealHand { hand } => {
                         let held = state.held.entry(instruction.table).or_default();
                         held.credits = held.credits.saturating_add(1);
+                        held.last_hand = hand;
                     }
+                    // Ends a pause and hand-for-hand's hold alike (the table protocol).
                     Instruction::Resume => {
                         state.held.remove(&instruction.table);
+                        state.paused.remove(&instruction.table);
+                        if state.paused.is_empty() {
+                            state.suspended = None;
+                        }
+                    }
+                    Instruction::Pause { reason } => {
+                        state.paused.insert(instruction.table);
+                        state.suspended = Some(reason);
                     }
                     _ => {}
                 }
@@ -466,24 +491,6 @@ impl Aggregate for SeatingAggregate {
         }
         state
     }
-}
-
-/// Hand-for-hand's instructions, numbered in each table's sequence (see
-/// [`SeatingCommand::HandForHand`]).
-fn hand_for_hand(state: &SeatingState, instruction: Instruction, tables: &[u32]) -> Vec<SeatingEvent> {
-    let mut to: Vec<u32> = match instruction {
-        Instruction::HoldForDeal => state.room.tables().map(|t| t.number).filter(|t| !state.held.contains_key(t)).collect(),
-        Instruction::DealHand { .. } => tables.iter().copied().filter(|t| state.room.table(*t).is_some()).collect(),
-        Instruction::Resume => state.held.keys().copied().collect(),
-        _ => vec![],
-    };
-    to.sort_unstable();
-    to.dedup();
-    let mut out = Outbox::new(state);
-    for table in to {
-        out.instruct(table, instruction.clone());
-    }
-    out.events
 }
 
 /// A closed table whose last moving player left is gone for good.

@@ -597,3 +597,64 @@ fn a_crossing_deal_reported_after_its_deal_hand_is_still_the_crossing_one() {
         assert!(matches!(&events[..], [SeatingEvent::ReportRejected { code, .. }] if code == codes::TABLE_HELD), "{events:?}");
     }
 }
+
+/// A suspension pauses every table; hand-for-hand going on meanwhile keeps the pause (its
+/// `resume` is followed by the `pause` again); resuming play holds a held table again and
+/// sends it the `deal_hand`s it has not dealt.
+#[test]
+fn a_suspension_pauses_every_table_and_its_resume_keeps_hand_for_hand_s_hold() {
+    let tournament_id = TournamentId(uuid::Uuid::from_u128(22));
+    let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
+    floor.run(C::Configure { tournament_id, table_size: 3, starting_stack: STACK, rebuys: false });
+    let draw_seed = seed(22);
+    floor.run(C::CommitDraw { commitment: commitment(&draw_seed) });
+    let entries: Vec<(EntryNo, PlayerId)> = (1..=6).map(|e| (EntryNo(e), PlayerId::parse(&format!("p{e}")).unwrap())).collect();
+    floor.run(C::JoinPool { entries });
+    floor.run(C::Start { seed: draw_seed, at: at() });
+    let told = |events: &[SeatingEvent]| -> Vec<(u32, Instruction)> {
+        events
+            .iter()
+            .filter_map(|e| {
+                if let SeatingEvent::Instructed { instruction } = e {
+                    Some((instruction.table, instruction.instruction.clone()))
+                } else {
+                    None
+                }
+            })
+            .collect()
+    };
+    let tables: Vec<u32> = floor.state.room.tables().map(|t| t.number).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let (one, two) = (tables[0], tables[1]);
+    let pause = Instruction::Pause { reason: "tournament suspended: power cut".into() };
+
+    let paused = floor.run(C::Suspend { reason: "tournament suspended: power cut".into() });
+    assert_eq!(told(&paused), vec![(one, pause.clone()), (two, pause.clone())]);
+    assert!(floor.run(C::Suspend { reason: "again".into() }).is_empty(), "suspended already");
+
+    // Hand-for-hand starts and releases hand 1 to table one while suspended.
+    floor.run(C::HandForHand { instruction: Instruction::HoldForDeal, tables: vec![] });
+    floor.run(C::HandForHand { instruction: Instruction::DealHand { hand: 1 }, tables: vec![one] });
+    let resumed = floor.run(C::ResumePlay);
+    assert_eq!(
+        told(&resumed),
+        vec![
+            (one, Instruction::Resume),
+            (one, Instruction::HoldForDeal),
+            (one, Instruction::DealHand { hand: 1 }),
+            (two, Instruction::Resume),
+            (two, Instruction::HoldForDeal),
+        ],
+        "held again, with the deal_hand it has not dealt"
+    );
+    assert!(floor.state.paused.is_empty() && floor.state.suspended.is_none());
+    assert_eq!(floor.state.held[&one].credits, 1);
+
+    // Suspended again; hand-for-hand ends meanwhile: its resume is followed by the pause.
+    floor.run(C::Suspend { reason: "tournament suspended: power cut".into() });
+    let ended = floor.run(C::HandForHand { instruction: Instruction::Resume, tables: vec![] });
+    assert_eq!(told(&ended), vec![(one, Instruction::Resume), (one, pause.clone()), (two, Instruction::Resume), (two, pause)]);
+    assert!(floor.state.held.is_empty());
+    assert_eq!(floor.state.paused.len(), 2, "still suspended");
+    let resumed = floor.run(C::ResumePlay);
+    assert_eq!(told(&resumed), vec![(one, Instruction::Resume), (two, Instruction::Resume)]);
+}

@@ -22,6 +22,7 @@
 
 use crate::domain::SeatingCommand;
 use crate::draw::{commitment, Seed};
+use floor_events::abort::{AbortEvent, SuspendReason};
 use floor_events::bubble::BubbleEvent;
 use floor_events::clock::ClockEvent;
 use floor_events::rebuys::RebuyEvent;
@@ -162,6 +163,25 @@ pub fn react_to_bubble(tournament: TournamentId, event: &BubbleEvent) -> Option<
             id(format!("resume-{}", at.timestamp_micros())),
             SeatingCommand::HandForHand { instruction: Instruction::Resume, tables: vec![] },
         )),
+        _ => None,
+    }
+}
+
+/// What a suspension (the abort service's events) does at the tables: `pause` every table with
+/// the reason, `resume` them after. A cancellation closes nothing yet (docs/abort.md).
+pub fn react_to_abort(tournament: TournamentId, event: &AbortEvent) -> Option<(CommandId, SeatingCommand)> {
+    let id = |what: String| CommandId::derived(&format!("seating-suspension:{tournament}:{what}"));
+    match event {
+        AbortEvent::Suspended { reason, at } => {
+            let reason = match reason {
+                SuspendReason::Director { reason } => format!("tournament suspended: {reason}"),
+                SuspendReason::TablesSilent { silent, tables, seconds } => {
+                    format!("tournament suspended: {silent} of {tables} tables sent nothing for {seconds} s")
+                }
+            };
+            Some((id(format!("pause-{}", at.timestamp_micros())), SeatingCommand::Suspend { reason }))
+        }
+        AbortEvent::Resumed { at, .. } => Some((id(format!("resume-{}", at.timestamp_micros())), SeatingCommand::ResumePlay)),
         _ => None,
     }
 }

@@ -18,7 +18,9 @@
 
 use crate::commands::SeatingError;
 use crate::domain::{SeatingAggregate, SeatingCommand, SNAPSHOT_VERSION};
-use crate::policy::{enqueue, react_to_bubble, react_to_clock, react_to_rebuys, react_to_tournament, split_pool, Queued, SeedKey};
+use crate::policy::{
+    enqueue, react_to_abort, react_to_bubble, react_to_clock, react_to_rebuys, react_to_tournament, split_pool, Queued, SeedKey,
+};
 use crate::publishing::{self, InFlight, Publisher};
 use crate::reports;
 use floor_events::commit::{Commit, Events};
@@ -223,10 +225,16 @@ impl Projection for Policy {
     }
 
     fn filters(&self) -> Vec<String> {
-        [subjects::aggregate::TOURNAMENT, subjects::aggregate::CLOCK, subjects::aggregate::REBUYS, subjects::aggregate::BUBBLE]
-            .iter()
-            .map(|a| subjects::event_filter(a))
-            .collect()
+        [
+            subjects::aggregate::TOURNAMENT,
+            subjects::aggregate::CLOCK,
+            subjects::aggregate::REBUYS,
+            subjects::aggregate::BUBBLE,
+            subjects::aggregate::ABORT,
+        ]
+        .iter()
+        .map(|a| subjects::event_filter(a))
+        .collect()
     }
 
     fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
@@ -236,6 +244,7 @@ impl Projection for Policy {
             Events::Rebuys(events) => events.iter().filter_map(|e| react_to_rebuys(tournament, e, &self.key)).collect(),
             Events::Clock(events) => events.iter().filter_map(|e| react_to_clock(tournament, e)).collect(),
             Events::Bubble(events) => events.iter().filter_map(|e| react_to_bubble(tournament, e)).collect(),
+            Events::Abort(events) => events.iter().filter_map(|e| react_to_abort(tournament, e)).collect(),
             Events::Tournament(events) => events.iter().flat_map(|e| react_to_tournament(tournament, e, &self.key)).collect(),
             _ => vec![],
         };
