@@ -238,6 +238,10 @@ mod tests {
         Reply::Error(ErrorBody::new(codes::UNAVAILABLE, "not yet"))
     }
 
+    async fn not_yet<Request, Answer>(_: Payouts, _: Request) -> Reply<Answer> {
+        Reply::Error(ErrorBody::new(codes::UNAVAILABLE, "not yet"))
+    }
+
     fn code(reply: &[u8]) -> String {
         let reply: Reply<serde_json::Value> = serde_json::from_slice(reply).expect("a reply");
         reply.into_result().expect_err("an error").code
@@ -255,7 +259,15 @@ mod tests {
 
     #[test]
     fn the_handlers_must_match_the_registry() {
-        assert!(Verbs::new("payouts").verb(verbs::BOOKS, books).check().is_ok());
+        let every = Verbs::new("payouts")
+            .verb(verbs::BOOKS, books)
+            .verb(verbs::PROPOSE_DEAL, not_yet)
+            .verb(verbs::ACCEPT_DEAL, not_yet)
+            .verb(verbs::REJECT_DEAL, not_yet)
+            .verb(verbs::DEAL, not_yet);
+        assert!(every.check().is_ok());
+        let deals = Verbs::new("payouts").verb(verbs::BOOKS, books).check().expect_err("the deal verbs have no handler");
+        assert!(deals.to_string().contains("propose_deal"), "{deals}");
         let missing = Verbs::<Payouts>::new("payouts").check().expect_err("books has no handler");
         assert_eq!(missing.kind(), EndpointErrorKind::Undeclared);
         assert!(missing.to_string().contains("books"), "{missing}");
