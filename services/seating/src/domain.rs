@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 mod holds;
 mod joining;
-use holds::{hand_for_hand, resume_play, suspend};
+use holds::{close_tables, hand_for_hand, resume_play, suspend};
 use joining::{continue_draw, join, join_pool, start};
 
 pub use crate::commands::{SeatingCommand, SeatingError};
@@ -282,6 +282,7 @@ impl Aggregate for SeatingAggregate {
             HandForHand { instruction, tables } => Ok(hand_for_hand(state, instruction, &tables)),
             Suspend { reason } => Ok(suspend(state, reason)),
             ResumePlay => Ok(resume_play(state)),
+            CloseTables => Ok(close_tables(state)),
             EndRebuys => Ok(if state.rebuys_open { vec![SeatingEvent::RebuysEnded] } else { vec![] }),
             AddChips { entry, chips } => add_chips(state, entry, chips),
             OfferRebuy { entry, until } => {
@@ -430,6 +431,7 @@ impl Aggregate for SeatingAggregate {
             }
             TableClosed { table } => {
                 state.held.remove(&table);
+                state.paused.remove(&table);
                 state.room.close(table);
                 if state.leaving.values().any(|l| l.table == table) {
                     state.closing.insert(table);

@@ -657,4 +657,11 @@ fn a_suspension_pauses_every_table_and_its_resume_keeps_hand_for_hand_s_hold() {
     assert_eq!(floor.state.paused.len(), 2, "still suspended");
     let resumed = floor.run(C::ResumePlay);
     assert_eq!(told(&resumed), vec![(one, Instruction::Resume), (two, Instruction::Resume)]);
+
+    // Cancelled: every table is closed, once; a report after it is refused.
+    floor.run(C::Suspend { reason: "tournament suspended: power cut".into() });
+    let closed = floor.run(C::CloseTables);
+    assert_eq!(told(&closed), vec![(one, Instruction::CloseTable), (two, Instruction::CloseTable)]);
+    assert!(floor.state.room.tables().next().is_none() && floor.state.paused.is_empty());
+    assert!(floor.run(C::CloseTables).is_empty(), "closed already");
 }

@@ -167,8 +167,8 @@ pub fn react_to_bubble(tournament: TournamentId, event: &BubbleEvent) -> Option<
     }
 }
 
-/// What a suspension (the abort service's events) does at the tables: `pause` every table with
-/// the reason, `resume` them after. A cancellation closes nothing yet (docs/abort.md).
+/// What the abort service's events do at the tables: a suspension pauses every table with the
+/// reason and resumes them after; a cancellation closes every table.
 pub fn react_to_abort(tournament: TournamentId, event: &AbortEvent) -> Option<(CommandId, SeatingCommand)> {
     let id = |what: String| CommandId::derived(&format!("seating-suspension:{tournament}:{what}"));
     match event {
@@ -182,7 +182,7 @@ pub fn react_to_abort(tournament: TournamentId, event: &AbortEvent) -> Option<(C
             Some((id(format!("pause-{}", at.timestamp_micros())), SeatingCommand::Suspend { reason }))
         }
         AbortEvent::Resumed { at, .. } => Some((id(format!("resume-{}", at.timestamp_micros())), SeatingCommand::ResumePlay)),
-        _ => None,
+        AbortEvent::Cancelled { at, .. } => Some((id(format!("close-{}", at.timestamp_micros())), SeatingCommand::CloseTables)),
     }
 }
 

@@ -1,5 +1,5 @@
-//! Tables stopped by another service: hand-for-hand's hold (the bubble) and a suspension's
-//! pause (abort). Both are instructions numbered in each table's sequence; one `resume` ends
+//! Tables stopped by another service: hand-for-hand's hold (the bubble), a suspension's pause
+//! and a cancellation's close (abort). Both are instructions numbered in each table's sequence; one `resume` ends
 //! both at a table (the table protocol), so each side sends again what the other still needs.
 
 use super::*;
@@ -56,6 +56,19 @@ pub(super) fn resume_play(state: &SeatingState) -> Vec<SeatingEvent> {
                 }
             }
         }
+    }
+    out.events
+}
+
+/// The tournament is cancelled: every open table is closed (`close_table`; reports after it
+/// are refused as from an unknown table). Nothing open: nothing.
+pub(super) fn close_tables(state: &SeatingState) -> Vec<SeatingEvent> {
+    let mut tables: Vec<u32> = state.room.tables().map(|t| t.number).collect();
+    tables.sort_unstable();
+    let mut out = Outbox::new(state);
+    for table in tables {
+        out.push(SeatingEvent::TableClosed { table });
+        out.instruct(table, Instruction::CloseTable);
     }
     out.events
 }
