@@ -443,22 +443,29 @@ proptest! {
     }
 }
 
+/// Six players drawn at two tables of three (`n` seeds the tournament id, the draw and the
+/// simulated tables), the draw's instructions delivered to the tables.
+fn six_at_two_tables(n: u8) -> (TournamentId, Floor, Room) {
+    let tournament_id = TournamentId(uuid::Uuid::from_u128(u128::from(n)));
+    let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
+    floor.run(C::Configure { tournament_id, table_size: 3, starting_stack: STACK, rebuys: false });
+    let draw_seed = seed(u64::from(n));
+    floor.run(C::CommitDraw { commitment: commitment(&draw_seed) });
+    let entries: Vec<(EntryNo, PlayerId)> = (1..=6).map(|e| (EntryNo(e), PlayerId::parse(&format!("p{e}")).unwrap())).collect();
+    floor.run(C::JoinPool { entries });
+    let mut room = Room { tables: BTreeMap::new(), rng: ChaCha8Rng::seed_from_u64(u64::from(n)) };
+    let drawn = floor.run(C::Start { seed: draw_seed, at: at() });
+    room.deliver(&drawn);
+    (tournament_id, floor, room)
+}
+
 /// Hand-for-hand at seating: a held table deals only on `deal_hand`, one hand each; a finish
 /// for a hand it is not dealing is `hand_not_released`; `resume` lets it deal freely again.
 /// The simulated tables obey the hold; one is made to ignore it, to show what a misbehaving
 /// server gets.
 #[test]
 fn a_held_table_deals_only_on_deal_hand_and_resume_ends_the_hold() {
-    let tournament_id = TournamentId(uuid::Uuid::from_u128(20));
-    let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
-    floor.run(C::Configure { tournament_id, table_size: 3, starting_stack: STACK, rebuys: false });
-    let draw_seed = seed(20);
-    floor.run(C::CommitDraw { commitment: commitment(&draw_seed) });
-    let entries: Vec<(EntryNo, PlayerId)> = (1..=6).map(|e| (EntryNo(e), PlayerId::parse(&format!("p{e}")).unwrap())).collect();
-    floor.run(C::JoinPool { entries });
-    let mut room = Room { tables: BTreeMap::new(), rng: ChaCha8Rng::seed_from_u64(20) };
-    let drawn = floor.run(C::Start { seed: draw_seed, at: at() });
-    room.deliver(&drawn);
+    let (tournament_id, mut floor, mut room) = six_at_two_tables(20);
     let tables: Vec<u32> = room.tables.keys().copied().collect();
     assert_eq!(tables.len(), 2);
     let (one, two) = (tables[0], tables[1]);
@@ -547,16 +554,7 @@ fn a_held_table_deals_only_on_deal_hand_and_resume_ends_the_hold() {
 /// deal (it answers no `deal_hand`), and the released hand is still owed.
 #[test]
 fn a_crossing_deal_reported_after_its_deal_hand_is_still_the_crossing_one() {
-    let tournament_id = TournamentId(uuid::Uuid::from_u128(21));
-    let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
-    floor.run(C::Configure { tournament_id, table_size: 3, starting_stack: STACK, rebuys: false });
-    let draw_seed = seed(21);
-    floor.run(C::CommitDraw { commitment: commitment(&draw_seed) });
-    let entries: Vec<(EntryNo, PlayerId)> = (1..=6).map(|e| (EntryNo(e), PlayerId::parse(&format!("p{e}")).unwrap())).collect();
-    floor.run(C::JoinPool { entries });
-    let mut room = Room { tables: BTreeMap::new(), rng: ChaCha8Rng::seed_from_u64(21) };
-    let drawn = floor.run(C::Start { seed: draw_seed, at: at() });
-    room.deliver(&drawn);
+    let (tournament_id, mut floor, mut room) = six_at_two_tables(21);
     let one = *room.tables.keys().next().unwrap();
     let mut reports = Vec::new();
     let t1 = room.tables.get_mut(&one).unwrap();
@@ -603,14 +601,7 @@ fn a_crossing_deal_reported_after_its_deal_hand_is_still_the_crossing_one() {
 /// sends it the `deal_hand`s it has not dealt.
 #[test]
 fn a_suspension_pauses_every_table_and_its_resume_keeps_hand_for_hand_s_hold() {
-    let tournament_id = TournamentId(uuid::Uuid::from_u128(22));
-    let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
-    floor.run(C::Configure { tournament_id, table_size: 3, starting_stack: STACK, rebuys: false });
-    let draw_seed = seed(22);
-    floor.run(C::CommitDraw { commitment: commitment(&draw_seed) });
-    let entries: Vec<(EntryNo, PlayerId)> = (1..=6).map(|e| (EntryNo(e), PlayerId::parse(&format!("p{e}")).unwrap())).collect();
-    floor.run(C::JoinPool { entries });
-    floor.run(C::Start { seed: draw_seed, at: at() });
+    let (_, mut floor, _) = six_at_two_tables(22);
     let told = |events: &[SeatingEvent]| -> Vec<(u32, Instruction)> {
         events
             .iter()
