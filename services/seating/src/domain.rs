@@ -207,10 +207,15 @@ impl<'a> Outbox<'a> {
         sequence
     }
 
+    /// A new table: its size, the blinds in force and, while the tournament is suspended, the
+    /// suspension's `pause` (it deals nothing until play resumes).
     fn open_table(&mut self, table: u32, seats: u8) {
         self.instruct(table, Instruction::OpenTable { seats });
         if let Some(blinds) = self.state.blinds.clone() {
             self.instruct(table, blinds);
+        }
+        if let Some(reason) = self.state.suspended.clone() {
+            self.instruct(table, Instruction::Pause { reason });
         }
     }
 

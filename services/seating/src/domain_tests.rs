@@ -649,10 +649,19 @@ fn a_suspension_pauses_every_table_and_its_resume_keeps_hand_for_hand_s_hold() {
     let resumed = floor.run(C::ResumePlay);
     assert_eq!(told(&resumed), vec![(one, Instruction::Resume), (two, Instruction::Resume)]);
 
-    // Cancelled: every table is closed, once; a report after it is refused.
+    // A late entry while suspended: the table opened for it is paused too.
     floor.run(C::Suspend { reason: "tournament suspended: power cut".into() });
+    let late = floor.run(C::Join { entry: EntryNo(7), player: PlayerId::parse("p7").unwrap() });
+    let opened: Vec<u32> = told(&late).iter().filter(|(_, i)| matches!(i, Instruction::OpenTable { .. })).map(|(t, _)| *t).collect();
+    for table in &opened {
+        assert!(told(&late).contains(&(*table, Instruction::Pause { reason: "tournament suspended: power cut".into() })), "{late:?}");
+    }
+    assert!(!opened.is_empty() && opened.iter().all(|t| floor.state.paused.contains(t)), "{late:?}");
+
+    // Cancelled: every table is closed, once; a report after it is refused.
+    let open: std::collections::BTreeSet<u32> = floor.state.room.tables().map(|t| t.number).collect();
     let closed = floor.run(C::CloseTables);
-    assert_eq!(told(&closed), vec![(one, Instruction::CloseTable), (two, Instruction::CloseTable)]);
+    assert_eq!(told(&closed), open.into_iter().map(|t| (t, Instruction::CloseTable)).collect::<Vec<_>>());
     assert!(floor.state.room.tables().next().is_none() && floor.state.paused.is_empty());
     assert!(floor.run(C::CloseTables).is_empty(), "closed already");
 }
