@@ -11,7 +11,7 @@ use floor_events::clock::{BlindStructure, ClockEvent, Level, Step, Structure};
 use floor_events::table::{BustReport, PotWon, Report, SeatStack};
 use floor_events::tournament::{Start, TournamentDefinition};
 use floor_events::{codes, subjects, CommandId, Reply, TournamentId};
-use floor_tests::{freezeout, World};
+use floor_tests::{freezeout, recorded, refusal_code, World};
 use serde_json::Value;
 
 /// Four players at one table, 10 + 1 EUR (minor units: 1,000 + 100), no guarantee, one level of
@@ -34,20 +34,6 @@ fn four_handed() -> TournamentDefinition {
 
 async fn abort_request<T: serde::Serialize>(world: &World, verb: &str, request: &T) -> Reply<Value> {
     world.request(subjects::service::ABORT, verb, request).await
-}
-
-fn code(reply: &Reply<Value>) -> &str {
-    match reply {
-        Reply::Error(e) => &e.code,
-        Reply::Ok(v) => panic!("expected a refusal, got {v}"),
-    }
-}
-
-fn events(reply: Reply<Value>) -> Vec<AbortEvent> {
-    match reply {
-        Reply::Ok(v) => serde_json::from_value(v["events"].clone()).expect("abort events"),
-        Reply::Error(e) => panic!("refused: {e:?}"),
-    }
 }
 
 /// Sends `cancel` until the abort service has read the elimination's place from payouts
@@ -75,7 +61,10 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
 
     // Before the start the abort service refuses: registration cancels (and refunds) then.
     let early = abort_request(&world, "suspend", &suspend("too early")).await;
-    assert!([codes::TOURNAMENT_NOT_STARTED, codes::UNKNOWN_TOURNAMENT].contains(&code(&early)), "{early:?}: not started (or not read yet)");
+    assert!(
+        [codes::TOURNAMENT_NOT_STARTED, codes::UNKNOWN_TOURNAMENT].contains(&refusal_code(&early)),
+        "{early:?}: not started (or not read yet)"
+    );
 
     for p in ["ann", "bob", "cat", "dan"] {
         assert!(matches!(world.register(t, p).await, Reply::Ok(_)), "{p} registers");
@@ -102,15 +91,15 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
     // Resume with nothing suspended: refused, nothing stored.
     let resume_first = loop {
         let reply = abort_request(&world, "resume", &request).await;
-        if code(&reply) != codes::TOURNAMENT_NOT_STARTED {
+        if refusal_code(&reply) != codes::TOURNAMENT_NOT_STARTED {
             break reply;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     };
-    assert_eq!(code(&resume_first), codes::NOT_SUSPENDED);
+    assert_eq!(refusal_code(&resume_first), codes::NOT_SUSPENDED);
 
     // Suspend, suspend again (refused), resume.
-    let suspended = events(abort_request(&world, "suspend", &suspend("power cut in the card room")).await);
+    let suspended = recorded::<AbortEvent>(abort_request(&world, "suspend", &suspend("power cut in the card room")).await);
     assert!(matches!(suspended.as_slice(), [AbortEvent::Suspended { .. }]), "{suspended:?}");
     // The clock pauses (the abort policy's order).
     let (paused, _) = clock.next_where(|e| matches!(e, ClockEvent::Paused { .. })).await;
@@ -120,15 +109,17 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
     world.instructions_when(t, |i| i.iter().any(|i| i.instruction == pause)).await;
     let before = world.last_sequence().await;
     let twice = abort_request(&world, "suspend", &suspend("again")).await;
-    assert_eq!(code(&twice), codes::ALREADY_SUSPENDED);
+    assert_eq!(refusal_code(&twice), codes::ALREADY_SUSPENDED);
     assert_eq!(world.last_sequence().await, before, "a refused suspend stores nothing");
 
     // The platform dies while suspended and comes back: the suspension holds, resume works.
     world.kill_platform();
     world.restart_platform().await;
     let twice = abort_request(&world, "suspend", &suspend("again")).await;
-    assert_eq!(code(&twice), codes::ALREADY_SUSPENDED, "still suspended after the restart");
-    let resumed = events(abort_request(&world, "resume", &abort::AbortRequest { command_id: CommandId::new(), tournament_id: t }).await);
+    assert_eq!(refusal_code(&twice), codes::ALREADY_SUSPENDED, "still suspended after the restart");
+    let resumed = recorded::<AbortEvent>(
+        abort_request(&world, "resume", &abort::AbortRequest { command_id: CommandId::new(), tournament_id: t }).await,
+    );
     assert!(matches!(resumed.as_slice(), [AbortEvent::Resumed { .. }]), "{resumed:?}");
     clock.next_where(|e| matches!(e, ClockEvent::Resumed { .. })).await;
     // And deals again: the pause, once, then `resume`, across the restart.
@@ -149,7 +140,7 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
     // paid in 4,400 = fees kept 100 + statements 4,300.
     let cancel =
         abort::Cancel { command_id: CommandId::new(), tournament_id: t, reason: "the venue closes".into(), method: Default::default() };
-    let cancelled = events(cancel_when_ready(&world, &cancel).await);
+    let cancelled = recorded::<AbortEvent>(cancel_when_ready(&world, &cancel).await);
     let [AbortEvent::Cancelled { cancellation, snapshot, .. }] = cancelled.as_slice() else { panic!("{cancelled:?}") };
     assert_eq!(cancellation.paid_places, 1, "{cancellation:?}");
     assert_eq!((cancellation.remaining, cancellation.chips_in_play, cancellation.pool), (3, 40_000, 4_000));
@@ -186,12 +177,12 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
     // Cancel again, resume after the cancel: refused, nothing stored.
     let before = world.last_sequence().await;
     let again = abort::Cancel { command_id: CommandId::new(), ..cancel.clone() };
-    assert_eq!(code(&abort_request(&world, "cancel", &again).await), codes::TOURNAMENT_CANCELLED);
+    assert_eq!(refusal_code(&abort_request(&world, "cancel", &again).await), codes::TOURNAMENT_CANCELLED);
     let late = abort::AbortRequest { command_id: CommandId::new(), tournament_id: t };
-    assert_eq!(code(&abort_request(&world, "resume", &late).await), codes::TOURNAMENT_CANCELLED);
+    assert_eq!(refusal_code(&abort_request(&world, "resume", &late).await), codes::TOURNAMENT_CANCELLED);
     assert_eq!(world.last_sequence().await, before, "refusals store nothing");
     // The same cancel sent again is answered from the history, with the same statements.
-    assert_eq!(events(abort_request(&world, "cancel", &cancel).await), cancelled);
+    assert_eq!(recorded::<AbortEvent>(abort_request(&world, "cancel", &cancel).await), cancelled);
 
     // One player's statement, from the abort service's view.
     let ann_or_whoever = &cancellation.statements[0];

@@ -11,7 +11,7 @@ use floor_events::payouts::{Books, DealAnswer, DealMethod, DealQuery, DealStage,
 use floor_events::table::{BustReport, PotWon, Report, SeatStack};
 use floor_events::tournament::{Start, TournamentDefinition};
 use floor_events::{codes, subjects, CommandId, Money, PlayerId, Reply, TournamentId};
-use floor_tests::{freezeout, World};
+use floor_tests::{freezeout, recorded, refusal_code, World};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -64,20 +64,6 @@ fn player(entry: floor_events::EntryNo) -> PlayerId {
 
 async fn payouts(world: &World, verb: &str, request: &impl serde::Serialize) -> Reply<Value> {
     world.request(subjects::service::PAYOUTS, verb, request).await
-}
-
-fn code(reply: &Reply<Value>) -> &str {
-    match reply {
-        Reply::Error(e) => &e.code,
-        Reply::Ok(v) => panic!("expected a refusal, got {v}"),
-    }
-}
-
-fn events(reply: Reply<Value>) -> Vec<PayoutEvent> {
-    match reply {
-        Reply::Ok(v) => serde_json::from_value(v["events"].clone()).expect("payout events"),
-        Reply::Error(e) => panic!("refused: {e:?}"),
-    }
 }
 
 /// One hand at table 1: `winner` takes `loser`'s whole stack.
@@ -137,7 +123,7 @@ async fn three_players_agree_an_icm_deal_over_nats_the_clock_pauses_and_the_elim
         method: DealMethod::Icm,
         left_to_play_for: Some(Money::new(400, floor_events::Currency::EUR)),
     };
-    let proposed = events(payouts(&world, "propose_deal", &propose).await);
+    let proposed = recorded::<PayoutEvent>(payouts(&world, "propose_deal", &propose).await);
     let [PayoutEvent::DealProposed { shares, left_to_play_for: 400, pool: 4_000, .. }] = proposed.as_slice() else {
         panic!("{proposed:?}")
     };
@@ -162,24 +148,24 @@ async fn three_players_agree_an_icm_deal_over_nats_the_clock_pauses_and_the_elim
     let before = store.last_sequence(&payouts_log).await.expect("payouts log");
     let answer = |who: PlayerId| DealAnswer { command_id: CommandId::new(), tournament_id: t, player: who };
     let again = ProposeDeal { command_id: CommandId::new(), player: player(middle.entry), ..propose.clone() };
-    assert_eq!(code(&payouts(&world, "propose_deal", &again).await), codes::DEAL_ALREADY_PROPOSED);
-    assert_eq!(code(&payouts(&world, "accept_deal", &answer(player(seats[1].entry))).await), codes::NOT_REMAINING);
-    assert_eq!(code(&payouts(&world, "accept_deal", &answer(player(leader.entry))).await), codes::DEAL_ALREADY_ACCEPTED);
+    assert_eq!(refusal_code(&payouts(&world, "propose_deal", &again).await), codes::DEAL_ALREADY_PROPOSED);
+    assert_eq!(refusal_code(&payouts(&world, "accept_deal", &answer(player(seats[1].entry))).await), codes::NOT_REMAINING);
+    assert_eq!(refusal_code(&payouts(&world, "accept_deal", &answer(player(leader.entry))).await), codes::DEAL_ALREADY_ACCEPTED);
     let elsewhere = DealAnswer { tournament_id: TournamentId::new(), ..answer(player(middle.entry)) };
-    assert_eq!(code(&payouts(&world, "accept_deal", &elsewhere).await), codes::UNKNOWN_TOURNAMENT);
+    assert_eq!(refusal_code(&payouts(&world, "accept_deal", &elsewhere).await), codes::UNKNOWN_TOURNAMENT);
     assert_eq!(store.last_sequence(&payouts_log).await.expect("payouts log"), before, "refusals store nothing");
 
     // The platform dies mid-discussion and comes back: the proposal and its acceptances hold.
     world.kill_platform();
     world.restart_platform().await;
-    assert_eq!(code(&payouts(&world, "accept_deal", &answer(player(leader.entry))).await), codes::DEAL_ALREADY_ACCEPTED);
+    assert_eq!(refusal_code(&payouts(&world, "accept_deal", &answer(player(leader.entry))).await), codes::DEAL_ALREADY_ACCEPTED);
 
     // The other two accept: agreed, and the clock runs again.
     assert_eq!(
-        events(payouts(&world, "accept_deal", &answer(player(middle.entry))).await),
+        recorded::<PayoutEvent>(payouts(&world, "accept_deal", &answer(player(middle.entry))).await),
         vec![PayoutEvent::DealAccepted { player: player(middle.entry) }]
     );
-    let last = events(payouts(&world, "accept_deal", &answer(player(short.entry))).await);
+    let last = recorded::<PayoutEvent>(payouts(&world, "accept_deal", &answer(player(short.entry))).await);
     assert!(matches!(last.last(), Some(PayoutEvent::DealAgreed { left_to_play_for: 400, .. })), "{last:?}");
     clock.next_where(|e| matches!(e, ClockEvent::Resumed { .. })).await;
     // `deal` answers once the payouts memory has read the log as far as it went when asked.

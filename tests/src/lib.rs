@@ -353,6 +353,24 @@ impl ClockWatch {
     }
 }
 
+/// The code of a refusal; panics on an answer.
+#[track_caller]
+pub fn refusal_code(reply: &Reply<Value>) -> &str {
+    match reply {
+        Reply::Error(e) => &e.code,
+        Reply::Ok(v) => panic!("expected a refusal, got {v}"),
+    }
+}
+
+/// The events a service's reply recorded (`{"events": [...]}`); panics on a refusal.
+#[track_caller]
+pub fn recorded<E: serde::de::DeserializeOwned>(reply: Reply<Value>) -> Vec<E> {
+    match reply {
+        Reply::Ok(v) => serde_json::from_value(v["events"].clone()).expect("the reply's events"),
+        Reply::Error(e) => panic!("refused: {e:?}"),
+    }
+}
+
 /// A scheduled freezeout starting tomorrow, EUR 10 + 1, room for `capacity`.
 pub fn freezeout(capacity: u32) -> TournamentDefinition {
     let start = chrono::Utc::now() + chrono::Duration::days(1);
