@@ -5,7 +5,7 @@
 use floor::sim::{self, BountySummary, SimConfig, Summary};
 use floor::startup::{Nats, PlatformConfig};
 use floor_events::bounties::BountyEvent;
-use floor_events::{subjects, RuleProfile, TournamentId};
+use floor_events::{subjects, TournamentId};
 use floor_runtime::JetStreamStore;
 use floor_tests::{RunningPlatform, World, DEADLINE};
 use std::time::Duration;
@@ -13,19 +13,7 @@ use std::time::Duration;
 const KEY: [u8; 32] = [42; 32];
 
 fn config(entrants: u32, seed: u64, t: TournamentId, kind: &str) -> SimConfig {
-    SimConfig {
-        entrants,
-        seed,
-        table_size: 9,
-        profile: RuleProfile::Tda2024,
-        tournament_id: t,
-        rebuys: false,
-        bounty: sim::bounty_terms(kind),
-        start_after: sim::START_AFTER_ON_OWN_PLATFORM,
-        free: false,
-        hand_for_hand_from: None,
-        watchable: None,
-    }
+    SimConfig { bounty: sim::bounty_terms(kind), ..SimConfig::new(entrants, seed, t) }
 }
 
 async fn play(world: &World, config: &SimConfig) -> Summary {

@@ -10,7 +10,7 @@ use floor::sim::{self, SimConfig, Summary};
 use floor::startup::{Nats, PlatformConfig};
 use floor_events::registration::TournamentEvent;
 use floor_events::tournament::{Start, TournamentDefinition};
-use floor_events::{subjects, CommandId, PlayerId, RuleProfile, TournamentId};
+use floor_events::{subjects, CommandId, PlayerId, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::store::StoredCommit;
 use floor_tests::{RunningPlatform, World, DEADLINE};
@@ -160,20 +160,7 @@ async fn a_command_its_service_died_with_is_sent_again_with_the_same_id() {
 }
 
 fn config(entrants: u32, seed: u64, tournament_id: TournamentId) -> SimConfig {
-    let start_after = sim::start_after_on_a_shared_platform(entrants);
-    SimConfig {
-        entrants,
-        seed,
-        table_size: 9,
-        profile: RuleProfile::Tda2024,
-        tournament_id,
-        rebuys: false,
-        bounty: None,
-        start_after,
-        free: false,
-        hand_for_hand_from: None,
-        watchable: None,
-    }
+    SimConfig { start_after: sim::start_after_on_a_shared_platform(entrants), ..SimConfig::new(entrants, seed, tournament_id) }
 }
 
 /// Issue 18, item 4: against a platform with a scheduler, the sim's scheduled field is in

@@ -6,7 +6,7 @@ use floor::sim::{self, SimConfig};
 use floor_events::rebuys::{verbs, DirectorRequest, Purchase, RebuyEvent};
 use floor_events::table::{Instruction, Removal, TableInstruction};
 use floor_events::tournament::{AddOnTerms, RebuyCondition, RebuyTerms, Start};
-use floor_events::{codes, subjects, CommandId, Currency, Money, PlayerId, Reply, RuleProfile, TournamentId};
+use floor_events::{codes, subjects, CommandId, Currency, Money, PlayerId, Reply, TournamentId};
 use floor_runtime::JetStreamStore;
 use floor_tests::{freezeout, World};
 
@@ -43,20 +43,7 @@ async fn a_rebuy_tournament_ends_with_balanced_books_and_its_payouts_in_the_lobb
     .await;
     let entrants = 60;
     let t = TournamentId(uuid::Uuid::from_u128(0x5eb0));
-    let start_after = sim::START_AFTER_ON_OWN_PLATFORM;
-    let config = SimConfig {
-        entrants,
-        seed: 9,
-        table_size: 9,
-        profile: RuleProfile::Tda2024,
-        tournament_id: t,
-        rebuys: true,
-        bounty: None,
-        start_after,
-        free: false,
-        hand_for_hand_from: None,
-        watchable: None,
-    };
+    let config = SimConfig { rebuys: true, ..SimConfig::new(entrants, 9, t) };
     let summary = sim::run(&world.backbone, &config, |_| {}).await.unwrap_or_else(|e| panic!("rebuy sim: {e}"));
     let b = &summary.books;
     assert!(b.finished && b.balanced, "{b:?}");

@@ -7,7 +7,7 @@ use esrs::Aggregate;
 use floor::sim::{self, SimConfig, Summary};
 use floor_events::payouts::{PayoutEvent, PlaceAward};
 use floor_events::seating::SeatingEvent;
-use floor_events::{subjects, EntryNo, RuleProfile, TournamentId};
+use floor_events::{subjects, EntryNo, TournamentId};
 use floor_runtime::JetStreamStore;
 use floor_seating::domain::{SeatingAggregate, SeatingState};
 use floor_tests::World;
@@ -17,20 +17,7 @@ use std::sync::{Arc, Mutex};
 
 fn config(entrants: u32, seed: u64) -> SimConfig {
     let tournament_id = TournamentId(uuid::Uuid::from_u128(u128::from(seed) << 32 | u128::from(entrants)));
-    let start_after = sim::START_AFTER_ON_OWN_PLATFORM;
-    SimConfig {
-        entrants,
-        seed,
-        table_size: 9,
-        profile: RuleProfile::Tda2024,
-        tournament_id,
-        rebuys: false,
-        bounty: None,
-        start_after,
-        free: false,
-        hand_for_hand_from: None,
-        watchable: None,
-    }
+    SimConfig::new(entrants, seed, tournament_id)
 }
 
 /// A platform whose draws repeat (fixed seed key) and without the scheduler (the simulator

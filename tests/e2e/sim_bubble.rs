@@ -19,7 +19,7 @@ use floor::sim::{self, SimConfig, Summary};
 use floor_events::bubble::{BubbleEvent, EndCause};
 use floor_events::seating::SeatingEvent;
 use floor_events::table::Instruction;
-use floor_events::{subjects, RuleProfile, TournamentId};
+use floor_events::{subjects, TournamentId};
 use floor_runtime::JetStreamStore;
 use floor_tests::World;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -28,19 +28,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 /// are played hand for hand (the sim's all-in hands bust someone at most tables every hand).
 fn config(entrants: u32, seed: u64, table_size: u8, from: u32, free: bool) -> SimConfig {
     let tournament_id = TournamentId(uuid::Uuid::from_u128(0xb0bb1e << 64 | u128::from(seed) << 32 | u128::from(entrants)));
-    SimConfig {
-        entrants,
-        seed,
-        table_size,
-        profile: RuleProfile::Tda2024,
-        tournament_id,
-        rebuys: false,
-        bounty: None,
-        start_after: sim::START_AFTER_ON_OWN_PLATFORM,
-        free,
-        hand_for_hand_from: Some(from),
-        watchable: None,
-    }
+    SimConfig { table_size, free, hand_for_hand_from: Some(from), ..SimConfig::new(entrants, seed, tournament_id) }
 }
 
 async fn world() -> World {

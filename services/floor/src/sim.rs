@@ -101,6 +101,27 @@ pub struct SimConfig {
     pub watchable: Option<Watchable>,
 }
 
+impl SimConfig {
+    /// A freezeout of `entrants` at tables of nine under `tda-2024`, on the simulator's own
+    /// platform ([`START_AFTER_ON_OWN_PLATFORM`]), in lockstep, as fast as Floor takes it: what
+    /// `floor sim` plays unless told otherwise. Change a field with `SimConfig { …, ..new }`.
+    pub fn new(entrants: u32, seed: u64, tournament_id: TournamentId) -> Self {
+        Self {
+            entrants,
+            seed,
+            table_size: 9,
+            profile: RuleProfile::Tda2024,
+            tournament_id,
+            rebuys: false,
+            bounty: None,
+            start_after: START_AFTER_ON_OWN_PLATFORM,
+            free: false,
+            hand_for_hand_from: None,
+            watchable: None,
+        }
+    }
+}
+
 /// `floor sim --hand-every … --structure …` (`make demo`): a tournament a person can watch in
 /// the lobby, levels changing, tables breaking, players busting.
 #[derive(Debug, Clone, PartialEq)]
