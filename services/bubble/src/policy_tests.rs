@@ -1,0 +1,229 @@
+//! The bubble policy, case by case: what each commit read from the log makes it ask.
+
+use super::*;
+use floor_events::table::{BustReport, SeatStack};
+
+#[test]
+fn the_memory_reads_back_from_its_snapshot() {
+    // Maps keyed by tournament, table and entry encode as JSON objects and read back whole.
+    let t = TournamentId::new();
+    let mut policy = Policy::default();
+    let mut x = tournament(RuleProfile::Tda2024.hand_for_hand());
+    x.players_left = Some(16);
+    x.moving.insert(EntryNo(4));
+    policy.tournaments.insert(t, x);
+    let stacks = vec![SeatStack { seat: SeatNo(3), entry: EntryNo(7), chips: 100 }];
+    policy.on_seating(t, 1, at(), &[SeatingEvent::TableOpened { table: 3, seats: 9 }]);
+    policy.on_seating(t, 1, at(), &[SeatingEvent::HandStarted { table: 3, hand: 41, button: SeatNo(2), stacks, crossing: false }]);
+    policy.on_seating(t, 2, at(), &[SeatingEvent::TableOpened { table: 5, seats: 9 }]);
+    let back: Policy = serde_json::from_slice(&serde_json::to_vec(&policy).expect("encodes")).expect("decodes");
+    assert_eq!(back.field(t), policy.field(t));
+    assert_eq!(back.field(t).map(|f| (f.players_left, f.tables, f.dealing)), Some((16, vec![3, 5], vec![3])));
+    let (a, b) = (&policy.tournaments[&t], &back.tournaments[&t]);
+    assert_eq!((&a.moving, a.tables[&3].seats.get(&EntryNo(7))), (&b.moving, b.tables[&3].seats.get(&EntryNo(7))));
+}
+
+#[test]
+fn seat_order_starts_left_of_the_button_and_ends_on_it() {
+    let order = |seat| seat_order(SeatNo(seat), SeatNo(5));
+    assert_eq!([order(6), order(7), order(9), order(1), order(4), order(5)], [0, 1, 3, 251, 254, 255]);
+    assert!(order(9) < order(1) && order(1) < order(4) && order(4) < order(5));
+}
+
+fn tournament(rules: HandForHandRules) -> Tournament {
+    Tournament {
+        rules,
+        profile: RuleProfile::Tda2024,
+        fixed: None,
+        entries: 100,
+        paid_places: Some(15),
+        tables: BTreeMap::new(),
+        players_left: None,
+        running: false,
+        announced: false,
+        ended: false,
+        hand: 0,
+        complete: false,
+        paused: false,
+        moving: BTreeSet::new(),
+        rebuying: BTreeSet::new(),
+    }
+}
+
+/// A tournament under tda-2024's hand-for-hand, 15 paid, with tables 1 and 2 open (seating's
+/// commit 1).
+fn two_tables_near_the_bubble() -> (TournamentId, Policy) {
+    let t = TournamentId::new();
+    let mut policy = Policy::default();
+    policy.tournaments.insert(t, tournament(RuleProfile::Tda2024.hand_for_hand()));
+    policy.on_seating(t, 1, at(), &[SeatingEvent::TableOpened { table: 1, seats: 9 }, SeatingEvent::TableOpened { table: 2, seats: 9 }]);
+    (t, policy)
+}
+
+fn at() -> DateTime<Utc> {
+    "2026-12-06T20:00:00Z".parse().unwrap()
+}
+
+fn eliminated(entry: u32, players_left: u32) -> SeatingEvent {
+    SeatingEvent::EntryEliminated { entry: EntryNo(entry), players_left, stack_at_start: None, table: None }
+}
+
+#[test]
+fn an_elimination_near_the_bubble_asks_the_aggregate_and_one_far_from_it_does_not() {
+    let (t, mut policy) = two_tables_near_the_bubble();
+    assert!(policy.on_seating(t, 2, at(), &[eliminated(1, 17)]).is_empty(), "15 paid + 1: 17 left is not near yet");
+    let orders = policy.on_seating(t, 3, at(), &[eliminated(2, 16)]);
+    let [Order::Bubble(_, first, BubbleCommand::Field { field, .. })] = &orders[..] else { panic!("{orders:?}") };
+    assert_eq!((field.players_left, field.boundary, field.tables.clone()), (16, 15, vec![1, 2]));
+    let again = policy.on_seating(t, 3, at(), &[eliminated(2, 16)]);
+    assert!(matches!(&again[..], [Order::Bubble(_, id, _)] if id == first), "the same commit, the same id");
+}
+
+/// Given tables 1 and 2 near the bubble (15 paid, 17 left), table 2 dealing,
+/// when table 1's bust leaves 16 and the start is not yet read back from the log,
+/// then table 2's finish, stored between the two, still goes to the aggregate (its hand 0).
+#[test]
+fn a_finish_between_the_trigger_and_the_start_in_the_log_still_reaches_the_aggregate() {
+    let (t, mut policy) = two_tables_near_the_bubble();
+    let seats = |e: u32, s: u8| vec![SeatStack { seat: SeatNo(s), entry: EntryNo(e), chips: 100 }];
+    policy.on_seating(
+        t,
+        2,
+        at(),
+        &[SeatingEvent::HandStarted { table: 2, hand: 8, button: SeatNo(1), stacks: seats(9, 1), crossing: false }],
+    );
+    let orders = policy.on_seating(t, 3, at(), &[eliminated(2, 16)]);
+    let [Order::Bubble(_, _, BubbleCommand::Field { field, .. })] = &orders[..] else { panic!("{orders:?}") };
+    assert_eq!(field.dealing, vec![2], "table 2 owes hand 0");
+    let finished = SeatingEvent::HandFinished { table: 2, hand: 8, stacks: vec![], busts: vec![] };
+    let orders = policy.on_seating(t, 4, at(), &[finished]);
+    assert!(
+        matches!(&orders[..], [Order::Bubble(_, _, BubbleCommand::Finished { table: 2, table_hand: 8, .. })]),
+        "forwarded before the start is read: {orders:?}"
+    );
+    // Once it has ended, the trigger asks no more, and reports are not forwarded.
+    let ended = BubbleEvent::HandForHandEnded { cause: floor_events::bubble::EndCause::OneTable, players_left: 16, at: at() };
+    policy.on_bubble(t, &[ended]);
+    policy.on_seating(t, 5, at(), &[eliminated(3, 16)]);
+    let started = SeatingEvent::HandStarted { table: 2, hand: 9, button: SeatNo(1), stacks: seats(9, 1), crossing: false };
+    assert!(policy.on_seating(t, 6, at(), &[started]).is_empty());
+}
+
+/// Given hand-for-hand announced with table 1 between hands in the policy's view,
+/// when table 1 deals before seating's hold for it is in the log, and again after,
+/// then the first deal goes to the aggregate as dealt before the hold (not a released
+/// hand), the second as seating said.
+#[test]
+fn a_deal_stored_before_seating_held_the_table_is_not_a_released_hand() {
+    let (t, mut policy) = two_tables_near_the_bubble();
+    let seats = |e: u32, s: u8| vec![SeatStack { seat: SeatNo(s), entry: EntryNo(e), chips: 100 }];
+    let orders = policy.on_seating(t, 2, at(), &[eliminated(2, 16)]);
+    assert!(matches!(&orders[..], [Order::Bubble(_, _, BubbleCommand::Field { .. })]), "{orders:?}");
+    let dealt = |hand| SeatingEvent::HandStarted { table: 1, hand, button: SeatNo(1), stacks: seats(9, 1), crossing: false };
+    let orders = policy.on_seating(t, 3, at(), &[dealt(5)]);
+    assert!(matches!(&orders[..], [Order::Bubble(_, _, BubbleCommand::Dealt { table: 1, crossing: true, .. })]), "{orders:?}");
+    let hold = floor_events::table::TableInstruction { tournament_id: t, table: 1, sequence: 9, instruction: Instruction::HoldForDeal };
+    policy.on_seating(
+        t,
+        4,
+        at(),
+        &[SeatingEvent::HandFinished { table: 1, hand: 5, stacks: vec![], busts: vec![] }, SeatingEvent::Instructed { instruction: hold }],
+    );
+    let orders = policy.on_seating(t, 5, at(), &[dealt(6)]);
+    assert!(matches!(&orders[..], [Order::Bubble(_, _, BubbleCommand::Dealt { table: 1, crossing: false, .. })]), "{orders:?}");
+}
+
+/// Given a move in flight and table 3 closed (broken) while dealing its last hand,
+/// when the moving player busts instead (eliminated, no confirmation) and table 3 reports
+/// the end of its last hand,
+/// then nothing holds the release back, and the release does not name table 3.
+#[test]
+fn a_bust_ends_a_move_and_a_closed_table_finishing_its_last_hand_stays_out_of_the_release() {
+    let t = TournamentId::new();
+    let mut policy = Policy::default();
+    let mut x = tournament(RuleProfile::Win2day.hand_for_hand());
+    x.running = true;
+    for n in [1, 2, 3] {
+        x.tables.insert(n, Table::default());
+    }
+    policy.tournaments.insert(t, x);
+    let moved = SeatingEvent::PlayerMoved {
+        entry: EntryNo(4),
+        from_table: 1,
+        from_seat: SeatNo(2),
+        to_table: 2,
+        to_seat: SeatNo(5),
+        wait_for_button: false,
+        reason: floor_events::seating::MoveReason::Break { players_left: 20, tables_needed: 2 },
+    };
+    policy.on_seating(t, 1, at(), &[moved, SeatingEvent::TableClosed { table: 3 }]);
+    let finished = SeatingEvent::HandFinished { table: 3, hand: 30, stacks: vec![], busts: vec![] };
+    policy.on_seating(t, 2, at(), &[finished]);
+    policy.on_seating(t, 3, at(), &[eliminated(4, 19)]);
+    let completed = BubbleEvent::HandCompleted { hand: 2, players_left_before: 20, placed: vec![], at: at() };
+    let orders = policy.on_bubble(t, &[completed]);
+    assert!(matches!(&orders[..], [Order::Bubble(_, _, BubbleCommand::Release { tables, .. })] if tables == &vec![1, 2]), "{orders:?}");
+}
+
+#[test]
+fn while_running_reports_go_to_the_aggregate_with_seat_order_and_only_eliminated_busts() {
+    let t = TournamentId::new();
+    let mut policy = Policy::default();
+    policy.tournaments.insert(t, tournament(RuleProfile::Tda2024.hand_for_hand()));
+    policy.tournaments.get_mut(&t).unwrap().running = true;
+    policy.tournaments.get_mut(&t).unwrap().tables.insert(3, Table::default());
+    let stacks =
+        |entries: &[(u32, u8)]| entries.iter().map(|&(e, s)| SeatStack { seat: SeatNo(s), entry: EntryNo(e), chips: 100 }).collect();
+    let started =
+        SeatingEvent::HandStarted { table: 3, hand: 41, button: SeatNo(2), stacks: stacks(&[(7, 3), (8, 1), (9, 5)]), crossing: false };
+    let orders = policy.on_seating(t, 10, at(), &[started]);
+    assert!(matches!(&orders[..], [Order::Bubble(_, _, BubbleCommand::Dealt { table: 3, table_hand: 41, .. })]), "{orders:?}");
+    let report = |e| BustReport { entry: EntryNo(e), stack_at_start: 100, pots: vec![], best_high_hand: None };
+    let finished = SeatingEvent::HandFinished { table: 3, hand: 41, stacks: vec![], busts: vec![report(7), report(8)] };
+    let zero = SeatingEvent::StackReachedZero { entry: EntryNo(8), table: 3, hand: 41, stack_at_start: 100 };
+    let orders = policy.on_seating(t, 11, at(), &[finished, zero, eliminated(7, 16)]);
+    let Order::Bubble(_, _, BubbleCommand::Finished { busts, .. }) = &orders[0] else { panic!("{orders:?}") };
+    assert_eq!(busts, &vec![HandBust { entry: EntryNo(7), table: 3, stack_at_start: 100, seat_order: 0 }], "8 waits on a rebuy");
+}
+
+#[test]
+fn the_announcement_holds_every_table_and_pauses_a_deducting_clock_and_the_end_resumes_both() {
+    let (t, mut policy) = two_tables_near_the_bubble();
+    let started = BubbleEvent::HandForHandStarted {
+        cause: floor_events::bubble::StartCause::Trigger,
+        players_left: 16,
+        boundary: 15,
+        tables: vec![1, 2],
+        dealing: vec![1, 2],
+        at: at(),
+    };
+    let orders = policy.on_bubble(t, &[started]);
+    let holds = orders.iter().filter(|o| matches!(o, Order::Table { instruction: Instruction::HoldForDeal, .. })).count();
+    assert_eq!(holds, 2);
+    assert!(orders.iter().any(|o| matches!(o, Order::ClockPause(_))));
+    let completed = BubbleEvent::HandCompleted { hand: 0, players_left_before: 16, placed: vec![], at: at() };
+    let orders = policy.on_bubble(t, &[completed]);
+    assert!(orders.iter().any(|o| matches!(o, Order::ClockAdjust(AdjustTime { seconds: -120, .. }))), "{orders:?}");
+    assert!(orders.iter().any(|o| matches!(o, Order::Bubble(_, _, BubbleCommand::Release { .. }))), "settled: release at once");
+    let ended = BubbleEvent::HandForHandEnded { cause: floor_events::bubble::EndCause::Burst, players_left: 15, at: at() };
+    let orders = policy.on_bubble(t, &[ended]);
+    assert_eq!(orders.iter().filter(|o| matches!(o, Order::Table { instruction: Instruction::Resume, .. })).count(), 2);
+    assert!(orders.iter().any(|o| matches!(o, Order::ClockResume(_))));
+}
+
+#[test]
+fn a_move_in_flight_keeps_the_release_back_until_it_is_confirmed() {
+    let t = TournamentId::new();
+    let mut policy = Policy::default();
+    let mut x = tournament(RuleProfile::Win2day.hand_for_hand());
+    x.running = true;
+    x.tables.insert(1, Table::default());
+    x.tables.insert(2, Table::default());
+    x.moving.insert(EntryNo(4));
+    policy.tournaments.insert(t, x);
+    let completed = BubbleEvent::HandCompleted { hand: 3, players_left_before: 16, placed: vec![], at: at() };
+    let orders = policy.on_bubble(t, &[completed]);
+    assert!(orders.is_empty(), "normal clock, a move in flight: nothing yet: {orders:?}");
+    let orders = policy.on_seating(t, 20, at(), &[SeatingEvent::MoveConfirmed { entry: EntryNo(4) }]);
+    assert!(matches!(&orders[..], [Order::Bubble(_, _, BubbleCommand::Release { tables, .. })] if tables == &vec![1, 2]), "{orders:?}");
+}
