@@ -6,7 +6,7 @@
 //! lobby document changes with every registration and is pushed to every watcher: keeping the
 //! sheet (33 levels are most of a document) out of the document keeps each push small.
 
-use async_nats::jetstream::{self, kv, stream};
+use async_nats::jetstream::{self, kv};
 
 /// The bucket of structures.
 pub const BUCKET: &str = "floor-lobby-structures";
@@ -16,21 +16,5 @@ pub const BUCKET: &str = "floor-lobby-structures";
 /// # Errors
 /// When the bucket can neither be read nor created.
 pub async fn bucket(jetstream: &jetstream::Context) -> Result<kv::Store, String> {
-    if let Ok(bucket) = jetstream.get_key_value(BUCKET).await {
-        return Ok(bucket);
-    }
-    let created = jetstream
-        .create_key_value(kv::Config {
-            bucket: BUCKET.to_owned(),
-            description: "Floor lobby: each tournament's blind structure".to_owned(),
-            history: 1,
-            storage: stream::StorageType::File,
-            ..Default::default()
-        })
-        .await;
-    match created {
-        Ok(bucket) => Ok(bucket),
-        // Another lobby instance created it first.
-        Err(e) => jetstream.get_key_value(BUCKET).await.map_err(|_| format!("bucket {BUCKET}: {e}")),
-    }
+    floor_runtime::bootstrap::key_value(jetstream, BUCKET, "Floor lobby: each tournament's blind structure").await
 }

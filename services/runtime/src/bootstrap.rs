@@ -141,18 +141,7 @@ pub async fn ensure_backbone(client: async_nats::Client) -> Result<Backbone, Boo
         (subjects::SECRETS_BUCKET, "Floor secrets: seed keys for auditable draws"),
         (subjects::HEALTH_BUCKET, "Floor health: poison commits readers survived, aggregates set aside"),
     ] {
-        if jetstream.get_key_value(bucket).await.is_err() {
-            jetstream
-                .create_key_value(kv::Config {
-                    bucket: bucket.to_owned(),
-                    description: description.to_owned(),
-                    history: 1,
-                    storage: stream::StorageType::File,
-                    ..Default::default()
-                })
-                .await
-                .map_err(|e| setup(format!("bucket {bucket}: {e}")))?;
-        }
+        key_value(&jetstream, bucket, description).await.map_err(setup)?;
     }
     if jetstream.get_object_store(subjects::SNAPSHOT_BUCKET).await.is_err() {
         jetstream
@@ -168,6 +157,31 @@ pub async fn ensure_backbone(client: async_nats::Client) -> Result<Backbone, Boo
     let health =
         jetstream.get_key_value(subjects::HEALTH_BUCKET).await.map_err(|e| setup(format!("bucket {}: {e}", subjects::HEALTH_BUCKET)))?;
     Ok(Backbone { client, jetstream, events, tables, health: Health::new(health) })
+}
+
+/// The key-value bucket `bucket` (one value per key, on file), created with `description` if
+/// it does not exist yet. Another process creating it at the same moment is not an error: the
+/// bucket it created is returned.
+///
+/// # Errors
+/// When the bucket can neither be read nor created: the reason, naming the bucket.
+pub async fn key_value(jetstream: &jetstream::Context, bucket: &str, description: &str) -> Result<kv::Store, String> {
+    if let Ok(store) = jetstream.get_key_value(bucket).await {
+        return Ok(store);
+    }
+    let created = jetstream
+        .create_key_value(kv::Config {
+            bucket: bucket.to_owned(),
+            description: description.to_owned(),
+            history: 1,
+            storage: stream::StorageType::File,
+            ..Default::default()
+        })
+        .await;
+    match created {
+        Ok(store) => Ok(store),
+        Err(e) => jetstream.get_key_value(bucket).await.map_err(|_| format!("bucket {bucket}: {e}")),
+    }
 }
 
 /// Where `floor run` records the embedded server's URL.

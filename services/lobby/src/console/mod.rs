@@ -43,7 +43,7 @@ pub mod pages;
 pub mod tables;
 
 use crate::http::LobbyCache;
-use async_nats::jetstream::{self, kv, stream};
+use async_nats::jetstream::{self, kv};
 use auth::{PasswordHash, Sessions};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::{Clock, Commands};
@@ -115,20 +115,5 @@ impl Console {
 
 /// The audit bucket, created on first use (the console is its only writer).
 async fn audit_bucket(jetstream: &jetstream::Context) -> Result<kv::Store, String> {
-    if let Ok(bucket) = jetstream.get_key_value(AUDIT_BUCKET).await {
-        return Ok(bucket);
-    }
-    let created = jetstream
-        .create_key_value(kv::Config {
-            bucket: AUDIT_BUCKET.to_owned(),
-            description: "Floor console: who did each director action".to_owned(),
-            history: 1,
-            storage: stream::StorageType::File,
-            ..Default::default()
-        })
-        .await;
-    match created {
-        Ok(bucket) => Ok(bucket),
-        Err(e) => jetstream.get_key_value(AUDIT_BUCKET).await.map_err(|_| format!("bucket {AUDIT_BUCKET}: {e}")),
-    }
+    floor_runtime::bootstrap::key_value(jetstream, AUDIT_BUCKET, "Floor console: who did each director action").await
 }
