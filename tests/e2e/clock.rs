@@ -1,29 +1,10 @@
 //! The clock service end to end: a tournament's start starts its clock, levels change on the
 //! timer at their scheduled instants (across a crash), directors steer it, the lobby shows it.
 
-use floor_events::clock::{self, BlindStructure, ClockEvent, Level, Step, StepCause, Structure};
-use floor_events::tournament::{Start, TournamentDefinition};
+use floor_events::clock::{self, ClockEvent, Step, StepCause};
 use floor_events::{subjects, Reply, TournamentId};
-use floor_tests::{freezeout, World};
+use floor_tests::{freezeout, heads_up, level, ten_minute_levels, World};
 use serde_json::json;
-
-fn level(small_blind: u64, big_blind: u64, seconds: u32) -> Step {
-    Step::Level(Level { small_blind, big_blind, ante: 0, big_blind_ante: false, seconds })
-}
-
-/// A two-seat sit & go with its own structure: it starts, and its clock with it, when the second
-/// player registers.
-fn heads_up(steps: Vec<Step>) -> TournamentDefinition {
-    let structure = Structure { steps, late_registration_levels: None, rebuys_until_break: None, push_hold_seconds: 0 };
-    TournamentDefinition {
-        start: Start::SitAndGo,
-        capacity: 2,
-        min_players: 2,
-        guarantee: None,
-        structure: Some(BlindStructure::Custom(structure)),
-        ..freezeout(2)
-    }
-}
 
 async fn fill(world: &World, tournament: TournamentId) {
     for player in ["ana", "ben"] {
@@ -134,7 +115,7 @@ async fn directors_pause_add_time_and_resume_and_every_command_is_in_the_log() {
 async fn a_ten_minute_level_ends_when_the_platform_clock_is_moved_past_it_with_no_real_wait() {
     let manual = floor_runtime::ManualClock::new(chrono::Utc::now());
     let world = World::start_configured(|c| c.clock = std::sync::Arc::new(manual.clone())).await;
-    let tournament = world.create(heads_up(vec![level(100, 200, 600), level(200, 400, 600)])).await;
+    let tournament = world.create(heads_up(ten_minute_levels())).await;
     let mut clock = world.watch_clock(tournament).await;
     fill(&world, tournament).await;
     let (first, _) = clock.next_where(started(0)).await;

@@ -3,14 +3,14 @@
 //! without a valid session (none, forged, expired, or a form from another session) every action
 //! is refused and nothing is written.
 
-use floor_events::clock::{BlindStructure, ClockEvent, Level, Step, Structure};
+use floor_events::clock::ClockEvent;
 use floor_events::seating::SeatingEvent;
 use floor_events::table::Report;
-use floor_events::tournament::{Start, TournamentDefinition};
+use floor_events::tournament::TournamentDefinition;
 use floor_events::{Reply, TournamentId};
 use floor_lobby::console::auth::PasswordHash;
 use floor_lobby::console::ConsoleConfig;
-use floor_tests::{freezeout, http_request, World, DEADLINE};
+use floor_tests::{freezeout, heads_up, http_request, ten_minute_levels, World, DEADLINE};
 use std::net::SocketAddr;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -88,30 +88,15 @@ fn field(html: &str, name: &str) -> String {
 }
 
 /// A two-seat sit & go with ten-minute levels, named as a script.
-fn heads_up() -> TournamentDefinition {
-    let level = |small_blind, big_blind| Step::Level(Level { small_blind, big_blind, ante: 0, big_blind_ante: false, seconds: 600 });
-    let structure = Structure {
-        steps: vec![level(100, 200), level(200, 400)],
-        late_registration_levels: None,
-        rebuys_until_break: None,
-        push_hold_seconds: 0,
-    };
-    TournamentDefinition {
-        name: SCRIPT_NAME.into(),
-        start: Start::SitAndGo,
-        capacity: 2,
-        min_players: 2,
-        guarantee: None,
-        structure: Some(BlindStructure::Custom(structure)),
-        ..freezeout(2)
-    }
+fn heads_up_named_as_a_script() -> TournamentDefinition {
+    TournamentDefinition { name: SCRIPT_NAME.into(), ..heads_up(ten_minute_levels()) }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_director_signs_in_pauses_the_clock_with_a_reason_and_the_event_names_them() {
     let world = World::start_configured(|c| c.console = Some(console())).await;
     let http = world.platform().http().expect("lobby serves HTTP");
-    let tournament = world.create(heads_up()).await;
+    let tournament = world.create(heads_up_named_as_a_script()).await;
     let mut clock = world.watch_clock(tournament).await;
     for player in ["ana", "ben"] {
         assert!(matches!(world.register(tournament, player).await, Reply::Ok(_)), "{player} registers");

@@ -2,11 +2,10 @@
 //! tournament now, before its time; and when the last opponent busts the tournament is finished
 //! everywhere (registration's log, the lobby) and its clock stops.
 
-use floor_events::clock::{BlindStructure, ClockEvent, Level, Step, Structure};
+use floor_events::clock::ClockEvent;
 use floor_events::registration::{verbs, StartTournament, TournamentEvent};
-use floor_events::tournament::{Start, TournamentDefinition};
 use floor_events::{codes, CommandId, Reply, TournamentId};
-use floor_tests::{freezeout, World};
+use floor_tests::{freezeout, heads_up, ten_minute_levels, World};
 
 fn start(t: TournamentId, now: bool) -> StartTournament {
     StartTournament { command_id: CommandId::new(), tournament_id: t, now }
@@ -34,28 +33,10 @@ async fn a_director_starts_a_scheduled_tournament_now_once_its_minimum_is_met() 
     assert!(started);
 }
 
-/// A heads-up sit & go with a clock of long levels.
-fn heads_up() -> TournamentDefinition {
-    let level = |small_blind, big_blind| Step::Level(Level { small_blind, big_blind, ante: 0, big_blind_ante: false, seconds: 600 });
-    let structure = Structure {
-        steps: vec![level(100, 200), level(200, 400)],
-        late_registration_levels: None,
-        rebuys_until_break: None,
-        push_hold_seconds: 0,
-    };
-    TournamentDefinition {
-        start: Start::SitAndGo,
-        capacity: 2,
-        guarantee: None,
-        structure: Some(BlindStructure::Custom(structure)),
-        ..freezeout(2)
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn when_the_last_opponent_busts_the_tournament_is_finished_and_its_clock_stops() {
     let world = World::start_configured(|c| c.skip("scheduler")).await;
-    let t = world.create(heads_up()).await;
+    let t = world.create(heads_up(ten_minute_levels())).await;
     let mut clock = world.watch_clock(t).await;
     for player in ["ana", "ben"] {
         assert!(matches!(world.register(t, player).await, Reply::Ok(_)), "{player} registers");

@@ -7,7 +7,7 @@
 
 use async_nats::jetstream;
 use floor::startup::{Nats, Platform, PlatformConfig};
-use floor_events::clock::ClockEvent;
+use floor_events::clock::{BlindStructure, ClockEvent, Level, Step, Structure};
 use floor_events::registration::{verbs, CreateTournament, Register, TournamentEvent};
 use floor_events::table::{BustReport, Instruction, PotWon, Report, SeatStack, TableInstruction, TableReport};
 use floor_events::tournament::{EntryModel, Fee, Start, TournamentDefinition};
@@ -368,6 +368,30 @@ pub fn recorded<E: serde::de::DeserializeOwned>(reply: Reply<Value>) -> Vec<E> {
     match reply {
         Reply::Ok(v) => serde_json::from_value(v["events"].clone()).expect("the reply's events"),
         Reply::Error(e) => panic!("refused: {e:?}"),
+    }
+}
+
+/// A blind level of `seconds`, no ante.
+pub fn level(small_blind: u64, big_blind: u64, seconds: u32) -> Step {
+    Step::Level(Level { small_blind, big_blind, ante: 0, big_blind_ante: false, seconds })
+}
+
+/// Two ten-minute levels (100/200, 200/400): a clock that does not move during a test.
+pub fn ten_minute_levels() -> Vec<Step> {
+    vec![level(100, 200, 600), level(200, 400, 600)]
+}
+
+/// A two-seat sit & go with its own structure: it starts, and its clock with it, when the
+/// second player registers.
+pub fn heads_up(steps: Vec<Step>) -> TournamentDefinition {
+    let structure = Structure { steps, late_registration_levels: None, rebuys_until_break: None, push_hold_seconds: 0 };
+    TournamentDefinition {
+        start: Start::SitAndGo,
+        capacity: 2,
+        min_players: 2,
+        guarantee: None,
+        structure: Some(BlindStructure::Custom(structure)),
+        ..freezeout(2)
     }
 }
 
