@@ -1,0 +1,138 @@
+//! The director's commands to a running platform: the clock, the bubble, bounties, schedules
+//! and a cancellation, each one request to its service with the reply printed.
+
+use super::*;
+
+pub(crate) async fn director(cli: &Cli) -> Result<Director, Failure> {
+    Director::connect(&cli.data).await
+}
+
+/// `floor tournament cancel`: through registration before the start (every entry refunded);
+/// once registration answers `tournament_started`, through the abort service (statements by
+/// the profile's rule).
+pub(crate) async fn cancel_tournament(cli: &Cli, tournament_id: TournamentId, reason: &str, method: &str) -> Result<(), Failure> {
+    let method: abort::statement::Method = serde_json::from_value(Value::String(method.replace('-', "_")))
+        .map_err(|_| Failure { message: format!("--method {method}: rulebook, rollback, roll_forward or icm"), exit: Exit::Usage })?;
+    let director = director(cli).await?;
+    let before = CancelTournament { command_id: CommandId::new(), tournament_id, reason: reason.to_owned() };
+    let refused = match director.request(subjects::service::REGISTRATION, registration::verbs::CANCEL_TOURNAMENT.name(), &before).await {
+        Ok(reply) => return print_reply(reply),
+        Err(refused) => refused,
+    };
+    if !refused.message.starts_with(&format!("{}:", codes::TOURNAMENT_STARTED)) {
+        return Err(refused);
+    }
+    let after = abort::Cancel { command_id: CommandId::new(), tournament_id, reason: reason.to_owned(), method };
+    print_reply(director.request(subjects::service::ABORT, abort::verbs::CANCEL.name(), &after).await?)
+}
+
+pub(crate) fn print_reply(value: Value) -> Result<(), Failure> {
+    say!("{}", serde_json::to_string_pretty(&value).expect("json"));
+    Ok(())
+}
+
+pub(crate) async fn clock_command(cli: &Cli, command: &ClockCommand) -> Result<(), Failure> {
+    use clock::verbs;
+    let command_id = CommandId::new();
+    let t = |id: &uuid::Uuid| TournamentId(*id);
+    let (verb, body) = match command {
+        ClockCommand::Structure { tournament, preset, file } => {
+            let structure = match (preset, file) {
+                (Some(p), _) => self::preset(*p),
+                (None, Some(file)) => BlindStructure::Custom(director::read_toml(file)?),
+                (None, None) => unreachable!("clap requires one"),
+            };
+            (verbs::SET_STRUCTURE.name(), serde_json::to_value(clock::SetStructure { command_id, tournament_id: t(tournament), structure }))
+        }
+        ClockCommand::Start { tournament } => {
+            (verbs::START.name(), serde_json::to_value(clock::ClockRequest { command_id, tournament_id: t(tournament) }))
+        }
+        ClockCommand::Pause { tournament, reason } => (
+            verbs::PAUSE.name(),
+            serde_json::to_value(clock::PauseClock { command_id, tournament_id: t(tournament), reason: reason.clone() }),
+        ),
+        ClockCommand::Resume { tournament } => {
+            (verbs::RESUME.name(), serde_json::to_value(clock::ClockRequest { command_id, tournament_id: t(tournament) }))
+        }
+        ClockCommand::AddTime { tournament, seconds } => (
+            verbs::ADJUST_TIME.name(),
+            serde_json::to_value(clock::AdjustTime { command_id, tournament_id: t(tournament), seconds: *seconds }),
+        ),
+        ClockCommand::Skip { tournament, level } => (
+            verbs::SKIP_TO_LEVEL.name(),
+            serde_json::to_value(clock::SkipToLevel { command_id, tournament_id: t(tournament), level: *level }),
+        ),
+        ClockCommand::EndBreak { tournament } => {
+            (verbs::END_BREAK.name(), serde_json::to_value(clock::ClockRequest { command_id, tournament_id: t(tournament) }))
+        }
+    };
+    let body = body.expect("request serializes");
+    print_reply(director(cli).await?.request(subjects::service::CLOCK, verb, &body).await?)
+}
+
+pub(crate) async fn bubble_command(cli: &Cli, command: &BubbleCommand) -> Result<(), Failure> {
+    use floor_events::bubble::{verbs, BubbleRequest, PauseBubble, ReleaseWithout};
+    let command_id = CommandId::new();
+    let request = |id: &uuid::Uuid| serde_json::to_value(BubbleRequest { command_id, tournament_id: TournamentId(*id) });
+    let (verb, body) = match command {
+        BubbleCommand::Start { tournament } => (verbs::START.name(), request(tournament)),
+        BubbleCommand::Stop { tournament } => (verbs::STOP.name(), request(tournament)),
+        BubbleCommand::Resume { tournament } => (verbs::RESUME.name(), request(tournament)),
+        BubbleCommand::ReleaseWithout { tournament, tables } => (
+            verbs::RELEASE_WITHOUT.name(),
+            serde_json::to_value(ReleaseWithout { command_id, tournament_id: TournamentId(*tournament), tables: tables.clone() }),
+        ),
+        BubbleCommand::Pause { tournament, reason } => (
+            verbs::PAUSE.name(),
+            serde_json::to_value(PauseBubble { command_id, tournament_id: TournamentId(*tournament), reason: reason.clone() }),
+        ),
+    };
+    let body = body.expect("request serializes");
+    print_reply(director(cli).await?.request(subjects::service::BUBBLE, verb, &body).await?)
+}
+
+pub(crate) async fn bounty_command(cli: &Cli, command: &BountyCommand) -> Result<(), Failure> {
+    use floor_events::bounties::{verbs, DirectorRequest, NameTarget};
+    let command_id = CommandId::new();
+    let (verb, body) = match command {
+        BountyCommand::NameTarget { tournament, player, public } => {
+            let player = parse_player(player)?;
+            let request = NameTarget { command_id, tournament_id: TournamentId(*tournament), player, public: *public };
+            (verbs::NAME_TARGET.name(), serde_json::to_value(request))
+        }
+        BountyCommand::StartMysteryStage { tournament } => (
+            verbs::START_MYSTERY_STAGE.name(),
+            serde_json::to_value(DirectorRequest { command_id, tournament_id: TournamentId(*tournament) }),
+        ),
+    };
+    let body = body.expect("request serializes");
+    print_reply(director(cli).await?.request(subjects::service::BOUNTIES, verb, &body).await?)
+}
+
+pub(crate) async fn schedule_command(cli: &Cli, command: &ScheduleCommand) -> Result<(), Failure> {
+    use schedule::verbs;
+    let director = director(cli).await?;
+    match command {
+        ScheduleCommand::Add { file } => {
+            let request = AddTemplate { command_id: CommandId::new(), template_id: None, template: director::read_toml(file)? };
+            print_reply(director.request(subjects::service::SCHEDULER, verbs::ADD_TEMPLATE.name(), &request).await?)
+        }
+        ScheduleCommand::List => {
+            let list: Vec<Value> =
+                director.request(subjects::service::SCHEDULER, verbs::LIST_TEMPLATES.name(), &ListTemplates::default()).await?;
+            if list.is_empty() {
+                eprintln!("no templates yet: floor schedule add --file examples/schedules/daily-vienna.toml");
+            }
+            list.iter().for_each(|t| say!("{}", director::template_line(t)));
+            Ok(())
+        }
+        ScheduleCommand::Remove { template } => {
+            let request = RemoveTemplate { command_id: CommandId::new(), template_id: *template };
+            print_reply(director.request(subjects::service::SCHEDULER, verbs::REMOVE_TEMPLATE.name(), &request).await?)
+        }
+    }
+}
+
+pub(crate) fn parse_player(name: &str) -> Result<PlayerId, Failure> {
+    PlayerId::parse(name).map_err(|m| Failure { message: m, exit: Exit::Usage })
+}
