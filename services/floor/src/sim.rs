@@ -617,7 +617,7 @@ fn waiting(tables: &BTreeMap<u32, SimTable>) -> String {
                 t.seats.len(),
                 t.applied,
                 t.inbox.iter().map(|i| i.sequence).collect::<Vec<_>>(),
-                match (t.held, t.credits) {
+                match (t.held, t.released.len()) {
                     (true, credits) => format!(", held for hand-for-hand with {credits} deal_hand left"),
                     (false, _) => String::new(),
                 }

@@ -37,10 +37,8 @@ pub struct SimTable {
     pub reports: u64,
     /// Held for hand-for-hand (`hold_for_deal`, until `resume`).
     pub held: bool,
-    /// Hands released by `deal_hand` and not dealt yet (one per instruction).
-    pub credits: u64,
-    /// The `hand` of the oldest of those `deal_hand`s (the next deal answers it), then on.
-    pub released: std::collections::VecDeque<u64>,
+    /// The `hand` of each `deal_hand` not dealt yet, oldest first (the next deal answers it).
+    pub released: VecDeque<u64>,
     /// Paused (`pause`, until `resume`).
     pub paused: bool,
 }
@@ -112,7 +110,6 @@ impl SimTable {
                     false
                 }
                 Instruction::DealHand { hand } => {
-                    self.credits += 1;
                     self.released.push_back(hand);
                     false
                 }
@@ -123,7 +120,6 @@ impl SimTable {
                 // Ends hand-for-hand as well as a pause: deal freely again.
                 Instruction::Resume => {
                     self.held = false;
-                    self.credits = 0;
                     self.released.clear();
                     self.paused = false;
                     false
@@ -150,7 +146,7 @@ impl SimTable {
     /// Whether the table may deal its next hand now: open, no hand in progress, not paused,
     /// not held (or held with a `deal_hand` not used yet), two or more players with chips.
     pub fn may_deal(&self) -> bool {
-        !self.closed && self.in_hand.is_none() && !self.paused && (!self.held || self.credits > 0) && self.dealable() >= 2
+        !self.closed && self.in_hand.is_none() && !self.paused && (!self.held || !self.released.is_empty()) && self.dealable() >= 2
     }
 
     /// Starts a hand if it may ([`SimTable::may_deal`]); a held table uses one `deal_hand`.
@@ -160,12 +156,7 @@ impl SimTable {
         }
         // A deal on a `deal_hand` says which: a held table's deal without one would be taken
         // for a deal that crossed the hold.
-        let deal_hand = if self.held {
-            self.credits -= 1;
-            self.released.pop_front()
-        } else {
-            None
-        };
+        let deal_hand = if self.held { self.released.pop_front() } else { None };
         self.hand += 1;
         let stacks: Vec<SeatStack> = self
             .seats
@@ -283,7 +274,7 @@ mod tests {
         table.receive(told(4, Instruction::DealHand { hand: 1 }));
         table.receive(told(5, Instruction::DealHand { hand: 2 }));
         table.apply(t, 1, usize::MAX, &mut out);
-        assert_eq!(table.credits, 2);
+        assert_eq!(table.released, [1, 2]);
         assert!(deal(&mut table, &mut rng, &mut out) && deal(&mut table, &mut rng, &mut out), "one hand per deal_hand");
         assert!(!deal(&mut table, &mut rng, &mut out), "two deal_hands, two hands");
         assert_eq!(table.hand, 3);
