@@ -28,5 +28,6 @@ mod skeleton;
 mod surfaces;
 mod table_moves;
 mod table_reports;
+mod tail;
 mod tournament_end;
 mod waiting;

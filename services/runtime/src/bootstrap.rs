@@ -8,6 +8,7 @@
 use crate::error::Error;
 use crate::health::Health;
 use crate::server::{self, NatsServer, ServerOptions, MIN_VERSION};
+use crate::tail::Tail;
 use async_nats::jetstream::{self, kv, stream};
 use async_nats::ServerAddr;
 use floor_events::subjects;
@@ -66,6 +67,8 @@ pub struct Backbone {
     pub tables: stream::Stream,
     /// The readers' health: poison commits survived, aggregates set aside ([`crate::health`]).
     pub health: Health,
+    /// The process's live tail of `FLOOR_EVENTS`, shared by every follow ([`crate::tail`]).
+    pub tail: Tail,
 }
 
 /// Connects to a URL or comma-separated list of cluster URLs and checks the server version.
@@ -156,7 +159,8 @@ pub async fn ensure_backbone(client: async_nats::Client) -> Result<Backbone, Boo
     }
     let health =
         jetstream.get_key_value(subjects::HEALTH_BUCKET).await.map_err(|e| setup(format!("bucket {}: {e}", subjects::HEALTH_BUCKET)))?;
-    Ok(Backbone { client, jetstream, events, tables, health: Health::new(health) })
+    let tail = Tail::new(events.clone());
+    Ok(Backbone { client, jetstream, events, tables, health: Health::new(health), tail })
 }
 
 /// The key-value bucket `bucket` (one value per key, on file), created with `description` if

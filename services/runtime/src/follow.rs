@@ -1,9 +1,15 @@
 //! Following commits in memory: read every commit on some subjects from the start of the
-//! stream, then keep reading new ones as they are stored.
+//! stream (or a given sequence), then keep reading new ones as they are stored.
+//!
+//! The catch-up reads through an ordered consumer of the follow's own (its filters, from its
+//! start), the fastest way to read a stream; the live part comes from the process's one
+//! [`Tail`](crate::tail), so the server delivers each new commit to the process once however
+//! many readers follow it. A follow that falls too far behind the tail catches up on its own
+//! consumer again and goes back to the tail.
 //!
 //! For state a service rebuilds at every start and keeps only in memory (the players with
-//! limits, the clocks' timetable, the scheduler's templates): no checkpoint, no durable
-//! consumer, just an ordered consumer, the fastest way to read a stream.
+//! limits, the clocks' timetable), and under the policy runner ([`crate::policy`]), which
+//! starts from its snapshot.
 //!
 //! No follow dies of one commit ([`crate::health`]): during the catch-up a commit that is not a
 //! readable commit, or whose fold panics, is recorded and its subject set aside; afterwards
@@ -14,14 +20,38 @@
 use crate::bootstrap::Backbone;
 use crate::health::Reader;
 use crate::projection::{ProjectionError, ProjectionErrorKind};
+use crate::tail::{self, Shared, Tail};
 use async_nats::jetstream::consumer::{pull, DeliverPolicy};
+use async_nats::jetstream::stream::Stream;
 use async_nats::jetstream::Message;
 use futures::StreamExt;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::broadcast::{self, error::RecvError};
+
+/// How long a follow that could not reach the stream waits before it tries again.
+const RETRY: Duration = Duration::from_millis(250);
 
 /// A follow after its catch-up: the commits stored since.
 pub struct Following {
-    messages: pull::Ordered,
+    source: Source,
     reader: Reader,
+    filters: Vec<String>,
+    /// The last stream sequence handed out (or folded in the catch-up).
+    last: u64,
+    events: Stream,
+    tail: Tail,
+}
+
+/// Where the next commit comes from.
+enum Source {
+    /// The process's tail, every commit stored since the subscription.
+    Tail(broadcast::Receiver<Shared>),
+    /// The follow's own consumer, until it has delivered what was stored when it was created;
+    /// then the tail receiver subscribed before it.
+    CatchingUp { messages: pull::Ordered, pending: u64, then: broadcast::Receiver<Shared> },
+    /// Neither could be reached: try again after [`RETRY`].
+    Broken,
 }
 
 fn read<E: ToString>(e: E) -> ProjectionError {
@@ -37,20 +67,91 @@ fn sequence(message: &Message) -> u64 {
     message.info().map(|i| i.stream_sequence).unwrap_or(0)
 }
 
+/// An ordered consumer on `filters` from sequence `start`, and how many commits it has to
+/// deliver.
+async fn own_consumer(events: &Stream, filters: Vec<String>, start: u64) -> Result<(pull::Ordered, u64), ProjectionError> {
+    let deliver_policy = match start {
+        0 | 1 => DeliverPolicy::All,
+        start_sequence => DeliverPolicy::ByStartSequence { start_sequence },
+    };
+    let mut consumer = events
+        .create_consumer(pull::OrderedConfig { filter_subjects: filters, deliver_policy, ..Default::default() })
+        .await
+        .map_err(read)?;
+    let pending = consumer.info().await.map_err(read)?.num_pending;
+    let messages = consumer.messages().await.map_err(read)?;
+    Ok((messages, pending))
+}
+
 impl Following {
     /// The next readable commit of a subject not set aside (poison is recorded and skipped).
     /// `None` when the connection is gone for good.
-    pub async fn next(&mut self) -> Option<Result<Message, ProjectionError>> {
+    pub async fn next(&mut self) -> Option<Result<Shared, ProjectionError>> {
         loop {
-            let message = match self.messages.next().await? {
-                Ok(message) => message,
-                Err(e) => return Some(Err(read(e))),
+            let message = match self.next_stored().await {
+                Ok(Some(message)) => message,
+                Ok(None) => return None,
+                Err(e) => return Some(Err(e)),
             };
             if self.reader.guard(message.subject.as_str(), sequence(&message), &message.payload, || ()).is_some() {
                 return Some(Ok(message));
             }
             self.reader.publish().await;
         }
+    }
+
+    /// The next commit on the filters after `last`, from wherever it comes now.
+    async fn next_stored(&mut self) -> Result<Option<Shared>, ProjectionError> {
+        loop {
+            match &mut self.source {
+                Source::Tail(receiver) => match receiver.recv().await {
+                    Ok(message) => {
+                        let at = sequence(&message);
+                        if at > self.last && self.filters.iter().any(|f| tail::matches(f, message.subject.as_str())) {
+                            self.last = at;
+                            return Ok(Some(message));
+                        }
+                    }
+                    Err(RecvError::Lagged(missed)) => {
+                        tracing::debug!(reader = self.reader.name(), missed, "fell behind the log's tail; catching up on its own");
+                        self.catch_up().await?;
+                    }
+                    Err(RecvError::Closed) => self.catch_up().await?,
+                },
+                Source::CatchingUp { messages, pending, .. } => {
+                    if *pending == 0 {
+                        if let Source::CatchingUp { then, .. } = std::mem::replace(&mut self.source, Source::Broken) {
+                            self.source = Source::Tail(then);
+                        }
+                        continue;
+                    }
+                    let message = match messages.next().await {
+                        Some(Ok(message)) => message,
+                        Some(Err(e)) => return Err(read(e)),
+                        None => return Ok(None),
+                    };
+                    *pending = message.info().map(|i| i.pending).unwrap_or(0);
+                    let at = sequence(&message);
+                    if at > self.last {
+                        self.last = at;
+                        return Ok(Some(Arc::new(message)));
+                    }
+                }
+                Source::Broken => {
+                    tokio::time::sleep(RETRY).await;
+                    self.catch_up().await?;
+                }
+            }
+        }
+    }
+
+    /// Reads on its own consumer from `last` + 1 until caught up, then from the tail again.
+    async fn catch_up(&mut self) -> Result<(), ProjectionError> {
+        self.source = Source::Broken;
+        let then = self.tail.subscribe().await?;
+        let (messages, pending) = own_consumer(&self.events, self.filters.clone(), self.last + 1).await?;
+        self.source = Source::CatchingUp { messages, pending, then };
+        Ok(())
     }
 
     /// Folds `message` with `fold`, unless its subject is set aside; a panicking fold is
@@ -90,23 +191,18 @@ pub async fn follow_from(
     mut apply: impl FnMut(&Message),
 ) -> Result<Following, ProjectionError> {
     let reader = backbone.health.reader(reader).await;
-    let deliver_policy = match start {
-        0 | 1 => DeliverPolicy::All,
-        start_sequence => DeliverPolicy::ByStartSequence { start_sequence },
-    };
-    let mut consumer = backbone
-        .events
-        .create_consumer(pull::OrderedConfig { filter_subjects: filters, deliver_policy, ..Default::default() })
-        .await
-        .map_err(read)?;
-    let mut pending = consumer.info().await.map_err(read)?.num_pending;
-    let mut messages = consumer.messages().await.map_err(read)?;
+    // Subscribed before the catch-up consumer exists: what it does not deliver, the tail does.
+    let then = backbone.tail.subscribe().await?;
+    let (mut messages, mut pending) = own_consumer(&backbone.events, filters.clone(), start).await?;
+    let mut last = start.saturating_sub(1);
     while pending > 0 {
         let Some(message) = messages.next().await else { break };
         let message = message.map_err(read)?;
+        last = last.max(sequence(&message));
         reader.guard(message.subject.as_str(), sequence(&message), &message.payload, || apply(&message));
         pending = message.info().map(|i| i.pending).unwrap_or(0);
     }
     reader.publish().await;
-    Ok(Following { messages, reader })
+    let source = Source::Tail(then);
+    Ok(Following { source, reader, filters, last, events: backbone.events.clone(), tail: backbone.tail.clone() })
 }

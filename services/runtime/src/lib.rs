@@ -23,6 +23,8 @@
 //! - [`spec`]: given / when / then for testing deciders.
 //! - [`follow`]: read a subject's commits from the start (or a given sequence) into memory,
 //!   then follow new ones.
+//! - [`tail`]: the process's one live consumer of the log, whose commits every follow in the
+//!   process shares once it has caught up.
 //! - [`policy`]: the policy runner: a pure `react(commit) -> orders` whose memory is stored as a
 //!   snapshot at a sequence where every order is executed, with its checkpoint in KV; a start
 //!   reads the snapshot and the commits after it.
@@ -49,6 +51,7 @@ pub mod server;
 pub mod snapshot;
 pub mod spec;
 pub mod store;
+pub mod tail;
 pub mod waiting;
 
 pub use bootstrap::{connect, ensure_backbone, Backbone};

@@ -1,0 +1,133 @@
+//! The process's tail of the log: one ordered consumer on every event subject, its commits
+//! handed to every reader in the process that has caught up.
+//!
+//! Without it, each reader that follows the log live has a consumer of its own, and the server
+//! delivers every commit once per reader: ten times over in `floor run`, where every service
+//! shares one process. With it, the server delivers each commit to the process once; readers
+//! catch up on their own consumer (their filters, from their snapshot) and then take the rest
+//! from the tail ([`crate::follow`]).
+//!
+//! A reader subscribes *before* it creates its catch-up consumer: every commit stored after the
+//! subscription reaches it through the tail, every commit stored before is in its catch-up, and
+//! the overlap is dropped by stream sequence. A reader that falls more than [`CAPACITY`] commits
+//! behind the tail (or finds the tail gone) catches up on its own consumer again from its last
+//! sequence, the same way: nothing is lost, it only costs that reader a second read.
+
+use crate::projection::{ProjectionError, ProjectionErrorKind};
+use async_nats::jetstream::consumer::{pull, DeliverPolicy};
+use async_nats::jetstream::stream::Stream;
+use async_nats::jetstream::Message;
+use floor_events::subjects;
+use futures::StreamExt;
+use std::sync::Arc;
+use tokio::sync::{broadcast, Mutex};
+
+/// Commits the tail keeps for a reader that has not taken them yet; a reader further behind
+/// reads on its own consumer until it has caught up again.
+pub const CAPACITY: usize = 16_384;
+
+/// One commit as the tail hands it out, shared by every reader.
+pub type Shared = Arc<Message>;
+
+/// The process's live tail of `FLOOR_EVENTS` (cheap to clone: every clone is the same tail).
+#[derive(Clone)]
+pub struct Tail {
+    events: Stream,
+    live: Arc<Mutex<Option<broadcast::WeakSender<Shared>>>>,
+}
+
+fn read<E: ToString>(e: E) -> ProjectionError {
+    ProjectionError::with_source(ProjectionErrorKind::Read, e.to_string())
+}
+
+impl Tail {
+    /// The tail of `events`, started by its first reader.
+    pub fn new(events: Stream) -> Self {
+        Self { events, live: Arc::new(Mutex::new(None)) }
+    }
+
+    /// A receiver of every commit stored from now on (and possibly a few before), in stream
+    /// order; starts the tail if it is not running.
+    ///
+    /// # Errors
+    /// `Read` when the tail's consumer cannot be created.
+    pub async fn subscribe(&self) -> Result<broadcast::Receiver<Shared>, ProjectionError> {
+        let mut live = self.live.lock().await;
+        if let Some(sender) = live.as_ref().and_then(broadcast::WeakSender::upgrade) {
+            return Ok(sender.subscribe());
+        }
+        let last = self.events.get_info().await.map_err(read)?.state.last_sequence;
+        let consumer = self
+            .events
+            .create_consumer(pull::OrderedConfig {
+                filter_subject: subjects::EVENTS_SUBJECTS.to_owned(),
+                deliver_policy: DeliverPolicy::ByStartSequence { start_sequence: last + 1 },
+                ..Default::default()
+            })
+            .await
+            .map_err(read)?;
+        let messages = consumer.messages().await.map_err(read)?;
+        let (sender, receiver) = broadcast::channel(CAPACITY);
+        *live = Some(sender.downgrade());
+        tokio::spawn(hand_out(messages, sender, last));
+        Ok(receiver)
+    }
+}
+
+/// Reads the tail's consumer and hands each commit to the receivers, until the connection is
+/// gone for good (the receivers then see the channel closed and read on their own).
+async fn hand_out(mut messages: pull::Ordered, sender: broadcast::Sender<Shared>, mut last: u64) {
+    while let Some(message) = messages.next().await {
+        let message = match message {
+            Ok(message) => message,
+            Err(e) => {
+                tracing::debug!(error = %e, "the log's tail: reading");
+                continue;
+            }
+        };
+        // An ordered consumer that resets before its first commit starts again from the first
+        // commit of the stream: what was handed out already is not handed out again.
+        let sequence = message.info().map(|i| i.stream_sequence).unwrap_or(0);
+        if sequence <= last {
+            continue;
+        }
+        last = sequence;
+        // No receiver is no error: a reader subscribes again when it needs the tail.
+        let _ = sender.send(Arc::new(message));
+    }
+}
+
+/// Whether `subject` is one of those `filter` names (NATS wildcards: `*` one token, `>` the
+/// rest, at least one token).
+pub fn matches(filter: &str, subject: &str) -> bool {
+    let mut subject = subject.split('.');
+    for token in filter.split('.') {
+        match (token, subject.next()) {
+            (">", Some(_)) => return true,
+            ("*", Some(_)) => {}
+            (token, Some(s)) if token == s => {}
+            _ => return false,
+        }
+    }
+    subject.next().is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matches;
+
+    #[test]
+    fn a_filter_names_subjects_as_nats_does() {
+        assert!(matches("floor.ev.tournament.*", "floor.ev.tournament.t1"));
+        assert!(!matches("floor.ev.tournament.*", "floor.ev.tournament.t1.x"));
+        assert!(!matches("floor.ev.tournament.*", "floor.ev.clock.t1"));
+        assert!(!matches("floor.ev.tournament.*", "floor.ev.tournament"));
+        assert!(matches("floor.ev.>", "floor.ev.clock.t1"));
+        assert!(matches("floor.ev.>", "floor.ev.clock"));
+        assert!(!matches("floor.ev.>", "floor.ev"));
+        assert!(matches("floor.ev.seating.t1", "floor.ev.seating.t1"));
+        assert!(!matches("floor.ev.seating.t1", "floor.ev.seating.t2"));
+        assert!(matches("floor.*.seating.*", "floor.ev.seating.t2"));
+        assert!(!matches("", "floor"));
+    }
+}
