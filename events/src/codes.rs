@@ -251,6 +251,9 @@ pub const BOOKS_DO_NOT_BALANCE: &str = "books_do_not_balance";
 pub const ALREADY_SUSPENDED: &str = "already_suspended";
 /// Resume without a suspension.
 pub const NOT_SUSPENDED: &str = "not_suspended";
+/// Play is suspended: registration holds (no entry sold or refunded) until the director resumes.
+/// A retry after the resume is answered as the first try would have been.
+pub const TOURNAMENT_SUSPENDED: &str = "tournament_suspended";
 /// A time earlier than the suspension it ends.
 pub const BEFORE_SUSPENSION: &str = "before_suspension";
 /// The tournament has not started: suspend and the abort service's cancel are for a tournament in

@@ -197,3 +197,56 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
     assert_eq!(statement.statements, vec![ann_or_whoever.clone()]);
     assert_eq!(statement.books, books);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn registration_holds_while_play_is_suspended_and_reopens_on_resume() {
+    let world = World::start_configured(|c| c.skip("scheduler")).await;
+    let late = chrono::Utc::now() + chrono::Duration::days(2);
+    let t = world.create(TournamentDefinition { late_registration_until: Some(late), ..freezeout(1_000) }).await;
+    for player in ["ana", "ben"] {
+        assert!(matches!(world.register(t, player).await, Reply::Ok(_)));
+    }
+    let start = floor_events::registration::StartTournament { command_id: CommandId::new(), tournament_id: t, now: true };
+    let started = world.send(floor_events::registration::verbs::START_TOURNAMENT.name(), &start).await;
+    assert!(matches!(started, Reply::Ok(_)), "{started:?}");
+    assert!(matches!(world.register(t, "cat").await, Reply::Ok(_)), "late registration is open");
+
+    let suspend = abort::Suspend { command_id: CommandId::new(), tournament_id: t, reason: "the room's network is down".into() };
+    let suspended = recorded::<AbortEvent>(abort_request(&world, "suspend", &suspend).await);
+    assert!(matches!(suspended.as_slice(), [AbortEvent::Suspended { .. }]), "{suspended:?}");
+    // Registration learns of the suspension from the log, within moments of its commit (a
+    // registration decided before it has read it stands): ask until it holds.
+    let mut refused = None;
+    for i in 0..1_000 {
+        match world.register(t, format!("latecomer-{i}")).await {
+            Reply::Ok(_) => {}
+            Reply::Error(e) => {
+                refused = Some((i, e.code));
+                break;
+            }
+        }
+    }
+    let (i, code) = refused.expect("registration holds once it has read the suspension");
+    assert_eq!(code, codes::TOURNAMENT_SUSPENDED);
+    let before = world.commits(t).await.len();
+    let held = CommandId::new();
+    let reply = world.register_as(held, t, "dan").await;
+    assert_eq!(refusal_code(&reply), codes::TOURNAMENT_SUSPENDED, "still held");
+    assert_eq!(world.commits(t).await.len(), before, "a held registration stores nothing");
+
+    let resume = abort::AbortRequest { command_id: CommandId::new(), tournament_id: t };
+    let resumed = recorded::<AbortEvent>(abort_request(&world, "resume", &resume).await);
+    assert!(matches!(resumed.as_slice(), [AbortEvent::Resumed { .. }]), "{resumed:?}");
+    // Asked again with the same id once registration has read the resume: the entry is sold.
+    let mut answer = None;
+    for _ in 0..1_000 {
+        match world.register_as(held, t, "dan").await {
+            Reply::Error(e) if e.code == codes::TOURNAMENT_SUSPENDED => {}
+            other => {
+                answer = Some(other);
+                break;
+            }
+        }
+    }
+    assert!(matches!(answer, Some(Reply::Ok(_))), "dan registers after the resume: {answer:?} (after {i} latecomers)");
+}

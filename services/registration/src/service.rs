@@ -5,7 +5,7 @@
 use crate::domain::{TournamentAggregate, TournamentCommand, SNAPSHOT_VERSION};
 use crate::limits::{PlayerAggregate, PlayerCommand};
 use crate::policy::{RegistrationSaga, Step};
-use crate::projection::LimitedPlayers;
+use crate::projection::{LimitedPlayers, Suspensions};
 use chrono::{DateTime, Utc};
 use floor_events::commit::{Commit, Events};
 use floor_events::player::{PlayerEvent, SetPlayerLimits};
@@ -33,6 +33,8 @@ struct Inner {
     // std RwLock: read on every registration, written when a limit is set; never held across an
     // await.
     limited: Arc<RwLock<LimitedPlayers>>,
+    /// Tournaments whose registration holds (same lock discipline).
+    suspensions: Arc<RwLock<Suspensions>>,
     clock: Arc<dyn Clock>,
 }
 
@@ -50,9 +52,9 @@ pub const SNAPSHOT_EVERY: u64 = 25_000;
 
 impl RegistrationService {
     /// Builds the service: hosts for both aggregates (a tournament snapshotted every
-    /// `snapshot_every` commits, [`SNAPSHOT_EVERY`] unless a test says less) and the set of
-    /// players with limits, caught up with the stream before the first command is served and
-    /// followed after.
+    /// `snapshot_every` commits, [`SNAPSHOT_EVERY`] unless a test says less), the set of
+    /// players with limits and the suspended tournaments, caught up with the stream before the
+    /// first command is served and followed after.
     ///
     /// # Errors
     /// When the player events or the snapshot bucket cannot be read.
@@ -65,12 +67,13 @@ impl RegistrationService {
     ) -> Result<Self, StartError> {
         let store = JetStreamStore::new(backbone);
         let limited = Arc::new(RwLock::new(LimitedPlayers::default()));
-        follow_limited_players(backbone, limited.clone(), shutdown.clone(), &tracker).await?;
+        let suspensions = Arc::new(RwLock::new(Suspensions::default()));
+        follow_limits_and_suspensions(backbone, limited.clone(), suspensions.clone(), shutdown.clone(), &tracker).await?;
         let bucket = backbone.jetstream.get_object_store(subjects::SNAPSHOT_BUCKET).await.map_err(|e| {
             floor_runtime::projection::ProjectionError::with_source(floor_runtime::projection::ProjectionErrorKind::Read, e)
         })?;
         let tournaments = AggregateHost::new(store.clone()).with_snapshots(Snapshots::json(bucket, SNAPSHOT_VERSION, snapshot_every));
-        Ok(Self { inner: Arc::new(Inner { tournaments, players: AggregateHost::new(store), limited, clock }) })
+        Ok(Self { inner: Arc::new(Inner { tournaments, players: AggregateHost::new(store), limited, suspensions, clock }) })
     }
 
     /// Serves commands until `shutdown`; `ready` fires once requests are being taken.
@@ -93,6 +96,9 @@ impl RegistrationService {
             .verb(verbs::REGISTER, |s: Self, r| async move { s.register(r).await })
             .verb(verbs::SET_PLAYER_LIMITS, |s: Self, r| async move { s.set_player_limits(r).await })
             .verb(verbs::UNREGISTER, |s: Self, r: Unregister| async move {
+                if let Some(held) = s.held(r.tournament_id) {
+                    return Reply::Error(held);
+                }
                 s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::Unregister {
                     player: r.player,
                     entry: r.entry,
@@ -129,9 +135,21 @@ impl RegistrationService {
         reply(outcome, |_| TournamentCreatedReply { tournament_id })
     }
 
+    /// `tournament_suspended` while `tournament`'s play is suspended: no entry is sold or
+    /// refunded until it resumes (issue 22).
+    fn held(&self, tournament: TournamentId) -> Option<ErrorBody> {
+        let held = self.inner.suspensions.read().expect("suspensions poisoned").holds(tournament);
+        held.then(|| {
+            ErrorBody::new(floor_events::codes::TOURNAMENT_SUSPENDED, "play is suspended: registration holds until the director resumes")
+        })
+    }
+
     /// Runs the registration saga ([`RegistrationSaga`]): its steps, each answer fed back.
     async fn register(&self, request: Register) -> Reply<Registered> {
         let Register { command_id, tournament_id, player } = request;
+        if let Some(held) = self.held(tournament_id) {
+            return Reply::Error(held);
+        }
         let has_limits = self.inner.limited.read().expect("limited players poisoned").contains(&player);
         let (mut saga, mut step) = RegistrationSaga::start(command_id, player.clone(), tournament_id, self.inner.clock.now(), has_limits);
         let mut answer = None;
@@ -213,24 +231,31 @@ impl<T> AndThenOk<T> for Reply<Option<T>> {
     }
 }
 
-/// Reads every player event into `limited`, returns once caught up with the stream as it was,
-/// and keeps following in a background task until `shutdown`.
-async fn follow_limited_players(
+/// Reads every player event into `limited` and every abort event into `suspensions`, returns
+/// once caught up with the stream as it was, and keeps following in a background task until
+/// `shutdown`.
+async fn follow_limits_and_suspensions(
     backbone: &Backbone,
     limited: Arc<RwLock<LimitedPlayers>>,
+    suspensions: Arc<RwLock<Suspensions>>,
     shutdown: CancellationToken,
     tracker: &TaskTracker,
 ) -> Result<(), StartError> {
-    let apply = move |limited: &RwLock<LimitedPlayers>, message: &async_nats::jetstream::Message| {
+    let apply = move |message: &async_nats::jetstream::Message| {
         let sequence = message.info().map(|i| i.stream_sequence).unwrap_or(0);
-        if let Some(Commit { events: Events::Player(events), .. }) =
-            commits::decode("registration-limits", &message.subject, sequence, &message.payload)
-        {
-            events.iter().for_each(|e| limited.write().expect("limited players poisoned").apply(e));
+        match commits::decode("registration-limits", &message.subject, sequence, &message.payload) {
+            Some(Commit { events: Events::Player(events), .. }) => {
+                events.iter().for_each(|e| limited.write().expect("limited players poisoned").apply(e))
+            }
+            Some(Commit { id, events: Events::Abort(events) }) => {
+                let mut suspensions = suspensions.write().expect("suspensions poisoned");
+                events.iter().for_each(|e| suspensions.apply(TournamentId(id), e));
+            }
+            _ => {}
         }
     };
-    let filters = vec![subjects::event_filter(subjects::aggregate::PLAYER)];
-    let mut following = follow(backbone, filters, |message| apply(&limited, message)).await?;
+    let filters = vec![subjects::event_filter(subjects::aggregate::PLAYER), subjects::event_filter(subjects::aggregate::ABORT)];
+    let mut following = follow(backbone, filters, &apply).await?;
     tracker.spawn(async move {
         loop {
             let next = tokio::select! {
@@ -239,7 +264,7 @@ async fn follow_limited_players(
             };
             match next {
                 Some(Ok(message)) => {
-                    following.guard(&message, || apply(&limited, &message));
+                    following.guard(&message, || apply(&message));
                 }
                 Some(Err(e)) => tracing::warn!(error = %e, "following player limits"),
                 None => break,
