@@ -79,7 +79,7 @@ async fn a_follow_further_behind_than_the_tail_keeps_loses_nothing() {
     let expected = only(&live, &[&tally]);
     assert_eq!(take(&mut tallies, expected.len()).await, expected, "every commit on its filter, once, in order");
     // And both are back on the tail: new commits reach them.
-    let more = store(&backbone, &[tally.clone()], 3).await;
+    let more = store(&backbone, std::slice::from_ref(&tally), 3).await;
     assert_eq!(take(&mut tallies, 3).await, more);
     assert_eq!(take(&mut everything, 3).await, more);
 }

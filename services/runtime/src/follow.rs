@@ -49,7 +49,7 @@ enum Source {
     Tail(broadcast::Receiver<Shared>),
     /// The follow's own consumer, until it has delivered what was stored when it was created;
     /// then the tail receiver subscribed before it.
-    CatchingUp { messages: pull::Ordered, pending: u64, then: broadcast::Receiver<Shared> },
+    CatchingUp { messages: Box<pull::Ordered>, pending: u64, then: broadcast::Receiver<Shared> },
     /// Neither could be reached: try again after [`RETRY`].
     Broken,
 }
@@ -150,7 +150,7 @@ impl Following {
         self.source = Source::Broken;
         let then = self.tail.subscribe().await?;
         let (messages, pending) = own_consumer(&self.events, self.filters.clone(), self.last + 1).await?;
-        self.source = Source::CatchingUp { messages, pending, then };
+        self.source = Source::CatchingUp { messages: Box::new(messages), pending, then };
         Ok(())
     }
 
