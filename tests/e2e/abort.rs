@@ -6,31 +6,12 @@
 
 use floor_events::abort::statement::{Books, LineKind};
 use floor_events::abort::{self, AbortEvent, Statements};
-use floor_events::bubble::{HandForHandSettings, Trigger};
-use floor_events::clock::{BlindStructure, ClockEvent, Level, Step, Structure};
+use floor_events::clock::ClockEvent;
 use floor_events::table::{BustReport, PotWon, Report, SeatStack};
-use floor_events::tournament::{Start, TournamentDefinition};
+use floor_events::tournament::TournamentDefinition;
 use floor_events::{codes, subjects, CommandId, Reply, TournamentId};
-use floor_tests::{freezeout, recorded, refusal_code, World};
+use floor_tests::{four_handed, freezeout, recorded, refusal_code, World};
 use serde_json::Value;
-
-/// Four players at one table, 10 + 1 EUR (minor units: 1,000 + 100), no guarantee, one level of
-/// an hour (the clock runs from the start); only a director starts hand-for-hand, so the reports
-/// below are never held.
-fn four_handed() -> TournamentDefinition {
-    let level = Level { small_blind: 50, big_blind: 100, ante: 0, big_blind_ante: false, seconds: 3_600 };
-    let structure =
-        Structure { steps: vec![Step::Level(level)], late_registration_levels: None, rebuys_until_break: None, push_hold_seconds: 0 };
-    TournamentDefinition {
-        structure: Some(BlindStructure::Custom(structure)),
-        start: Start::SitAndGo,
-        capacity: 4,
-        min_players: 4,
-        guarantee: None,
-        hand_for_hand: Some(HandForHandSettings { trigger: Some(Trigger::Director), ..Default::default() }),
-        ..freezeout(4)
-    }
-}
 
 async fn abort_request<T: serde::Serialize>(world: &World, verb: &str, request: &T) -> Reply<Value> {
     world.request(subjects::service::ABORT, verb, request).await

@@ -5,34 +5,15 @@
 //! clock runs again, and the eliminations after that pay the agreed amounts, the winner's with
 //! what was left to play for; the books close to the cent.
 
-use floor_events::bubble::{HandForHandSettings, Trigger};
-use floor_events::clock::{BlindStructure, ClockEvent, Level, Step, Structure};
+use floor_events::clock::ClockEvent;
 use floor_events::payouts::{Books, DealAnswer, DealMethod, DealQuery, DealStage, DealStatus, PayoutEvent, ProposeDeal};
 use floor_events::table::{BustReport, PotWon, Report, SeatStack};
-use floor_events::tournament::{Start, TournamentDefinition};
 use floor_events::{codes, subjects, CommandId, Money, PlayerId, Reply, TournamentId};
-use floor_tests::{freezeout, recorded, refusal_code, World};
+use floor_tests::{four_handed, recorded, refusal_code, World};
 use serde_json::Value;
 use std::time::Duration;
 
 const NAMES: [&str; 4] = ["ann", "bob", "cat", "dan"];
-
-/// Four players at one table, 10 + 1 EUR, one level of an hour (the clock runs from the start);
-/// only a director starts hand-for-hand, so no report is held.
-fn four_handed() -> TournamentDefinition {
-    let level = Level { small_blind: 50, big_blind: 100, ante: 0, big_blind_ante: false, seconds: 3_600 };
-    let structure =
-        Structure { steps: vec![Step::Level(level)], late_registration_levels: None, rebuys_until_break: None, push_hold_seconds: 0 };
-    TournamentDefinition {
-        structure: Some(BlindStructure::Custom(structure)),
-        start: Start::SitAndGo,
-        capacity: 4,
-        min_players: 4,
-        guarantee: None,
-        hand_for_hand: Some(HandForHandSettings { trigger: Some(Trigger::Director), ..Default::default() }),
-        ..freezeout(4)
-    }
-}
 
 /// A tournament's payouts commits as they are stored (from when it is made).
 struct PayoutsWatch(floor_runtime::follow::Following);

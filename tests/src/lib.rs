@@ -395,6 +395,15 @@ pub fn heads_up(steps: Vec<Step>) -> TournamentDefinition {
     }
 }
 
+/// A four-seat sit & go at one table, EUR 10 + 1 (minor units: 1,000 + 100), no guarantee,
+/// one level of an hour (the clock runs from the start); only a director starts hand-for-hand,
+/// so no report is held.
+pub fn four_handed() -> TournamentDefinition {
+    let hand_for_hand =
+        floor_events::bubble::HandForHandSettings { trigger: Some(floor_events::bubble::Trigger::Director), ..Default::default() };
+    TournamentDefinition { capacity: 4, min_players: 4, hand_for_hand: Some(hand_for_hand), ..heads_up(vec![level(50, 100, 3_600)]) }
+}
+
 /// A scheduled freezeout starting tomorrow, EUR 10 + 1, room for `capacity`.
 pub fn freezeout(capacity: u32) -> TournamentDefinition {
     let start = chrono::Utc::now() + chrono::Duration::days(1);
