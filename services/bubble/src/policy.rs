@@ -129,6 +129,27 @@ pub fn seat_order(seat: SeatNo, button: SeatNo) -> u32 {
 }
 
 impl Tournament {
+    /// A tournament just created: its rules, nobody registered, no table open.
+    fn created(rules: HandForHandRules, profile: RuleProfile, fixed: Option<FixedPayouts>) -> Self {
+        Self {
+            rules,
+            profile,
+            fixed,
+            entries: 0,
+            paid_places: None,
+            tables: BTreeMap::new(),
+            players_left: None,
+            running: false,
+            announced: false,
+            ended: false,
+            hand: 0,
+            complete: false,
+            paused: false,
+            moving: BTreeSet::new(),
+            rebuying: BTreeSet::new(),
+        }
+    }
+
     /// Players left at which the bubble bursts.
     fn boundary(&self) -> u32 {
         match self.rules.boundary {
@@ -194,26 +215,7 @@ impl Policy {
                 TournamentEvent::TournamentCreated(created) => {
                     let d = &created.definition;
                     let rules = gated(d);
-                    self.tournaments.insert(
-                        t,
-                        Tournament {
-                            rules,
-                            profile: d.profile,
-                            fixed: d.payout_table.clone(),
-                            entries: 0,
-                            paid_places: None,
-                            tables: BTreeMap::new(),
-                            players_left: None,
-                            running: false,
-                            announced: false,
-                            ended: false,
-                            hand: 0,
-                            complete: false,
-                            paused: false,
-                            moving: BTreeSet::new(),
-                            rebuying: BTreeSet::new(),
-                        },
-                    );
+                    self.tournaments.insert(t, Tournament::created(rules, d.profile, d.payout_table.clone()));
                     orders.push(Order::Bubble(t, id("configure", t), BubbleCommand::Configure { tournament_id: t, rules }));
                 }
                 TournamentEvent::EntryRegistered(_) => {

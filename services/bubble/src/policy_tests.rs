@@ -31,23 +31,7 @@ fn seat_order_starts_left_of_the_button_and_ends_on_it() {
 }
 
 fn tournament(rules: HandForHandRules) -> Tournament {
-    Tournament {
-        rules,
-        profile: RuleProfile::Tda2024,
-        fixed: None,
-        entries: 100,
-        paid_places: Some(15),
-        tables: BTreeMap::new(),
-        players_left: None,
-        running: false,
-        announced: false,
-        ended: false,
-        hand: 0,
-        complete: false,
-        paused: false,
-        moving: BTreeSet::new(),
-        rebuying: BTreeSet::new(),
-    }
+    Tournament { entries: 100, paid_places: Some(15), ..Tournament::created(rules, RuleProfile::Tda2024, None) }
 }
 
 /// A tournament under tda-2024's hand-for-hand, 15 paid, with tables 1 and 2 open (seating's
