@@ -9,7 +9,7 @@
 //! re-sends commands the clock already holds, and it answers them without a second event.
 
 use crate::domain::{AbortAggregate, AbortCommand, SuspendReason};
-use crate::policy::{on_abort, Order};
+use crate::policy::{on_abort, on_clock, Order};
 use crate::projection::{TournamentView, Unavailable};
 use crate::snapshot::{Format, Snapshot, Tables};
 use floor_events::abort::{verbs, AbortRecorded, AbortRequest, Cancel, StatementRequest, Statements, Suspend};
@@ -70,6 +70,7 @@ impl floor_runtime::policy::Policy for Memory {
                 view.on_abort(&e);
                 return on_abort(t, commit.sequence, &e);
             }
+            Events::Clock(e) => return on_clock(t, commit.sequence, &e, view.abort.suspended.as_ref().map(|(reason, _)| reason)),
             _ => {}
         }
         vec![]
@@ -79,7 +80,7 @@ impl floor_runtime::policy::Policy for Memory {
 /// The subjects the abort policy reads.
 pub fn filters() -> Vec<String> {
     use subjects::aggregate as a;
-    [a::TOURNAMENT, a::SEATING, a::REBUYS, a::PAYOUTS, a::ABORT].iter().map(|a| subjects::event_filter(a)).collect()
+    [a::TOURNAMENT, a::SEATING, a::REBUYS, a::PAYOUTS, a::ABORT, a::CLOCK].iter().map(|a| subjects::event_filter(a)).collect()
 }
 
 /// How the abort policy runs: its name, memory version and subjects.
