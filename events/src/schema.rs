@@ -149,7 +149,7 @@ pub fn asyncapi() -> String {
         ));
     }
     y.push_str(&format!(
-        "  lobby:\n    address: '{}'\n    description: NATS KV bucket; one lobby document (JSON) per tournament, keyed by tournament id. Also served at GET /api/tournaments (paged) and /api/tournaments/{{id}}, and at every change as Server-Sent Events at GET /api/tournaments/{{id}}/events. The blind structure is not in the document - it is in KV bucket floor-lobby-structures under the same key and at GET /api/tournaments/{{id}}/structure.\n",
+        "  lobby:\n    address: '{}'\n    description: NATS KV bucket; one lobby document (JSON) per tournament, keyed by tournament id. Also served at GET /api/tournaments (paged) and /api/tournaments/{{id}}, and at every change as Server-Sent Events at GET /api/tournaments/{{id}}/events. The blind structure is not in the document - it is in KV bucket floor-lobby-structures under the same key and at GET /api/tournaments/{{id}}/structure. Who sits where is in KV bucket floor-lobby-tables - key <id> holds a summary (open tables, seated, waiting, out, recent moves and closed tables with reasons), <id>.table.<n> one open table (seat, entry, player, chips), <id>.roster.<k> entries k*1000 to k*1000+999 (player, chips joined with, out) - served at GET /api/tournaments/{{id}}/tables and /api/tournaments/{{id}}/players?name=.\n",
         subjects::LOBBY_BUCKET
     ));
     y.push_str("operations:\n");

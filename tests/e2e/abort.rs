@@ -177,6 +177,14 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
     };
     assert_eq!(statement.statements, vec![ann_or_whoever.clone()]);
     assert_eq!(statement.books, books);
+
+    // Players see the cancellation in the lobby: the tournament is cancelled, with its statements.
+    let shown = world.lobby_when(t, |doc| doc["play"]["cancelled"].is_object()).await;
+    assert_eq!(shown["state"], "cancelled");
+    assert_eq!(
+        (&shown["play"]["cancelled"]["statements"], &shown["play"]["cancelled"]["total"]["amount"]),
+        (&Value::from(3), &Value::from(4_300))
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -209,6 +217,9 @@ async fn registration_holds_while_play_is_suspended_and_reopens_on_resume() {
     }
     let (i, code) = refused.expect("registration holds once it has read the suspension");
     assert_eq!(code, codes::TOURNAMENT_SUSPENDED);
+    // Players see it in the lobby, with the director's words.
+    let shown = world.lobby_when(t, |doc| doc["play"]["suspended"].is_object()).await;
+    assert_eq!(shown["play"]["suspended"]["reason"], "the room's network is down");
     let before = world.commits(t).await.len();
     let held = CommandId::new();
     let reply = world.register_as(held, t, "dan").await;
@@ -218,6 +229,7 @@ async fn registration_holds_while_play_is_suspended_and_reopens_on_resume() {
     let resume = abort::AbortRequest { command_id: CommandId::new(), tournament_id: t };
     let resumed = recorded::<AbortEvent>(abort_request(&world, "resume", &resume).await);
     assert!(matches!(resumed.as_slice(), [AbortEvent::Resumed { .. }]), "{resumed:?}");
+    world.lobby_when(t, |doc| doc.get("play").is_none()).await;
     // Asked again with the same id once registration has read the resume: the entry is sold.
     let mut answer = None;
     for _ in 0..1_000 {

@@ -106,17 +106,20 @@ async fn a_director_signs_in_pauses_the_clock_with_a_reason_and_the_event_names_
     let seating = floor_events::subjects::event_subject(floor_events::subjects::aggregate::SEATING, tournament.0);
     let mut seating = floor_runtime::follow::follow(&world.backbone, vec![seating], |_| {}).await.expect("follow seating");
     world.report(tournament, "h1-start", Report::HandStarted { hand: 1, button: seated[0].seat, stacks: seated, deal_hand: None }).await;
-    // The page folds the seating log: wait until seating has taken the report.
+    // The page shows the lobby's seat map: wait until seating has taken the report, then until
+    // the seat map has folded that commit.
     let taken = async {
         while let Some(message) = seating.next().await {
-            let events: Vec<SeatingEvent> =
-                floor_events::record::decode_commit(&message.expect("readable").payload).expect("a seating commit");
+            let message = message.expect("readable");
+            let events: Vec<SeatingEvent> = floor_events::record::decode_commit(&message.payload).expect("a seating commit");
             if events.iter().any(|e| matches!(e, SeatingEvent::HandStarted { .. })) {
-                return;
+                return message.info().expect("a stream message").stream_sequence;
             }
         }
+        panic!("the seating follow ended");
     };
-    tokio::time::timeout(DEADLINE, taken).await.expect("seating takes the report in time");
+    let started = tokio::time::timeout(DEADLINE, taken).await.expect("seating takes the report in time");
+    world.seat_summary_when(tournament, |s| s.last_sequence >= started).await;
 
     let wrong = exchange(http, "POST", "/console/login", None, &[("director", "Mallory"), ("password", "wrong horse battery")]).await;
     let (cookie, _) = sign_in(http, "Ana <TD>").await;

@@ -101,6 +101,8 @@ async fn a_stopped_service_is_named_with_since_when_by_the_lobby_and_floor_statu
     let seating = subjects::event_subject(subjects::aggregate::SEATING, t.0);
     if let Ok(last) = events.direct_get_last_for_subject(&seating).await {
         taken_up_to(&js, "seating-outbox", last.sequence).await;
+        // The lobby's seat map (issue 23) folds seating's commits too.
+        taken_up_to(&js, "seat-map", last.sequence).await;
     }
 
     // When: not yet WAITING_AFTER on the test's clock, nothing is said.

@@ -210,6 +210,27 @@ impl World {
         JetStreamStore::new(&self.backbone).load(&subject, 0).await.expect("log readable")
     }
 
+    /// The lobby's seat-map summary of `t` (KV `floor-lobby-tables`) once it satisfies `done`.
+    pub async fn seat_summary_when(
+        &self,
+        t: TournamentId,
+        done: impl Fn(&floor_lobby::seat_map::SeatsSummary) -> bool,
+    ) -> floor_lobby::seat_map::SeatsSummary {
+        let bucket = floor_lobby::seat_map_store::bucket(self.jetstream()).await.expect("the seat-map bucket");
+        let mut watch = bucket.watch_with_history(floor_lobby::seat_map::summary_key(t)).await.expect("watch the summary");
+        let found = async {
+            while let Some(Ok(entry)) = watch.next().await {
+                if let Ok(summary) = serde_json::from_slice(&entry.value) {
+                    if done(&summary) {
+                        return summary;
+                    }
+                }
+            }
+            panic!("the seat-map watch ended");
+        };
+        tokio::time::timeout(DEADLINE, found).await.expect("the seat map shows it in time")
+    }
+
     /// Every clock event of a tournament, from the log.
     pub async fn clock_events(&self, tournament_id: TournamentId) -> Vec<ClockEvent> {
         let subject = subjects::event_subject(subjects::aggregate::CLOCK, tournament_id.0);

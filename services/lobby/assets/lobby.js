@@ -23,6 +23,16 @@
       el.textContent = clock(new Date(el.getAttribute("data-ends-at")).getTime() - now);
     });
   }
+  // The structure is not part of the live part: mark the step the clock says is in play.
+  function markStep() {
+    var clockSection = document.getElementById("clock");
+    var step = clockSection && clockSection.getAttribute("data-step");
+    if (step === null || step === undefined) { return; }
+    document.querySelectorAll("#structure tr[data-step]").forEach(function (row) {
+      var mark = row.querySelector("td span");
+      if (mark) { mark.classList.toggle("badge", row.getAttribute("data-step") === step); }
+    });
+  }
   localize(document);
   tick();
   setInterval(tick, 1000);
@@ -36,6 +46,7 @@
       live.innerHTML = e.data;
       localize(live);
       tick();
+      markStep();
       if (status) { status.textContent = "live"; }
     });
     source.onerror = function () { if (status) { status.textContent = "reconnecting…"; } };

@@ -18,7 +18,8 @@ pub enum LobbyState {
     Registering,
     /// Cards are in the air: a sit & go filled its seats, or a scheduled start came.
     Running,
-    /// Cancelled before the start; every entry was refunded.
+    /// Cancelled: before the start (every entry refunded), or in play (every player concerned
+    /// has a statement; `play.cancelled`).
     Cancelled,
     /// The last opponent of the winner is out.
     Finished,
@@ -118,6 +119,9 @@ pub struct LobbyDocument {
     /// Hand-for-hand: off or on, hand k, the tables waited for and since when.
     #[serde(default)]
     pub hand_for_hand: crate::bubble::LobbyHandForHand,
+    /// Play suspended (and why), or cancelled in play (and its statements' total).
+    #[serde(default, skip_serializing_if = "crate::abort::LobbyPlay::is_quiet")]
+    pub play: crate::abort::LobbyPlay,
     /// Stream sequence of the last commit folded in: older commits are ignored.
     pub last_sequence: u64,
 }
@@ -160,6 +164,7 @@ impl LobbyDocument {
             payouts: None,
             bounties: def.bounty.as_ref().map(|terms| crate::bounties::LobbyBounties::new(terms, currency)),
             hand_for_hand: Default::default(),
+            play: Default::default(),
             last_sequence: sequence,
         };
         doc.settle_prize_pool();
@@ -271,6 +276,16 @@ impl LobbyDocument {
     /// Folds one bubble event.
     pub fn evolve_bubble(mut self, event: &floor_events::bubble::BubbleEvent) -> Self {
         self.hand_for_hand = std::mem::take(&mut self.hand_for_hand).evolve(event);
+        self
+    }
+
+    /// Folds one abort event: a suspension, a resume, a cancellation in play (the tournament
+    /// is then cancelled, as one cancelled before its start is).
+    pub fn evolve_abort(mut self, event: &floor_events::abort::AbortEvent) -> Self {
+        self.play = std::mem::take(&mut self.play).evolve(event);
+        if self.play.cancelled.is_some() {
+            self.state = LobbyState::Cancelled;
+        }
         self
     }
 

@@ -10,7 +10,9 @@
 //! | `GET /api/tournaments/{id}` | one document |
 //! | `GET /api/tournaments/{id}/structure` | its blind structure ([`crate::structures`]) |
 //! | `GET /api/tournaments/{id}/events` | its document at every new revision (SSE, [`crate::live`]) |
+//! | `GET /tournaments/{id}/tables`, `/players?name=`, and the same under `/api` | who sits where, and the player search ([`crate::seat_pages`]) |
 //! | `GET /api/health` | readers' poison commits, what tournaments wait on |
+//! | `GET /api/openapi.json` | the OpenAPI document of this JSON API ([`crate::openapi`]) |
 //! | `/console/…` | the director console ([`crate::console`]) |
 //!
 //! The list is served from an in-memory copy of bucket `floor-lobby` that a KV watch keeps
@@ -27,18 +29,17 @@
 
 use crate::domain::LobbyDocument;
 use crate::listing::{Page, Query, QueryError};
-use crate::live::{Feeds, Revision};
+use crate::live::{Feed, Feeds, Revision};
 use async_nats::jetstream::{self, kv};
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, State};
 use axum::http::{header, Method, StatusCode, Uri};
-use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use floor_events::subjects;
 use floor_runtime::Clock;
-use futures::StreamExt;
+use futures::{Stream, StreamExt};
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -75,6 +76,8 @@ pub struct LobbyCache {
     clock: Arc<dyn Clock>,
     /// Ends the live feeds when the server stops.
     shutdown: CancellationToken,
+    /// Who sits where ([`crate::seat_pages`]).
+    seats: crate::seat_pages::SeatCache,
 }
 
 /// Why a tournament has no document in the lobby.
@@ -154,6 +157,7 @@ impl LobbyCache {
             feeds: Feeds::default(),
             clock,
             shutdown: shutdown.clone(),
+            seats: Default::default(),
         };
         let mut entries = bucket.watch_all_from_revision(1).await?;
         let (docs, feeds) = (cache.docs.clone(), cache.feeds.clone());
@@ -184,6 +188,16 @@ impl LobbyCache {
             }
         });
         Ok(cache)
+    }
+
+    /// Serves `seats` as who sits where (a cache that stays empty otherwise).
+    pub fn with_seats(self, seats: crate::seat_pages::SeatCache) -> Self {
+        Self { seats, ..self }
+    }
+
+    /// Who sits where.
+    pub fn seats(&self) -> &crate::seat_pages::SeatCache {
+        &self.seats
     }
 
     /// What each tournament waits on, as the lobby last looked.
@@ -277,7 +291,7 @@ impl LobbyCache {
     }
 }
 
-fn json(status: StatusCode, body: impl Into<axum::body::Body>) -> Response {
+pub(crate) fn json(status: StatusCode, body: impl Into<axum::body::Body>) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], body.into()).into_response()
 }
 
@@ -288,7 +302,7 @@ const ECHOED: usize = 80;
 /// Every error the lobby answers: `{"error":{"code","message"}}` as `application/json`, the
 /// envelope of every command reply. The body is serialized, never formatted by hand: a path
 /// holding a quote or a non-ASCII letter once came back as Rust's escapes, which JSON cannot read.
-fn error(status: StatusCode, code: &str, message: String) -> Response {
+pub(crate) fn error(status: StatusCode, code: &str, message: String) -> Response {
     let body = floor_events::Reply::<()>::Error(floor_events::ErrorBody::new(code, message));
     // An error body is two strings; serializing it cannot fail.
     json(status, serde_json::to_vec(&body).expect("error body serializes"))
@@ -325,17 +339,17 @@ async fn list(State(cache): State<LobbyCache>, params: Result<axum::extract::Que
 }
 
 /// The tournament id from the path.
-fn path_id(id: Result<Path<String>, PathRejection>) -> Result<String, PathRejection> {
+pub(crate) fn path_id(id: Result<Path<String>, PathRejection>) -> Result<String, PathRejection> {
     id.map(|Path(id)| id)
 }
 
 /// The answer to a path segment that does not decode (percent-escapes that are not UTF-8, say):
 /// it names no tournament.
-fn bad_path(rejection: PathRejection) -> Response {
+pub(crate) fn bad_path(rejection: PathRejection) -> Response {
     error(StatusCode::BAD_REQUEST, floor_events::codes::INVALID_FIELD, rejection.body_text())
 }
 
-fn not_shown(id: &str, why: NotShown) -> Response {
+pub(crate) fn not_shown(id: &str, why: NotShown) -> Response {
     match why {
         NotShown::NotYet => error(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -375,12 +389,27 @@ async fn structure(State(cache): State<LobbyCache>, id: Result<Path<String>, Pat
 /// away is noticed.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
+/// `frames`, with a comment whenever nothing was sent for [`KEEP_ALIVE`].
+fn kept_alive(frames: impl Stream<Item = bytes::Bytes> + Send + 'static) -> impl Stream<Item = bytes::Bytes> + Send + 'static {
+    let quiet = tokio::time::interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
+    futures::stream::unfold((Box::pin(frames), quiet), |(mut frames, mut quiet)| async move {
+        tokio::select! {
+            frame = frames.next() => frame.map(|frame| {
+                quiet.reset();
+                (frame, (frames, quiet))
+            }),
+            _ = quiet.tick() => Some((bytes::Bytes::from_static(b":\n\n"), (frames, quiet))),
+        }
+    })
+}
+
 /// A tournament's live feed: its document now, then at every new revision, each turned into an
-/// event by `event`, until the client goes away or the server stops.
+/// event by `event` (once per revision for all clients: [`Revision::framed`]), until the client
+/// goes away or the server stops.
 async fn feed(
     cache: LobbyCache,
     id: Result<Path<String>, PathRejection>,
-    event: impl Fn(&LobbyCache, &str, &Revision) -> Option<Event> + Send + Sync + 'static,
+    event: impl Fn(&LobbyCache, &str, &Revision) -> Option<bytes::Bytes> + Send + Sync + 'static,
 ) -> Response {
     let id = match path_id(id) {
         Ok(id) => id,
@@ -392,19 +421,22 @@ async fn feed(
         Ok(first) => first,
         Err(why) => return not_shown(&id, why),
     };
-    let events = crate::live::revisions(first, watching, cache.shutdown.clone())
-        .filter_map(move |revision| std::future::ready(event(&cache, &id, &revision).map(Ok::<_, std::convert::Infallible>)));
-    Sse::new(events).keep_alive(KeepAlive::new().interval(KEEP_ALIVE)).into_response()
+    let frames = crate::live::revisions(first, watching, cache.shutdown.clone())
+        .filter_map(move |revision| std::future::ready(event(&cache, &id, &revision)));
+    let body = axum::body::Body::from_stream(kept_alive(frames).map(Ok::<_, std::convert::Infallible>));
+    ([(header::CONTENT_TYPE, "text/event-stream"), (header::CACHE_CONTROL, "no-cache")], body).into_response()
 }
 
 /// `GET /api/tournaments/{id}/events`: `event: document`, `id:` the KV revision, `data:` the
 /// document's JSON (with `waiting_on`, as `GET /api/tournaments/{id}` serves it).
 async fn events(State(cache): State<LobbyCache>, id: Result<Path<String>, PathRejection>) -> Response {
     feed(cache, id, |cache, id, revision| {
-        let json = cache.waits.document(id, &revision.json);
-        // The projection's JSON is one line; serde never writes a raw line break into it.
-        let text = String::from_utf8(json).ok()?;
-        Some(Event::default().event("document").id(revision.revision.to_string()).data(text))
+        revision.framed(Feed::Json, |revision| {
+            let json = cache.waits.document(id, &revision.json);
+            // The projection's JSON is one line; serde never writes a raw line break into it.
+            let text = String::from_utf8(json).ok()?;
+            Some(crate::live::frame("document", revision.revision, &text))
+        })
     })
     .await
 }
@@ -414,20 +446,21 @@ async fn page_events(State(cache): State<LobbyCache>, id: Result<Path<String>, P
     feed(cache, id, |cache, _, revision| {
         // Rendered once per revision for every client of the tournament. `now` only sets the
         // countdowns' text until the page's script takes over.
-        let html = revision.rendered(|json| {
-            let doc: LobbyDocument = serde_json::from_slice(json).ok()?;
-            Some(crate::tournament_page::live(&doc, cache.clock.now()))
-        })?;
-        Some(Event::default().event("document").id(revision.revision.to_string()).data(html))
+        revision.framed(Feed::Page, |revision| {
+            let doc: LobbyDocument = serde_json::from_slice(&revision.json).ok()?;
+            let seats = cache.seats.summary(doc.tournament_id);
+            let live = crate::tournament_page::live_with_tables(&doc, seats.as_ref(), cache.clock.now());
+            Some(crate::live::frame("document", revision.revision, &live))
+        })
     })
     .await
 }
 
-fn html(status: StatusCode, body: String) -> Response {
+pub(crate) fn html(status: StatusCode, body: String) -> Response {
     (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response()
 }
 
-fn html_error(status: StatusCode, message: &str) -> Response {
+pub(crate) fn html_error(status: StatusCode, message: &str) -> Response {
     let body = format!("<h1>{}</h1>\n<p>{}</p>\n<p><a href=\"/\">All tournaments</a></p>\n", status, crate::html::escape(message));
     html(status, crate::html::page(status.canonical_reason().unwrap_or("Error"), &body))
 }
@@ -458,7 +491,9 @@ async fn tournament_page(State(cache): State<LobbyCache>, id: Result<Path<String
         return html_error(StatusCode::INTERNAL_SERVER_ERROR, "This tournament's document does not read.");
     };
     let structure = cache.structure(&id).await.and_then(|s| serde_json::from_slice(&s).ok());
-    html(StatusCode::OK, crate::tournament_page::render(&doc, structure.as_ref(), cache.clock.now()))
+    cache.seats.caught_up(doc.tournament_id).await;
+    let seats = cache.seats.summary(doc.tournament_id);
+    html(StatusCode::OK, crate::tournament_page::render(&doc, structure.as_ref(), seats.as_ref(), cache.clock.now()))
 }
 
 /// The platform's health: every reader's poison commits and what it set aside (as `floor
@@ -479,13 +514,18 @@ const ROUTES: &str = "Floor lobby
 
 GET /                                   the tournament list (a page)
 GET /tournaments/{id}                   one tournament (a page, live)
+GET /tournaments/{id}/tables            who sits where (a page): ?page=
+GET /tournaments/{id}/players?name=     find a player's entries, table, seat and stack (a page)
 GET /api/tournaments                    the list: ?state=registering|late_registration|running|finished|cancelled
                                         &format=sit_and_go|scheduled|freezeout|re_entry|multi_entry|rebuy|bounty
                                         &page=1&per_page=25 (at most 100)
 GET /api/tournaments/{id}               one tournament
 GET /api/tournaments/{id}/structure     its blind structure
 GET /api/tournaments/{id}/events        its document at every change (Server-Sent Events)
+GET /api/tournaments/{id}/tables        its open tables, seat by seat with stacks: ?page=1&per_page=25
+GET /api/tournaments/{id}/players?name= entries whose player name holds name: table, seat, stack
 GET /api/health                         poison commits the readers survived, what tournaments wait on
+GET /api/openapi.json                   this JSON API as an OpenAPI 3.1 document
 GET /console                            the director console (a login; disabled without a password at start)
 ";
 
@@ -521,12 +561,17 @@ pub fn router(cache: LobbyCache, console: Router) -> Router {
         .route("/", get(list_page))
         .route("/tournaments/{id}", get(tournament_page))
         .route("/tournaments/{id}/events", get(page_events))
+        .route("/tournaments/{id}/tables", get(crate::seat_pages::tables_html))
+        .route("/tournaments/{id}/players", get(crate::seat_pages::players_html))
         .route("/api", get(api_index))
         .route("/api/tournaments", get(list))
         .route("/api/tournaments/{id}", get(one))
         .route("/api/tournaments/{id}/structure", get(structure))
         .route("/api/tournaments/{id}/events", get(events))
+        .route("/api/tournaments/{id}/tables", get(crate::seat_pages::api_tables))
+        .route("/api/tournaments/{id}/players", get(crate::seat_pages::api_players))
         .route("/api/health", get(health))
+        .route("/api/openapi.json", get(crate::openapi::serve))
         .with_state(cache)
         .merge(console)
         .fallback(no_route)

@@ -9,7 +9,9 @@
 //!
 //! A document is the tournament's whole state, not a change, so a client that reads slower than
 //! documents come skips to the newest one (the channel holds only the latest): it never falls
-//! behind and never holds memory for a backlog. A client that goes away drops its feed, and
+//! behind and never holds memory for a backlog. Each revision's event is encoded once, by the
+//! first client that sends it, and shared by every other client of the tournament (they hold
+//! clones of one revision): a delivery is a reference count and a socket write. A client that goes away drops its feed, and
 //! with it its receiver; the last one to go removes the tournament's channel.
 
 use futures::{Stream, StreamExt};
@@ -25,22 +27,62 @@ pub struct Revision {
     pub revision: u64,
     /// The document's JSON, as stored.
     pub json: bytes::Bytes,
-    /// The page's live part for this revision, rendered by the first page client that needs it
-    /// and shared by every other one (the clients of a tournament get clones of one revision):
-    /// a thousand page watchers cost one rendering per revision, not a thousand.
-    rendered: Arc<OnceLock<Option<String>>>,
+    /// Its events, encoded by the first client of each feed that sends it and shared by every
+    /// other one: a thousand watchers cost one encoding (and one rendering) per revision.
+    frames: Arc<Frames>,
+}
+
+/// A revision's Server-Sent Events, once encoded.
+#[derive(Debug, Default)]
+struct Frames {
+    /// `GET /api/tournaments/{id}/events`.
+    json: OnceLock<Option<bytes::Bytes>>,
+    /// `GET /tournaments/{id}/events`.
+    page: OnceLock<Option<bytes::Bytes>>,
+}
+
+/// Which feed an event is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Feed {
+    /// The document as JSON.
+    Json,
+    /// The page's live part, rendered.
+    Page,
+}
+
+/// One Server-Sent Event: `event:`, `id:`, and `data` a line per line of it (a carriage return,
+/// which no `data:` line can carry, is never in the lobby's JSON or pages: `html::escape` writes
+/// it as a character reference).
+pub fn frame(event: &str, id: u64, data: &str) -> bytes::Bytes {
+    let mut out = String::with_capacity(data.len() + 48);
+    out.push_str("event: ");
+    out.push_str(event);
+    out.push_str("\nid: ");
+    out.push_str(&id.to_string());
+    out.push('\n');
+    for line in data.split('\n') {
+        out.push_str("data: ");
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push('\n');
+    out.into()
 }
 
 impl Revision {
     /// A revision not rendered yet.
     pub fn new(revision: u64, json: bytes::Bytes) -> Self {
-        Self { revision, json, rendered: Arc::default() }
+        Self { revision, json, frames: Arc::default() }
     }
 
-    /// The revision rendered by `render` (once for all clones of it); `None` when it does not
-    /// render (a document that does not read).
-    pub fn rendered(&self, render: impl FnOnce(&[u8]) -> Option<String>) -> Option<&str> {
-        self.rendered.get_or_init(|| render(&self.json)).as_deref()
+    /// The revision's event for `feed`, encoded by `encode` once for all clones of it; `None`
+    /// when it does not encode (a document that does not read).
+    pub fn framed(&self, feed: Feed, encode: impl FnOnce(&Self) -> Option<bytes::Bytes>) -> Option<bytes::Bytes> {
+        let slot = match feed {
+            Feed::Json => &self.frames.json,
+            Feed::Page => &self.frames.page,
+        };
+        slot.get_or_init(|| encode(self)).clone()
     }
 }
 
@@ -176,17 +218,20 @@ mod tests {
     }
 
     #[test]
-    fn a_revision_is_rendered_once_for_all_its_clients() {
+    fn a_revision_is_encoded_once_per_feed_for_all_its_clients() {
         let first = rev(3);
         let clones = vec![first.clone(), first.clone(), first.clone()];
-        let renders = std::cell::Cell::new(0);
+        let encodings = std::cell::Cell::new(0);
         for r in std::iter::once(&first).chain(&clones) {
-            let html = r.rendered(|json| {
-                renders.set(renders.get() + 1);
-                Some(format!("<p>{}</p>", String::from_utf8_lossy(json)))
-            });
-            assert_eq!(html, Some("<p>{\"r\":3}</p>"));
+            for feed in [Feed::Json, Feed::Page] {
+                let framed = r.framed(feed, |r| {
+                    encodings.set(encodings.get() + 1);
+                    Some(frame("document", r.revision, &format!("<p>{feed:?}</p>\n{}", String::from_utf8_lossy(&r.json))))
+                });
+                let expected = format!("event: document\nid: 3\ndata: <p>{feed:?}</p>\ndata: {{\"r\":3}}\n\n");
+                assert_eq!(framed.as_deref(), Some(expected.as_bytes()));
+            }
         }
-        assert_eq!(renders.get(), 1);
+        assert_eq!(encodings.get(), 2, "once per feed, not per client");
     }
 }

@@ -4,8 +4,9 @@
 //! The projection is the payouts service's own table function (`floor_rules::field`) applied to the field as the
 //! lobby knows it, so the lobby never shows a table the service would not lock for that field.
 
-use floor_events::payouts::{PayoutEvent, PlaceAward, PrizeBand};
+use floor_events::payouts::{DealMethodKind, DealShare, PayoutEvent, PlaceAward, PrizeBand};
 use floor_events::Money;
+use floor_events::PlayerId;
 use floor_rules::field::{table_for, Field};
 use serde::{Deserialize, Serialize};
 
@@ -36,6 +37,9 @@ pub struct LobbyPayouts {
     pub final_table: Vec<PlaceAward>,
     /// Every paid place has been paid.
     pub paid: bool,
+    /// A deal under discussion or agreed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deal: Option<LobbyDeal>,
 }
 
 impl LobbyPayouts {
@@ -54,6 +58,7 @@ impl LobbyPayouts {
             latest_cashes: Vec::new(),
             final_table: Vec::new(),
             paid: false,
+            deal: None,
         })
     }
 
@@ -79,12 +84,50 @@ impl LobbyPayouts {
                 }
             }
             PayoutEvent::TournamentPaid { .. } => self.paid = true,
-            // Deals are not shown in the lobby yet (`docs/architecture.md`, Deals); their
-            // amounts reach it as the places awarded.
-            _ => {}
+            PayoutEvent::DealProposed { proposer, method, shares, left_to_play_for, .. } => {
+                self.deal = Some(LobbyDeal {
+                    agreed: false,
+                    proposer: Some(proposer.clone()),
+                    method: Some(*method),
+                    shares: shares.clone(),
+                    accepted: vec![proposer.clone()],
+                    left_to_play_for: *left_to_play_for,
+                });
+            }
+            PayoutEvent::DealAccepted { player } => {
+                if let Some(deal) = self.deal.as_mut().filter(|d| !d.agreed && !d.accepted.contains(player)) {
+                    deal.accepted.push(player.clone());
+                }
+            }
+            PayoutEvent::DealRejected { .. } | PayoutEvent::DealVoided { .. } => self.deal = None,
+            PayoutEvent::DealAgreed { shares, left_to_play_for } => {
+                let deal = self.deal.take().unwrap_or_default();
+                self.deal = Some(LobbyDeal { agreed: true, shares: shares.clone(), left_to_play_for: *left_to_play_for, ..deal });
+            }
         }
         self
     }
+}
+
+/// A deal among the remaining players: under discussion, or agreed (then each later
+/// elimination is paid its share, and the places awarded show it).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LobbyDeal {
+    /// Every remaining player accepted.
+    pub agreed: bool,
+    /// Who proposed it.
+    #[serde(default)]
+    pub proposer: Option<PlayerId>,
+    /// How the money was split.
+    #[serde(default)]
+    pub method: Option<DealMethodKind>,
+    /// Each remaining entry's share, in minor units of the pool's currency.
+    pub shares: Vec<DealShare>,
+    /// Who has accepted so far (the proposer first).
+    #[serde(default)]
+    pub accepted: Vec<PlayerId>,
+    /// Minor units left to play for, paid to the winner on top of their share.
+    pub left_to_play_for: u64,
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! The lobby projection: tournament, clock, payouts, rebuys and bubble commits folded into one
+//! The lobby projection: tournament, clock, payouts, rebuys, bounties, bubble and abort commits folded into one
 //! KV document per tournament.
 //!
 //! Documents are folded in memory and written once per batch ([`Projection::flush`]), the
@@ -100,6 +100,7 @@ impl Projection for LobbyProjection {
             subjects::event_filter(subjects::aggregate::REBUYS),
             subjects::event_filter(subjects::aggregate::BOUNTIES),
             subjects::event_filter(subjects::aggregate::BUBBLE),
+            subjects::event_filter(subjects::aggregate::ABORT),
         ]
     }
 
@@ -133,6 +134,7 @@ impl Projection for LobbyProjection {
             Events::Bounties(events) => Some(events.iter().fold(doc, LobbyDocument::evolve_bounties)),
             Events::Bubble(events) => Some(events.iter().fold(doc, LobbyDocument::evolve_bubble)),
             Events::Payouts(events) => Some(events.iter().fold(doc, LobbyDocument::evolve_payouts)),
+            Events::Abort(events) => Some(events.iter().fold(doc, LobbyDocument::evolve_abort)),
             // Not in the lobby's filters: the document goes back as it was.
             _ => {
                 self.docs.insert(id, doc);

@@ -1,7 +1,9 @@
-//! Wiring: the lobby projection runner and the HTTP server.
+//! Wiring: the lobby's two projection runners (documents, seat maps) and the HTTP server.
 
 use crate::http::{router, LobbyCache};
 use crate::projection::LobbyProjection;
+use crate::seat_map_store::SeatMapProjection;
+use crate::seat_pages::SeatCache;
 use floor_events::subjects;
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::projection::ProjectionRunner;
@@ -44,12 +46,19 @@ pub async fn start(
     let mut runner = ProjectionRunner::new(backbone, projection).await?;
     runner.catch_up().await?;
     tracker.spawn(runner.run(shutdown.clone()));
+    let seat_map = SeatMapProjection::load(&backbone.jetstream).await?;
+    let mut runner = ProjectionRunner::new(backbone, seat_map).await?;
+    runner.catch_up().await?;
+    tracker.spawn(runner.run(shutdown.clone()));
     let Some(addr) = http else { return Ok(None) };
     let bucket = backbone.jetstream.get_key_value(subjects::LOBBY_BUCKET).await.map_err(|e| LobbyError::Bucket(e.to_string()))?;
     let structures = crate::structures::bucket(&backbone.jetstream).await.map_err(LobbyError::Bucket)?;
     let cache = LobbyCache::watch(bucket, structures, backbone.events.clone(), backbone.jetstream.clone(), clock.clone(), shutdown.clone())
         .await
         .map_err(|e| LobbyError::Bucket(e.to_string()))?;
+    let seats_bucket = crate::seat_map_store::bucket(&backbone.jetstream).await.map_err(LobbyError::Bucket)?;
+    let seats = SeatCache::watch(seats_bucket, shutdown.clone()).await.map_err(|e| LobbyError::Bucket(e.to_string()))?;
+    let cache = cache.with_seats(seats);
     tracker.spawn(crate::waiting::run(backbone.jetstream.clone(), clock.clone(), cache.waits(), shutdown.clone()));
     let console = crate::console::Console::new(console, cache.clone(), backbone, clock).await.map_err(LobbyError::Bucket)?;
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| LobbyError::Listen(addr, e))?;

@@ -8,6 +8,7 @@ use crate::domain::{LobbyDocument, LobbyState};
 use crate::html::{countdown, duration, escape, facts, instant, money, page};
 use crate::list_page::{formats, state_badge};
 use crate::money::grouped;
+use crate::seat_map::SeatsSummary;
 use chrono::{DateTime, Utc};
 use floor_events::clock::{Step, Structure};
 use floor_events::registration::CancellationReason;
@@ -15,12 +16,14 @@ use floor_events::Money;
 use std::fmt::Write;
 
 /// The whole page: the live part, and the structure (when it has one) below it.
-pub fn render(doc: &LobbyDocument, structure: Option<&Structure>, now: DateTime<Utc>) -> String {
+pub fn render(doc: &LobbyDocument, structure: Option<&Structure>, seats: Option<&SeatsSummary>, now: DateTime<Utc>) -> String {
     let mut body = format!(
         "<main id=\"live\" data-events=\"/tournaments/{id}/events\">\n{live}</main>\n<p class=\"muted\" id=\"live-status\">connecting…</p>\n",
         id = doc.tournament_id,
-        live = live(doc, now)
+        live = live_with_tables(doc, seats, now)
     );
+    // Outside the live part: an update must not wipe what a player is typing.
+    body.push_str(&crate::seat_pages::search_form(doc.tournament_id, ""));
     if let Some(structure) = structure {
         body.push_str(&structure_table(structure, doc.clock.as_ref().and_then(|c| c.step)));
     }
@@ -30,6 +33,14 @@ pub fn render(doc: &LobbyDocument, structure: Option<&Structure>, now: DateTime<
         id = doc.tournament_id
     );
     page(&doc.name, &body)
+}
+
+/// The live part with the tables section (counts, recent moves and closures) from the seat
+/// map as it stands: what the page shows and its feed sends.
+pub fn live_with_tables(doc: &LobbyDocument, seats: Option<&SeatsSummary>, now: DateTime<Utc>) -> String {
+    let mut out = live(doc, now);
+    out.push_str(&crate::seat_pages::tables_section(doc.tournament_id, seats));
+    out
 }
 
 /// The part of the page that changes with the document.
@@ -54,6 +65,7 @@ pub fn live(doc: &LobbyDocument, now: DateTime<Utc>) -> String {
         };
         let _ = writeln!(out, "<p><strong>Cancelled:</strong> {}. Every entry was refunded.</p>", escape(&why));
     }
+    out.push_str(&play_section(doc));
     if let Some(clock) = &doc.clock {
         out.push_str(&clock_section(clock, now));
     }
@@ -117,7 +129,9 @@ pub(crate) fn clock_section(clock: &LobbyClock, now: DateTime<Utc>) -> String {
     if !windows.is_empty() {
         rows.push(("", windows.join("; ")));
     }
-    format!("<section class=\"clock\" id=\"clock\"><h2>Clock</h2>{}</section>\n", facts(&rows))
+    // The step in play, for the page's script to mark it in the structure below the live part.
+    let step = clock.step.map(|s| format!(" data-step=\"{s}\"")).unwrap_or_default();
+    format!("<section class=\"clock\" id=\"clock\"{step}><h2>Clock</h2>{}</section>\n", facts(&rows))
 }
 
 /// Chips in play: every entry's starting stack, every rebuy's and add-on's chips.
@@ -183,6 +197,9 @@ fn payouts_section(doc: &LobbyDocument) -> String {
         }
         out.push_str("</tbody></table>\n");
     }
+    if let Some(deal) = &p.deal {
+        out.push_str(&deal_section(deal, &cash));
+    }
     let finishers = finishers(p);
     if !finishers.is_empty() {
         out.push_str("<h2>Finishers</h2><table class=\"finishers\"><thead><tr><th>Place</th><th>Player</th><th class=\"num\">Prize</th></tr></thead><tbody>");
@@ -199,6 +216,60 @@ fn payouts_section(doc: &LobbyDocument) -> String {
         out.push_str("</tbody></table>\n");
     }
     out.push_str("</section>\n");
+    out
+}
+
+/// A unit enum's wire name as words (`roll_forward` → "roll forward").
+fn words<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(|s| s.replace('_', " "))).unwrap_or_default()
+}
+
+/// A suspension (the reason the director gave, shown to players) or a cancellation in play.
+fn play_section(doc: &LobbyDocument) -> String {
+    let mut out = String::new();
+    if let Some(s) = &doc.play.suspended {
+        let _ = writeln!(
+            out,
+            "<section id=\"suspended\" class=\"notice\"><h2>Play is suspended</h2><p>{} <span class=\"muted\">since {}</span></p><p class=\"muted\">The clock is stopped; play resumes where it stopped.</p></section>",
+            escape(&s.reason),
+            instant(s.since)
+        );
+    }
+    if let Some(c) = &doc.play.cancelled {
+        let _ = writeln!(
+            out,
+            "<section id=\"cancelled-in-play\" class=\"notice\"><h2>Cancelled in play</h2><p>{} <span class=\"muted\">at {}</span></p><p>{} statements ({}), {} in all. A player's own statement: <code>floor tournament statement</code>, or ask the director.</p></section>",
+            escape(&c.reason),
+            instant(c.at),
+            grouped(u64::from(c.statements)),
+            escape(&words(&c.method)),
+            money(c.total)
+        );
+    }
+    out
+}
+
+/// A deal among the remaining players: who gets what, who has accepted.
+fn deal_section(deal: &crate::payouts::LobbyDeal, cash: &dyn Fn(u64) -> String) -> String {
+    let title = if deal.agreed { "Deal agreed" } else { "Deal proposed" };
+    let method = deal.method.map(|m| format!(" ({})", words(&m))).unwrap_or_default();
+    let mut out = format!("<div id=\"deal\"><h3>{title}{}</h3><table class=\"deal\"><thead><tr><th>Player</th><th class=\"num\">Chips</th><th class=\"num\">Share</th><th>Accepted</th></tr></thead><tbody>", escape(&method));
+    for share in &deal.shares {
+        let accepted = deal.agreed || deal.accepted.contains(&share.player);
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
+            escape(share.player.as_str()),
+            grouped(share.chips),
+            cash(share.amount),
+            if accepted { "yes" } else { "not yet" }
+        );
+    }
+    out.push_str("</tbody></table>");
+    if deal.left_to_play_for > 0 {
+        let _ = write!(out, "<p>{} left to play for: the winner's.</p>", cash(deal.left_to_play_for));
+    }
+    out.push_str("</div>\n");
     out
 }
 
@@ -299,10 +370,15 @@ fn bounties_section(doc: &LobbyDocument) -> String {
     out
 }
 
+/// A step's length as its clock shows it: `20:00`, `0:45`, `1:30:00`.
+fn length(seconds: u32) -> String {
+    duration(u64::from(seconds) * 1_000)
+}
+
 /// The blind sheet, the current step marked.
 pub fn structure_table(structure: &Structure, current: Option<u32>) -> String {
     let mut out = String::from(
-        "<section id=\"structure\"><h2>Structure</h2><table><thead><tr><th>Level</th><th class=\"num\">Blinds</th><th class=\"num\">Ante</th><th class=\"num\">Minutes</th></tr></thead><tbody>",
+        "<section id=\"structure\"><h2>Structure</h2><table><thead><tr><th>Level</th><th class=\"num\">Blinds</th><th class=\"num\">Ante</th><th class=\"num\">Length</th></tr></thead><tbody>",
     );
     let mut level = 0u32;
     let mut pause = 0u32;
@@ -313,11 +389,11 @@ pub fn structure_table(structure: &Structure, current: Option<u32>) -> String {
                 level += 1;
                 let _ = write!(
                     out,
-                    "<tr><td><span{mark}>{level}</span></td><td class=\"num\">{} / {}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                    "<tr data-step=\"{i}\"><td><span{mark}>{level}</span></td><td class=\"num\">{} / {}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
                     grouped(l.small_blind),
                     grouped(l.big_blind),
                     if l.ante > 0 { grouped(l.ante) } else { "–".to_owned() },
-                    l.seconds / 60
+                    length(l.seconds)
                 );
             }
             Step::Break { seconds, color_up } => {
@@ -325,8 +401,8 @@ pub fn structure_table(structure: &Structure, current: Option<u32>) -> String {
                 let colour = color_up.map(|c| format!(", colour up the {}s", grouped(c))).unwrap_or_default();
                 let _ = write!(
                     out,
-                    "<tr><td colspan=\"3\"><span{mark}>Break {pause}</span>{colour}</td><td class=\"num\">{}</td></tr>",
-                    seconds / 60
+                    "<tr data-step=\"{i}\"><td colspan=\"3\"><span{mark}>Break {pause}</span>{colour}</td><td class=\"num\">{}</td></tr>",
+                    length(*seconds)
                 );
             }
         }
@@ -385,7 +461,7 @@ mod tests {
         doc.entrants = 12;
         doc.live_entries = 8;
 
-        let page = render(&doc, Some(&structure), t0());
+        let page = render(&doc, Some(&structure), None, t0());
 
         assert!(page.contains("<h1>&lt;script&gt;alert(1)&lt;/script&gt;</h1>") && !page.contains("<script>alert"), "the name is text");
         assert!(page.contains("Paused: &lt;b&gt;chip race&lt;/b&gt;"), "the pause and its reason, as text");
@@ -396,6 +472,54 @@ mod tests {
         assert!(page.contains("15,000"), "average stack: 12 × 10,000 chips / 8 left");
         assert!(page.contains("€10.00 + €1.00 fee") && page.contains("€1,000.00"), "buy-in, fee and guarantee as money");
         assert!(page.contains("Break 1</span>, colour up the 25s"), "the structure below");
+        assert!(page.contains("id=\"clock\" data-step=\"0\""), "the step in play, for the script to mark");
+        assert!(page.contains("<tr data-step=\"0\"><td><span class=\"badge\">1</span>"), "marked at load");
+        assert!(page.contains("<tr data-step=\"2\"><td colspan=\"3\"><span>Break 1</span>"), "each row names its step");
+    }
+
+    #[test]
+    fn a_suspension_shows_the_directors_reason_and_a_deal_its_shares() {
+        use floor_events::abort::{AbortEvent, SuspendReason};
+        use floor_events::payouts::{DealMethodKind, DealShare};
+        let suspended = doc("Daily").evolve_abort(&AbortEvent::Suspended {
+            reason: SuspendReason::Director { reason: "<i>fire alarm</i>, back at 21:00".into() },
+            at: t0(),
+        });
+        let page = live(&suspended, t0());
+        assert!(page.contains("Play is suspended") && page.contains("&lt;i&gt;fire alarm&lt;/i&gt;, back at 21:00"), "{page}");
+        let resumed = suspended.evolve_abort(&AbortEvent::Resumed { suspended_at: t0(), at: t0() });
+        assert!(!live(&resumed, t0()).contains("suspended"), "gone at the resume");
+
+        let mut dealt = doc("Daily");
+        dealt.entrants = 20;
+        let dealt = dealt.evolve_payouts(&PayoutEvent::DealProposed {
+            proposer: PlayerId::parse("ana").unwrap(),
+            method: DealMethodKind::ChipChop,
+            shares: vec![
+                DealShare { entry: EntryNo(1), player: PlayerId::parse("ana").unwrap(), chips: 150_000, amount: 60_000 },
+                DealShare { entry: EntryNo(2), player: PlayerId::parse("ben").unwrap(), chips: 50_000, amount: 30_000 },
+            ],
+            left_to_play_for: 10_000,
+            pool: 100_000,
+        });
+        let page = live(&dealt, t0());
+        assert!(page.contains("Deal proposed (chip chop)") && page.contains("€600.00") && page.contains("not yet"), "{page}");
+        assert!(page.contains("€100.00 left to play for"), "{page}");
+        let rejected = dealt.evolve_payouts(&PayoutEvent::DealRejected { player: PlayerId::parse("ben").unwrap() });
+        assert!(!live(&rejected, t0()).contains("Deal"), "a rejected deal is off");
+    }
+
+    #[test]
+    fn levels_shorter_than_a_minute_show_their_seconds() {
+        let short = Step::Level(Level { small_blind: 5, big_blind: 10, ante: 0, big_blind_ante: false, seconds: 45 });
+        let structure = Structure {
+            steps: vec![short, level(10, 20, 0)],
+            late_registration_levels: None,
+            rebuys_until_break: None,
+            push_hold_seconds: 0,
+        };
+        let sheet = structure_table(&structure, None);
+        assert!(sheet.contains(">0:45<") && sheet.contains(">10:00<"), "{sheet}");
     }
 
     #[test]

@@ -3,16 +3,15 @@
 
 use super::form::{self, Action, Fields, FormError};
 use super::pages::{self, Audited, LastReports, Notice, Signed};
-use super::tables::Tables;
 use super::{auth::Session, Console};
+use crate::seat_pages::Held;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use floor_events::seating::SeatingEvent;
-use floor_events::{abort, clock, codes, registration, schedule, subjects, CommandId, TournamentId};
+use floor_events::{abort, clock, codes, registration, schedule, CommandId, TournamentId};
 use floor_runtime::{CommandError, CommandErrorKind};
 use futures::TryStreamExt;
 
@@ -132,17 +131,14 @@ impl Console {
         records
     }
 
-    /// The tables of `tournament`, folded from its seating log, and when each open one last
-    /// reported.
-    async fn tables(&self, tournament: TournamentId) -> (Tables, LastReports) {
-        let subject = subjects::event_subject(subjects::aggregate::SEATING, tournament.0);
-        let log = floor_runtime::JetStreamStore::new(&self.backbone).load::<SeatingEvent>(&subject, 0).await.unwrap_or_else(|e| {
-            tracing::warn!(error = %e, %tournament, "console: the seating log did not read");
-            Vec::new()
-        });
-        let tables = log.iter().flat_map(|c| &c.events).fold(Tables::default(), Tables::evolve);
+    /// The tables of `tournament`, as the lobby's seat map holds them
+    /// ([`crate::seat_pages::SeatCache`]), and when each open one last reported.
+    async fn tables(&self, tournament: TournamentId) -> (Held, LastReports) {
+        let seats = self.cache.seats();
+        seats.caught_up(tournament).await;
+        let tables = seats.get(tournament).unwrap_or_default();
         let mut reports = LastReports::new();
-        for (&number, _) in tables.open() {
+        for &number in tables.tables.keys() {
             let subject = floor_events::table::reports_subject(tournament, number);
             if let Ok(message) = self.backbone.tables.direct_get_last_for_subject(subject).await {
                 let nanos = i64::try_from(message.time.unix_timestamp_nanos()).unwrap_or(i64::MAX);

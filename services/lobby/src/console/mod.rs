@@ -32,7 +32,6 @@
 //!
 //! - [`auth`]: password hash, sessions.
 //! - [`form`]: urlencoded bodies, the actions, templates.
-//! - [`tables`]: the state of every table, folded from the seating log.
 //! - [`pages`]: the HTML.
 //! - [`handlers`]: the routes.
 
@@ -40,7 +39,6 @@ pub mod auth;
 pub mod form;
 mod handlers;
 pub mod pages;
-pub mod tables;
 
 use crate::http::LobbyCache;
 use async_nats::jetstream::{self, kv};

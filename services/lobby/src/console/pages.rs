@@ -5,10 +5,10 @@
 //! names, reasons, a service's message) goes through [`escape`].
 
 use super::form::{Action, Template};
-use super::tables::Tables;
 use crate::domain::{LobbyDocument, LobbyState};
 use crate::html::{duration, escape, instant, STYLE};
 use crate::list_page::state_badge;
+use crate::seat_pages::Held;
 use chrono::{DateTime, Utc};
 use floor_events::TournamentId;
 use std::fmt::Write;
@@ -168,7 +168,7 @@ pub struct Audited {
 /// who did what.
 pub fn tournament(
     doc: &LobbyDocument,
-    tables: &Tables,
+    tables: &Held,
     reports: &LastReports,
     audit: &[Audited],
     signed: &Signed,
@@ -232,33 +232,33 @@ fn actions(doc: &LobbyDocument, signed: &Signed) -> String {
     out
 }
 
-fn tables_section(tables: &Tables, reports: &LastReports, now: DateTime<Utc>) -> String {
-    let open: Vec<_> = tables.open().collect();
+fn tables_section(tables: &Held, reports: &LastReports, now: DateTime<Utc>) -> String {
+    let closed = tables.summary.as_ref().map_or(0, |s| s.tables_closed);
     let mut out = format!(
-        "<section id=\"tables\"><h2>Tables</h2><p class=\"muted\">{} open, {} closed</p>\n",
-        open.len(),
-        tables.tables.len() - open.len()
+        "<section id=\"tables\"><h2>Tables</h2><p class=\"muted\">{} open, {closed} closed · <a href=\"/tournaments/{}/tables\">seat map</a></p>\n",
+        tables.tables.len(),
+        tables.summary.as_ref().map(|s| s.tournament_id.to_string()).unwrap_or_default(),
     );
-    if open.is_empty() {
+    if tables.tables.is_empty() {
         out.push_str("</section>\n");
         return out;
     }
     out.push_str(
         "<table><thead><tr><th>Table</th><th>Players</th><th>Last hand</th><th>Last report</th><th>Silent for</th></tr></thead><tbody>\n",
     );
-    for (number, table) in open {
+    for (number, table) in &tables.tables {
         let players: Vec<String> = table
             .seats
             .iter()
-            .map(|(seat, (entry, chips))| {
-                let who = tables.player(*entry).map_or_else(|| format!("entry {entry}"), |p| p.as_str().to_owned());
-                format!("{seat}: {} ({})", escape(&who), crate::money::grouped(*chips))
+            .map(|o| {
+                let who = o.player.as_ref().map_or_else(|| format!("entry {}", o.entry), |p| p.as_str().to_owned());
+                format!("{}: {} ({})", o.seat, escape(&who), crate::money::grouped(o.chips))
             })
             .collect();
-        let hand = match table.last_hand {
-            Some((hand, true)) => format!("#{hand} finished"),
-            Some((hand, false)) => format!("#{hand} in play"),
-            None => "none yet".to_owned(),
+        let hand = match (table.last_hand, table.hand_running) {
+            (Some(hand), false) => format!("#{hand} finished"),
+            (Some(hand), true) => format!("#{hand} in play"),
+            (None, _) => "none yet".to_owned(),
         };
         let (last, silent) = match reports.get(number) {
             Some(at) => {
