@@ -158,6 +158,30 @@ pub fn apply(room: &mut Room, decision: &Decision) {
     }
 }
 
+/// Whether [`decide`] has anything to do in `room`: an empty table, more tables than the
+/// players need, or two tables further apart than the rule allows. Cheap (the room's indexes),
+/// so a caller may ask after every hand: a decision that had to wait is taken on the next ask.
+pub fn owed(room: &impl RoomLike, rules: &Rules) -> bool {
+    if rules.shootout {
+        return false;
+    }
+    let count = |n: u32| room.table(n).map_or(0, |t| t.count());
+    let empty = room.breaking_order().next().is_some_and(|n| count(n) == 0);
+    let unbalanced = match (room.fullest(), room.shortest()) {
+        (Some(fullest), Some(shortest)) => count(fullest) > count(shortest) + allowed(rules.when),
+        _ => false,
+    };
+    empty || room.len() > tables_needed(room.players(), rules.table_size) || unbalanced
+}
+
+/// The difference in players between two tables a rule lets stand.
+fn allowed(when: BalanceWhen) -> usize {
+    match when {
+        BalanceWhen::DifferenceAboveOne => 1,
+        BalanceWhen::ThreeShort => 2,
+    }
+}
+
 /// Decides (and applies to `room`) every move needed now. Deterministic for a given seed.
 pub fn decide(room: &mut impl RoomLike, rules: &Rules, seed: &Seed) -> Decision {
     let mut decision = Decision::default();
@@ -217,10 +241,7 @@ fn break_tables(room: &mut impl RoomLike, rules: &Rules, needed: usize, seed: &S
 }
 
 fn balance(room: &mut impl RoomLike, rules: &Rules, decision: &mut Decision) {
-    let allowed = match rules.when {
-        BalanceWhen::DifferenceAboveOne => 1,
-        BalanceWhen::ThreeShort => 2,
-    };
+    let allowed = allowed(rules.when);
     while let (Some(from_table), Some(to_table)) = (room.fullest(), room.shortest()) {
         let (from, to) = (room.table(from_table).expect("fullest"), room.table(to_table).expect("shortest"));
         let (from_count, to_count) = (from.count(), to.count());

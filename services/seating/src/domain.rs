@@ -12,7 +12,7 @@
 //! with the stack the source last reported. A broken table keeps finishing the hand it was
 //! dealing, and closes after its players have gone.
 
-use crate::balancing::{decide, BalanceWhen, Decision, Mover, Reason, Rules};
+use crate::balancing::{decide, owed, BalanceWhen, Decision, Mover, Reason, Rules};
 use crate::draw::{commitment, initial_seating, Seed};
 use crate::reports::{HandInPlay, Play, Rejection};
 use crate::room::Room;
@@ -157,7 +157,7 @@ impl SeatingState {
         self.leaving.get(&entry).map(|l| (l.table, l.seat)).or_else(|| self.located.get(&entry).copied())
     }
 
-    fn rules(&self) -> Rules {
+    pub(crate) fn rules(&self) -> Rules {
         Rules {
             table_size: usize::from(self.table_size),
             when: BalanceWhen::DifferenceAboveOne,
@@ -533,11 +533,41 @@ fn finished(state: &SeatingState, table: u32, hand: u64, stacks: Vec<SeatStack>,
     for b in &busts {
         out.push(SeatingEvent::StackReachedZero { entry: b.entry, table, hand, stack_at_start: b.stack_at_start });
     }
-    if !state.rebuys_open {
+    if !state.rebuys_open && !busts.is_empty() {
         let out_now: Vec<(EntryNo, Option<(u64, u32)>)> = busts.iter().map(|b| (b.entry, None)).collect();
         eliminate(state, &mut out, &out_now, seed);
+    } else {
+        rebalance(state, &mut out, seed);
     }
     out.events
+}
+
+/// A hand finished with nobody out: a decision that had to wait ([`waits`]) is taken now, if
+/// it no longer has to. Nothing owed (the usual case): nothing, at the cost of a look at the
+/// room's indexes.
+fn rebalance(state: &SeatingState, out: &mut Outbox<'_>, seed: &Seed) {
+    if state.drawing() || state.winner.is_some() || state.entries.len() <= 1 || !owed(&state.room, &state.rules()) {
+        return;
+    }
+    let mut room = state.room.draft();
+    let decision = decide(&mut room, &state.rules(), seed);
+    if !waits(state, &decision) {
+        record_decision(state, out, &decision);
+    }
+}
+
+/// Hand-for-hand: whether `decision` must wait because it moves a player from or to a table
+/// that holds a released hand it has not dealt yet, or breaks one. Such a table reads its
+/// `deal_hand` before the move or the close, deals the hand with players who are no longer
+/// there (or after it is closed), and the bubble, which counts the tables seating holds open,
+/// would neither count nor wait for that hand (docs/bubble.md, "Balancing between
+/// hand-for-hand hands"). The decision is taken again after the next hand finishes with no
+/// bust ([`rebalance`]) or the next bust: at the latest when the last table finishes the
+/// released hand, before the bubble releases the next one.
+fn waits(state: &SeatingState, decision: &Decision) -> bool {
+    let owes = |table: u32| state.held.get(&table).is_some_and(|held| held.credits > 0);
+    decision.moves.iter().any(|m| owes(m.from_table) || owes(m.to_table) || state.physical(m.entry).is_some_and(|(t, _)| owes(t)))
+        || decision.closed.iter().any(|&t| owes(t))
 }
 
 /// Entries leave the tournament: each is eliminated and taken off its table, then the room is
@@ -583,7 +613,9 @@ fn eliminate(state: &SeatingState, out: &mut Outbox<'_>, gone: &[(EntryNo, Optio
         return;
     }
     let decision = decide(&mut room, &state.rules(), seed);
-    record_decision(state, out, &decision);
+    if !waits(state, &decision) {
+        record_decision(state, out, &decision);
+    }
 }
 
 /// Chips bought for an entry: recorded, and sent to the table it sits at for its next hand.

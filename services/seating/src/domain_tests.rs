@@ -19,6 +19,8 @@ use std::collections::{BTreeMap, HashSet};
 
 const STACK: u64 = 1_000;
 
+mod hand_for_hand;
+
 fn at() -> DateTime<Utc> {
     "2027-01-10T18:00:00Z".parse().unwrap()
 }
@@ -86,10 +88,12 @@ struct RebuyPeriod {
     steps: u64,
 }
 
-fn play(entrants: u32, table_size: u8, run_seed: u64, rebuys: Option<RebuyPeriod>) -> (Vec<SeatingEvent>, SeatingState) {
+/// `entrants` drawn at tables of `table_size` (the draw in as many parts as it takes), each
+/// table with its instructions delivered and none applied yet.
+fn drawn(entrants: u32, table_size: u8, run_seed: u64, rebuys: bool) -> (TournamentId, Floor, Room) {
     let tournament_id = TournamentId(uuid::Uuid::from_u128(u128::from(run_seed)));
     let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
-    floor.run(C::Configure { tournament_id, table_size, starting_stack: STACK, rebuys: rebuys.is_some() });
+    floor.run(C::Configure { tournament_id, table_size, starting_stack: STACK, rebuys });
     let draw_seed = seed(run_seed);
     floor.run(C::CommitDraw { commitment: commitment(&draw_seed) });
     // As the policy sends them: registrations gathered into pools.
@@ -98,14 +102,19 @@ fn play(entrants: u32, table_size: u8, run_seed: u64, rebuys: Option<RebuyPeriod
         floor.run(C::JoinPool { entries: pool.to_vec() });
     }
     let mut room = Room { tables: BTreeMap::new(), rng: ChaCha8Rng::seed_from_u64(run_seed) };
-    let mut drawn = floor.run(C::Start { seed: draw_seed, at: at() });
+    let mut stored = floor.run(C::Start { seed: draw_seed, at: at() });
     let mut part = 1;
-    while !drawn.is_empty() {
-        room.deliver(&drawn);
-        drawn = floor.run(C::ContinueDraw { part });
+    while !stored.is_empty() {
+        room.deliver(&stored);
+        stored = floor.run(C::ContinueDraw { part });
         part += 1;
     }
     assert_eq!(floor.state.room.players(), entrants as usize, "the draw, in however many parts, seats everyone");
+    (tournament_id, floor, room)
+}
+
+fn play(entrants: u32, table_size: u8, run_seed: u64, rebuys: Option<RebuyPeriod>) -> (Vec<SeatingEvent>, SeatingState) {
+    let (tournament_id, mut floor, mut room) = drawn(entrants, table_size, run_seed, rebuys.is_some());
     let mut decisions = 0u64;
     let mut chips_in_play = u64::from(entrants) * STACK;
     let mut deciding: Vec<EntryNo> = Vec::new();

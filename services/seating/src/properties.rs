@@ -1,7 +1,7 @@
 //! Property tests: random tournaments, random bust sequences (multi-way busts included), every
 //! seating decision checked against the rules it must keep.
 
-use crate::balancing::{apply, apply_move, decide, final_table_size, tables_needed, BalanceWhen, Mover, Reason, Rules};
+use crate::balancing::{apply, apply_move, decide, final_table_size, owed, tables_needed, BalanceWhen, Mover, Reason, Rules};
 use crate::draw::initial_seating;
 use crate::room::Room;
 use crate::table::Table;
@@ -87,7 +87,10 @@ fn play(entrants: u32, table_size: usize, when: BalanceWhen, mover: Mover, seed:
         }
 
         let before = tables.clone();
+        let was_owed = owed(&tables, &rules);
         let decision = decide(&mut tables, &rules, &seed_from(seed.wrapping_add(hand)));
+        prop_assert_eq!(was_owed, decision != crate::Decision::default(), "owed() says exactly when decide() has work");
+        prop_assert!(!owed(&tables, &rules), "a decision leaves nothing owed");
 
         let replayed = check_moves(&before, &decision, &rules)?;
         prop_assert_eq!(&replayed, &tables, "replaying the decision gives the same tables");
