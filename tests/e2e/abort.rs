@@ -10,7 +10,7 @@ use floor_events::clock::ClockEvent;
 use floor_events::table::{BustReport, PotWon, Report, SeatStack};
 use floor_events::tournament::TournamentDefinition;
 use floor_events::{codes, subjects, CommandId, Reply, TournamentId};
-use floor_tests::{four_handed, freezeout, recorded, refusal_code, World};
+use floor_tests::{four_handed, freezeout, http_get, recorded, refusal_code, World};
 use serde_json::Value;
 
 async fn abort_request<T: serde::Serialize>(world: &World, verb: &str, request: &T) -> Reply<Value> {
@@ -185,6 +185,25 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
         (&shown["play"]["cancelled"]["statements"], &shown["play"]["cancelled"]["total"]["amount"]),
         (&Value::from(3), &Value::from(4_300))
     );
+
+    // And each player reads their own statement over HTTP, as JSON and as a page.
+    let http = world.platform().http().expect("the lobby serves HTTP");
+    let player = ann_or_whoever.player.as_str();
+    let (status, body) = http_get(http, &format!("/api/tournaments/{}/statement?player={player}", t.0)).await;
+    assert_eq!(status, 200, "{body}");
+    let shown: Statements = serde_json::from_str(&body).expect("the abort service's reply");
+    assert_eq!((shown.statements, shown.books), (vec![ann_or_whoever.clone()], books));
+    let (status, page) = http_get(http, &format!("/tournaments/{}/statement?player={player}", t.0)).await;
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("id=\"statement-lines\"") && page.contains(&format!("Statement of {player}")), "{page}");
+    // A name the cancellation owed nothing: no statement; no name: refused; the page links the form.
+    let (status, body) = http_get(http, &format!("/api/tournaments/{}/statement?player=nobody", t.0)).await;
+    assert_eq!((status, serde_json::from_str::<Statements>(&body).expect("statements").statements), (200, vec![]));
+    let (status, body) = http_get(http, &format!("/api/tournaments/{}/statement", t.0)).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains(codes::INVALID_FIELD), "{body}");
+    let (_, tournament_page) = http_get(http, &format!("/tournaments/{}", t.0)).await;
+    assert!(tournament_page.contains(&format!("action=\"/tournaments/{}/statement\"", t.0)), "the cancelled section asks for a name");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -230,6 +249,11 @@ async fn registration_holds_while_play_is_suspended_and_reopens_on_resume() {
     let resumed = recorded::<AbortEvent>(abort_request(&world, "resume", &resume).await);
     assert!(matches!(resumed.as_slice(), [AbortEvent::Resumed { .. }]), "{resumed:?}");
     world.lobby_when(t, |doc| doc.get("play").is_none()).await;
+    // Suspended and resumed is not cancelled: there are no statements to show.
+    let http = world.platform().http().expect("the lobby serves HTTP");
+    let (status, body) = http_get(http, &format!("/api/tournaments/{}/statement?player=ana", t.0)).await;
+    assert_eq!(status, 409, "{body}");
+    assert!(body.contains(codes::NOT_CANCELLED), "{body}");
     // Asked again with the same id once registration has read the resume: the entry is sold.
     let mut answer = None;
     for _ in 0..1_000 {

@@ -41,6 +41,11 @@ pub fn page(title: &str, body: &str) -> String {
     )
 }
 
+/// A unit variant's serde name as words (`chip_share` → "chip share"); anything else: nothing.
+pub fn words<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(|s| s.replace('_', " "))).unwrap_or_default()
+}
+
 /// Money by the one rule ([`crate::money::format`]).
 pub fn money(amount: Money) -> String {
     escape(&crate::money::format(amount))

@@ -11,6 +11,7 @@
 //! | `GET /api/tournaments/{id}/structure` | its blind structure ([`crate::structures`]) |
 //! | `GET /api/tournaments/{id}/events` | its document at every new revision (SSE, [`crate::live`]) |
 //! | `GET /tournaments/{id}/tables`, `/players?name=`, and the same under `/api` | who sits where, and the player search ([`crate::seat_pages`]) |
+//! | `GET /tournaments/{id}/statement?player=`, and the same under `/api` | a cancelled tournament's statement for one player, from the abort service ([`crate::statements`]) |
 //! | `GET /api/health` | readers' poison commits, what tournaments wait on |
 //! | `GET /api/openapi.json` | the OpenAPI document of this JSON API ([`crate::openapi`]) |
 //! | `/console/…` | the director console ([`crate::console`]) |
@@ -198,6 +199,11 @@ impl LobbyCache {
     /// Who sits where.
     pub fn seats(&self) -> &crate::seat_pages::SeatCache {
         &self.seats
+    }
+
+    /// A client for the services' commands, on the cache's connection.
+    pub fn commands(&self) -> floor_runtime::client::Commands {
+        floor_runtime::client::Commands::new(self.jetstream.client())
     }
 
     /// What each tournament waits on, as the lobby last looked.
@@ -516,6 +522,7 @@ GET /                                   the tournament list (a page)
 GET /tournaments/{id}                   one tournament (a page, live)
 GET /tournaments/{id}/tables            who sits where (a page): ?page=
 GET /tournaments/{id}/players?name=     find a player's entries, table, seat and stack (a page)
+GET /tournaments/{id}/statement?player= a cancelled tournament's statement for one player (a page)
 GET /api/tournaments                    the list: ?state=registering|late_registration|running|finished|cancelled
                                         &format=sit_and_go|scheduled|freezeout|re_entry|multi_entry|rebuy|bounty
                                         &page=1&per_page=25 (at most 100)
@@ -524,6 +531,7 @@ GET /api/tournaments/{id}/structure     its blind structure
 GET /api/tournaments/{id}/events        its document at every change (Server-Sent Events)
 GET /api/tournaments/{id}/tables        its open tables, seat by seat with stacks: ?page=1&per_page=25
 GET /api/tournaments/{id}/players?name= entries whose player name holds name: table, seat, stack
+GET /api/tournaments/{id}/statement?player= that player's statement, its lines and the books (cancelled in play)
 GET /api/health                         poison commits the readers survived, what tournaments wait on
 GET /api/openapi.json                   this JSON API as an OpenAPI 3.1 document
 GET /console                            the director console (a login; disabled without a password at start)
@@ -563,6 +571,7 @@ pub fn router(cache: LobbyCache, console: Router) -> Router {
         .route("/tournaments/{id}/events", get(page_events))
         .route("/tournaments/{id}/tables", get(crate::seat_pages::tables_html))
         .route("/tournaments/{id}/players", get(crate::seat_pages::players_html))
+        .route("/tournaments/{id}/statement", get(crate::statements::statement_html))
         .route("/api", get(api_index))
         .route("/api/tournaments", get(list))
         .route("/api/tournaments/{id}", get(one))
@@ -570,6 +579,7 @@ pub fn router(cache: LobbyCache, console: Router) -> Router {
         .route("/api/tournaments/{id}/events", get(events))
         .route("/api/tournaments/{id}/tables", get(crate::seat_pages::api_tables))
         .route("/api/tournaments/{id}/players", get(crate::seat_pages::api_players))
+        .route("/api/tournaments/{id}/statement", get(crate::statements::api_statement))
         .route("/api/health", get(health))
         .route("/api/openapi.json", get(crate::openapi::serve))
         .with_state(cache)

@@ -60,6 +60,7 @@ pub mod seat_map;
 pub mod seat_map_store;
 pub mod seat_pages;
 pub mod service;
+pub mod statements;
 pub mod structures;
 pub mod tournament_page;
 pub mod waiting;

@@ -5,7 +5,7 @@
 
 use crate::clock::{ClockStatus, LobbyClock};
 use crate::domain::{LobbyDocument, LobbyState};
-use crate::html::{countdown, duration, escape, facts, instant, money, page};
+use crate::html::{countdown, duration, escape, facts, instant, money, page, words};
 use crate::list_page::{formats, state_badge};
 use crate::money::grouped;
 use crate::seat_map::SeatsSummary;
@@ -220,10 +220,6 @@ fn payouts_section(doc: &LobbyDocument) -> String {
 }
 
 /// A unit enum's wire name as words (`roll_forward` → "roll forward").
-fn words<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(|s| s.replace('_', " "))).unwrap_or_default()
-}
-
 /// A suspension (the reason the director gave, shown to players) or a cancellation in play.
 fn play_section(doc: &LobbyDocument) -> String {
     let mut out = String::new();
@@ -238,12 +234,13 @@ fn play_section(doc: &LobbyDocument) -> String {
     if let Some(c) = &doc.play.cancelled {
         let _ = writeln!(
             out,
-            "<section id=\"cancelled-in-play\" class=\"notice\"><h2>Cancelled in play</h2><p>{} <span class=\"muted\">at {}</span></p><p>{} statements ({}), {} in all. A player's own statement: <code>floor tournament statement</code>, or ask the director.</p></section>",
+            "<section id=\"cancelled-in-play\" class=\"notice\"><h2>Cancelled in play</h2><p>{} <span class=\"muted\">at {}</span></p><p>{} statements ({}), {} in all. </p>{}</section>",
             escape(&c.reason),
             instant(c.at),
             grouped(u64::from(c.statements)),
             escape(&words(&c.method)),
-            money(c.total)
+            money(c.total),
+            crate::statements::statement_form(doc.tournament_id, "")
         );
     }
     out
