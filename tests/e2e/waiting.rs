@@ -53,6 +53,22 @@ async fn taken_up_to(js: &async_nats::jetstream::Context, reader: &str, sequence
     tokio::time::timeout(DEADLINE, wait).await.expect("the reader took it in time");
 }
 
+/// Waits until every reader but the clock's has taken every commit of `t` (the store's own
+/// answer, [`waiting::observe`] with no threshold and a `now` after every commit).
+async fn settled_but_the_clock(js: &async_nats::jetstream::Context, t: TournamentId) {
+    let wait = async {
+        loop {
+            let later = chrono::Utc::now() + chrono::Duration::hours(1);
+            let all = waiting::observe(js, later, std::time::Duration::ZERO).await.expect("observed");
+            if waits_of(&all, t).iter().all(|w| w.reader == "clock-policy") {
+                return;
+            }
+            tokio::task::yield_now().await;
+        }
+    };
+    tokio::time::timeout(DEADLINE, wait).await.expect("every reader but the clock's took the tournament's commits in time");
+}
+
 fn waits_of(all: &[TournamentWait], t: TournamentId) -> Vec<waiting::Wait> {
     all.iter().filter(|w| w.tournament == t.0).flat_map(|w| w.waiting_on.clone()).collect()
 }
@@ -104,6 +120,10 @@ async fn a_stopped_service_is_named_with_since_when_by_the_lobby_and_floor_statu
         // The lobby's seat map (issue 23) folds seating's commits too.
         taken_up_to(&js, "seat-map", last.sequence).await;
     }
+    // And whatever those readers stored in turn (a seating commit a bubble commit asked for,
+    // say) is taken too: the store itself, looked at with no threshold, says only the clock's
+    // reader has anything of the tournament left.
+    settled_but_the_clock(&js, t).await;
 
     // When: not yet WAITING_AFTER on the test's clock, nothing is said.
     let now = manual.now();
