@@ -252,7 +252,46 @@ async fn play_through_the_bubble(world: &World, config: &SimConfig) -> Summary {
     assert_eq!(h.ended_by.as_deref(), Some("burst"));
     assert!(barrier.hands >= 2 && barrier.tables_at_first >= 3, "several hands at several tables: {barrier:?}");
     assert_eq!((summary.pace, summary.reproducible), if config.free { ("free", false) } else { ("lockstep", true) });
+    if !config.free {
+        check_one_award_per_hand(world, config.tournament_id, &bubble).await;
+    }
     summary
+}
+
+/// Payouts awards each hand-for-hand hand's busts, at every table, as one group (issue 20):
+/// every entry the bubble placed in a completed hand is in one `places_awarded` with the
+/// others of that hand, at the same place and share. Checked in lockstep, where no deal
+/// crosses the hold (a crossing table's late busts are a group of their own and may fall
+/// between two hands' awards).
+async fn check_one_award_per_hand(world: &World, t: TournamentId, bubble: &[BubbleEvent]) {
+    use floor_events::payouts::PayoutEvent;
+    let store = JetStreamStore::new(&world.backbone);
+    let payouts = store.load::<PayoutEvent>(&subjects::event_subject(subjects::aggregate::PAYOUTS, t.0), 0).await.expect("payouts log");
+    let awards: Vec<Vec<(u32, u32, u32)>> = payouts
+        .into_iter()
+        .flat_map(|c| c.events)
+        .filter_map(|e| match e {
+            PayoutEvent::PlacesAwarded { awards, .. } => Some(awards.iter().map(|a| (a.entry.0, a.place, a.shared)).collect()),
+            _ => None,
+        })
+        .collect();
+    let mut grouped = 0;
+    for e in bubble {
+        let BubbleEvent::HandCompleted { hand, placed, .. } = e else { continue };
+        let Some(first) = placed.first() else { continue };
+        let award = awards
+            .iter()
+            .find(|a| a.iter().any(|(entry, ..)| *entry == first.bust.entry.0))
+            .unwrap_or_else(|| panic!("hand {hand}: entry {} placed by the bubble, never awarded", first.bust.entry.0));
+        for p in placed {
+            assert!(
+                award.contains(&(p.bust.entry.0, p.place, p.shared)),
+                "hand {hand}: the bubble placed {p:?}; payouts awarded it apart or elsewhere: {award:?}"
+            );
+        }
+        grouped += usize::from(placed.iter().map(|p| p.bust.table).collect::<BTreeSet<_>>().len() > 1);
+    }
+    eprintln!("{grouped} hand-for-hand hands with busts at several tables, each awarded as one group");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -26,7 +26,7 @@ pub use floor_rules::field::Field;
 pub struct PayoutsAggregate;
 
 /// A player out in a hand.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Eliminated {
     /// The entry.
     pub entry: EntryNo,

@@ -4,6 +4,15 @@
 //! rebuy period and add-on break, whichever is last); each seating commit with eliminations
 //! becomes one award.
 //!
+//! Hand for hand (the bubble's log): the busts of one hand-for-hand hand, at every table, are one
+//! group (TDA: players out in the same hand-for-hand hand at different tables finish together,
+//! ranked by the profile's rule across tables). From `hand_for_hand_started` the eliminations are
+//! held, in log order, and awarded as one award when the bubble says the hand is complete
+//! (`hand_completed`, or `late_busts_placed` for a table the director stopped waiting for) and
+//! when hand-for-hand ends. Every held elimination is in the next award, with players left
+//! before them counted by seating (the last one's `players_left` plus the group), so the places
+//! stay contiguous and every prize is paid whatever the bubble's own count says.
+//!
 //! Deals: the policy keeps each remaining entry's chips as the tables report them (the last
 //! `hand_started` or `hand_finished` that names it, plus chips bought since), which a proposal
 //! carries to the aggregate; and the payouts log's own deal events pause the clock while a deal
@@ -16,6 +25,7 @@
 
 use crate::books::Ledger;
 use crate::domain::{Eliminated, Field, PayoutCommand};
+use floor_events::bubble::BubbleEvent;
 use floor_events::clock::{ClockEvent, ClockRequest, PauseClock};
 use floor_events::payouts::{LockCause, PayoutEvent};
 use floor_events::rebuys::RebuyEvent;
@@ -58,9 +68,24 @@ struct Tournament {
     /// The policy paused the clock for the deal under discussion.
     #[serde(default)]
     deal_paused_clock: bool,
+    /// Hand for hand is on (from the bubble's `hand_for_hand_started` to its end).
+    #[serde(default)]
+    hand_for_hand: bool,
+    /// Eliminations held for the hand-for-hand hand's award, in log order, each with the players
+    /// left after it (seating's count).
+    #[serde(default)]
+    held: Vec<(Eliminated, u32)>,
 }
 
 impl Tournament {
+    /// The held eliminations as one award (`None`: nothing held).
+    fn award_held(&mut self, id: TournamentId, command_id: CommandId) -> Option<Order> {
+        let &(_, players_left_after) = self.held.last()?;
+        let eliminated: Vec<Eliminated> = std::mem::take(&mut self.held).into_iter().map(|(e, _)| e).collect();
+        let players_left_before = players_left_after + eliminated.len() as u32;
+        Some(Order::Payouts((id, command_id, PayoutCommand::Award { field: self.field(), players_left_before, eliminated, winner: None })))
+    }
+
     fn field(&self) -> Field {
         let currency = self.ledger.currency.unwrap_or(floor_events::Currency::EUR);
         Field {
@@ -207,10 +232,10 @@ impl Policy {
     pub fn on_seating(&mut self, id: TournamentId, sequence: u64, events: &[SeatingEvent]) -> Vec<Order> {
         let Some(t) = self.tournaments.get_mut(&id) else { return vec![] };
         events.iter().for_each(|e| follow_stacks(&mut t.stacks, e));
-        let t = &*t;
         let mut stacks: HashMap<EntryNo, (u64, u32)> = HashMap::new();
         let mut eliminated = Vec::new();
         let mut players_left_after = None;
+        let mut lefts = Vec::new();
         let mut winner = None;
         for e in events {
             match e {
@@ -224,6 +249,7 @@ impl Policy {
                     let player = t.players.get(entry).cloned().unwrap_or_else(|| unknown_player(*entry));
                     eliminated.push(Eliminated { entry: *entry, player, stack_at_start, table });
                     players_left_after = Some(*players_left);
+                    lefts.push(*players_left);
                 }
                 SeatingEvent::TournamentWon { entry } => {
                     winner = Some((*entry, t.players.get(entry).cloned().unwrap_or_else(|| unknown_player(*entry))));
@@ -234,9 +260,37 @@ impl Policy {
         if eliminated.is_empty() && winner.is_none() {
             return vec![];
         }
+        if t.hand_for_hand && winner.is_none() {
+            t.held.extend(eliminated.into_iter().zip(lefts));
+            return vec![];
+        }
+        // Held eliminations went out before this commit's: their award comes first.
+        let mut orders: Vec<Order> =
+            t.award_held(id, CommandId::derived(&format!("payouts-award-held:{id}:{sequence}"))).into_iter().collect();
         let players_left_before = players_left_after.unwrap_or(1) + eliminated.len() as u32;
         let command = PayoutCommand::Award { field: t.field(), players_left_before, eliminated, winner };
-        vec![Order::Payouts((id, CommandId::derived(&format!("payouts-award:{id}:{sequence}")), command))]
+        orders.push(Order::Payouts((id, CommandId::derived(&format!("payouts-award:{id}:{sequence}")), command)));
+        orders
+    }
+
+    /// The bubble's log: hand for hand on and off, and each hand-for-hand hand's completion,
+    /// which awards the eliminations held for it (ids derived from the commit and the event).
+    pub fn on_bubble(&mut self, id: TournamentId, sequence: u64, events: &[BubbleEvent]) -> Vec<Order> {
+        let Some(t) = self.tournaments.get_mut(&id) else { return vec![] };
+        let mut orders = Vec::new();
+        for (i, e) in events.iter().enumerate() {
+            let command_id = || CommandId::derived(&format!("payouts-award-hand:{id}:{sequence}:{i}"));
+            match e {
+                BubbleEvent::HandForHandStarted { .. } => t.hand_for_hand = true,
+                BubbleEvent::HandCompleted { .. } | BubbleEvent::LateBustsPlaced { .. } => orders.extend(t.award_held(id, command_id())),
+                BubbleEvent::HandForHandEnded { .. } => {
+                    orders.extend(t.award_held(id, command_id()));
+                    t.hand_for_hand = false;
+                }
+                _ => {}
+            }
+        }
+        orders
     }
 
     /// The payouts log: a deal proposed pauses the clock, a deal settled resumes it (ids
@@ -436,6 +490,82 @@ mod tests {
         );
         let [Order::Payouts((_, _, PayoutCommand::Lock { field, .. }))] = &orders[..] else { panic!("one lock: {orders:?}") };
         assert_eq!(field.contributions, eur(5_000 - 4 * 250), "four bounty parts of 2.50 stay out of the prize pool");
+    }
+
+    fn out(entry: u32, players_left: u32, table: u32) -> SeatingEvent {
+        SeatingEvent::EntryEliminated { entry: EntryNo(entry), players_left, stack_at_start: Some(500), table: Some(table) }
+    }
+
+    fn hand_for_hand_started() -> BubbleEvent {
+        BubbleEvent::HandForHandStarted {
+            cause: floor_events::bubble::StartCause::Director,
+            players_left: 3,
+            boundary: 1,
+            tables: vec![1, 2],
+            dealing: vec![],
+            at: at(),
+        }
+    }
+
+    fn awarded(orders: &[Order]) -> Vec<(u32, Vec<u32>, CommandId)> {
+        orders
+            .iter()
+            .filter_map(|o| match o {
+                Order::Payouts((_, id, PayoutCommand::Award { players_left_before, eliminated, .. })) => {
+                    Some((*players_left_before, eliminated.iter().map(|e| e.entry.0).collect(), *id))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Issue 20: players out in one hand-for-hand hand at different tables are one award, made
+    /// when the bubble says the hand is complete, with players left counted by seating.
+    #[test]
+    fn hand_for_hand_busts_at_different_tables_are_awarded_as_one_group_when_the_hand_completes() {
+        let (mut policy, t) = (Policy::default(), TournamentId::new());
+        started(&mut policy, t);
+        // Given hand for hand on, when two tables each report a bust in the hand,
+        assert!(policy.on_bubble(t, 10, &[hand_for_hand_started()]).is_empty());
+        assert!(policy.on_seating(t, 11, &[out(3, 2, 1)]).is_empty(), "held for the hand");
+        assert!(policy.on_seating(t, 12, &[out(2, 1, 2)]).is_empty(), "held for the hand");
+        // then the hand's completion awards both together, places 3 and 2 from three players left.
+        let completed = BubbleEvent::HandCompleted { hand: 1, players_left_before: 3, placed: vec![], at: at() };
+        let orders = policy.on_bubble(t, 13, &[completed]);
+        assert_eq!(awarded(&orders), vec![(3, vec![3, 2], CommandId::derived(&format!("payouts-award-hand:{t}:13:0")))]);
+        let end = BubbleEvent::HandForHandEnded { cause: floor_events::bubble::EndCause::Director, players_left: 1, at: at() };
+        assert!(policy.on_bubble(t, 14, &[end]).is_empty(), "nothing held any more");
+    }
+
+    /// Whatever ends hand for hand, nothing stays held: its end awards what is held, a winner
+    /// awards it before its own award, and after the end each seating commit is awarded at once.
+    #[test]
+    fn held_eliminations_are_awarded_at_the_end_of_hand_for_hand_and_before_a_winner() {
+        let (mut policy, t) = (Policy::default(), TournamentId::new());
+        started(&mut policy, t);
+        policy.on_bubble(t, 10, &[hand_for_hand_started()]);
+        assert!(policy.on_seating(t, 11, &[out(3, 2, 1)]).is_empty());
+        let end = BubbleEvent::HandForHandEnded { cause: floor_events::bubble::EndCause::Director, players_left: 2, at: at() };
+        assert_eq!(
+            awarded(&policy.on_bubble(t, 12, &[end])),
+            vec![(3, vec![3], CommandId::derived(&format!("payouts-award-hand:{t}:12:0")))]
+        );
+        let after = policy.on_seating(t, 13, &[out(2, 1, 1), SeatingEvent::TournamentWon { entry: EntryNo(1) }]);
+        assert_eq!(awarded(&after), vec![(2, vec![2], CommandId::derived(&format!("payouts-award:{t}:13")))]);
+
+        let (mut policy, t) = (Policy::default(), TournamentId::new());
+        started(&mut policy, t);
+        policy.on_bubble(t, 10, &[hand_for_hand_started()]);
+        assert!(policy.on_seating(t, 11, &[out(3, 2, 1)]).is_empty());
+        let won = policy.on_seating(t, 12, &[out(2, 1, 2), SeatingEvent::TournamentWon { entry: EntryNo(1) }]);
+        assert_eq!(
+            awarded(&won),
+            vec![
+                (3, vec![3], CommandId::derived(&format!("payouts-award-held:{t}:12"))),
+                (2, vec![2], CommandId::derived(&format!("payouts-award:{t}:12")))
+            ],
+            "the held bust first, then the winner's hand"
+        );
     }
 
     fn share(entry: u32) -> floor_events::payouts::DealShare {

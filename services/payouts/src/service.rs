@@ -43,7 +43,7 @@ const BOOKS_WAIT: Duration = Duration::from_secs(5);
 pub const POLICY_NAME: &str = "payouts-policy";
 
 /// The shape of [`Memory`] in snapshots: change it whenever that shape or meaning changes.
-const MEMORY_VERSION: &str = "payouts-3";
+const MEMORY_VERSION: &str = "payouts-4";
 
 /// The payouts service. Cheap to clone.
 #[derive(Clone)]
@@ -83,6 +83,7 @@ pub fn filters() -> Vec<String> {
         subjects::aggregate::REBUYS,
         subjects::aggregate::PAYOUTS,
         subjects::aggregate::BOUNTIES,
+        subjects::aggregate::BUBBLE,
     ]
     .iter()
     .map(|a| subjects::event_filter(a))
@@ -276,6 +277,7 @@ impl floor_runtime::policy::Policy for Memory {
                 books.on_bounties(t, &e);
                 vec![]
             }
+            Events::Bubble(e) => policy.on_bubble(t, commit.sequence, &e),
             _ => vec![],
         }
     }
