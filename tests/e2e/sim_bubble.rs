@@ -258,11 +258,11 @@ async fn play_through_the_bubble(world: &World, config: &SimConfig) -> Summary {
     summary
 }
 
-/// Payouts awards each hand-for-hand hand's busts, at every table, as one group (issue 20):
-/// every entry the bubble placed in a completed hand is in one `places_awarded` with the
-/// others of that hand, at the same place and share. Checked in lockstep, where no deal
-/// crosses the hold (a crossing table's late busts are a group of their own and may fall
-/// between two hands' awards).
+/// Payouts awards each released hand-for-hand hand's busts, at every table, as one group
+/// (issue 20): every entry the bubble placed in a completed hand k ≥ 1 is in one
+/// `places_awarded` with the others of that hand, at the same place and share. (The
+/// announcement hand, 0, is awarded as seating stores it: `services/payouts/src/policy.rs`.)
+/// Checked in lockstep, where no deal crosses the hold.
 async fn check_one_award_per_hand(world: &World, t: TournamentId, bubble: &[BubbleEvent]) {
     use floor_events::payouts::PayoutEvent;
     let store = JetStreamStore::new(&world.backbone);
@@ -278,7 +278,7 @@ async fn check_one_award_per_hand(world: &World, t: TournamentId, bubble: &[Bubb
     let mut grouped = 0;
     for e in bubble {
         let BubbleEvent::HandCompleted { hand, placed, .. } = e else { continue };
-        let Some(first) = placed.first() else { continue };
+        let (Some(first), true) = (placed.first(), *hand > 0) else { continue };
         let award = awards
             .iter()
             .find(|a| a.iter().any(|(entry, ..)| *entry == first.bust.entry.0))

@@ -4,14 +4,21 @@
 //! rebuy period and add-on break, whichever is last); each seating commit with eliminations
 //! becomes one award.
 //!
-//! Hand for hand (the bubble's log): the busts of one hand-for-hand hand, at every table, are one
-//! group (TDA: players out in the same hand-for-hand hand at different tables finish together,
-//! ranked by the profile's rule across tables). From `hand_for_hand_started` the eliminations are
-//! held, in log order, and awarded as one award when the bubble says the hand is complete
-//! (`hand_completed`, or `late_busts_placed` for a table the director stopped waiting for) and
-//! when hand-for-hand ends. Every held elimination is in the next award, with players left
-//! before them counted by seating (the last one's `players_left` plus the group), so the places
-//! stay contiguous and every prize is paid whatever the bubble's own count says.
+//! Hand for hand (the bubble's log): the busts of one released hand-for-hand hand, at every
+//! table, are one group (TDA: players out in the same hand-for-hand hand at different tables
+//! finish together, ranked by the profile's rule across tables). From `hand_released {k}` the
+//! eliminations seating stores are held, in log order, and awarded as one award at
+//! `hand_completed {k}`, at the end of hand-for-hand, or before a winner's award. Every
+//! elimination of hand k is stored after `hand_released {k}` (the table dealt it on the
+//! `deal_hand` that event caused) and before `hand_completed {k}` (the bubble completes the hand
+//! from those reports), so the groups are the same in every run of the same log, however the
+//! services' commits interleave. A late table's busts (`late_busts_placed`: a table the
+//! director stopped waiting for, or a deal that crossed the hold) are taken out of the held
+//! ones as a group of their own, below everyone else held. Players left before a group come
+//! from seating's counts (players left before the first held elimination), so the places stay
+//! contiguous and every prize is paid. The announcement hand (hand 0) is not grouped: its busts
+//! at the tables dealing when hand-for-hand started may be stored before or after the bubble's
+//! `hand_for_hand_started`, and a grouping that depended on that would differ from run to run.
 //!
 //! Deals: the policy keeps each remaining entry's chips as the tables report them (the last
 //! `hand_started` or `hand_finished` that names it, plus chips bought since), which a proposal
@@ -68,22 +75,43 @@ struct Tournament {
     /// The policy paused the clock for the deal under discussion.
     #[serde(default)]
     deal_paused_clock: bool,
-    /// Hand for hand is on (from the bubble's `hand_for_hand_started` to its end).
+    /// A released hand-for-hand hand is being played (from the bubble's `hand_released` to its
+    /// `hand_completed`): its eliminations are held for one award.
     #[serde(default)]
-    hand_for_hand: bool,
-    /// Eliminations held for the hand-for-hand hand's award, in log order, each with the players
-    /// left after it (seating's count).
+    holding: bool,
+    /// Eliminations held for the hand's award, in log order.
     #[serde(default)]
-    held: Vec<(Eliminated, u32)>,
+    held: Vec<Eliminated>,
+    /// Players left before the first held elimination (seating's count).
+    #[serde(default)]
+    held_before: u32,
 }
 
 impl Tournament {
-    /// The held eliminations as one award (`None`: nothing held).
-    fn award_held(&mut self, id: TournamentId, command_id: CommandId) -> Option<Order> {
-        let &(_, players_left_after) = self.held.last()?;
-        let eliminated: Vec<Eliminated> = std::mem::take(&mut self.held).into_iter().map(|(e, _)| e).collect();
-        let players_left_before = players_left_after + eliminated.len() as u32;
+    /// Holds `eliminated` (seating's `players_left` after the first of them given).
+    fn hold(&mut self, eliminated: Vec<Eliminated>, players_left_after_first: u32) {
+        if self.held.is_empty() {
+            self.held_before = players_left_after_first.saturating_add(1);
+        }
+        self.held.extend(eliminated);
+    }
+
+    /// The held eliminations `taken` picks as one award, placed below every other held one; the
+    /// rest stay held (`None`: none picked).
+    fn award_held_where(&mut self, id: TournamentId, command_id: CommandId, taken: impl Fn(&Eliminated) -> bool) -> Option<Order> {
+        let (eliminated, kept): (Vec<Eliminated>, Vec<Eliminated>) = std::mem::take(&mut self.held).into_iter().partition(taken);
+        self.held = kept;
+        if eliminated.is_empty() {
+            return None;
+        }
+        let players_left_before = self.held_before;
+        self.held_before = self.held_before.saturating_sub(eliminated.len() as u32);
         Some(Order::Payouts((id, command_id, PayoutCommand::Award { field: self.field(), players_left_before, eliminated, winner: None })))
+    }
+
+    /// Every held elimination as one award (`None`: nothing held).
+    fn award_held(&mut self, id: TournamentId, command_id: CommandId) -> Option<Order> {
+        self.award_held_where(id, command_id, |_| true)
     }
 
     fn field(&self) -> Field {
@@ -235,7 +263,7 @@ impl Policy {
         let mut stacks: HashMap<EntryNo, (u64, u32)> = HashMap::new();
         let mut eliminated = Vec::new();
         let mut players_left_after = None;
-        let mut lefts = Vec::new();
+        let mut first_left = None;
         let mut winner = None;
         for e in events {
             match e {
@@ -249,7 +277,7 @@ impl Policy {
                     let player = t.players.get(entry).cloned().unwrap_or_else(|| unknown_player(*entry));
                     eliminated.push(Eliminated { entry: *entry, player, stack_at_start, table });
                     players_left_after = Some(*players_left);
-                    lefts.push(*players_left);
+                    first_left.get_or_insert(*players_left);
                 }
                 SeatingEvent::TournamentWon { entry } => {
                     winner = Some((*entry, t.players.get(entry).cloned().unwrap_or_else(|| unknown_player(*entry))));
@@ -260,8 +288,8 @@ impl Policy {
         if eliminated.is_empty() && winner.is_none() {
             return vec![];
         }
-        if t.hand_for_hand && winner.is_none() {
-            t.held.extend(eliminated.into_iter().zip(lefts));
+        if let (true, None, Some(first_left)) = (t.holding, &winner, first_left) {
+            t.hold(eliminated, first_left);
             return vec![];
         }
         // Held eliminations went out before this commit's: their award comes first.
@@ -273,19 +301,23 @@ impl Policy {
         orders
     }
 
-    /// The bubble's log: hand for hand on and off, and each hand-for-hand hand's completion,
-    /// which awards the eliminations held for it (ids derived from the commit and the event).
+    /// The bubble's log: each released hand-for-hand hand's eliminations held from its release
+    /// and awarded at its completion, a late table's as their own group, what is held at the
+    /// end of hand-for-hand (ids derived from the commit and the event).
     pub fn on_bubble(&mut self, id: TournamentId, sequence: u64, events: &[BubbleEvent]) -> Vec<Order> {
         let Some(t) = self.tournaments.get_mut(&id) else { return vec![] };
         let mut orders = Vec::new();
         for (i, e) in events.iter().enumerate() {
-            let command_id = || CommandId::derived(&format!("payouts-award-hand:{id}:{sequence}:{i}"));
+            let command_id = CommandId::derived(&format!("payouts-award-hand:{id}:{sequence}:{i}"));
             match e {
-                BubbleEvent::HandForHandStarted { .. } => t.hand_for_hand = true,
-                BubbleEvent::HandCompleted { .. } | BubbleEvent::LateBustsPlaced { .. } => orders.extend(t.award_held(id, command_id())),
-                BubbleEvent::HandForHandEnded { .. } => {
-                    orders.extend(t.award_held(id, command_id()));
-                    t.hand_for_hand = false;
+                BubbleEvent::HandReleased { .. } => t.holding = true,
+                BubbleEvent::LateBustsPlaced { placed, .. } => {
+                    let late: HashSet<EntryNo> = placed.iter().map(|p| p.bust.entry).collect();
+                    orders.extend(t.award_held_where(id, command_id, |e| late.contains(&e.entry)));
+                }
+                BubbleEvent::HandCompleted { .. } | BubbleEvent::HandForHandEnded { .. } => {
+                    orders.extend(t.award_held(id, command_id));
+                    t.holding = false;
                 }
                 _ => {}
             }
@@ -496,15 +528,16 @@ mod tests {
         SeatingEvent::EntryEliminated { entry: EntryNo(entry), players_left, stack_at_start: Some(500), table: Some(table) }
     }
 
-    fn hand_for_hand_started() -> BubbleEvent {
-        BubbleEvent::HandForHandStarted {
-            cause: floor_events::bubble::StartCause::Director,
-            players_left: 3,
-            boundary: 1,
-            tables: vec![1, 2],
-            dealing: vec![],
-            at: at(),
-        }
+    fn released(hand: u64) -> BubbleEvent {
+        BubbleEvent::HandReleased { hand, tables: vec![1, 2, 3], at: at() }
+    }
+
+    fn completed(hand: u64) -> BubbleEvent {
+        BubbleEvent::HandCompleted { hand, players_left_before: 0, placed: vec![], at: at() }
+    }
+
+    fn ended(players_left: u32) -> BubbleEvent {
+        BubbleEvent::HandForHandEnded { cause: floor_events::bubble::EndCause::Director, players_left, at: at() }
     }
 
     fn awarded(orders: &[Order]) -> Vec<(u32, Vec<u32>, CommandId)> {
@@ -525,16 +558,66 @@ mod tests {
     fn hand_for_hand_busts_at_different_tables_are_awarded_as_one_group_when_the_hand_completes() {
         let (mut policy, t) = (Policy::default(), TournamentId::new());
         started(&mut policy, t);
-        // Given hand for hand on, when two tables each report a bust in the hand,
-        assert!(policy.on_bubble(t, 10, &[hand_for_hand_started()]).is_empty());
+        // Given hand 1 released, when two tables each report a bust in it,
+        assert!(policy.on_bubble(t, 10, &[completed(0), released(1)]).is_empty());
         assert!(policy.on_seating(t, 11, &[out(3, 2, 1)]).is_empty(), "held for the hand");
         assert!(policy.on_seating(t, 12, &[out(2, 1, 2)]).is_empty(), "held for the hand");
         // then the hand's completion awards both together, places 3 and 2 from three players left.
-        let completed = BubbleEvent::HandCompleted { hand: 1, players_left_before: 3, placed: vec![], at: at() };
-        let orders = policy.on_bubble(t, 13, &[completed]);
+        let orders = policy.on_bubble(t, 13, &[completed(1)]);
         assert_eq!(awarded(&orders), vec![(3, vec![3, 2], CommandId::derived(&format!("payouts-award-hand:{t}:13:0")))]);
-        let end = BubbleEvent::HandForHandEnded { cause: floor_events::bubble::EndCause::Director, players_left: 1, at: at() };
-        assert!(policy.on_bubble(t, 14, &[end]).is_empty(), "nothing held any more");
+        assert!(policy.on_bubble(t, 14, &[ended(1)]).is_empty(), "nothing held any more");
+    }
+
+    /// The announcement hand's busts, and any between a hand's completion and the next release
+    /// (a forgone rebuy), are awarded as seating stores them: whether they come before or after
+    /// the bubble's events in the log is a matter of timing, and the places must not be.
+    #[test]
+    fn busts_outside_a_released_hand_are_awarded_at_once() {
+        let (mut policy, t) = (Policy::default(), TournamentId::new());
+        started(&mut policy, t);
+        let started = BubbleEvent::HandForHandStarted {
+            cause: floor_events::bubble::StartCause::Director,
+            players_left: 5,
+            boundary: 2,
+            tables: vec![1, 2],
+            dealing: vec![1, 2],
+            at: at(),
+        };
+        assert!(policy.on_bubble(t, 10, &[started]).is_empty());
+        assert_eq!(awarded(&policy.on_seating(t, 11, &[out(5, 4, 1)])).len(), 1, "hand 0: at once");
+        assert!(policy.on_bubble(t, 12, &[completed(0)]).is_empty());
+        assert_eq!(awarded(&policy.on_seating(t, 13, &[out(4, 3, 2)])).len(), 1, "between hands: at once");
+    }
+
+    /// A late table's busts (a table the director stopped waiting for) are a group of their own,
+    /// below every other bust held for the hand; the others are awarded at its completion.
+    #[test]
+    fn a_late_tables_busts_are_their_own_group_below_the_hands_other_busts() {
+        let (mut policy, t) = (Policy::default(), TournamentId::new());
+        started(&mut policy, t);
+        policy.on_bubble(t, 10, &[released(2)]);
+        assert!(policy.on_seating(t, 11, &[out(7, 6, 1)]).is_empty());
+        assert!(policy.on_seating(t, 12, &[out(6, 5, 3)]).is_empty(), "the late table's bust, held until the bubble says");
+        assert!(policy.on_seating(t, 13, &[out(5, 4, 2)]).is_empty());
+        let late = BubbleEvent::LateBustsPlaced {
+            hand: 1,
+            players_left_before: 7,
+            placed: vec![floor_events::bubble::Placed {
+                bust: floor_events::bubble::HandBust { entry: EntryNo(6), table: 3, stack_at_start: 500, seat_order: 0 },
+                place: 7,
+                shared: 1,
+            }],
+        };
+        assert_eq!(
+            awarded(&policy.on_bubble(t, 14, &[late])),
+            vec![(7, vec![6], CommandId::derived(&format!("payouts-award-hand:{t}:14:0")))],
+            "place 7: below the hand's two others"
+        );
+        assert_eq!(
+            awarded(&policy.on_bubble(t, 15, &[completed(2)])),
+            vec![(6, vec![7, 5], CommandId::derived(&format!("payouts-award-hand:{t}:15:0")))],
+            "places 6 and 5"
+        );
     }
 
     /// Whatever ends hand for hand, nothing stays held: its end awards what is held, a winner
@@ -543,11 +626,10 @@ mod tests {
     fn held_eliminations_are_awarded_at_the_end_of_hand_for_hand_and_before_a_winner() {
         let (mut policy, t) = (Policy::default(), TournamentId::new());
         started(&mut policy, t);
-        policy.on_bubble(t, 10, &[hand_for_hand_started()]);
+        policy.on_bubble(t, 10, &[released(1)]);
         assert!(policy.on_seating(t, 11, &[out(3, 2, 1)]).is_empty());
-        let end = BubbleEvent::HandForHandEnded { cause: floor_events::bubble::EndCause::Director, players_left: 2, at: at() };
         assert_eq!(
-            awarded(&policy.on_bubble(t, 12, &[end])),
+            awarded(&policy.on_bubble(t, 12, &[ended(2)])),
             vec![(3, vec![3], CommandId::derived(&format!("payouts-award-hand:{t}:12:0")))]
         );
         let after = policy.on_seating(t, 13, &[out(2, 1, 1), SeatingEvent::TournamentWon { entry: EntryNo(1) }]);
@@ -555,7 +637,7 @@ mod tests {
 
         let (mut policy, t) = (Policy::default(), TournamentId::new());
         started(&mut policy, t);
-        policy.on_bubble(t, 10, &[hand_for_hand_started()]);
+        policy.on_bubble(t, 10, &[released(1)]);
         assert!(policy.on_seating(t, 11, &[out(3, 2, 1)]).is_empty());
         let won = policy.on_seating(t, 12, &[out(2, 1, 2), SeatingEvent::TournamentWon { entry: EntryNo(1) }]);
         assert_eq!(
