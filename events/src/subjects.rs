@@ -27,6 +27,10 @@ pub const CHECKPOINT_BUCKET: &str = "floor-checkpoints";
 pub const SNAPSHOT_BUCKET: &str = "floor-snapshots";
 /// Header carrying the schema version of a commit's events.
 pub const SCHEMA_HEADER: &str = "Floor-Schema";
+/// KV bucket naming what each checkpointed reader reads: key = the reader (its checkpoint's
+/// key), value = `{"stream": …, "filters": […]}`, written by the reader at every start
+/// (`floor status` and the lobby read it to say which tournament waits on which reader).
+pub const READERS_BUCKET: &str = "floor-readers";
 /// KV bucket of readers' health: the poison commits each survived and the aggregates it set
 /// aside, one key per reader (`floor status` reads it).
 pub const HEALTH_BUCKET: &str = "floor-health";

@@ -158,3 +158,34 @@ async fn a_stopped_service_is_named_with_since_when_by_the_lobby_and_floor_statu
     let doc = lobby_until(http, &path, |d| d["waiting_on"] == serde_json::json!([])).await;
     assert_eq!(doc["entrants"], 3, "{doc}");
 }
+
+/// A policy (payouts', on the policy runner, with no consumer of its own) is watched as a
+/// projection is: what it reads is what it recorded at its start (KV `floor-readers`). Before
+/// that record, `floor status` never named a stopped payouts, rebuys or bubble service.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_policy_service_is_named_too() {
+    let world = World::start_configured(|c| {
+        c.skip("payouts");
+        c.skip("scheduler");
+    })
+    .await;
+    let js = world.jetstream().clone();
+    let payouts = RunningPlatform::start_config(PlatformConfig::only(Nats::Url(world.nats.url()), None, &["payouts"])).await;
+    let t = world.create(freezeout(10)).await;
+    assert!(matches!(world.register(t, "ana").await, Reply::Ok(_)));
+    let registered = world.commits(t).await.last().expect("the registration").sequence;
+    taken_up_to(&js, "payouts-policy", registered).await;
+
+    // Given payouts stopped and a registration it has not taken,
+    payouts.stop().await;
+    assert!(matches!(world.register(t, "bo").await, Reply::Ok(_)));
+    // when looked at a minute later,
+    let later = chrono::Utc::now() + chrono::Duration::seconds(60);
+    let status = waiting::observe(&js, later, WAITING_AFTER).await.expect("observed");
+    // then the tournament waits on payouts, behind by that registration at least (and what
+    // seating stored for it, which payouts reads too).
+    let waits = waits_of(&status, t);
+    let payouts_waits: Vec<&waiting::Wait> = waits.iter().filter(|w| w.service == "payouts").collect();
+    assert_eq!(payouts_waits.iter().map(|w| w.reader.as_str()).collect::<Vec<_>>(), ["payouts-policy"], "floor status: {status:?}");
+    assert!(payouts_waits[0].behind_by_commits >= 1, "{status:?}");
+}

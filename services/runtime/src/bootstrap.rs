@@ -141,6 +141,7 @@ pub async fn ensure_backbone(client: async_nats::Client) -> Result<Backbone, Boo
     for (bucket, description) in [
         (subjects::LOBBY_BUCKET, "Floor lobby: one document per tournament"),
         (subjects::CHECKPOINT_BUCKET, "Floor projection checkpoints"),
+        (subjects::READERS_BUCKET, "Floor readers: the stream and filters each checkpointed reader reads"),
         (subjects::SECRETS_BUCKET, "Floor secrets: seed keys for auditable draws"),
         (subjects::HEALTH_BUCKET, "Floor health: poison commits readers survived, aggregates set aside"),
     ] {

@@ -118,23 +118,9 @@ impl Following {
                     }
                     Err(RecvError::Closed) => self.catch_up().await?,
                 },
-                Source::CatchingUp { messages, pending, .. } => {
-                    if *pending == 0 {
-                        if let Source::CatchingUp { then, .. } = std::mem::replace(&mut self.source, Source::Broken) {
-                            self.source = Source::Tail(then);
-                        }
-                        continue;
-                    }
-                    let message = match messages.next().await {
-                        Some(Ok(message)) => message,
-                        Some(Err(e)) => return Err(read(e)),
-                        None => return Ok(None),
-                    };
-                    *pending = message.info().map(|i| i.pending).unwrap_or(0);
-                    let at = sequence(&message);
-                    if at > self.last {
-                        self.last = at;
-                        return Ok(Some(Arc::new(message)));
+                Source::CatchingUp { .. } => {
+                    if let Some(message) = self.next_of_catch_up().await? {
+                        return Ok(Some(message));
                     }
                 }
                 Source::Broken => {
@@ -143,6 +129,50 @@ impl Following {
                 }
             }
         }
+    }
+
+    /// The next commit of the catch-up on its own consumer; `None` once it has delivered what
+    /// was stored when it was created (the follow then reads the tail), or when not catching up.
+    async fn next_of_catch_up(&mut self) -> Result<Option<Shared>, ProjectionError> {
+        loop {
+            let Source::CatchingUp { messages, pending, .. } = &mut self.source else { return Ok(None) };
+            if *pending == 0 {
+                if let Source::CatchingUp { then, .. } = std::mem::replace(&mut self.source, Source::Broken) {
+                    self.source = Source::Tail(then);
+                }
+                return Ok(None);
+            }
+            let message = match messages.next().await {
+                Some(Ok(message)) => message,
+                Some(Err(e)) => return Err(read(e)),
+                // The consumer ended: read again on a new one ([`Source::Broken`]).
+                None => {
+                    self.source = Source::Broken;
+                    return Ok(None);
+                }
+            };
+            *pending = message.info().map(|i| i.pending).unwrap_or(0);
+            let at = sequence(&message);
+            if at > self.last {
+                self.last = at;
+                return Ok(Some(Arc::new(message)));
+            }
+        }
+    }
+
+    /// Commits known to be waiting: the catch-up's still to deliver, or those in the tail not
+    /// taken yet (of every subject: the tail does not know this follow's filters).
+    pub fn pending(&self) -> u64 {
+        match &self.source {
+            Source::Tail(receiver) => receiver.len() as u64,
+            Source::CatchingUp { pending, .. } => *pending,
+            Source::Broken => 0,
+        }
+    }
+
+    /// The last stream sequence handed out.
+    pub fn last(&self) -> u64 {
+        self.last
     }
 
     /// Reads on its own consumer from `last` + 1 until caught up, then from the tail again.
@@ -190,19 +220,27 @@ pub async fn follow_from(
     start: u64,
     mut apply: impl FnMut(&Message),
 ) -> Result<Following, ProjectionError> {
+    let mut following = start_from(backbone, reader, filters, start).await?;
+    while let Some(message) = following.next_of_catch_up().await? {
+        following.reader.guard(message.subject.as_str(), sequence(&message), &message.payload, || apply(&message));
+    }
+    following.reader.publish().await;
+    Ok(following)
+}
+
+/// A follow from stream sequence `start` that has read nothing yet: [`Following::next`] hands
+/// out what is stored from there on (read on its own consumer), then what the tail brings, so
+/// a reader that stores as it goes (the projection runner) reads its catch-up in batches too.
+/// Poison is recorded under the reader called `reader`.
+///
+/// # Errors
+/// `Read` when the stream cannot be read.
+pub async fn start_from(backbone: &Backbone, reader: &str, filters: Vec<String>, start: u64) -> Result<Following, ProjectionError> {
     let reader = backbone.health.reader(reader).await;
     // Subscribed before the catch-up consumer exists: what it does not deliver, the tail does.
     let then = backbone.tail.subscribe().await?;
-    let (mut messages, mut pending) = own_consumer(&backbone.events, filters.clone(), start).await?;
-    let mut last = start.saturating_sub(1);
-    while pending > 0 {
-        let Some(message) = messages.next().await else { break };
-        let message = message.map_err(read)?;
-        last = last.max(sequence(&message));
-        reader.guard(message.subject.as_str(), sequence(&message), &message.payload, || apply(&message));
-        pending = message.info().map(|i| i.pending).unwrap_or(0);
-    }
-    reader.publish().await;
-    let source = Source::Tail(then);
+    let (messages, pending) = own_consumer(&backbone.events, filters.clone(), start).await?;
+    let source = Source::CatchingUp { messages: Box::new(messages), pending, then };
+    let last = start.saturating_sub(1);
     Ok(Following { source, reader, filters, last, events: backbone.events.clone(), tail: backbone.tail.clone() })
 }

@@ -30,8 +30,9 @@
 //!   reads the snapshot and the commits after it.
 //! - [`health`]: poison commits readers survived and the aggregates they set aside, kept in KV
 //!   `floor-health` for `floor status`; the one place a reader's fold is guarded.
-//! - [`projection`]: the projection runner: durable consumer, checkpoint by stream sequence,
-//!   idempotent, rebuildable from zero.
+//! - [`projection`]: the projection runner: the log's tail (or a durable consumer on another
+//!   stream), checkpoint by stream sequence, idempotent, rebuildable from zero.
+//! - [`readers`]: what each checkpointed reader reads, in KV `floor-readers`, for `waiting`.
 //! - [`waiting`]: which service a tournament waits on and since when (a reader that has not
 //!   taken its commits), for `floor status` and the lobby.
 #![deny(missing_docs)]
@@ -47,6 +48,7 @@ pub mod health;
 pub mod host;
 pub mod policy;
 pub mod projection;
+pub mod readers;
 pub mod server;
 pub mod snapshot;
 pub mod spec;

@@ -181,6 +181,8 @@ impl<P: Policy> PolicyRunner<P> {
         let bucket = backbone.jetstream.get_object_store(subjects::SNAPSHOT_BUCKET).await.map_err(read)?;
         let checkpoints = backbone.jetstream.get_key_value(subjects::CHECKPOINT_BUCKET).await.map_err(read)?;
         let reader = backbone.health.reader(config.name).await;
+        let reads = crate::readers::Reads { stream: subjects::EVENTS_STREAM.to_owned(), filters: config.filters.clone() };
+        crate::readers::announce(&backbone.jetstream, config.name, &reads).await;
         let (memory, snapshot) = match load::<P>(&bucket, &config).await {
             Ok(Some((sequence, memory))) => (memory, Some(sequence)),
             Ok(None) => (P::default(), None),

@@ -1,11 +1,15 @@
-//! The projection runner: folds commits from `FLOOR_EVENTS` into a read model.
+//! The projection runner: folds commits into a read model.
 //!
-//! - Live, it reads through a durable pull consumer (`projection-<name>`), created at start from
-//!   the checkpoint; acks are cumulative (`AckPolicy::All`) and sent only after the view and its
-//!   checkpoint are stored. One runner writes a view at a time.
+//! - On `FLOOR_EVENTS` it reads through a follow ([`crate::follow::start_from`]): from its
+//!   checkpoint on its own ordered consumer, then from the process's one tail of the log
+//!   ([`crate::tail`]), so the server delivers each new commit to the process once however many
+//!   views it runs. On another stream (the table protocol's) it reads through a durable pull
+//!   consumer (`projection-<name>`), created at start from the checkpoint, with cumulative
+//!   acks (`AckPolicy::All`) sent only after the view and its checkpoint are stored. One runner
+//!   writes a view at a time.
 //! - The checkpoint (last applied stream sequence) lives in KV bucket `floor-checkpoints`, and
 //!   commits at or below it are skipped, so redelivery is harmless: the view is idempotent by
-//!   stream sequence.
+//!   stream sequence. What the view reads is recorded beside it ([`crate::readers`]).
 //! - [`ProjectionRunner::rebuild`] drops the view, replays the whole stream through an ordered
 //!   consumer (the fastest way to read a stream) and then resumes live from where the replay
 //!   ended. Any view can be thrown away and rebuilt.
@@ -20,7 +24,10 @@
 
 use crate::bootstrap::Backbone;
 use crate::error::Error;
+use crate::follow::{self, Following};
 use crate::health::Reader;
+use crate::readers::{self, Reads};
+use crate::tail::Shared;
 use async_nats::jetstream::consumer::{pull, AckPolicy, Consumer, DeliverPolicy};
 use async_nats::jetstream::kv;
 use async_nats::jetstream::stream::DirectGetErrorKind;
@@ -28,6 +35,7 @@ use async_nats::jetstream::stream::Stream;
 use floor_events::subjects;
 use futures::StreamExt;
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -91,14 +99,23 @@ pub struct Step {
     pub checkpoint: u64,
 }
 
+/// Where a runner's commits come from.
+enum Source {
+    /// `FLOOR_EVENTS`: a follow from the checkpoint, its own consumer and then the process's
+    /// tail (`None` until the next step starts it, from the checkpoint).
+    Log(Option<Following>),
+    /// Another stream: a durable consumer, recreated from the checkpoint at every start.
+    Durable { consumer: Option<Consumer<pull::Config>>, messages: Option<pull::Stream> },
+}
+
 /// Runs one projection. Tests drive it with [`ProjectionRunner::step`]; services call `run`.
 pub struct ProjectionRunner<P: Projection> {
     projection: P,
+    backbone: Backbone,
     stream: Stream,
     checkpoints: kv::Store,
     checkpoint: u64,
-    consumer: Option<Consumer<pull::Config>>,
-    messages: Option<pull::Stream>,
+    source: Source,
     batch: usize,
     /// How long a step waits for more commits after the first before flushing.
     linger: Duration,
@@ -117,8 +134,8 @@ fn write<E: Into<Box<dyn std::error::Error + Send + Sync>>>(e: E) -> ProjectionE
     ProjectionError::with_source(ProjectionErrorKind::Write, e)
 }
 
-/// The durable consumer of the runner of view `name`: `projection-<name>`. Its filters say what
-/// the view reads (`waiting` reads them there).
+/// The durable consumer of the runner of view `name` on a stream other than the log:
+/// `projection-<name>`.
 pub fn durable_name(name: &str) -> String {
     format!("projection-{name}")
 }
@@ -143,14 +160,21 @@ impl<P: Projection> ProjectionRunner<P> {
             None => 0,
         };
         let reader = backbone.health.reader(projection.name()).await;
+        let stream_name = stream.cached_info().config.name.clone();
+        let reads = Reads { stream: stream_name.clone(), filters: projection.filters() };
+        readers::announce(&backbone.jetstream, projection.name(), &reads).await;
+        let source = match stream_name == subjects::EVENTS_STREAM {
+            true => Source::Log(None),
+            false => Source::Durable { consumer: None, messages: None },
+        };
         Ok(Self {
             projection,
+            backbone: backbone.clone(),
             reader,
             stream,
             checkpoints,
             checkpoint,
-            consumer: None,
-            messages: None,
+            source,
             batch: 2_000,
             linger: DEFAULT_LINGER,
             pipelined: false,
@@ -196,6 +220,13 @@ impl<P: Projection> ProjectionRunner<P> {
         self.reader.guard(subject, sequence, body, || projection.apply(subject, sequence, body));
     }
 
+    /// Folds one commit a follow handed out (it found it readable): only a set-aside subject or
+    /// a panicking fold stops it ([`Reader::fold_checked`]).
+    fn apply_checked(&mut self, subject: &str, sequence: u64, body: &[u8]) {
+        let projection = &mut self.projection;
+        self.reader.fold_checked(subject, sequence, || projection.apply(subject, sequence, body));
+    }
+
     /// Stores the view; a panic in the projection's flush is a failed step, never the end of
     /// the runner (nothing is acknowledged, so the batch is stored again or comes again).
     async fn flush(&mut self) -> Result<(), ProjectionError> {
@@ -209,32 +240,90 @@ impl<P: Projection> ProjectionRunner<P> {
         durable_name(self.projection.name())
     }
 
-    async fn consumer(&mut self) -> Result<&mut Consumer<pull::Config>, ProjectionError> {
-        if self.consumer.is_none() {
-            // The checkpoint, not the server's cursor, says where the view is. Recreating the
-            // durable at every start means messages a crashed instance had in flight are
-            // delivered again at once instead of after `ack_wait`. (One writer per view.)
-            let name = self.durable_name();
-            let _ = self.stream.delete_consumer(&name).await;
-            let consumer = self
-                .stream
-                .get_or_create_consumer(
-                    &name,
-                    pull::Config {
-                        durable_name: Some(name.clone()),
-                        filter_subjects: self.projection.filters(),
-                        deliver_policy: DeliverPolicy::ByStartSequence { start_sequence: self.checkpoint + 1 },
-                        ack_policy: AckPolicy::All,
-                        max_ack_pending: 100_000,
-                        ack_wait: Duration::from_secs(60),
-                        ..Default::default()
-                    },
-                )
-                .await
-                .map_err(read)?;
-            self.consumer = Some(consumer);
+    /// Forgets where the source was: the next step reads again from the checkpoint.
+    fn reset_source(&mut self) {
+        self.source = match self.source {
+            Source::Log(_) => Source::Log(None),
+            Source::Durable { .. } => Source::Durable { consumer: None, messages: None },
+        };
+    }
+
+    /// The durable consumer of a runner on another stream than the log.
+    async fn consumer(
+        stream: &Stream,
+        name: String,
+        filters: Vec<String>,
+        checkpoint: u64,
+    ) -> Result<Consumer<pull::Config>, ProjectionError> {
+        // The checkpoint, not the server's cursor, says where the view is. Recreating the
+        // durable at every start means messages a crashed instance had in flight are
+        // delivered again at once instead of after `ack_wait`. (One writer per view.)
+        let _ = stream.delete_consumer(&name).await;
+        stream
+            .get_or_create_consumer(
+                &name,
+                pull::Config {
+                    durable_name: Some(name.clone()),
+                    filter_subjects: filters,
+                    deliver_policy: DeliverPolicy::ByStartSequence { start_sequence: checkpoint + 1 },
+                    ack_policy: AckPolicy::All,
+                    max_ack_pending: 100_000,
+                    ack_wait: Duration::from_secs(60),
+                    ..Default::default()
+                },
+            )
+            .await
+            .map_err(read)
+    }
+
+    /// Readies the source to deliver (a follow, or a durable consumer's messages), from the
+    /// checkpoint.
+    async fn ready(&mut self) -> Result<(), ProjectionError> {
+        let (name, filters, checkpoint) = (self.durable_name(), self.projection.filters(), self.checkpoint);
+        match &mut self.source {
+            Source::Log(following @ None) => {
+                *following = Some(follow::start_from(&self.backbone, self.projection.name(), filters, checkpoint + 1).await?);
+            }
+            Source::Durable { consumer, messages } if messages.is_none() => {
+                if consumer.is_none() {
+                    *consumer = Some(Self::consumer(&self.stream, name, filters, checkpoint).await?);
+                }
+                let stream = consumer.as_ref().expect("consumer set above").stream().max_messages_per_batch(self.batch);
+                *messages = Some(stream.messages().await.map_err(read)?);
+            }
+            _ => {}
         }
-        Ok(self.consumer.as_mut().expect("consumer set above"))
+        Ok(())
+    }
+
+    /// The next commit, waiting at most until `until` (`None`: only one already there). `Ok(None)`
+    /// when none came in time.
+    async fn next(&mut self, until: Option<tokio::time::Instant>) -> Result<Option<Shared>, ProjectionError> {
+        use futures::FutureExt;
+        let next = async {
+            match &mut self.source {
+                Source::Log(Some(following)) => following.next().await.transpose(),
+                Source::Durable { messages: Some(messages), .. } => match messages.next().await {
+                    Some(message) => message.map(|m| Some(Arc::new(m))).map_err(read),
+                    None => Err(read("consumer stream ended")),
+                },
+                _ => Err(read("the source is not ready")),
+            }
+        };
+        match until {
+            // Not even a zero wait on a timer: tokio rounds deadlines up to its next
+            // millisecond tick, which put up to a millisecond on every lone commit.
+            None => next.now_or_never().unwrap_or(Ok(None)),
+            Some(until) => tokio::time::timeout_at(until, next).await.unwrap_or(Ok(None)),
+        }
+    }
+
+    /// Commits known to wait in the source after this step.
+    fn pending(&self, last: &Shared) -> u64 {
+        match &self.source {
+            Source::Log(Some(following)) => following.pending(),
+            _ => last.info().map(|i| i.pending).unwrap_or(0),
+        }
     }
 
     /// Applies at most one batch: waits up to `wait` for the first commit, then gathers more for
@@ -244,18 +333,10 @@ impl<P: Projection> ProjectionRunner<P> {
     /// # Errors
     /// `Read` or `Write`; nothing is acknowledged then, so the batch comes again.
     pub async fn step(&mut self, wait: Duration) -> Result<Step, ProjectionError> {
-        use futures::FutureExt;
         let batch = self.batch;
-        if self.messages.is_none() {
-            let consumer = self.consumer().await?;
-            let messages = consumer.stream().max_messages_per_batch(batch).messages().await.map_err(read)?;
-            self.messages = Some(messages);
-        }
-        let messages = self.messages.as_mut().expect("messages set above");
-        let first = match tokio::time::timeout(wait, messages.next()).await {
-            Err(_elapsed) => return Ok(Step { applied: 0, pending: 0, checkpoint: self.checkpoint }),
-            Ok(None) => return Err(read("consumer stream ended")),
-            Ok(Some(first)) => first,
+        self.ready().await?;
+        let Some(first) = self.next(Some(tokio::time::Instant::now() + wait)).await? else {
+            return Ok(Step { applied: 0, pending: 0, checkpoint: self.checkpoint });
         };
         let mut received = vec![first];
         // Gather a batch: what has already arrived, then whatever arrives within `linger`. One
@@ -264,49 +345,49 @@ impl<P: Projection> ProjectionRunner<P> {
         // work per command.
         let gather_until = tokio::time::Instant::now() + self.linger;
         while received.len() < batch {
-            match messages.next().now_or_never() {
-                Some(Some(next)) => received.push(next),
-                Some(None) => break,
-                // Not even a zero wait on a timer: tokio rounds deadlines up to its next
-                // millisecond tick, which put up to a millisecond on every lone commit.
-                None if self.linger.is_zero() => break,
-                None => match tokio::time::timeout_at(gather_until, messages.next()).await {
-                    Ok(Some(next)) => received.push(next),
-                    Ok(None) | Err(_) => break,
-                },
+            let next = match self.next(None).await? {
+                Some(next) => Some(next),
+                None if self.linger.is_zero() => None,
+                None => self.next(Some(gather_until)).await?,
+            };
+            match next {
+                Some(next) => received.push(next),
+                None => break,
             }
         }
+        let checked = matches!(self.source, Source::Log(_));
         let mut applied = 0;
-        let mut pending = 0;
-        let mut last = None;
-        for message in received {
-            let message = message.map_err(read)?;
-            let info = message.info().map_err(read)?;
-            let sequence = info.stream_sequence;
-            pending = info.pending;
+        for message in &received {
+            let sequence = message.info().map_err(read)?.stream_sequence;
             if sequence > self.checkpoint {
-                self.apply(message.subject.as_str(), sequence, &message.payload);
+                match checked {
+                    true => self.apply_checked(message.subject.as_str(), sequence, &message.payload),
+                    false => self.apply(message.subject.as_str(), sequence, &message.payload),
+                }
                 applied += 1;
                 self.checkpoint = sequence;
             }
-            last = Some(message);
         }
-        if let Some(message) = last {
-            self.flush().await?;
-            // Cumulative ack, confirmed by the server: everything up to this message is applied
-            // and stored, and `catch_up` can trust the consumer's counters.
-            let (checkpoints, name, checkpoint) = (self.checkpoints.clone(), self.projection.name(), self.checkpoint);
-            let store = async move {
-                checkpoints.put(name, checkpoint.to_string().into()).await.map_err(write)?;
-                message.double_ack().await.map_err(write)
-            };
-            // In order: the previous step's store lands before this one starts.
-            self.stored().await?;
-            if self.pipelined {
-                self.storing = Some(tokio::spawn(store));
-            } else {
-                store.await?;
+        let last = received.pop().expect("at least the first");
+        let pending = self.pending(&last);
+        self.flush().await?;
+        // Then the checkpoint; on a durable consumer a cumulative ack, confirmed by the server:
+        // everything up to this message is applied and stored.
+        let (checkpoints, name, checkpoint) = (self.checkpoints.clone(), self.projection.name(), self.checkpoint);
+        let acked = (!checked).then_some(last);
+        let store = async move {
+            checkpoints.put(name, checkpoint.to_string().into()).await.map_err(write)?;
+            match acked {
+                Some(message) => message.double_ack().await.map_err(write),
+                None => Ok(()),
             }
+        };
+        // In order: the previous step's store lands before this one starts.
+        self.stored().await?;
+        if self.pipelined {
+            self.storing = Some(tokio::spawn(store));
+        } else {
+            store.await?;
         }
         Ok(Step { applied, pending, checkpoint: self.checkpoint })
     }
@@ -337,14 +418,13 @@ impl<P: Projection> ProjectionRunner<P> {
         let target = self.stream.get_info().await.map_err(read)?.state.last_sequence;
         loop {
             self.stored().await?;
-            let info = self.consumer().await?.info().await.map_err(read)?.clone();
             if self.checkpoint >= target {
                 return Ok(self.checkpoint);
             }
-            // The consumer's counts can lag the store: nats-server acknowledges a publish before
-            // it signals the stream's consumers, so an idle-looking consumer is confirmed against
-            // the store before the view calls itself caught up.
-            if info.num_pending == 0 && info.num_ack_pending == 0 && !self.stored_up_to(target).await? {
+            // Not what a consumer counts: nats-server acknowledges a publish before it signals
+            // the stream's consumers, so a consumer (or the tail) can look idle while the store
+            // holds a commit its writer has the ack for. The store itself says.
+            if !self.stored_up_to(target).await? {
                 return Ok(self.checkpoint);
             }
             self.step(Duration::from_millis(500)).await?;
@@ -353,9 +433,11 @@ impl<P: Projection> ProjectionRunner<P> {
 
     /// Whether the store holds a commit on this view's subjects after its checkpoint and at or
     /// before `target` (a direct get per filter, read from the store itself).
-    async fn stored_up_to(&self, target: u64) -> Result<bool, ProjectionError> {
+    async fn stored_up_to(&mut self, target: u64) -> Result<bool, ProjectionError> {
+        // `&mut`: the runner is not `Sync` (a consumer's message stream is not).
+        let (stream, from) = (self.stream.clone(), self.checkpoint + 1);
         for filter in self.projection.filters() {
-            match self.stream.direct_get_next_for_subject(&filter, Some(self.checkpoint + 1)).await {
+            match stream.direct_get_next_for_subject(&filter, Some(from)).await {
                 Ok(next) if next.sequence <= target => return Ok(true),
                 Ok(_) => {}
                 Err(e) if e.kind() == DirectGetErrorKind::NotFound => {}
@@ -372,8 +454,7 @@ impl<P: Projection> ProjectionRunner<P> {
     /// `Read` or `Write`.
     pub async fn rebuild(&mut self) -> Result<u64, ProjectionError> {
         let _ = self.stored().await;
-        self.consumer = None;
-        self.messages = None;
+        self.reset_source();
         let name = self.durable_name();
         let _ = self.stream.delete_consumer(&name).await;
         self.projection.reset().await?;
@@ -428,8 +509,7 @@ impl<P: Projection> ProjectionRunner<P> {
                     tracing::warn!(projection = self.projection.name(), error = %e, retry_ms = retry.as_millis() as u64, "projection step failed; retrying");
                     owed = true;
                     self.storing = None;
-                    self.consumer = None;
-                    self.messages = None;
+                    self.reset_source();
                     tokio::select! {
                         _ = shutdown.cancelled() => break,
                         _ = tokio::time::sleep(retry) => {}

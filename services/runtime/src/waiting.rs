@@ -10,9 +10,9 @@
 //! still shows since when it has been behind.
 //!
 //! Readers are whatever keeps a checkpoint in KV `floor-checkpoints` (key = the reader's name),
-//! so a new checkpointed reader is watched without being listed anywhere; what it reads is its
-//! durable consumer's filter (`projection-<name>`, [`crate::projection::durable_name`]); the
-//! service is [`floor_events::registry::service_of_reader`]. Everything is read from the
+//! projections and policies alike, so a new checkpointed reader is watched without being listed
+//! anywhere; what it reads is what it recorded at its start in KV `floor-readers`
+//! ([`crate::readers`]); the service is [`floor_events::registry::service_of_reader`]. Everything is read from the
 //! store, never from a consumer's pending counts (`sim/lockstep.rs` says why): the checkpoint
 //! against the next stored commit after it (a direct get), and how many follow it (the
 //! `Nats-Num-Pending` a batched direct get answers with, nats-server ≥ 2.11; an older server
@@ -183,10 +183,11 @@ async fn first_from(
     Ok(Some((stored.sequence, at, pending.map_or(1, |p| p + 1))))
 }
 
-/// Every checkpointed reader, with what it reads (from its durable consumer). A reader whose
-/// consumer is not there (being recreated at a start, say) is left out of this look.
+/// Every checkpointed reader, with what it reads (as it recorded it). A reader that has not
+/// recorded what it reads, or on a stream not here, is left out of this look.
 async fn readers(jetstream: &jetstream::Context, streams: &[Stream]) -> Result<Vec<ReaderPosition>, String> {
     let bucket = jetstream.get_key_value(subjects::CHECKPOINT_BUCKET).await.map_err(|e| e.to_string())?;
+    let reads = crate::readers::all(jetstream).await?;
     let mut keys = bucket.keys().await.map_err(|e| e.to_string())?;
     let mut names = Vec::new();
     while let Some(key) = keys.next().await {
@@ -194,19 +195,11 @@ async fn readers(jetstream: &jetstream::Context, streams: &[Stream]) -> Result<V
     }
     let mut readers = Vec::new();
     for name in names {
+        let Some(what) = reads.get(&crate::health::key(&name)) else { continue };
+        let Some(stream) = streams.iter().find(|s| s.cached_info().config.name == what.stream) else { continue };
         let Some(checkpoint) = bucket.get(&name).await.map_err(|e| e.to_string())? else { continue };
         let Some(checkpoint) = std::str::from_utf8(&checkpoint).ok().and_then(|s| s.parse::<u64>().ok()) else { continue };
-        for stream in streams {
-            let stream = stream.clone();
-            if let Ok(info) = stream.consumer_info(crate::projection::durable_name(&name)).await {
-                let mut filters = info.config.filter_subjects.clone();
-                if !info.config.filter_subject.is_empty() {
-                    filters.push(info.config.filter_subject.clone());
-                }
-                readers.push(ReaderPosition { name: name.clone(), checkpoint, stream, filters });
-                break;
-            }
-        }
+        readers.push(ReaderPosition { name, checkpoint, stream: stream.clone(), filters: what.filters.clone() });
     }
     Ok(readers)
 }

@@ -139,8 +139,10 @@ fn text<E: ToString>(e: E) -> String {
 /// created at a start sequence (the accounting the ack floor got wrong) and fails while the
 /// consumer is being recreated, when the checkpoint still holds.
 ///
-/// The ack floor is still read, as a second witness: it is never ahead of the checkpoint (the
-/// checkpoint is stored first), so it can only help when the checkpoint cannot be read.
+/// The ack floor is still read, as a second witness, for a runner on a durable consumer (the
+/// reports runner, on the tables' stream; the runners on the log read the process's tail and
+/// have none): it is never ahead of the checkpoint (the checkpoint is stored first), so it can
+/// only help when the checkpoint cannot be read.
 async fn taken(stream: &Stream, checkpoints: &kv::Store, runner: &str) -> Option<u64> {
     let (checkpoint, consumer) = futures::join!(checkpoints.get(runner), stream.consumer_info(format!("projection-{runner}")));
     let checkpoint = checkpoint.ok().flatten().and_then(|v| std::str::from_utf8(&v).ok()?.parse::<u64>().ok());
