@@ -103,9 +103,16 @@ pub struct Step {
 enum Source {
     /// `FLOOR_EVENTS`: a follow from the checkpoint, its own consumer and then the process's
     /// tail (`None` until the next step starts it, from the checkpoint).
-    Log(Option<Following>),
+    Log(Option<Box<Following>>),
     /// Another stream: a durable consumer, recreated from the checkpoint at every start.
-    Durable { consumer: Option<Consumer<pull::Config>>, messages: Option<pull::Stream> },
+    Durable(Box<Durable>),
+}
+
+/// A durable consumer and its messages, each made when first needed.
+#[derive(Default)]
+struct Durable {
+    consumer: Option<Consumer<pull::Config>>,
+    messages: Option<pull::Stream>,
 }
 
 /// Runs one projection. Tests drive it with [`ProjectionRunner::step`]; services call `run`.
@@ -165,7 +172,7 @@ impl<P: Projection> ProjectionRunner<P> {
         readers::announce(&backbone.jetstream, projection.name(), &reads).await;
         let source = match stream_name == subjects::EVENTS_STREAM {
             true => Source::Log(None),
-            false => Source::Durable { consumer: None, messages: None },
+            false => Source::Durable(Box::default()),
         };
         Ok(Self {
             projection,
@@ -244,7 +251,7 @@ impl<P: Projection> ProjectionRunner<P> {
     fn reset_source(&mut self) {
         self.source = match self.source {
             Source::Log(_) => Source::Log(None),
-            Source::Durable { .. } => Source::Durable { consumer: None, messages: None },
+            Source::Durable(_) => Source::Durable(Box::default()),
         };
     }
 
@@ -282,14 +289,14 @@ impl<P: Projection> ProjectionRunner<P> {
         let (name, filters, checkpoint) = (self.durable_name(), self.projection.filters(), self.checkpoint);
         match &mut self.source {
             Source::Log(following @ None) => {
-                *following = Some(follow::start_from(&self.backbone, self.projection.name(), filters, checkpoint + 1).await?);
+                *following = Some(Box::new(follow::start_from(&self.backbone, self.projection.name(), filters, checkpoint + 1).await?));
             }
-            Source::Durable { consumer, messages } if messages.is_none() => {
-                if consumer.is_none() {
-                    *consumer = Some(Self::consumer(&self.stream, name, filters, checkpoint).await?);
+            Source::Durable(durable) if durable.messages.is_none() => {
+                if durable.consumer.is_none() {
+                    durable.consumer = Some(Self::consumer(&self.stream, name, filters, checkpoint).await?);
                 }
-                let stream = consumer.as_ref().expect("consumer set above").stream().max_messages_per_batch(self.batch);
-                *messages = Some(stream.messages().await.map_err(read)?);
+                let stream = durable.consumer.as_ref().expect("consumer set above").stream().max_messages_per_batch(self.batch);
+                durable.messages = Some(stream.messages().await.map_err(read)?);
             }
             _ => {}
         }
@@ -302,10 +309,16 @@ impl<P: Projection> ProjectionRunner<P> {
         use futures::FutureExt;
         let next = async {
             match &mut self.source {
-                Source::Log(Some(following)) => following.next().await.transpose(),
-                Source::Durable { messages: Some(messages), .. } => match messages.next().await {
-                    Some(message) => message.map(|m| Some(Arc::new(m))).map_err(read),
-                    None => Err(read("consumer stream ended")),
+                Source::Log(Some(following)) => match following.next().await {
+                    Some(message) => message.map(Some),
+                    None => Err(read("the connection is gone")),
+                },
+                Source::Durable(durable) => match durable.messages.as_mut() {
+                    Some(messages) => match messages.next().await {
+                        Some(message) => message.map(|m| Some(Arc::new(m))).map_err(read),
+                        None => Err(read("consumer stream ended")),
+                    },
+                    None => Err(read("the source is not ready")),
                 },
                 _ => Err(read("the source is not ready")),
             }
