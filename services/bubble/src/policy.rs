@@ -102,6 +102,22 @@ struct Tournament {
     moving: BTreeSet<EntryNo>,
     /// Stacks at zero waiting on a rebuy decision.
     rebuying: BTreeSet<EntryNo>,
+    /// Tables whose hand-for-hand hand left stacks at zero waiting on a rebuy decision: the
+    /// aggregate hears the hand finished once each is decided, a forgone rebuy among its busts
+    /// (out in that hand, with the hand's other busts at every table).
+    #[serde(default)]
+    deciding: BTreeMap<u32, Deciding>,
+}
+
+/// A table's finished hand held back until its rebuy decisions are made.
+#[derive(Debug, Serialize, Deserialize)]
+struct Deciding {
+    table_hand: u64,
+    /// Its busts so far: those out at once, then each forgone rebuy.
+    busts: Vec<HandBust>,
+    /// Stacks at zero still deciding, each as the bust it becomes if forgone.
+    waiting: BTreeMap<EntryNo, HandBust>,
+    at: DateTime<Utc>,
 }
 
 /// The policy's memory: every tournament not over. Serialized for the runner's snapshots.
@@ -147,6 +163,7 @@ impl Tournament {
             paused: false,
             moving: BTreeSet::new(),
             rebuying: BTreeSet::new(),
+            deciding: BTreeMap::new(),
         }
     }
 
@@ -176,6 +193,18 @@ impl Tournament {
             tables: self.tables.keys().copied().collect(),
             dealing: self.tables.iter().filter(|(_, t)| t.in_hand.is_some()).map(|(&n, _)| n).collect(),
         })
+    }
+
+    /// A stack at zero decided: out (`forgone`: a bust of the hand it reached zero in) or
+    /// bought back in.
+    fn decided(&mut self, entry: &EntryNo, forgone: bool) {
+        for d in self.deciding.values_mut() {
+            if let Some(bust) = d.waiting.remove(entry) {
+                if forgone {
+                    d.busts.push(bust);
+                }
+            }
+        }
     }
 
     fn settled(&self) -> bool {
@@ -252,6 +281,16 @@ impl Policy {
         let Some(x) = self.tournaments.get_mut(&t) else { return vec![] };
         let eliminated: HashSet<EntryNo> =
             events.iter().filter_map(|e| if let SeatingEvent::EntryEliminated { entry, .. } = e { Some(*entry) } else { None }).collect();
+        // Offered a rebuy and not decided in this same commit.
+        let bought: HashSet<EntryNo> =
+            events.iter().filter_map(|e| if let SeatingEvent::ChipsAtTable { entry, .. } = e { Some(*entry) } else { None }).collect();
+        let offered: HashSet<EntryNo> = events
+            .iter()
+            .filter_map(|e| match e {
+                SeatingEvent::StackReachedZero { entry, .. } if !eliminated.contains(entry) && !bought.contains(entry) => Some(*entry),
+                _ => None,
+            })
+            .collect();
         let bubble = |what: &str, command| Order::Bubble(t, CommandId::derived(&format!("bubble-{what}:{t}:{sequence}")), command);
         let mut orders = Vec::new();
         let mut look = false;
@@ -267,6 +306,11 @@ impl Policy {
                 }
                 SeatingEvent::TableClosed { table } => {
                     x.tables.remove(table);
+                    // A hand still deciding rebuys is finished as it stands: the table is gone.
+                    if let Some(d) = x.deciding.remove(table) {
+                        let command = BubbleCommand::Finished { table: *table, table_hand: d.table_hand, busts: d.busts, at: d.at };
+                        orders.push(bubble(&format!("finished-{table}"), command));
+                    }
                     if x.running || x.announced {
                         orders.push(bubble(&format!("closed-{table}"), BubbleCommand::TableClosed { table: *table, at }));
                     }
@@ -302,20 +346,21 @@ impl Policy {
                 SeatingEvent::HandFinished { table, hand, busts, .. } => {
                     let tbl = x.tables.get(table);
                     let order = |entry: &EntryNo| tbl.and_then(|t| Some(seat_order(*t.seats.get(entry)?, t.button)));
-                    let busts: Vec<HandBust> = busts
-                        .iter()
-                        .filter(|b| eliminated.contains(&b.entry))
-                        .map(|b| HandBust {
-                            entry: b.entry,
-                            table: *table,
-                            stack_at_start: b.stack_at_start,
-                            seat_order: order(&b.entry).unwrap_or(u32::MAX),
-                        })
-                        .collect();
+                    let bust = |b: &floor_events::table::BustReport| HandBust {
+                        entry: b.entry,
+                        table: *table,
+                        stack_at_start: b.stack_at_start,
+                        seat_order: order(&b.entry).unwrap_or(u32::MAX),
+                    };
+                    let waiting: BTreeMap<EntryNo, HandBust> =
+                        busts.iter().filter(|b| offered.contains(&b.entry)).map(|b| (b.entry, bust(b))).collect();
+                    let busts: Vec<HandBust> = busts.iter().filter(|b| eliminated.contains(&b.entry)).map(bust).collect();
                     if let Some(tbl) = x.tables.get_mut(table) {
                         tbl.in_hand = None;
                     }
-                    if x.running || x.announced {
+                    if (x.running || x.announced) && !waiting.is_empty() {
+                        x.deciding.insert(*table, Deciding { table_hand: *hand, busts, waiting, at });
+                    } else if x.running || x.announced {
                         let command = BubbleCommand::Finished { table: *table, table_hand: *hand, busts, at };
                         orders.push(bubble(&format!("finished-{table}"), command));
                     }
@@ -325,9 +370,11 @@ impl Policy {
                 }
                 SeatingEvent::ChipsAtTable { entry, .. } => {
                     x.rebuying.remove(entry);
+                    x.decided(entry, false);
                 }
                 SeatingEvent::EntryEliminated { entry, players_left, .. } => {
                     x.rebuying.remove(entry);
+                    x.decided(entry, true);
                     // A player who busts while being moved is eliminated instead: no
                     // confirmation of the move follows.
                     x.moving.remove(entry);
@@ -345,6 +392,14 @@ impl Policy {
                     return orders;
                 }
                 _ => {}
+            }
+        }
+        // A hand whose rebuy decisions are all made is finished now, its forgone rebuys with it.
+        let decided: Vec<u32> = x.deciding.iter().filter(|(_, d)| d.waiting.is_empty()).map(|(&n, _)| n).collect();
+        for table in decided {
+            if let Some(d) = x.deciding.remove(&table) {
+                let command = BubbleCommand::Finished { table, table_hand: d.table_hand, busts: d.busts, at: d.at };
+                orders.push(bubble(&format!("finished-{table}"), command));
             }
         }
         // Far from the bubble nothing is sent: the check is the trigger's own, so the aggregate

@@ -165,9 +165,53 @@ fn while_running_reports_go_to_the_aggregate_with_seat_order_and_only_eliminated
     let report = |e| BustReport { entry: EntryNo(e), stack_at_start: 100, pots: vec![], best_high_hand: None };
     let finished = SeatingEvent::HandFinished { table: 3, hand: 41, stacks: vec![], busts: vec![report(7), report(8)] };
     let zero = SeatingEvent::StackReachedZero { entry: EntryNo(8), table: 3, hand: 41, stack_at_start: 100 };
-    let orders = policy.on_seating(t, 11, at(), &[finished, zero, eliminated(7, 16)]);
+    let orders = policy.on_seating(t, 11, at(), &[finished.clone(), zero.clone(), eliminated(7, 16)]);
+    assert!(orders.is_empty(), "8 waits on a rebuy: the hand is not finished for the bubble yet: {orders:?}");
+    // 8 forgoes the rebuy: out in hand 41 with 7, and the hand is finished.
+    let bust = |entry, seat_order| HandBust { entry: EntryNo(entry), table: 3, stack_at_start: 100, seat_order };
+    let orders = policy.on_seating(t, 12, at(), &[eliminated(8, 15)]);
+    let [Order::Bubble(_, id, BubbleCommand::Finished { table: 3, table_hand: 41, busts, .. })] = &orders[..] else { panic!("{orders:?}") };
+    assert_eq!(busts, &vec![bust(7, 0), bust(8, 254)], "the forgone rebuy is a bust of the hand it reached zero in");
+    assert_eq!(*id, CommandId::derived(&format!("bubble-finished-3:{t}:12")), "derived from the commit that decided it");
+
+    // Had 8 bought back in, the hand would have finished with 7 alone.
+    let t = TournamentId::new();
+    let mut policy = Policy::default();
+    policy.tournaments.insert(t, tournament(RuleProfile::Tda2024.hand_for_hand()));
+    policy.tournaments.get_mut(&t).unwrap().running = true;
+    policy.tournaments.get_mut(&t).unwrap().tables.insert(3, Table::default());
+    policy.on_seating(t, 10, at(), &[started_again()]);
+    assert!(policy.on_seating(t, 11, at(), &[finished, zero, eliminated(7, 16)]).is_empty());
+    let orders = policy.on_seating(t, 12, at(), &[SeatingEvent::ChipsAtTable { entry: EntryNo(8), chips: 100 }]);
     let Order::Bubble(_, _, BubbleCommand::Finished { busts, .. }) = &orders[0] else { panic!("{orders:?}") };
-    assert_eq!(busts, &vec![HandBust { entry: EntryNo(7), table: 3, stack_at_start: 100, seat_order: 0 }], "8 waits on a rebuy");
+    assert_eq!(busts, &vec![bust(7, 0)], "8 rebought: not a bust");
+}
+
+/// The hand of [`while_running_reports_go_to_the_aggregate_with_seat_order_and_only_eliminated_busts`].
+fn started_again() -> SeatingEvent {
+    let stacks = [(7, 3), (8, 1), (9, 5)].iter().map(|&(e, s)| SeatStack { seat: SeatNo(s), entry: EntryNo(e), chips: 100 }).collect();
+    SeatingEvent::HandStarted { table: 3, hand: 41, button: SeatNo(2), stacks, crossing: false }
+}
+
+/// A table closed while its hand waits on a rebuy decision is finished as it stands, so the
+/// bubble never waits for a table that is gone.
+#[test]
+fn a_table_closed_while_deciding_a_rebuy_is_finished_at_its_close() {
+    let t = TournamentId::new();
+    let mut policy = Policy::default();
+    policy.tournaments.insert(t, tournament(RuleProfile::Tda2024.hand_for_hand()));
+    policy.tournaments.get_mut(&t).unwrap().running = true;
+    policy.tournaments.get_mut(&t).unwrap().tables.insert(3, Table::default());
+    policy.on_seating(t, 10, at(), &[started_again()]);
+    let report = BustReport { entry: EntryNo(8), stack_at_start: 100, pots: vec![], best_high_hand: None };
+    let finished = SeatingEvent::HandFinished { table: 3, hand: 41, stacks: vec![], busts: vec![report] };
+    let zero = SeatingEvent::StackReachedZero { entry: EntryNo(8), table: 3, hand: 41, stack_at_start: 100 };
+    assert!(policy.on_seating(t, 11, at(), &[finished, zero]).is_empty());
+    let orders = policy.on_seating(t, 12, at(), &[SeatingEvent::TableClosed { table: 3 }]);
+    assert!(
+        matches!(&orders[..], [Order::Bubble(_, _, BubbleCommand::Finished { table: 3, busts, .. }), Order::Bubble(_, _, BubbleCommand::TableClosed { table: 3, .. })] if busts.is_empty()),
+        "finished, then closed: {orders:?}"
+    );
 }
 
 #[test]

@@ -36,7 +36,7 @@ const RETRY: Duration = Duration::from_millis(500);
 pub const POLICY_NAME: &str = "bubble-policy";
 
 /// The shape of [`Memory`] in snapshots: change it whenever that shape or meaning changes.
-const MEMORY_VERSION: &str = "bubble-2";
+const MEMORY_VERSION: &str = "bubble-3";
 
 /// The bubble service. Cheap to clone.
 #[derive(Clone)]
