@@ -422,6 +422,27 @@ impl Policy {
         self.tournaments.get(&t)?.field()
     }
 
+    /// The field now, for a director's start about to be sent: from here on every table's
+    /// reports go to the aggregate as while running (as after the trigger's start), since a
+    /// table that finishes before the policy reads the start back finishes hand 0.
+    /// Whether this call announced it (not already announced or running) comes with the field:
+    /// only then does a refused start [`Policy::withdraw`] it.
+    pub fn announce(&mut self, t: TournamentId) -> Option<(FieldNow, bool)> {
+        let x = self.tournaments.get_mut(&t)?;
+        let field = x.field()?;
+        let announcing = !x.running && !x.announced;
+        x.announced |= announcing;
+        Some((field, announcing))
+    }
+
+    /// The director's start that [`Policy::announce`]d was refused: reports go to the
+    /// aggregate only while it runs.
+    pub fn withdraw(&mut self, t: TournamentId) {
+        if let Some(x) = self.tournaments.get_mut(&t) {
+            x.announced &= x.running;
+        }
+    }
+
     /// The bubble's own events: what they cause at the tables and the clock.
     pub fn on_bubble(&mut self, t: TournamentId, events: &[BubbleEvent]) -> Vec<Order> {
         let Some(x) = self.tournaments.get_mut(&t) else { return vec![] };

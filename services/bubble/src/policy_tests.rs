@@ -93,6 +93,35 @@ fn a_finish_between_the_trigger_and_the_start_in_the_log_still_reaches_the_aggre
     assert!(policy.on_seating(t, 6, at(), &[started]).is_empty());
 }
 
+/// Given tables 1 and 2, table 2 dealing, when a director's start reads the field (announcing
+/// it) and table 2's finish is read before the start comes back from the log, then the finish
+/// still goes to the aggregate (its hand 0); a refused start withdraws the announcement, and an
+/// announcement already made by the trigger is not the director's to withdraw.
+#[test]
+fn a_directors_start_forwards_the_finishes_read_before_the_start_comes_back() {
+    let (t, mut policy) = two_tables_near_the_bubble();
+    let seats = vec![SeatStack { seat: SeatNo(1), entry: EntryNo(9), chips: 100 }];
+    let started = SeatingEvent::HandStarted { table: 2, hand: 8, button: SeatNo(1), stacks: seats, crossing: false };
+    policy.on_seating(t, 2, at(), &[started]);
+    let finished = SeatingEvent::HandFinished { table: 2, hand: 8, stacks: vec![], busts: vec![] };
+    let (field, announced) = policy.announce(t).expect("a tournament in play");
+    assert_eq!((field.dealing, announced), (vec![2], true), "table 2 owes hand 0");
+    let orders = policy.on_seating(t, 3, at(), std::slice::from_ref(&finished));
+    assert!(
+        matches!(&orders[..], [Order::Bubble(_, _, BubbleCommand::Finished { table: 2, table_hand: 8, .. })]),
+        "forwarded before the start is read: {orders:?}"
+    );
+
+    // Refused (say, one table): the reports stay with the policy again.
+    policy.withdraw(t);
+    let again = SeatingEvent::HandStarted { table: 2, hand: 9, button: SeatNo(1), stacks: vec![], crossing: false };
+    assert!(policy.on_seating(t, 4, at(), &[again]).is_empty(), "not forwarded after a refused start");
+
+    // Announced already (the trigger's): a second announcement says it did not make it.
+    policy.tournaments.get_mut(&t).unwrap().announced = true;
+    assert_eq!(policy.announce(t).map(|(_, a)| a), Some(false));
+}
+
 /// Given hand-for-hand announced with table 1 between hands in the policy's view,
 /// when table 1 deals before seating's hold for it is in the log, and again after,
 /// then the first deal goes to the aggregate as dealt before the hold (not a released

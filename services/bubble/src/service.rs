@@ -47,6 +47,12 @@ pub struct BubbleService {
     memory: Arc<Mutex<Memory>>,
     clock: Arc<dyn Clock>,
     commands: Commands,
+    /// Held while a command goes to the bubble aggregate, by the policy's orders and by a
+    /// director's start: a start reads the field from the policy's memory, and a table that
+    /// finishes after that read must reach the aggregate after the start, not before (the
+    /// aggregate, not yet running, would refuse it, and hand 0 would wait for that table for
+    /// ever). A tokio mutex: held across the command's round trip.
+    lane: Arc<tokio::sync::Mutex<()>>,
 }
 
 /// What the log says, folded: the policy.
@@ -122,6 +128,7 @@ impl BubbleService {
             memory,
             clock,
             commands: Commands::new(backbone.client.clone()),
+            lane: Arc::new(tokio::sync::Mutex::new(())),
         };
         tracker.spawn(service.clone().run(started.runner, started.owed, shutdown));
         Ok(service)
@@ -163,13 +170,20 @@ impl BubbleService {
             })
     }
 
-    /// A director's start: the field as the policy last read it from seating.
+    /// A director's start: the field as the policy last read it from seating. From that read
+    /// on the policy sends every table's reports to the aggregate, as the trigger's start does,
+    /// and they reach it after the start ([`BubbleService::lane`]).
     async fn start_now(&self, r: BubbleRequest) -> Reply<BubbleRecorded> {
         let at = self.clock.now();
-        let Some(field) = lock(&self.memory).policy.field(r.tournament_id) else {
+        let _lane = self.lane.lock().await;
+        let Some((field, announced)) = lock(&self.memory).policy.announce(r.tournament_id) else {
             return Reply::Error(floor_events::ErrorBody::new(codes::UNKNOWN_TOURNAMENT, "no such tournament in play"));
         };
-        self.answer(r.tournament_id, r.command_id, BubbleCommand::Start { field, at }).await
+        let reply = self.answer(r.tournament_id, r.command_id, BubbleCommand::Start { field, at }).await;
+        if announced && matches!(reply, Reply::Error(_)) {
+            lock(&self.memory).policy.withdraw(r.tournament_id);
+        }
+        reply
     }
 
     /// Runs what is owed, then each new commit's orders in log order ([`PolicyRunner::drive`]).
@@ -180,7 +194,10 @@ impl BubbleService {
     /// Runs one order until it is stored (or refused). `false` on shutdown.
     async fn execute(&self, order: Order, shutdown: &CancellationToken) -> bool {
         match order {
-            Order::Bubble(t, command_id, command) => self.host.execute_reaction(t.0, command_id, command, RETRY, shutdown).await,
+            Order::Bubble(t, command_id, command) => {
+                let _lane = self.lane.lock().await;
+                self.host.execute_reaction(t.0, command_id, command, RETRY, shutdown).await
+            }
             // Seating sends these from the bubble's events, numbered in each table's sequence.
             Order::Table { .. } => true,
             Order::ClockPause(r) => self.to_clock(clock::verbs::PAUSE, &r, r.tournament_id, shutdown).await,
