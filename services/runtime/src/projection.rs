@@ -27,7 +27,7 @@ use crate::error::Error;
 use crate::follow::{self, Following};
 use crate::health::Reader;
 use crate::readers::{self, Reads};
-use crate::tail::Shared;
+use crate::tail::{Delivered, Shared};
 use async_nats::jetstream::consumer::{pull, AckPolicy, Consumer, DeliverPolicy};
 use async_nats::jetstream::kv;
 use async_nats::jetstream::stream::DirectGetErrorKind;
@@ -77,6 +77,13 @@ pub trait Projection: Send + 'static {
 
     /// Forgets the view, in memory and in storage, before a rebuild.
     fn reset(&mut self) -> impl Future<Output = Result<(), ProjectionError>> + Send;
+
+    /// Whether what it has folded since the last flush is worth gathering more for (the
+    /// runner's linger): a view storing documents, or a policy pooling registrations, is; a
+    /// policy holding an instruction every table waits for is not, and is stored at once.
+    fn lingers(&self) -> bool {
+        true
+    }
 }
 
 /// How long a live step gathers commits before storing the view: short enough that nobody
@@ -315,7 +322,7 @@ impl<P: Projection> ProjectionRunner<P> {
                 },
                 Source::Durable(durable) => match durable.messages.as_mut() {
                     Some(messages) => match messages.next().await {
-                        Some(message) => message.map(|m| Some(Arc::new(m))).map_err(read),
+                        Some(message) => message.map(|m| Some(Arc::new(Delivered::new(m)))).map_err(read),
                         None => Err(read("consumer stream ended")),
                     },
                     None => Err(read("the source is not ready")),
@@ -346,48 +353,36 @@ impl<P: Projection> ProjectionRunner<P> {
     /// # Errors
     /// `Read` or `Write`; nothing is acknowledged then, so the batch comes again.
     pub async fn step(&mut self, wait: Duration) -> Result<Step, ProjectionError> {
-        let batch = self.batch;
         self.ready().await?;
         let Some(first) = self.next(Some(tokio::time::Instant::now() + wait)).await? else {
             return Ok(Step { applied: 0, pending: 0, checkpoint: self.checkpoint });
         };
-        let mut received = vec![first];
+        // Folded as they come, so the projection can say whether to wait for more.
+        let mut applied = self.take(&first)?;
+        let mut last = first;
+        let mut received = 1;
         // Gather a batch: what has already arrived, then whatever arrives within `linger`. One
         // flush (documents, checkpoint, ack: three round trips) then serves the whole batch
         // instead of every commit, which under a stream of single commands tripled the server
         // work per command.
         let gather_until = tokio::time::Instant::now() + self.linger;
-        while received.len() < batch {
+        while received < self.batch {
             let next = match self.next(None).await? {
                 Some(next) => Some(next),
-                None if self.linger.is_zero() => None,
+                None if self.linger.is_zero() || !self.projection.lingers() => None,
                 None => self.next(Some(gather_until)).await?,
             };
-            match next {
-                Some(next) => received.push(next),
-                None => break,
-            }
+            let Some(next) = next else { break };
+            applied += self.take(&next)?;
+            last = next;
+            received += 1;
         }
-        let checked = matches!(self.source, Source::Log(_));
-        let mut applied = 0;
-        for message in &received {
-            let sequence = message.info().map_err(read)?.stream_sequence;
-            if sequence > self.checkpoint {
-                match checked {
-                    true => self.apply_checked(message.subject.as_str(), sequence, &message.payload),
-                    false => self.apply(message.subject.as_str(), sequence, &message.payload),
-                }
-                applied += 1;
-                self.checkpoint = sequence;
-            }
-        }
-        let last = received.pop().expect("at least the first");
         let pending = self.pending(&last);
         self.flush().await?;
         // Then the checkpoint; on a durable consumer a cumulative ack, confirmed by the server:
         // everything up to this message is applied and stored.
         let (checkpoints, name, checkpoint) = (self.checkpoints.clone(), self.projection.name(), self.checkpoint);
-        let acked = (!checked).then_some(last);
+        let acked = matches!(self.source, Source::Durable(_)).then_some(last);
         let store = async move {
             checkpoints.put(name, checkpoint.to_string().into()).await.map_err(write)?;
             match acked {
@@ -403,6 +398,21 @@ impl<P: Projection> ProjectionRunner<P> {
             store.await?;
         }
         Ok(Step { applied, pending, checkpoint: self.checkpoint })
+    }
+
+    /// Folds one received commit unless it is at or below the checkpoint; how many it folded
+    /// (0 or 1). A commit a follow handed out was found readable there and is not read again.
+    fn take(&mut self, message: &Shared) -> Result<usize, ProjectionError> {
+        let sequence = message.info().map_err(read)?.stream_sequence;
+        if sequence <= self.checkpoint {
+            return Ok(0);
+        }
+        match self.source {
+            Source::Log(_) => self.apply_checked(message.subject.as_str(), sequence, &message.payload),
+            Source::Durable(_) => self.apply(message.subject.as_str(), sequence, &message.payload),
+        }
+        self.checkpoint = sequence;
+        Ok(1)
     }
 
     /// Waits for a pipelined store still in flight.
