@@ -20,7 +20,7 @@
 use crate::bootstrap::Backbone;
 use crate::health::Reader;
 use crate::projection::{ProjectionError, ProjectionErrorKind};
-use crate::tail::{self, Shared, Tail};
+use crate::tail::{self, Delivered, Shared, Tail};
 use async_nats::jetstream::consumer::{pull, DeliverPolicy};
 use async_nats::jetstream::stream::Stream;
 use async_nats::jetstream::Message;
@@ -93,7 +93,7 @@ impl Following {
                 Ok(None) => return None,
                 Err(e) => return Some(Err(e)),
             };
-            if self.reader.guard(message.subject.as_str(), sequence(&message), &message.payload, || ()).is_some() {
+            if self.reader.guard_readable(message.subject.as_str(), sequence(&message), message.readable(), || ()).is_some() {
                 return Some(Ok(message));
             }
             self.reader.publish().await;
@@ -155,7 +155,7 @@ impl Following {
             let at = sequence(&message);
             if at > self.last {
                 self.last = at;
-                return Ok(Some(Arc::new(message)));
+                return Ok(Some(Arc::new(Delivered::new(message))));
             }
         }
     }
@@ -222,7 +222,7 @@ pub async fn follow_from(
 ) -> Result<Following, ProjectionError> {
     let mut following = start_from(backbone, reader, filters, start).await?;
     while let Some(message) = following.next_of_catch_up().await? {
-        following.reader.guard(message.subject.as_str(), sequence(&message), &message.payload, || apply(&message));
+        following.reader.guard_readable(message.subject.as_str(), sequence(&message), message.readable(), || apply(&message));
     }
     following.reader.publish().await;
     Ok(following)

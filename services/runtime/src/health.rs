@@ -316,7 +316,16 @@ impl Reader {
         if self.is_set_aside(subject) {
             return None;
         }
-        match check_commit(subject, body).and_then(|()| catch(fold)) {
+        self.guard_readable(subject, sequence, check_commit(subject, body).as_ref().map(|_| ()).map_err(String::as_str), fold)
+    }
+
+    /// As [`Reader::guard`], with whether the commit is readable already found out (once for
+    /// every reader in the process: [`crate::tail::Delivered::readable`]).
+    pub fn guard_readable<R>(&self, subject: &str, sequence: u64, readable: Result<(), &str>, fold: impl FnOnce() -> R) -> Option<R> {
+        if self.is_set_aside(subject) {
+            return None;
+        }
+        match readable.map_err(str::to_owned).and_then(|()| catch(fold)) {
             Ok(folded) => Some(folded),
             Err(error) => {
                 self.record(subject, sequence, &error);
