@@ -293,7 +293,8 @@ pub fn services() -> Vec<ServiceInfo> {
 /// belongs to, so `floor status` and the lobby can name the service a tournament waits on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReaderInfo {
-    /// The reader's name: its checkpoint's key and its durable consumer `projection-<name>`.
+    /// The reader's name: its checkpoint's key (and what it reads is recorded under it in KV
+    /// `floor-readers`).
     pub name: &'static str,
     /// The service whose process runs it.
     pub service: &'static str,
@@ -310,6 +311,7 @@ pub const READERS: &[ReaderInfo] = {
         ReaderInfo { name: "seating-policy", service: s::SEATING },
         ReaderInfo { name: "seating-reports", service: s::SEATING },
         ReaderInfo { name: "seating-outbox", service: s::SEATING },
+        ReaderInfo { name: "seat-map", service: s::LOBBY },
     ]
 };
 

@@ -44,9 +44,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
-/// Every service the sim's tournaments need (the bubble's hand-for-hand included; bounties
-/// aside, no bounty format is played here), each in its own process.
-const SERVICES: [&str; 8] = ["registration", "lobby", "clock", "scheduler", "seating", "payouts", "rebuys", "bubble"];
+/// Every registered service, each in its own process (bounties and abort too, though the
+/// formats played here pay no bounty and cancel nothing: they read the tournament's log all
+/// the same, and their restart is measured with the others'). From the registry, so a new
+/// service is soaked without being listed here.
+fn services() -> Vec<&'static str> {
+    floor_events::registry::names()
+}
 
 /// What `floor run` logs once every service it runs is serving ("Floor service is running", or
 /// with the lobby "Floor is running; lobby at …").
@@ -117,11 +121,14 @@ impl Soak {
             sync_always: !flag("--no-fsync"),
             first_kill_after: Duration::from_secs(arg("--first-kill-after").map_or(0, |v| v.parse().expect("--first-kill-after SECONDS"))),
             killed: match arg("--kill") {
-                None => SERVICES.to_vec(),
+                None => services(),
                 Some(list) => list
                     .split(',')
                     .map(|name| {
-                        *SERVICES.iter().find(|s| **s == name).unwrap_or_else(|| panic!("--kill: no service {name:?} in {SERVICES:?}"))
+                        services()
+                            .into_iter()
+                            .find(|s| *s == name)
+                            .unwrap_or_else(|| panic!("--kill: no service {name:?} in {:?}", services()))
                     })
                     .collect(),
             },
@@ -137,7 +144,7 @@ impl Soak {
         if let Some(s) = &self.start_after {
             line.push_str(&format!(" --start-after {s}"));
         }
-        if self.killed.len() < SERVICES.len() {
+        if self.killed.len() < services().len() {
             line.push_str(&format!(" --kill {}", self.killed.join(",")));
         }
         if !self.baseline {
@@ -366,7 +373,7 @@ impl<'a> Platform<'a> {
         let nats = NatsServer::start(options).map_err(|e| e.to_string())?;
         let client = async_nats::connect(nats.url()).await.map_err(|e| e.to_string())?;
         let mut platform = Platform { soak, logs, services: Vec::new(), client, _nats: nats, _store: store };
-        let mut started: Vec<ServiceProcess> = SERVICES.iter().map(|s| platform.spawn(s)).collect::<Result<_, _>>()?;
+        let mut started: Vec<ServiceProcess> = services().into_iter().map(|s| platform.spawn(s)).collect::<Result<_, _>>()?;
         for service in &mut started {
             wait_for(service, SERVING).await.map_err(|e| format!("{e}:\n{}", tail(&platform.log_path(service.name))))?;
         }
