@@ -241,6 +241,26 @@ async fn raw_replay(world: &World, filters: Vec<String>) -> (u64, f64) {
     (count, count as f64 / start.elapsed().as_secs_f64())
 }
 
+/// Waits until every reader of the platform has taken every commit (the store's own answer,
+/// `waiting::observe` with no threshold), so the rebuild is measured alone, not beside the live
+/// views still taking the registrations. Says how long that took.
+async fn settle(world: &World) {
+    let start = Instant::now();
+    loop {
+        let later = chrono::Utc::now() + chrono::Duration::hours(1);
+        let waits = floor_runtime::waiting::observe(world.jetstream(), later, Duration::ZERO).await.expect("observed");
+        if waits.is_empty() || start.elapsed() > Duration::from_secs(120) {
+            eprintln!(
+                "the platform took the registrations {:.2} s after the last reply (waiting: {})",
+                start.elapsed().as_secs_f64(),
+                waits.len()
+            );
+            return;
+        }
+        tokio::task::yield_now().await;
+    }
+}
+
 async fn rebuild(world: &World) -> (u64, f64) {
     let projection = LobbyProjection::load(&world.backbone).await.expect("lobby");
     let mut runner = ProjectionRunner::new(&world.backbone, projection).await.expect("runner");
@@ -292,6 +312,7 @@ async fn measure(commands: usize, without: &str) -> Figures {
     let cmd_rate = register_throughput(&world, &tournaments, per_client).await;
     eprintln!("{} registrations made {} seating commits", CLIENTS * per_client, seating_commits(&world).await - seating_before);
     responder.abort();
+    settle(&world).await;
     eprintln!("rebuild: raw ordered replay, then lobby rebuild…");
     // The baseline reads what the lobby reads, as it reads it: its four subjects through one
     // consumer (a consumer with several filters costs the server more per message than one
