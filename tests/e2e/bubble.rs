@@ -217,3 +217,35 @@ async fn a_table_dealing_while_held_is_refused() {
         .await;
     assert_eq!(rejection(&world, t, "a-held-start").await, codes::TABLE_HELD);
 }
+
+/// Under the TDA deduction the bubble tells the clock at the announcement and at every hand;
+/// with the clock service down it goes on after `CLOCK_PATIENCE` (2 s) and the tables still
+/// get their hand (before, the release waited on the clock for as long as it was down, and
+/// with it every tournament the bubble service serves).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_clock_service_down_the_deduction_waits_and_the_hand_is_released() {
+    let world = World::start_configured(|c| c.skip("clock")).await;
+    let mut definition = bubble_sit_and_go();
+    if let Some(settings) = definition.hand_for_hand.as_mut() {
+        settings.clock = Some(HandForHandClock::Deduct { seconds: 120 });
+    }
+    let t = world.create(definition).await;
+    for p in ["ann", "bob", "cat", "dan", "eve", "fay"] {
+        assert!(matches!(world.register(t, p).await, Reply::Ok(_)), "{p} registers");
+    }
+    let seats = |i: &[TableInstruction]| i.iter().filter(|i| matches!(i.instruction, Instruction::SeatPlayer { .. })).count();
+    let mut tables: BTreeMap<u32, Vec<SeatStack>> = BTreeMap::new();
+    for i in world.instructions_when(t, |i| seats(i) == 6).await {
+        if let Instruction::SeatPlayer { entry, seat, stack, .. } = i.instruction {
+            tables.entry(i.table).or_default().push(SeatStack { seat, entry, chips: stack });
+        }
+    }
+    let numbers: Vec<u32> = tables.keys().copied().collect();
+    let (a, b) = (numbers[0], numbers[1]);
+    let mut at_a = tables[&a].clone();
+    at_a.sort_by_key(|s| s.seat);
+    // A's bust leaves five: hand-for-hand, B between hands, so hand 0 is complete at once; the
+    // clock is to be paused and 120 s taken off, and nobody answers for the clock.
+    play(&world, t, a, (1, None), &mut at_a, true).await;
+    told(&world, t, &[a, b], Instruction::DealHand { hand: 1 }).await;
+}

@@ -32,6 +32,12 @@ use tokio_util::task::TaskTracker;
 /// Wait before trying a command again after the store (or the clock service) failed.
 const RETRY: Duration = Duration::from_millis(500);
 
+/// How long the policy waits for the clock to take a hand-for-hand command (the TDA deduction)
+/// before it goes on without it: the deduction is time owed to the clock, not a reason to hold
+/// every table's next hand (and every other tournament's) while the clock service is down.
+/// What is not taken in time is sent from a queue of its own, in order, until the clock takes it.
+const CLOCK_PATIENCE: Duration = Duration::from_secs(2);
+
 /// The policy's name: its snapshot, checkpoint key and health record.
 pub const POLICY_NAME: &str = "bubble-policy";
 
@@ -53,6 +59,30 @@ pub struct BubbleService {
     /// aggregate, not yet running, would refuse it, and hand 0 would wait for that table for
     /// ever). A tokio mutex: held across the command's round trip.
     lane: Arc<tokio::sync::Mutex<()>>,
+    /// Clock commands the clock did not take within [`CLOCK_PATIENCE`], and every one after
+    /// them while any waits (in order: a pause, its deductions, the resume).
+    later: ClockLater,
+}
+
+/// The queue of clock commands sent after the policy went on ([`CLOCK_PATIENCE`]).
+#[derive(Clone)]
+struct ClockLater {
+    sender: tokio::sync::mpsc::UnboundedSender<Order>,
+    /// Queued and not yet taken by the clock.
+    waiting: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl ClockLater {
+    fn push(&self, order: Order) {
+        self.waiting.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if self.sender.send(order).is_err() {
+            self.waiting.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.waiting.load(std::sync::atomic::Ordering::SeqCst) == 0
+    }
 }
 
 /// What the log says, folded: the policy.
@@ -123,13 +153,25 @@ impl BubbleService {
     ) -> Result<Self, ProjectionError> {
         let started = PolicyRunner::<Memory>::start(backbone, config).await?;
         let memory = started.runner.memory();
+        let (sender, mut queued) = tokio::sync::mpsc::unbounded_channel();
+        let later = ClockLater { sender, waiting: Arc::new(std::sync::atomic::AtomicUsize::new(0)) };
         let service = Self {
             host: AggregateHost::new(JetStreamStore::new(backbone)),
             memory,
             clock,
             commands: Commands::new(backbone.client.clone()),
             lane: Arc::new(tokio::sync::Mutex::new(())),
+            later: later.clone(),
         };
+        let (sending, stop) = (service.clone(), shutdown.clone());
+        tracker.spawn(async move {
+            while let Some(order) = tokio::select! { _ = stop.cancelled() => None, next = queued.recv() => next } {
+                if !sending.to_clock(&order, &stop).await {
+                    break;
+                }
+                later.waiting.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+            }
+        });
         tracker.spawn(service.clone().run(started.runner, started.owed, shutdown));
         Ok(service)
     }
@@ -200,16 +242,41 @@ impl BubbleService {
             }
             // Seating sends these from the bubble's events, numbered in each table's sequence.
             Order::Table { .. } => true,
-            Order::ClockPause(r) => self.to_clock(clock::verbs::PAUSE, &r, r.tournament_id, shutdown).await,
-            Order::ClockAdjust(r) => self.to_clock(clock::verbs::ADJUST_TIME, &r, r.tournament_id, shutdown).await,
-            Order::ClockResume(r) => self.to_clock(clock::verbs::RESUME, &r, r.tournament_id, shutdown).await,
+            clock @ (Order::ClockPause(_) | Order::ClockAdjust(_) | Order::ClockResume(_)) => {
+                if !self.later.is_empty() {
+                    self.later.push(clock);
+                    return true;
+                }
+                match tokio::time::timeout(CLOCK_PATIENCE, self.to_clock(&clock, shutdown)).await {
+                    Ok(done) => done,
+                    Err(_) => {
+                        // Sent again with the same command id from the queue: a clock that took
+                        // it meanwhile answers from its history.
+                        tracing::warn!(
+                            "the clock has not answered for {CLOCK_PATIENCE:?}: hand-for-hand goes on; its command waits for the clock"
+                        );
+                        self.later.push(clock);
+                        true
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sends a clock order until the clock answers it ([`BubbleService::send_to_clock`]).
+    async fn to_clock(&self, order: &Order, shutdown: &CancellationToken) -> bool {
+        match order {
+            Order::ClockPause(r) => self.send_to_clock(clock::verbs::PAUSE, r, r.tournament_id, shutdown).await,
+            Order::ClockAdjust(r) => self.send_to_clock(clock::verbs::ADJUST_TIME, r, r.tournament_id, shutdown).await,
+            Order::ClockResume(r) => self.send_to_clock(clock::verbs::RESUME, r, r.tournament_id, shutdown).await,
+            Order::Bubble(..) | Order::Table { .. } => true,
         }
     }
 
     /// Sends a command to the clock until it is answered: a rejection (a clock not running, a
     /// director's own pause) is logged and dropped, since the same command would be refused
     /// again; no answer is tried again with the same command id. `false` on shutdown.
-    async fn to_clock<Req: Serialize, Rep: serde::de::DeserializeOwned>(
+    async fn send_to_clock<Req: Serialize, Rep: serde::de::DeserializeOwned>(
         &self,
         verb: floor_events::Verb<Req, Rep>,
         request: &Req,
