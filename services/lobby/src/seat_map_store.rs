@@ -80,22 +80,25 @@ impl Stored {
         }
     }
 
-    /// Reads the whole bucket.
+    /// Reads the whole bucket: each key's last value, in one pass over the bucket's stream (a
+    /// listing of the keys and a get for each took most of the lobby's restart at 250,000
+    /// entrants: 3,959 documents among 28,030 messages, a delete marker for each table broken).
     ///
     /// # Errors
     /// `Read` when the bucket cannot be read.
     pub async fn read(bucket: &kv::Store) -> Result<Self, ProjectionError> {
-        let keys: Vec<String> = bucket.keys().await.map_err(read)?.try_collect().await.map_err(read)?;
-        let values: Vec<(String, Option<bytes::Bytes>)> = futures::stream::iter(keys)
-            .map(|key| async move { bucket.get(&key).await.map(|v| (key, v)) })
-            .buffer_unordered(CONCURRENT_WRITES)
-            .try_collect()
-            .await
-            .map_err(read)?;
         let mut stored = Self::default();
-        for (key, value) in values {
-            if let Some(value) = value {
-                stored.keep(&key, &value);
+        if bucket.status().await.map_err(read)?.values() == 0 {
+            return Ok(stored);
+        }
+        let mut entries = bucket.watch_with_history(">").await.map_err(read)?;
+        while let Some(entry) = entries.next().await {
+            let entry = entry.map_err(read)?;
+            if entry.operation == kv::Operation::Put {
+                stored.keep(&entry.key, &entry.value);
+            }
+            if entry.delta == 0 {
+                break;
             }
         }
         Ok(stored)

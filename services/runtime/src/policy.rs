@@ -183,6 +183,7 @@ impl<P: Policy> PolicyRunner<P> {
         let reader = backbone.health.reader(config.name).await;
         let reads = crate::readers::Reads { stream: subjects::EVENTS_STREAM.to_owned(), filters: config.filters.clone() };
         crate::readers::announce(&backbone.jetstream, config.name, &reads).await;
+        let loading = Instant::now();
         let (memory, snapshot) = match load::<P>(&bucket, &config).await {
             Ok(Some((sequence, memory))) => (memory, Some(sequence)),
             Ok(None) => (P::default(), None),
@@ -192,6 +193,7 @@ impl<P: Policy> PolicyRunner<P> {
             }
             Err(e) => return Err(read(e)),
         };
+        let loaded_ms = loading.elapsed().as_millis() as u64;
         let from = snapshot.unwrap_or(0);
         let mut owed = Vec::new();
         let (mut folded, mut replayed) = (from, 0u64);
@@ -203,6 +205,14 @@ impl<P: Policy> PolicyRunner<P> {
             owed.extend(memory.react(commit));
         })
         .await?;
+        tracing::info!(
+            policy = config.name,
+            snapshot = ?snapshot,
+            loaded_ms,
+            replayed,
+            ms = loading.elapsed().as_millis() as u64,
+            "policy caught up"
+        );
         // Commits skipped by the guard (poison, set aside) still count as read.
         let executed = watch::Sender::new(from);
         tokio::spawn(write_checkpoints(checkpoints, config.name, executed.subscribe()));
