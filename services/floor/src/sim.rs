@@ -329,11 +329,11 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         true => free::play(backbone, config, lockstep, started, &mut progress).await?,
         false => rounds(backbone, config, lockstep, rebuys.as_mut(), started, &mut progress).await?,
     };
-    let Played { tables, hands, moves, broken } = played;
+    let Played { tables, hands, moves, broken, rounds } = played;
     let survivors: Vec<String> = tables.values().flat_map(|t| t.seats.values().map(|(_, player, _)| player.to_string())).collect();
     let [winner] = &survivors[..] else { return Err(format!("the tables ended with {} players seated", survivors.len())) };
     let (books, standings, bounties) = paid_books(backbone, t, config.bounty.is_some()).await?;
-    let hand_for_hand = bubble_log(backbone, t).await?;
+    let hand_for_hand = bubble_log(backbone, t, &rounds).await?;
     let events = backbone.events.clone().info().await.map_err(|e| e.to_string())?.state.last_sequence;
     Ok(Summary {
         entrants: config.entrants,
@@ -359,11 +359,15 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
 }
 
 /// Hand-for-hand as the bubble's log tells it.
-async fn bubble_log(backbone: &Backbone, t: TournamentId) -> Result<Option<HandForHandSummary>, String> {
+async fn bubble_log(
+    backbone: &Backbone,
+    t: TournamentId,
+    rounds: &[chrono::DateTime<chrono::Utc>],
+) -> Result<Option<HandForHandSummary>, String> {
     let subject = subjects::event_subject(subjects::aggregate::BUBBLE, t.0);
     let log = floor_runtime::JetStreamStore::new(backbone).load::<BubbleEvent>(&subject, 0).await.map_err(|e| e.to_string())?;
     let events: Vec<BubbleEvent> = log.into_iter().flat_map(|c| c.events).collect();
-    Ok(HandForHandSummary::read(&events))
+    Ok(HandForHandSummary::read(&events, rounds))
 }
 
 /// What the tables did.
@@ -376,6 +380,8 @@ pub struct Played {
     pub moves: u64,
     /// Tables closed with nobody left seated.
     pub broken: u64,
+    /// When each lockstep round began (empty at the tables' own pace).
+    pub rounds: Vec<chrono::DateTime<chrono::Utc>>,
 }
 
 /// Plays in lockstep rounds until every table is closed: in each round every open table
@@ -403,6 +409,7 @@ async fn rounds(
     let (mut hands, mut moves, mut broken) = (0u64, 0u64, 0u64);
     let mut waiting_since: Option<Instant> = None;
     let (mut rounds, mut buying) = (0u64, config.rebuys);
+    let mut began = Vec::new();
     loop {
         lockstep.settled(backbone).await?;
         lockstep.drain(backbone, &mut tables).await?;
@@ -449,6 +456,7 @@ async fn rounds(
         waiting_since = None;
         if !held {
             rounds += 1;
+            began.push(chrono::Utc::now());
             let dealing: Vec<u32> = tables.iter_mut().filter_map(|(&n, table)| table.start_hand(t, n, &mut reports).then_some(n)).collect();
             for number in dealing {
                 if let Some(table) = tables.get_mut(&number) {
@@ -462,7 +470,7 @@ async fn rounds(
         let open = tables.values().filter(|t| !t.closed).count();
         progress(&Progress::Playing { players_left, tables: open, hands, hands_per_s: hands as f64 / started.elapsed().as_secs_f64() });
     }
-    Ok(Played { tables, hands, moves, broken })
+    Ok(Played { tables, hands, moves, broken, rounds: began })
 }
 
 /// Publishes reports in order, acknowledged a window at a time; `acked` hears each one's stream

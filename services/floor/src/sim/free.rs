@@ -319,6 +319,7 @@ pub async fn play(
         hands: room.hands.load(Ordering::Relaxed),
         moves: room.moves.load(Ordering::Relaxed),
         broken: room.broken.load(Ordering::Relaxed),
+        rounds: Vec::new(),
     })
 }
 

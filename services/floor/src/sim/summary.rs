@@ -64,11 +64,22 @@ pub struct HandForHandSummary {
     pub ended_by: Option<String>,
     /// Seconds from the announcement to the end, by the log's clock.
     pub wall_s: Option<f64>,
+    /// Seconds a released hand took, on average: `wall_s` over `hands`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub s_per_hand: Option<f64>,
+    /// For comparison, seconds a round took (every table dealing one hand) over the last
+    /// [`ROUNDS_BEFORE`] rounds before the announcement; lockstep only (`free` has no rounds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub s_per_round_before: Option<f64>,
 }
 
+/// Rounds before the announcement that `s_per_round_before` averages.
+pub const ROUNDS_BEFORE: usize = 20;
+
 impl HandForHandSummary {
-    /// Reads the bubble's log; `None` if hand-for-hand never started.
-    pub(super) fn read(events: &[BubbleEvent]) -> Option<Self> {
+    /// Reads the bubble's log; `None` if hand-for-hand never started. `rounds` are the instants
+    /// the simulator's lockstep rounds began (empty at the tables' own pace).
+    pub(super) fn read(events: &[BubbleEvent], rounds: &[chrono::DateTime<chrono::Utc>]) -> Option<Self> {
         let mut summary: Option<Self> = None;
         let mut began = None;
         for event in events {
@@ -97,6 +108,15 @@ impl HandForHandSummary {
                     }
                 }
                 _ => {}
+            }
+        }
+        if let (Some(s), Some(began)) = (summary.as_mut(), began) {
+            s.s_per_hand = s.wall_s.filter(|_| s.hands > 0).map(|w| w / s.hands as f64);
+            let before: Vec<_> = rounds.iter().filter(|r| **r < began).collect();
+            let last = &before[before.len().saturating_sub(ROUNDS_BEFORE + 1)..];
+            if let (Some(first), Some(end), true) = (last.first(), last.last(), last.len() > 1) {
+                let seconds = (**end - **first).num_microseconds().unwrap_or(0) as f64 / 1e6;
+                s.s_per_round_before = Some(seconds / (last.len() - 1) as f64);
             }
         }
         summary
