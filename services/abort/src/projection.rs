@@ -82,8 +82,10 @@ impl Unavailable {
     }
 }
 
-/// One entry as the log tells it.
+/// One entry as the log tells it. Kept in the policy's snapshots as one JSON array
+/// ([`StoredEntry`]), not an object of named fields.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "StoredEntry", from = "StoredEntry")]
 pub struct EntryView {
     /// Whose.
     pub player: PlayerId,
@@ -101,6 +103,40 @@ pub struct EntryView {
     pub out: bool,
     /// Its place and the prize paid for it, once payouts awarded it.
     pub placed: Option<(u32, u64)>,
+}
+
+/// An entry as the snapshots keep it: player, the buy-in's paid in, fee and prize pool, their
+/// currency, each rebuy's and add-on's three amounts (every purchase of an entry is in the
+/// tournament's currency: registration and rebuys refuse any other), chips, out, place and
+/// prize. With named fields a 250,000-entry snapshot was 59 MB, and reading it most of the
+/// abort service's restart.
+#[derive(Serialize, Deserialize)]
+struct StoredEntry(PlayerId, [u64; 3], Currency, Vec<[u64; 3]>, Vec<[u64; 3]>, u64, bool, Option<(u32, u64)>);
+
+fn amounts(l: &EntryLedger) -> [u64; 3] {
+    [l.paid_in.amount, l.fee.amount, l.prize_pool.amount]
+}
+
+fn ledger([paid_in, fee, prize_pool]: [u64; 3], currency: Currency) -> EntryLedger {
+    EntryLedger {
+        paid_in: floor_events::Money::new(paid_in, currency),
+        fee: floor_events::Money::new(fee, currency),
+        prize_pool: floor_events::Money::new(prize_pool, currency),
+    }
+}
+
+impl From<EntryView> for StoredEntry {
+    fn from(e: EntryView) -> Self {
+        let all = |ledgers: &[EntryLedger]| ledgers.iter().map(amounts).collect();
+        StoredEntry(e.player, amounts(&e.buy_in), e.buy_in.paid_in.currency, all(&e.rebuys), all(&e.add_ons), e.chips, e.out, e.placed)
+    }
+}
+
+impl From<StoredEntry> for EntryView {
+    fn from(StoredEntry(player, buy_in, currency, rebuys, add_ons, chips, out, placed): StoredEntry) -> Self {
+        let all = |ledgers: Vec<[u64; 3]>| ledgers.into_iter().map(|l| ledger(l, currency)).collect();
+        EntryView { player, buy_in: ledger(buy_in, currency), rebuys: all(rebuys), add_ons: all(add_ons), chips, out, placed }
+    }
 }
 
 /// One tournament as the abort service reads it from the other services' commits.
@@ -350,6 +386,27 @@ mod tests {
 
     fn at(s: &str) -> DateTime<Utc> {
         s.parse().unwrap()
+    }
+
+    /// An entry reads back from its snapshot form unchanged, rebuys, add-ons and place included,
+    /// in a fraction of the named-field form's bytes.
+    #[test]
+    fn an_entry_reads_back_from_its_snapshot_form() {
+        let l = |paid: u64| purchase_ledger(Money::new(paid, Currency::EUR), Money::new(paid / 10, Currency::EUR));
+        let entry = EntryView {
+            player: PlayerId::parse("sim-123456").unwrap(),
+            buy_in: l(1_100),
+            rebuys: vec![l(1_000), l(550)],
+            add_ons: vec![l(1_000)],
+            chips: u64::MAX,
+            out: true,
+            placed: Some((17, 2_500)),
+        };
+        let json = serde_json::to_string(&entry).unwrap();
+        assert_eq!(serde_json::from_str::<EntryView>(&json).unwrap(), entry, "{json}");
+        let plain = EntryView { rebuys: vec![], add_ons: vec![], placed: None, ..entry };
+        let json = serde_json::to_string(&plain).unwrap();
+        assert!(json.len() < 80, "{} bytes: {json}", json.len());
     }
 
     fn definition() -> TournamentDefinition {

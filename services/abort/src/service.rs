@@ -35,7 +35,7 @@ const RETRY: Duration = Duration::from_millis(500);
 pub const POLICY_NAME: &str = "abort-policy";
 
 /// The shape of [`Memory`] in snapshots: change it whenever that shape or meaning changes.
-const MEMORY_VERSION: &str = "abort-1";
+const MEMORY_VERSION: &str = "abort-2";
 
 /// The abort service. Cheap to clone.
 #[derive(Clone)]
