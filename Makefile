@@ -57,7 +57,8 @@ fuzz: tools
 	PROPTEST_CASES=$(FUZZ_CASES) $(CARGO) test -p floor-runtime --test fuzz
 	PROPTEST_CASES=$(FUZZ_CASES) $(CARGO) test -p floor-tests --test e2e -- fuzz
 
-## Benchmarks against a fresh nats-server; writes docs/benchmarks.md
+## Benchmarks against a fresh nats-server; writes docs/benchmarks.md (the 250,000-entrant PKO
+## beside the freezeout and the soak take most of an hour each)
 bench: tools
 	$(CARGO) run --release -p floor-tests --bin floor-bench -- --write docs/benchmarks.md
 	$(CARGO) run --release -p floor-tests --bin seating-bench -- --write docs/benchmarks.md
@@ -67,6 +68,7 @@ bench: tools
 	$(CARGO) run --release -p floor-tests --bin bubble-bench -- --tables 1000 --hands 30 --write docs/benchmarks.md
 	$(CARGO) build --release -p floor
 	$(CARGO) run --release -p floor-tests --bin lobby-sse-bench -- --write docs/benchmarks.md
+	tests/bench/bounties-vs-freezeout --write docs/benchmarks.md
 	$(MAKE) soak SOAK_RUNS=1 SOAK_MINUTES=30
 
 ## Kill any service, many times, in a 10,000-player rebuy tournament (issue 18): every service in
