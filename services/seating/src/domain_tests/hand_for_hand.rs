@@ -38,7 +38,12 @@ fn plays_hand_for_hand_to_the_end(entrants: u32, table_size: u8, run_seed: u64) 
             for table in &released {
                 prop_assert_eq!(dealt.get(table).copied().unwrap_or(0), 1, "table {} deals hand {} once", table, hand);
             }
-            prop_assert!(!crate::balancing::owed(&floor.state.room, &floor.state.rules()), "nothing waits once hand {hand} is over");
+            // Before the first release nothing has waited: a draw of 9 at 8-max seats two
+            // tables, which the first finished hand combines into a nine-handed final table.
+            prop_assert!(
+                hand == 0 || !crate::balancing::owed(&floor.state.room, &floor.state.rules()),
+                "nothing waits once hand {hand} is over"
+            );
             hand += 1;
             released = floor.state.room.tables().map(|t| t.number).collect();
             dealt.clear();
