@@ -32,7 +32,15 @@ use tokio::sync::watch;
 /// allows 5,000 unacknowledged publishes per JetStream context and then waits for one to be
 /// acknowledged: with the acknowledgements awaited only after the lock, a 250,000-entrant
 /// draw stopped for good at 5,000 instructions.
-pub(crate) const DIRECT_AT_MOST: usize = 256;
+///
+/// 1,024, not less: a hand-for-hand release is one commit with a `deal_hand` for every table, and
+/// every table waits for it. Left to the outbox, a release to 1,000 tables reached its first
+/// table 9–13 ms after its commit (`bubble-bench`: the outbox reads the commit after it is
+/// stored, beside every other reader of seating's log). Not more: each of seating's two command
+/// runners confirms once it holds this many, so holds at most twice as many less one, and the
+/// outbox `PUBLISHING` (256); 2 × 2,047 + 256 = 4,350 stays below async-nats's 5,000 with room for
+/// the process's other appends.
+pub(crate) const DIRECT_AT_MOST: usize = 1_024;
 
 /// One table of one tournament.
 type TableKey = (TournamentId, u32);
