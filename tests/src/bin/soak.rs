@@ -101,6 +101,49 @@ fn flag(name: &str) -> bool {
     std::env::args().any(|a| a == name)
 }
 
+/// The options that take a value, and the flags.
+const OPTIONS: [&str; 12] = [
+    "--entrants",
+    "--format",
+    "--runs",
+    "--every",
+    "--seed",
+    "--minutes",
+    "--start-after",
+    "--floor",
+    "--kill",
+    "--first-kill-after",
+    "--write",
+    "--write-section",
+];
+const FLAGS: [&str; 2] = ["--no-baseline", "--no-fsync"];
+
+const USAGE: &str = "usage: floor-soak [--entrants 10000] [--format rebuy] [--runs 3] [--every 2-5] [--seed 7] \
+[--minutes 60] [--start-after S] [--first-kill-after S] [--floor PATH] [--kill scheduler,payouts] \
+[--no-baseline] [--no-fsync] [--write docs/reliability.md] [--write-section soak]";
+
+/// `--help` prints the usage; an option this binary does not know (a typo would otherwise
+/// start an hour-long soak with the defaults) or one missing its value is refused.
+fn check_args() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut rest = args.iter();
+    while let Some(a) = rest.next() {
+        if a == "--help" || a == "-h" {
+            println!("{USAGE}");
+            std::process::exit(0);
+        }
+        if OPTIONS.contains(&a.as_str()) {
+            if rest.next().is_none() {
+                eprintln!("floor-soak: {a} needs a value\n{USAGE}");
+                std::process::exit(2);
+            }
+        } else if !FLAGS.contains(&a.as_str()) {
+            eprintln!("floor-soak: unknown argument {a:?}\n{USAGE}");
+            std::process::exit(2);
+        }
+    }
+}
+
 impl Soak {
     fn from_args() -> Self {
         let every = arg("--every").unwrap_or_else(|| "2-5".into());
@@ -180,6 +223,7 @@ struct Run {
 }
 
 fn main() {
+    check_args();
     let soak = Soak::from_args();
     let work = tempfile::Builder::new().prefix("floor-soak-").tempdir().expect("temp dir");
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
