@@ -59,6 +59,28 @@ fn count(instructions: &[TableInstruction], table: u32, wanted: &Instruction) ->
     instructions.iter().filter(|i| i.table == table && &i.instruction == wanted).count()
 }
 
+/// Six players registered and drawn at two tables of three: each table's number and its
+/// players in seat order.
+async fn seated_six(world: &World, t: TournamentId) -> [(u32, Vec<SeatStack>); 2] {
+    for p in ["ann", "bob", "cat", "dan", "eve", "fay"] {
+        assert!(matches!(world.register(t, p).await, Reply::Ok(_)), "{p} registers");
+    }
+    let seats = |i: &[TableInstruction]| i.iter().filter(|i| matches!(i.instruction, Instruction::SeatPlayer { .. })).count();
+    let mut tables: BTreeMap<u32, Vec<SeatStack>> = BTreeMap::new();
+    for i in world.instructions_when(t, |i| seats(i) == 6).await {
+        if let Instruction::SeatPlayer { entry, seat, stack, .. } = i.instruction {
+            tables.entry(i.table).or_default().push(SeatStack { seat, entry, chips: stack });
+        }
+    }
+    let numbers: Vec<u32> = tables.keys().copied().collect();
+    assert_eq!(numbers.len(), 2, "two tables of three");
+    [numbers[0], numbers[1]].map(|n| {
+        let mut seated = tables[&n].clone();
+        seated.sort_by_key(|s| s.seat);
+        (n, seated)
+    })
+}
+
 /// Waits until every table in `tables` has been told `wanted`.
 async fn told(world: &World, t: TournamentId, tables: &[u32], wanted: Instruction) -> Vec<TableInstruction> {
     world.instructions_when(t, |i| tables.iter().all(|&table| count(i, table, &wanted) >= 1)).await
@@ -94,22 +116,7 @@ async fn bubble_log(world: &World, t: TournamentId) -> Vec<BubbleEvent> {
 async fn hand_for_hand_holds_every_table_releases_together_survives_a_restart_and_ends_at_the_bubble() {
     let mut world = World::start().await;
     let t = world.create(bubble_sit_and_go()).await;
-    for p in ["ann", "bob", "cat", "dan", "eve", "fay"] {
-        assert!(matches!(world.register(t, p).await, Reply::Ok(_)), "{p} registers");
-    }
-    let seats = |i: &[TableInstruction]| i.iter().filter(|i| matches!(i.instruction, Instruction::SeatPlayer { .. })).count();
-    let mut tables: BTreeMap<u32, Vec<SeatStack>> = BTreeMap::new();
-    for i in world.instructions_when(t, |i| seats(i) == 6).await {
-        if let Instruction::SeatPlayer { entry, seat, stack, .. } = i.instruction {
-            tables.entry(i.table).or_default().push(SeatStack { seat, entry, chips: stack });
-        }
-    }
-    let numbers: Vec<u32> = tables.keys().copied().collect();
-    assert_eq!(numbers.len(), 2, "two tables of three");
-    let (a, b) = (numbers[0], numbers[1]);
-    let (mut at_a, mut at_b) = (tables[&a].clone(), tables[&b].clone());
-    at_a.sort_by_key(|s| s.seat);
-    at_b.sort_by_key(|s| s.seat);
+    let [(a, mut at_a), (b, mut at_b)] = seated_six(&world, t).await;
 
     // Outside hand-for-hand a director's release is refused, and stores nothing.
     let before = world.last_sequence().await;
@@ -192,21 +199,7 @@ async fn hand_for_hand_holds_every_table_releases_together_survives_a_restart_an
 async fn a_table_dealing_while_held_is_refused() {
     let world = World::start().await;
     let t = world.create(bubble_sit_and_go()).await;
-    for p in ["ann", "bob", "cat", "dan", "eve", "fay"] {
-        assert!(matches!(world.register(t, p).await, Reply::Ok(_)), "{p} registers");
-    }
-    let seats = |i: &[TableInstruction]| i.iter().filter(|i| matches!(i.instruction, Instruction::SeatPlayer { .. })).count();
-    let mut tables: BTreeMap<u32, Vec<SeatStack>> = BTreeMap::new();
-    for i in world.instructions_when(t, |i| seats(i) == 6).await {
-        if let Instruction::SeatPlayer { entry, seat, stack, .. } = i.instruction {
-            tables.entry(i.table).or_default().push(SeatStack { seat, entry, chips: stack });
-        }
-    }
-    let numbers: Vec<u32> = tables.keys().copied().collect();
-    let (a, b) = (numbers[0], numbers[1]);
-    let (mut at_a, mut at_b) = (tables[&a].clone(), tables[&b].clone());
-    at_a.sort_by_key(|s| s.seat);
-    at_b.sort_by_key(|s| s.seat);
+    let [(a, mut at_a), (b, at_b)] = seated_six(&world, t).await;
     report(&world, t, b, "b-1-start", Report::HandStarted { hand: 1, button: at_b[0].seat, stacks: at_b.clone(), deal_hand: None }).await;
     play(&world, t, a, (1, None), &mut at_a, true).await;
     told(&world, t, &[a, b], Instruction::HoldForDeal).await;
@@ -230,20 +223,7 @@ async fn with_the_clock_service_down_the_deduction_waits_and_the_hand_is_release
         settings.clock = Some(HandForHandClock::Deduct { seconds: 120 });
     }
     let t = world.create(definition).await;
-    for p in ["ann", "bob", "cat", "dan", "eve", "fay"] {
-        assert!(matches!(world.register(t, p).await, Reply::Ok(_)), "{p} registers");
-    }
-    let seats = |i: &[TableInstruction]| i.iter().filter(|i| matches!(i.instruction, Instruction::SeatPlayer { .. })).count();
-    let mut tables: BTreeMap<u32, Vec<SeatStack>> = BTreeMap::new();
-    for i in world.instructions_when(t, |i| seats(i) == 6).await {
-        if let Instruction::SeatPlayer { entry, seat, stack, .. } = i.instruction {
-            tables.entry(i.table).or_default().push(SeatStack { seat, entry, chips: stack });
-        }
-    }
-    let numbers: Vec<u32> = tables.keys().copied().collect();
-    let (a, b) = (numbers[0], numbers[1]);
-    let mut at_a = tables[&a].clone();
-    at_a.sort_by_key(|s| s.seat);
+    let [(a, mut at_a), (b, _)] = seated_six(&world, t).await;
     // A's bust leaves five: hand-for-hand, B between hands, so hand 0 is complete at once; the
     // clock is to be paused and 120 s taken off, and nobody answers for the clock.
     play(&world, t, a, (1, None), &mut at_a, true).await;
