@@ -1,0 +1,301 @@
+//! The payouts policy, given/when/then: when the table locks, hand-for-hand's busts held and
+//! awarded as one group, deals pausing the clock, the stacks the tables reported.
+
+use super::*;
+use floor_events::registration::{EntryKind, EntryRegistered, StartCause, TournamentCreated, TournamentStarted};
+use floor_events::tournament::{purchase_ledger, AddOnTerms, EntryModel, Fee, RebuyCondition, RebuyTerms, Start, TournamentDefinition};
+use floor_events::Currency;
+
+fn eur(cents: u64) -> Money {
+    Money::new(cents, Currency::EUR)
+}
+
+fn at() -> chrono::DateTime<chrono::Utc> {
+    "2027-01-10T18:00:00Z".parse().unwrap()
+}
+
+/// A sit & go of three with EUR 10 rebuys and add-on; created, filled and started.
+fn started(policy: &mut Policy, t: TournamentId) -> Vec<Order> {
+    started_with(policy, t, None)
+}
+
+fn started_with(policy: &mut Policy, t: TournamentId, bounty: Option<floor_events::bounties::BountyTerms>) -> Vec<Order> {
+    let definition = TournamentDefinition {
+        name: "Rebuy".into(),
+        start: Start::SitAndGo,
+        table_size: 9,
+        starting_stack: 1_000,
+        buy_in: eur(1_000),
+        fee: Fee::OnTop(eur(100)),
+        capacity: 3,
+        min_players: 3,
+        registration_opens: None,
+        late_registration_until: None,
+        entry_model: EntryModel::Freezeout,
+        guarantee: None,
+        profile: RuleProfile::Tda2024,
+        structure: None,
+        rebuy: Some(RebuyTerms {
+            price: eur(1_000),
+            fee: eur(100),
+            chips: 1_000,
+            max_per_entry: 1,
+            condition: RebuyCondition::AtZero,
+            offer_seconds: 30,
+        }),
+        add_on: Some(AddOnTerms { price: eur(1_000), fee: eur(0), chips: 1_000 }),
+        payout_table: None,
+        hand_for_hand: None,
+        bounty,
+    };
+    let mut events = vec![TournamentEvent::TournamentCreated(TournamentCreated { tournament_id: t, definition, at: at() })];
+    for e in 1..=3 {
+        events.push(TournamentEvent::EntryRegistered(EntryRegistered {
+            entry: EntryNo(e),
+            player: PlayerId::parse(&format!("p{e}")).unwrap(),
+            kind: EntryKind::Registration,
+            new_player: true,
+            ledger: purchase_ledger(eur(1_000), eur(100)),
+            at: at(),
+        }));
+    }
+    events.push(TournamentEvent::TournamentStarted(TournamentStarted { entries: 3, cause: StartCause::LastSeatFilled, at: at() }));
+    policy.on_tournament(t, &events)
+}
+
+#[test]
+fn with_rebuys_the_table_locks_when_buying_is_over_on_the_whole_pool() {
+    let (mut policy, t) = (Policy::default(), TournamentId::new());
+    assert!(started(&mut policy, t).is_empty(), "not at the start: the pool still grows");
+    let rebuy = RebuyEvent::RebuyTaken {
+        entry: EntryNo(1),
+        player: PlayerId::parse("p1").unwrap(),
+        number: 1,
+        chips: 1_000,
+        ledger: purchase_ledger(eur(1_000), eur(100)),
+        at: at(),
+    };
+    assert!(policy.on_rebuys(t, &[rebuy, RebuyEvent::RebuyPeriodEnded { at: at(), add_on_open: true }]).is_empty(), "the add-on follows");
+    let add_on = RebuyEvent::AddOnTaken {
+        entry: EntryNo(2),
+        player: PlayerId::parse("p2").unwrap(),
+        chips: 1_000,
+        ledger: purchase_ledger(eur(1_000), eur(0)),
+        at: at(),
+    };
+    let orders = policy.on_rebuys(t, &[add_on, RebuyEvent::AddOnsClosed { at: at() }]);
+    let [Order::Payouts((_, _, PayoutCommand::Lock { field, cause }))] = &orders[..] else { panic!("one lock: {orders:?}") };
+    assert_eq!(*cause, LockCause::BuyingOver);
+    assert_eq!((field.entries, field.contributions), (3, eur(5_000)), "three entries, a rebuy and an add-on");
+}
+
+/// Issue 21: a knockout tournament's payout table divides the prize pool without the
+/// bounty parts (entries and rebuys carry one, an add-on none).
+#[test]
+fn a_bounty_tournaments_table_is_locked_on_the_prize_pool_without_the_bounties() {
+    let (mut policy, t) = (Policy::default(), TournamentId::new());
+    started_with(&mut policy, t, Some(floor_events::bounties::BountyTerms::Knockout { share_bps: 2_500 }));
+    let rebuy = RebuyEvent::RebuyTaken {
+        entry: EntryNo(1),
+        player: PlayerId::parse("p1").unwrap(),
+        number: 1,
+        chips: 1_000,
+        ledger: purchase_ledger(eur(1_000), eur(100)),
+        at: at(),
+    };
+    let add_on = RebuyEvent::AddOnTaken {
+        entry: EntryNo(2),
+        player: PlayerId::parse("p2").unwrap(),
+        chips: 1_000,
+        ledger: purchase_ledger(eur(1_000), eur(0)),
+        at: at(),
+    };
+    let orders = policy.on_rebuys(
+        t,
+        &[rebuy, RebuyEvent::RebuyPeriodEnded { at: at(), add_on_open: true }, add_on, RebuyEvent::AddOnsClosed { at: at() }],
+    );
+    let [Order::Payouts((_, _, PayoutCommand::Lock { field, .. }))] = &orders[..] else { panic!("one lock: {orders:?}") };
+    assert_eq!(field.contributions, eur(5_000 - 4 * 250), "four bounty parts of 2.50 stay out of the prize pool");
+}
+
+fn out(entry: u32, players_left: u32, table: u32) -> SeatingEvent {
+    SeatingEvent::EntryEliminated { entry: EntryNo(entry), players_left, stack_at_start: Some(500), table: Some(table) }
+}
+
+fn released(hand: u64) -> BubbleEvent {
+    BubbleEvent::HandReleased { hand, tables: vec![1, 2, 3], at: at() }
+}
+
+fn completed(hand: u64) -> BubbleEvent {
+    BubbleEvent::HandCompleted { hand, players_left_before: 0, placed: vec![], at: at() }
+}
+
+fn ended(players_left: u32) -> BubbleEvent {
+    BubbleEvent::HandForHandEnded { cause: floor_events::bubble::EndCause::Director, players_left, at: at() }
+}
+
+fn awarded(orders: &[Order]) -> Vec<(u32, Vec<u32>, CommandId)> {
+    orders
+        .iter()
+        .filter_map(|o| match o {
+            Order::Payouts((_, id, PayoutCommand::Award { players_left_before, eliminated, .. })) => {
+                Some((*players_left_before, eliminated.iter().map(|e| e.entry.0).collect(), *id))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Issue 20: players out in one hand-for-hand hand at different tables are one award, made
+/// when the bubble says the hand is complete, with players left counted by seating.
+#[test]
+fn hand_for_hand_busts_at_different_tables_are_awarded_as_one_group_when_the_hand_completes() {
+    let (mut policy, t) = (Policy::default(), TournamentId::new());
+    started(&mut policy, t);
+    // Given hand 1 released, when two tables each report a bust in it,
+    assert!(policy.on_bubble(t, 10, &[completed(0), released(1)]).is_empty());
+    assert!(policy.on_seating(t, 11, &[out(3, 2, 1)]).is_empty(), "held for the hand");
+    assert!(policy.on_seating(t, 12, &[out(2, 1, 2)]).is_empty(), "held for the hand");
+    // then the hand's completion awards both together, places 3 and 2 from three players left.
+    let orders = policy.on_bubble(t, 13, &[completed(1)]);
+    assert_eq!(awarded(&orders), vec![(3, vec![3, 2], CommandId::derived(&format!("payouts-award-hand:{t}:13:0")))]);
+    assert!(policy.on_bubble(t, 14, &[ended(1)]).is_empty(), "nothing held any more");
+}
+
+/// The announcement hand's busts, and any between a hand's completion and the next release
+/// (a forgone rebuy), are awarded as seating stores them: whether they come before or after
+/// the bubble's events in the log is a matter of timing, and the places must not be.
+#[test]
+fn busts_outside_a_released_hand_are_awarded_at_once() {
+    let (mut policy, t) = (Policy::default(), TournamentId::new());
+    started(&mut policy, t);
+    let started = BubbleEvent::HandForHandStarted {
+        cause: floor_events::bubble::StartCause::Director,
+        players_left: 5,
+        boundary: 2,
+        tables: vec![1, 2],
+        dealing: vec![1, 2],
+        at: at(),
+    };
+    assert!(policy.on_bubble(t, 10, &[started]).is_empty());
+    assert_eq!(awarded(&policy.on_seating(t, 11, &[out(5, 4, 1)])).len(), 1, "hand 0: at once");
+    assert!(policy.on_bubble(t, 12, &[completed(0)]).is_empty());
+    assert_eq!(awarded(&policy.on_seating(t, 13, &[out(4, 3, 2)])).len(), 1, "between hands: at once");
+}
+
+/// A late table's busts (a table the director stopped waiting for) are a group of their own,
+/// below every other bust held for the hand; the others are awarded at its completion.
+#[test]
+fn a_late_tables_busts_are_their_own_group_below_the_hands_other_busts() {
+    let (mut policy, t) = (Policy::default(), TournamentId::new());
+    started(&mut policy, t);
+    policy.on_bubble(t, 10, &[released(2)]);
+    assert!(policy.on_seating(t, 11, &[out(7, 6, 1)]).is_empty());
+    assert!(policy.on_seating(t, 12, &[out(6, 5, 3)]).is_empty(), "the late table's bust, held until the bubble says");
+    assert!(policy.on_seating(t, 13, &[out(5, 4, 2)]).is_empty());
+    let late = BubbleEvent::LateBustsPlaced {
+        hand: 1,
+        players_left_before: 7,
+        placed: vec![floor_events::bubble::Placed {
+            bust: floor_events::bubble::HandBust { entry: EntryNo(6), table: 3, stack_at_start: 500, seat_order: 0 },
+            place: 7,
+            shared: 1,
+        }],
+    };
+    assert_eq!(
+        awarded(&policy.on_bubble(t, 14, &[late])),
+        vec![(7, vec![6], CommandId::derived(&format!("payouts-award-hand:{t}:14:0")))],
+        "place 7: below the hand's two others"
+    );
+    assert_eq!(
+        awarded(&policy.on_bubble(t, 15, &[completed(2)])),
+        vec![(6, vec![7, 5], CommandId::derived(&format!("payouts-award-hand:{t}:15:0")))],
+        "places 6 and 5"
+    );
+}
+
+/// Whatever ends hand for hand, nothing stays held: its end awards what is held, a winner
+/// awards it before its own award, and after the end each seating commit is awarded at once.
+#[test]
+fn held_eliminations_are_awarded_at_the_end_of_hand_for_hand_and_before_a_winner() {
+    let (mut policy, t) = (Policy::default(), TournamentId::new());
+    started(&mut policy, t);
+    policy.on_bubble(t, 10, &[released(1)]);
+    assert!(policy.on_seating(t, 11, &[out(3, 2, 1)]).is_empty());
+    assert_eq!(
+        awarded(&policy.on_bubble(t, 12, &[ended(2)])),
+        vec![(3, vec![3], CommandId::derived(&format!("payouts-award-hand:{t}:12:0")))]
+    );
+    let after = policy.on_seating(t, 13, &[out(2, 1, 1), SeatingEvent::TournamentWon { entry: EntryNo(1) }]);
+    assert_eq!(awarded(&after), vec![(2, vec![2], CommandId::derived(&format!("payouts-award:{t}:13")))]);
+
+    let (mut policy, t) = (Policy::default(), TournamentId::new());
+    started(&mut policy, t);
+    policy.on_bubble(t, 10, &[released(1)]);
+    assert!(policy.on_seating(t, 11, &[out(3, 2, 1)]).is_empty());
+    let won = policy.on_seating(t, 12, &[out(2, 1, 2), SeatingEvent::TournamentWon { entry: EntryNo(1) }]);
+    assert_eq!(
+        awarded(&won),
+        vec![
+            (3, vec![3], CommandId::derived(&format!("payouts-award-held:{t}:12"))),
+            (2, vec![2], CommandId::derived(&format!("payouts-award:{t}:12")))
+        ],
+        "the held bust first, then the winner's hand"
+    );
+}
+
+fn share(entry: u32) -> floor_events::payouts::DealShare {
+    floor_events::payouts::DealShare { entry: EntryNo(entry), player: PlayerId::parse(&format!("p{entry}")).unwrap(), chips: 1, amount: 1 }
+}
+
+/// Issue 22: the clock pauses while a deal is discussed and runs again once it is settled,
+/// with ids derived from the payouts commit; a clock a director paused is left to them.
+#[test]
+fn a_deal_under_discussion_pauses_the_clock_and_its_end_resumes_it() {
+    let (mut policy, t) = (Policy::default(), TournamentId::new());
+    started(&mut policy, t);
+    let proposed = PayoutEvent::DealProposed {
+        proposer: PlayerId::parse("p1").unwrap(),
+        method: floor_events::payouts::DealMethodKind::Equal,
+        shares: vec![share(1), share(2)],
+        left_to_play_for: 0,
+        pool: 2,
+    };
+    let orders = policy.on_payouts(t, 40, std::slice::from_ref(&proposed));
+    let [Order::ClockPause(pause)] = &orders[..] else { panic!("{orders:?}") };
+    assert_eq!((pause.tournament_id, pause.reason.as_str()), (t, DEAL_PAUSE_REASON));
+    assert_eq!(pause.command_id, CommandId::derived(&format!("payouts-deal-clock-pause:{t}:40:0")));
+    assert_eq!(policy.on_payouts(t, 40, std::slice::from_ref(&proposed)), orders, "a replay orders the same command");
+
+    let rejected = policy.on_payouts(t, 41, &[PayoutEvent::DealRejected { player: PlayerId::parse("p2").unwrap() }]);
+    assert!(matches!(&rejected[..], [Order::ClockResume(r)] if r.tournament_id == t));
+
+    // A director's pause before the proposal: the deal neither pauses nor resumes.
+    let paused = ClockEvent::Paused { at: at(), remaining_ms: 1_000, reason: "dinner".into() };
+    policy.on_clock(t, &[paused]);
+    assert!(policy.on_payouts(t, 42, std::slice::from_ref(&proposed)).is_empty());
+    assert!(policy.on_payouts(t, 43, &[PayoutEvent::DealAgreed { shares: vec![share(1), share(2)], left_to_play_for: 0 }]).is_empty());
+}
+
+#[test]
+fn the_remaining_entries_carry_the_chips_the_tables_reported() {
+    let (mut policy, t) = (Policy::default(), TournamentId::new());
+    started(&mut policy, t);
+    let joined = |e: u32| SeatingEvent::EntryJoined { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap(), stack: 1_000 };
+    let seat = |e: u32, chips: u64| floor_events::table::SeatStack { seat: floor_events::table::SeatNo(e as u8), entry: EntryNo(e), chips };
+    policy.on_seating(t, 1, &[joined(1), joined(2), joined(3)]);
+    policy.on_seating(
+        t,
+        2,
+        &[SeatingEvent::HandFinished { table: 1, hand: 1, stacks: vec![seat(1, 1_500), seat(2, 500), seat(3, 1_000)], busts: vec![] }],
+    );
+    policy.on_seating(t, 3, &[SeatingEvent::ChipsAtTable { entry: EntryNo(2), chips: 1_000 }]);
+    policy.on_seating(
+        t,
+        4,
+        &[SeatingEvent::EntryEliminated { entry: EntryNo(3), players_left: 2, stack_at_start: Some(1), table: Some(1) }],
+    );
+    let remaining = policy.remaining(t).unwrap();
+    let chips: Vec<(u32, u64)> = remaining.iter().map(|(e, _, c)| (e.0, *c)).collect();
+    assert_eq!(chips, vec![(1, 1_500), (2, 1_500)], "entry 2's add-on counts; entry 3 is out");
+}
