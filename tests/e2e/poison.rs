@@ -119,9 +119,9 @@ impl Projection for Fragile {
         vec![subjects::event_filter("fragile")]
     }
 
-    fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
-        assert!(!body.windows(4).any(|w| w == b"boom"), "evolve cannot hold this commit");
-        self.folded.push((subject.to_owned(), sequence));
+    fn apply(&mut self, commit: floor_runtime::commits::Stored<'_>) {
+        assert!(!commit.body.windows(4).any(|w| w == b"boom"), "evolve cannot hold this commit");
+        self.folded.push((commit.subject.to_owned(), commit.sequence));
     }
 
     async fn flush(&mut self) -> Result<(), ProjectionError> {

@@ -95,7 +95,7 @@ impl floor_runtime::projection::Projection for Counting {
         vec!["floor.ev.counted.*".into()]
     }
 
-    fn apply(&mut self, _subject: &str, _sequence: u64, _body: &[u8]) {
+    fn apply(&mut self, _commit: floor_runtime::commits::Stored<'_>) {
         self.0 += 1;
     }
 

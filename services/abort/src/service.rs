@@ -16,7 +16,6 @@ use floor_events::abort::{verbs, AbortRecorded, AbortRequest, Cancel, StatementR
 use floor_events::commit::Events;
 use floor_events::{clock, codes, subjects, CommandId, Currency, ErrorBody, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
-use floor_runtime::commits;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
@@ -58,19 +57,19 @@ impl floor_runtime::policy::Policy for Memory {
     type Order = Order;
 
     fn react(&mut self, commit: Stored<'_>) -> Vec<Order> {
-        let Some(decoded) = commits::decode("abort", commit.subject, commit.sequence, commit.body) else { return vec![] };
+        let Some(decoded) = commit.commit("abort") else { return vec![] };
         let t = decoded.tournament();
         let view = self.tournaments.entry(t).or_default();
-        match decoded.events {
-            Events::Tournament(e) => view.on_tournament(&e),
-            Events::Seating(e) => view.on_seating(&e),
-            Events::Rebuys(e) => view.on_rebuys(&e),
-            Events::Payouts(e) => view.on_payouts(&e),
+        match &decoded.events {
+            Events::Tournament(e) => view.on_tournament(e),
+            Events::Seating(e) => view.on_seating(e),
+            Events::Rebuys(e) => view.on_rebuys(e),
+            Events::Payouts(e) => view.on_payouts(e),
             Events::Abort(e) => {
-                view.on_abort(&e);
-                return on_abort(t, commit.sequence, &e);
+                view.on_abort(e);
+                return on_abort(t, commit.sequence, e);
             }
-            Events::Clock(e) => return on_clock(t, commit.sequence, &e, view.abort.suspended.as_ref().map(|(reason, _)| reason)),
+            Events::Clock(e) => return on_clock(t, commit.sequence, e, view.abort.suspended.as_ref().map(|(reason, _)| reason)),
             _ => {}
         }
         vec![]

@@ -17,7 +17,6 @@ use floor_events::bounties::{verbs, BountiesRecorded, DirectorRequest, NameTarge
 use floor_events::commit::Events;
 use floor_events::{subjects, Reply};
 use floor_runtime::bootstrap::Backbone;
-use floor_runtime::commits;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::{ProjectionError, ProjectionErrorKind};
@@ -49,18 +48,18 @@ impl floor_runtime::policy::Policy for Policy {
     type Order = Order;
 
     fn react(&mut self, commit: Stored<'_>) -> Vec<Order> {
-        let Some(decoded) = commits::decode("bounties", commit.subject, commit.sequence, commit.body) else { return vec![] };
+        let Some(decoded) = commit.commit("bounties") else { return vec![] };
         let t = decoded.tournament();
-        match decoded.events {
-            Events::Tournament(e) => self.on_tournament(t, &e),
-            Events::Rebuys(e) => self.on_rebuys(t, &e),
-            Events::Seating(e) => self.on_seating(t, commit.at, &e),
-            Events::Clock(e) => self.on_clock(t, &e),
+        match &decoded.events {
+            Events::Tournament(e) => self.on_tournament(t, e),
+            Events::Rebuys(e) => self.on_rebuys(t, e),
+            Events::Seating(e) => self.on_seating(t, commit.at, e),
+            Events::Clock(e) => self.on_clock(t, e),
             Events::Bounties(e) => {
-                self.on_bounties(t, &e);
+                self.on_bounties(t, e);
                 vec![]
             }
-            Events::Bubble(e) => self.on_bubble(t, &e),
+            Events::Bubble(e) => self.on_bubble(t, e),
             _ => vec![],
         }
     }

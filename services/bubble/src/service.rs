@@ -18,7 +18,6 @@ use floor_events::bubble::{verbs, BubbleRecorded, BubbleRequest, PauseBubble, Re
 use floor_events::commit::Events;
 use floor_events::{clock, codes, subjects, CommandId, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
-use floor_runtime::commits;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
@@ -96,16 +95,16 @@ impl floor_runtime::policy::Policy for Memory {
     type Order = Order;
 
     fn react(&mut self, commit: Stored<'_>) -> Vec<Order> {
-        let Some(decoded) = commits::decode("bubble", commit.subject, commit.sequence, commit.body) else { return vec![] };
+        let Some(decoded) = commit.commit("bubble") else { return vec![] };
         let t = decoded.tournament();
-        match decoded.events {
-            Events::Tournament(e) => self.policy.on_tournament(t, &e),
-            Events::Seating(e) => self.policy.on_seating(t, commit.sequence, commit.at, &e),
+        match &decoded.events {
+            Events::Tournament(e) => self.policy.on_tournament(t, e),
+            Events::Seating(e) => self.policy.on_seating(t, commit.sequence, commit.at, e),
             Events::Payouts(e) => {
-                self.policy.on_payouts(t, &e);
+                self.policy.on_payouts(t, e);
                 vec![]
             }
-            Events::Bubble(e) => self.policy.on_bubble(t, &e),
+            Events::Bubble(e) => self.policy.on_bubble(t, e),
             _ => vec![],
         }
     }

@@ -25,9 +25,9 @@ pub struct Timetable {
 
 impl Timetable {
     /// Folds a commit of one clock's events.
-    pub fn apply(&mut self, tournament: TournamentId, events: Vec<ClockEvent>) {
+    pub fn apply(&mut self, tournament: TournamentId, events: &[ClockEvent]) {
         let state = self.clocks.remove(&tournament).unwrap_or_default();
-        let state = events.into_iter().fold(state, ClockAggregate::apply_event);
+        let state = events.iter().cloned().fold(state, ClockAggregate::apply_event);
         if let Some(next) = state.next_wakeup() {
             self.wakeups.push(Reverse((next, tournament)));
         }
@@ -93,8 +93,8 @@ mod tests {
     fn started(table: &mut Timetable, tournament: TournamentId, at: DateTime<Utc>) {
         let structure = preset(Preset::Turbo);
         let ends_at = at + Duration::seconds(360);
-        table.apply(tournament, vec![ClockEvent::StructureSet { structure }]);
-        table.apply(tournament, vec![ClockEvent::StepStarted { step: 0, number: 1, at, ends_at, cause: StepCause::Start, blinds: None }]);
+        table.apply(tournament, &[ClockEvent::StructureSet { structure }]);
+        table.apply(tournament, &[ClockEvent::StepStarted { step: 0, number: 1, at, ends_at, cause: StepCause::Start, blinds: None }]);
     }
 
     #[test]
@@ -115,10 +115,10 @@ mod tests {
         let t = TournamentId::new();
         started(&mut table, t, t0());
         let pause_at = t0() + Duration::seconds(60);
-        table.apply(t, vec![ClockEvent::Paused { at: pause_at, remaining_ms: 300_000, reason: "dinner".into() }]);
+        table.apply(t, &[ClockEvent::Paused { at: pause_at, remaining_ms: 300_000, reason: "dinner".into() }]);
         assert!(table.due(t0() + Duration::hours(1)).is_empty(), "a paused clock is never due");
         let resumed = t0() + Duration::hours(1);
-        table.apply(t, vec![ClockEvent::Resumed { at: resumed, ends_at: resumed + Duration::seconds(300) }]);
+        table.apply(t, &[ClockEvent::Resumed { at: resumed, ends_at: resumed + Duration::seconds(300) }]);
         assert_eq!(table.due(resumed + Duration::seconds(300)), vec![(t, resumed + Duration::seconds(300))]);
     }
 
@@ -127,7 +127,7 @@ mod tests {
         let mut table = Timetable::default();
         let t = TournamentId::new();
         started(&mut table, t, t0());
-        table.apply(t, vec![ClockEvent::TimeAdjusted { seconds: 60, at: t0() + Duration::seconds(10) }]);
+        table.apply(t, &[ClockEvent::TimeAdjusted { seconds: 60, at: t0() + Duration::seconds(10) }]);
         let end = t0() + Duration::seconds(360);
         assert!(table.due(end).is_empty(), "the old end is stale");
         assert_eq!(table.due(end + Duration::seconds(60)), vec![(t, end + Duration::seconds(60))]);

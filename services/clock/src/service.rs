@@ -17,11 +17,12 @@ use floor_events::commit::{Commit, Events};
 use floor_events::{subjects, CommandId, Reply, TournamentId};
 use floor_rules::structure::preset;
 use floor_runtime::bootstrap::Backbone;
-use floor_runtime::commits;
+use floor_runtime::commits::Stored;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::follow::{follow, Following};
 use floor_runtime::host::HostErrorKind;
 use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind, ProjectionRunner};
+use floor_runtime::tail::Delivered;
 use floor_runtime::{reply, AggregateHost, Clock, DomainError, JetStreamStore};
 use std::sync::{Arc, Mutex};
 use tokio::sync::Semaphore;
@@ -177,11 +178,9 @@ impl ClockService {
     }
 }
 
-fn fold(timetable: &mut Timetable, message: &async_nats::jetstream::Message) {
-    let sequence = message.info().map(|i| i.stream_sequence).unwrap_or(0);
-    if let Some(Commit { id, events: Events::Clock(events) }) = commits::decode("clock-timer", &message.subject, sequence, &message.payload)
-    {
-        timetable.apply(TournamentId(id), events);
+fn fold(timetable: &mut Timetable, message: &Delivered) {
+    if let Some(Commit { id, events: Events::Clock(events) }) = Stored::of(message).commit("clock-timer") {
+        timetable.apply(TournamentId(*id), events);
     }
 }
 
@@ -201,9 +200,9 @@ impl Projection for ClockPolicy {
         vec![subjects::event_filter(subjects::aggregate::TOURNAMENT)]
     }
 
-    fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
-        if let Some(Commit { id, events: Events::Tournament(events) }) = commits::decode("clock-policy", subject, sequence, body) {
-            let tournament = TournamentId(id);
+    fn apply(&mut self, stored: Stored<'_>) {
+        if let Some(Commit { id, events: Events::Tournament(events) }) = stored.commit("clock-policy") {
+            let tournament = TournamentId(*id);
             self.queued.extend(events.iter().filter_map(|e| policy::react(tournament, e)).map(|(id, command)| (tournament, id, command)));
         }
     }

@@ -11,7 +11,7 @@ use floor_events::commit::Events;
 use floor_events::registration::TournamentEvent;
 use floor_events::{subjects, TournamentId};
 use floor_runtime::bootstrap::Backbone;
-use floor_runtime::commits;
+use floor_runtime::commits::Stored;
 use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind};
 use futures::{StreamExt, TryStreamExt};
 use std::collections::{HashMap, HashSet};
@@ -104,7 +104,8 @@ impl Projection for LobbyProjection {
         ]
     }
 
-    fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
+    fn apply(&mut self, stored: Stored<'_>) {
+        let (subject, sequence) = (stored.subject, stored.sequence);
         let Some((aggregate, id)) = subjects::parse_event_subject(subject) else { return };
         let id = TournamentId(id);
         if self.docs.get(&id).is_some_and(|doc| doc.last_sequence >= sequence) {
@@ -112,7 +113,7 @@ impl Projection for LobbyProjection {
         }
         // One typed decode (an undecodable commit is logged and skipped, never fatal for every
         // lobby); a tournament's first commit creates its document, every other one folds into it.
-        let Some(commit) = commits::decode("lobby", subject, sequence, body) else { return };
+        let Some(commit) = stored.commit("lobby") else { return };
         let doc = match (self.docs.remove(&id), &commit.events) {
             (Some(doc), _) => doc,
             (None, Events::Tournament(events)) => match events.first() {

@@ -140,13 +140,14 @@ impl Projection for SeatMapProjection {
         vec![subjects::event_filter(subjects::aggregate::SEATING)]
     }
 
-    fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
+    fn apply(&mut self, stored: commits::Stored<'_>) {
+        let (subject, sequence) = (stored.subject, stored.sequence);
         let Some((_, id)) = subjects::parse_event_subject(subject) else { return };
         let id = TournamentId(id);
         if self.finished.contains(&id) || self.maps.get(&id).is_some_and(|m| m.summary().last_sequence >= sequence) {
             return;
         }
-        let Some(commit) = commits::decode("seat-map", subject, sequence, body) else { return };
+        let Some(commit) = stored.commit("seat-map") else { return };
         let Events::Seating(events) = &commit.events else { return };
         self.maps.entry(id).or_insert_with(|| SeatMap::new(id)).apply(sequence, events);
     }

@@ -21,7 +21,6 @@ use floor_events::commit::Events;
 use floor_events::payouts::{verbs, Books, BooksRequest, DealAnswer, DealQuery, DealRecorded, DealStatus, ProposeDeal};
 use floor_events::{clock, codes, subjects, CommandId, ErrorBody, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
-use floor_runtime::commits;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
@@ -254,30 +253,30 @@ impl floor_runtime::policy::Policy for Memory {
 
     /// Folds one commit into the books and the policy; returns the commands the policy calls for.
     fn react(&mut self, commit: Stored<'_>) -> Vec<Order> {
-        let Some(decoded) = commits::decode("payouts", commit.subject, commit.sequence, commit.body) else { return vec![] };
+        let Some(decoded) = commit.commit("payouts") else { return vec![] };
         let t = decoded.tournament();
         let (policy, books) = (&mut self.policy, &mut self.books);
-        match decoded.events {
+        match &decoded.events {
             Events::Tournament(e) => {
-                books.on_tournament(t, &e);
-                policy.on_tournament(t, &e)
+                books.on_tournament(t, e);
+                policy.on_tournament(t, e)
             }
-            Events::Clock(e) => policy.on_clock(t, &e),
-            Events::Seating(e) => policy.on_seating(t, commit.sequence, &e),
+            Events::Clock(e) => policy.on_clock(t, e),
+            Events::Seating(e) => policy.on_seating(t, commit.sequence, e),
             Events::Rebuys(e) => {
-                books.on_rebuys(t, &e);
-                policy.on_rebuys(t, &e)
+                books.on_rebuys(t, e);
+                policy.on_rebuys(t, e)
             }
             Events::Payouts(e) => {
-                books.on_payouts(t, &e);
-                self.deals.on_payouts(t, &e);
-                policy.on_payouts(t, commit.sequence, &e)
+                books.on_payouts(t, e);
+                self.deals.on_payouts(t, e);
+                policy.on_payouts(t, commit.sequence, e)
             }
             Events::Bounties(e) => {
-                books.on_bounties(t, &e);
+                books.on_bounties(t, e);
                 vec![]
             }
-            Events::Bubble(e) => policy.on_bubble(t, commit.sequence, &e),
+            Events::Bubble(e) => policy.on_bubble(t, commit.sequence, e),
             _ => vec![],
         }
     }

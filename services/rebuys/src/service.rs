@@ -14,7 +14,6 @@ use floor_events::commit::Events;
 use floor_events::rebuys::{verbs, DirectorRequest, Purchase, RebuysRecorded};
 use floor_events::{subjects, CommandId, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
-use floor_runtime::commits;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
@@ -57,14 +56,14 @@ impl floor_runtime::policy::Policy for Memory {
     type Order = Order;
 
     fn react(&mut self, commit: Stored<'_>) -> Vec<Order> {
-        let Some(decoded) = commits::decode("rebuys", commit.subject, commit.sequence, commit.body) else { return vec![] };
+        let Some(decoded) = commit.commit("rebuys") else { return vec![] };
         let t = decoded.tournament();
-        match decoded.events {
-            Events::Tournament(e) => self.policy.on_tournament(t, &e),
-            Events::Seating(e) => self.policy.on_seating(t, commit.sequence, commit.at, &e),
-            Events::Clock(e) => self.policy.on_clock(t, &e),
+        match &decoded.events {
+            Events::Tournament(e) => self.policy.on_tournament(t, e),
+            Events::Seating(e) => self.policy.on_seating(t, commit.sequence, commit.at, e),
+            Events::Clock(e) => self.policy.on_clock(t, e),
             Events::Rebuys(e) => {
-                self.offers.apply(t, &e);
+                self.offers.apply(t, e);
                 vec![]
             }
             _ => vec![],

@@ -12,10 +12,11 @@ use floor_events::player::{PlayerEvent, SetPlayerLimits};
 use floor_events::registration::*;
 use floor_events::{subjects, CommandId, ErrorBody, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
-use floor_runtime::commits;
+use floor_runtime::commits::Stored;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::follow::follow;
 use floor_runtime::snapshot::Snapshots;
+use floor_runtime::tail::Delivered;
 use floor_runtime::{reply, AggregateHost, Clock, JetStreamStore};
 use std::sync::{Arc, RwLock};
 use tokio_util::sync::CancellationToken;
@@ -241,18 +242,15 @@ async fn follow_limits_and_suspensions(
     shutdown: CancellationToken,
     tracker: &TaskTracker,
 ) -> Result<(), StartError> {
-    let apply = move |message: &async_nats::jetstream::Message| {
-        let sequence = message.info().map(|i| i.stream_sequence).unwrap_or(0);
-        match commits::decode("registration-limits", &message.subject, sequence, &message.payload) {
-            Some(Commit { events: Events::Player(events), .. }) => {
-                events.iter().for_each(|e| limited.write().expect("limited players poisoned").apply(e))
-            }
-            Some(Commit { id, events: Events::Abort(events) }) => {
-                let mut suspensions = suspensions.write().expect("suspensions poisoned");
-                events.iter().for_each(|e| suspensions.apply(TournamentId(id), e));
-            }
-            _ => {}
+    let apply = move |message: &Delivered| match Stored::of(message).commit("registration-limits") {
+        Some(Commit { events: Events::Player(events), .. }) => {
+            events.iter().for_each(|e| limited.write().expect("limited players poisoned").apply(e))
         }
+        Some(Commit { id, events: Events::Abort(events) }) => {
+            let mut suspensions = suspensions.write().expect("suspensions poisoned");
+            events.iter().for_each(|e| suspensions.apply(TournamentId(*id), e));
+        }
+        _ => {}
     };
     let filters = vec![subjects::event_filter(subjects::aggregate::PLAYER), subjects::event_filter(subjects::aggregate::ABORT)];
     let mut following = follow(backbone, filters, &apply).await?;

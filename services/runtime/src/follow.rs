@@ -23,7 +23,6 @@ use crate::projection::{ProjectionError, ProjectionErrorKind};
 use crate::tail::{self, Delivered, Shared, Tail};
 use async_nats::jetstream::consumer::{pull, DeliverPolicy};
 use async_nats::jetstream::stream::Stream;
-use async_nats::jetstream::Message;
 use futures::StreamExt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -63,10 +62,6 @@ fn reader_name(filters: &[String]) -> String {
     format!("follow:{}", filters.join(","))
 }
 
-fn sequence(message: &Message) -> u64 {
-    message.info().map(|i| i.stream_sequence).unwrap_or(0)
-}
-
 /// An ordered consumer on `filters` from sequence `start`, and how many commits it has to
 /// deliver.
 async fn own_consumer(events: &Stream, filters: Vec<String>, start: u64) -> Result<(pull::Ordered, u64), ProjectionError> {
@@ -93,7 +88,7 @@ impl Following {
                 Ok(None) => return None,
                 Err(e) => return Some(Err(e)),
             };
-            if self.reader.guard_readable(message.subject.as_str(), sequence(&message), message.readable(), || ()).is_some() {
+            if self.reader.guard_readable(message.subject.as_str(), message.sequence(), message.readable(), || ()).is_some() {
                 return Some(Ok(message));
             }
             self.reader.publish().await;
@@ -106,7 +101,7 @@ impl Following {
             match &mut self.source {
                 Source::Tail(receiver) => match receiver.recv().await {
                     Ok(message) => {
-                        let at = sequence(&message);
+                        let at = message.sequence();
                         if at > self.last && self.filters.iter().any(|f| tail::matches(f, message.subject.as_str())) {
                             self.last = at;
                             return Ok(Some(message));
@@ -151,11 +146,12 @@ impl Following {
                     return Ok(None);
                 }
             };
-            *pending = message.info().map(|i| i.pending).unwrap_or(0);
-            let at = sequence(&message);
+            let message = Delivered::new(message);
+            *pending = message.pending();
+            let at = message.sequence();
             if at > self.last {
                 self.last = at;
-                return Ok(Some(Arc::new(Delivered::new(message))));
+                return Ok(Some(Arc::new(message)));
             }
         }
     }
@@ -184,10 +180,11 @@ impl Following {
         Ok(())
     }
 
-    /// Folds `message` with `fold`, unless its subject is set aside; a panicking fold is
-    /// recorded and sets the subject aside ([`Reader::guard`]). `None` when not folded.
-    pub fn guard<R>(&self, message: &Message, fold: impl FnOnce() -> R) -> Option<R> {
-        self.reader.guard(message.subject.as_str(), sequence(message), &message.payload, fold)
+    /// Folds `message` with `fold`, unless it is poison or its subject is set aside; a
+    /// panicking fold is recorded and sets the subject aside ([`Reader::guard_readable`]; the
+    /// check is the one every reader shares). `None` when not folded.
+    pub fn guard<R>(&self, message: &Delivered, fold: impl FnOnce() -> R) -> Option<R> {
+        self.reader.guard_readable(message.subject.as_str(), message.sequence(), message.readable(), fold)
     }
 
     /// Where this follow records poison commits.
@@ -203,7 +200,7 @@ impl Following {
 ///
 /// # Errors
 /// `Read` when the stream cannot be read.
-pub async fn follow(backbone: &Backbone, filters: Vec<String>, apply: impl FnMut(&Message)) -> Result<Following, ProjectionError> {
+pub async fn follow(backbone: &Backbone, filters: Vec<String>, apply: impl FnMut(&Delivered)) -> Result<Following, ProjectionError> {
     let name = reader_name(&filters);
     follow_from(backbone, &name, filters, 1, apply).await
 }
@@ -218,11 +215,11 @@ pub async fn follow_from(
     reader: &str,
     filters: Vec<String>,
     start: u64,
-    mut apply: impl FnMut(&Message),
+    mut apply: impl FnMut(&Delivered),
 ) -> Result<Following, ProjectionError> {
     let mut following = start_from(backbone, reader, filters, start).await?;
     while let Some(message) = following.next_of_catch_up().await? {
-        following.reader.guard_readable(message.subject.as_str(), sequence(&message), message.readable(), || apply(&message));
+        following.reader.guard_readable(message.subject.as_str(), message.sequence(), message.readable(), || apply(&message));
     }
     following.reader.publish().await;
     Ok(following)

@@ -16,8 +16,8 @@
 //!   reads one object and the commits after it.
 //! - [`endpoint`]: a service's verbs declared once (`Verbs`), served on
 //!   `floor.cmd.<service>.<verb>` with typed requests, replies and error codes.
-//! - [`commits`]: decode a stored commit once into its aggregate's events, logging what does
-//!   not decode.
+//! - [`commits`]: a stored commit as every reader takes it (`Stored`), its typed decode made
+//!   once per process and shared, what does not decode logged.
 //! - [`client`]: the typed client for service-to-service commands (a rejection or `unavailable`
 //!   is an error, never a success).
 //! - [`spec`]: given / when / then for testing deciders.

@@ -26,13 +26,12 @@
 //! ([`crate::health::Reader::guard`]): poison is recorded, its subject set aside, the rest served.
 
 use crate::bootstrap::Backbone;
+pub use crate::commits::Stored;
 use crate::follow::{follow_from, Following};
 use crate::projection::{ProjectionError, ProjectionErrorKind};
 use crate::snapshot::{self, SnapshotError, SnapshotErrorKind};
 use async_nats::jetstream::kv;
 use async_nats::jetstream::object_store::ObjectStore;
-use async_nats::jetstream::Message;
-use chrono::{DateTime, Utc};
 use floor_events::subjects;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -47,28 +46,6 @@ use tokio_util::sync::CancellationToken;
 pub const DEFAULT_EVERY: u64 = 10_000;
 /// A snapshot at most this long after the first commit folded since the last one.
 pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(5);
-
-/// One stored commit as a policy reads it.
-#[derive(Debug, Clone, Copy)]
-pub struct Stored<'a> {
-    /// `floor.ev.<aggregate>.<id>`.
-    pub subject: &'a str,
-    /// Its stream sequence.
-    pub sequence: u64,
-    /// When the store took it (the server's time: the same at every read).
-    pub at: DateTime<Utc>,
-    /// The commit's body.
-    pub body: &'a [u8],
-}
-
-impl<'a> Stored<'a> {
-    fn of(message: &'a Message) -> Self {
-        let info = message.info().ok();
-        let sequence = info.as_ref().map(|i| i.stream_sequence).unwrap_or(0);
-        let at = info.map(|i| DateTime::<Utc>::from_timestamp_nanos(i.published.unix_timestamp_nanos() as i64)).unwrap_or_default();
-        Self { subject: message.subject.as_str(), sequence, at, body: &message.payload }
-    }
-}
 
 /// A policy's memory: folds commits and says what they call for. Pure: no IO, no clock.
 pub trait Policy: Serialize + DeserializeOwned + Default + Send + 'static {

@@ -23,6 +23,7 @@
 //! goes on with every other aggregate. A panicking `flush` is a failed step: logged and retried.
 
 use crate::bootstrap::Backbone;
+use crate::commits::Stored;
 use crate::error::Error;
 use crate::follow::{self, Following};
 use crate::health::Reader;
@@ -70,7 +71,7 @@ pub trait Projection: Send + 'static {
 
     /// Folds one commit into the in-memory view. Pure: no IO, no clock. A commit it cannot
     /// decode is logged and skipped, never fatal: one bad message must not stop every lobby.
-    fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]);
+    fn apply(&mut self, commit: Stored<'_>);
 
     /// Stores what changed since the last flush. Called before the checkpoint moves.
     fn flush(&mut self) -> impl Future<Output = Result<(), ProjectionError>> + Send;
@@ -229,16 +230,16 @@ impl<P: Projection> ProjectionRunner<P> {
     }
 
     /// Folds one commit, unless it is poison or its subject is set aside ([`Reader::guard`]).
-    fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
+    fn apply(&mut self, commit: Stored<'_>) {
         let projection = &mut self.projection;
-        self.reader.guard(subject, sequence, body, || projection.apply(subject, sequence, body));
+        self.reader.guard_readable(commit.subject, commit.sequence, commit.readable(), || projection.apply(commit));
     }
 
     /// Folds one commit a follow handed out (it found it readable): only a set-aside subject or
     /// a panicking fold stops it ([`Reader::fold_checked`]).
-    fn apply_checked(&mut self, subject: &str, sequence: u64, body: &[u8]) {
+    fn apply_checked(&mut self, commit: Stored<'_>) {
         let projection = &mut self.projection;
-        self.reader.fold_checked(subject, sequence, || projection.apply(subject, sequence, body));
+        self.reader.fold_checked(commit.subject, commit.sequence, || projection.apply(commit));
     }
 
     /// Stores the view; a panic in the projection's flush is a failed step, never the end of
@@ -342,7 +343,7 @@ impl<P: Projection> ProjectionRunner<P> {
     fn pending(&self, last: &Shared) -> u64 {
         match &self.source {
             Source::Log(Some(following)) => following.pending(),
-            _ => last.info().map(|i| i.pending).unwrap_or(0),
+            _ => last.pending(),
         }
     }
 
@@ -403,13 +404,14 @@ impl<P: Projection> ProjectionRunner<P> {
     /// Folds one received commit unless it is at or below the checkpoint; how many it folded
     /// (0 or 1). A commit a follow handed out was found readable there and is not read again.
     fn take(&mut self, message: &Shared) -> Result<usize, ProjectionError> {
-        let sequence = message.info().map_err(read)?.stream_sequence;
+        let commit = Stored::of(message);
+        let sequence = commit.sequence;
         if sequence <= self.checkpoint {
             return Ok(0);
         }
         match self.source {
-            Source::Log(_) => self.apply_checked(message.subject.as_str(), sequence, &message.payload),
-            Source::Durable(_) => self.apply(message.subject.as_str(), sequence, &message.payload),
+            Source::Log(_) => self.apply_checked(commit),
+            Source::Durable(_) => self.apply(commit),
         }
         self.checkpoint = sequence;
         Ok(1)
@@ -495,12 +497,11 @@ impl<P: Projection> ProjectionRunner<P> {
             let nothing = replay.info().await.map_err(read)?.num_pending == 0;
             let mut messages = replay.messages().await.map_err(read)?;
             while let Some(message) = if nothing { None } else { messages.next().await } {
-                let message = message.map_err(read)?;
-                let info = message.info().map_err(read)?;
-                self.apply(message.subject.as_str(), info.stream_sequence, &message.payload);
-                self.checkpoint = info.stream_sequence;
+                let message = Delivered::new(message.map_err(read)?);
+                self.apply(Stored::of(&message));
+                self.checkpoint = message.sequence();
                 applied += 1;
-                if info.pending == 0 {
+                if message.pending() == 0 {
                     break;
                 }
             }

@@ -17,7 +17,6 @@ use floor_events::registration::{self, CreateTournament, StartTournament};
 use floor_events::schedule::{verbs, AddTemplate, ListTemplates, RemoveTemplate, ScheduleEvent, TemplateAddedReply, TemplateSummary};
 use floor_events::{codes, subjects, CommandId, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
-use floor_runtime::commits;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
@@ -52,10 +51,10 @@ impl floor_runtime::policy::Policy for Schedules {
     type Order = Change;
 
     fn react(&mut self, commit: Stored<'_>) -> Vec<Change> {
-        let Some(decoded) = commits::decode("scheduler", commit.subject, commit.sequence, commit.body) else { return vec![] };
-        let changes = match decoded.events {
-            Events::Schedule(events) => vec![Change::Schedule(events)],
-            Events::Tournament(events) => Change::of_tournament(TournamentId(decoded.id), &events),
+        let Some(decoded) = commit.commit("scheduler") else { return vec![] };
+        let changes = match &decoded.events {
+            Events::Schedule(events) => vec![Change::Schedule(events.clone())],
+            Events::Tournament(events) => Change::of_tournament(TournamentId(decoded.id), events),
             _ => vec![],
         };
         changes.iter().for_each(|change| self.apply(change));

@@ -29,7 +29,7 @@ use floor_events::seating::SeatingEvent;
 use floor_events::table::{rejections_subject, TableInstruction, TableRejection};
 use floor_events::{codes, subjects, CommandId, EntryNo, TournamentId};
 use floor_runtime::bootstrap::Backbone;
-use floor_runtime::commits;
+use floor_runtime::commits::Stored;
 use floor_runtime::host::HostErrorKind;
 use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind, ProjectionRunner};
 use floor_runtime::snapshot::Snapshots;
@@ -237,10 +237,10 @@ impl Projection for Policy {
         .collect()
     }
 
-    fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
-        let Some(commit) = commits::decode("seating-policy", subject, sequence, body) else { return };
+    fn apply(&mut self, stored: Stored<'_>) {
+        let Some(commit) = stored.commit("seating-policy") else { return };
         let tournament = commit.tournament();
-        let reactions: Vec<(CommandId, SeatingCommand)> = match commit.events {
+        let reactions: Vec<(CommandId, SeatingCommand)> = match &commit.events {
             Events::Rebuys(events) => events.iter().filter_map(|e| react_to_rebuys(tournament, e, &self.key)).collect(),
             Events::Clock(events) => events.iter().filter_map(|e| react_to_clock(tournament, e)).collect(),
             Events::Bubble(events) => events.iter().filter_map(|e| react_to_bubble(tournament, e)).collect(),
@@ -284,8 +284,9 @@ impl Projection for Reports {
         vec!["floor.table.*.*.out".into()]
     }
 
-    fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
-        let Some(received) = reports::receive(subject, sequence, body) else {
+    fn apply(&mut self, stored: Stored<'_>) {
+        let (subject, sequence) = (stored.subject, stored.sequence);
+        let Some(received) = reports::receive(subject, sequence, stored.body) else {
             tracing::warn!(subject, sequence, "a message outside any table's report subject skipped");
             return;
         };
@@ -350,16 +351,19 @@ impl Projection for Outbox {
         vec![subjects::event_filter(subjects::aggregate::SEATING)]
     }
 
-    fn apply(&mut self, subject: &str, sequence: u64, body: &[u8]) {
-        let Some(Commit { id, events: Events::Seating(events) }) = commits::decode("seating-outbox", subject, sequence, body) else {
+    fn apply(&mut self, stored: Stored<'_>) {
+        let sequence = stored.sequence;
+        let Some(Commit { id, events: Events::Seating(events) }) = stored.commit("seating-outbox") else {
             return;
         };
+        let tournament = TournamentId(*id);
         for event in events {
             match event {
-                SeatingEvent::Instructed { instruction } => self.instructions.push(instruction),
-                SeatingEvent::EntryEliminated { entry, .. } => self.eliminated.push((TournamentId(id), entry)),
+                SeatingEvent::Instructed { instruction } => self.instructions.push(instruction.clone()),
+                SeatingEvent::EntryEliminated { entry, .. } => self.eliminated.push((tournament, *entry)),
                 SeatingEvent::ReportRejected { table, report_id, code, reason } => {
-                    self.rejections.push((sequence, TableRejection { tournament_id: TournamentId(id), table, report_id, code, reason }));
+                    let (table, report_id, code, reason) = (*table, report_id.clone(), code.clone(), reason.clone());
+                    self.rejections.push((sequence, TableRejection { tournament_id: tournament, table, report_id, code, reason }));
                 }
                 _ => {}
             }
