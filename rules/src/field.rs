@@ -9,6 +9,7 @@
 //! 95 % of the entries paid).
 
 use crate::payout_table::{generate, paid_places, PayoutError, PayoutTable};
+use floor_events::bubble::EliminationOrdering;
 use floor_events::tournament::FixedPayouts;
 use floor_events::{Currency, Money, RuleProfile};
 
@@ -28,6 +29,17 @@ pub struct Field {
     pub profile: RuleProfile,
     /// The director's own table, if the definition has one.
     pub fixed: Option<FixedPayouts>,
+    /// How players out in the same hand rank, when the tournament's definition sets its own
+    /// (`hand_for_hand.ordering`, as the bubble ranks them); `None`: the profile's.
+    pub ordering: Option<EliminationOrdering>,
+}
+
+impl Field {
+    /// How players out in the same hand rank: the tournament's own ordering, else its
+    /// profile's ([`RuleProfile::hand_for_hand`]), the one the bubble ranks a hand by too.
+    pub fn ordering(&self) -> EliminationOrdering {
+        self.ordering.unwrap_or(self.profile.hand_for_hand().ordering)
+    }
 }
 
 /// Why a field has no table.

@@ -14,6 +14,7 @@
 //! (the documented remainder rule), so every cent is paid and the split is reproducible.
 
 use crate::payout_table::PayoutTable;
+use floor_events::bubble::{self, EliminationOrdering};
 use floor_events::EntryNo;
 
 /// How equal starting stacks are ranked.
@@ -41,6 +42,23 @@ pub struct Ordering {
     pub equal_stacks: EqualStacks,
     /// Different tables, same hand-for-hand hand.
     pub across_tables: AcrossTables,
+}
+
+/// A tournament's setting (the contract's words) as the ranking reads it: the bubble and payouts
+/// rank the same hand the same way.
+impl From<EliminationOrdering> for Ordering {
+    fn from(o: EliminationOrdering) -> Self {
+        Ordering {
+            equal_stacks: match o.equal_stacks {
+                bubble::EqualStacks::Split => EqualStacks::Split,
+                bubble::EqualStacks::SeatOrder => EqualStacks::SeatOrder,
+            },
+            across_tables: match o.across_tables {
+                bubble::AcrossTables::ByStack => AcrossTables::ByStack,
+                bubble::AcrossTables::Tie => AcrossTables::Tie,
+            },
+        }
+    }
 }
 
 /// A player out in this hand.

@@ -179,6 +179,7 @@ impl Tournament {
                     guarantee: None,
                     profile: self.profile,
                     fixed: self.fixed.clone(),
+                    ordering: None,
                 };
                 places_at_most(&field)
             }),

@@ -33,19 +33,6 @@ use floor_rules::standings::{self, Bust, Ordering};
 /// The announcement hand: busts in it share their places (RP-8 A).
 pub const ANNOUNCEMENT_HAND: u64 = 0;
 
-fn ordering(o: EliminationOrdering) -> Ordering {
-    Ordering {
-        equal_stacks: match o.equal_stacks {
-            EqualStacks::Split => standings::EqualStacks::Split,
-            EqualStacks::SeatOrder => standings::EqualStacks::SeatOrder,
-        },
-        across_tables: match o.across_tables {
-            AcrossTables::ByStack => standings::AcrossTables::ByStack,
-            AcrossTables::Tie => standings::AcrossTables::Tie,
-        },
-    }
-}
-
 /// The remainder order: more chips first, then seat order, then entry.
 fn remainder_order(a: &HandBust, b: &HandBust) -> std::cmp::Ordering {
     b.stack_at_start.cmp(&a.stack_at_start).then(a.seat_order.cmp(&b.seat_order)).then(a.entry.cmp(&b.entry))
@@ -68,7 +55,7 @@ pub fn rank(hand: u64, players_left_before: u32, busts: &[HandBust], o: Eliminat
     }
     let input: Vec<Bust> =
         busts.iter().map(|b| Bust { entry: b.entry, stack_at_start: b.stack_at_start, table: b.table, seat_order: b.seat_order }).collect();
-    let finishes = standings::rank(players_left_before, input, ordering(o));
+    let finishes = standings::rank(players_left_before, input, Ordering::from(o));
     finishes
         .into_iter()
         .map(|f| busts.iter().find(|b| b.entry == f.entry).map(|&bust| Placed { bust, place: f.place, shared: f.shared }))

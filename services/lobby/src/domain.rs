@@ -270,6 +270,7 @@ impl LobbyDocument {
             guarantee: self.prize_pool.guarantee,
             profile: self.profile,
             fixed: self.payout_table.clone(),
+            ordering: None,
         })
     }
 

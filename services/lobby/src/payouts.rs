@@ -137,7 +137,7 @@ mod tests {
     use floor_events::{Currency, EntryNo, PlayerId, RuleProfile};
 
     fn field(entries: u32, contributions: Money, guarantee: Option<Money>) -> Field {
-        Field { entries, contributions, guarantee, profile: RuleProfile::Tda2024, fixed: None }
+        Field { entries, contributions, guarantee, profile: RuleProfile::Tda2024, fixed: None, ordering: None }
     }
 
     fn eur(amount: u64) -> Money {

@@ -529,6 +529,7 @@ mod tests {
             guarantee: None,
             profile: doc.profile,
             fixed: None,
+            ordering: None,
         });
         let award = |entry: u32, place: u32, amount: u64| PlaceAward {
             entry: EntryNo(entry),

@@ -12,10 +12,10 @@
 use crate::deal::{self, DealState, Proposal};
 use esrs::Aggregate;
 use floor_events::payouts::{LockCause, PayoutEvent, PlaceAward, PrizeBand};
-use floor_events::{codes, subjects, EntryNo, Money, PlayerId, RuleProfile};
+use floor_events::{codes, subjects, EntryNo, Money, PlayerId};
 use floor_rules::field::{places_at_most, table_for, FieldError};
 use floor_rules::payout_table::{Band, PayoutTable};
-use floor_rules::standings::{award, rank, AcrossTables, Bust, EqualStacks, Ordering};
+use floor_rules::standings::{award, rank, Bust, Ordering};
 use std::collections::HashSet;
 
 /// The field the commands carry. Re-exported because it is part of [`PayoutCommand`]; the
@@ -189,16 +189,6 @@ pub struct PayoutState {
     pub deal: Option<DealState>,
 }
 
-/// How the profile ranks players out in the same hand (`practice.md` §1.4). Seat order is not
-/// in the seating events yet, so Natural8's seat rule falls back to entry order.
-pub fn ordering(profile: RuleProfile) -> Ordering {
-    match profile {
-        // FORTUNA's live game plan follows WSOP practice for simultaneous busts.
-        RuleProfile::FortunaCz2024 => Ordering { equal_stacks: EqualStacks::Split, across_tables: AcrossTables::Tie },
-        _ => Ordering { equal_stacks: EqualStacks::Split, across_tables: AcrossTables::ByStack },
-    }
-}
-
 fn locked(field: &Field, cause: LockCause) -> Result<PayoutEvent, PayoutsError> {
     let (table, pool, overlay) = table_for(field)?;
     Ok(PayoutEvent::PayoutTableLocked {
@@ -271,7 +261,7 @@ fn award_hand(
             .iter()
             .map(|e| Bust { entry: e.entry, stack_at_start: e.stack_at_start, table: e.table, seat_order: e.entry.0 })
             .collect();
-        let finishes = rank(players_left_before, busts, ordering(field.profile));
+        let finishes = rank(players_left_before, busts, Ordering::from(field.ordering()));
         let amounts = match agreed {
             // Each entry is paid its share, whatever place it takes.
             Some(deal) => finishes.iter().map(|f| (f.entry, deal.share(f.entry))).collect(),

@@ -24,6 +24,7 @@ pub(crate) fn field(entries: u32, each: u64, guarantee: Option<u64>) -> Field {
         guarantee: guarantee.map(eur),
         profile: RuleProfile::Tda2024,
         fixed: None,
+        ordering: None,
     }
 }
 
@@ -77,6 +78,26 @@ fn a_three_way_bust_is_ranked_by_starting_stacks_and_equal_stacks_split_their_pr
     assert_eq!(paid[&7].2 + paid[&9].2, split, "the split pays both places, to the cent");
     assert!(paid[&7].2.abs_diff(paid[&9].2) <= 1, "and evenly: the odd cent to the first in entry order");
     assert!(paid[&7].2 >= paid[&9].2);
+}
+
+/// Issue 20: a tournament that sets its own ranking (`hand_for_hand.ordering`: WSOP's tie across
+/// tables) is paid by it, as the bubble ranks the hand, not by its profile's (TDA: by stack).
+#[test]
+fn a_tournaments_own_ordering_ranks_busts_at_different_tables_as_the_bubble_does() {
+    use floor_events::bubble::{AcrossTables, EliminationOrdering, EqualStacks};
+    let by_profile = field(60, 1_000, None);
+    let tie = Field {
+        ordering: Some(EliminationOrdering { across_tables: AcrossTables::Tie, equal_stacks: EqualStacks::Split }),
+        ..by_profile.clone()
+    };
+    let state = given(&lock(&by_profile));
+    let busts = || vec![Eliminated { table: 1, ..out(7, 3_000) }, Eliminated { table: 2, ..out(8, 5_000) }];
+    let places = |f: Field| -> BTreeMap<u32, (u32, u32)> {
+        let events = when(&state, C::Award { field: f, players_left_before: 5, eliminated: busts(), winner: None }).unwrap();
+        awards(&events).iter().map(|a| (a.entry.0, (a.place, a.shared))).collect()
+    };
+    assert_eq!(places(by_profile), BTreeMap::from([(8, (4, 1)), (7, (5, 1))]), "TDA's profile: the bigger stack finishes ahead");
+    assert_eq!(places(tie), BTreeMap::from([(8, (4, 2)), (7, (4, 2))]), "the tournament's tie: both share places 4 and 5");
 }
 
 #[test]

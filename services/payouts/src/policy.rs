@@ -59,6 +59,9 @@ struct Tournament {
     ledger: Ledger,
     guarantee: Option<Money>,
     profile: RuleProfile,
+    /// The definition's own ranking of players out in the same hand, if it sets one.
+    #[serde(default)]
+    ordering: Option<floor_events::bubble::EliminationOrdering>,
     late_registration: bool,
     fixed: Option<floor_events::tournament::FixedPayouts>,
     players: HashMap<EntryNo, PlayerId>,
@@ -122,6 +125,7 @@ impl Tournament {
             guarantee: self.guarantee,
             profile: self.profile,
             fixed: self.fixed.clone(),
+            ordering: self.ordering,
         }
     }
 }
@@ -191,6 +195,7 @@ impl Policy {
                     t.guarantee = created.definition.guarantee;
                     t.fixed = created.definition.payout_table.clone();
                     t.profile = created.definition.profile;
+                    t.ordering = created.definition.hand_for_hand.as_ref().and_then(|h| h.ordering);
                     t.late_registration = created.definition.late_registration_until.is_some();
                     t.buying = created.definition.rebuy.is_some() || created.definition.add_on.is_some();
                 }

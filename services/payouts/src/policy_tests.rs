@@ -19,8 +19,8 @@ fn started(policy: &mut Policy, t: TournamentId) -> Vec<Order> {
     started_with(policy, t, None)
 }
 
-fn started_with(policy: &mut Policy, t: TournamentId, bounty: Option<floor_events::bounties::BountyTerms>) -> Vec<Order> {
-    let definition = TournamentDefinition {
+fn definition(bounty: Option<floor_events::bounties::BountyTerms>) -> TournamentDefinition {
+    TournamentDefinition {
         name: "Rebuy".into(),
         start: Start::SitAndGo,
         table_size: 9,
@@ -47,8 +47,15 @@ fn started_with(policy: &mut Policy, t: TournamentId, bounty: Option<floor_event
         payout_table: None,
         hand_for_hand: None,
         bounty,
-    };
-    let mut events = vec![TournamentEvent::TournamentCreated(TournamentCreated { tournament_id: t, definition, at: at() })];
+    }
+}
+
+fn created(t: TournamentId, definition: TournamentDefinition) -> TournamentEvent {
+    TournamentEvent::TournamentCreated(TournamentCreated { tournament_id: t, definition, at: at() })
+}
+
+fn started_with(policy: &mut Policy, t: TournamentId, bounty: Option<floor_events::bounties::BountyTerms>) -> Vec<Order> {
+    let mut events = vec![created(t, definition(bounty))];
     for e in 1..=3 {
         events.push(TournamentEvent::EntryRegistered(EntryRegistered {
             entry: EntryNo(e),
@@ -116,6 +123,24 @@ fn a_bounty_tournaments_table_is_locked_on_the_prize_pool_without_the_bounties()
     );
     let [Order::Payouts((_, _, PayoutCommand::Lock { field, .. }))] = &orders[..] else { panic!("one lock: {orders:?}") };
     assert_eq!(field.contributions, eur(5_000 - 4 * 250), "four bounty parts of 2.50 stay out of the prize pool");
+}
+
+/// The ranking a tournament's definition sets goes with every award; without one, the
+/// profile's.
+#[test]
+fn an_award_carries_the_definitions_own_ordering() {
+    use floor_events::bubble::{AcrossTables, EliminationOrdering, EqualStacks, HandForHandSettings};
+    let tie = EliminationOrdering { across_tables: AcrossTables::Tie, equal_stacks: EqualStacks::SeatOrder };
+    for (own, expected) in [(None, RuleProfile::Tda2024.hand_for_hand().ordering), (Some(tie), tie)] {
+        let (mut policy, t) = (Policy::default(), TournamentId::new());
+        let settings = HandForHandSettings { ordering: own, ..Default::default() };
+        let mut events = vec![created(t, TournamentDefinition { hand_for_hand: Some(settings), ..definition(None) })];
+        events.push(TournamentEvent::TournamentStarted(TournamentStarted { entries: 3, cause: StartCause::LastSeatFilled, at: at() }));
+        policy.on_tournament(t, &events);
+        let orders = policy.on_seating(t, 5, &[out(3, 2, 1)]);
+        let [Order::Payouts((_, _, PayoutCommand::Award { field, .. }))] = &orders[..] else { panic!("{orders:?}") };
+        assert_eq!(field.ordering(), expected);
+    }
 }
 
 fn out(entry: u32, players_left: u32, table: u32) -> SeatingEvent {

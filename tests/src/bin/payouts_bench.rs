@@ -47,8 +47,14 @@ fn main() {
 
     // The same field through the payouts aggregate, as the service runs it: one command per
     // hand (decide + apply), the table locked first, the winner paid last.
-    let field =
-        Field { entries, contributions: Money::new(pool, Currency::EUR), guarantee: None, profile: RuleProfile::Tda2024, fixed: None };
+    let field = Field {
+        entries,
+        contributions: Money::new(pool, Currency::EUR),
+        guarantee: None,
+        profile: RuleProfile::Tda2024,
+        fixed: None,
+        ordering: None,
+    };
     let start = Instant::now();
     let mut aggregate = PayoutState::default();
     let run = |state: PayoutState, command| {
