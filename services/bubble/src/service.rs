@@ -118,10 +118,22 @@ pub fn filters() -> Vec<String> {
         .collect()
 }
 
-/// How the bubble policy runs: its name, memory version and subjects, snapshotted at the
-/// runtime's default cadence.
+/// Commits folded between two snapshots of the bubble's memory at most.
+///
+/// The bubble reads seating's whole log, the busiest: at 250,000 entrants seating stores a
+/// commit every 0.6–1.1 ms, and at the runtime's default (10,000 commits or 5 s) a restart
+/// replayed up to 5,663 of them, 2.2 s on a busy machine (`docs/benchmarks.md`, "Every service
+/// killed…"), past the 2 s a restarted service has. 2,000 bounds the replay to about 0.8 s
+/// there; the memory (every seat of every table, about 4 MB of JSON at 250,000) is encoded at
+/// most every 2 s for it.
+pub const SNAPSHOT_EVERY: u64 = 2_000;
+/// The longest a folded commit waits for a snapshot.
+pub const SNAPSHOT_INTERVAL: Duration = Duration::from_secs(2);
+
+/// How the bubble policy runs: its name, memory version and subjects, snapshotted every
+/// [`SNAPSHOT_EVERY`] commits or [`SNAPSHOT_INTERVAL`].
 pub fn policy_config() -> PolicyConfig {
-    PolicyConfig::new(POLICY_NAME, MEMORY_VERSION, filters())
+    PolicyConfig::new(POLICY_NAME, MEMORY_VERSION, filters()).snapshot_every(SNAPSHOT_EVERY, SNAPSHOT_INTERVAL)
 }
 
 impl BubbleService {
