@@ -25,7 +25,7 @@
 //! So the group is paid exactly the sum of its places' prizes, to the cent, and the split is the
 //! same on every replay.
 
-use floor_events::bubble::{AcrossTables, EliminationOrdering, EqualStacks, HandBust, Placed};
+use floor_events::bubble::{EliminationOrdering, HandBust, Placed};
 use floor_events::EntryNo;
 use floor_rules::payout_table::PayoutTable;
 use floor_rules::standings::{self, Bust, Ordering};
@@ -89,6 +89,7 @@ pub fn award(table: &PayoutTable, placed: &[Placed]) -> Option<Vec<(EntryNo, u64
 #[cfg(test)]
 mod tests {
     use super::*;
+    use floor_events::bubble::{AcrossTables, EqualStacks};
     use floor_rules::payout_table::Band;
     use proptest::prelude::*;
 
