@@ -2,6 +2,7 @@
 //! awarded as one group, deals pausing the clock, the stacks the tables reported.
 
 use super::*;
+use crate::domain_tests::bought;
 use floor_events::registration::{EntryKind, EntryRegistered, StartCause, TournamentCreated, TournamentStarted};
 use floor_events::tournament::{purchase_ledger, AddOnTerms, EntryModel, Fee, RebuyCondition, RebuyTerms, Start, TournamentDefinition};
 use floor_events::Currency;
@@ -74,22 +75,9 @@ fn started_with(policy: &mut Policy, t: TournamentId, bounty: Option<floor_event
 fn with_rebuys_the_table_locks_when_buying_is_over_on_the_whole_pool() {
     let (mut policy, t) = (Policy::default(), TournamentId::new());
     assert!(started(&mut policy, t).is_empty(), "not at the start: the pool still grows");
-    let rebuy = RebuyEvent::RebuyTaken {
-        entry: EntryNo(1),
-        player: PlayerId::parse("p1").unwrap(),
-        number: 1,
-        chips: 1_000,
-        ledger: purchase_ledger(eur(1_000), eur(100)),
-        at: at(),
-    };
+    let rebuy = bought(1, false, 1_000, 100);
     assert!(policy.on_rebuys(t, &[rebuy, RebuyEvent::RebuyPeriodEnded { at: at(), add_on_open: true }]).is_empty(), "the add-on follows");
-    let add_on = RebuyEvent::AddOnTaken {
-        entry: EntryNo(2),
-        player: PlayerId::parse("p2").unwrap(),
-        chips: 1_000,
-        ledger: purchase_ledger(eur(1_000), eur(0)),
-        at: at(),
-    };
+    let add_on = bought(2, true, 1_000, 0);
     let orders = policy.on_rebuys(t, &[add_on, RebuyEvent::AddOnsClosed { at: at() }]);
     let [Order::Payouts((_, _, PayoutCommand::Lock { field, cause }))] = &orders[..] else { panic!("one lock: {orders:?}") };
     assert_eq!(*cause, LockCause::BuyingOver);
@@ -102,21 +90,8 @@ fn with_rebuys_the_table_locks_when_buying_is_over_on_the_whole_pool() {
 fn a_bounty_tournaments_table_is_locked_on_the_prize_pool_without_the_bounties() {
     let (mut policy, t) = (Policy::default(), TournamentId::new());
     started_with(&mut policy, t, Some(floor_events::bounties::BountyTerms::Knockout { share_bps: 2_500 }));
-    let rebuy = RebuyEvent::RebuyTaken {
-        entry: EntryNo(1),
-        player: PlayerId::parse("p1").unwrap(),
-        number: 1,
-        chips: 1_000,
-        ledger: purchase_ledger(eur(1_000), eur(100)),
-        at: at(),
-    };
-    let add_on = RebuyEvent::AddOnTaken {
-        entry: EntryNo(2),
-        player: PlayerId::parse("p2").unwrap(),
-        chips: 1_000,
-        ledger: purchase_ledger(eur(1_000), eur(0)),
-        at: at(),
-    };
+    let rebuy = bought(1, false, 1_000, 100);
+    let add_on = bought(2, true, 1_000, 0);
     let orders = policy.on_rebuys(
         t,
         &[rebuy, RebuyEvent::RebuyPeriodEnded { at: at(), add_on_open: true }, add_on, RebuyEvent::AddOnsClosed { at: at() }],

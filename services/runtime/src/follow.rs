@@ -88,7 +88,7 @@ impl Following {
                 Ok(None) => return None,
                 Err(e) => return Some(Err(e)),
             };
-            if self.reader.guard_readable(message.subject.as_str(), message.sequence(), message.readable(), || ()).is_some() {
+            if self.guard(&message, || ()).is_some() {
                 return Some(Ok(message));
             }
             self.reader.publish().await;
@@ -219,7 +219,7 @@ pub async fn follow_from(
 ) -> Result<Following, ProjectionError> {
     let mut following = start_from(backbone, reader, filters, start).await?;
     while let Some(message) = following.next_of_catch_up().await? {
-        following.reader.guard_readable(message.subject.as_str(), message.sequence(), message.readable(), || apply(&message));
+        following.guard(&message, || apply(&message));
     }
     following.reader.publish().await;
     Ok(following)
