@@ -267,3 +267,34 @@ async fn without_a_password_at_start_the_console_is_disabled_and_the_lobby_serve
     assert!(login.header("set-cookie").is_none());
     assert_eq!(lobby, 200);
 }
+
+/// Guessing the password: five wrong tries are answered "wrong password"; from the sixth,
+/// sign-in closes for 15 s (then 30, 60, … up to five minutes), and while it is closed even the
+/// right password opens no session. Once the wait is over (a test clock moved on), the right
+/// password signs in and the count starts again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_passwords_close_sign_in_for_a_growing_wait() {
+    let manual = floor_runtime::ManualClock::new(chrono::Utc::now());
+    let world = World::start_configured(|c| {
+        c.console = Some(console());
+        c.clock = std::sync::Arc::new(manual.clone());
+    })
+    .await;
+    let http = world.platform().http().expect("lobby serves HTTP");
+    let guess = |password: &'static str| async move {
+        exchange(http, "POST", "/console/login", None, &[("director", "Mallory"), ("password", password)]).await
+    };
+    for _ in 0..5 {
+        assert_eq!(guess("wrong horse battery").await.status, 401);
+    }
+    let sixth = guess("wrong horse battery").await;
+    assert_eq!((sixth.status, sixth.header("retry-after")), (429, Some("15")), "{}", sixth.body);
+    assert!(sixth.body.contains("sign-in is closed for 15 s"), "{}", sixth.body);
+    let right_too_soon = guess(PASSWORD).await;
+    assert_eq!(right_too_soon.status, 429, "closed for everyone, the right password included");
+    assert!(right_too_soon.header("set-cookie").is_none(), "no session");
+
+    manual.advance(chrono::Duration::seconds(15));
+    sign_in(http, "Ana").await;
+    assert_eq!(guess("wrong horse battery").await.status, 401, "a right password started the count again");
+}

@@ -242,18 +242,36 @@ async fn login(State(console): State<Console>, body: Bytes) -> Response {
         Ok(name) => name,
         Err(_) => return page(StatusCode::BAD_REQUEST, pages::login(Some("Give your name: it is recorded with every action."))),
     };
+    if let Some(wait) = console.logins.closed_for(console.clock.now()) {
+        return too_many_wrong_passwords(wait);
+    }
     let password = fields.raw("password").to_owned();
     // PBKDF2 takes a fraction of a second: off the async workers.
     let verified = tokio::task::spawn_blocking(move || credential.verify(&password)).await.unwrap_or(false);
     if !verified {
-        tracing::warn!(director, "console: a sign-in with a wrong password");
-        return page(StatusCode::UNAUTHORIZED, pages::login(Some("Wrong password.")));
+        let closed = console.logins.failed(console.clock.now());
+        tracing::warn!(director, closed_seconds = closed.map(|w| w.num_seconds()), "console: a sign-in with a wrong password");
+        return match closed {
+            Some(wait) => too_many_wrong_passwords(wait),
+            None => page(StatusCode::UNAUTHORIZED, pages::login(Some("Wrong password."))),
+        };
     }
+    console.logins.succeeded();
     let (token, session) = console.sessions.open(&director, console.clock.now());
     tracing::info!(director, until = %session.expires_at, "console: signed in");
     let cookie = format!("{COOKIE}={token}; Path=/console; HttpOnly; SameSite=Strict; Max-Age={}", console.sessions.ttl().num_seconds());
     let mut response = see_other("/console");
     response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_str(&cookie).expect("a hex token is a header value"));
+    response
+}
+
+/// Sign-in closed after too many wrong passwords: 429 with the wait, in seconds, in
+/// `Retry-After` and on the page.
+fn too_many_wrong_passwords(wait: chrono::Duration) -> Response {
+    let seconds = wait.num_seconds().max(1);
+    let text = format!("Too many wrong passwords: sign-in is closed for {seconds} s. Try again after that.");
+    let mut response = page(StatusCode::TOO_MANY_REQUESTS, pages::login(Some(&text)));
+    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     response
 }
 

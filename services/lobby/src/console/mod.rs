@@ -42,7 +42,7 @@ pub mod pages;
 
 use crate::http::LobbyCache;
 use async_nats::jetstream::{self, kv};
-use auth::{PasswordHash, Sessions};
+use auth::{LoginGuard, PasswordHash, Sessions};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::{Clock, Commands};
 use std::sync::Arc;
@@ -78,6 +78,7 @@ pub struct Console {
     /// `None`: the console is disabled (no credential given at start).
     credential: Option<Arc<PasswordHash>>,
     sessions: Arc<Sessions>,
+    logins: Arc<LoginGuard>,
     cache: LobbyCache,
     commands: Commands,
     backbone: Backbone,
@@ -97,6 +98,7 @@ impl Console {
         Ok(Self {
             credential: config.map(|c| Arc::new(c.credential)),
             sessions: Arc::new(Sessions::new(ttl)),
+            logins: Arc::new(LoginGuard::default()),
             cache,
             commands: Commands::new(backbone.client.clone()),
             backbone: backbone.clone(),
