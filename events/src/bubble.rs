@@ -187,6 +187,10 @@ pub struct HandForHandSettings {
     pub ordering: Option<EliminationOrdering>,
 }
 
+/// The hand-for-hand hand that is the one each table was playing when hand-for-hand was
+/// announced: its busts share their places (TDA RP-8 A).
+pub const ANNOUNCEMENT_HAND: u64 = 0;
+
 /// The settings in force: the profile's, with the tournament's own on top.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct HandForHandRules {

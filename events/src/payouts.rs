@@ -101,6 +101,11 @@ pub enum PayoutEvent {
         players_left_before: u32,
         /// One per player, best place first.
         awards: Vec<PlaceAward>,
+        /// The hand-for-hand hand they went out in, every table's busts of it together: 0 is
+        /// the hand in which hand-for-hand was announced (its busts share their places, TDA
+        /// RP-8 A). Absent outside hand-for-hand.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hand_for_hand: Option<u64>,
     },
     /// The last opponent is out: every paid place has been awarded.
     TournamentPaid {

@@ -14,6 +14,8 @@
 //! - [`payout_table`]: places paid, and tables generated from the pool (integer-only, exact) or
 //!   fixed by the director (checked against the pool).
 //! - [`field`]: the table a field locks: pool, guarantee and overlay, places paid by profile.
+//! - [`hand_for_hand`]: when the bubble's trigger starts hand-for-hand, and the boundary it
+//!   counts from (the bubble decides with it; payouts knows the announcement hand by it).
 //! - [`standings`]: places for players eliminated in the same hand, by profile, and the split
 //!   of shared places with a deterministic remainder rule.
 //! - [`icm`]: the Independent Chip Model (Malmuth-Harville): place probabilities and equities
@@ -33,6 +35,7 @@ pub mod cents;
 pub mod clock;
 pub mod deal;
 pub mod field;
+pub mod hand_for_hand;
 pub mod icm;
 pub mod payout_table;
 pub mod standings;

@@ -15,6 +15,7 @@
 
 use crate::payout_table::PayoutTable;
 use floor_events::bubble::{self, EliminationOrdering};
+use floor_events::table::SeatNo;
 use floor_events::EntryNo;
 
 /// How equal starting stacks are ranked.
@@ -74,6 +75,15 @@ pub struct Bust {
     pub seat_order: u32,
 }
 
+/// Seat order for a hand: 0 for the first seat left of the button, the button last (the
+/// numbers keep the order round the table; only their order means anything).
+pub fn seat_order(seat: SeatNo, button: SeatNo) -> u32 {
+    match seat.0.wrapping_sub(button.0) {
+        0 => u32::from(u8::MAX),
+        d => u32::from(d) - 1,
+    }
+}
+
 /// Where a player finished: places `place ..= place + shared - 1`, shared with the others in
 /// the same range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,6 +94,16 @@ pub struct Finish {
     pub place: u32,
     /// How many share the range (1 = alone).
     pub shared: u32,
+}
+
+/// Places for a group that shares every one of its places whatever the stacks: the busts of the
+/// hand in which hand-for-hand was announced (TDA RP-8 A: "3 bust on the announcement hand, all
+/// 3 share the 50th-place payout"), in the remainder order.
+pub fn rank_together(remaining_before: u32, mut busts: Vec<Bust>) -> Vec<Finish> {
+    let n = busts.len() as u32;
+    let best = remaining_before + 1 - n;
+    busts.sort_by(remainder_order);
+    busts.iter().map(|b| Finish { entry: b.entry, place: best, shared: n }).collect()
 }
 
 /// Places for a group of players eliminated together when `remaining_before` players were left
@@ -98,8 +118,7 @@ pub fn rank(remaining_before: u32, mut busts: Vec<Bust>, ordering: Ordering) -> 
         t.len()
     };
     if ordering.across_tables == AcrossTables::Tie && tables > 1 {
-        busts.sort_by(remainder_order);
-        return busts.iter().map(|b| Finish { entry: b.entry, place: best, shared: n }).collect();
+        return rank_together(remaining_before, busts);
     }
     busts.sort_by(|a, b| match ordering.equal_stacks {
         EqualStacks::Split => b.stack_at_start.cmp(&a.stack_at_start).then_with(|| remainder_order(a, b)),

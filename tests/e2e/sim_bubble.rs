@@ -258,31 +258,38 @@ async fn play_through_the_bubble(world: &World, config: &SimConfig) -> Summary {
     summary
 }
 
-/// Payouts awards each released hand-for-hand hand's busts, at every table, as one group
-/// (issue 20): every entry the bubble placed in a completed hand k ≥ 1 is in one
-/// `places_awarded` with the others of that hand, at the same place and share. (The
-/// announcement hand, 0, is awarded as seating stores it: `services/payouts/src/policy.rs`.)
-/// Checked in lockstep, where no deal crosses the hold.
+/// Payouts awards each hand-for-hand hand's busts, at every table, as one group (issue 20):
+/// every entry the bubble placed in a completed hand k is in one `places_awarded` with the
+/// others of that hand, at the same place and share, and the award names hand k. The
+/// announcement hand (0) included: its busts share their places (RP-8 A), and payouts holds
+/// them from the trigger's commit (`services/payouts/src/policy.rs`). Checked in lockstep, where
+/// no deal crosses the hold.
+/// An award's hand-for-hand hand, and (entry, place, shared) for each of its players.
+type HandAward = (Option<u64>, Vec<(u32, u32, u32)>);
+
 async fn check_one_award_per_hand(world: &World, t: TournamentId, bubble: &[BubbleEvent]) {
     use floor_events::payouts::PayoutEvent;
     let store = JetStreamStore::new(&world.backbone);
     let payouts = store.load::<PayoutEvent>(&subjects::event_subject(subjects::aggregate::PAYOUTS, t.0), 0).await.expect("payouts log");
-    let awards: Vec<Vec<(u32, u32, u32)>> = payouts
+    let awards: Vec<HandAward> = payouts
         .into_iter()
         .flat_map(|c| c.events)
         .filter_map(|e| match e {
-            PayoutEvent::PlacesAwarded { awards, .. } => Some(awards.iter().map(|a| (a.entry.0, a.place, a.shared)).collect()),
+            PayoutEvent::PlacesAwarded { awards, hand_for_hand, .. } => {
+                Some((hand_for_hand, awards.iter().map(|a| (a.entry.0, a.place, a.shared)).collect()))
+            }
             _ => None,
         })
         .collect();
-    let mut grouped = 0;
+    let (mut grouped, mut announcement) = (0, 0);
     for e in bubble {
         let BubbleEvent::HandCompleted { hand, placed, .. } = e else { continue };
-        let (Some(first), true) = (placed.first(), *hand > 0) else { continue };
-        let award = awards
+        let Some(first) = placed.first() else { continue };
+        let (award_hand, award) = awards
             .iter()
-            .find(|a| a.iter().any(|(entry, ..)| *entry == first.bust.entry.0))
+            .find(|(_, a)| a.iter().any(|(entry, ..)| *entry == first.bust.entry.0))
             .unwrap_or_else(|| panic!("hand {hand}: entry {} placed by the bubble, never awarded", first.bust.entry.0));
+        assert_eq!(*award_hand, Some(*hand), "the award of hand {hand}'s busts names it: {award:?}");
         for p in placed {
             assert!(
                 award.contains(&(p.bust.entry.0, p.place, p.shared)),
@@ -290,14 +297,19 @@ async fn check_one_award_per_hand(world: &World, t: TournamentId, bubble: &[Bubb
             );
         }
         grouped += usize::from(placed.iter().map(|p| p.bust.table).collect::<BTreeSet<_>>().len() > 1);
+        announcement += if *hand == 0 { placed.len() } else { 0 };
     }
-    eprintln!("{grouped} hand-for-hand hands with busts at several tables, each awarded as one group");
+    eprintln!("{grouped} hand-for-hand hands with busts at several tables, each awarded as one group; {announcement} out on the announcement hand");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn floor_sim_in_lockstep_plays_the_bubble_hand_for_hand_and_every_table_deals_the_same_hands() {
     let world = world().await;
-    play_through_the_bubble(&world, &config(300, 20, 6, 12, false)).await;
+    // Seed 25: six players out on the announcement hand, at several tables (they share). Seed
+    // 21: a table broken while dealing a released hand, whose bust in it still counts.
+    for seed in [25, 21] {
+        play_through_the_bubble(&world, &config(300, seed, 6, 12, false)).await;
+    }
 }
 
 /// At the tables' own pace a table may deal in the moment between the bust that starts

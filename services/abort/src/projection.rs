@@ -490,7 +490,7 @@ mod tests {
         let early = v.snapshot(now).unwrap_err();
         assert_eq!(early.code, codes::SNAPSHOT_UNAVAILABLE, "entry 2 is out and not placed yet: {early:?}");
         let award = PlaceAward { entry: EntryNo(2), player: PlayerId::parse("bob").unwrap(), place: 3, shared: 1, amount: 0 };
-        v.on_payouts(&[PayoutEvent::PlacesAwarded { players_left_before: 3, awards: vec![award] }]);
+        v.on_payouts(&[PayoutEvent::PlacesAwarded { players_left_before: 3, awards: vec![award], hand_for_hand: None }]);
         let (profile, s) = v.snapshot(now).unwrap();
         assert_eq!(profile, RuleProfile::SvenskaSpel2012);
         let standings: Vec<Standing> = s.entries.iter().map(|e| e.standing).collect();

@@ -15,8 +15,9 @@
 use crate::ranking::{self, ANNOUNCEMENT_HAND};
 use chrono::{DateTime, Utc};
 use esrs::Aggregate;
-use floor_events::bubble::{BubbleEvent, EndCause, HandBust, HandForHandRules, StartCause, Trigger};
+use floor_events::bubble::{BubbleEvent, EndCause, HandBust, HandForHandRules, StartCause};
 use floor_events::{codes, subjects, text, EntryNo, TournamentId};
+use floor_rules::hand_for_hand;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Most tables one command may name (a 250,000-entrant field at two seats a table, and more).
@@ -443,12 +444,8 @@ fn started(cause: StartCause, field: FieldNow, boundary: u32, at: DateTime<Utc>)
 /// boundary, at two tables or more (at one table every hand is in step by itself).
 fn triggered(state: &BubbleState, rules: HandForHandRules, field: FieldNow, at: DateTime<Utc>) -> Result<Vec<BubbleEvent>, BubbleError> {
     check_tables(&field)?;
-    let Trigger::PlayersBeforeBubble { players } = rules.trigger else { return Ok(vec![]) };
-    if state.phase != Phase::Idle || state.director_stopped || field.tables.len() < 2 {
-        return Ok(vec![]);
-    }
-    let near = field.players_left <= field.boundary.saturating_add(players);
-    if !near || field.players_left <= field.boundary {
+    let idle = state.phase == Phase::Idle && !state.director_stopped;
+    if !idle || !hand_for_hand::trigger_starts(&rules, field.players_left, field.boundary, field.tables.len()) {
         return Ok(vec![]);
     }
     let boundary = field.boundary;

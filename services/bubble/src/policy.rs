@@ -23,15 +23,15 @@
 
 use crate::domain::{BubbleCommand, FieldNow};
 use chrono::{DateTime, Utc};
-use floor_events::bubble::{Boundary, BubbleEvent, HandBust, HandForHandClock, HandForHandRules};
+use floor_events::bubble::{BubbleEvent, HandBust, HandForHandClock, HandForHandRules};
 use floor_events::clock::{AdjustTime, ClockRequest, PauseClock};
 use floor_events::payouts::PayoutEvent;
 use floor_events::registration::TournamentEvent;
 use floor_events::seating::SeatingEvent;
 use floor_events::table::{Instruction, SeatNo};
 use floor_events::tournament::FixedPayouts;
-use floor_events::{CommandId, Currency, EntryNo, Money, RuleProfile, TournamentId};
-use floor_rules::field::{places_at_most, Field};
+use floor_events::{CommandId, EntryNo, RuleProfile, TournamentId};
+use floor_rules::hand_for_hand::{self, FieldSoFar};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -107,6 +107,11 @@ struct Tournament {
     /// (out in that hand, with the hand's other busts at every table).
     #[serde(default)]
     deciding: BTreeMap<u32, Deciding>,
+    /// Tables seating closed while they were dealing (broken, their players moved after the
+    /// hand): each finishes that hand first, one of the hand-for-hand hand's, and the aggregate
+    /// hears the close after that finish. Released nothing more.
+    #[serde(default)]
+    closing: BTreeMap<u32, Table>,
 }
 
 /// A table's finished hand held back until its rebuy decisions are made.
@@ -136,13 +141,7 @@ fn id(what: &str, t: TournamentId) -> CommandId {
     CommandId::derived(&format!("bubble-{what}:{t}"))
 }
 
-/// Seat order for the hand: 0 for the first seat left of the button, the button last.
-pub fn seat_order(seat: SeatNo, button: SeatNo) -> u32 {
-    match seat.0.wrapping_sub(button.0) {
-        0 => u32::from(u8::MAX),
-        d => u32::from(d) - 1,
-    }
-}
+pub use floor_rules::standings::seat_order;
 
 impl Tournament {
     /// A tournament just created: its rules, nobody registered, no table open.
@@ -164,26 +163,15 @@ impl Tournament {
             moving: BTreeSet::new(),
             rebuying: BTreeSet::new(),
             deciding: BTreeMap::new(),
+            closing: BTreeMap::new(),
         }
     }
 
-    /// Players left at which the bubble bursts.
+    /// Players left at which the bubble bursts (until payouts locks its table, the places the
+    /// field would pay).
     fn boundary(&self) -> u32 {
-        match self.rules.boundary {
-            Boundary::PlayersLeft { players } => players,
-            Boundary::Money => self.paid_places.unwrap_or_else(|| {
-                // Until payouts locks its table: the places the field would pay.
-                let field = Field {
-                    entries: self.entries,
-                    contributions: Money::new(0, Currency::EUR),
-                    guarantee: None,
-                    profile: self.profile,
-                    fixed: self.fixed.clone(),
-                    ordering: None,
-                };
-                places_at_most(&field)
-            }),
-        }
+        let field = FieldSoFar { entries: self.entries, profile: self.profile, fixed: self.fixed.as_ref() };
+        hand_for_hand::boundary(&self.rules, self.paid_places, field)
     }
 
     fn field(&self) -> Option<FieldNow> {
@@ -306,14 +294,21 @@ impl Policy {
                     x.tables.entry(*table).or_default();
                 }
                 SeatingEvent::TableClosed { table } => {
-                    x.tables.remove(table);
+                    let gone = x.tables.remove(table);
                     // A hand still deciding rebuys is finished as it stands: the table is gone.
                     if let Some(d) = x.deciding.remove(table) {
                         let command = BubbleCommand::Finished { table: *table, table_hand: d.table_hand, busts: d.busts, at: d.at };
                         orders.push(bubble(&format!("finished-{table}"), command));
                     }
-                    if x.running || x.announced {
-                        orders.push(bubble(&format!("closed-{table}"), BubbleCommand::TableClosed { table: *table, at }));
+                    match gone {
+                        // Closed while dealing: its finish of that hand is still to come.
+                        Some(dealing) if dealing.in_hand.is_some() && (x.running || x.announced) => {
+                            x.closing.insert(*table, dealing);
+                        }
+                        _ if x.running || x.announced => {
+                            orders.push(bubble(&format!("closed-{table}"), BubbleCommand::TableClosed { table: *table, at }));
+                        }
+                        _ => {}
                     }
                 }
                 SeatingEvent::HandStarted { table, hand, button, stacks, crossing } => {
@@ -345,7 +340,8 @@ impl Policy {
                     _ => {}
                 },
                 SeatingEvent::HandFinished { table, hand, busts, .. } => {
-                    let tbl = x.tables.get(table);
+                    let closing = x.closing.remove(table);
+                    let tbl = x.tables.get(table).or(closing.as_ref());
                     let order = |entry: &EntryNo| tbl.and_then(|t| Some(seat_order(*t.seats.get(entry)?, t.button)));
                     let bust = |b: &floor_events::table::BustReport| HandBust {
                         entry: b.entry,
@@ -359,11 +355,16 @@ impl Policy {
                     if let Some(tbl) = x.tables.get_mut(table) {
                         tbl.in_hand = None;
                     }
-                    if (x.running || x.announced) && !waiting.is_empty() {
+                    if (x.running || x.announced) && !waiting.is_empty() && closing.is_none() {
                         x.deciding.insert(*table, Deciding { table_hand: *hand, busts, waiting, at });
                     } else if x.running || x.announced {
+                        // A closing table's hand is finished as it stands (as a table closed
+                        // while deciding), and then it is gone.
                         let command = BubbleCommand::Finished { table: *table, table_hand: *hand, busts, at };
                         orders.push(bubble(&format!("finished-{table}"), command));
+                        if closing.is_some() {
+                            orders.push(bubble(&format!("closed-{table}"), BubbleCommand::TableClosed { table: *table, at }));
+                        }
                     }
                 }
                 SeatingEvent::StackReachedZero { entry, .. } if !eliminated.contains(entry) => {
@@ -406,10 +407,12 @@ impl Policy {
         // Far from the bubble nothing is sent: the check is the trigger's own, so the aggregate
         // hears only the eliminations that could start it.
         if look && !x.running {
-            if let (Some(field), floor_events::bubble::Trigger::PlayersBeforeBubble { players }) = (x.field(), x.rules.trigger) {
-                if field.players_left <= field.boundary.saturating_add(players) && field.players_left > field.boundary {
-                    // The aggregate starts it at two tables or more, once (`domain::triggered`).
-                    x.announced |= field.tables.len() >= 2 && !x.ended;
+            if let Some(field) = x.field() {
+                if hand_for_hand::within_reach(&x.rules, field.players_left, field.boundary) {
+                    // The aggregate starts it at two tables or more, once (`domain::triggered`);
+                    // payouts reads the same commit the same way (the announcement hand's busts).
+                    let starts = hand_for_hand::trigger_starts(&x.rules, field.players_left, field.boundary, field.tables.len());
+                    x.announced |= starts && !x.ended;
                     orders.push(bubble("field", BubbleCommand::Field { field, at }));
                 }
             }

@@ -284,3 +284,33 @@ fn a_move_in_flight_keeps_the_release_back_until_it_is_confirmed() {
     let orders = policy.on_seating(t, 20, at(), &[SeatingEvent::MoveConfirmed { entry: EntryNo(4) }]);
     assert!(matches!(&orders[..], [Order::Bubble(_, _, BubbleCommand::Release { tables, .. })] if tables == &vec![1, 2]), "{orders:?}");
 }
+
+/// Given hand-for-hand running with table 2 dealing its released hand, when seating breaks
+/// table 2 (its players move after the hand) and then stores that hand's finish with a bust,
+/// then the aggregate hears the finish, bust and seat order included, and only then the close:
+/// the bust is one of the hand's, not lost with the table (seen in `floor sim`, seed 21: the
+/// bubble's count of players left was one high from then on).
+#[test]
+fn a_table_closed_while_dealing_finishes_its_hand_before_the_aggregate_hears_it_closed() {
+    let (t, mut policy) = two_tables_near_the_bubble();
+    policy.tournaments.get_mut(&t).expect("in play").running = true;
+    let seats =
+        vec![SeatStack { seat: SeatNo(4), entry: EntryNo(9), chips: 100 }, SeatStack { seat: SeatNo(6), entry: EntryNo(8), chips: 100 }];
+    let started = SeatingEvent::HandStarted { table: 2, hand: 18, button: SeatNo(6), stacks: seats, crossing: false };
+    assert!(matches!(&policy.on_seating(t, 2, at(), &[started])[..], [Order::Bubble(_, _, BubbleCommand::Dealt { table: 2, .. })]));
+    assert!(policy.on_seating(t, 3, at(), &[SeatingEvent::TableClosed { table: 2 }]).is_empty(), "not closed while dealing");
+    assert_eq!(policy.field(t).map(|f| f.tables), Some(vec![1]), "released nothing more");
+    let bust = BustReport { entry: EntryNo(9), stack_at_start: 100, pots: vec![], best_high_hand: None };
+    let finished = SeatingEvent::HandFinished { table: 2, hand: 18, stacks: vec![], busts: vec![bust] };
+    let orders = policy.on_seating(t, 4, at(), &[finished, eliminated(9, 15)]);
+    let [Order::Bubble(_, _, BubbleCommand::Finished { table: 2, table_hand: 18, busts, .. }), Order::Bubble(_, _, BubbleCommand::TableClosed { table: 2, .. })] =
+        &orders[..]
+    else {
+        panic!("the finish, then the close: {orders:?}")
+    };
+    assert_eq!(
+        busts.iter().map(|b| (b.entry, b.seat_order)).collect::<Vec<_>>(),
+        vec![(EntryNo(9), seat_order(SeatNo(4), SeatNo(6)))],
+        "its seat order kept from the closed table's hand"
+    );
+}

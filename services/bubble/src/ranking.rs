@@ -30,13 +30,7 @@ use floor_events::EntryNo;
 use floor_rules::payout_table::PayoutTable;
 use floor_rules::standings::{self, Bust, Ordering};
 
-/// The announcement hand: busts in it share their places (RP-8 A).
-pub const ANNOUNCEMENT_HAND: u64 = 0;
-
-/// The remainder order: more chips first, then seat order, then entry.
-fn remainder_order(a: &HandBust, b: &HandBust) -> std::cmp::Ordering {
-    b.stack_at_start.cmp(&a.stack_at_start).then(a.seat_order.cmp(&b.seat_order)).then(a.entry.cmp(&b.entry))
-}
+pub use floor_events::bubble::ANNOUNCEMENT_HAND;
 
 /// Places for the busts of hand `hand` when `players_left_before` were in, best place first
 /// (within a shared range, in the remainder order).
@@ -47,15 +41,14 @@ pub fn rank(hand: u64, players_left_before: u32, busts: &[HandBust], o: Eliminat
     if n == 0 {
         return Some(vec![]);
     }
-    let best = players_left_before.checked_sub(n)?.checked_add(1)?;
-    if hand == ANNOUNCEMENT_HAND {
-        let mut all = busts.to_vec();
-        all.sort_by(remainder_order);
-        return Some(all.into_iter().map(|bust| Placed { bust, place: best, shared: n }).collect());
-    }
+    players_left_before.checked_sub(n)?;
     let input: Vec<Bust> =
         busts.iter().map(|b| Bust { entry: b.entry, stack_at_start: b.stack_at_start, table: b.table, seat_order: b.seat_order }).collect();
-    let finishes = standings::rank(players_left_before, input, Ordering::from(o));
+    let finishes = if hand == ANNOUNCEMENT_HAND {
+        standings::rank_together(players_left_before, input)
+    } else {
+        standings::rank(players_left_before, input, Ordering::from(o))
+    };
     finishes
         .into_iter()
         .map(|f| busts.iter().find(|b| b.entry == f.entry).map(|&bust| Placed { bust, place: f.place, shared: f.shared }))

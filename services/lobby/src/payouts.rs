@@ -172,7 +172,7 @@ mod tests {
         let mut payouts = LobbyPayouts::projected(&field(100, eur(100_000), None)).unwrap();
         for (i, place) in (1..=15).rev().enumerate() {
             let awards = vec![cash(i as u32 + 1, place, 1_000 * u64::from(16 - place)), cash(100 + i as u32, place + 20, 0)];
-            payouts = payouts.evolve(&PayoutEvent::PlacesAwarded { players_left_before: place, awards });
+            payouts = payouts.evolve(&PayoutEvent::PlacesAwarded { players_left_before: place, awards, hand_for_hand: None });
         }
         assert_eq!(payouts.cashes, 15, "out-of-the-money places are not cashes");
         assert_eq!(payouts.latest_cashes.len(), LATEST);

@@ -539,7 +539,11 @@ mod tests {
             amount,
         };
         for (entry, place, amount) in [(7, 3, 2_500), (4, 2, 5_000), (9, 1, 9_000)] {
-            doc = doc.evolve_payouts(&PayoutEvent::PlacesAwarded { players_left_before: place, awards: vec![award(entry, place, amount)] });
+            doc = doc.evolve_payouts(&PayoutEvent::PlacesAwarded {
+                players_left_before: place,
+                awards: vec![award(entry, place, amount)],
+                hand_for_hand: None,
+            });
         }
         let live = live(&doc, t0());
         let finishers = &live[live.find("Finishers").expect("a finishers table")..];

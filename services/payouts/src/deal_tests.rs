@@ -27,8 +27,13 @@ fn play_down_to(entries: u32, each: u64, left: u32) -> Vec<PayoutEvent> {
     let f = field(entries, each, None);
     let mut log = lock(&f);
     for entry in 1..=entries - left {
-        let command =
-            C::Award { field: f.clone(), players_left_before: entries - entry + 1, eliminated: vec![out(entry, 100)], winner: None };
+        let command = C::Award {
+            field: f.clone(),
+            players_left_before: entries - entry + 1,
+            eliminated: vec![out(entry, 100)],
+            winner: None,
+            hand_for_hand: None,
+        };
         log.extend(when(&given(&log), command).unwrap());
     }
     log
@@ -195,7 +200,13 @@ fn a_deal_before_the_table_is_locked_or_after_the_tournament_is_paid_is_refused(
     log.extend(
         when(
             &given(&log),
-            C::Award { field: f, players_left_before: 2, eliminated: vec![out(2, 1)], winner: Some((EntryNo(3), player(3))) },
+            C::Award {
+                field: f,
+                players_left_before: 2,
+                eliminated: vec![out(2, 1)],
+                winner: Some((EntryNo(3), player(3))),
+                hand_for_hand: None,
+            },
         )
         .unwrap(),
     );
@@ -208,7 +219,11 @@ fn an_elimination_while_a_deal_is_discussed_voids_it_and_pays_the_table() {
     log.extend(when(&given(&log), propose(28, DealMethod::Equal, None)).unwrap());
     let table = given(&log).table.unwrap().0;
     let f = field(ENTRIES, EACH, None);
-    let bust = when(&given(&log), C::Award { field: f, players_left_before: 3, eliminated: vec![out(30, 1_000)], winner: None }).unwrap();
+    let bust = when(
+        &given(&log),
+        C::Award { field: f, players_left_before: 3, eliminated: vec![out(30, 1_000)], winner: None, hand_for_hand: None },
+    )
+    .unwrap();
     assert_eq!(bust[0], PayoutEvent::DealVoided { reason: DealVoidReason::Elimination });
     assert_eq!(awards(&bust)[0].amount, table.prize(3), "third place, as the table pays it");
     log.extend(bust);
@@ -229,12 +244,22 @@ fn after_a_deal_each_elimination_pays_the_agreed_amount_and_the_books_close_to_t
     // The chip leader goes out first, the short stack wins.
     let f = field(ENTRIES, EACH, None);
     log.extend(
-        when(&given(&log), C::Award { field: f.clone(), players_left_before: 3, eliminated: vec![out(28, 3_000)], winner: None }).unwrap(),
+        when(
+            &given(&log),
+            C::Award { field: f.clone(), players_left_before: 3, eliminated: vec![out(28, 3_000)], winner: None, hand_for_hand: None },
+        )
+        .unwrap(),
     );
     log.extend(
         when(
             &given(&log),
-            C::Award { field: f, players_left_before: 2, eliminated: vec![out(29, 2_000)], winner: Some((EntryNo(30), player(30))) },
+            C::Award {
+                field: f,
+                players_left_before: 2,
+                eliminated: vec![out(29, 2_000)],
+                winner: Some((EntryNo(30), player(30))),
+                hand_for_hand: None,
+            },
         )
         .unwrap(),
     );
@@ -319,7 +344,7 @@ proptest! {
         while still.len() > 1 {
             let gone = still.remove(0);
             let winner = (still.len() == 1).then(|| (EntryNo(still[0]), player(still[0])));
-            let command = C::Award { field: f.clone(), players_left_before: still.len() as u32 + 1, eliminated: vec![out(gone, 1)], winner };
+            let command = C::Award { field: f.clone(), players_left_before: still.len() as u32 + 1, eliminated: vec![out(gone, 1)], winner, hand_for_hand: None };
             log.extend(when(&given(&log), command).unwrap());
         }
         for a in awards(&log).iter().filter(|a| a.entry.0 > entries - left) {
@@ -379,7 +404,7 @@ proptest! {
                 Step::Bust(e) if still.contains(&e) => {
                     still.retain(|&x| x != e);
                     let winner = (still.len() == 1).then(|| (EntryNo(still[0]), player(still[0])));
-                    C::Award { field: f.clone(), players_left_before: still.len() as u32 + 1, eliminated: vec![out(e, 1)], winner }
+                    C::Award { field: f.clone(), players_left_before: still.len() as u32 + 1, eliminated: vec![out(e, 1)], winner, hand_for_hand: None }
                 }
                 Step::Bust(_) => continue,
             };
@@ -390,7 +415,7 @@ proptest! {
         while still.len() > 1 {
             let e = still.remove(0);
             let winner = (still.len() == 1).then(|| (EntryNo(still[0]), player(still[0])));
-            let command = C::Award { field: f.clone(), players_left_before: still.len() as u32 + 1, eliminated: vec![out(e, 1)], winner };
+            let command = C::Award { field: f.clone(), players_left_before: still.len() as u32 + 1, eliminated: vec![out(e, 1)], winner, hand_for_hand: None };
             log.extend(when(&given(&log), command).unwrap());
         }
         let registration: Vec<TournamentEvent> = (1..=ENTRIES).map(|e| registered(e, EACH, 100)).collect();

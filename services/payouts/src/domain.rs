@@ -11,11 +11,12 @@
 
 use crate::deal::{self, DealState, Proposal};
 use esrs::Aggregate;
+use floor_events::bubble::ANNOUNCEMENT_HAND;
 use floor_events::payouts::{LockCause, PayoutEvent, PlaceAward, PrizeBand};
 use floor_events::{codes, subjects, EntryNo, Money, PlayerId};
 use floor_rules::field::{places_at_most, table_for, FieldError};
 use floor_rules::payout_table::{Band, PayoutTable};
-use floor_rules::standings::{award, rank, Bust, Ordering};
+use floor_rules::standings::{award, rank, rank_together, Bust, Ordering};
 use std::collections::HashSet;
 
 /// The field the commands carry. Re-exported because it is part of [`PayoutCommand`]; the
@@ -36,6 +37,14 @@ pub struct Eliminated {
     pub stack_at_start: u64,
     /// The table.
     pub table: u32,
+    /// Seat order in the hand (0 left of the button, the button last; `u32::MAX` unknown):
+    /// ranks equal stacks under `seat_order` and orders the remainder of a split.
+    #[serde(default = "unknown_seat")]
+    pub seat_order: u32,
+}
+
+fn unknown_seat() -> u32 {
+    u32::MAX
 }
 
 /// What the payouts aggregate is asked to do.
@@ -58,6 +67,9 @@ pub enum PayoutCommand {
         eliminated: Vec<Eliminated>,
         /// The last player in.
         winner: Option<(EntryNo, PlayerId)>,
+        /// The hand-for-hand hand they went out in, every table's busts of it together (0: the
+        /// announcement hand, whose busts share their places).
+        hand_for_hand: Option<u64>,
     },
     /// A remaining player proposes a deal.
     ProposeDeal(Proposal),
@@ -209,6 +221,7 @@ fn award_hand(
     players_left_before: u32,
     eliminated: Vec<Eliminated>,
     winner: Option<(EntryNo, PlayerId)>,
+    hand_for_hand: Option<u64>,
 ) -> Result<Vec<PayoutEvent>, PayoutsError> {
     if state.paid {
         return Err(PayoutsError::AlreadyPaid);
@@ -259,9 +272,13 @@ fn award_hand(
     if !eliminated.is_empty() {
         let busts: Vec<Bust> = eliminated
             .iter()
-            .map(|e| Bust { entry: e.entry, stack_at_start: e.stack_at_start, table: e.table, seat_order: e.entry.0 })
+            .map(|e| Bust { entry: e.entry, stack_at_start: e.stack_at_start, table: e.table, seat_order: e.seat_order })
             .collect();
-        let finishes = rank(players_left_before, busts, Ordering::from(field.ordering()));
+        let finishes = match hand_for_hand {
+            // TDA RP-8 A: everyone out in the hand hand-for-hand was announced in shares.
+            Some(ANNOUNCEMENT_HAND) => rank_together(players_left_before, busts),
+            _ => rank(players_left_before, busts, Ordering::from(field.ordering())),
+        };
         let amounts = match agreed {
             // Each entry is paid its share, whatever place it takes.
             Some(deal) => finishes.iter().map(|f| (f.entry, deal.share(f.entry))).collect(),
@@ -276,7 +293,7 @@ fn award_hand(
             })
             .collect();
         paid_now += awards.iter().map(|a| a.amount).sum::<u64>();
-        events.push(PayoutEvent::PlacesAwarded { players_left_before, awards });
+        events.push(PayoutEvent::PlacesAwarded { players_left_before, awards, hand_for_hand });
     }
     if let Some((entry, player)) = winner {
         let amount = match agreed {
@@ -288,6 +305,7 @@ fn award_hand(
         events.push(PayoutEvent::PlacesAwarded {
             players_left_before: 1,
             awards: vec![PlaceAward { entry, player, place: 1, shared: 1, amount }],
+            hand_for_hand: None,
         });
         let currency = state.table.as_ref().map(|(_, pool)| pool.currency).unwrap_or(field.contributions.currency);
         events.push(PayoutEvent::TournamentPaid { prizes_paid: Money::new(state.prizes_paid + paid_now, currency) });
@@ -310,8 +328,8 @@ impl Aggregate for PayoutsAggregate {
                 }
                 Ok(vec![locked(&field, cause)?])
             }
-            PayoutCommand::Award { field, players_left_before, eliminated, winner } => {
-                award_hand(state, &field, players_left_before, eliminated, winner)
+            PayoutCommand::Award { field, players_left_before, eliminated, winner, hand_for_hand } => {
+                award_hand(state, &field, players_left_before, eliminated, winner, hand_for_hand)
             }
             PayoutCommand::ProposeDeal(proposal) => deal::propose(state, proposal),
             PayoutCommand::AcceptDeal { player } => deal::accept(state, player),

@@ -33,7 +33,7 @@ pub(crate) fn player(entry: u32) -> PlayerId {
 }
 
 pub(crate) fn out(entry: u32, stack_at_start: u64) -> Eliminated {
-    Eliminated { entry: EntryNo(entry), player: player(entry), stack_at_start, table: 1 }
+    Eliminated { entry: EntryNo(entry), player: player(entry), stack_at_start, table: 1, seat_order: entry }
 }
 
 /// Given these events, when this command: the new events, or the refusal.
@@ -66,7 +66,13 @@ fn a_three_way_bust_is_ranked_by_starting_stacks_and_equal_stacks_split_their_pr
 
     let events = when(
         &state,
-        C::Award { field: f, players_left_before: 5, eliminated: vec![out(7, 3_000), out(8, 5_000), out(9, 3_000)], winner: None },
+        C::Award {
+            field: f,
+            players_left_before: 5,
+            eliminated: vec![out(7, 3_000), out(8, 5_000), out(9, 3_000)],
+            winner: None,
+            hand_for_hand: None,
+        },
     )
     .unwrap();
 
@@ -93,11 +99,38 @@ fn a_tournaments_own_ordering_ranks_busts_at_different_tables_as_the_bubble_does
     let state = given(&lock(&by_profile));
     let busts = || vec![Eliminated { table: 1, ..out(7, 3_000) }, Eliminated { table: 2, ..out(8, 5_000) }];
     let places = |f: Field| -> BTreeMap<u32, (u32, u32)> {
-        let events = when(&state, C::Award { field: f, players_left_before: 5, eliminated: busts(), winner: None }).unwrap();
+        let events =
+            when(&state, C::Award { field: f, players_left_before: 5, eliminated: busts(), winner: None, hand_for_hand: None }).unwrap();
         awards(&events).iter().map(|a| (a.entry.0, (a.place, a.shared))).collect()
     };
     assert_eq!(places(by_profile), BTreeMap::from([(8, (4, 1)), (7, (5, 1))]), "TDA's profile: the bigger stack finishes ahead");
     assert_eq!(places(tie), BTreeMap::from([(8, (4, 2)), (7, (4, 2))]), "the tournament's tie: both share places 4 and 5");
+}
+
+/// Issue 20, TDA RP-8 A ("50 paid, 52 left, three bust on the announcement hand: all three share
+/// the 50th-place payout"): busts of hand-for-hand hand 0 share every place of the group,
+/// whatever their stacks and tables, split by the remainder rule to the cent; the award says
+/// which hand it was.
+#[test]
+fn busts_on_the_announcement_hand_share_their_places_whatever_their_stacks() {
+    let f = field(61, 1_000, None);
+    let locked = lock(&f);
+    let PayoutEvent::PayoutTableLocked { places, ref bands, .. } = locked[0] else { panic!("locked") };
+    let prize = |place: u32| bands.iter().find(|b| (b.from..=b.to).contains(&place)).map_or(0, |b| b.amount);
+    let state = given(&locked);
+    // Places paid + 2 left, three out: places paid ..= paid + 2, only the first of them paid.
+    let left = places + 2;
+    let busts = vec![out(7, 9_000), Eliminated { table: 2, ..out(8, 1_000) }, Eliminated { table: 3, ..out(9, 4_000) }];
+    let events =
+        when(&state, C::Award { field: f, players_left_before: left, eliminated: busts, winner: None, hand_for_hand: Some(0) }).unwrap();
+    let [PayoutEvent::PlacesAwarded { awards, hand_for_hand, .. }] = &events[..] else { panic!("{events:?}") };
+    assert_eq!(*hand_for_hand, Some(0));
+    assert!(awards.iter().all(|a| (a.place, a.shared) == (places, 3)), "all three share: {awards:?}");
+    let total = prize(places) + prize(places + 1) + prize(places + 2);
+    assert!(total % 3 != 0, "a total that does not divide, for the remainder rule: {total}");
+    assert_eq!(awards.iter().map(|a| a.amount).sum::<u64>(), total, "the group is paid what its places pay");
+    assert_eq!(awards[0].entry, EntryNo(7), "the odd cent first to the biggest stack (the remainder order)");
+    assert!(awards.iter().all(|a| a.amount.abs_diff(total / 3) <= 1));
 }
 
 #[test]
@@ -120,14 +153,18 @@ fn a_second_lock_changes_nothing() {
 #[test]
 fn with_late_registration_open_the_table_locks_when_a_bust_reaches_the_money() {
     let f = field(100, 1_000, None);
-    let early =
-        when(&PayoutState::default(), C::Award { field: f.clone(), players_left_before: 100, eliminated: vec![out(1, 500)], winner: None })
-            .unwrap();
+    let early = when(
+        &PayoutState::default(),
+        C::Award { field: f.clone(), players_left_before: 100, eliminated: vec![out(1, 500)], winner: None, hand_for_hand: None },
+    )
+    .unwrap();
     assert_eq!(awards(&early)[0].amount, 0);
     assert!(!early.iter().any(|e| matches!(e, PayoutEvent::PayoutTableLocked { .. })));
 
     let state = given(&early);
-    let bubble = when(&state, C::Award { field: f, players_left_before: 15, eliminated: vec![out(2, 500)], winner: None }).unwrap();
+    let bubble =
+        when(&state, C::Award { field: f, players_left_before: 15, eliminated: vec![out(2, 500)], winner: None, hand_for_hand: None })
+            .unwrap();
     assert!(matches!(bubble[0], PayoutEvent::PayoutTableLocked { cause: LockCause::ReachedTheMoney, places: 15, .. }));
     assert!(awards(&bubble)[0].amount > 0, "15th of 100 is paid");
 }
@@ -136,28 +173,46 @@ fn with_late_registration_open_the_table_locks_when_a_bust_reaches_the_money() {
 fn an_entry_placed_twice_or_a_tournament_paid_twice_is_refused_with_no_event() {
     let f = field(3, 1_000, None);
     let state = given(&lock(&f));
-    let first = when(&state, C::Award { field: f.clone(), players_left_before: 3, eliminated: vec![out(1, 10)], winner: None }).unwrap();
+    let first = when(
+        &state,
+        C::Award { field: f.clone(), players_left_before: 3, eliminated: vec![out(1, 10)], winner: None, hand_for_hand: None },
+    )
+    .unwrap();
     let log = [lock(&f), first].concat();
     let state = given(&log);
-    let again = when(&state, C::Award { field: f.clone(), players_left_before: 2, eliminated: vec![out(1, 10)], winner: None });
+    let again = when(
+        &state,
+        C::Award { field: f.clone(), players_left_before: 2, eliminated: vec![out(1, 10)], winner: None, hand_for_hand: None },
+    );
     assert_eq!(again, Err(PayoutsError::AlreadyPlaced(EntryNo(1))));
 
     let last = when(
         &state,
-        C::Award { field: f.clone(), players_left_before: 2, eliminated: vec![out(2, 10)], winner: Some((EntryNo(3), player(3))) },
+        C::Award {
+            field: f.clone(),
+            players_left_before: 2,
+            eliminated: vec![out(2, 10)],
+            winner: Some((EntryNo(3), player(3))),
+            hand_for_hand: None,
+        },
     )
     .unwrap();
     assert!(matches!(last.last(), Some(PayoutEvent::TournamentPaid { prizes_paid }) if *prizes_paid == eur(3_000)));
     let state = given(&[log, last].concat());
-    let after = when(&state, C::Award { field: f, players_left_before: 1, eliminated: vec![], winner: Some((EntryNo(3), player(3))) });
+    let after = when(
+        &state,
+        C::Award { field: f, players_left_before: 1, eliminated: vec![], winner: Some((EntryNo(3), player(3))), hand_for_hand: None },
+    );
     assert_eq!(after, Err(PayoutsError::AlreadyPaid));
 }
 
 #[test]
 fn more_players_out_than_were_in_is_refused() {
     let f = field(3, 1_000, None);
-    let refused =
-        when(&given(&lock(&f)), C::Award { field: f, players_left_before: 1, eliminated: vec![out(1, 1), out(2, 1)], winner: None });
+    let refused = when(
+        &given(&lock(&f)),
+        C::Award { field: f, players_left_before: 1, eliminated: vec![out(1, 1), out(2, 1)], winner: None, hand_for_hand: None },
+    );
     assert!(matches!(refused, Err(PayoutsError::MorePlayersOutThanIn { .. })));
 }
 
@@ -242,7 +297,7 @@ proptest! {
             let eliminated: Vec<Eliminated> = stacks.iter().take(n as usize).enumerate().map(|(i, &s)| out(next + i as u32, s)).collect();
             next += n;
             let winner = (left - n == 1).then(|| (EntryNo(entries), player(entries)));
-            let events = when(&given(&log), C::Award { field: f.clone(), players_left_before: left, eliminated, winner }).unwrap();
+            let events = when(&given(&log), C::Award { field: f.clone(), players_left_before: left, eliminated, winner, hand_for_hand: None }).unwrap();
             log.extend(events);
             left -= n;
         }

@@ -16,9 +16,17 @@
 //! director stopped waiting for, or a deal that crossed the hold) are taken out of the held
 //! ones as a group of their own, below everyone else held. Players left before a group come
 //! from seating's counts (players left before the first held elimination), so the places stay
-//! contiguous and every prize is paid. The announcement hand (hand 0) is not grouped: its busts
-//! at the tables dealing when hand-for-hand started may be stored before or after the bubble's
-//! `hand_for_hand_started`, and a grouping that depended on that would differ from run to run.
+//! contiguous and every prize is paid.
+//!
+//! The announcement hand (hand 0, TDA RP-8 A: its busts share their places) is held from the
+//! seating commit whose bust starts hand-for-hand by the trigger, which the policy knows by the
+//! bubble's own rule (`floor_rules::hand_for_hand`, with the bubble's configured rules, seating's
+//! tables and players left, and the locked table's places, all read from the same log in the
+//! same order as the bubble policy reads them), not from the bubble's `hand_for_hand_started`:
+//! that is stored after the trigger's commit, and a table finishing its hand 0 meanwhile would
+//! be paid apart in one run and together in another. A director's start is known only from its
+//! event: busts stored before it are paid as they come. Each award carries the hand-for-hand
+//! hand (`places_awarded.hand_for_hand`).
 //!
 //! Deals: the policy keeps each remaining entry's chips as the tables report them (the last
 //! `hand_started` or `hand_finished` that names it, plus chips bought since), which a proposal
@@ -32,14 +40,16 @@
 
 use crate::books::Ledger;
 use crate::domain::{Eliminated, Field, PayoutCommand};
-use floor_events::bubble::BubbleEvent;
+use floor_events::bubble::{BubbleEvent, HandForHandRules, ANNOUNCEMENT_HAND};
 use floor_events::clock::{ClockEvent, ClockRequest, PauseClock};
 use floor_events::payouts::{LockCause, PayoutEvent};
 use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::TournamentEvent;
 use floor_events::seating::SeatingEvent;
 use floor_events::{CommandId, EntryNo, Money, PlayerId, RuleProfile, TournamentId};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use floor_rules::hand_for_hand::{self, FieldSoFar};
+use floor_rules::standings::seat_order;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// The reason the clock shows while a deal is discussed.
 pub const DEAL_PAUSE_REASON: &str = "deal discussion";
@@ -51,6 +61,10 @@ pub struct Stack {
     pub chips: u64,
     /// Bought since and at the table, in the stack from its next hand.
     pub pending: u64,
+    /// Its seat order in the last hand it was dealt in (0 left of the button, the button last):
+    /// ranks equal stacks out in the same hand under `seat_order`, and orders the remainder.
+    #[serde(default)]
+    pub seat_order: Option<u32>,
 }
 
 /// One tournament as the payouts policy sees it.
@@ -88,6 +102,25 @@ struct Tournament {
     /// Players left before the first held elimination (seating's count).
     #[serde(default)]
     held_before: u32,
+    /// The hand-for-hand hand whose eliminations are held.
+    #[serde(default)]
+    hand: u64,
+    /// The bubble's rules in force (its `bubble_configured`).
+    #[serde(default)]
+    bubble: Option<HandForHandRules>,
+    /// Places the locked payout table pays.
+    #[serde(default)]
+    paid_places: Option<u32>,
+    /// Tables in play, as seating opens and closes them.
+    #[serde(default)]
+    tables: BTreeSet<u32>,
+    /// Players left at the last elimination (seating's count).
+    #[serde(default)]
+    players_left: Option<u32>,
+    /// Hand-for-hand has started once (foreseen from the trigger, or read): the trigger does
+    /// not start it again.
+    #[serde(default)]
+    hand_for_hand_started: bool,
 }
 
 impl Tournament {
@@ -99,9 +132,15 @@ impl Tournament {
         self.held.extend(eliminated);
     }
 
-    /// The held eliminations `taken` picks as one award, placed below every other held one; the
-    /// rest stay held (`None`: none picked).
-    fn award_held_where(&mut self, id: TournamentId, command_id: CommandId, taken: impl Fn(&Eliminated) -> bool) -> Option<Order> {
+    /// The held eliminations `taken` picks as one award of hand-for-hand hand `hand`, placed
+    /// below every other held one; the rest stay held (`None`: none picked).
+    fn award_held_where(
+        &mut self,
+        id: TournamentId,
+        command_id: CommandId,
+        hand: u64,
+        taken: impl Fn(&Eliminated) -> bool,
+    ) -> Option<Order> {
         let (eliminated, kept): (Vec<Eliminated>, Vec<Eliminated>) = std::mem::take(&mut self.held).into_iter().partition(taken);
         self.held = kept;
         if eliminated.is_empty() {
@@ -109,12 +148,34 @@ impl Tournament {
         }
         let players_left_before = self.held_before;
         self.held_before = self.held_before.saturating_sub(eliminated.len() as u32);
-        Some(Order::Payouts((id, command_id, PayoutCommand::Award { field: self.field(), players_left_before, eliminated, winner: None })))
+        let command =
+            PayoutCommand::Award { field: self.field(), players_left_before, eliminated, winner: None, hand_for_hand: Some(hand) };
+        Some(Order::Payouts((id, command_id, command)))
     }
 
     /// Every held elimination as one award (`None`: nothing held).
     fn award_held(&mut self, id: TournamentId, command_id: CommandId) -> Option<Order> {
-        self.award_held_where(id, command_id, |_| true)
+        self.award_held_where(id, command_id, self.hand, |_| true)
+    }
+
+    /// Whether the bubble's trigger starts hand-for-hand at the commit just folded: the bubble
+    /// decides by the same rule from the same log, so the eliminations stored from here on are
+    /// the announcement hand's until the bubble completes it.
+    fn trigger_starts(&self) -> bool {
+        let (Some(rules), Some(left)) = (&self.bubble, self.players_left) else { return false };
+        if self.hand_for_hand_started {
+            return false;
+        }
+        let field = FieldSoFar { entries: self.ledger.entries, profile: self.profile, fixed: self.fixed.as_ref() };
+        let boundary = hand_for_hand::boundary(rules, self.paid_places, field);
+        hand_for_hand::trigger_starts(rules, left, boundary, self.tables.len())
+    }
+
+    /// Holds the eliminations from here on for hand-for-hand hand `hand`.
+    fn hold_from(&mut self, hand: u64) {
+        self.holding = true;
+        self.hand = hand;
+        self.hand_for_hand_started = true;
     }
 
     fn field(&self) -> Field {
@@ -264,6 +325,14 @@ impl Policy {
     /// award, identified by the commit's stream sequence.
     pub fn on_seating(&mut self, id: TournamentId, sequence: u64, events: &[SeatingEvent]) -> Vec<Order> {
         let Some(t) = self.tournaments.get_mut(&id) else { return vec![] };
+        // Seat orders of the hand they went out in, read before their stacks go.
+        let seat_orders: HashMap<EntryNo, u32> = events
+            .iter()
+            .filter_map(|e| match e {
+                SeatingEvent::EntryEliminated { entry, .. } => Some((*entry, t.stacks.get(entry)?.seat_order?)),
+                _ => None,
+            })
+            .collect();
         events.iter().for_each(|e| follow_stacks(&mut t.stacks, e));
         let mut stacks: HashMap<EntryNo, (u64, u32)> = HashMap::new();
         let mut eliminated = Vec::new();
@@ -280,15 +349,26 @@ impl Policy {
                     // elimination carries it (a rebuy offer came between).
                     let (stack_at_start, table) = stacks.get(entry).copied().unwrap_or((stack_at_start.unwrap_or(0), table.unwrap_or(0)));
                     let player = t.players.get(entry).cloned().unwrap_or_else(|| unknown_player(*entry));
-                    eliminated.push(Eliminated { entry: *entry, player, stack_at_start, table });
+                    let seat_order = seat_orders.get(entry).copied().unwrap_or(u32::MAX);
+                    eliminated.push(Eliminated { entry: *entry, player, stack_at_start, table, seat_order });
                     players_left_after = Some(*players_left);
                     first_left.get_or_insert(*players_left);
                 }
                 SeatingEvent::TournamentWon { entry } => {
                     winner = Some((*entry, t.players.get(entry).cloned().unwrap_or_else(|| unknown_player(*entry))));
                 }
+                SeatingEvent::TablesDrawn { tables, .. } => t.tables.extend(tables.iter().map(|d| d.table)),
+                SeatingEvent::TableOpened { table, .. } => {
+                    t.tables.insert(*table);
+                }
+                SeatingEvent::TableClosed { table } => {
+                    t.tables.remove(table);
+                }
                 _ => {}
             }
+        }
+        if players_left_after.is_some() {
+            t.players_left = players_left_after;
         }
         if eliminated.is_empty() && winner.is_none() {
             return vec![];
@@ -301,8 +381,11 @@ impl Policy {
         let mut orders: Vec<Order> =
             t.award_held(id, CommandId::derived(&format!("payouts-award-held:{id}:{sequence}"))).into_iter().collect();
         let players_left_before = players_left_after.unwrap_or(1) + eliminated.len() as u32;
-        let command = PayoutCommand::Award { field: t.field(), players_left_before, eliminated, winner };
+        let command = PayoutCommand::Award { field: t.field(), players_left_before, eliminated, winner, hand_for_hand: None };
         orders.push(Order::Payouts((id, CommandId::derived(&format!("payouts-award:{id}:{sequence}")), command)));
+        if t.trigger_starts() {
+            t.hold_from(ANNOUNCEMENT_HAND);
+        }
         orders
     }
 
@@ -315,12 +398,20 @@ impl Policy {
         for (i, e) in events.iter().enumerate() {
             let command_id = CommandId::derived(&format!("payouts-award-hand:{id}:{sequence}:{i}"));
             match e {
-                BubbleEvent::HandReleased { .. } => t.holding = true,
-                BubbleEvent::LateBustsPlaced { placed, .. } => {
+                BubbleEvent::BubbleConfigured { rules, .. } => t.bubble = Some(*rules),
+                // The trigger's start was foreseen at its commit; a director's is known here.
+                BubbleEvent::HandForHandStarted { .. } if !t.holding => t.hold_from(ANNOUNCEMENT_HAND),
+                BubbleEvent::HandReleased { hand, .. } => t.hold_from(*hand),
+                BubbleEvent::LateBustsPlaced { placed, hand, .. } => {
                     let late: HashSet<EntryNo> = placed.iter().map(|p| p.bust.entry).collect();
-                    orders.extend(t.award_held_where(id, command_id, |e| late.contains(&e.entry)));
+                    orders.extend(t.award_held_where(id, command_id, *hand, |e| late.contains(&e.entry)));
                 }
-                BubbleEvent::HandCompleted { .. } | BubbleEvent::HandForHandEnded { .. } => {
+                BubbleEvent::HandCompleted { hand, .. } => {
+                    t.hand = *hand;
+                    orders.extend(t.award_held(id, command_id));
+                    t.holding = false;
+                }
+                BubbleEvent::HandForHandEnded { .. } => {
                     orders.extend(t.award_held(id, command_id));
                     t.holding = false;
                 }
@@ -338,6 +429,7 @@ impl Policy {
             for (i, e) in events.iter().enumerate() {
                 let command_id = |what: &str| CommandId::derived(&format!("payouts-deal-{what}:{id}:{sequence}:{i}"));
                 match e {
+                    PayoutEvent::PayoutTableLocked { places, .. } => t.paid_places = Some(*places),
                     PayoutEvent::DealProposed { .. } if !t.clock_paused_by_other => {
                         t.deal_paused_clock = true;
                         let reason = DEAL_PAUSE_REASON.to_string();
@@ -367,20 +459,21 @@ impl Policy {
 fn follow_stacks(stacks: &mut BTreeMap<EntryNo, Stack>, event: &SeatingEvent) {
     match event {
         SeatingEvent::EntryJoined { entry, stack, .. } => {
-            stacks.insert(*entry, Stack { chips: *stack, pending: 0 });
+            stacks.insert(*entry, Stack { chips: *stack, pending: 0, seat_order: None });
         }
         SeatingEvent::EntryLeft { entry } | SeatingEvent::EntryEliminated { entry, .. } => {
             stacks.remove(entry);
         }
-        SeatingEvent::HandStarted { stacks: seats, .. } => {
+        SeatingEvent::HandStarted { stacks: seats, button, .. } => {
             for seat in seats {
-                stacks.insert(seat.entry, Stack { chips: seat.chips, pending: 0 });
+                let seat_order = Some(seat_order(seat.seat, *button));
+                stacks.insert(seat.entry, Stack { chips: seat.chips, pending: 0, seat_order });
             }
         }
         SeatingEvent::HandFinished { stacks: seats, busts, .. } => {
             for seat in seats {
-                let pending = stacks.get(&seat.entry).map_or(0, |s| s.pending);
-                stacks.insert(seat.entry, Stack { chips: seat.chips, pending });
+                let (pending, seat_order) = stacks.get(&seat.entry).map_or((0, None), |s| (s.pending, s.seat_order));
+                stacks.insert(seat.entry, Stack { chips: seat.chips, pending, seat_order });
             }
             for bust in busts {
                 if let Some(s) = stacks.get_mut(&bust.entry) {

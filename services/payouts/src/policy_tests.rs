@@ -162,25 +162,114 @@ fn hand_for_hand_busts_at_different_tables_are_awarded_as_one_group_when_the_han
     assert!(policy.on_bubble(t, 14, &[ended(1)]).is_empty(), "nothing held any more");
 }
 
-/// The announcement hand's busts, and any between a hand's completion and the next release
-/// (a forgone rebuy), are awarded as seating stores them: whether they come before or after
-/// the bubble's events in the log is a matter of timing, and the places must not be.
+/// Busts between a hand's completion and the next release (a forgone rebuy) are awarded as
+/// seating stores them; a director's start holds from its event, since nothing in the log
+/// before it says it is coming (a bust of hand 0 stored before the start is paid apart).
 #[test]
-fn busts_outside_a_released_hand_are_awarded_at_once() {
+fn busts_outside_a_released_hand_are_awarded_at_once_and_a_directors_start_holds_from_its_event() {
     let (mut policy, t) = (Policy::default(), TournamentId::new());
     started(&mut policy, t);
+    assert_eq!(awarded(&policy.on_seating(t, 9, &[out(5, 4, 1)])).len(), 1, "before the start: at once");
     let started = BubbleEvent::HandForHandStarted {
         cause: floor_events::bubble::StartCause::Director,
-        players_left: 5,
+        players_left: 4,
         boundary: 2,
         tables: vec![1, 2],
         dealing: vec![1, 2],
         at: at(),
     };
     assert!(policy.on_bubble(t, 10, &[started]).is_empty());
-    assert_eq!(awarded(&policy.on_seating(t, 11, &[out(5, 4, 1)])).len(), 1, "hand 0: at once");
-    assert!(policy.on_bubble(t, 12, &[completed(0)]).is_empty());
-    assert_eq!(awarded(&policy.on_seating(t, 13, &[out(4, 3, 2)])).len(), 1, "between hands: at once");
+    assert!(policy.on_seating(t, 11, &[out(4, 3, 1)]).is_empty(), "hand 0: held");
+    let orders = policy.on_bubble(t, 12, &[completed(0)]);
+    assert_eq!(hands(&orders), vec![Some(0)]);
+    assert_eq!(awarded(&policy.on_seating(t, 13, &[out(3, 2, 2)])).len(), 1, "between hands: at once");
+}
+
+/// Six players at two tables, hand-for-hand from two players before a bubble of two (a
+/// satellite's seats): the trigger is reached at four left.
+fn near_the_bubble(policy: &mut Policy, t: TournamentId, trigger: floor_events::bubble::Trigger) {
+    use floor_events::bubble::{Boundary, HandForHandSettings};
+    let settings =
+        HandForHandSettings { trigger: Some(trigger), boundary: Some(Boundary::PlayersLeft { players: 2 }), ..Default::default() };
+    let definition = TournamentDefinition { hand_for_hand: Some(settings), rebuy: None, add_on: None, ..definition(None) };
+    let rules = definition.hand_for_hand_rules();
+    let mut events = vec![created(t, definition)];
+    for e in 1..=6 {
+        events.push(TournamentEvent::EntryRegistered(EntryRegistered {
+            entry: EntryNo(e),
+            player: PlayerId::parse(&format!("p{e}")).unwrap(),
+            kind: EntryKind::Registration,
+            new_player: true,
+            ledger: purchase_ledger(eur(1_000), eur(100)),
+            at: at(),
+        }));
+    }
+    events.push(TournamentEvent::TournamentStarted(TournamentStarted { entries: 6, cause: StartCause::LastSeatFilled, at: at() }));
+    policy.on_tournament(t, &events);
+    policy.on_bubble(t, 2, &[BubbleEvent::BubbleConfigured { tournament_id: t, rules }]);
+    policy.on_seating(t, 3, &[SeatingEvent::TableOpened { table: 1, seats: 9 }, SeatingEvent::TableOpened { table: 2, seats: 9 }]);
+}
+
+fn hands(orders: &[Order]) -> Vec<Option<u64>> {
+    orders
+        .iter()
+        .filter_map(|o| match o {
+            Order::Payouts((_, _, PayoutCommand::Award { hand_for_hand, .. })) => Some(*hand_for_hand),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Issue 20, RP-8 A: the busts of the hand in which hand-for-hand is announced are one group,
+/// held from the commit whose bust reaches the trigger (the bubble decides there, by the same
+/// rule) and awarded when the bubble completes hand 0, however the bubble's start and the
+/// tables' finishes interleave in the log.
+#[test]
+fn the_announcement_hands_busts_are_held_from_the_triggers_commit_and_awarded_together() {
+    use floor_events::bubble::Trigger;
+    for start_first in [false, true] {
+        let (mut policy, t) = (Policy::default(), TournamentId::new());
+        near_the_bubble(&mut policy, t, Trigger::PlayersBeforeBubble { players: 2 });
+        assert_eq!(hands(&policy.on_seating(t, 10, &[out(6, 5, 1)])), vec![None], "five left: not yet");
+        assert_eq!(hands(&policy.on_seating(t, 11, &[out(5, 4, 2)])), vec![None], "the trigger's own bust is before hand 0");
+        let start = BubbleEvent::HandForHandStarted {
+            cause: floor_events::bubble::StartCause::Trigger,
+            players_left: 4,
+            boundary: 2,
+            tables: vec![1, 2],
+            dealing: vec![1, 2],
+            at: at(),
+        };
+        if start_first {
+            assert!(policy.on_bubble(t, 12, std::slice::from_ref(&start)).is_empty());
+        }
+        assert!(policy.on_seating(t, 13, &[out(4, 3, 1)]).is_empty(), "hand 0 at table 1: held");
+        assert!(policy.on_seating(t, 14, &[out(3, 2, 2)]).is_empty(), "hand 0 at table 2: held");
+        if !start_first {
+            assert!(policy.on_bubble(t, 15, &[start]).is_empty());
+        }
+        let orders = policy.on_bubble(t, 16, &[completed(0)]);
+        assert_eq!(awarded(&orders), vec![(4, vec![4, 3], CommandId::derived(&format!("payouts-award-hand:{t}:16:0")))]);
+        assert_eq!(hands(&orders), vec![Some(0)], "the award says which hand-for-hand hand");
+    }
+}
+
+/// The trigger starts nothing at one table, or when only a director starts hand-for-hand: no
+/// bust waits for a hand 0 that never comes.
+#[test]
+fn no_announcement_hand_is_held_at_one_table_or_under_a_directors_trigger() {
+    use floor_events::bubble::Trigger;
+    let (mut policy, t) = (Policy::default(), TournamentId::new());
+    near_the_bubble(&mut policy, t, Trigger::PlayersBeforeBubble { players: 2 });
+    policy.on_seating(t, 10, &[out(6, 5, 1)]);
+    assert_eq!(hands(&policy.on_seating(t, 11, &[out(5, 4, 2), SeatingEvent::TableClosed { table: 2 }])), vec![None]);
+    assert_eq!(hands(&policy.on_seating(t, 12, &[out(4, 3, 1)])), vec![None], "one table: awarded at once");
+
+    let (mut policy, t) = (Policy::default(), TournamentId::new());
+    near_the_bubble(&mut policy, t, Trigger::Director);
+    policy.on_seating(t, 10, &[out(6, 5, 1)]);
+    policy.on_seating(t, 11, &[out(5, 4, 2)]);
+    assert_eq!(hands(&policy.on_seating(t, 12, &[out(4, 3, 1)])), vec![None], "a director's trigger: awarded at once");
 }
 
 /// A late table's busts (a table the director stopped waiting for) are a group of their own,
@@ -298,4 +387,29 @@ fn the_remaining_entries_carry_the_chips_the_tables_reported() {
     let remaining = policy.remaining(t).unwrap();
     let chips: Vec<(u32, u64)> = remaining.iter().map(|(e, _, c)| (e.0, *c)).collect();
     assert_eq!(chips, vec![(1, 1_500), (2, 1_500)], "entry 2's add-on counts; entry 3 is out");
+}
+
+/// Issue 20: under `seat_order` (Natural8) equal stacks out in the same hand finish by seat, the
+/// first seat left of the button ahead, as the bubble ranks them: each elimination carries its
+/// seat order in the hand it went out in (entry 3 on seat 9 and entry 2 on seat 2, button on 8:
+/// seat 9 is first to act).
+#[test]
+fn an_elimination_carries_its_seat_order_in_the_hand_it_went_out_in() {
+    let (mut policy, t) = (Policy::default(), TournamentId::new());
+    started(&mut policy, t);
+    let seat = |e: u32, s: u8| floor_events::table::SeatStack { seat: floor_events::table::SeatNo(s), entry: EntryNo(e), chips: 500 };
+    let hand = SeatingEvent::HandStarted {
+        table: 1,
+        hand: 7,
+        button: floor_events::table::SeatNo(8),
+        stacks: vec![seat(1, 8), seat(2, 2), seat(3, 9)],
+        crossing: false,
+    };
+    policy.on_seating(t, 4, &[hand]);
+    let orders = policy.on_seating(t, 5, &[out(2, 2, 1), out(3, 1, 1), SeatingEvent::TournamentWon { entry: EntryNo(1) }]);
+    let [Order::Payouts((_, _, PayoutCommand::Award { eliminated, .. }))] = &orders[..] else { panic!("{orders:?}") };
+    let orders: Vec<(u32, u32)> = eliminated.iter().map(|e| (e.entry.0, e.seat_order)).collect();
+    let after_button = |s: u8| seat_order(floor_events::table::SeatNo(s), floor_events::table::SeatNo(8));
+    assert_eq!(orders, vec![(2, after_button(2)), (3, after_button(9))]);
+    assert!(after_button(9) < after_button(2), "seat 9 acts first after the button on 8, seat 2 third");
 }

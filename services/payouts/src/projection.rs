@@ -174,8 +174,12 @@ mod tests {
             amount,
         };
         let payouts = vec![
-            PayoutEvent::PlacesAwarded { players_left_before: 3, awards: vec![award(3, 3, 0)] },
-            PayoutEvent::PlacesAwarded { players_left_before: 2, awards: vec![award(2, 2, 1_500), award(1, 1, 3_000)] },
+            PayoutEvent::PlacesAwarded { players_left_before: 3, awards: vec![award(3, 3, 0)], hand_for_hand: None },
+            PayoutEvent::PlacesAwarded {
+                players_left_before: 2,
+                awards: vec![award(2, 2, 1_500), award(1, 1, 3_000)],
+                hand_for_hand: None,
+            },
             PayoutEvent::TournamentPaid { prizes_paid: Money::new(4_500, Currency::EUR) },
         ];
 

@@ -72,11 +72,15 @@ fn main() {
                 player: PlayerId::parse(&format!("p{}", next + k)).expect("valid"),
                 stack_at_start: 100 * (1 + (state >> (40 + k)) % 3),
                 table: 1,
+                seat_order: k,
             })
             .collect();
         let winner = (remaining - group == 1).then(|| (EntryNo(entries), PlayerId::parse("winner").expect("valid")));
         let last = Instant::now();
-        aggregate = run(aggregate, PayoutCommand::Award { field: field.clone(), players_left_before: remaining, eliminated, winner });
+        aggregate = run(
+            aggregate,
+            PayoutCommand::Award { field: field.clone(), players_left_before: remaining, eliminated, winner, hand_for_hand: None },
+        );
         after_winner = last.elapsed();
         next += group;
         remaining -= group;
