@@ -55,9 +55,10 @@ fn created(t: TournamentId, definition: TournamentDefinition) -> TournamentEvent
     TournamentEvent::TournamentCreated(TournamentCreated { tournament_id: t, definition, at: at() })
 }
 
-fn started_with(policy: &mut Policy, t: TournamentId, bounty: Option<floor_events::bounties::BountyTerms>) -> Vec<Order> {
-    let mut events = vec![created(t, definition(bounty))];
-    for e in 1..=3 {
+/// `definition` created, `entries` players registered at EUR 10 + 1, and started.
+fn filled(t: TournamentId, definition: TournamentDefinition, entries: u32) -> Vec<TournamentEvent> {
+    let mut events = vec![created(t, definition)];
+    for e in 1..=entries {
         events.push(TournamentEvent::EntryRegistered(EntryRegistered {
             entry: EntryNo(e),
             player: PlayerId::parse(&format!("p{e}")).unwrap(),
@@ -67,8 +68,12 @@ fn started_with(policy: &mut Policy, t: TournamentId, bounty: Option<floor_event
             at: at(),
         }));
     }
-    events.push(TournamentEvent::TournamentStarted(TournamentStarted { entries: 3, cause: StartCause::LastSeatFilled, at: at() }));
-    policy.on_tournament(t, &events)
+    events.push(TournamentEvent::TournamentStarted(TournamentStarted { entries, cause: StartCause::LastSeatFilled, at: at() }));
+    events
+}
+
+fn started_with(policy: &mut Policy, t: TournamentId, bounty: Option<floor_events::bounties::BountyTerms>) -> Vec<Order> {
+    policy.on_tournament(t, &filled(t, definition(bounty), 3))
 }
 
 #[test]
@@ -193,19 +198,7 @@ fn near_the_bubble(policy: &mut Policy, t: TournamentId, trigger: floor_events::
         HandForHandSettings { trigger: Some(trigger), boundary: Some(Boundary::PlayersLeft { players: 2 }), ..Default::default() };
     let definition = TournamentDefinition { hand_for_hand: Some(settings), rebuy: None, add_on: None, ..definition(None) };
     let rules = definition.hand_for_hand_rules();
-    let mut events = vec![created(t, definition)];
-    for e in 1..=6 {
-        events.push(TournamentEvent::EntryRegistered(EntryRegistered {
-            entry: EntryNo(e),
-            player: PlayerId::parse(&format!("p{e}")).unwrap(),
-            kind: EntryKind::Registration,
-            new_player: true,
-            ledger: purchase_ledger(eur(1_000), eur(100)),
-            at: at(),
-        }));
-    }
-    events.push(TournamentEvent::TournamentStarted(TournamentStarted { entries: 6, cause: StartCause::LastSeatFilled, at: at() }));
-    policy.on_tournament(t, &events);
+    policy.on_tournament(t, &filled(t, definition, 6));
     policy.on_bubble(t, 2, &[BubbleEvent::BubbleConfigured { tournament_id: t, rules }]);
     policy.on_seating(t, 3, &[SeatingEvent::TableOpened { table: 1, seats: 9 }, SeatingEvent::TableOpened { table: 2, seats: 9 }]);
 }
