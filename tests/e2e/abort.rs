@@ -267,3 +267,44 @@ async fn registration_holds_while_play_is_suspended_and_reopens_on_resume() {
     }
     assert!(matches!(answer, Some(Reply::Ok(_))), "dan registers after the resume: {answer:?} (after {i} latecomers)");
 }
+
+/// Issue 22: `floor sim --cancel-at` under every rule profile. A 60-player freezeout at tables
+/// of nine is cancelled between two rounds, twice per profile: at 30 players left (several
+/// tables, far from the money) and at 5 (one table, in the money). Each time the abort service
+/// states the cancellation: statements for the players concerned, summing to what its books
+/// say, and books that balance to the minor unit (money in = fees kept + prizes already paid +
+/// statements); the tables are closed and the sim ends without a winner.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn floor_sim_cancelled_midway_under_every_profile_states_balanced_statements() {
+    use floor::sim::{self, SimConfig};
+    use floor_events::RuleProfile;
+    let world = World::start_configured(|c| c.skip("scheduler")).await;
+    for (i, profile) in RuleProfile::ALL.into_iter().enumerate() {
+        for (j, at) in [30u32, 5].into_iter().enumerate() {
+            let t = TournamentId(uuid::Uuid::from_u128(0x000c_ace1_0000 + (i * 2 + j) as u128));
+            let config = SimConfig { profile, cancel_at: Some(at), ..SimConfig::new(60, 11 + i as u64, t) };
+            let summary = sim::run(&world.backbone, &config, |_| {}).await.unwrap_or_else(|e| panic!("{profile:?} at {at}: {e}"));
+            let cancelled = summary.cancelled.as_ref().unwrap_or_else(|| panic!("{profile:?} at {at}: not cancelled: {summary:?}"));
+            eprintln!(
+                "{profile:?}: cancelled with {} left, {} statements, {} distributed, {} refunded, fees kept {}",
+                cancelled.players_left,
+                cancelled.statements,
+                cancelled.books.distributed,
+                cancelled.books.refunds,
+                cancelled.books.fees_kept
+            );
+            assert!(summary.winner.is_empty(), "no winner");
+            assert!(cancelled.players_left <= at && cancelled.players_left > 0);
+            assert!(cancelled.balanced, "{profile:?} at {at}: {cancelled:?}");
+            assert!(cancelled.statements >= cancelled.players_left as usize, "everyone still in has a statement: {cancelled:?}");
+            assert_eq!(
+                (summary.books.entries, cancelled.books.paid_in),
+                (60, summary.books.paid_in),
+                "every entry's money is in the books"
+            );
+            let subject = subjects::event_subject(subjects::aggregate::ABORT, t.0);
+            let log = floor_runtime::JetStreamStore::new(&world.backbone).load::<AbortEvent>(&subject, 0).await.expect("abort log");
+            assert!(log.iter().flat_map(|c| &c.events).any(|e| matches!(e, AbortEvent::Cancelled { .. })), "{profile:?}: stored");
+        }
+    }
+}

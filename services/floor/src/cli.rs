@@ -152,6 +152,11 @@ pub enum Command {
         /// trigger, one or two), so more hands are played hand for hand.
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]
         hand_for_hand_from: Option<u32>,
+        /// Cancel the tournament (the abort service, the profile's own formula) once at most
+        /// this many players are left, between two rounds, and print the cancellation's
+        /// statements and books instead of a winner. Lockstep only.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        cancel_at: Option<u32>,
         /// A pace to watch: each table deals a hand about every this many seconds (e.g. 3), each
         /// at its own pace as with --free. Freezeouts only (with or without bounties).
         #[arg(long, value_parser = parse_hand_every)]

@@ -177,6 +177,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             standings,
             free,
             hand_for_hand_from,
+            cancel_at,
             hand_every,
             structure,
             structure_file,
@@ -201,6 +202,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 standings: *standings,
                 free: *free,
                 hand_for_hand_from: *hand_for_hand_from,
+                cancel_at: *cancel_at,
                 watchable: match hand_every {
                     Some(hand_every) => Some(floor::sim::Watchable {
                         hand_every: *hand_every,
@@ -325,6 +327,7 @@ struct SimArgs<'a> {
     standings: bool,
     free: bool,
     hand_for_hand_from: Option<u32>,
+    cancel_at: Option<u32>,
     watchable: Option<floor::sim::Watchable>,
     /// Serve the lobby of the sim's own platform here, every service running.
     http: Option<std::net::SocketAddr>,
@@ -421,6 +424,7 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
         start_after,
         free: asked.free,
         hand_for_hand_from: asked.hand_for_hand_from,
+        cancel_at: asked.cancel_at,
         watchable: asked.watchable.clone(),
     };
     let mut shown = std::time::Instant::now();

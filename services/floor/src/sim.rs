@@ -67,7 +67,7 @@ mod summary;
 
 use lockstep::{Lockstep, STALL};
 use players::SimPlayers;
-pub use summary::{BountySummary, HandForHandSummary, Summary};
+pub use summary::{BountySummary, CancelledSummary, HandForHandSummary, Summary};
 
 /// What to simulate.
 #[derive(Debug, Clone)]
@@ -96,6 +96,11 @@ pub struct SimConfig {
     /// Hand-for-hand starts this many players before the bubble (the definition's trigger);
     /// `None`: the profile's (one or two).
     pub hand_for_hand_from: Option<u32>,
+    /// Cancel the tournament once at most this many players are left (between two lockstep
+    /// rounds, so a seed cancels at the same moment every time): the abort service's `cancel`
+    /// with the profile's own formula; the summary then has the cancellation instead of a
+    /// winner. `None`: played to the end.
+    pub cancel_at: Option<u32>,
     /// A pace people can watch ([`Watchable`]): hands seconds apart, levels on a blind
     /// structure. `None`: as fast as Floor takes them, no structure.
     pub watchable: Option<Watchable>,
@@ -117,6 +122,7 @@ impl SimConfig {
             start_after: START_AFTER_ON_OWN_PLATFORM,
             free: false,
             hand_for_hand_from: None,
+            cancel_at: None,
             watchable: None,
         }
     }
@@ -282,6 +288,9 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     if config.entrants < 2 {
         return Err("a tournament needs at least 2 entrants".into());
     }
+    if (config.free || config.watchable.is_some()) && config.cancel_at.is_some() {
+        return Err("--cancel-at cancels between lockstep rounds: not with --free or --hand-every".into());
+    }
     if (config.free || config.watchable.is_some()) && config.rebuys {
         return Err("--free plays freezeouts (with or without bounties): the simulated players answer rebuy offers between the \
                     lockstep's rounds"
@@ -329,15 +338,26 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         true => free::play(backbone, config, lockstep, started, &mut progress).await?,
         false => rounds(backbone, config, lockstep, rebuys.as_mut(), started, &mut progress).await?,
     };
-    let Played { tables, hands, moves, broken, rounds } = played;
-    let survivors: Vec<String> = tables.values().flat_map(|t| t.seats.values().map(|(_, player, _)| player.to_string())).collect();
-    let [winner] = &survivors[..] else { return Err(format!("the tables ended with {} players seated", survivors.len())) };
-    let (books, standings, bounties) = paid_books(backbone, t, config.bounty.is_some()).await?;
+    let Played { tables, hands, moves, broken, rounds, cancelled_with } = played;
+    let (winner, books, standings, bounties, cancelled) = match cancelled_with {
+        Some(players_left) => {
+            // Cancelled: no winner and nothing more to pay; the books as payouts has them, and
+            // the cancellation's own statements and books.
+            let (books, standings, _) = finish(backbone, t, Paid::read_log(backbone, t).await?, None).await?;
+            (String::new(), books, standings, None, Some(cancellation(backbone, t, players_left).await?))
+        }
+        None => {
+            let survivors: Vec<String> = tables.values().flat_map(|t| t.seats.values().map(|(_, player, _)| player.to_string())).collect();
+            let [winner] = &survivors[..] else { return Err(format!("the tables ended with {} players seated", survivors.len())) };
+            let (books, standings, bounties) = paid_books(backbone, t, config.bounty.is_some()).await?;
+            (winner.clone(), books, standings, bounties, None)
+        }
+    };
     let hand_for_hand = bubble_log(backbone, t, &rounds).await?;
     let events = backbone.events.clone().info().await.map_err(|e| e.to_string())?.state.last_sequence;
     Ok(Summary {
         entrants: config.entrants,
-        winner: winner.clone(),
+        winner,
         hands,
         moves,
         tables_broken: broken,
@@ -347,6 +367,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         standings,
         bounties,
         hand_for_hand,
+        cancelled,
         pace: if config.watchable.is_some() {
             "watchable"
         } else if config.free {
@@ -382,6 +403,8 @@ pub struct Played {
     pub broken: u64,
     /// When each lockstep round began (empty at the tables' own pace).
     pub rounds: Vec<chrono::DateTime<chrono::Utc>>,
+    /// The simulator cancelled the tournament with this many players left (`--cancel-at`).
+    pub cancelled_with: Option<u32>,
 }
 
 /// Plays in lockstep rounds until every table is closed: in each round every open table
@@ -409,6 +432,7 @@ async fn rounds(
     let (mut hands, mut moves, mut broken) = (0u64, 0u64, 0u64);
     let mut waiting_since: Option<Instant> = None;
     let (mut rounds, mut buying) = (0u64, config.rebuys);
+    let mut cancelled_with = None;
     let mut began = Vec::new();
     loop {
         lockstep.settled(backbone).await?;
@@ -435,7 +459,16 @@ async fn rounds(
                 held = true;
             }
         }
-        let may_deal = tables.values().any(SimTable::may_deal);
+        // Between two rounds, no hand in progress: every table's chips are those of its next
+        // hand's start. Once cancelled, nobody deals; the tables close as Floor tells them.
+        let seated: usize = tables.values().filter(|t| !t.closed).map(|t| t.seats.len()).sum();
+        if let (Some(at), None) = (config.cancel_at, cancelled_with) {
+            if seated > 0 && seated <= at as usize {
+                cancel(backbone, t).await?;
+                cancelled_with = Some(seated as u32);
+            }
+        }
+        let may_deal = cancelled_with.is_none() && tables.values().any(SimTable::may_deal);
         if !held && reports.is_empty() && !may_deal {
             if !tables.is_empty() && tables.values().all(|t| t.closed) {
                 break;
@@ -454,7 +487,7 @@ async fn rounds(
             continue;
         }
         waiting_since = None;
-        if !held {
+        if !held && may_deal {
             rounds += 1;
             began.push(chrono::Utc::now());
             let dealing: Vec<u32> = tables.iter_mut().filter_map(|(&n, table)| table.start_hand(t, n, &mut reports).then_some(n)).collect();
@@ -470,7 +503,38 @@ async fn rounds(
         let open = tables.values().filter(|t| !t.closed).count();
         progress(&Progress::Playing { players_left, tables: open, hands, hands_per_s: hands as f64 / started.elapsed().as_secs_f64() });
     }
-    Ok(Played { tables, hands, moves, broken, rounds: began })
+    Ok(Played { tables, hands, moves, broken, rounds: began, cancelled_with })
+}
+
+/// Cancels `t` (the profile's own formula), asked again while the abort service has not read
+/// the latest places yet (`snapshot_unavailable`: it never guesses), for at most [`STALL`].
+async fn cancel(backbone: &Backbone, t: TournamentId) -> Result<(), String> {
+    use floor_events::abort::{statement::Method, verbs as abort, Cancel};
+    let cancel = Cancel {
+        command_id: CommandId::derived(&format!("sim-cancel:{t}")),
+        tournament_id: t,
+        reason: "floor sim --cancel-at".into(),
+        method: Method::default(),
+    };
+    let asked = Instant::now();
+    loop {
+        match ask(backbone, subjects::service::ABORT, abort::CANCEL.name(), &cancel).await? {
+            Ok(_) => return Ok(()),
+            Err(e) if e.code == codes::SNAPSHOT_UNAVAILABLE && asked.elapsed() < STALL => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => return Err(format!("{}: {}: {}", abort::CANCEL.name(), e.code, e.message)),
+        }
+    }
+}
+
+/// The cancellation of `t` as the abort service states it: every statement, summed.
+async fn cancellation(backbone: &Backbone, t: TournamentId, players_left: u32) -> Result<CancelledSummary, String> {
+    use floor_events::abort::{verbs as abort, StatementRequest, Statements};
+    let request = StatementRequest { tournament_id: t, player: None };
+    let reply = command(backbone, subjects::service::ABORT, abort::STATEMENT.name(), &request).await?;
+    let statements: Statements = serde_json::from_value(reply).map_err(|e| format!("statements: {e}"))?;
+    Ok(CancelledSummary::read(players_left, &statements))
 }
 
 /// Publishes reports in order, acknowledged a window at a time; `acked` hears each one's stream
@@ -600,16 +664,29 @@ struct Paid {
 }
 
 impl Paid {
+    /// What the payouts log of `t` holds now, paid or not (a cancelled tournament is never).
+    async fn read_log(backbone: &Backbone, t: TournamentId) -> Result<Paid, String> {
+        let subject = subjects::event_subject(subjects::aggregate::PAYOUTS, t.0);
+        let log = floor_runtime::JetStreamStore::new(backbone).load::<PayoutEvent>(&subject, 0).await.map_err(|e| e.to_string())?;
+        let mut paid = Paid::default();
+        for event in log.into_iter().flat_map(|c| c.events) {
+            paid.take(event);
+        }
+        Ok(paid)
+    }
+
+    fn take(&mut self, event: PayoutEvent) {
+        match event {
+            PayoutEvent::PlacesAwarded { awards, .. } => self.awards.extend(awards),
+            PayoutEvent::TournamentPaid { .. } => self.paid = true,
+            // The simulator reads what was paid; a deal only changes the amounts awarded.
+            _ => {}
+        }
+    }
+
     fn read(&mut self, commit: &[u8]) {
         let Ok(events) = floor_events::record::decode_commit::<PayoutEvent>(commit) else { return };
-        for event in events {
-            match event {
-                PayoutEvent::PlacesAwarded { awards, .. } => self.awards.extend(awards),
-                PayoutEvent::TournamentPaid { .. } => self.paid = true,
-                // The simulator reads what was paid; a deal only changes the amounts awarded.
-                _ => {}
-            }
-        }
+        events.into_iter().for_each(|e| self.take(e));
     }
 }
 

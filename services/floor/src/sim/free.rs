@@ -320,6 +320,7 @@ pub async fn play(
         moves: room.moves.load(Ordering::Relaxed),
         broken: room.broken.load(Ordering::Relaxed),
         rounds: Vec::new(),
+        cancelled_with: None,
     })
 }
 

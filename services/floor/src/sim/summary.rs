@@ -11,7 +11,8 @@ use serde::Serialize;
 pub struct Summary {
     /// Players.
     pub entrants: u32,
-    /// The winner's account name.
+    /// The winner's account name (left out when the tournament was cancelled).
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub winner: String,
     /// Hands dealt.
     pub hands: u64,
@@ -36,11 +37,46 @@ pub struct Summary {
     /// Hand-for-hand on the bubble, read from the bubble's log (`null`: it never started, e.g.
     /// the field was at one table by then).
     pub hand_for_hand: Option<HandForHandSummary>,
+    /// The cancellation (`floor sim --cancel-at`), as the abort service states it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cancelled: Option<CancelledSummary>,
     /// How the tables dealt: `lockstep` (rounds) or `free` (each at its own pace).
     pub pace: &'static str,
     /// Whether the same seed plays the same tournament again (on a fresh platform, or one whose
     /// seating has the same seed key): lockstep runs do, free ones do not.
     pub reproducible: bool,
+}
+
+/// A cancellation as the abort service states it (`floor sim --cancel-at`): its statements
+/// summed, and its books.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CancelledSummary {
+    /// Players left when the simulator cancelled.
+    pub players_left: u32,
+    /// Players with a statement.
+    pub statements: usize,
+    /// Sum of every statement, minor units.
+    pub statements_total: u64,
+    /// The books the cancellation closes (money in = money out, to the minor unit, when
+    /// `balanced`).
+    pub books: floor_events::abort::statement::Books,
+    /// The books balance, and the statements sum to what they say.
+    pub balanced: bool,
+}
+
+impl CancelledSummary {
+    /// From the abort service's statements of the whole tournament.
+    pub fn read(players_left: u32, s: &floor_events::abort::Statements) -> Self {
+        let total = s.statements.iter().try_fold(0u64, |sum, st| sum.checked_add(st.total));
+        let statements_total = total.unwrap_or(u64::MAX);
+        Self {
+            players_left,
+            statements: s.statements.len(),
+            statements_total,
+            books: s.books,
+            balanced: s.books.balanced() && total == Some(s.books.statements),
+        }
+    }
 }
 
 /// Hand-for-hand as the bubble's log (`floor.ev.bubble.<t>`) tells it.
