@@ -157,6 +157,11 @@ pub enum Command {
         /// statements and books instead of a winner. Lockstep only.
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         cancel_at: Option<u32>,
+        /// Suspend the tournament once at most this many players are left, between two rounds:
+        /// the tables pause, and play goes on when a director resumes it (`floor tournament
+        /// resume`), as if never stopped. Lockstep only.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        suspend_at: Option<u32>,
         /// A pace to watch: each table deals a hand about every this many seconds (e.g. 3), each
         /// at its own pace as with --free. Freezeouts only (with or without bounties).
         #[arg(long, value_parser = parse_hand_every)]

@@ -178,6 +178,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             free,
             hand_for_hand_from,
             cancel_at,
+            suspend_at,
             hand_every,
             structure,
             structure_file,
@@ -203,6 +204,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 free: *free,
                 hand_for_hand_from: *hand_for_hand_from,
                 cancel_at: *cancel_at,
+                suspend_at: *suspend_at,
                 watchable: match hand_every {
                     Some(hand_every) => Some(floor::sim::Watchable {
                         hand_every: *hand_every,
@@ -328,6 +330,7 @@ struct SimArgs<'a> {
     free: bool,
     hand_for_hand_from: Option<u32>,
     cancel_at: Option<u32>,
+    suspend_at: Option<u32>,
     watchable: Option<floor::sim::Watchable>,
     /// Serve the lobby of the sim's own platform here, every service running.
     http: Option<std::net::SocketAddr>,
@@ -425,6 +428,7 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
         free: asked.free,
         hand_for_hand_from: asked.hand_for_hand_from,
         cancel_at: asked.cancel_at,
+        suspend_at: asked.suspend_at,
         watchable: asked.watchable.clone(),
     };
     let mut shown = std::time::Instant::now();

@@ -50,7 +50,7 @@ use floor_events::bounties::{BountyEvent, BountyTerms, EnvelopeTier, MysteryStag
 use floor_events::bubble::{BubbleEvent, HandForHandClock, HandForHandSettings, Trigger};
 use floor_events::payouts::{Books, PayoutEvent, PlaceAward};
 use floor_events::registration::{verbs, CreateTournament, Register, StartTournament};
-use floor_events::table::TableReport;
+use floor_events::table::{Instruction, TableReport};
 use floor_events::tournament::{AddOnTerms, EntryModel, Fee, RebuyCondition, RebuyTerms, Start, TournamentDefinition};
 use floor_events::{codes, subjects, CommandId, Currency, ErrorBody, Money, PlayerId, RuleProfile, TournamentId};
 use floor_runtime::bootstrap::Backbone;
@@ -101,6 +101,11 @@ pub struct SimConfig {
     /// with the profile's own formula; the summary then has the cancellation instead of a
     /// winner. `None`: played to the end.
     pub cancel_at: Option<u32>,
+    /// Suspend the tournament once at most this many players are left (between two lockstep
+    /// rounds): the abort service's `suspend`. Nobody deals until every table has been paused
+    /// and then resumed (by a director's `resume`, or a test), however long that takes, so the
+    /// rounds, and the tournament, are those of an uninterrupted run. `None`: never.
+    pub suspend_at: Option<u32>,
     /// A pace people can watch ([`Watchable`]): hands seconds apart, levels on a blind
     /// structure. `None`: as fast as Floor takes them, no structure.
     pub watchable: Option<Watchable>,
@@ -123,6 +128,7 @@ impl SimConfig {
             free: false,
             hand_for_hand_from: None,
             cancel_at: None,
+            suspend_at: None,
             watchable: None,
         }
     }
@@ -288,8 +294,8 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     if config.entrants < 2 {
         return Err("a tournament needs at least 2 entrants".into());
     }
-    if (config.free || config.watchable.is_some()) && config.cancel_at.is_some() {
-        return Err("--cancel-at cancels between lockstep rounds: not with --free or --hand-every".into());
+    if (config.free || config.watchable.is_some()) && (config.cancel_at.is_some() || config.suspend_at.is_some()) {
+        return Err("--cancel-at and --suspend-at act between lockstep rounds: not with --free or --hand-every".into());
     }
     if (config.free || config.watchable.is_some()) && config.rebuys {
         return Err("--free plays freezeouts (with or without bounties): the simulated players answer rebuy offers between the \
@@ -433,13 +439,20 @@ async fn rounds(
     let mut waiting_since: Option<Instant> = None;
     let (mut rounds, mut buying) = (0u64, config.rebuys);
     let mut cancelled_with = None;
+    let mut suspension = Suspension::default();
     let mut began = Vec::new();
     loop {
         lockstep.settled(backbone).await?;
         lockstep.drain(backbone, &mut tables).await?;
         let mut reports = Vec::new();
+        // The simulator's own suspension: until every table has been told to pause and then to
+        // resume, what Floor sends waits in the inboxes; then the round it stopped before is
+        // dealt as it would have been, and the inboxes are applied after it, in order.
+        let resuming = suspension.resumed_in_inboxes(&tables);
+        suspension.over |= resuming;
+        let suspended = suspension.asked && !suspension.over;
         for (&number, table) in tables.iter_mut() {
-            if table.closed {
+            if table.closed || suspended || resuming {
                 continue;
             }
             let stepped = table.apply(t, number, usize::MAX, &mut reports);
@@ -468,14 +481,22 @@ async fn rounds(
                 cancelled_with = Some(seated as u32);
             }
         }
-        let may_deal = cancelled_with.is_none() && tables.values().any(SimTable::may_deal);
+        if let Some(at) = config.suspend_at {
+            if !suspension.asked && seated > 0 && seated <= at as usize {
+                suspend(backbone, t).await?;
+                suspension.asked = true;
+            }
+        }
+        let suspended = suspension.asked && !suspension.over;
+        let may_deal = cancelled_with.is_none() && !suspended && tables.values().any(SimTable::may_deal);
         if !held && reports.is_empty() && !may_deal {
             if !tables.is_empty() && tables.values().all(|t| t.closed) {
                 break;
             }
             // Nothing to do until Floor speaks (the draw, a move, a hand-for-hand release):
-            // wait for its next instruction.
-            if waiting_since.get_or_insert_with(Instant::now).elapsed() > STALL {
+            // wait for its next instruction; a suspension lasts as long as it lasts.
+            let waited = waiting_since.get_or_insert_with(Instant::now).elapsed();
+            if waited > STALL && !suspension.paused_in_inboxes(&tables) {
                 return Err(format!(
                     "no instruction from Floor in {} s; {}; {}",
                     STALL.as_secs(),
@@ -504,6 +525,45 @@ async fn rounds(
         progress(&Progress::Playing { players_left, tables: open, hands, hands_per_s: hands as f64 / started.elapsed().as_secs_f64() });
     }
     Ok(Played { tables, hands, moves, broken, rounds: began, cancelled_with })
+}
+
+/// The simulator's own suspension (`--suspend-at`), asked between two rounds. Until every open
+/// table has a `pause` and, after it, a `resume` waiting in its inbox, nothing is applied and
+/// nothing dealt: Floor's answers to the reports sent before the suspension wait too, and are
+/// applied after the round the suspension stopped, as in a run never suspended (applied during
+/// the suspension, a move would have been a round early and the seed another tournament).
+#[derive(Default)]
+struct Suspension {
+    asked: bool,
+    over: bool,
+}
+
+impl Suspension {
+    /// Every open table has been told to pause (held in its inbox).
+    fn paused_in_inboxes(&self, tables: &BTreeMap<u32, SimTable>) -> bool {
+        self.asked && tables.values().filter(|t| !t.closed).all(|t| Self::told(t).0.is_some())
+    }
+
+    /// Asked, not over, and every open table has been told to pause and then to resume.
+    fn resumed_in_inboxes(&self, tables: &BTreeMap<u32, SimTable>) -> bool {
+        let resumed = |t: &SimTable| matches!(Self::told(t), (Some(pause), Some(resume)) if resume > pause);
+        self.asked && !self.over && tables.values().filter(|t| !t.closed).all(resumed)
+    }
+
+    /// Where the first `pause` and the last `resume` wait in `table`'s inbox.
+    fn told(table: &SimTable) -> (Option<usize>, Option<usize>) {
+        let pause = table.inbox.iter().position(|i| matches!(i.instruction, Instruction::Pause { .. }));
+        let resume = table.inbox.iter().rposition(|i| i.instruction == Instruction::Resume);
+        (pause, resume)
+    }
+}
+
+/// Suspends `t` for the simulator (`--suspend-at`).
+async fn suspend(backbone: &Backbone, t: TournamentId) -> Result<(), String> {
+    use floor_events::abort::{verbs as abort, Suspend};
+    let suspend =
+        Suspend { command_id: CommandId::derived(&format!("sim-suspend:{t}")), tournament_id: t, reason: "floor sim --suspend-at".into() };
+    command(backbone, subjects::service::ABORT, abort::SUSPEND.name(), &suspend).await.map(drop)
 }
 
 /// Cancels `t` (the profile's own formula), asked again while the abort service has not read
