@@ -136,6 +136,22 @@ pub enum SeatingCommand {
     },
 }
 
+/// Tables one commit instructs at most for a command that tells every table something
+/// (blinds, hand-for-hand, a suspension, its resume, a cancellation's close). Each instruction
+/// stored is about 200 bytes, and a commit is one NATS message (1 MiB): at 27,778 tables
+/// (250,000 entrants) one commit of them all was 5.7 MB and seating could never store it. Such a
+/// command tells the tables it has not told yet, this many at a time; the policy sends it again
+/// (its next part) until a part stores nothing ([`SeatingCommand::in_parts`]).
+pub const TABLES_PER_COMMIT: usize = 1_000;
+
+impl SeatingCommand {
+    /// Whether the command tells many tables at once, [`TABLES_PER_COMMIT`] per commit: sent
+    /// again until it stores nothing.
+    pub fn in_parts(&self) -> bool {
+        matches!(self, Self::Blinds { .. } | Self::HandForHand { .. } | Self::Suspend { .. } | Self::ResumePlay | Self::CloseTables)
+    }
+}
+
 /// Why seating said no. (A report that does not fit is not an error: it is recorded as
 /// `report_rejected`.)
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

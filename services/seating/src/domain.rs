@@ -32,7 +32,7 @@ use holds::{close_tables, hand_for_hand, resume_play, suspend};
 use joining::{continue_draw, join, join_pool, start};
 use reporting::{on_report, refused};
 
-pub use crate::commands::{SeatingCommand, SeatingError};
+pub use crate::commands::{SeatingCommand, SeatingError, TABLES_PER_COMMIT};
 
 /// The seating aggregate.
 pub struct SeatingAggregate;
@@ -130,6 +130,10 @@ pub struct SeatingState {
     /// The suspension's reason, while any table is paused by it.
     #[serde(default)]
     pub suspended: Option<String>,
+    /// The blinds each open table was last told (a level's blinds go to the tables in parts,
+    /// [`TABLES_PER_COMMIT`] per commit, and a part tells those not told yet).
+    #[serde(default)]
+    pub blinds_told: HashMap<u32, Instruction>,
 }
 
 /// A table under hand-for-hand's hold: how many hands it may still deal.
@@ -278,9 +282,14 @@ impl Aggregate for SeatingAggregate {
             ContinueDraw { .. } => Ok(continue_draw(state)),
             Blinds { level, small_blind, big_blind, ante, big_blind_ante } => {
                 let mut out = Outbox::new(state);
-                out.push(SeatingEvent::BlindsSet { level, small_blind, big_blind, ante, big_blind_ante });
                 let instruction = Instruction::Blinds { level, small_blind, big_blind, ante, big_blind_ante };
-                for table in state.room.tables().map(|t| t.number).collect::<Vec<_>>() {
+                let told = |table: &u32| state.blinds_told.get(table) == Some(&instruction);
+                let untold: Vec<u32> = state.room.tables().map(|t| t.number).filter(|t| !told(t)).take(TABLES_PER_COMMIT).collect();
+                // The first part sets them; later parts tell the tables not told yet.
+                if state.blinds.as_ref() != Some(&instruction) {
+                    out.push(SeatingEvent::BlindsSet { level, small_blind, big_blind, ante, big_blind_ante });
+                }
+                for table in untold {
                     out.instruct(table, instruction.clone());
                 }
                 Ok(out.events)
@@ -439,6 +448,7 @@ impl Aggregate for SeatingAggregate {
             TableClosed { table } => {
                 state.held.remove(&table);
                 state.paused.remove(&table);
+                state.blinds_told.remove(&table);
                 state.room.close(table);
                 if state.leaving.values().any(|l| l.table == table) {
                     state.closing.insert(table);
@@ -449,6 +459,9 @@ impl Aggregate for SeatingAggregate {
             }
             Instructed { instruction } => {
                 state.sequences.insert(instruction.table, instruction.sequence);
+                if let Instruction::Blinds { .. } = &instruction.instruction {
+                    state.blinds_told.insert(instruction.table, instruction.instruction.clone());
+                }
                 if matches!(
                     instruction.instruction,
                     Instruction::SeatPlayer { .. } | Instruction::RemovePlayer { .. } | Instruction::AddChips { .. }

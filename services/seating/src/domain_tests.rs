@@ -674,3 +674,47 @@ fn a_suspension_pauses_every_table_and_its_resume_keeps_hand_for_hand_s_hold() {
     assert!(floor.state.room.tables().next().is_none() && floor.state.paused.is_empty());
     assert!(floor.run(C::CloseTables).is_empty(), "closed already");
 }
+
+/// Found cancelling 250,000 entrants: a command that tells every table something (blinds, a
+/// suspension, its resume, a cancellation's close) was one commit of 5.7 MB at 27,778 tables,
+/// past NATS' 1 MiB, and seating could never store it. Now each is stored in parts of at most
+/// [`TABLES_PER_COMMIT`] tables, each part one message, and the parts together tell every table
+/// exactly once; a part after the last stores nothing.
+#[test]
+fn commands_to_every_table_are_stored_in_parts_each_within_one_message() {
+    use std::collections::BTreeSet;
+    let (_, mut floor, _) = drawn(15_000, 6, 5, false);
+    let tables: BTreeSet<u32> = floor.state.room.tables().map(|t| t.number).collect();
+    assert_eq!(tables.len(), 2_500);
+    let in_parts = |floor: &mut Floor, command: C| -> (usize, Vec<u32>) {
+        let (mut parts, mut told) = (0, Vec::new());
+        loop {
+            let stored = floor.run(command.clone());
+            if stored.is_empty() {
+                return (parts, told);
+            }
+            parts += 1;
+            let bytes = serde_json::to_vec(&stored).expect("encodes").len();
+            assert!(bytes < 1_000_000, "part {parts} of {command:?}: {bytes} bytes");
+            told.extend(stored.iter().filter_map(|e| match e {
+                SeatingEvent::Instructed { instruction } => Some(instruction.table),
+                _ => None,
+            }));
+        }
+    };
+    let every_table_once = |told: Vec<u32>| {
+        let once: BTreeSet<u32> = told.iter().copied().collect();
+        told.len() == tables.len() && once == tables
+    };
+    let blinds = C::Blinds { level: 2, small_blind: 100, big_blind: 200, ante: 25, big_blind_ante: false };
+    let (parts, told) = in_parts(&mut floor, blinds.clone());
+    assert!(parts == 3 && every_table_once(told), "blinds: {parts} parts");
+    assert!(matches!(floor.state.blinds, Some(Instruction::Blinds { level: 2, .. })));
+    assert!(floor.run(blinds).is_empty(), "told already");
+    let (parts, told) = in_parts(&mut floor, C::Suspend { reason: "tournament suspended: power cut".into() });
+    assert!(parts == 3 && every_table_once(told) && floor.state.paused.len() == 2_500, "suspend: {parts} parts");
+    let (parts, told) = in_parts(&mut floor, C::ResumePlay);
+    assert!(parts == 3 && every_table_once(told) && floor.state.paused.is_empty(), "resume: {parts} parts");
+    let (parts, told) = in_parts(&mut floor, C::CloseTables);
+    assert!(parts == 3 && every_table_once(told) && floor.state.room.tables().next().is_none(), "close: {parts} parts");
+}

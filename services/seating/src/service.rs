@@ -178,6 +178,10 @@ impl Queue {
                 _ => None,
             };
             let pool = matches!(command, SeatingCommand::JoinPool { .. });
+            // Told to many tables, a part at a time: the same command again until a part stores
+            // nothing, each part's id derived from the one before (a replay walks the parts
+            // stored, then tells the tables left).
+            let more = command.in_parts().then(|| (CommandId::derived(&format!("{command_id}:more")), command.clone()));
             let publisher = &self.publisher;
             let (outcome, _) =
                 self.host.execute_then(tournament.0, command_id, command, |committed| publisher.send(&committed.events, in_flight)).await;
@@ -196,6 +200,9 @@ impl Queue {
                     if let (Some(part), false) = (next_part, committed.events.is_empty()) {
                         let id = CommandId::derived(&format!("seating-draw-part:{tournament}:{part}"));
                         self.queued.push_front((tournament, id, SeatingCommand::ContinueDraw { part }));
+                    }
+                    if let (Some((id, again)), false) = (more, committed.events.is_empty()) {
+                        self.queued.push_front((tournament, id, again));
                     }
                 }
                 Ok(Err(rejection)) => {

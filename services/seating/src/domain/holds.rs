@@ -10,12 +10,18 @@ use super::*;
 pub(super) fn hand_for_hand(state: &SeatingState, instruction: Instruction, tables: &[u32]) -> Vec<SeatingEvent> {
     let mut to: Vec<u32> = match instruction {
         Instruction::HoldForDeal => state.room.tables().map(|t| t.number).filter(|t| !state.held.contains_key(t)).collect(),
-        Instruction::DealHand { .. } => tables.iter().copied().filter(|t| state.room.table(*t).is_some()).collect(),
+        // Not told this hand yet (an earlier part of the same release told the others).
+        Instruction::DealHand { hand } => tables
+            .iter()
+            .copied()
+            .filter(|t| state.room.table(*t).is_some() && state.held.get(t).is_none_or(|h| h.last_hand < hand))
+            .collect(),
         Instruction::Resume => state.held.keys().copied().collect(),
         _ => vec![],
     };
     to.sort_unstable();
     to.dedup();
+    to.truncate(TABLES_PER_COMMIT);
     let mut out = Outbox::new(state);
     for table in to {
         out.instruct(table, instruction.clone());
@@ -31,6 +37,7 @@ pub(super) fn hand_for_hand(state: &SeatingState, instruction: Instruction, tabl
 pub(super) fn suspend(state: &SeatingState, reason: String) -> Vec<SeatingEvent> {
     let mut tables: Vec<u32> = state.room.tables().map(|t| t.number).filter(|t| !state.paused.contains(t)).collect();
     tables.sort_unstable();
+    tables.truncate(TABLES_PER_COMMIT);
     let mut out = Outbox::new(state);
     for table in tables {
         out.instruct(table, Instruction::Pause { reason: reason.clone() });
@@ -44,6 +51,7 @@ pub(super) fn suspend(state: &SeatingState, reason: String) -> Vec<SeatingEvent>
 pub(super) fn resume_play(state: &SeatingState) -> Vec<SeatingEvent> {
     let mut tables: Vec<u32> = state.paused.iter().copied().filter(|t| state.room.table(*t).is_some()).collect();
     tables.sort_unstable();
+    tables.truncate(TABLES_PER_COMMIT);
     let mut out = Outbox::new(state);
     for table in tables {
         out.instruct(table, Instruction::Resume);
@@ -65,6 +73,7 @@ pub(super) fn resume_play(state: &SeatingState) -> Vec<SeatingEvent> {
 pub(super) fn close_tables(state: &SeatingState) -> Vec<SeatingEvent> {
     let mut tables: Vec<u32> = state.room.tables().map(|t| t.number).collect();
     tables.sort_unstable();
+    tables.truncate(TABLES_PER_COMMIT);
     let mut out = Outbox::new(state);
     for table in tables {
         out.push(SeatingEvent::TableClosed { table });
