@@ -23,6 +23,7 @@
 
 use crate::domain::{BubbleCommand, FieldNow};
 use chrono::{DateTime, Utc};
+use floor_events::abort::AbortEvent;
 use floor_events::bubble::{BubbleEvent, HandBust, HandForHandClock, HandForHandRules};
 use floor_events::clock::{AdjustTime, ClockRequest, PauseClock};
 use floor_events::payouts::PayoutEvent;
@@ -112,6 +113,10 @@ struct Tournament {
     /// hears the close after that finish. Released nothing more.
     #[serde(default)]
     closing: BTreeMap<u32, Table>,
+    /// The tournament is suspended (the abort service's log): no hand is released until it is
+    /// resumed, as a director's pause of hand-for-hand holds it.
+    #[serde(default)]
+    suspended: bool,
 }
 
 /// A table's finished hand held back until its rebuy decisions are made.
@@ -164,6 +169,7 @@ impl Tournament {
             rebuying: BTreeSet::new(),
             deciding: BTreeMap::new(),
             closing: BTreeMap::new(),
+            suspended: false,
         }
     }
 
@@ -202,7 +208,7 @@ impl Tournament {
 
     /// The release of the next hand, once the hand is complete and seating has settled.
     fn release(&self, t: TournamentId, at: DateTime<Utc>) -> Option<Order> {
-        if !(self.running && self.complete && !self.paused && self.settled()) {
+        if !(self.running && self.complete && !self.paused && !self.suspended && self.settled()) {
             return None;
         }
         let next = self.hand.saturating_add(1);
@@ -419,6 +425,24 @@ impl Policy {
         }
         orders.extend(x.release(t, at));
         orders
+    }
+
+    /// The abort service's events, stored at `at`: a suspension holds the next release, the
+    /// resume releases it if it was waiting (issue 22: hand-for-hand holds while play is
+    /// suspended); a cancelled tournament is forgotten.
+    pub fn on_abort(&mut self, t: TournamentId, at: DateTime<Utc>, events: &[AbortEvent]) -> Vec<Order> {
+        let Some(x) = self.tournaments.get_mut(&t) else { return vec![] };
+        for e in events {
+            match e {
+                AbortEvent::Suspended { .. } => x.suspended = true,
+                AbortEvent::Resumed { .. } => x.suspended = false,
+                AbortEvent::Cancelled { .. } => {
+                    self.tournaments.remove(&t);
+                    return vec![];
+                }
+            }
+        }
+        x.release(t, at).into_iter().collect()
     }
 
     /// The field now, for a director's start.

@@ -314,3 +314,26 @@ fn a_table_closed_while_dealing_finishes_its_hand_before_the_aggregate_hears_it_
         "its seat order kept from the closed table's hand"
     );
 }
+
+/// Issue 22: hand-for-hand holds while play is suspended. Given hand 3 complete and every table
+/// settled, a suspension read first keeps the release back; the resume releases hand 4.
+#[test]
+fn a_suspension_holds_the_release_and_the_resume_releases_the_hand_waiting() {
+    let t = TournamentId::new();
+    let mut policy = Policy::default();
+    let mut x = tournament(RuleProfile::Win2day.hand_for_hand());
+    x.running = true;
+    x.tables.insert(1, Table::default());
+    x.tables.insert(2, Table::default());
+    policy.tournaments.insert(t, x);
+    let suspended = floor_events::abort::AbortEvent::Suspended {
+        reason: floor_events::abort::SuspendReason::Director { reason: "power cut".into() },
+        at: at(),
+    };
+    assert!(policy.on_abort(t, at(), &[suspended]).is_empty(), "nothing waits yet");
+    let completed = BubbleEvent::HandCompleted { hand: 3, players_left_before: 16, placed: vec![], at: at() };
+    assert!(policy.on_bubble(t, &[completed]).is_empty(), "suspended: no release");
+    let resumed = floor_events::abort::AbortEvent::Resumed { suspended_at: at(), at: at() };
+    let orders = policy.on_abort(t, at(), &[resumed]);
+    assert!(matches!(&orders[..], [Order::Bubble(_, _, BubbleCommand::Release { tables, .. })] if tables == &vec![1, 2]), "{orders:?}");
+}

@@ -41,7 +41,7 @@ const CLOCK_PATIENCE: Duration = Duration::from_secs(2);
 pub const POLICY_NAME: &str = "bubble-policy";
 
 /// The shape of [`Memory`] in snapshots: change it whenever that shape or meaning changes.
-const MEMORY_VERSION: &str = "bubble-3";
+const MEMORY_VERSION: &str = "bubble-4";
 
 /// The bubble service. Cheap to clone.
 #[derive(Clone)]
@@ -105,6 +105,7 @@ impl floor_runtime::policy::Policy for Memory {
                 vec![]
             }
             Events::Bubble(e) => self.policy.on_bubble(t, e),
+            Events::Abort(e) => self.policy.on_abort(t, commit.at, e),
             _ => vec![],
         }
     }
@@ -112,10 +113,8 @@ impl floor_runtime::policy::Policy for Memory {
 
 /// The subjects the bubble policy reads.
 pub fn filters() -> Vec<String> {
-    [subjects::aggregate::TOURNAMENT, subjects::aggregate::SEATING, subjects::aggregate::PAYOUTS, subjects::aggregate::BUBBLE]
-        .iter()
-        .map(|a| subjects::event_filter(a))
-        .collect()
+    use subjects::aggregate::{ABORT, BUBBLE, PAYOUTS, SEATING, TOURNAMENT};
+    [TOURNAMENT, SEATING, PAYOUTS, BUBBLE, ABORT].iter().map(|a| subjects::event_filter(a)).collect()
 }
 
 /// Commits folded between two snapshots of the bubble's memory at most.
