@@ -80,6 +80,15 @@ pub enum RebuyCommand {
         /// Who.
         who: Who,
     },
+    /// The tournament was suspended from `suspended_at` to `resumed_at` (issue 22: an offer's
+    /// time stops while play does). Every offer still open is made again with the time it had
+    /// left at the suspension (an offer made during it, its whole time) from the resume.
+    Extend {
+        /// When play stopped.
+        suspended_at: DateTime<Utc>,
+        /// When it started again.
+        resumed_at: DateTime<Utc>,
+    },
     /// An offer's deadline passed.
     Lapse {
         /// The entry.
@@ -252,6 +261,7 @@ impl Aggregate for RebuysAggregate {
             EndRebuys { at } => end_rebuys(state, at),
             AddOn { who, at } => add_on(state, &who, at),
             EndAddOns { at } => Ok(end_add_ons(state, at)),
+            Extend { suspended_at, resumed_at } => Ok(extend(state, suspended_at, resumed_at)),
         }
     }
 
@@ -305,6 +315,24 @@ impl Aggregate for RebuysAggregate {
         }
         state
     }
+}
+
+/// Every offer open across a suspension, made again with the time it had left when play
+/// stopped (at most the offer's whole time), counted from the resume. An offer whose deadline
+/// had passed before the suspension is left to lapse.
+fn extend(state: &RebuyState, suspended_at: DateTime<Utc>, resumed_at: DateTime<Utc>) -> Vec<RebuyEvent> {
+    let Some(terms) = state.rebuy.filter(|_| state.period == Period::Rebuys && resumed_at > suspended_at) else { return vec![] };
+    let whole = Duration::seconds(i64::from(terms.offer_seconds));
+    state
+        .entries
+        .iter()
+        .filter(|(_, e)| e.at_zero)
+        .filter_map(|(&entry, e)| {
+            let until = e.offer_until.filter(|until| *until > suspended_at)?;
+            let later = resumed_at + (until - suspended_at).min(whole);
+            (later > until).then(|| RebuyEvent::RebuyOffered { entry, player: e.player.clone(), until: later, taken: e.rebuys })
+        })
+        .collect()
 }
 
 /// A stack reached zero and seating holds the seat: an offer, or the reason there is none.

@@ -147,6 +147,25 @@ impl Policy {
         orders
     }
 
+    /// The abort service's events: a resume extends every open offer by the suspension
+    /// (the command id is the suspension's, so reading the log again repeats nothing).
+    pub fn on_abort(&mut self, t: TournamentId, events: &[floor_events::abort::AbortEvent]) -> Vec<Order> {
+        if !self.tournaments.contains_key(&t) {
+            return vec![];
+        }
+        events
+            .iter()
+            .filter_map(|e| match e {
+                floor_events::abort::AbortEvent::Resumed { suspended_at, at } => Some((
+                    t,
+                    id(&format!("extend-{}", suspended_at.timestamp_micros()), t),
+                    RebuyCommand::Extend { suspended_at: *suspended_at, resumed_at: *at },
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The clock's events.
     pub fn on_clock(&mut self, t: TournamentId, events: &[ClockEvent]) -> Vec<Order> {
         let Some(tournament) = self.tournaments.get_mut(&t) else { return vec![] };
@@ -176,6 +195,25 @@ impl Policy {
 mod tests {
     use super::*;
     use floor_events::table::SeatStack;
+
+    /// Issue 22: the resume extends the open offers by the suspension, once (the id is the
+    /// suspension's); a tournament without rebuys is left alone.
+    #[test]
+    fn a_resume_extends_the_open_offers_once() {
+        use floor_events::abort::AbortEvent;
+        let mut policy = Policy::default();
+        let t = TournamentId::new();
+        policy.tournaments.insert(t, Tournament::default());
+        let (s, r) = ("2026-12-06T18:00:00Z".parse().unwrap(), "2026-12-06T18:05:00Z".parse().unwrap());
+        let resumed = [AbortEvent::Resumed { suspended_at: s, at: r }];
+        let orders = policy.on_abort(t, &resumed);
+        assert_eq!(
+            orders,
+            vec![(t, id(&format!("extend-{}", s.timestamp_micros()), t), RebuyCommand::Extend { suspended_at: s, resumed_at: r })]
+        );
+        assert_eq!(policy.on_abort(t, &resumed), orders, "read again, the same command");
+        assert!(policy.on_abort(TournamentId::new(), &resumed).is_empty(), "no rebuys there");
+    }
 
     #[test]
     fn a_bust_eliminated_in_the_same_commit_is_not_offered_a_rebuy() {

@@ -15,6 +15,10 @@ use std::collections::{BinaryHeap, HashMap};
 pub struct Offers {
     #[serde(with = "floor_runtime::snapshot::pairs")]
     open: HashMap<(TournamentId, EntryNo), DateTime<Utc>>,
+    /// Tournaments suspended now, since when: an offer still running then does not lapse
+    /// while play stands still (the resume makes it again, [`crate::domain::RebuyCommand::Extend`]).
+    #[serde(default, with = "floor_runtime::snapshot::pairs")]
+    suspended: HashMap<TournamentId, DateTime<Utc>>,
     /// Deadlines in order. An entry goes stale when its offer ends another way (a rebuy, a
     /// decline); stale entries are skipped when they come up. Not stored: rebuilt from `open`.
     #[serde(skip)]
@@ -26,21 +30,23 @@ pub struct Offers {
 struct Open {
     #[serde(with = "floor_runtime::snapshot::pairs")]
     open: HashMap<(TournamentId, EntryNo), DateTime<Utc>>,
+    #[serde(default, with = "floor_runtime::snapshot::pairs")]
+    suspended: HashMap<TournamentId, DateTime<Utc>>,
 }
 
 impl From<Open> for Offers {
     /// Every open offer's deadline, looked at again (one that passed lapses at once; a lapse
     /// already stored is answered from the aggregate's history).
-    fn from(Open { open }: Open) -> Self {
+    fn from(Open { open, suspended }: Open) -> Self {
         let deadlines = open.iter().map(|(&(t, entry), &until)| Reverse((until, t, entry))).collect();
-        Self { open, deadlines }
+        Self { open, suspended, deadlines }
     }
 }
 
 impl PartialEq for Offers {
     /// The same open offers (the deadlines are a schedule of them).
     fn eq(&self, other: &Self) -> bool {
-        self.open == other.open
+        self.open == other.open && self.suspended == other.suspended
     }
 }
 
@@ -62,6 +68,26 @@ impl Offers {
         }
     }
 
+    /// Folds one commit of the tournament's abort log: suspended since when, resumed, or
+    /// cancelled (its offers are gone: nobody is out of a cancelled tournament).
+    pub fn apply_abort(&mut self, t: TournamentId, events: &[floor_events::abort::AbortEvent]) {
+        use floor_events::abort::AbortEvent;
+        for e in events {
+            match e {
+                AbortEvent::Suspended { at, .. } => {
+                    self.suspended.insert(t, *at);
+                }
+                AbortEvent::Resumed { .. } => {
+                    self.suspended.remove(&t);
+                }
+                AbortEvent::Cancelled { .. } => {
+                    self.suspended.remove(&t);
+                    self.open.retain(|(tournament, _), _| *tournament != t);
+                }
+            }
+        }
+    }
+
     /// The earliest deadline still to look at.
     pub fn next_deadline(&self) -> Option<DateTime<Utc>> {
         self.deadlines.peek().map(|Reverse((at, ..))| *at)
@@ -75,7 +101,9 @@ impl Offers {
                 break;
             }
             self.deadlines.pop();
-            if let Some(&until) = self.open.get(&(t, entry)).filter(|until| **until <= now) {
+            // Running when play stopped: no lapse while suspended (the resume makes it again).
+            let stopped = |until: &DateTime<Utc>| self.suspended.get(&t).is_some_and(|since| until > since);
+            if let Some(&until) = self.open.get(&(t, entry)).filter(|until| **until <= now && !stopped(until)) {
                 if !lapsed.contains(&(t, entry, until)) {
                     lapsed.push((t, entry, until));
                 }
@@ -123,5 +151,34 @@ mod tests {
         assert!(offers.lapsed(t0 + chrono::Duration::seconds(29)).is_empty(), "entry 2 declined; entry 1 not due");
         assert_eq!(offers.lapsed(t0 + chrono::Duration::seconds(30)), vec![(t, EntryNo(1), t0 + chrono::Duration::seconds(30))]);
         assert!(offers.lapsed(t0 + chrono::Duration::seconds(60)).is_empty(), "once");
+    }
+
+    /// Issue 22: while the tournament is suspended, an offer running when play stopped does
+    /// not lapse (the resume makes it again with its time left); one whose deadline had passed
+    /// before the suspension still lapses; the suspension survives a snapshot.
+    #[test]
+    fn an_offer_running_when_play_stopped_does_not_lapse_while_suspended() {
+        use floor_events::abort::{AbortEvent, SuspendReason};
+        let t = TournamentId::new();
+        let t0: DateTime<Utc> = "2026-12-06T18:00:00Z".parse().unwrap();
+        let secs = |s| t0 + chrono::Duration::seconds(s);
+        let offer = |entry, until| RebuyEvent::RebuyOffered {
+            entry: EntryNo(entry),
+            player: PlayerId::parse("ana").unwrap(),
+            until: secs(until),
+            taken: 0,
+        };
+        let mut offers = Offers::default();
+        offers.apply(t, &[offer(1, 5), offer(2, 30)]);
+        let suspended = AbortEvent::Suspended { reason: SuspendReason::Director { reason: "power cut".into() }, at: secs(10) };
+        offers.apply_abort(t, &[suspended]);
+        let back: Offers = serde_json::from_slice(&serde_json::to_vec(&offers).unwrap()).unwrap();
+        assert_eq!(back, offers, "the suspension is in the snapshot");
+        let mut offers = back;
+        assert_eq!(offers.lapsed(secs(60)), vec![(t, EntryNo(1), secs(5))], "entry 1 was due before play stopped; entry 2 waits");
+        offers.apply_abort(t, &[AbortEvent::Resumed { suspended_at: secs(10), at: secs(100) }]);
+        offers.apply(t, &[offer(2, 120)]);
+        assert!(offers.lapsed(secs(119)).is_empty());
+        assert_eq!(offers.lapsed(secs(120)), vec![(t, EntryNo(2), secs(120))], "made again from the resume");
     }
 }

@@ -31,7 +31,7 @@ const RETRY: Duration = Duration::from_millis(500);
 pub const POLICY_NAME: &str = "rebuys-policy";
 
 /// The shape of [`Memory`] in snapshots: change it whenever that shape or meaning changes.
-const MEMORY_VERSION: &str = "rebuys-1";
+const MEMORY_VERSION: &str = "rebuys-2";
 
 /// The rebuys service. Cheap to clone.
 #[derive(Clone)]
@@ -66,6 +66,10 @@ impl floor_runtime::policy::Policy for Memory {
                 self.offers.apply(t, e);
                 vec![]
             }
+            Events::Abort(e) => {
+                self.offers.apply_abort(t, e);
+                self.policy.on_abort(t, e)
+            }
             _ => vec![],
         }
     }
@@ -73,10 +77,8 @@ impl floor_runtime::policy::Policy for Memory {
 
 /// The subjects the rebuys policy reads.
 pub fn filters() -> Vec<String> {
-    [subjects::aggregate::TOURNAMENT, subjects::aggregate::SEATING, subjects::aggregate::CLOCK, subjects::aggregate::REBUYS]
-        .iter()
-        .map(|a| subjects::event_filter(a))
-        .collect()
+    use subjects::aggregate::{ABORT, CLOCK, REBUYS, SEATING, TOURNAMENT};
+    [TOURNAMENT, SEATING, CLOCK, REBUYS, ABORT].iter().map(|a| subjects::event_filter(a)).collect()
 }
 
 /// How the rebuys policy runs: its name, memory version and subjects, snapshotted at the

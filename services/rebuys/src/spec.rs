@@ -72,6 +72,26 @@ fn a_stack_at_zero_in_the_rebuy_period_is_offered_a_rebuy_not_eliminated() {
         .then(vec![offered(1, "ana", 60, 0)]);
 }
 
+/// Issue 22: an offer's time stops while play does. Suspended at 70 s and resumed at 200 s: ana's
+/// offer (made at 60 s, 20 s left at the suspension) is made again until 220 s; ben's, made
+/// during the suspension at 90 s, gets its whole 30 s from the resume; an offer already past
+/// its deadline when play stopped is left to lapse.
+#[test]
+fn a_suspension_gives_each_open_offer_back_the_time_it_had_left() {
+    let mut history = started(RebuyCondition::AtZero);
+    history.extend([offered(1, "ana", 60, 0), offered(2, "ben", 90, 0)]);
+    given::<RebuysAggregate>(history.clone()).when(C::Extend { suspended_at: secs(70), resumed_at: secs(200) }).then(vec![
+        E::RebuyOffered { entry: EntryNo(1), player: player("ana"), until: secs(220), taken: 0 },
+        E::RebuyOffered { entry: EntryNo(2), player: player("ben"), until: secs(230), taken: 0 },
+    ]);
+    given::<RebuysAggregate>(history).when(C::Extend { suspended_at: secs(100), resumed_at: secs(200) }).then(vec![E::RebuyOffered {
+        entry: EntryNo(2),
+        player: player("ben"),
+        until: secs(220),
+        taken: 0,
+    }]);
+}
+
 #[test]
 fn the_offer_taken_adds_chips_and_writes_its_ledger_lines() {
     let mut history = started(RebuyCondition::AtZero);
