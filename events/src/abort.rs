@@ -9,8 +9,10 @@
 //! `resume`. A cancellation pins the [`snapshot::Snapshot`] the statements were computed from
 //! (chips at the start of each table's interrupted hand) and the [`statement::Cancellation`]:
 //! one statement per player concerned and the books, exact to the minor unit. One `cancelled`
-//! event is one stored message: a cancellation whose event would not fit is refused
-//! (`cancellation_too_large`, [`MAX_CANCELLED_BYTES`]).
+//! event is one stored message. A cancellation of more entries than that holds is kept whole in
+//! the object store ([`crate::subjects::CANCELLATIONS_BUCKET`]) and the event names it
+//! ([`StoredCancellation`]); one that would still not fit is refused (`cancellation_too_large`,
+//! [`MAX_CANCELLED_BYTES`]).
 
 pub mod snapshot;
 pub mod statement;
@@ -24,8 +26,8 @@ use statement::{Books, Cancellation, Method, Statement};
 
 /// The most bytes a `cancelled` event may take once encoded: NATS' default maximum payload is
 /// 1 MiB, and the commit around the event needs a little room. About 1,280 entries still in fit
-/// (700 bytes each with their statements); larger fields wait for chunked storage
-/// (`docs/abort.md`, "Event size").
+/// (700 bytes each with their statements); the abort service keeps larger ones whole in the
+/// object store (`docs/abort.md`, "Event size").
 pub const MAX_CANCELLED_BYTES: usize = 900_000;
 
 /// Verbs of the abort service: `floor.cmd.abort.<verb>` (the director's).
@@ -167,5 +169,27 @@ pub enum AbortEvent {
         cancellation: Box<Cancellation>,
         /// When.
         at: DateTime<Utc>,
+        /// A cancellation too large for one message: the whole event is in the object store
+        /// ([`crate::subjects::CANCELLATIONS_BUCKET`]), and this one keeps the snapshot without
+        /// its entries and the cancellation without its statements (books, method, rule and
+        /// counts stay).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stored: Option<StoredCancellation>,
     },
+}
+
+/// Where a cancellation too large for one message is kept whole.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StoredCancellation {
+    /// The object's name in [`crate::subjects::CANCELLATIONS_BUCKET`].
+    pub object: String,
+    /// SHA-256 of the object's bytes, lowercase hex: a reader checks what it loads.
+    pub sha256: String,
+    /// The object's size in bytes.
+    pub bytes: u64,
+    /// Entries in the snapshot.
+    pub entries: u32,
+    /// Statements in the cancellation.
+    pub statements: u32,
 }

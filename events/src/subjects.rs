@@ -25,6 +25,10 @@ pub const LOBBY_BUCKET: &str = "floor-lobby";
 pub const CHECKPOINT_BUCKET: &str = "floor-checkpoints";
 /// Object store of aggregate snapshots (a cache of the log: losing it costs only a longer load).
 pub const SNAPSHOT_BUCKET: &str = "floor-snapshots";
+/// Object store of cancellations too large for one message (issue 22): each is its whole
+/// `cancelled` event, named `<tournament>.<sha256>`; the event in the log carries the name, the
+/// hash and the counts. The log's own data, unlike the snapshots: never deleted.
+pub const CANCELLATIONS_BUCKET: &str = "floor-cancellations";
 /// Header carrying the schema version of a commit's events.
 pub const SCHEMA_HEADER: &str = "Floor-Schema";
 /// KV bucket naming what each checkpointed reader reads: key = the reader (its checkpoint's

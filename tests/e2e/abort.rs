@@ -352,3 +352,43 @@ async fn a_suspended_sim_resumed_after_a_restart_of_every_service_finishes_as_an
         "the same seed, the same tournament, suspended and restarted or not"
     );
 }
+
+/// Issue 22: a cancellation of more entries than one message holds (1,500 players, cancelled
+/// at 1,300 left: about 900 KB of statements). The abort service keeps the whole event in the
+/// object store and the log's `cancelled` names it (with its SHA-256); the `statement` verb
+/// reads it back: every player still in has a statement, they sum to the books, which
+/// balance, and one player's statement is found by name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancellation_too_large_for_one_message_is_kept_whole_and_its_statements_served() {
+    use floor::sim::{self, SimConfig};
+    let world = World::start_configured(|c| c.skip("scheduler")).await;
+    let t = TournamentId(uuid::Uuid::from_u128(0x000b_16ca_5ce1));
+    let config = SimConfig { cancel_at: Some(1_300), ..SimConfig::new(1_500, 3, t) };
+    let summary = sim::run(&world.backbone, &config, |_| {}).await.expect("the sim, cancelled");
+    let cancelled = summary.cancelled.expect("cancelled");
+    assert!(cancelled.balanced, "{cancelled:?}");
+    assert!(cancelled.players_left > 1_000 && cancelled.statements >= cancelled.players_left as usize, "{cancelled:?}");
+
+    let subject = subjects::event_subject(subjects::aggregate::ABORT, t.0);
+    let log = floor_runtime::JetStreamStore::new(&world.backbone).load::<AbortEvent>(&subject, 0).await.expect("abort log");
+    let stored = log.iter().flat_map(|c| &c.events).find_map(|e| match e {
+        AbortEvent::Cancelled { stored, snapshot, cancellation, .. } => {
+            Some((stored.clone(), snapshot.entries.len(), cancellation.statements.len()))
+        }
+        _ => None,
+    });
+    let found = stored.expect("a cancelled event");
+    let (Some(stored), 0, 0) = found.clone() else { panic!("not kept whole elsewhere: {found:?}") };
+    assert_eq!(stored.statements as usize, cancelled.statements);
+    assert!(stored.bytes > floor_events::abort::MAX_CANCELLED_BYTES as u64, "{stored:?}");
+
+    let one = abort_request(
+        &world,
+        "statement",
+        &abort::StatementRequest { tournament_id: t, player: Some(floor_events::PlayerId::parse("sim-7").unwrap()) },
+    )
+    .await;
+    let Reply::Ok(one) = one else { panic!("{one:?}") };
+    let one: Statements = serde_json::from_value(one).expect("statements");
+    assert_eq!(one.statements.iter().map(|s| s.player.as_str()).collect::<Vec<_>>(), vec!["sim-7"]);
+}

@@ -7,9 +7,12 @@
 //! possible", or else cancels.
 //!
 //! The events and the aggregate's name are the contract's (`floor_events::abort`,
-//! `floor_events::subjects::aggregate::ABORT`). A `cancelled` event is one stored message: a
-//! cancellation whose event would exceed [`MAX_CANCELLED_BYTES`] once encoded is refused
-//! (`cancellation_too_large`) rather than stored in a message NATS would not take.
+//! `floor_events::subjects::aggregate::ABORT`). A `cancelled` event is one stored message. A
+//! cancellation of more entries than one message holds is kept whole in the object store by the
+//! service first ([`cancelled_event`] is what it stores); the cancel command then names it
+//! (`stored`), and the event keeps the reference, the books and the counts, without the
+//! snapshot's entries and the statements. One that would still exceed [`MAX_CANCELLED_BYTES`]
+//! is refused (`cancellation_too_large`) rather than stored in a message NATS would not take.
 
 use crate::cancellation::cancel;
 use crate::error::{codes, CancelError};
@@ -20,7 +23,7 @@ use esrs::Aggregate;
 use floor_events::text::{TextError, TextRule, CANCEL_REASON};
 use floor_events::RuleProfile;
 
-pub use floor_events::abort::{AbortEvent, SuspendReason, MAX_CANCELLED_BYTES};
+pub use floor_events::abort::{AbortEvent, StoredCancellation, SuspendReason, MAX_CANCELLED_BYTES};
 
 /// The aggregate's name: `floor.ev.abort.<tournament_id>`.
 pub const NAME: &str = floor_events::subjects::aggregate::ABORT;
@@ -59,6 +62,9 @@ pub enum AbortCommand {
         snapshot: Box<Snapshot>,
         /// When.
         at: DateTime<Utc>,
+        /// The whole event is kept in the object store under this name (the service stored
+        /// [`cancelled_event`] of this command there first): the event keeps the reference.
+        stored: Option<StoredCancellation>,
     },
 }
 
@@ -116,6 +122,20 @@ pub enum AbortError {
     /// The cancellation cannot be computed.
     #[error(transparent)]
     Cancellation(#[from] CancelError),
+    /// The stored cancellation named is not this one (its counts differ).
+    #[error("the stored cancellation {object} has {stored} entries and {statements} statements; this one {entries} and {ours}")]
+    StoredMismatch {
+        /// The object named.
+        object: String,
+        /// Its entries.
+        stored: u32,
+        /// Its statements.
+        statements: u32,
+        /// This cancellation's entries.
+        entries: usize,
+        /// And statements.
+        ours: usize,
+    },
     /// The `cancelled` event would not fit one stored message.
     #[error("the cancellation event would take {bytes} bytes, more than the {max} one message holds")]
     TooLarge {
@@ -137,6 +157,7 @@ impl floor_runtime::DomainError for AbortError {
             Self::Reason(e) => e.code,
             Self::Cancellation(e) => e.code(),
             Self::TooLarge { .. } => codes::CANCELLATION_TOO_LARGE,
+            Self::StoredMismatch { .. } => floor_events::codes::INVALID_FIELD,
         }
     }
 }
@@ -159,15 +180,23 @@ impl Aggregate for AbortAggregate {
                 AbortState::Suspended { since, .. } => Ok(vec![AbortEvent::Resumed { suspended_at: *since, at }]),
                 _ => Err(AbortError::NotSuspended),
             },
-            AbortCommand::Cancel { reason, profile, method, snapshot, at } => {
+            AbortCommand::Cancel { reason, profile, method, snapshot, at, stored } => {
                 if let AbortState::Suspended { since, .. } = state {
                     if at < *since {
                         return Err(AbortError::BeforeSuspension { at, since: *since });
                     }
                 }
-                CANCEL_REASON.check(&reason)?;
-                let cancellation = cancel(&snapshot, profile, method)?;
-                let event = AbortEvent::Cancelled { reason, snapshot, cancellation: Box::new(cancellation), at };
+                let mut event = cancelled_event(reason, snapshot, profile, method, at)?;
+                if let (Some(stored), AbortEvent::Cancelled { snapshot, cancellation, stored: reference, .. }) = (stored, &mut event) {
+                    let (entries, ours) = (snapshot.entries.len(), cancellation.statements.len());
+                    if usize::try_from(stored.entries) != Ok(entries) || usize::try_from(stored.statements) != Ok(ours) {
+                        let (object, stored, statements) = (stored.object, stored.entries, stored.statements);
+                        return Err(AbortError::StoredMismatch { object, stored, statements, entries, ours });
+                    }
+                    snapshot.entries = vec![];
+                    cancellation.statements = vec![];
+                    *reference = Some(stored);
+                }
                 // Encoding a plain serde value cannot fail; a failure would count as too large.
                 let bytes = serde_json::to_vec(&event).map_or(usize::MAX, |v| v.len());
                 if bytes > MAX_CANCELLED_BYTES {
@@ -185,6 +214,24 @@ impl Aggregate for AbortAggregate {
             AbortEvent::Cancelled { at, .. } => AbortState::Cancelled { at },
         }
     }
+}
+
+/// The whole `cancelled` event a cancel gives (checked reason, every statement): what the
+/// aggregate stores, or, for a cancellation too large for one message, what the service keeps
+/// in the object store before it sends the command.
+///
+/// # Errors
+/// A blank or long reason, or a snapshot the rule cannot cancel.
+pub fn cancelled_event(
+    reason: String,
+    snapshot: Box<Snapshot>,
+    profile: RuleProfile,
+    method: Method,
+    at: DateTime<Utc>,
+) -> Result<AbortEvent, AbortError> {
+    CANCEL_REASON.check(&reason)?;
+    let cancellation = cancel(&snapshot, profile, method)?;
+    Ok(AbortEvent::Cancelled { reason, snapshot, cancellation: Box::new(cancellation), at, stored: None })
 }
 
 fn suspend(state: &AbortState, reason: SuspendReason, at: DateTime<Utc>) -> Result<Vec<AbortEvent>, AbortError> {

@@ -38,8 +38,11 @@ pub struct AbortView {
     pub cancelled: Option<(String, DateTime<Utc>)>,
     /// The cancellation's books.
     pub books: Option<Books>,
-    /// The statements, by player name.
+    /// The statements, by player name (none here when the cancellation is `stored`).
     pub statements: Vec<Statement>,
+    /// A cancellation too large for one message: where it is kept whole.
+    #[serde(default)]
+    pub stored: Option<crate::domain::StoredCancellation>,
 }
 
 impl AbortView {
@@ -51,11 +54,12 @@ impl AbortView {
                 self.suspensions += 1;
             }
             AbortEvent::Resumed { .. } => self.suspended = None,
-            AbortEvent::Cancelled { reason, cancellation, at, .. } => {
+            AbortEvent::Cancelled { reason, cancellation, at, stored, .. } => {
                 self.suspended = None;
                 self.cancelled = Some((reason.clone(), *at));
                 self.books = Some(cancellation.books);
                 self.statements = cancellation.statements.clone();
+                self.stored = stored.clone();
             }
         }
         self

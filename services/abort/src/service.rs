@@ -4,24 +4,29 @@
 //! The memory ([`Memory`]) folds registration, seating, rebuys, payouts and the abort
 //! aggregate's own commits into one [`TournamentView`] per tournament: a cancel builds its
 //! snapshot from it (chips at the start of each table's interrupted hand), and `statement`
-//! answers from it. The abort aggregate's events cause the clock's orders ([`crate::policy`]);
+//! answers from it. A cancellation of more than [`INLINE_ENTRIES_AT_MOST`] entries is kept whole
+//! in the object store ([`subjects::CANCELLATIONS_BUCKET`]) before the command is sent, and the
+//! `statement` verb reads it from there (checked against its SHA-256) once, then from memory. The abort aggregate's events cause the clock's orders ([`crate::policy`]);
 //! each order's command id is derived from its cause, so the tail folded again after a crash
 //! re-sends commands the clock already holds, and it answers them without a second event.
 
-use crate::domain::{AbortAggregate, AbortCommand, SuspendReason};
+use crate::domain::{cancelled_event, AbortAggregate, AbortCommand, AbortEvent, StoredCancellation, SuspendReason};
 use crate::policy::{on_abort, on_clock, Order};
 use crate::projection::{TournamentView, Unavailable};
 use crate::snapshot::{Format, Snapshot, Tables};
+use crate::statement::{Method, Statement};
+use async_nats::jetstream::object_store::ObjectStore;
 use floor_events::abort::{verbs, AbortRecorded, AbortRequest, Cancel, StatementRequest, Statements, Suspend};
 use floor_events::commit::Events;
 use floor_events::{clock, codes, subjects, CommandId, Currency, ErrorBody, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
-use floor_runtime::projection::ProjectionError;
-use floor_runtime::{reply, AggregateHost, Clock, Commands, JetStreamStore};
+use floor_runtime::projection::{ProjectionError, ProjectionErrorKind};
+use floor_runtime::{reply, AggregateHost, Clock, Commands, DomainError, JetStreamStore};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -32,6 +37,10 @@ const RETRY: Duration = Duration::from_millis(500);
 
 /// The policy's name: its snapshot, checkpoint key and health record.
 pub const POLICY_NAME: &str = "abort-policy";
+
+/// Entries still in up to which a cancellation is one message (about 700 bytes each against the
+/// 900,000 of [`crate::domain::MAX_CANCELLED_BYTES`]); more, and it is kept in the object store.
+pub const INLINE_ENTRIES_AT_MOST: usize = 1_000;
 
 /// The shape of [`Memory`] in snapshots: change it whenever that shape or meaning changes.
 const MEMORY_VERSION: &str = "abort-2";
@@ -44,6 +53,11 @@ pub struct AbortService {
     memory: Arc<Mutex<Memory>>,
     clock: Arc<dyn Clock>,
     commands: Commands,
+    /// Cancellations too large for one message, whole.
+    cancellations: ObjectStore,
+    /// The statements of stored cancellations read so far (a std mutex: never held across an
+    /// await).
+    loaded: Arc<Mutex<HashMap<TournamentId, Arc<Vec<Statement>>>>>,
 }
 
 /// What the log says, folded: one view per tournament.
@@ -103,6 +117,9 @@ impl AbortService {
         shutdown: CancellationToken,
         tracker: &TaskTracker,
     ) -> Result<Self, ProjectionError> {
+        let cancellations = backbone.jetstream.get_object_store(subjects::CANCELLATIONS_BUCKET).await.map_err(|e| {
+            ProjectionError::with_source(ProjectionErrorKind::Read, format!("object store {}: {e}", subjects::CANCELLATIONS_BUCKET))
+        })?;
         let started = PolicyRunner::<Memory>::start(backbone, policy_config()).await?;
         let memory = started.runner.memory();
         let service = Self {
@@ -110,6 +127,8 @@ impl AbortService {
             memory,
             clock,
             commands: Commands::new(backbone.client.clone()),
+            cancellations,
+            loaded: Arc::default(),
         };
         tracker.spawn(service.clone().run(started.runner, started.owed, shutdown));
         Ok(service)
@@ -134,7 +153,7 @@ impl AbortService {
             .verb(verbs::SUSPEND, |s: Self, r: Suspend| async move { s.suspend(r).await })
             .verb(verbs::RESUME, |s: Self, r: AbortRequest| async move { s.resume(r).await })
             .verb(verbs::CANCEL, |s: Self, r: Cancel| async move { s.cancel(r).await })
-            .verb(verbs::STATEMENT, |s: Self, r: StatementRequest| async move { s.statements(r) })
+            .verb(verbs::STATEMENT, |s: Self, r: StatementRequest| async move { s.statements(r).await })
     }
 
     async fn suspend(&self, r: Suspend) -> Reply<AbortRecorded> {
@@ -180,23 +199,102 @@ impl AbortService {
             Ok(built) => built,
             Err(u) => return refused(u),
         };
-        let command = AbortCommand::Cancel { reason: r.reason, profile, method: r.method, snapshot: Box::new(snapshot), at };
+        let stored = match snapshot.entries.len() > INLINE_ENTRIES_AT_MOST {
+            true => match self.store(r.tournament_id, &r.reason, &snapshot, profile, r.method, at).await {
+                Ok(stored) => Some(stored),
+                Err(refused) => return Reply::Error(refused),
+            },
+            false => None,
+        };
+        let command = AbortCommand::Cancel { reason: r.reason, profile, method: r.method, snapshot: Box::new(snapshot), at, stored };
         self.answer(r.tournament_id, r.command_id, command).await
     }
 
-    fn statements(&self, r: StatementRequest) -> Reply<Statements> {
-        let memory = lock(&self.memory);
-        let Some(view) = memory.tournaments.get(&r.tournament_id).filter(|v| v.profile.is_some()) else {
-            return Reply::Error(ErrorBody::new(codes::UNKNOWN_TOURNAMENT, "no such tournament"));
+    /// Keeps the whole `cancelled` event of a cancellation too large for one message in the
+    /// object store, named by the tournament and its SHA-256; the command then names it. A
+    /// cancel tried again stores its object again (the same name when nothing changed); an
+    /// object whose command was refused or lost stays, unreferenced.
+    async fn store(
+        &self,
+        t: TournamentId,
+        reason: &str,
+        snapshot: &Snapshot,
+        profile: floor_events::RuleProfile,
+        method: Method,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> Result<StoredCancellation, ErrorBody> {
+        let event = cancelled_event(reason.to_owned(), Box::new(snapshot.clone()), profile, method, at)
+            .map_err(|e| ErrorBody::new(e.code(), e.to_string()))?;
+        let AbortEvent::Cancelled { cancellation, .. } = &event else { unreachable!("cancelled_event gives a cancelled event") };
+        let statements = cancellation.statements.len();
+        let bytes =
+            serde_json::to_vec(&event).map_err(|e| ErrorBody::new(codes::UNAVAILABLE, format!("encoding the cancellation: {e}")))?;
+        let sha256 = hex(&Sha256::digest(&bytes));
+        let object = format!("{t}.{sha256}");
+        let started = std::time::Instant::now();
+        self.cancellations
+            .put(object.as_str(), &mut bytes.as_slice())
+            .await
+            .map_err(|e| ErrorBody::new(codes::UNAVAILABLE, format!("storing the cancellation {object}: {e}")))?;
+        tracing::info!(tournament = %t, object, bytes = bytes.len(), ms = started.elapsed().as_millis() as u64, "cancellation stored whole");
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Ok(StoredCancellation {
+            object,
+            sha256,
+            bytes: bytes.len() as u64,
+            entries: count(snapshot.entries.len()),
+            statements: count(statements),
+        })
+    }
+
+    async fn statements(&self, r: StatementRequest) -> Reply<Statements> {
+        let (reason, at, books, stored) = {
+            let memory = lock(&self.memory);
+            let Some(view) = memory.tournaments.get(&r.tournament_id).filter(|v| v.profile.is_some()) else {
+                return Reply::Error(ErrorBody::new(codes::UNKNOWN_TOURNAMENT, "no such tournament"));
+            };
+            let (Some((reason, at)), Some(books)) = (&view.abort.cancelled, view.abort.books) else {
+                return Reply::Error(ErrorBody::new(codes::NOT_CANCELLED, "the tournament was not cancelled: it has no statements"));
+            };
+            if view.abort.stored.is_none() {
+                let statements = match &r.player {
+                    Some(player) => view.abort.statement(player).cloned().into_iter().collect(),
+                    None => view.abort.statements.clone(),
+                };
+                return Reply::Ok(Statements { tournament_id: r.tournament_id, reason: reason.clone(), at: *at, books, statements });
+            }
+            (reason.clone(), *at, books, view.abort.stored.clone())
         };
-        let (Some((reason, at)), Some(books)) = (&view.abort.cancelled, view.abort.books) else {
-            return Reply::Error(ErrorBody::new(codes::NOT_CANCELLED, "the tournament was not cancelled: it has no statements"));
+        let all = match self.load(r.tournament_id, stored.as_ref()).await {
+            Ok(all) => all,
+            Err(e) => return Reply::Error(e),
         };
         let statements = match &r.player {
-            Some(player) => view.abort.statement(player).cloned().into_iter().collect(),
-            None => view.abort.statements.clone(),
+            Some(player) => all.binary_search_by(|s| s.player.cmp(player)).ok().map(|i| all[i].clone()).into_iter().collect(),
+            None => all.as_ref().clone(),
         };
-        Reply::Ok(Statements { tournament_id: r.tournament_id, reason: reason.clone(), at: *at, books, statements })
+        Reply::Ok(Statements { tournament_id: r.tournament_id, reason, at, books, statements })
+    }
+
+    /// The statements of a stored cancellation: from memory once read, else from the object
+    /// store, checked against the SHA-256 the log recorded.
+    async fn load(&self, t: TournamentId, stored: Option<&StoredCancellation>) -> Result<Arc<Vec<Statement>>, ErrorBody> {
+        if let Some(all) = lock_loaded(&self.loaded).get(&t) {
+            return Ok(all.clone());
+        }
+        let stored = stored.ok_or_else(|| ErrorBody::new(codes::NOT_CANCELLED, "no stored cancellation"))?;
+        let unavailable = |what: String| ErrorBody::new(codes::UNAVAILABLE, format!("the cancellation {}: {what}", stored.object));
+        let mut object = self.cancellations.get(&stored.object).await.map_err(|e| unavailable(e.to_string()))?;
+        let mut bytes = Vec::with_capacity(usize::try_from(stored.bytes).unwrap_or(0).min(1 << 30));
+        tokio::io::AsyncReadExt::read_to_end(&mut object, &mut bytes).await.map_err(|e| unavailable(e.to_string()))?;
+        if hex(&Sha256::digest(&bytes)) != stored.sha256 {
+            return Err(unavailable("its SHA-256 is not the one the log recorded".into()));
+        }
+        let event: AbortEvent = serde_json::from_slice(&bytes).map_err(|e| unavailable(e.to_string()))?;
+        let AbortEvent::Cancelled { cancellation, .. } = event else { return Err(unavailable("not a cancellation".into())) };
+        let all = Arc::new(cancellation.statements);
+        lock_loaded(&self.loaded).insert(t, all.clone());
+        Ok(all)
     }
 
     /// Runs what is owed, then each new commit's orders in log order ([`PolicyRunner::drive`]).
@@ -250,6 +348,16 @@ fn empty_snapshot(currency: Currency) -> Snapshot {
         guarantee: None,
         buying_open: false,
     }
+}
+
+/// Lowercase hex of `bytes`.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The loaded statements, also after a panic while holding them.
+fn lock_loaded(loaded: &Mutex<HashMap<TournamentId, Arc<Vec<Statement>>>>) -> MutexGuard<'_, HashMap<TournamentId, Arc<Vec<Statement>>>> {
+    loaded.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The memory, also after a fold panicked while holding it.

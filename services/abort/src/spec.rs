@@ -36,6 +36,7 @@ fn cancel_cmd(at: DateTime<Utc>) -> C {
         method: Method::Rulebook,
         snapshot: Box::new(field_of_10(MULTI, &[7_000, 3_000])),
         at,
+        stored: None,
     }
 }
 
@@ -103,9 +104,10 @@ fn cancel_twice_and_anything_after_a_cancel_is_refused() {
 #[test]
 fn a_cancel_without_a_reason_or_with_a_method_the_profile_lacks_records_nothing() {
     let C::Cancel { snapshot, profile, .. } = cancel_cmd(secs(0)) else { unreachable!() };
-    let blank = C::Cancel { reason: " ".into(), profile, method: Method::Rulebook, snapshot: snapshot.clone(), at: secs(0) };
+    let blank = C::Cancel { reason: " ".into(), profile, method: Method::Rulebook, snapshot: snapshot.clone(), at: secs(0), stored: None };
     given::<AbortAggregate>(vec![]).when(blank).then_reject(floor_events::codes::REASON_REQUIRED);
-    let rollback = C::Cancel { reason: "down".into(), profile, method: Method::Rollback, snapshot: snapshot.clone(), at: secs(0) };
+    let rollback =
+        C::Cancel { reason: "down".into(), profile, method: Method::Rollback, snapshot: snapshot.clone(), at: secs(0), stored: None };
     given::<AbortAggregate>(vec![]).when(rollback).then_reject(codes::METHOD_NOT_OFFERED);
     given::<AbortAggregate>(vec![suspended(secs(10))]).when(cancel_cmd(secs(5))).then_reject(codes::BEFORE_SUSPENSION);
 }
@@ -360,6 +362,7 @@ fn cancel_field_of(n: u32) -> C {
         method: Method::Rulebook,
         snapshot: Box::new(snapshot(MULTI, entries, &[])),
         at: t0(),
+        stored: None,
     }
 }
 
@@ -380,6 +383,32 @@ fn a_cancelled_event_too_large_for_one_message_is_refused() {
     let too_many = u32::try_from(fits * 2).unwrap();
     let refused = AbortAggregate::handle_command(&AbortState::Running, cancel_field_of(too_many)).unwrap_err();
     assert_eq!(floor_runtime::DomainError::code(&refused), codes::CANCELLATION_TOO_LARGE);
+}
+
+/// The same field kept whole in the object store first (the service's part): the command names
+/// it, and the event keeps the reference, the books and the counts, without the snapshot's
+/// entries and the statements, so it fits one message; the event kept whole is exactly
+/// [`crate::domain::cancelled_event`] of the command. A reference whose counts are not this
+/// cancellation's is refused (`invalid_field`), nothing recorded.
+#[test]
+fn a_cancellation_kept_in_the_object_store_is_one_small_event_that_names_it() {
+    use crate::domain::{cancelled_event, StoredCancellation};
+    let C::Cancel { reason, profile, method, snapshot, at, .. } = cancel_field_of(3_000) else { unreachable!() };
+    let whole = cancelled_event(reason.clone(), snapshot.clone(), profile, method, at).unwrap();
+    let E::Cancelled { cancellation: whole_cancellation, .. } = &whole else { unreachable!() };
+    let stored = StoredCancellation { object: "t.abc".into(), sha256: "abc".into(), bytes: 1, entries: 3_000, statements: 3_000 };
+    let command = |stored| C::Cancel { reason: reason.clone(), profile, method, snapshot: snapshot.clone(), at, stored: Some(stored) };
+
+    let events = AbortAggregate::handle_command(&AbortState::Running, command(stored.clone())).unwrap();
+    let [E::Cancelled { snapshot: kept, cancellation, stored: reference, .. }] = &events[..] else { panic!("{events:?}") };
+    assert_eq!(reference.as_ref(), Some(&stored));
+    assert!(kept.entries.is_empty() && cancellation.statements.is_empty());
+    assert_eq!((cancellation.books, cancellation.remaining), (whole_cancellation.books, whole_cancellation.remaining));
+    assert!(serde_json::to_vec(&events[0]).unwrap().len() < 10_000, "one small message");
+
+    let wrong = StoredCancellation { statements: 2_999, ..stored };
+    let refused = AbortAggregate::handle_command(&AbortState::Running, command(wrong)).unwrap_err();
+    assert_eq!(floor_runtime::DomainError::code(&refused), floor_events::codes::INVALID_FIELD);
 }
 
 // ---------------------------------------------------------------------------------------------

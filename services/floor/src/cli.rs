@@ -159,7 +159,8 @@ pub enum Command {
         cancel_at: Option<u32>,
         /// Suspend the tournament once at most this many players are left, between two rounds:
         /// the tables pause, and play goes on when a director resumes it (`floor tournament
-        /// resume`), as if never stopped. Lockstep only.
+        /// resume`), as if never stopped. Lockstep only, with NATS_URL (a platform a director
+        /// can reach).
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         suspend_at: Option<u32>,
         /// A pace to watch: each table deals a hand about every this many seconds (e.g. 3), each

@@ -348,6 +348,12 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
     if joined.is_some() && asked.http.is_some() {
         return Err(usage("--http serves the sim's own platform; with NATS_URL the platform's `floor run` serves its lobby".into()));
     }
+    if joined.is_none() && asked.suspend_at.is_some() {
+        return Err(usage(
+            "--suspend-at waits for a director's resume: run it against a platform (NATS_URL) where `floor tournament resume` reaches it"
+                .into(),
+        ));
+    }
     if asked.watchable.is_some() && rebuys {
         return Err(usage("--hand-every plays freezeouts (with or without bounties)".into()));
     }
@@ -389,6 +395,12 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
                     None if asked.watchable.as_ref().is_some_and(|w| w.structure.is_some()) => {
                         let mut config = PlatformConfig::only(nats, None, services);
                         config.services.insert(subjects::service::CLOCK);
+                        config
+                    }
+                    // Suspending or cancelling needs the abort service, and the clock it tells.
+                    None if asked.cancel_at.is_some() || asked.suspend_at.is_some() => {
+                        let mut config = PlatformConfig::only(nats, None, services);
+                        config.services.extend([subjects::service::ABORT, subjects::service::CLOCK]);
                         config
                     }
                     None => PlatformConfig::only(nats, None, services),

@@ -346,11 +346,11 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     };
     let Played { tables, hands, moves, broken, rounds, cancelled_with } = played;
     let (winner, books, standings, bounties, cancelled) = match cancelled_with {
-        Some(players_left) => {
+        Some((players_left, took)) => {
             // Cancelled: no winner and nothing more to pay; the books as payouts has them, and
             // the cancellation's own statements and books.
             let (books, standings, _) = finish(backbone, t, Paid::read_log(backbone, t).await?, None).await?;
-            (String::new(), books, standings, None, Some(cancellation(backbone, t, players_left).await?))
+            (String::new(), books, standings, None, Some(cancellation(backbone, t, players_left, took).await?))
         }
         None => {
             let survivors: Vec<String> = tables.values().flat_map(|t| t.seats.values().map(|(_, player, _)| player.to_string())).collect();
@@ -409,8 +409,9 @@ pub struct Played {
     pub broken: u64,
     /// When each lockstep round began (empty at the tables' own pace).
     pub rounds: Vec<chrono::DateTime<chrono::Utc>>,
-    /// The simulator cancelled the tournament with this many players left (`--cancel-at`).
-    pub cancelled_with: Option<u32>,
+    /// The simulator cancelled the tournament with this many players left (`--cancel-at`), and
+    /// how long the cancel command took.
+    pub cancelled_with: Option<(u32, Duration)>,
 }
 
 /// Plays in lockstep rounds until every table is closed: in each round every open table
@@ -477,8 +478,8 @@ async fn rounds(
         let seated: usize = tables.values().filter(|t| !t.closed).map(|t| t.seats.len()).sum();
         if let (Some(at), None) = (config.cancel_at, cancelled_with) {
             if seated > 0 && seated <= at as usize {
-                cancel(backbone, t).await?;
-                cancelled_with = Some(seated as u32);
+                let took = cancel(backbone, t).await?;
+                cancelled_with = Some((seated as u32, took));
             }
         }
         if let Some(at) = config.suspend_at {
@@ -568,7 +569,8 @@ async fn suspend(backbone: &Backbone, t: TournamentId) -> Result<(), String> {
 
 /// Cancels `t` (the profile's own formula), asked again while the abort service has not read
 /// the latest places yet (`snapshot_unavailable`: it never guesses), for at most [`STALL`].
-async fn cancel(backbone: &Backbone, t: TournamentId) -> Result<(), String> {
+/// Returns how long the accepted request took, from sent to answered.
+async fn cancel(backbone: &Backbone, t: TournamentId) -> Result<Duration, String> {
     use floor_events::abort::{statement::Method, verbs as abort, Cancel};
     let cancel = Cancel {
         command_id: CommandId::derived(&format!("sim-cancel:{t}")),
@@ -578,8 +580,9 @@ async fn cancel(backbone: &Backbone, t: TournamentId) -> Result<(), String> {
     };
     let asked = Instant::now();
     loop {
+        let sent = Instant::now();
         match ask(backbone, subjects::service::ABORT, abort::CANCEL.name(), &cancel).await? {
-            Ok(_) => return Ok(()),
+            Ok(_) => return Ok(sent.elapsed()),
             Err(e) if e.code == codes::SNAPSHOT_UNAVAILABLE && asked.elapsed() < STALL => {
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
@@ -589,12 +592,12 @@ async fn cancel(backbone: &Backbone, t: TournamentId) -> Result<(), String> {
 }
 
 /// The cancellation of `t` as the abort service states it: every statement, summed.
-async fn cancellation(backbone: &Backbone, t: TournamentId, players_left: u32) -> Result<CancelledSummary, String> {
+async fn cancellation(backbone: &Backbone, t: TournamentId, players_left: u32, took: Duration) -> Result<CancelledSummary, String> {
     use floor_events::abort::{verbs as abort, StatementRequest, Statements};
     let request = StatementRequest { tournament_id: t, player: None };
     let reply = command(backbone, subjects::service::ABORT, abort::STATEMENT.name(), &request).await?;
     let statements: Statements = serde_json::from_value(reply).map_err(|e| format!("statements: {e}"))?;
-    Ok(CancelledSummary::read(players_left, &statements))
+    Ok(CancelledSummary::read(players_left, took, &statements))
 }
 
 /// Publishes reports in order, acknowledged a window at a time; `acked` hears each one's stream

@@ -63,13 +63,15 @@ impl LobbyPlay {
                 self.suspended = Some(Suspension { reason, since: *at });
             }
             AbortEvent::Resumed { .. } => self.suspended = None,
-            AbortEvent::Cancelled { reason, cancellation, at, .. } => {
+            AbortEvent::Cancelled { reason, cancellation, at, stored, .. } => {
                 self.suspended = None;
+                // A cancellation too large for one message counts its statements in `stored`.
+                let inline = u32::try_from(cancellation.statements.len()).unwrap_or(u32::MAX);
                 self.cancelled = Some(CancelledInPlay {
                     reason: reason.clone(),
                     at: *at,
                     method: cancellation.method,
-                    statements: u32::try_from(cancellation.statements.len()).unwrap_or(u32::MAX),
+                    statements: stored.as_ref().map_or(inline, |s| s.statements),
                     total: Money::new(cancellation.books.statements, cancellation.currency),
                 });
             }

@@ -147,6 +147,23 @@ pub async fn ensure_backbone(client: async_nats::Client) -> Result<Backbone, Boo
     ] {
         key_value(&jetstream, bucket, description).await.map_err(setup)?;
     }
+    if jetstream.get_object_store(subjects::CANCELLATIONS_BUCKET).await.is_err() {
+        let created = jetstream
+            .create_object_store(async_nats::jetstream::object_store::Config {
+                bucket: subjects::CANCELLATIONS_BUCKET.to_owned(),
+                description: Some("Floor cancellations too large for one message, whole: the log's own data".to_owned()),
+                storage: stream::StorageType::File,
+                ..Default::default()
+            })
+            .await;
+        // Another process may have created it a moment before.
+        if let Err(e) = created {
+            jetstream
+                .get_object_store(subjects::CANCELLATIONS_BUCKET)
+                .await
+                .map_err(|_| setup(format!("object store {}: {e}", subjects::CANCELLATIONS_BUCKET)))?;
+        }
+    }
     if jetstream.get_object_store(subjects::SNAPSHOT_BUCKET).await.is_err() {
         jetstream
             .create_object_store(async_nats::jetstream::object_store::Config {

@@ -53,6 +53,8 @@ pub struct Summary {
 pub struct CancelledSummary {
     /// Players left when the simulator cancelled.
     pub players_left: u32,
+    /// The cancel command, sent to answered (statements computed and stored), milliseconds.
+    pub command_ms: u64,
     /// Players with a statement.
     pub statements: usize,
     /// Sum of every statement, minor units.
@@ -66,11 +68,12 @@ pub struct CancelledSummary {
 
 impl CancelledSummary {
     /// From the abort service's statements of the whole tournament.
-    pub fn read(players_left: u32, s: &floor_events::abort::Statements) -> Self {
+    pub fn read(players_left: u32, took: std::time::Duration, s: &floor_events::abort::Statements) -> Self {
         let total = s.statements.iter().try_fold(0u64, |sum, st| sum.checked_add(st.total));
         let statements_total = total.unwrap_or(u64::MAX);
         Self {
             players_left,
+            command_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
             statements: s.statements.len(),
             statements_total,
             books: s.books,
