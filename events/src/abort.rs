@@ -96,7 +96,19 @@ pub struct StatementRequest {
     /// One player's statement only.
     #[serde(default)]
     pub player: Option<PlayerId>,
+    /// Without `player`, a page: the statements of the players named after this one (name
+    /// order); the reply's `next` says where the next page starts.
+    #[serde(default)]
+    pub after: Option<PlayerId>,
+    /// Without `player`, at most this many (1 to [`STATEMENTS_PER_PAGE`], which is the default;
+    /// more is taken as that many).
+    #[serde(default)]
+    pub limit: Option<u32>,
 }
+
+/// Statements one reply holds at most: a reply is one NATS message (1 MiB), a statement a few
+/// hundred bytes, and a cancellation of 250,000 players has 250,000 of them (100 MB).
+pub const STATEMENTS_PER_PAGE: u32 = 1_000;
 
 /// The reply to suspend, resume and cancel: the events the command stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -116,8 +128,14 @@ pub struct Statements {
     pub at: DateTime<Utc>,
     /// The books the cancellation closes.
     pub books: Books,
-    /// The statements asked for, by player name (one, or every player concerned).
+    /// The statements asked for, by player name (one, or a page of every player concerned).
     pub statements: Vec<Statement>,
+    /// Players with a statement, on every page.
+    #[serde(default)]
+    pub players: u32,
+    /// More statements follow this page: ask again with `after` = this player.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<PlayerId>,
 }
 
 /// Why a tournament is suspended.

@@ -167,7 +167,7 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
 
     // One player's statement, from the abort service's view.
     let ann_or_whoever = &cancellation.statements[0];
-    let asked = abort::StatementRequest { tournament_id: t, player: Some(ann_or_whoever.player.clone()) };
+    let asked = abort::StatementRequest { tournament_id: t, player: Some(ann_or_whoever.player.clone()), after: None, limit: None };
     let statement = loop {
         match abort_request(&world, "statement", &asked).await {
             Reply::Error(e) if e.code == codes::NOT_CANCELLED => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
@@ -385,10 +385,24 @@ async fn a_cancellation_too_large_for_one_message_is_kept_whole_and_its_statemen
     let one = abort_request(
         &world,
         "statement",
-        &abort::StatementRequest { tournament_id: t, player: Some(floor_events::PlayerId::parse("sim-7").unwrap()) },
+        &abort::StatementRequest {
+            tournament_id: t,
+            player: Some(floor_events::PlayerId::parse("sim-7").unwrap()),
+            after: None,
+            limit: None,
+        },
     )
     .await;
     let Reply::Ok(one) = one else { panic!("{one:?}") };
     let one: Statements = serde_json::from_value(one).expect("statements");
     assert_eq!(one.statements.iter().map(|s| s.player.as_str()).collect::<Vec<_>>(), vec!["sim-7"]);
+
+    // Without a player, a page at a time (the summary above read them all, 2 pages of 1,000 at
+    // most): a limit of 0 is taken as 1, and `next` says where the next page starts.
+    let first =
+        abort_request(&world, "statement", &abort::StatementRequest { tournament_id: t, player: None, after: None, limit: Some(0) }).await;
+    let Reply::Ok(first) = first else { panic!("{first:?}") };
+    let first: Statements = serde_json::from_value(first).expect("statements");
+    assert_eq!((first.statements.len(), first.players as usize), (1, cancelled.statements));
+    assert_eq!(first.next.as_ref(), Some(&first.statements[0].player));
 }

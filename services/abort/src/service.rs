@@ -16,7 +16,7 @@ use crate::projection::{TournamentView, Unavailable};
 use crate::snapshot::{Format, Snapshot, Tables};
 use crate::statement::{Method, Statement};
 use async_nats::jetstream::object_store::ObjectStore;
-use floor_events::abort::{verbs, AbortRecorded, AbortRequest, Cancel, StatementRequest, Statements, Suspend};
+use floor_events::abort::{verbs, AbortRecorded, AbortRequest, Cancel, StatementRequest, Statements, Suspend, STATEMENTS_PER_PAGE};
 use floor_events::commit::Events;
 use floor_events::{clock, codes, subjects, CommandId, Currency, ErrorBody, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
@@ -257,11 +257,16 @@ impl AbortService {
                 return Reply::Error(ErrorBody::new(codes::NOT_CANCELLED, "the tournament was not cancelled: it has no statements"));
             };
             if view.abort.stored.is_none() {
-                let statements = match &r.player {
-                    Some(player) => view.abort.statement(player).cloned().into_iter().collect(),
-                    None => view.abort.statements.clone(),
-                };
-                return Reply::Ok(Statements { tournament_id: r.tournament_id, reason: reason.clone(), at: *at, books, statements });
+                let (statements, players, next) = page(&view.abort.statements, &r);
+                return Reply::Ok(Statements {
+                    tournament_id: r.tournament_id,
+                    reason: reason.clone(),
+                    at: *at,
+                    books,
+                    statements,
+                    players,
+                    next,
+                });
             }
             (reason.clone(), *at, books, view.abort.stored.clone())
         };
@@ -269,11 +274,8 @@ impl AbortService {
             Ok(all) => all,
             Err(e) => return Reply::Error(e),
         };
-        let statements = match &r.player {
-            Some(player) => all.binary_search_by(|s| s.player.cmp(player)).ok().map(|i| all[i].clone()).into_iter().collect(),
-            None => all.as_ref().clone(),
-        };
-        Reply::Ok(Statements { tournament_id: r.tournament_id, reason, at, books, statements })
+        let (statements, players, next) = page(&all, &r);
+        Reply::Ok(Statements { tournament_id: r.tournament_id, reason, at, books, statements, players, next })
     }
 
     /// The statements of a stored cancellation: from memory once read, else from the object
@@ -348,6 +350,22 @@ fn empty_snapshot(currency: Currency) -> Snapshot {
         guarantee: None,
         buying_open: false,
     }
+}
+
+/// What `r` asks of `all` (sorted by player): one player's statement, or a page of at most
+/// [`STATEMENTS_PER_PAGE`] after `r.after`; with how many players there are in all, and where the
+/// next page starts.
+fn page(all: &[Statement], r: &StatementRequest) -> (Vec<Statement>, u32, Option<floor_events::PlayerId>) {
+    let players = u32::try_from(all.len()).unwrap_or(u32::MAX);
+    if let Some(player) = &r.player {
+        let one = all.binary_search_by(|s| s.player.cmp(player)).ok().map(|i| all[i].clone());
+        return (one.into_iter().collect(), players, None);
+    }
+    let limit = r.limit.unwrap_or(STATEMENTS_PER_PAGE).clamp(1, STATEMENTS_PER_PAGE) as usize;
+    let start = r.after.as_ref().map_or(0, |after| all.partition_point(|s| &s.player <= after));
+    let page: Vec<Statement> = all[start..].iter().take(limit).cloned().collect();
+    let next = (start + page.len() < all.len()).then(|| page.last().map(|s| s.player.clone())).flatten();
+    (page, players, next)
 }
 
 /// Lowercase hex of `bytes`.

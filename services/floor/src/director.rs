@@ -400,6 +400,37 @@ pub fn template_line(summary: &serde_json::Value) -> String {
     )
 }
 
+/// Every statement of a cancelled tournament (or one player's), asked page by page with `ask`
+/// (a reply is one message: [`floor_events::abort::STATEMENTS_PER_PAGE`] at most), as one reply.
+///
+/// # Errors
+/// The first page `ask` fails to get.
+pub async fn every_statement<E, F, Fut>(
+    tournament_id: floor_events::TournamentId,
+    player: Option<floor_events::PlayerId>,
+    mut ask: F,
+) -> Result<floor_events::abort::Statements, E>
+where
+    F: FnMut(floor_events::abort::StatementRequest) -> Fut,
+    Fut: std::future::Future<Output = Result<floor_events::abort::Statements, E>>,
+{
+    let mut after = None;
+    let mut all: Option<floor_events::abort::Statements> = None;
+    loop {
+        let page = ask(floor_events::abort::StatementRequest { tournament_id, player: player.clone(), after, limit: None }).await?;
+        after = page.next.clone();
+        match all.as_mut() {
+            Some(all) => all.statements.extend(page.statements),
+            None => all = Some(page),
+        }
+        if after.is_none() {
+            let mut all = all.expect("a page was read");
+            all.next = None;
+            return Ok(all);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

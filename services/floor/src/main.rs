@@ -145,8 +145,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 Some(p) => Some(PlayerId::parse(p).map_err(|e| Failure { message: format!("player: {e}"), exit: Exit::Usage })?),
                 None => None,
             };
-            let request = abort::StatementRequest { tournament_id: TournamentId(*tournament), player };
-            print_reply(director(&cli).await?.request(subjects::service::ABORT, abort::verbs::STATEMENT.name(), &request).await?)
+            statements(&cli, TournamentId(*tournament), player).await
         }
         Command::Tournament(TournamentCommand::Books { tournament }) => {
             let request = floor_events::payouts::BooksRequest { tournament_id: TournamentId(*tournament) };

@@ -593,11 +593,13 @@ async fn cancel(backbone: &Backbone, t: TournamentId) -> Result<Duration, String
 
 /// The cancellation of `t` as the abort service states it: every statement, summed.
 async fn cancellation(backbone: &Backbone, t: TournamentId, players_left: u32, took: Duration) -> Result<CancelledSummary, String> {
-    use floor_events::abort::{verbs as abort, StatementRequest, Statements};
-    let request = StatementRequest { tournament_id: t, player: None };
-    let reply = command(backbone, subjects::service::ABORT, abort::STATEMENT.name(), &request).await?;
-    let statements: Statements = serde_json::from_value(reply).map_err(|e| format!("statements: {e}"))?;
-    Ok(CancelledSummary::read(players_left, took, &statements))
+    use floor_events::abort::verbs as abort;
+    let all = crate::director::every_statement(t, None, |request| async move {
+        let reply = command(backbone, subjects::service::ABORT, abort::STATEMENT.name(), &request).await?;
+        serde_json::from_value(reply).map_err(|e| format!("statements: {e}"))
+    })
+    .await?;
+    Ok(CancelledSummary::read(players_left, took, &all))
 }
 
 /// Publishes reports in order, acknowledged a window at a time; `acked` hears each one's stream

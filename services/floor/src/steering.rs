@@ -26,6 +26,18 @@ pub(crate) async fn cancel_tournament(cli: &Cli, tournament_id: TournamentId, re
     print_reply(director.request(subjects::service::ABORT, abort::verbs::CANCEL.name(), &after).await?)
 }
 
+/// `floor tournament statement`: one player's statement, or every statement, asked page by
+/// page (a reply is one message) and printed as one reply.
+pub(crate) async fn statements(cli: &Cli, tournament_id: TournamentId, player: Option<PlayerId>) -> Result<(), Failure> {
+    let director = director(cli).await?;
+    let director = &director;
+    let all = director::every_statement(tournament_id, player, |request| async move {
+        director.request::<_, abort::Statements>(subjects::service::ABORT, abort::verbs::STATEMENT.name(), &request).await
+    })
+    .await?;
+    print_reply(serde_json::to_value(all).expect("statements serialize"))
+}
+
 pub(crate) fn print_reply(value: Value) -> Result<(), Failure> {
     say!("{}", serde_json::to_string_pretty(&value).expect("json"));
     Ok(())

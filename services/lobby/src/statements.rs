@@ -64,7 +64,7 @@ pub fn player(given: Result<Query<StatementParams>, QueryRejection>) -> Result<P
 /// Its rejection (`not_cancelled` as 409, `unknown_tournament` as 404, any other as 400), 503
 /// `unavailable` when it does not answer, 502 when its answer does not decode.
 pub async fn ask(commands: &Commands, tournament_id: TournamentId, player: PlayerId) -> Result<Statements, Refused> {
-    let request = StatementRequest { tournament_id, player: Some(player) };
+    let request = StatementRequest { tournament_id, player: Some(player), after: None, limit: None };
     commands.send(verbs::STATEMENT, &request).await.map_err(|e| match e.kind_ref() {
         CommandErrorKind::Rejected(body) => {
             let status = match body.code.as_str() {
@@ -231,6 +231,8 @@ mod tests {
                     line(LineKind::ChipShare, 1_134, Inputs { pot: 4_300, weight: Some(2_500), of: Some(9_000), place: None, extra: true }),
                 ],
             }],
+            players: 1,
+            next: None,
         }
     }
 
