@@ -223,20 +223,33 @@ impl AbortService {
         method: Method,
         at: chrono::DateTime<chrono::Utc>,
     ) -> Result<StoredCancellation, ErrorBody> {
+        let started = std::time::Instant::now();
         let event = cancelled_event(reason.to_owned(), Box::new(snapshot.clone()), profile, method, at)
             .map_err(|e| ErrorBody::new(e.code(), e.to_string()))?;
+        let computed = started.elapsed();
         let AbortEvent::Cancelled { cancellation, .. } = &event else { unreachable!("cancelled_event gives a cancelled event") };
         let statements = cancellation.statements.len();
         let bytes =
             serde_json::to_vec(&event).map_err(|e| ErrorBody::new(codes::UNAVAILABLE, format!("encoding the cancellation: {e}")))?;
+        let encoded = started.elapsed();
         let sha256 = hex(&Sha256::digest(&bytes));
         let object = format!("{t}.{sha256}");
-        let started = std::time::Instant::now();
+        let hashed = started.elapsed();
         self.cancellations
             .put(object.as_str(), &mut bytes.as_slice())
             .await
             .map_err(|e| ErrorBody::new(codes::UNAVAILABLE, format!("storing the cancellation {object}: {e}")))?;
-        tracing::info!(tournament = %t, object, bytes = bytes.len(), ms = started.elapsed().as_millis() as u64, "cancellation stored whole");
+        let ms = |d: std::time::Duration| d.as_millis() as u64;
+        tracing::info!(
+            tournament = %t,
+            object,
+            bytes = bytes.len(),
+            computed_ms = ms(computed),
+            encoded_ms = ms(encoded),
+            hashed_ms = ms(hashed),
+            stored_ms = ms(started.elapsed()),
+            "cancellation stored whole"
+        );
         let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         Ok(StoredCancellation {
             object,
