@@ -6,7 +6,8 @@
 //! snapshot from it (chips at the start of each table's interrupted hand), and `statement`
 //! answers from it. A cancellation of more than [`INLINE_ENTRIES_AT_MOST`] entries is kept whole
 //! in the object store ([`subjects::CANCELLATIONS_BUCKET`]) before the command is sent, and the
-//! `statement` verb reads it from there (checked against its SHA-256) once, then from memory. The abort aggregate's events cause the clock's orders ([`crate::policy`]);
+//! `statement` verb reads it from there (checked against its SHA-256) once, then from memory.
+//! The abort aggregate's events cause the clock's orders ([`crate::policy`]);
 //! each order's command id is derived from its cause, so the tail folded again after a crash
 //! re-sends commands the clock already holds, and it answers them without a second event.
 
@@ -224,17 +225,25 @@ impl AbortService {
         at: chrono::DateTime<chrono::Utc>,
     ) -> Result<StoredCancellation, ErrorBody> {
         let started = std::time::Instant::now();
-        let event = cancelled_event(reason.to_owned(), Box::new(snapshot.clone()), profile, method, at)
-            .map_err(|e| ErrorBody::new(e.code(), e.to_string()))?;
-        let computed = started.elapsed();
-        let AbortEvent::Cancelled { cancellation, .. } = &event else { unreachable!("cancelled_event gives a cancelled event") };
-        let statements = cancellation.statements.len();
-        let bytes =
-            serde_json::to_vec(&event).map_err(|e| ErrorBody::new(codes::UNAVAILABLE, format!("encoding the cancellation: {e}")))?;
-        let encoded = started.elapsed();
-        let sha256 = hex(&Sha256::digest(&bytes));
+        // Computing, encoding and hashing take most of a second at 250,000 entries: off the
+        // async workers the other services share.
+        let entries = snapshot.entries.len();
+        let (reason, snapshot) = (reason.to_owned(), Box::new(snapshot.clone()));
+        let encode = move || {
+            let event = cancelled_event(reason, snapshot, profile, method, at).map_err(|e| ErrorBody::new(e.code(), e.to_string()))?;
+            let computed = started.elapsed();
+            let AbortEvent::Cancelled { cancellation, .. } = &event else { unreachable!("cancelled_event gives a cancelled event") };
+            let statements = cancellation.statements.len();
+            let bytes =
+                serde_json::to_vec(&event).map_err(|e| ErrorBody::new(codes::UNAVAILABLE, format!("encoding the cancellation: {e}")))?;
+            let encoded = started.elapsed();
+            let sha256 = hex(&Sha256::digest(&bytes));
+            Ok::<_, ErrorBody>((bytes, sha256, statements, computed, encoded, started.elapsed()))
+        };
+        let (bytes, sha256, statements, computed, encoded, hashed) = tokio::task::spawn_blocking(encode)
+            .await
+            .map_err(|e| ErrorBody::new(codes::UNAVAILABLE, format!("computing the cancellation: {e}")))??;
         let object = format!("{t}.{sha256}");
-        let hashed = started.elapsed();
         self.cancellations
             .put(object.as_str(), &mut bytes.as_slice())
             .await
@@ -251,13 +260,7 @@ impl AbortService {
             "cancellation stored whole"
         );
         let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-        Ok(StoredCancellation {
-            object,
-            sha256,
-            bytes: bytes.len() as u64,
-            entries: count(snapshot.entries.len()),
-            statements: count(statements),
-        })
+        Ok(StoredCancellation { object, sha256, bytes: bytes.len() as u64, entries: count(entries), statements: count(statements) })
     }
 
     async fn statements(&self, r: StatementRequest) -> Reply<Statements> {
@@ -302,12 +305,19 @@ impl AbortService {
         let mut object = self.cancellations.get(&stored.object).await.map_err(|e| unavailable(e.to_string()))?;
         let mut bytes = Vec::with_capacity(usize::try_from(stored.bytes).unwrap_or(0).min(1 << 30));
         tokio::io::AsyncReadExt::read_to_end(&mut object, &mut bytes).await.map_err(|e| unavailable(e.to_string()))?;
-        if hex(&Sha256::digest(&bytes)) != stored.sha256 {
-            return Err(unavailable("its SHA-256 is not the one the log recorded".into()));
-        }
-        let event: AbortEvent = serde_json::from_slice(&bytes).map_err(|e| unavailable(e.to_string()))?;
-        let AbortEvent::Cancelled { cancellation, .. } = event else { return Err(unavailable("not a cancellation".into())) };
-        let all = Arc::new(cancellation.statements);
+        let sha256 = stored.sha256.clone();
+        // Hashing and decoding 181 MB (250,000 entries) is most of a second: off the async workers.
+        let decode = move || {
+            if hex(&Sha256::digest(&bytes)) != sha256 {
+                return Err("its SHA-256 is not the one the log recorded".to_owned());
+            }
+            match serde_json::from_slice::<AbortEvent>(&bytes).map_err(|e| e.to_string())? {
+                AbortEvent::Cancelled { cancellation, .. } => Ok(cancellation.statements),
+                _ => Err("not a cancellation".to_owned()),
+            }
+        };
+        let statements = tokio::task::spawn_blocking(decode).await.map_err(|e| unavailable(e.to_string()))?.map_err(unavailable)?;
+        let all = Arc::new(statements);
         lock_loaded(&self.loaded).insert(t, all.clone());
         Ok(all)
     }
