@@ -380,7 +380,10 @@ async fn a_cancellation_too_large_for_one_message_is_kept_whole_and_its_statemen
     let found = stored.expect("a cancelled event");
     let (Some(stored), 0, 0) = found.clone() else { panic!("not kept whole elsewhere: {found:?}") };
     assert_eq!(stored.statements as usize, cancelled.statements);
-    assert!(stored.bytes > floor_events::abort::MAX_CANCELLED_BYTES as u64, "{stored:?}");
+    assert_eq!(stored.encoding, floor_events::abort::StoredEncoding::JsonLz4);
+    let object = world.backbone.jetstream.get_object_store(subjects::CANCELLATIONS_BUCKET).await.expect("the bucket");
+    let info = object.info(&stored.object).await.expect("the object the log names");
+    assert_eq!(info.size as u64, stored.bytes);
 
     let one = abort_request(
         &world,

@@ -17,7 +17,9 @@ use crate::projection::{TournamentView, Unavailable};
 use crate::snapshot::{Format, Snapshot, Tables};
 use crate::statement::{Method, Statement};
 use async_nats::jetstream::object_store::ObjectStore;
-use floor_events::abort::{verbs, AbortRecorded, AbortRequest, Cancel, StatementRequest, Statements, Suspend, STATEMENTS_PER_PAGE};
+use floor_events::abort::{
+    verbs, AbortRecorded, AbortRequest, Cancel, StatementRequest, Statements, StoredEncoding, Suspend, STATEMENTS_PER_PAGE,
+};
 use floor_events::commit::Events;
 use floor_events::{clock, codes, subjects, CommandId, Currency, ErrorBody, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
@@ -234,8 +236,12 @@ impl AbortService {
             let computed = started.elapsed();
             let AbortEvent::Cancelled { cancellation, .. } = &event else { unreachable!("cancelled_event gives a cancelled event") };
             let statements = cancellation.statements.len();
-            let bytes =
-                serde_json::to_vec(&event).map_err(|e| ErrorBody::new(codes::UNAVAILABLE, format!("encoding the cancellation: {e}")))?;
+            let failed = |e: String| ErrorBody::new(codes::UNAVAILABLE, format!("encoding the cancellation: {e}"));
+            // serde_json writes a few bytes at a time: gathered into 64 KiB before the encoder.
+            let mut lz4 = std::io::BufWriter::with_capacity(1 << 16, lz4_flex::frame::FrameEncoder::new(Vec::new()));
+            serde_json::to_writer(&mut lz4, &event).map_err(|e| failed(e.to_string()))?;
+            let lz4 = lz4.into_inner().map_err(|e| failed(e.to_string()))?;
+            let bytes = lz4.finish().map_err(|e| failed(e.to_string()))?;
             let encoded = started.elapsed();
             let sha256 = hex(&Sha256::digest(&bytes));
             Ok::<_, ErrorBody>((bytes, sha256, statements, computed, encoded, started.elapsed()))
@@ -260,7 +266,15 @@ impl AbortService {
             "cancellation stored whole"
         );
         let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-        Ok(StoredCancellation { object, sha256, bytes: bytes.len() as u64, entries: count(entries), statements: count(statements) })
+        let encoding = StoredEncoding::JsonLz4;
+        Ok(StoredCancellation {
+            object,
+            encoding,
+            sha256,
+            bytes: bytes.len() as u64,
+            entries: count(entries),
+            statements: count(statements),
+        })
     }
 
     async fn statements(&self, r: StatementRequest) -> Reply<Statements> {
@@ -311,7 +325,10 @@ impl AbortService {
             if hex(&Sha256::digest(&bytes)) != sha256 {
                 return Err("its SHA-256 is not the one the log recorded".to_owned());
             }
-            match serde_json::from_slice::<AbortEvent>(&bytes).map_err(|e| e.to_string())? {
+            // The one encoding there is: JSON in the LZ4 frame format.
+            let mut json = Vec::new();
+            std::io::Read::read_to_end(&mut lz4_flex::frame::FrameDecoder::new(bytes.as_slice()), &mut json).map_err(|e| e.to_string())?;
+            match serde_json::from_slice::<AbortEvent>(&json).map_err(|e| e.to_string())? {
                 AbortEvent::Cancelled { cancellation, .. } => Ok(cancellation.statements),
                 _ => Err("not a cancellation".to_owned()),
             }

@@ -396,7 +396,14 @@ fn a_cancellation_kept_in_the_object_store_is_one_small_event_that_names_it() {
     let C::Cancel { reason, profile, method, snapshot, at, .. } = cancel_field_of(3_000) else { unreachable!() };
     let whole = cancelled_event(reason.clone(), snapshot.clone(), profile, method, at).unwrap();
     let E::Cancelled { cancellation: whole_cancellation, .. } = &whole else { unreachable!() };
-    let stored = StoredCancellation { object: "t.abc".into(), sha256: "abc".into(), bytes: 1, entries: 3_000, statements: 3_000 };
+    let stored = StoredCancellation {
+        object: "t.abc".into(),
+        encoding: floor_events::abort::StoredEncoding::JsonLz4,
+        sha256: "abc".into(),
+        bytes: 1,
+        entries: 3_000,
+        statements: 3_000,
+    };
     let command = |stored| C::Cancel { reason: reason.clone(), profile, method, snapshot: snapshot.clone(), at, stored: Some(stored) };
 
     let events = AbortAggregate::handle_command(&AbortState::Running, command(stored.clone())).unwrap();
