@@ -268,16 +268,22 @@ fn the_announcement_holds_every_table_and_pauses_a_deducting_clock_and_the_end_r
     assert!(orders.iter().any(|o| matches!(o, Order::ClockResume(_))));
 }
 
-#[test]
-fn a_move_in_flight_keeps_the_release_back_until_it_is_confirmed() {
+/// Hand-for-hand running under win2day's rules at tables 1 and 2.
+fn running_at_two_tables() -> (TournamentId, Policy) {
     let t = TournamentId::new();
     let mut policy = Policy::default();
     let mut x = tournament(RuleProfile::Win2day.hand_for_hand());
     x.running = true;
     x.tables.insert(1, Table::default());
     x.tables.insert(2, Table::default());
-    x.moving.insert(EntryNo(4));
     policy.tournaments.insert(t, x);
+    (t, policy)
+}
+
+#[test]
+fn a_move_in_flight_keeps_the_release_back_until_it_is_confirmed() {
+    let (t, mut policy) = running_at_two_tables();
+    policy.tournaments.get_mut(&t).expect("in play").moving.insert(EntryNo(4));
     let completed = BubbleEvent::HandCompleted { hand: 3, players_left_before: 16, placed: vec![], at: at() };
     let orders = policy.on_bubble(t, &[completed]);
     assert!(orders.is_empty(), "normal clock, a move in flight: nothing yet: {orders:?}");
@@ -319,13 +325,7 @@ fn a_table_closed_while_dealing_finishes_its_hand_before_the_aggregate_hears_it_
 /// settled, a suspension read first keeps the release back; the resume releases hand 4.
 #[test]
 fn a_suspension_holds_the_release_and_the_resume_releases_the_hand_waiting() {
-    let t = TournamentId::new();
-    let mut policy = Policy::default();
-    let mut x = tournament(RuleProfile::Win2day.hand_for_hand());
-    x.running = true;
-    x.tables.insert(1, Table::default());
-    x.tables.insert(2, Table::default());
-    policy.tournaments.insert(t, x);
+    let (t, mut policy) = running_at_two_tables();
     let suspended = floor_events::abort::AbortEvent::Suspended {
         reason: floor_events::abort::SuspendReason::Director { reason: "power cut".into() },
         at: at(),
