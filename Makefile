@@ -68,6 +68,7 @@ bench: tools
 	$(CARGO) run --release -p floor-tests --bin bubble-bench -- --tables 1000 --hands 30 --write docs/benchmarks.md
 	$(CARGO) build --release -p floor
 	$(CARGO) run --release -p floor-tests --bin lobby-sse-bench -- --write docs/benchmarks.md
+	FLOOR_LOG=warn,floor_abort=info target/release/floor sim --entrants 250000 --cancel-at 250000 --seed 7
 	tests/bench/bounties-vs-freezeout --write docs/benchmarks.md
 	$(MAKE) soak SOAK_RUNS=1 SOAK_MINUTES=30
 
