@@ -50,7 +50,7 @@ use floor_events::bounties::{BountyEvent, BountyTerms, EnvelopeTier, MysteryStag
 use floor_events::bubble::{BubbleEvent, HandForHandClock, HandForHandSettings, Trigger};
 use floor_events::payouts::{Books, PayoutEvent, PlaceAward};
 use floor_events::registration::{verbs, CreateTournament, Register, StartTournament};
-use floor_events::table::{Instruction, TableReport};
+use floor_events::table::TableReport;
 use floor_events::tournament::{AddOnTerms, EntryModel, Fee, RebuyCondition, RebuyTerms, Start, TournamentDefinition};
 use floor_events::{codes, subjects, CommandId, Currency, ErrorBody, Money, PlayerId, RuleProfile, TournamentId};
 use floor_runtime::bootstrap::Backbone;
@@ -60,11 +60,15 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+mod books;
 pub mod free;
+mod interruption;
 pub mod lockstep;
 mod players;
 mod summary;
 
+use books::{finish, paid_books, Paid};
+use interruption::{cancel, cancellation, suspend, Suspension};
 use lockstep::{Lockstep, STALL};
 use players::SimPlayers;
 pub use summary::{BountySummary, CancelledSummary, HandForHandSummary, Summary};
@@ -451,7 +455,7 @@ async fn rounds(
         // dealt as it would have been, and the inboxes are applied after it, in order.
         let resuming = suspension.resumed_in_inboxes(&tables);
         suspension.over |= resuming;
-        let suspended = suspension.asked && !suspension.over;
+        let suspended = suspension.holds();
         for (&number, table) in tables.iter_mut() {
             if table.closed || suspended || resuming {
                 continue;
@@ -488,7 +492,7 @@ async fn rounds(
                 suspension.asked = true;
             }
         }
-        let suspended = suspension.asked && !suspension.over;
+        let suspended = suspension.holds();
         let may_deal = cancelled_with.is_none() && !suspended && tables.values().any(SimTable::may_deal);
         if !held && reports.is_empty() && !may_deal {
             if !tables.is_empty() && tables.values().all(|t| t.closed) {
@@ -521,85 +525,15 @@ async fn rounds(
             }
         }
         publish(backbone, &reports, |sequence| lockstep.reported(sequence)).await?;
-        let players_left = tables.values().filter(|t| !t.closed).map(|t| t.seats.len()).sum();
         let open = tables.values().filter(|t| !t.closed).count();
-        progress(&Progress::Playing { players_left, tables: open, hands, hands_per_s: hands as f64 / started.elapsed().as_secs_f64() });
+        progress(&Progress::Playing {
+            players_left: seated,
+            tables: open,
+            hands,
+            hands_per_s: hands as f64 / started.elapsed().as_secs_f64(),
+        });
     }
     Ok(Played { tables, hands, moves, broken, rounds: began, cancelled_with })
-}
-
-/// The simulator's own suspension (`--suspend-at`), asked between two rounds. Until every open
-/// table has a `pause` and, after it, a `resume` waiting in its inbox, nothing is applied and
-/// nothing dealt: Floor's answers to the reports sent before the suspension wait too, and are
-/// applied after the round the suspension stopped, as in a run never suspended (applied during
-/// the suspension, a move would have been a round early and the seed another tournament).
-#[derive(Default)]
-struct Suspension {
-    asked: bool,
-    over: bool,
-}
-
-impl Suspension {
-    /// Every open table has been told to pause (held in its inbox).
-    fn paused_in_inboxes(&self, tables: &BTreeMap<u32, SimTable>) -> bool {
-        self.asked && tables.values().filter(|t| !t.closed).all(|t| Self::told(t).0.is_some())
-    }
-
-    /// Asked, not over, and every open table has been told to pause and then to resume.
-    fn resumed_in_inboxes(&self, tables: &BTreeMap<u32, SimTable>) -> bool {
-        let resumed = |t: &SimTable| matches!(Self::told(t), (Some(pause), Some(resume)) if resume > pause);
-        self.asked && !self.over && tables.values().filter(|t| !t.closed).all(resumed)
-    }
-
-    /// Where the first `pause` and the last `resume` wait in `table`'s inbox.
-    fn told(table: &SimTable) -> (Option<usize>, Option<usize>) {
-        let pause = table.inbox.iter().position(|i| matches!(i.instruction, Instruction::Pause { .. }));
-        let resume = table.inbox.iter().rposition(|i| i.instruction == Instruction::Resume);
-        (pause, resume)
-    }
-}
-
-/// Suspends `t` for the simulator (`--suspend-at`).
-async fn suspend(backbone: &Backbone, t: TournamentId) -> Result<(), String> {
-    use floor_events::abort::{verbs as abort, Suspend};
-    let suspend =
-        Suspend { command_id: CommandId::derived(&format!("sim-suspend:{t}")), tournament_id: t, reason: "floor sim --suspend-at".into() };
-    command(backbone, subjects::service::ABORT, abort::SUSPEND.name(), &suspend).await.map(drop)
-}
-
-/// Cancels `t` (the profile's own formula), asked again while the abort service has not read
-/// the latest places yet (`snapshot_unavailable`: it never guesses), for at most [`STALL`].
-/// Returns how long the accepted request took, from sent to answered.
-async fn cancel(backbone: &Backbone, t: TournamentId) -> Result<Duration, String> {
-    use floor_events::abort::{statement::Method, verbs as abort, Cancel};
-    let cancel = Cancel {
-        command_id: CommandId::derived(&format!("sim-cancel:{t}")),
-        tournament_id: t,
-        reason: "floor sim --cancel-at".into(),
-        method: Method::default(),
-    };
-    let asked = Instant::now();
-    loop {
-        let sent = Instant::now();
-        match ask(backbone, subjects::service::ABORT, abort::CANCEL.name(), &cancel).await? {
-            Ok(_) => return Ok(sent.elapsed()),
-            Err(e) if e.code == codes::SNAPSHOT_UNAVAILABLE && asked.elapsed() < STALL => {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            Err(e) => return Err(format!("{}: {}: {}", abort::CANCEL.name(), e.code, e.message)),
-        }
-    }
-}
-
-/// The cancellation of `t` as the abort service states it: every statement, summed.
-async fn cancellation(backbone: &Backbone, t: TournamentId, players_left: u32, took: Duration) -> Result<CancelledSummary, String> {
-    use floor_events::abort::verbs as abort;
-    let all = crate::director::every_statement(t, None, |request| async move {
-        let reply = command(backbone, subjects::service::ABORT, abort::STATEMENT.name(), &request).await?;
-        serde_json::from_value(reply).map_err(|e| format!("statements: {e}"))
-    })
-    .await?;
-    Ok(CancelledSummary::read(players_left, took, &all))
 }
 
 /// Publishes reports in order, acknowledged a window at a time; `acked` hears each one's stream
@@ -641,117 +575,6 @@ async fn start_at(backbone: &Backbone, t: TournamentId, start: chrono::DateTime<
             Err(e) if e.code == codes::TOURNAMENT_STARTED => return Ok(()),
             Err(e) => return Err(format!("{}: {}: {}", verbs::START_TOURNAMENT.name(), e.code, e.message)),
         }
-    }
-}
-
-/// Waits until the payouts log says the tournament is paid (and, with bounties, the bounties
-/// log has the winner's bounty), then asks for its books; returns them with every place the log
-/// awarded, first place first, and the bounties.
-async fn paid_books(backbone: &Backbone, t: TournamentId, bounty: bool) -> Result<(Books, Vec<PlaceAward>, Option<BountySummary>), String> {
-    let payouts = subjects::event_subject(subjects::aggregate::PAYOUTS, t.0);
-    let bounties = subjects::event_subject(subjects::aggregate::BOUNTIES, t.0);
-    let mut end = Ending { payouts: payouts.clone(), paid: Paid::default(), bounties: BountySummary::default(), settled: !bounty };
-    let mut following = floor_runtime::follow::follow(backbone, vec![payouts, bounties], |m| end.read(m.subject.as_str(), &m.payload))
-        .await
-        .map_err(|e| e.to_string())?;
-    while !(end.paid.paid && end.settled) {
-        let next = tokio::time::timeout(STALL, following.next()).await.map_err(|_| {
-            format!("no payouts or bounties in {} s after the winner (are the payouts and bounties services running?)", STALL.as_secs())
-        })?;
-        let message = next.ok_or("the connection closed")?.map_err(|e| e.to_string())?;
-        end.read(message.subject.as_str(), &message.payload);
-    }
-    let mut summary = bounty.then_some(end.bounties);
-    if let Some(b) = summary.as_mut().filter(|b| b.kind == "mystery") {
-        b.seed_matches_commitment = Some(mystery_seed(backbone, t).await?);
-    }
-    finish(backbone, t, end.paid, summary).await
-}
-
-/// The end of a run as the simulator reads it: the payouts log and the bounties log.
-struct Ending {
-    payouts: String,
-    paid: Paid,
-    bounties: BountySummary,
-    /// The winner's bounty is recorded (or there are no bounties).
-    settled: bool,
-}
-
-impl Ending {
-    fn read(&mut self, subject: &str, payload: &[u8]) {
-        if subject == self.payouts {
-            self.paid.read(payload);
-        } else if let Ok(events) = floor_events::record::decode_commit::<BountyEvent>(payload) {
-            self.settled |= self.bounties.read(&events);
-        }
-    }
-}
-
-/// Whether the mystery seed revealed at the end hashes to the commitment published at the stage.
-async fn mystery_seed(backbone: &Backbone, t: TournamentId) -> Result<bool, String> {
-    use sha2::Digest;
-    let subject = subjects::event_subject(subjects::aggregate::BOUNTIES, t.0);
-    let log = floor_runtime::JetStreamStore::new(backbone).load::<BountyEvent>(&subject, 0).await.map_err(|e| e.to_string())?;
-    let (mut commitment, mut seed) = (None, None);
-    for event in log.into_iter().flat_map(|c| c.events) {
-        match event {
-            BountyEvent::MysteryStageStarted { commitment: c, .. } => commitment = Some(c),
-            BountyEvent::MysterySeedRevealed { seed: s } => seed = Some(s),
-            _ => {}
-        }
-    }
-    let hex = |bytes: &[u8]| bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
-    let digest =
-        seed.and_then(|s| (0..s.len()).step_by(2).map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok()).collect::<Option<Vec<u8>>>());
-    Ok(matches!((commitment, digest), (Some(c), Some(d)) if hex(&sha2::Sha256::digest(&d)) == c))
-}
-
-/// Asks for the books once everything is paid.
-async fn finish(
-    backbone: &Backbone,
-    t: TournamentId,
-    paid: Paid,
-    bounties: Option<BountySummary>,
-) -> Result<(Books, Vec<PlaceAward>, Option<BountySummary>), String> {
-    use floor_events::payouts::{verbs as payouts, BooksRequest};
-    let books = command(backbone, subjects::service::PAYOUTS, payouts::BOOKS.name(), &BooksRequest { tournament_id: t }).await?;
-    let books = serde_json::from_value(books).map_err(|e| format!("books: {e}"))?;
-    let mut standings = paid.awards;
-    standings.sort_by_key(|a| (a.place, a.entry));
-    Ok((books, standings, bounties))
-}
-
-/// The payouts log as the simulator reads it: the places awarded, and whether every paid place is.
-#[derive(Default)]
-struct Paid {
-    awards: Vec<PlaceAward>,
-    paid: bool,
-}
-
-impl Paid {
-    /// What the payouts log of `t` holds now, paid or not (a cancelled tournament is never).
-    async fn read_log(backbone: &Backbone, t: TournamentId) -> Result<Paid, String> {
-        let subject = subjects::event_subject(subjects::aggregate::PAYOUTS, t.0);
-        let log = floor_runtime::JetStreamStore::new(backbone).load::<PayoutEvent>(&subject, 0).await.map_err(|e| e.to_string())?;
-        let mut paid = Paid::default();
-        for event in log.into_iter().flat_map(|c| c.events) {
-            paid.take(event);
-        }
-        Ok(paid)
-    }
-
-    fn take(&mut self, event: PayoutEvent) {
-        match event {
-            PayoutEvent::PlacesAwarded { awards, .. } => self.awards.extend(awards),
-            PayoutEvent::TournamentPaid { .. } => self.paid = true,
-            // The simulator reads what was paid; a deal only changes the amounts awarded.
-            _ => {}
-        }
-    }
-
-    fn read(&mut self, commit: &[u8]) {
-        let Ok(events) = floor_events::record::decode_commit::<PayoutEvent>(commit) else { return };
-        events.into_iter().for_each(|e| self.take(e));
     }
 }
 
