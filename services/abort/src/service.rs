@@ -311,7 +311,7 @@ impl AbortService {
     /// The statements of a stored cancellation: from memory once read, else from the object
     /// store, checked against the SHA-256 the log recorded.
     async fn load(&self, t: TournamentId, stored: Option<&StoredCancellation>) -> Result<Arc<Vec<Statement>>, ErrorBody> {
-        if let Some(all) = lock_loaded(&self.loaded).get(&t) {
+        if let Some(all) = lock(&self.loaded).get(&t) {
             return Ok(all.clone());
         }
         let stored = stored.ok_or_else(|| ErrorBody::new(codes::NOT_CANCELLED, "no stored cancellation"))?;
@@ -335,7 +335,7 @@ impl AbortService {
         };
         let statements = tokio::task::spawn_blocking(decode).await.map_err(|e| unavailable(e.to_string()))?.map_err(unavailable)?;
         let all = Arc::new(statements);
-        lock_loaded(&self.loaded).insert(t, all.clone());
+        lock(&self.loaded).insert(t, all.clone());
         Ok(all)
     }
 
@@ -413,12 +413,7 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The loaded statements, also after a panic while holding them.
-fn lock_loaded(loaded: &Mutex<HashMap<TournamentId, Arc<Vec<Statement>>>>) -> MutexGuard<'_, HashMap<TournamentId, Arc<Vec<Statement>>>> {
-    loaded.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// The memory, also after a fold panicked while holding it.
-fn lock(memory: &Mutex<Memory>) -> MutexGuard<'_, Memory> {
-    memory.lock().unwrap_or_else(PoisonError::into_inner)
+/// The memory (or the loaded statements), also after a panic while holding it.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
