@@ -127,6 +127,11 @@ fn out(entry: u32, players_left: u32, table: u32) -> SeatingEvent {
     SeatingEvent::EntryEliminated { entry: EntryNo(entry), players_left, stack_at_start: Some(500), table: Some(table) }
 }
 
+/// Hand-for-hand started with 4 left, a bubble of 2, tables 1 and 2 both dealing.
+fn hand_for_hand_started(cause: floor_events::bubble::StartCause) -> BubbleEvent {
+    BubbleEvent::HandForHandStarted { cause, players_left: 4, boundary: 2, tables: vec![1, 2], dealing: vec![1, 2], at: at() }
+}
+
 fn released(hand: u64) -> BubbleEvent {
     BubbleEvent::HandReleased { hand, tables: vec![1, 2, 3], at: at() }
 }
@@ -175,15 +180,7 @@ fn busts_outside_a_released_hand_are_awarded_at_once_and_a_directors_start_holds
     let (mut policy, t) = (Policy::default(), TournamentId::new());
     started(&mut policy, t);
     assert_eq!(awarded(&policy.on_seating(t, 9, &[out(5, 4, 1)])).len(), 1, "before the start: at once");
-    let started = BubbleEvent::HandForHandStarted {
-        cause: floor_events::bubble::StartCause::Director,
-        players_left: 4,
-        boundary: 2,
-        tables: vec![1, 2],
-        dealing: vec![1, 2],
-        at: at(),
-    };
-    assert!(policy.on_bubble(t, 10, &[started]).is_empty());
+    assert!(policy.on_bubble(t, 10, &[hand_for_hand_started(floor_events::bubble::StartCause::Director)]).is_empty());
     assert!(policy.on_seating(t, 11, &[out(4, 3, 1)]).is_empty(), "hand 0: held");
     let orders = policy.on_bubble(t, 12, &[completed(0)]);
     assert_eq!(hands(&orders), vec![Some(0)]);
@@ -225,14 +222,7 @@ fn the_announcement_hands_busts_are_held_from_the_triggers_commit_and_awarded_to
         near_the_bubble(&mut policy, t, Trigger::PlayersBeforeBubble { players: 2 });
         assert_eq!(hands(&policy.on_seating(t, 10, &[out(6, 5, 1)])), vec![None], "five left: not yet");
         assert_eq!(hands(&policy.on_seating(t, 11, &[out(5, 4, 2)])), vec![None], "the trigger's own bust is before hand 0");
-        let start = BubbleEvent::HandForHandStarted {
-            cause: floor_events::bubble::StartCause::Trigger,
-            players_left: 4,
-            boundary: 2,
-            tables: vec![1, 2],
-            dealing: vec![1, 2],
-            at: at(),
-        };
+        let start = hand_for_hand_started(floor_events::bubble::StartCause::Trigger);
         if start_first {
             assert!(policy.on_bubble(t, 12, std::slice::from_ref(&start)).is_empty());
         }
