@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::health::Health;
 use crate::server::{self, NatsServer, ServerOptions, MIN_VERSION};
 use crate::tail::Tail;
-use async_nats::jetstream::{self, kv, stream};
+use async_nats::jetstream::{self, kv, object_store, stream};
 use async_nats::ServerAddr;
 use floor_events::subjects;
 use std::path::{Path, PathBuf};
@@ -147,33 +147,11 @@ pub async fn ensure_backbone(client: async_nats::Client) -> Result<Backbone, Boo
     ] {
         key_value(&jetstream, bucket, description).await.map_err(setup)?;
     }
-    if jetstream.get_object_store(subjects::CANCELLATIONS_BUCKET).await.is_err() {
-        let created = jetstream
-            .create_object_store(async_nats::jetstream::object_store::Config {
-                bucket: subjects::CANCELLATIONS_BUCKET.to_owned(),
-                description: Some("Floor cancellations too large for one message, whole: the log's own data".to_owned()),
-                storage: stream::StorageType::File,
-                ..Default::default()
-            })
-            .await;
-        // Another process may have created it a moment before.
-        if let Err(e) = created {
-            jetstream
-                .get_object_store(subjects::CANCELLATIONS_BUCKET)
-                .await
-                .map_err(|_| setup(format!("object store {}: {e}", subjects::CANCELLATIONS_BUCKET)))?;
-        }
-    }
-    if jetstream.get_object_store(subjects::SNAPSHOT_BUCKET).await.is_err() {
-        jetstream
-            .create_object_store(async_nats::jetstream::object_store::Config {
-                bucket: subjects::SNAPSHOT_BUCKET.to_owned(),
-                description: Some("Floor aggregate snapshots: a cache of the log, rebuilt from it if lost".to_owned()),
-                storage: stream::StorageType::File,
-                ..Default::default()
-            })
-            .await
-            .map_err(|e| setup(format!("object store {}: {e}", subjects::SNAPSHOT_BUCKET)))?;
+    for (bucket, description) in [
+        (subjects::CANCELLATIONS_BUCKET, "Floor cancellations too large for one message, whole: the log's own data"),
+        (subjects::SNAPSHOT_BUCKET, "Floor aggregate snapshots: a cache of the log, rebuilt from it if lost"),
+    ] {
+        object_store(&jetstream, bucket, description).await.map_err(setup)?;
     }
     let health =
         jetstream.get_key_value(subjects::HEALTH_BUCKET).await.map_err(|e| setup(format!("bucket {}: {e}", subjects::HEALTH_BUCKET)))?;
@@ -203,6 +181,29 @@ pub async fn key_value(jetstream: &jetstream::Context, bucket: &str, description
     match created {
         Ok(store) => Ok(store),
         Err(e) => jetstream.get_key_value(bucket).await.map_err(|_| format!("bucket {bucket}: {e}")),
+    }
+}
+
+/// The object store `bucket` (on file), created with `description` if it does not exist yet;
+/// another process creating it at the same moment is not an error, as for [`key_value`].
+///
+/// # Errors
+/// When the store can neither be read nor created: the reason, naming it.
+pub async fn object_store(jetstream: &jetstream::Context, bucket: &str, description: &str) -> Result<object_store::ObjectStore, String> {
+    if let Ok(store) = jetstream.get_object_store(bucket).await {
+        return Ok(store);
+    }
+    let created = jetstream
+        .create_object_store(object_store::Config {
+            bucket: bucket.to_owned(),
+            description: Some(description.to_owned()),
+            storage: stream::StorageType::File,
+            ..Default::default()
+        })
+        .await;
+    match created {
+        Ok(store) => Ok(store),
+        Err(e) => jetstream.get_object_store(bucket).await.map_err(|_| format!("object store {bucket}: {e}")),
     }
 }
 
