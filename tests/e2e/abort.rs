@@ -309,6 +309,47 @@ async fn floor_sim_cancelled_midway_under_every_profile_states_balanced_statemen
     }
 }
 
+/// Issue 22: a bounty tournament cancelled midway. Knockout, progressive knockout and mystery
+/// `floor sim` runs, cancelled at 30 of 60 left and at 5, under `tda-2024`'s roll-forward (each
+/// entry still in gets the bounty on its head, the bounty money nobody holds is shared) and
+/// `hrvatska-lutrija-2017`'s refund of everything (bounty parts included); the mystery stage
+/// opens at 9 left, so envelopes were drawn before the cancel at 5. The bounties' ledger
+/// is in the snapshot: the books count the bounty money paid in and the bounty cash already
+/// paid, and balance to the minor unit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bounty_tournament_cancelled_midway_pays_its_bounty_pool_and_balances() {
+    use floor::sim::{self, SimConfig};
+    use floor_events::RuleProfile;
+    let world = World::start_configured(|c| {
+        c.skip("scheduler");
+        c.seed_key = Some([7; 32]);
+    })
+    .await;
+    let mut n = 0u128;
+    for format in ["ko", "pko", "mystery"] {
+        for (profile, at) in [(RuleProfile::Tda2024, 30u32), (RuleProfile::Tda2024, 5), (RuleProfile::HrvatskaLutrija2017, 30)] {
+            n += 1;
+            let t = TournamentId(uuid::Uuid::from_u128(0x0b0a_ce1_0000 + n));
+            let bounty = sim::bounty_terms(format);
+            let config = SimConfig { profile, cancel_at: Some(at), bounty, ..SimConfig::new(60, 40 + n as u64, t) };
+            let summary = sim::run(&world.backbone, &config, |_| {}).await.unwrap_or_else(|e| panic!("{format} {profile:?} at {at}: {e}"));
+            let cancelled =
+                summary.cancelled.as_ref().unwrap_or_else(|| panic!("{format} {profile:?} at {at}: not cancelled: {summary:?}"));
+            let books = &cancelled.books;
+            eprintln!(
+                "{format} {profile:?} at {at}: {} left, bounty paid in {}, bounty cash paid {}, distributed {}, refunded {}",
+                cancelled.players_left, books.bounty_paid_in, books.bounties_already_paid, books.distributed, books.refunds
+            );
+            assert!(cancelled.balanced, "{format} {profile:?} at {at}: {cancelled:?}");
+            assert!(books.bounty_paid_in > 0, "{format}: the bounty parts are in the books: {books:?}");
+            assert_eq!(books.paid_in, summary.books.paid_in, "{format}: every entry's money is in the books");
+            if at == 5 {
+                assert!(books.bounties_already_paid > 0, "{format}: knockouts paid bounty cash before the cancel: {books:?}");
+            }
+        }
+    }
+}
+
 /// Issue 22: a suspended `floor sim`, resumed after every service was killed and started again
 /// while it was suspended, finishes as an uninterrupted run with the same seed: the same
 /// winner, hands, moves, broken tables and books. Suspended between two rounds at 60 players

@@ -6,7 +6,8 @@
 //! - [`TournamentView`]: what the abort service needs from the other services' commits to build
 //!   a cancellation [`Snapshot`]: registration's definition and entries with their ledgers, the
 //!   rebuys' and add-ons' ledgers, seating's stacks at the start of each table's current hand,
-//!   and payouts' table and places.
+//!   payouts' table and places, and the bounties' ledger (each purchase's bounty part, the
+//!   bounty on each head, the bounty cash each entry collected).
 //!
 //! Chips: a table's `hand_started` gives each stack before the blinds, and its `hand_finished`
 //! the stacks after the hand; the last of the two a table reported is what each stack was at
@@ -18,6 +19,7 @@ use crate::domain::{AbortEvent, SuspendReason};
 use crate::snapshot::{Bounty, Entry, Format, Paid, Snapshot, Standing, Tables};
 use crate::statement::{Books, Statement};
 use chrono::{DateTime, Utc};
+use floor_events::bounties::{BountyEvent, BountyTerms, PaidInBy};
 use floor_events::payouts::{PayoutEvent, PrizeBand};
 use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::TournamentEvent;
@@ -107,15 +109,51 @@ pub struct EntryView {
     pub out: bool,
     /// Its place and the prize paid for it, once payouts awarded it.
     pub placed: Option<(u32, u64)>,
+    /// Its bounty, as the bounties service recorded it (a bounty tournament only).
+    #[serde(default)]
+    pub bounty: EntryBounty,
+}
+
+/// One entry's part of the bounties' ledger.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntryBounty {
+    /// The bounty part of its own purchase (`None` until the bounties service recorded it).
+    pub buy_in: Option<u64>,
+    /// The bounty part of each rebuy recorded, by rebuy number from 1 (index 0 = rebuy 1).
+    pub rebuys: Vec<Option<u64>>,
+    /// The bounty on its head (knockout, progressive knockout): what it paid in and, in a
+    /// progressive knockout, what it added from others'; zero once knocked out.
+    pub head: u64,
+    /// Bounty cash paid to it.
+    pub collected: u64,
+    /// The bounties service recorded its knockout.
+    pub knocked_out: bool,
+}
+
+impl EntryBounty {
+    /// Nothing recorded: an entry of a tournament without bounties (kept out of the snapshots).
+    fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
 }
 
 /// An entry as the snapshots keep it: player, the buy-in's paid in, fee and prize pool, their
 /// currency, each rebuy's and add-on's three amounts (every purchase of an entry is in the
 /// tournament's currency: registration and rebuys refuse any other), chips, out, place and
-/// prize. With named fields a 250,000-entry snapshot was 59 MB, and reading it most of the
-/// abort service's restart.
+/// prize, and its bounty (absent in a tournament without bounties). With named fields a
+/// 250,000-entry snapshot was 59 MB, and reading it most of the abort service's restart.
 #[derive(Serialize, Deserialize)]
-struct StoredEntry(PlayerId, [u64; 3], Currency, Vec<[u64; 3]>, Vec<[u64; 3]>, u64, bool, Option<(u32, u64)>);
+struct StoredEntry(
+    PlayerId,
+    [u64; 3],
+    Currency,
+    Vec<[u64; 3]>,
+    Vec<[u64; 3]>,
+    u64,
+    bool,
+    Option<(u32, u64)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")] Option<EntryBounty>,
+);
 
 fn amounts(l: &EntryLedger) -> [u64; 3] {
     [l.paid_in.amount, l.fee.amount, l.prize_pool.amount]
@@ -132,14 +170,26 @@ fn ledger([paid_in, fee, prize_pool]: [u64; 3], currency: Currency) -> EntryLedg
 impl From<EntryView> for StoredEntry {
     fn from(e: EntryView) -> Self {
         let all = |ledgers: &[EntryLedger]| ledgers.iter().map(amounts).collect();
-        StoredEntry(e.player, amounts(&e.buy_in), e.buy_in.paid_in.currency, all(&e.rebuys), all(&e.add_ons), e.chips, e.out, e.placed)
+        let bounty = (!e.bounty.is_empty()).then_some(e.bounty);
+        StoredEntry(
+            e.player,
+            amounts(&e.buy_in),
+            e.buy_in.paid_in.currency,
+            all(&e.rebuys),
+            all(&e.add_ons),
+            e.chips,
+            e.out,
+            e.placed,
+            bounty,
+        )
     }
 }
 
 impl From<StoredEntry> for EntryView {
-    fn from(StoredEntry(player, buy_in, currency, rebuys, add_ons, chips, out, placed): StoredEntry) -> Self {
+    fn from(StoredEntry(player, buy_in, currency, rebuys, add_ons, chips, out, placed, bounty): StoredEntry) -> Self {
         let all = |ledgers: Vec<[u64; 3]>| ledgers.into_iter().map(|l| ledger(l, currency)).collect();
-        EntryView { player, buy_in: ledger(buy_in, currency), rebuys: all(rebuys), add_ons: all(add_ons), chips, out, placed }
+        let bounty = bounty.unwrap_or_default();
+        EntryView { player, buy_in: ledger(buy_in, currency), rebuys: all(rebuys), add_ons: all(add_ons), chips, out, placed, bounty }
     }
 }
 
@@ -158,8 +208,12 @@ pub struct TournamentView {
     pub sit_and_go: bool,
     /// At most one table's seats: a single-table tournament.
     pub single_table: bool,
-    /// The definition has bounties (not read yet: a cancel is refused).
+    /// The definition has bounties: every purchase's bounty part must be in the bounties'
+    /// ledger before a cancellation reads it.
     pub bounties: bool,
+    /// The bounty on a head is what its elimination pays (knockout, progressive knockout); a
+    /// mystery or target bounty has none, its money is the pool's.
+    pub bounties_on_heads: bool,
     /// The definition has rebuys, and their period is not over.
     pub rebuys_open: bool,
     /// The definition has an add-on, and the add-on break is not over.
@@ -202,6 +256,7 @@ impl TournamentView {
                         chips: 0,
                         out: false,
                         placed: None,
+                        bounty: EntryBounty::default(),
                     };
                     self.entries.insert(r.entry.0, entry);
                 }
@@ -297,6 +352,49 @@ impl TournamentView {
         }
     }
 
+    /// The view after the bounties service's events: each purchase's bounty part, the bounty
+    /// on each head, the cash each entry collected, each knockout.
+    pub fn on_bounties(&mut self, events: &[BountyEvent]) {
+        for e in events {
+            match e {
+                BountyEvent::BountiesConfigured { terms, .. } => {
+                    self.bounties_on_heads = matches!(terms, BountyTerms::Knockout { .. } | BountyTerms::Progressive { .. });
+                }
+                BountyEvent::BountyPaidIn { entry, by, amount, .. } => {
+                    let on_heads = self.bounties_on_heads;
+                    let Some(b) = self.entries.get_mut(&entry.0).map(|e| &mut e.bounty) else { continue };
+                    match by {
+                        PaidInBy::Entry | PaidInBy::ReEntry => b.buy_in = Some(amount.amount),
+                        PaidInBy::Rebuy { number } => {
+                            let i = (*number as usize).saturating_sub(1);
+                            if b.rebuys.len() <= i {
+                                b.rebuys.resize(i + 1, None);
+                            }
+                            b.rebuys[i] = Some(amount.amount);
+                        }
+                    }
+                    if on_heads {
+                        b.head = b.head.saturating_add(amount.amount);
+                    }
+                }
+                BountyEvent::EntryKnockedOut { entry, .. } => {
+                    if let Some(e) = self.entries.get_mut(&entry.0) {
+                        e.bounty.head = 0;
+                        e.bounty.knocked_out = true;
+                    }
+                }
+                BountyEvent::BountyPaid { to, cash, added_to_own, .. } => {
+                    if let Some(e) = self.entries.get_mut(&to.0) {
+                        e.bounty.collected = e.bounty.collected.saturating_add(cash.amount);
+                        e.bounty.head = e.bounty.head.saturating_add(added_to_own.amount);
+                    }
+                }
+                BountyEvent::WinnerBounty { .. } => self.over = true,
+                _ => {}
+            }
+        }
+    }
+
     /// The view after the abort aggregate's own events.
     pub fn on_abort(&mut self, events: &[AbortEvent]) {
         self.abort = events.iter().fold(std::mem::take(&mut self.abort), AbortView::evolve);
@@ -325,20 +423,14 @@ impl TournamentView {
     /// The tournament now, as a cancellation snapshot; the profile it runs under.
     ///
     /// # Errors
-    /// As [`TournamentView::in_play`]; `snapshot_unavailable` for a bounty tournament (the
-    /// bounties service's ledger is not read yet) or an entry out that payouts has not placed
-    /// yet (try again in a moment).
+    /// As [`TournamentView::in_play`]; `snapshot_unavailable` for an entry out that payouts
+    /// has not placed yet, or, in a bounty tournament, a purchase or knockout the bounties'
+    /// ledger has not recorded yet (try again in a moment).
     pub fn snapshot(&self, at: DateTime<Utc>) -> Result<(RuleProfile, Snapshot), Unavailable> {
         self.in_play()?;
         let (Some(profile), Some(currency)) = (self.profile, self.currency) else {
             return Err(Unavailable::new(codes::UNKNOWN_TOURNAMENT, "no such tournament"));
         };
-        if self.bounties {
-            return Err(Unavailable::new(
-                codes::SNAPSHOT_UNAVAILABLE,
-                "a bounty tournament's cancellation needs the bounties' ledger, which the abort service does not read yet",
-            ));
-        }
         let mut entries = Vec::with_capacity(self.entries.len());
         for (&number, e) in &self.entries {
             let standing = match (e.out, e.placed) {
@@ -351,15 +443,19 @@ impl TournamentView {
                     ))
                 }
             };
-            let paid = |ledger: &EntryLedger| Paid { ledger: *ledger, bounty: 0 };
+            let (buy_in, rebuys, bounty) = match self.bounties {
+                true => bounty_parts(number, e)?,
+                false => (0, vec![0; e.rebuys.len()], Bounty::default()),
+            };
+            let paid = |ledger: &EntryLedger, bounty: u64| Paid { ledger: *ledger, bounty };
             entries.push(Entry {
                 entry: floor_events::EntryNo(number),
                 player: e.player.clone(),
-                buy_in: paid(&e.buy_in),
-                rebuys: e.rebuys.iter().map(paid).collect(),
-                add_ons: e.add_ons.iter().map(paid).collect(),
+                buy_in: paid(&e.buy_in, buy_in),
+                rebuys: e.rebuys.iter().zip(rebuys).map(|(l, b)| paid(l, b)).collect(),
+                add_ons: e.add_ons.iter().map(|l| paid(l, 0)).collect(),
                 standing,
-                bounty: Bounty::default(),
+                bounty,
             });
         }
         let late_registration_open = self.late_registration_until.is_some_and(|until| at < until);
@@ -377,6 +473,30 @@ impl TournamentView {
         };
         Ok((profile, snapshot))
     }
+}
+
+/// An entry's bounty parts (its buy-in's, each rebuy's) and its bounty, from the bounties'
+/// ledger; refused while that ledger has not caught up with registration, the rebuys or seating
+/// (a purchase without its bounty part, a knockout not recorded: a moment after either).
+fn bounty_parts(number: u32, e: &EntryView) -> Result<(u64, Vec<u64>, Bounty), Unavailable> {
+    let behind = |what: String| {
+        Err(Unavailable::new(
+            codes::SNAPSHOT_UNAVAILABLE,
+            format!("entry {number}: {what} is not in the bounties' ledger yet: try again in a moment"),
+        ))
+    };
+    let Some(buy_in) = e.bounty.buy_in else { return behind("the bounty part of its buy-in".into()) };
+    let mut rebuys = Vec::with_capacity(e.rebuys.len());
+    for i in 0..e.rebuys.len() {
+        match e.bounty.rebuys.get(i).copied().flatten() {
+            Some(part) => rebuys.push(part),
+            None => return behind(format!("the bounty part of rebuy {}", i + 1)),
+        }
+    }
+    if e.out && !e.bounty.knocked_out {
+        return behind("its knockout".into());
+    }
+    Ok((buy_in, rebuys, Bounty { head: e.bounty.head, collected: e.bounty.collected }))
 }
 
 #[cfg(test)]
@@ -405,10 +525,11 @@ mod tests {
             chips: u64::MAX,
             out: true,
             placed: Some((17, 2_500)),
+            bounty: EntryBounty { buy_in: Some(500), rebuys: vec![Some(250), None], head: 1_250, collected: 125, knocked_out: true },
         };
         let json = serde_json::to_string(&entry).unwrap();
         assert_eq!(serde_json::from_str::<EntryView>(&json).unwrap(), entry, "{json}");
-        let plain = EntryView { rebuys: vec![], add_ons: vec![], placed: None, ..entry };
+        let plain = EntryView { rebuys: vec![], add_ons: vec![], placed: None, bounty: EntryBounty::default(), ..entry };
         let json = serde_json::to_string(&plain).unwrap();
         assert!(json.len() < 80, "{} bytes: {json}", json.len());
     }
@@ -515,11 +636,96 @@ mod tests {
         let created = TournamentCreated { tournament_id: TournamentId::new(), definition: definition(), at: at("2026-11-24T12:00:00Z") };
         not_started.on_tournament(&[TournamentEvent::TournamentCreated(created)]);
         assert_eq!(not_started.in_play().unwrap_err().code, codes::TOURNAMENT_NOT_STARTED);
-        let mut bounty = played();
-        bounty.bounties = true;
-        assert_eq!(bounty.snapshot(at("2026-11-24T20:00:00Z")).unwrap_err().code, codes::SNAPSHOT_UNAVAILABLE);
         let mut won = played();
         won.on_payouts(&[PayoutEvent::TournamentPaid { prizes_paid: Money::new(3_000, Currency::EUR) }]);
         assert_eq!(won.in_play().unwrap_err().code, codes::TOURNAMENT_FINISHED);
+    }
+
+    fn eur(cents: u64) -> Money {
+        Money::new(cents, Currency::EUR)
+    }
+
+    fn player(name: &str) -> PlayerId {
+        PlayerId::parse(name).unwrap()
+    }
+
+    /// [`played`] as a progressive knockout: each entry put 500 into the bounty pool, and
+    /// entry 1 knocked entry 2 out (250 in cash, 250 onto its own head).
+    fn played_pko() -> TournamentView {
+        let mut v = played();
+        v.bounties = true;
+        let terms = BountyTerms::Progressive { share_bps: 5_000, cash_share_bps: 5_000 };
+        v.on_bounties(&[BountyEvent::BountiesConfigured { tournament_id: TournamentId::new(), terms, currency: Currency::EUR }]);
+        let paid_in =
+            |no: u32, p: &str| BountyEvent::BountyPaidIn { entry: EntryNo(no), player: player(p), by: PaidInBy::Entry, amount: eur(500) };
+        v.on_bounties(&[paid_in(1, "ann"), paid_in(2, "bob"), paid_in(3, "cat")]);
+        let award = PlaceAward { entry: EntryNo(2), player: player("bob"), place: 3, shared: 1, amount: 0 };
+        v.on_payouts(&[PayoutEvent::PlacesAwarded { players_left_before: 3, awards: vec![award], hand_for_hand: None }]);
+        v
+    }
+
+    fn knockout_of_bob() -> Vec<BountyEvent> {
+        vec![
+            BountyEvent::EntryKnockedOut { entry: EntryNo(2), player: player("bob"), bounty: eur(500), unclaimed: false },
+            BountyEvent::BountyPaid {
+                to: EntryNo(1),
+                player: player("ann"),
+                eliminated: EntryNo(2),
+                eliminated_player: player("bob"),
+                cash: eur(250),
+                added_to_own: eur(250),
+            },
+        ]
+    }
+
+    /// The bounties' ledger goes into the snapshot: each purchase's bounty part, each head
+    /// (with what a progressive knockout added to it), the cash collected; the tally adds up.
+    #[test]
+    fn a_bounty_tournament_s_snapshot_carries_the_bounties_ledger() {
+        let mut v = played_pko();
+        v.on_bounties(&knockout_of_bob());
+        let (_, s) = v.snapshot(at("2026-11-24T20:00:00Z")).unwrap();
+        let bounties: Vec<(u64, u64, u64)> = s.entries.iter().map(|e| (e.buy_in.bounty, e.bounty.head, e.bounty.collected)).collect();
+        assert_eq!(bounties, [(500, 750, 250), (500, 0, 0), (500, 500, 0)]);
+        let tally = crate::Tally::of(&s).unwrap();
+        assert_eq!((tally.bounty_paid_in, tally.bounties_paid, tally.heads), (1_500, 250, 1_250));
+        let cancellation = crate::cancel(&s, RuleProfile::Tda2024, crate::Method::RollForward).unwrap();
+        let own: u64 = cancellation
+            .statements
+            .iter()
+            .flat_map(|st| &st.lines)
+            .filter(|l| l.kind == crate::LineKind::OwnBounty)
+            .map(|l| l.amount)
+            .sum();
+        assert_eq!(own, 1_250, "each entry still in gets the bounty on its head");
+    }
+
+    /// A purchase whose bounty part, or a bust whose knockout, the bounties' ledger has not
+    /// recorded yet: refused, never guessed.
+    #[test]
+    fn a_bounty_ledger_behind_the_others_refuses_the_snapshot() {
+        let now = at("2026-11-24T20:00:00Z");
+        let v = played_pko();
+        let behind = v.snapshot(now).unwrap_err();
+        assert_eq!(behind.code, codes::SNAPSHOT_UNAVAILABLE);
+        assert!(behind.message.contains("entry 2: its knockout"), "{}", behind.message);
+        let mut v = played_pko();
+        v.on_bounties(&knockout_of_bob());
+        v.on_rebuys(&[RebuyEvent::RebuyTaken {
+            entry: EntryNo(3),
+            player: player("cat"),
+            number: 1,
+            chips: 10_000,
+            ledger: ledger(),
+            at: now,
+        }]);
+        let behind = v.snapshot(now).unwrap_err();
+        assert!(behind.message.contains("entry 3: the bounty part of rebuy 1"), "{}", behind.message);
+        let part =
+            BountyEvent::BountyPaidIn { entry: EntryNo(3), player: player("cat"), by: PaidInBy::Rebuy { number: 1 }, amount: eur(500) };
+        v.on_bounties(&[part]);
+        let (_, s) = v.snapshot(now).unwrap();
+        assert_eq!(s.entries[2].rebuys[0].bounty, 500);
+        assert_eq!(s.entries[2].bounty.head, 1_000, "the rebuy's bounty part is on the head too");
     }
 }

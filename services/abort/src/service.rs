@@ -1,7 +1,7 @@
 //! Wiring: the `floor.cmd.abort.<verb>` endpoint for directors, and the policy following the
 //! log on the checkpointed [`PolicyRunner`].
 //!
-//! The memory ([`Memory`]) folds registration, seating, rebuys, payouts and the abort
+//! The memory ([`Memory`]) folds registration, seating, rebuys, payouts, bounties and the abort
 //! aggregate's own commits into one [`TournamentView`] per tournament: a cancel builds its
 //! snapshot from it (chips at the start of each table's interrupted hand), and `statement`
 //! answers from it. A cancellation of more than [`INLINE_ENTRIES_AT_MOST`] entries is kept whole
@@ -46,7 +46,7 @@ pub const POLICY_NAME: &str = "abort-policy";
 pub const INLINE_ENTRIES_AT_MOST: usize = 1_000;
 
 /// The shape of [`Memory`] in snapshots: change it whenever that shape or meaning changes.
-const MEMORY_VERSION: &str = "abort-2";
+const MEMORY_VERSION: &str = "abort-3";
 
 /// The abort service. Cheap to clone.
 #[derive(Clone)]
@@ -82,6 +82,7 @@ impl floor_runtime::policy::Policy for Memory {
             Events::Seating(e) => view.on_seating(e),
             Events::Rebuys(e) => view.on_rebuys(e),
             Events::Payouts(e) => view.on_payouts(e),
+            Events::Bounties(e) => view.on_bounties(e),
             Events::Abort(e) => {
                 view.on_abort(e);
                 return on_abort(t, commit.sequence, e);
@@ -96,7 +97,7 @@ impl floor_runtime::policy::Policy for Memory {
 /// The subjects the abort policy reads.
 pub fn filters() -> Vec<String> {
     use subjects::aggregate as a;
-    [a::TOURNAMENT, a::SEATING, a::REBUYS, a::PAYOUTS, a::ABORT, a::CLOCK].iter().map(|a| subjects::event_filter(a)).collect()
+    [a::TOURNAMENT, a::SEATING, a::REBUYS, a::PAYOUTS, a::BOUNTIES, a::ABORT, a::CLOCK].iter().map(|a| subjects::event_filter(a)).collect()
 }
 
 /// How the abort policy runs: its name, memory version and subjects.
