@@ -329,7 +329,7 @@ async fn a_bounty_tournament_cancelled_midway_pays_its_bounty_pool_and_balances(
     for format in ["ko", "pko", "mystery"] {
         for (profile, at) in [(RuleProfile::Tda2024, 30u32), (RuleProfile::Tda2024, 5), (RuleProfile::HrvatskaLutrija2017, 30)] {
             n += 1;
-            let t = TournamentId(uuid::Uuid::from_u128(0x0b0a_ce1_0000 + n));
+            let t = TournamentId(uuid::Uuid::from_u128(0x00b0_ace1_0000 + n));
             let bounty = sim::bounty_terms(format);
             let config = SimConfig { profile, cancel_at: Some(at), bounty, ..SimConfig::new(60, 40 + n as u64, t) };
             let summary = sim::run(&world.backbone, &config, |_| {}).await.unwrap_or_else(|e| panic!("{format} {profile:?} at {at}: {e}"));
