@@ -3,7 +3,8 @@
 //! pauses ("deal discussion"), the bad requests the issue names get their codes and store
 //! nothing, the platform is killed and restarted mid-discussion, the other two accept, the
 //! clock runs again, and the eliminations after that pay the agreed amounts, the winner's with
-//! what was left to play for; the books close to the cent.
+//! what was left to play for; the books close to the cent. A second tournament is cancelled
+//! after its deal, and the cancellation pays the agreed amounts.
 
 use floor_events::clock::ClockEvent;
 use floor_events::payouts::{Books, DealAnswer, DealMethod, DealQuery, DealStage, DealStatus, PayoutEvent, ProposeDeal};
@@ -73,25 +74,7 @@ async fn three_players_agree_an_icm_deal_over_nats_the_clock_pauses_and_the_elim
     let t: TournamentId = world.create(four_handed()).await;
     let mut clock = world.watch_clock(t).await;
     let mut log = PayoutsWatch::start(&world, t).await;
-    for p in NAMES {
-        assert!(matches!(world.register(t, p).await, Reply::Ok(_)), "{p} registers");
-    }
-    let seats = world.seated(t, 4).await;
-    clock.next_where(|e| matches!(e, ClockEvent::StepStarted { .. })).await;
-
-    // Hand 1: the first seat busts the second, the third wins 2,000 from the fourth: 20,000,
-    // 12,000 and 8,000 chips are left.
-    world.report(t, "h1-start", Report::HandStarted { hand: 1, button: seats[0].seat, stacks: seats.clone(), deal_hand: None }).await;
-    let (s0, s1, s2, s3) = (seats[0], seats[1], seats[2], seats[3]);
-    let out = BustReport {
-        entry: s1.entry,
-        stack_at_start: s1.chips,
-        pots: vec![PotWon { winners: vec![s0.entry], chips: s1.chips }],
-        best_high_hand: None,
-    };
-    let three = vec![SeatStack { chips: 20_000, ..s0 }, SeatStack { chips: 12_000, ..s2 }, SeatStack { chips: 8_000, ..s3 }];
-    world.report(t, "h1-end", Report::HandFinished { hand: 1, stacks: three.clone(), busts: vec![out] }).await;
-    log.next_where(|e| matches!(e, PayoutEvent::PlacesAwarded { players_left_before: 4, .. })).await;
+    let (seats, three) = down_to_three(&world, t, &mut clock, &mut log).await;
     let (leader, middle, short) = (three[0], three[1], three[2]);
     assert_eq!((leader.chips, middle.chips, short.chips), (20_000, 12_000, 8_000));
 
@@ -174,6 +157,104 @@ async fn three_players_agree_an_icm_deal_over_nats_the_clock_pauses_and_the_elim
     assert!(awards.contains(&(leader.entry.0, 3, share(leader.entry))), "{awards:?}");
     assert!(awards.contains(&(middle.entry.0, 2, share(middle.entry))), "{awards:?}");
     assert!(awards.contains(&(short.entry.0, 1, share(short.entry) + 400)), "the winner's share and what was left: {awards:?}");
+}
+
+/// Registers the four, waits for the clock, and plays hand 1: the first seat busts the second,
+/// the third wins 2,000 from the fourth; 20,000, 12,000 and 8,000 chips are left. Returns the
+/// four seats and the three left, chip leader first.
+async fn down_to_three(
+    world: &World,
+    t: TournamentId,
+    clock: &mut floor_tests::ClockWatch,
+    log: &mut PayoutsWatch,
+) -> (Vec<SeatStack>, Vec<SeatStack>) {
+    for p in NAMES {
+        assert!(matches!(world.register(t, p).await, Reply::Ok(_)), "{p} registers");
+    }
+    let seats = world.seated(t, 4).await;
+    clock.next_where(|e| matches!(e, ClockEvent::StepStarted { .. })).await;
+    world.report(t, "h1-start", Report::HandStarted { hand: 1, button: seats[0].seat, stacks: seats.clone(), deal_hand: None }).await;
+    let (s0, s1, s2, s3) = (seats[0], seats[1], seats[2], seats[3]);
+    let out = BustReport {
+        entry: s1.entry,
+        stack_at_start: s1.chips,
+        pots: vec![PotWon { winners: vec![s0.entry], chips: s1.chips }],
+        best_high_hand: None,
+    };
+    let three = vec![SeatStack { chips: 20_000, ..s0 }, SeatStack { chips: 12_000, ..s2 }, SeatStack { chips: 8_000, ..s3 }];
+    world.report(t, "h1-end", Report::HandFinished { hand: 1, stacks: three.clone(), busts: vec![out] }).await;
+    log.next_where(|e| matches!(e, PayoutEvent::PlacesAwarded { players_left_before: 4, .. })).await;
+    (seats, three)
+}
+
+/// Issue 22: a cancellation after an agreed deal honours it. The three agree an equal deal
+/// with 4.00 left to play for (36.00 split: 12.00 each), the chip leader goes out third and is
+/// paid 12.00, then the tournament is cancelled: each of the two still in gets the fee back,
+/// the 12.00 agreed, and the 4.00 left to play for by chips (the leader's 20,000 went to the
+/// short stack: 28,000 against 12,000 → 2.80 and 1.20). No place prize instead of the deal.
+#[tokio::test]
+async fn a_tournament_cancelled_after_a_deal_pays_the_agreed_amounts() {
+    use floor_events::abort::statement::{Case, LineKind, Rule};
+    use floor_events::abort::{self, AbortEvent};
+    let world = World::start().await;
+    let t: TournamentId = world.create(four_handed()).await;
+    let mut clock = world.watch_clock(t).await;
+    let mut log = PayoutsWatch::start(&world, t).await;
+    let (_, three) = down_to_three(&world, t, &mut clock, &mut log).await;
+    let (leader, middle, short) = (three[0], three[1], three[2]);
+    let propose = ProposeDeal {
+        command_id: CommandId::new(),
+        tournament_id: t,
+        player: player(leader.entry),
+        method: DealMethod::Equal,
+        left_to_play_for: Some(Money::new(400, floor_events::Currency::EUR)),
+    };
+    recorded::<PayoutEvent>(payouts(&world, "propose_deal", &propose).await);
+    for who in [middle, short] {
+        let answer = DealAnswer { command_id: CommandId::new(), tournament_id: t, player: player(who.entry) };
+        recorded::<PayoutEvent>(payouts(&world, "accept_deal", &answer).await);
+    }
+    log.next_where(|e| matches!(e, PayoutEvent::DealAgreed { .. })).await;
+    let two = bust(&world, t, 2, &three, short, leader).await;
+    log.next_where(|e| matches!(e, PayoutEvent::PlacesAwarded { players_left_before: 3, .. })).await;
+    assert_eq!(two.iter().map(|s| s.chips).sum::<u64>(), 40_000);
+
+    let cancel =
+        abort::Cancel { command_id: CommandId::new(), tournament_id: t, reason: "the venue closes".into(), method: Default::default() };
+    let reply = loop {
+        let reply = world.request(subjects::service::ABORT, "cancel", &cancel).await;
+        if !matches!(&reply, Reply::Error(e) if e.code == codes::SNAPSHOT_UNAVAILABLE) {
+            break reply;
+        }
+        // Polling the platform until it has read the bust's place: the answer comes or the test times out.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let events = recorded::<AbortEvent>(reply);
+    let [AbortEvent::Cancelled { cancellation, snapshot, .. }] = events.as_slice() else { panic!("{events:?}") };
+    assert_eq!(cancellation.case, Case::AfterDeal, "{cancellation:?}");
+    assert_eq!(snapshot.deal.as_ref().map(|d| (d.parts.len(), d.left_to_play_for)), Some((2, 400)));
+    let lines = |entry| -> Vec<(LineKind, Rule, u64)> {
+        cancellation.statements.iter().flat_map(|s| &s.lines).filter(|l| l.entry == entry).map(|l| (l.kind, l.rule, l.amount)).collect()
+    };
+    let fee = 100;
+    assert_eq!(
+        lines(short.entry),
+        [
+            (LineKind::RefundFee, Rule::TdaRollForward, fee),
+            (LineKind::DealShare, Rule::FloorDeal, 1_200),
+            (LineKind::ChipShare, Rule::TdaRollForward, 280)
+        ]
+    );
+    assert_eq!(
+        lines(middle.entry),
+        [
+            (LineKind::RefundFee, Rule::TdaRollForward, fee),
+            (LineKind::DealShare, Rule::FloorDeal, 1_200),
+            (LineKind::ChipShare, Rule::TdaRollForward, 120)
+        ]
+    );
+    assert!(cancellation.books.balanced(), "{:?}", cancellation.books);
+    assert_eq!(cancellation.books.prizes_already_paid, 1_200, "the leader's agreed amount, paid when it went out");
 }
 
 /// Every award of `t`'s payouts log: (entry, place, amount).

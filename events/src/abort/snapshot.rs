@@ -36,6 +36,32 @@ pub struct Snapshot {
     /// pays only the money collected then, not the guarantee).
     #[serde(default)]
     pub buying_open: bool,
+    /// The deal the players still in agreed (payouts' `deal_agreed`), if any: their agreed
+    /// amounts replace the table's prizes (`docs/abort.md`, "After a deal").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deal: Option<AgreedDeal>,
+}
+
+/// A deal every remaining player agreed, as it stands at the cancellation: one part per entry
+/// still in (the entries out since the deal were paid their parts already).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AgreedDeal {
+    /// Each entry still in and what the deal pays it when it goes out, minor units.
+    pub parts: Vec<DealPart>,
+    /// What the deal kept out of the split, to be played for (paid to the winner).
+    #[serde(default)]
+    pub left_to_play_for: u64,
+}
+
+/// One entry's part of an agreed deal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DealPart {
+    /// The entry.
+    pub entry: EntryNo,
+    /// Its agreed amount, minor units.
+    pub amount: u64,
 }
 
 /// How the tournament is played.

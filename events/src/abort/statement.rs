@@ -79,6 +79,10 @@ pub enum Rule {
     /// place N (`docs/abort.md`; 000 §16.12 states it, the other rulebooks imply it).
     #[serde(rename = "floor abort: place prize floor")]
     FloorPlacePrize,
+    /// Floor's rule after a deal every remaining player agreed (`docs/abort.md`): each entry
+    /// still in gets its agreed amount, what was left to play for goes by the profile's rule.
+    #[serde(rename = "floor abort: agreed deal")]
+    FloorDeal,
 }
 
 impl Rule {
@@ -98,6 +102,7 @@ impl Rule {
             Rule::TdaIcm => "tda-2024 icm",
             Rule::FloorBounties => "floor abort: bounties",
             Rule::FloorPlacePrize => "floor abort: place prize floor",
+            Rule::FloorDeal => "floor abort: agreed deal",
         }
     }
 }
@@ -136,6 +141,16 @@ pub enum Case {
     RollForwardBeforeTheMoney,
     /// Roll-forward in the money.
     RollForwardInTheMoney,
+    /// After a deal every remaining player agreed: the agreed amounts, the rest by the
+    /// profile's rule (`Rule::FloorDeal`).
+    AfterDeal,
+}
+
+impl Case {
+    /// Everything paid in goes back to every entry: a rollback, 001 Art. 15, 002 (A).
+    pub fn refunds_everything(self) -> bool {
+        matches!(self, Case::Rollback | Case::HrvatskaLutrijaRefund | Case::SvenskaSpelNobodyOut)
+    }
 }
 
 /// Where a line's money comes from.
@@ -178,6 +193,8 @@ pub enum LineKind {
     PlacePrizeTopUp,
     /// The entry's ICM equity in the prizes still open (Malmuth-Harville, chips as stacks).
     IcmEquity,
+    /// The entry's amount in the deal the players still in agreed.
+    DealShare,
 }
 
 impl LineKind {
@@ -213,6 +230,7 @@ impl LineKind {
             LineKind::ChipShare => "amount = ⌊pot × weight / of⌋, weight = chips, of = chips in play, + 1 if extra (largest remainder)",
             LineKind::OwnBounty => "amount = bounty on the entry's head (pot)",
             LineKind::PlacePrizeTopUp => "amount = prize for place N (pot) − the rest of this entry's statement, bounties excluded",
+            LineKind::DealShare => "amount = the entry's agreed amount in the players' deal (pot)",
             LineKind::IcmEquity => {
                 "amount = Σ over places p ≤ N of P(entry finishes p) × prize(p), Malmuth-Harville on chips (weight of of chips in play), \
                  pot = the prizes' sum; cents: floor, then largest remainder, ties to the bigger stack (floor_rules::cents)"

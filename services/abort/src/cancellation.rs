@@ -7,7 +7,8 @@
 //!
 //! 1. **Place prize floor.** In the money (entries still in ≤ paid places), an entry whose
 //!    lines, bounties aside, come to less than the prize for place N gets a top-up line to it,
-//!    paid by the operator (`docs/abort.md`: only refund-only rules ever need it).
+//!    paid by the operator (`docs/abort.md`: only refund-only rules ever need it). Not after an
+//!    agreed deal ([`rules::deal`]): its amounts replaced the table's prizes.
 //! 2. **Exactness.** The prize-pool lines must sum to the rule's figure (plus top-ups), the
 //!    bounty lines to the bounty money, and nothing the pool holds may stay undistributed.
 //! 3. **Books.** Money in (paid in, overlay, operator cover) equals money out (fees kept,
@@ -40,6 +41,13 @@ pub fn cancel(snapshot: &Snapshot, profile: RuleProfile, method: Method) -> Resu
         RuleProfile::FortunaCz2024 => rules::fortuna_cz::cancel(&mut builder, method)?,
         RuleProfile::Tda2024 => rules::tda_2024::cancel(&mut builder, method)?,
     };
+    // After an agreed deal, the profile's rule (which refuses what it does not offer) decided
+    // only whether everything goes back; if not, the deal's rule writes the lines instead.
+    if tally.deal.is_some() && !plan.case.refunds_everything() {
+        let mut builder = Builder::new(&tally);
+        let plan = rules::deal::cancel(&mut builder, profile, plan.method)?;
+        return builder.finish(profile, plan);
+    }
     builder.finish(profile, plan)
 }
 
@@ -273,9 +281,9 @@ impl<'t, 'a> Builder<'t, 'a> {
     fn finish(mut self, profile: RuleProfile, plan: Plan) -> Result<Cancellation, CancelError> {
         let t = self.t;
         let unbalanced = |what: String| Err(CancelError::Unbalanced(what));
-        // 1. The place prize floor.
+        // 1. The place prize floor (after a deal, the agreed amounts replaced the table's prizes).
         let mut top_ups = 0u64;
-        if t.in_the_money() {
+        if t.in_the_money() && plan.case != Case::AfterDeal {
             let (n, prize) = (t.n(), t.place_prize());
             for &i in &t.remaining {
                 let short = prize.saturating_sub(self.non_bounty[i]);

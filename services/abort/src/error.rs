@@ -7,8 +7,9 @@ use floor_events::{Currency, EntryNo, RuleProfile};
 /// The abort service's stable codes (in the contract, `floor_events::codes`).
 pub mod codes {
     pub use floor_events::codes::{
-        ALREADY_SUSPENDED, BEFORE_SUSPENSION, BOOKS_DO_NOT_BALANCE, BOUNTIES_DO_NOT_ADD_UP, CANCELLATION_TOO_LARGE, DUPLICATE_ENTRY,
-        INVALID_PLACE, INVALID_PRIZE_TABLE, LEDGER_DOES_NOT_ADD_UP, METHOD_NOT_OFFERED, NOBODY_REMAINING, NOT_SUSPENDED, NOT_YET_AVAILABLE,
+        ALREADY_SUSPENDED, BEFORE_SUSPENSION, BOOKS_DO_NOT_BALANCE, BOUNTIES_DO_NOT_ADD_UP, CANCELLATION_TOO_LARGE,
+        DEAL_AMOUNTS_DO_NOT_MATCH_PLAYERS, DUPLICATE_ENTRY, INVALID_PLACE, INVALID_PRIZE_TABLE, LEDGER_DOES_NOT_ADD_UP, METHOD_NOT_OFFERED,
+        NOBODY_REMAINING, NOT_SUSPENDED, NOT_YET_AVAILABLE,
     };
 }
 
@@ -67,6 +68,9 @@ pub enum CancelError {
     /// The statements would not balance.
     #[error("the statements do not balance the books: {0}")]
     Unbalanced(String),
+    /// An agreed deal's parts are not one per entry still in.
+    #[error("the agreed deal does not match the entries still in: {0}")]
+    DealDoesNotMatch(String),
 }
 
 impl CancelError {
@@ -87,6 +91,7 @@ impl CancelError {
             Self::NotYetAvailable(_) => codes::NOT_YET_AVAILABLE,
             Self::Icm(code, _) => code,
             Self::Unbalanced(_) => codes::BOOKS_DO_NOT_BALANCE,
+            Self::DealDoesNotMatch(_) => codes::DEAL_AMOUNTS_DO_NOT_MATCH_PLAYERS,
         }
     }
 }

@@ -16,7 +16,7 @@
 //! (`chips_at_table`) after that report are added.
 
 use crate::domain::{AbortEvent, SuspendReason};
-use crate::snapshot::{Bounty, Entry, Format, Paid, Snapshot, Standing, Tables};
+use crate::snapshot::{AgreedDeal, Bounty, DealPart, Entry, Format, Paid, Snapshot, Standing, Tables};
 use crate::statement::{Books, Statement};
 use chrono::{DateTime, Utc};
 use floor_events::bounties::{BountyEvent, BountyTerms, PaidInBy};
@@ -226,6 +226,10 @@ pub struct TournamentView {
     pub entries: BTreeMap<u32, EntryView>,
     /// Payouts' locked table.
     pub prizes: Vec<PrizeBand>,
+    /// The deal the players still in agreed (payouts' `deal_agreed`): each entry's amount,
+    /// and what was left to play for.
+    #[serde(default)]
+    pub deal: Option<(BTreeMap<u32, u64>, u64)>,
     /// The abort aggregate's own view.
     pub abort: AbortView,
 }
@@ -346,7 +350,10 @@ impl TournamentView {
                     }
                 }
                 PayoutEvent::TournamentPaid { .. } => self.over = true,
-                // A deal's amounts are not read by a cancellation yet (`docs/abort.md`).
+                PayoutEvent::DealAgreed { shares, left_to_play_for } => {
+                    let parts = shares.iter().map(|s| (s.entry.0, s.amount)).collect();
+                    self.deal = Some((parts, *left_to_play_for));
+                }
                 _ => {}
             }
         }
@@ -470,8 +477,20 @@ impl TournamentView {
             prizes: self.prizes.clone(),
             guarantee: self.guarantee,
             buying_open: late_registration_open || self.rebuys_open || self.add_ons_open,
+            deal: self.agreed_deal(),
         };
         Ok((profile, snapshot))
+    }
+}
+
+impl TournamentView {
+    /// The agreed deal as it stands: the parts of the entries still in (those out since were
+    /// paid theirs).
+    fn agreed_deal(&self) -> Option<AgreedDeal> {
+        let (parts, left_to_play_for) = self.deal.as_ref()?;
+        let still_in = |no: &u32| self.entries.get(no).is_some_and(|e| !e.out && e.placed.is_none());
+        let parts = parts.iter().filter(|(no, _)| still_in(no)).map(|(&no, &amount)| DealPart { entry: floor_events::EntryNo(no), amount });
+        Some(AgreedDeal { parts: parts.collect(), left_to_play_for: *left_to_play_for })
     }
 }
 
@@ -727,5 +746,25 @@ mod tests {
         let (_, s) = v.snapshot(now).unwrap();
         assert_eq!(s.entries[2].rebuys[0].bounty, 500);
         assert_eq!(s.entries[2].bounty.head, 1_000, "the rebuy's bounty part is on the head too");
+    }
+
+    /// An agreed deal goes into the snapshot with the parts of the entries still in.
+    #[test]
+    fn an_agreed_deal_is_in_the_snapshot_for_the_entries_still_in() {
+        let mut v = played();
+        let award = PlaceAward { entry: EntryNo(2), player: player("bob"), place: 3, shared: 1, amount: 0 };
+        v.on_payouts(&[PayoutEvent::PlacesAwarded { players_left_before: 3, awards: vec![award], hand_for_hand: None }]);
+        let share =
+            |no: u32, p: &str, amount: u64| floor_events::payouts::DealShare { entry: EntryNo(no), player: player(p), chips: 0, amount };
+        v.on_payouts(&[PayoutEvent::DealAgreed { shares: vec![share(1, "ann", 1_800), share(3, "cat", 1_000)], left_to_play_for: 200 }]);
+        let now = at("2026-11-24T20:00:00Z");
+        let deal = v.snapshot(now).unwrap().1.deal.expect("the deal");
+        assert_eq!(deal.parts, [DealPart { entry: EntryNo(1), amount: 1_800 }, DealPart { entry: EntryNo(3), amount: 1_000 }]);
+        assert_eq!(deal.left_to_play_for, 200);
+        v.on_seating(&[SeatingEvent::EntryEliminated { entry: EntryNo(3), players_left: 1, stack_at_start: None, table: None }]);
+        let award = PlaceAward { entry: EntryNo(3), player: player("cat"), place: 2, shared: 1, amount: 1_000 };
+        v.on_payouts(&[PayoutEvent::PlacesAwarded { players_left_before: 2, awards: vec![award], hand_for_hand: None }]);
+        let deal = v.snapshot(now).unwrap().1.deal.expect("the deal");
+        assert_eq!(deal.parts, [DealPart { entry: EntryNo(1), amount: 1_800 }], "entry 3 was paid its part when it went out");
     }
 }

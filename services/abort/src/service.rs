@@ -390,6 +390,7 @@ fn empty_snapshot(currency: Currency) -> Snapshot {
         prizes: vec![],
         guarantee: None,
         buying_open: false,
+        deal: None,
     }
 }
 

@@ -9,7 +9,7 @@ use floor_events::money::MAX_TOTAL;
 use floor_events::payouts::PrizeBand;
 use floor_rules::payout_table::{Band, PayoutTable};
 
-pub use floor_events::abort::snapshot::{Bounty, Entry, Format, Paid, Snapshot, Standing, Tables};
+pub use floor_events::abort::snapshot::{AgreedDeal, Bounty, DealPart, Entry, Format, Paid, Snapshot, Standing, Tables};
 
 /// A snapshot, checked and summed. Every figure fits Floor's bounds ([`MAX_TOTAL`]).
 #[derive(Debug, Clone)]
@@ -40,6 +40,8 @@ pub struct Tally<'a> {
     pub heads: u64,
     /// Prizes already paid to entries out.
     pub prizes_paid: u64,
+    /// An agreed deal's amount for each entry still in, in the order of `remaining`.
+    pub deal: Option<Vec<u64>>,
 }
 
 fn add(a: u64, b: u64) -> Result<u64, CancelError> {
@@ -82,6 +84,7 @@ impl<'a> Tally<'a> {
             bounties_paid: 0,
             heads: 0,
             prizes_paid: 0,
+            deal: None,
         };
         for e in &snapshot.entries {
             for p in e.purchases() {
@@ -119,7 +122,37 @@ impl<'a> Tally<'a> {
         if t.heads > balance {
             return Err(CancelError::BountiesDoNotAddUp);
         }
+        if let Some(deal) = &snapshot.deal {
+            t.deal = Some(t.deal_parts(deal)?);
+        }
         Ok(t)
+    }
+
+    /// An agreed deal's amounts in the order of `remaining`: exactly one part per entry still
+    /// in, none for anybody else.
+    fn deal_parts(&self, deal: &AgreedDeal) -> Result<Vec<u64>, CancelError> {
+        let entries = &self.snapshot.entries;
+        let mut parts = vec![None; self.remaining.len()];
+        let mut sum = add(deal.left_to_play_for, 0)?;
+        for part in &deal.parts {
+            let k = self
+                .remaining
+                .binary_search_by_key(&part.entry, |&i| entries[i].entry)
+                .map_err(|_| CancelError::DealDoesNotMatch(format!("entry {} has a part of the deal and is not still in", part.entry)))?;
+            if parts[k].replace(part.amount).is_some() {
+                return Err(CancelError::DealDoesNotMatch(format!("entry {} has two parts of the deal", part.entry)));
+            }
+            sum = add(sum, part.amount)?;
+        }
+        parts
+            .into_iter()
+            .zip(&self.remaining)
+            .map(|(part, &i)| {
+                part.ok_or_else(|| {
+                    CancelError::DealDoesNotMatch(format!("entry {} is still in and has no part of the deal", entries[i].entry))
+                })
+            })
+            .collect()
     }
 
     /// Entries still in.

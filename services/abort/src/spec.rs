@@ -7,7 +7,7 @@ use crate::cancellation::cancel;
 use crate::domain::{AbortAggregate, AbortCommand as C, AbortEvent as E, AbortState, SuspendReason};
 use crate::error::codes;
 use crate::rules::fixtures::*;
-use crate::snapshot::{prize, Bounty, Entry, Format, Snapshot, Standing, Tables, Tally};
+use crate::snapshot::{prize, AgreedDeal, Bounty, DealPart, Entry, Format, Snapshot, Standing, Tables, Tally};
 use crate::statement::{Case, Method, Pot};
 use chrono::{DateTime, Duration, Utc};
 use esrs::Aggregate;
@@ -180,6 +180,7 @@ prop_compose! {
         guarantee in proptest::option::of(0u64..4_000_000),
         buying_open in any::<bool>(),
         format in (any::<bool>(), any::<bool>(), prop::bool::weighted(0.1)),
+        deal in (prop::bool::weighted(0.3), prop::collection::vec(0u64..1_000, 40), 0u64..=20),
     ) -> Snapshot {
         let (prize_pool, fee, bounty_bps) = price;
         let purchase = || paid(prize_pool, fee, prize_pool * bounty_bps / 10_000);
@@ -233,6 +234,22 @@ prop_compose! {
             place -= 1;
         }
         let tables = if format.0 { Tables::Single } else { Tables::Multi };
+        // In the money, sometimes a deal: the open pool less up to 20 % left to play for,
+        // split by random weights (the remainder to the first entry still in).
+        let (dealing, weights, kept_pct) = deal;
+        let deal = (dealing && left.len() as u32 <= places).then(|| {
+            let pool = match guarantee { Some(g) if !buying_open => g.max(contributions), _ => contributions };
+            let prizes_paid: u64 = entries.iter().map(|e| match e.standing { Standing::Eliminated { prize, .. } => prize, _ => 0 }).sum();
+            let open = pool.saturating_sub(prizes_paid);
+            let left_to_play_for = open * kept_pct / 100;
+            let weights = &weights[..left.len()];
+            let of: u64 = weights.iter().sum::<u64>().max(1);
+            let dealt = open - left_to_play_for;
+            let mut parts: Vec<DealPart> =
+                left.iter().zip(weights).map(|(&i, &w)| DealPart { entry: entries[i].entry, amount: dealt * w / of }).collect();
+            parts[0].amount += dealt - parts.iter().map(|p| p.amount).sum::<u64>();
+            AgreedDeal { parts, left_to_play_for }
+        });
         Snapshot {
             currency: floor_events::Currency::EUR,
             format: Format { tables, sit_and_go: format.1, twister: format.2 },
@@ -240,6 +257,7 @@ prop_compose! {
             prizes: bands,
             guarantee,
             buying_open,
+            deal,
         }
     }
 }
@@ -259,7 +277,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     #[test]
-    fn statements_balance_to_the_cent_and_never_leave_an_entry_in_the_money_below_its_place_prize(s in tournament()) {
+    fn statements_balance_to_the_cent_and_never_leave_an_entry_in_the_money_below_its_place_prize_or_agreed_amount(s in tournament()) {
         // Figures recomputed here, independently of the crate.
         let paid_in: u64 = s.entries.iter().flat_map(|e| e.purchases()).map(|p| p.ledger.paid_in.amount).sum();
         let contributions: u64 = s.entries.iter().flat_map(|e| e.purchases()).map(|p| p.pool_part()).sum();
@@ -297,7 +315,7 @@ proptest! {
                     }
                 }
                 prop_assert_eq!(sums.iter().sum::<u64>(), b.statements, "statements sum to the money distributed");
-                let refund_all = matches!(c.case, Case::Rollback | Case::HrvatskaLutrijaRefund | Case::SvenskaSpelNobodyOut);
+                let refund_all = c.case.refunds_everything();
                 if refund_all {
                     prop_assert!(sums[1] >= contributions, "every prize-pool part back");
                     prop_assert_eq!(sums[2], bounty_in, "every bounty part back");
@@ -307,7 +325,14 @@ proptest! {
                     prop_assert_eq!(sums[2], bounty_in - bounties_paid, "the bounty pool is distributed");
                 }
                 prop_assert_eq!(b.overlay, c.pool - contributions);
-                if left <= places {
+                if let (Some(deal), false) = (&s.deal, refund_all) {
+                    // After a deal, each entry still in gets at least its agreed amount.
+                    prop_assert_eq!(c.case, Case::AfterDeal);
+                    for part in &deal.parts {
+                        let got = by_entry.get(&part.entry).copied().unwrap_or(0);
+                        prop_assert!(got >= part.amount, "{profile:?} {method:?}: entry {} got {got} < {}", part.entry, part.amount);
+                    }
+                } else if left <= places {
                     for e in s.entries.iter().filter(|e| e.chips().is_some()) {
                         let got = by_entry.get(&e.entry).copied().unwrap_or(0);
                         prop_assert!(got >= place_prize, "{profile:?} {method:?}: entry {} got {got} < {place_prize}", e.entry);

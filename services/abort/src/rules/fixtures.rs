@@ -53,7 +53,7 @@ pub const SIT_AND_GO: Format = Format { tables: Tables::Single, sit_and_go: true
 
 /// A snapshot of these entries.
 pub fn snapshot(format: Format, entries: Vec<Entry>, table: &[u64]) -> Snapshot {
-    Snapshot { currency: Currency::EUR, format, entries, prizes: prizes(table), guarantee: None, buying_open: false }
+    Snapshot { currency: Currency::EUR, format, entries, prizes: prizes(table), guarantee: None, buying_open: false, deal: None }
 }
 
 /// The 100-entry field of the examples (004 §4.37 worked example, PokerStars' pool): €90 into

@@ -8,8 +8,10 @@
 //! - [`reel_cz`]: 003 publishes no formula (GP §10: the operator decides); tda-2024 by default.
 //! - [`fortuna_cz`]: 004 §4.37: heads-up, multi-table before and in the money, guaranteed
 //!   events, sit & go.
-//! - [`tda_2024`]: rollback, roll-forward, ICM (not yet available).
+//! - [`tda_2024`]: rollback, roll-forward, ICM.
+//! - [`deal`]: Floor's rule after the players still in agreed a deal, under every profile.
 
+pub mod deal;
 pub mod fortuna_cz;
 pub mod hrvatska_lutrija;
 pub mod reel_cz;
