@@ -45,6 +45,21 @@ pub struct RegistrationRules {
     pub rebuy_below_zero_allowed: bool,
 }
 
+/// When Floor suspends a tournament by itself, and how long a suspension may last (issue 22;
+/// 002 §2.8 T-12.5; `practice.md` §3: SCOOP 2017, players blinded out at tables that had
+/// stopped).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SuspensionRules {
+    /// Floor suspends when at least this share of the open tables (basis points, and at least
+    /// one table) owe a report and have sent none for [`SuspensionRules::silent_seconds`].
+    pub silent_tables_bps: u32,
+    /// How long a table that owes a report may stay silent, seconds.
+    pub silent_seconds: u32,
+    /// A suspension longer than this ends in a cancellation under the profile's own rule
+    /// ("resumed as soon as possible or else aborted"); `None`: the director decides.
+    pub limit_seconds: Option<u32>,
+}
+
 /// Absolute and relative caps on buy-in and fee (000 §16.1).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FeeCaps {
@@ -114,6 +129,24 @@ impl RuleProfile {
 }
 
 impl RuleProfile {
+    /// When Floor suspends by itself, and the longest suspension ([`SuspensionRules`]).
+    ///
+    /// - A quarter of the open tables (at least one) silent: one table stopping is a table
+    ///   server's fault the director handles; a quarter stopping is the system's (SCOOP 2017).
+    /// - Silent for 2 minutes online (an online hand takes about one), 5 minutes under the live
+    ///   rulebooks (`tda-2024`, FORTUNA's live game plan), where one hand can take that long.
+    /// - The limit: only 002 §2.8 T-12.5 sets one ("resumed as soon as possible, or, if it
+    ///   cannot be within a time Svenska Spel deems reasonable, aborted"); Floor reads
+    ///   "reasonable" as one hour. The other rulebooks leave it to the director.
+    pub fn suspension(self) -> SuspensionRules {
+        let (silent_seconds, limit_seconds) = match self {
+            RuleProfile::SvenskaSpel2012 => (120, Some(3_600)),
+            RuleProfile::Win2day | RuleProfile::HrvatskaLutrija2017 | RuleProfile::ReelCz => (120, None),
+            RuleProfile::FortunaCz2024 | RuleProfile::Tda2024 => (300, None),
+        };
+        SuspensionRules { silent_tables_bps: 2_500, silent_seconds, limit_seconds }
+    }
+
     /// Hand-for-hand settings of this profile (spec §5; `practice.md` §1.2, §1.4). A tournament
     /// may override each one (`hand_for_hand` in its definition).
     ///

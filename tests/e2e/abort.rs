@@ -309,6 +309,103 @@ async fn floor_sim_cancelled_midway_under_every_profile_states_balanced_statemen
     }
 }
 
+/// The abort log of `t`, followed from now on.
+async fn follow_abort(world: &World, t: TournamentId) -> floor_runtime::follow::Following {
+    let subject = subjects::event_subject(subjects::aggregate::ABORT, t.0);
+    floor_runtime::follow::follow(&world.backbone, vec![subject], |_| {}).await.expect("follow the abort log")
+}
+
+/// Moves the platform's clock on by `step` until the abort log stores an event `wanted` takes
+/// (the watchdog looks every 5 s of the platform's clock), at most `steps` times.
+async fn advance_until(
+    manual: &floor_runtime::ManualClock,
+    log: &mut floor_runtime::follow::Following,
+    step: chrono::Duration,
+    steps: u32,
+    wanted: impl Fn(&AbortEvent) -> bool,
+) -> AbortEvent {
+    for _ in 0..steps {
+        manual.advance(step);
+        // The watchdog's answer to this step, if it has one, comes at once; the next step waits.
+        while let Ok(Some(message)) = tokio::time::timeout(std::time::Duration::from_millis(100), log.next()).await {
+            let events: Vec<AbortEvent> = floor_events::record::decode_commit(&message.expect("readable").payload).expect("abort");
+            if let Some(e) = events.into_iter().find(|e| wanted(e)) {
+                return e;
+            }
+        }
+    }
+    panic!("no such abort event after {steps} steps of {step}");
+}
+
+/// A four-handed sit & go under `profile`, on a platform whose clock the test moves, with hand 1
+/// started at its table and the clock running; with the time just before the table's report.
+async fn four_dealing(
+    profile: floor_events::RuleProfile,
+) -> (World, floor_runtime::ManualClock, TournamentId, chrono::DateTime<chrono::Utc>) {
+    let manual = floor_runtime::ManualClock::new(chrono::Utc::now());
+    let world = World::start_configured(|c| c.clock = std::sync::Arc::new(manual.clone())).await;
+    let t: TournamentId = world.create(TournamentDefinition { profile, ..four_handed() }).await;
+    let mut clock = world.watch_clock(t).await;
+    for p in ["ann", "bob", "cat", "dan"] {
+        assert!(matches!(world.register(t, p).await, Reply::Ok(_)), "{p} registers");
+    }
+    let seats = world.seated(t, 4).await;
+    let reported = chrono::Utc::now();
+    world.report(t, "h1-start", Report::HandStarted { hand: 1, button: seats[0].seat, stacks: seats.clone(), deal_hand: None }).await;
+    clock.next_where(|e| matches!(e, ClockEvent::StepStarted { .. })).await;
+    (world, manual, t, reported)
+}
+
+/// Issue 22 (SCOOP 2017): when a quarter of the tables send nothing for the profile's time
+/// (tda-2024: 5 minutes), Floor suspends the tournament by itself instead of letting players
+/// blind out: the table is told to pause, and the lobby says why. Not before the time.
+#[tokio::test]
+async fn floor_suspends_a_tournament_whose_tables_fell_silent_and_says_why() {
+    let (world, manual, t, reported) = four_dealing(floor_events::RuleProfile::Tda2024).await;
+    let mut log = follow_abort(&world, t).await;
+    let suspended =
+        advance_until(&manual, &mut log, chrono::Duration::seconds(20), 40, |e| matches!(e, AbortEvent::Suspended { .. })).await;
+    let AbortEvent::Suspended { reason, at } = &suspended else { unreachable!() };
+    assert_eq!(reason, &abort::SuspendReason::TablesSilent { silent: 1, tables: 1, seconds: 300 });
+    assert!(*at - reported >= chrono::Duration::seconds(300), "not before five minutes of silence: {at} against {reported}");
+    let doc = world.lobby_when(t, |d| d["play"]["suspended"].is_object()).await;
+    assert_eq!(doc["play"]["suspended"]["reason"], "1 of 1 tables sent nothing for 300 seconds");
+    let pause = floor_events::table::Instruction::Pause { reason: "tournament suspended: 1 of 1 tables sent nothing for 300 s".into() };
+    world.instructions_when(t, |i| i.iter().any(|i| i.instruction == pause)).await;
+    // The director resumes: the silence counts again from the resume.
+    let resume = abort::AbortRequest { command_id: CommandId::new(), tournament_id: t };
+    let resumed = recorded::<AbortEvent>(abort_request(&world, "resume", &resume).await);
+    assert!(matches!(resumed.as_slice(), [AbortEvent::Resumed { .. }]), "{resumed:?}");
+}
+
+/// Issue 22: 002 §2.8 T-12.5: a suspended tournament is resumed as soon as possible, or else
+/// cancelled; svenska-spel-2012's limit is one hour. Past it, Floor cancels under the
+/// rulebook's own rule (T-12.1 for this single table), and the statements balance.
+#[tokio::test]
+async fn a_suspension_past_the_profile_s_limit_is_cancelled_under_its_rule() {
+    let (world, manual, t, _) = four_dealing(floor_events::RuleProfile::SvenskaSpel2012).await;
+    let mut log = follow_abort(&world, t).await;
+    let suspend = abort::Suspend { command_id: CommandId::new(), tournament_id: t, reason: "the network is down".into() };
+    let suspended = loop {
+        let reply = abort_request(&world, "suspend", &suspend).await;
+        if !matches!(&reply, Reply::Error(e) if e.code == codes::TOURNAMENT_NOT_STARTED) {
+            break recorded::<AbortEvent>(reply);
+        }
+        // Polling the platform until the abort service has read the start.
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert!(matches!(suspended.as_slice(), [AbortEvent::Suspended { .. }]), "{suspended:?}");
+    let cancelled = advance_until(&manual, &mut log, chrono::Duration::minutes(5), 20, |e| matches!(e, AbortEvent::Cancelled { .. })).await;
+    let AbortEvent::Cancelled { reason, cancellation, at, .. } = &cancelled else { unreachable!() };
+    let AbortEvent::Suspended { at: since, .. } = &suspended[0] else { unreachable!() };
+    assert!(*at - *since >= chrono::Duration::hours(1), "not before the hour: {since} → {at}");
+    assert_eq!(reason, "suspended longer than 60 minutes, the limit of svenska-spel-2012");
+    // T-12.1, a single table: the fee back and the pool shared equally, 100 + 1,000 each.
+    assert_eq!(cancellation.case, abort::statement::Case::SvenskaSpelSingleTable);
+    assert_eq!(cancellation.statements.iter().map(|s| s.total).collect::<Vec<_>>(), [1_100; 4]);
+    assert!(cancellation.books.balanced(), "{:?}", cancellation.books);
+}
+
 /// Issue 22: a bounty tournament cancelled midway. Knockout, progressive knockout and mystery
 /// `floor sim` runs, cancelled at 30 of 60 left and at 5, under `tda-2024`'s roll-forward (each
 /// entry still in gets the bounty on its head, the bounty money nobody holds is shared) and

@@ -24,6 +24,8 @@
 //! - [`projection`]: pure folds: the lobby's view, and the tournament as the log tells it, from
 //!   which a cancel's snapshot is built.
 //! - [`policy`]: the clock's orders a suspension, a resume or a cancellation causes.
+//! - [`silence`]: which tables owe a report and since when; Floor's own suspension when too
+//!   many are silent, and the cancellation of a suspension past the profile's limit.
 //! - [`service`]: wiring: the endpoint and the policy runner.
 #![deny(missing_docs)]
 
@@ -34,6 +36,7 @@ pub mod policy;
 pub mod projection;
 pub mod rules;
 pub mod service;
+pub mod silence;
 pub mod snapshot;
 pub mod split;
 pub mod statement;

@@ -9,12 +9,16 @@
 //!   decided between the tournament's start and its clock's first level found no clock to
 //!   pause, and the clock would otherwise run while play is suspended).
 //!
-//! Still to do (`docs/abort.md`): tables get `pause`/`resume` or close (the instructions are in
-//! the table protocol, but seating sends instructions only from its own reactions and exposes
-//! no way for another service to order them); registration, rebuys and the bubble hold; Floor
-//! suspending by itself when tables fall silent.
+//! The tables' `pause`, `resume` and `close_table` are seating's reactions to the same events;
+//! registration, rebuys and the bubble hold by reading them too (`docs/abort.md`).
+//!
+//! And, with no commit to react to, the watchdog ([`watchdog`]): at a moment `now`, Floor's own
+//! suspension of a tournament whose tables fell silent, or the cancellation of a suspension
+//! past the profile's limit ([`crate::silence`]).
 
 use crate::domain::{AbortEvent, SuspendReason};
+use crate::projection::TournamentView;
+use chrono::{DateTime, Utc};
 use floor_events::clock::{ClockEvent, ClockRequest, PauseClock, StepCause};
 use floor_events::{CommandId, TournamentId};
 
@@ -70,6 +74,45 @@ pub fn on_clock(tournament: TournamentId, sequence: u64, events: &[ClockEvent], 
             Order::ClockPause(PauseClock { command_id, tournament_id: tournament, reason: pause_reason(reason) })
         })
         .collect()
+}
+
+/// What the watchdog does about one tournament.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Watchdog {
+    /// Suspend it: too many tables are silent.
+    Suspend {
+        /// Derived from the tournament and its suspensions so far: one per silence.
+        command_id: CommandId,
+        /// How many tables, of how many, for how long.
+        reason: SuspendReason,
+    },
+    /// Cancel it under its profile's own rule: suspended past the profile's limit.
+    Cancel {
+        /// Derived from the tournament and the suspension's start.
+        command_id: CommandId,
+        /// Why, for the statements.
+        reason: String,
+    },
+}
+
+/// The watchdog's decision for tournament `t` at `now`, if any: a tournament in play, not
+/// suspended, whose silent tables reach its profile's share and time is suspended; one
+/// suspended past its profile's limit is cancelled.
+pub fn watchdog(t: TournamentId, view: &TournamentView, now: DateTime<Utc>) -> Option<Watchdog> {
+    let profile = view.profile?;
+    if view.in_play().is_err() || view.abort.cancelled.is_some() {
+        return None;
+    }
+    let rules = profile.suspension();
+    if let Some((_, since)) = &view.abort.suspended {
+        let limit = crate::silence::overdue(rules, *since, now)?;
+        let command_id = CommandId::derived(&format!("abort-overdue:{t}:{}", since.timestamp_millis()));
+        let reason = format!("suspended longer than {} minutes, the limit of {}", limit / 60, profile.name());
+        return Some(Watchdog::Cancel { command_id, reason });
+    }
+    let reason = view.silence.silent(rules, now)?;
+    let command_id = CommandId::derived(&format!("abort-silent:{t}:{}", view.abort.suspensions));
+    Some(Watchdog::Suspend { command_id, reason })
 }
 
 #[cfg(test)]

@@ -232,6 +232,9 @@ pub struct TournamentView {
     pub deal: Option<(BTreeMap<u32, u64>, u64)>,
     /// The abort aggregate's own view.
     pub abort: AbortView,
+    /// Which tables owe a report and since when (Floor's own suspension).
+    #[serde(default)]
+    pub silence: crate::silence::Silence,
 }
 
 impl TournamentView {

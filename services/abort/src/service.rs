@@ -12,7 +12,7 @@
 //! re-sends commands the clock already holds, and it answers them without a second event.
 
 use crate::domain::{cancelled_event, AbortAggregate, AbortCommand, AbortEvent, StoredCancellation, SuspendReason};
-use crate::policy::{on_abort, on_clock, Order};
+use crate::policy::{on_abort, on_clock, watchdog, Order, Watchdog};
 use crate::projection::{TournamentView, Unavailable};
 use crate::snapshot::{Format, Snapshot, Tables};
 use crate::statement::{Method, Statement};
@@ -37,6 +37,9 @@ use tokio_util::task::TaskTracker;
 
 /// Wait before trying a command again after the store (or the clock service) failed.
 const RETRY: Duration = Duration::from_millis(500);
+
+/// How often the watchdog looks at the tables' silence and the suspensions' length.
+const WATCH_EVERY: chrono::Duration = chrono::Duration::seconds(5);
 
 /// The policy's name: its snapshot, checkpoint key and health record.
 pub const POLICY_NAME: &str = "abort-policy";
@@ -75,19 +78,27 @@ impl floor_runtime::policy::Policy for Memory {
 
     fn react(&mut self, commit: Stored<'_>) -> Vec<Order> {
         let Some(decoded) = commit.commit("abort") else { return vec![] };
-        let t = decoded.tournament();
+        let (t, at) = (decoded.tournament(), commit.at);
         let view = self.tournaments.entry(t).or_default();
         match &decoded.events {
             Events::Tournament(e) => view.on_tournament(e),
-            Events::Seating(e) => view.on_seating(e),
+            Events::Seating(e) => {
+                view.on_seating(e);
+                view.silence.on_seating(at, e);
+            }
             Events::Rebuys(e) => view.on_rebuys(e),
             Events::Payouts(e) => view.on_payouts(e),
             Events::Bounties(e) => view.on_bounties(e),
+            Events::Bubble(e) => view.silence.on_bubble(at, e),
             Events::Abort(e) => {
                 view.on_abort(e);
+                view.silence.on_abort(at, e);
                 return on_abort(t, commit.sequence, e);
             }
-            Events::Clock(e) => return on_clock(t, commit.sequence, e, view.abort.suspended.as_ref().map(|(reason, _)| reason)),
+            Events::Clock(e) => {
+                view.silence.on_clock(at, e);
+                return on_clock(t, commit.sequence, e, view.abort.suspended.as_ref().map(|(reason, _)| reason));
+            }
             _ => {}
         }
         vec![]
@@ -97,7 +108,10 @@ impl floor_runtime::policy::Policy for Memory {
 /// The subjects the abort policy reads.
 pub fn filters() -> Vec<String> {
     use subjects::aggregate as a;
-    [a::TOURNAMENT, a::SEATING, a::REBUYS, a::PAYOUTS, a::BOUNTIES, a::ABORT, a::CLOCK].iter().map(|a| subjects::event_filter(a)).collect()
+    [a::TOURNAMENT, a::SEATING, a::REBUYS, a::PAYOUTS, a::BOUNTIES, a::BUBBLE, a::ABORT, a::CLOCK]
+        .iter()
+        .map(|a| subjects::event_filter(a))
+        .collect()
 }
 
 /// How the abort policy runs: its name, memory version and subjects.
@@ -134,6 +148,7 @@ impl AbortService {
             cancellations,
             loaded: Arc::default(),
         };
+        tracker.spawn(service.clone().watch(shutdown.clone()));
         tracker.spawn(service.clone().run(started.runner, started.owed, shutdown));
         Ok(service)
     }
@@ -338,6 +353,38 @@ impl AbortService {
         let all = Arc::new(statements);
         lock(&self.loaded).insert(t, all.clone());
         Ok(all)
+    }
+
+    /// The watchdog: every [`WATCH_EVERY`] of the service's clock, Floor's own suspension of
+    /// each tournament whose tables fell silent, and the cancellation of each suspended past
+    /// its profile's limit ([`watchdog`]). A refusal (a director acted first, a snapshot not
+    /// ready) is logged; the next look decides again.
+    async fn watch(self, shutdown: CancellationToken) {
+        loop {
+            let next = self.clock.now() + WATCH_EVERY;
+            tokio::select! {
+                _ = shutdown.cancelled() => return,
+                _ = self.clock.sleep_until(next) => {}
+            }
+            let now = self.clock.now();
+            let due: Vec<(TournamentId, Watchdog)> =
+                lock(&self.memory).tournaments.iter().filter_map(|(&t, view)| watchdog(t, view, now).map(|w| (t, w))).collect();
+            for (t, due) in due {
+                let reply = match due {
+                    Watchdog::Suspend { command_id, reason } => {
+                        tracing::warn!(tournament = %t, ?reason, "tables silent: suspending");
+                        self.answer(t, command_id, AbortCommand::Suspend { reason, at: now }).await
+                    }
+                    Watchdog::Cancel { command_id, reason } => {
+                        tracing::warn!(tournament = %t, reason, "suspended past the profile's limit: cancelling");
+                        self.cancel(Cancel { command_id, tournament_id: t, reason, method: Method::Rulebook }).await
+                    }
+                };
+                if let Reply::Error(e) = reply {
+                    tracing::info!(tournament = %t, code = e.code, message = e.message, "the watchdog's command was refused");
+                }
+            }
+        }
     }
 
     /// Runs what is owed, then each new commit's orders in log order ([`PolicyRunner::drive`]).
