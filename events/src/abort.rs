@@ -85,6 +85,42 @@ pub struct Cancel {
     /// `rollback` or `roll_forward`); `rulebook` (the default) is the profile's own formula.
     #[serde(default)]
     pub method: Method,
+    /// Whose fault the end of play is, recorded with the cancellation. Required under
+    /// hrvatska-lutrija-2017, whose refund obligation depends on it (001 Art. 15, Art. 21).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<CancelCause>,
+}
+
+/// Whose fault a cancellation in play is (001 Art. 15 and Art. 21; recorded under any
+/// profile).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CancelCause {
+    /// The operator's own failure (its servers, its connection): 001 Art. 15 refunds
+    /// everything paid in.
+    OperatorFault,
+    /// A failure that is not the operator's fault (force majeure): 001 Art. 21, no liability;
+    /// any refund is the operator's own decision.
+    ForceMajeure,
+}
+
+impl CancelCause {
+    /// How the command line and the console spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            CancelCause::OperatorFault => "operator-fault",
+            CancelCause::ForceMajeure => "force-majeure",
+        }
+    }
+
+    /// From its [`CancelCause::name`] (or the snake_case of the contract).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "operator-fault" | "operator_fault" => Some(CancelCause::OperatorFault),
+            "force-majeure" | "force_majeure" => Some(CancelCause::ForceMajeure),
+            _ => None,
+        }
+    }
 }
 
 /// Ask for a cancelled tournament's statements.
@@ -193,6 +229,9 @@ pub enum AbortEvent {
         /// counts stay).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         stored: Option<StoredCancellation>,
+        /// Whose fault the end of play was, as the director said.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cause: Option<CancelCause>,
     },
 }
 

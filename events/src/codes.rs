@@ -150,6 +150,9 @@ pub const TEXT_TOO_LONG: &str = "text_too_long";
 pub const CONTROL_CHARACTER: &str = "control_character";
 /// A reason is required here (for example to cancel a tournament) and none was given.
 pub const REASON_REQUIRED: &str = "reason_required";
+/// A cancellation under hrvatska-lutrija-2017 must say whose fault the end of play is
+/// (`operator_fault` or `force_majeure`): the refund obligation depends on it (001 Art. 15, 21).
+pub const CAUSE_REQUIRED: &str = "cause_required";
 /// A money amount is above Floor's bound, or the tournament's most money in all would not fit
 /// (`docs/reliability.md`).
 pub const AMOUNT_TOO_LARGE: &str = "amount_too_large";

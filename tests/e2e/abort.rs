@@ -119,10 +119,16 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
     //   at the start of hand 2, not after its bets).
     // Statements 300 + 2,000 + 2,000 = 4,300; the operator keeps the out entry's 100 fee:
     // paid in 4,400 = fees kept 100 + statements 4,300.
-    let cancel =
-        abort::Cancel { command_id: CommandId::new(), tournament_id: t, reason: "the venue closes".into(), method: Default::default() };
+    let cancel = abort::Cancel {
+        command_id: CommandId::new(),
+        tournament_id: t,
+        reason: "the venue closes".into(),
+        method: Default::default(),
+        cause: Some(abort::CancelCause::ForceMajeure),
+    };
     let cancelled = recorded::<AbortEvent>(cancel_when_ready(&world, &cancel).await);
-    let [AbortEvent::Cancelled { cancellation, snapshot, .. }] = cancelled.as_slice() else { panic!("{cancelled:?}") };
+    let [AbortEvent::Cancelled { cancellation, snapshot, cause, .. }] = cancelled.as_slice() else { panic!("{cancelled:?}") };
+    assert_eq!(*cause, Some(abort::CancelCause::ForceMajeure), "the cause is recorded");
     assert_eq!(cancellation.paid_places, 1, "{cancellation:?}");
     assert_eq!((cancellation.remaining, cancellation.chips_in_play, cancellation.pool), (3, 40_000, 4_000));
     let chip_share = |entry| {
@@ -180,6 +186,7 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
 
     // Players see the cancellation in the lobby: the tournament is cancelled, with its statements.
     let shown = world.lobby_when(t, |doc| doc["play"]["cancelled"].is_object()).await;
+    assert_eq!(shown["play"]["cancelled"]["cause"], "force_majeure");
     assert_eq!(shown["state"], "cancelled");
     assert_eq!(
         (&shown["play"]["cancelled"]["statements"], &shown["play"]["cancelled"]["total"]["amount"]),

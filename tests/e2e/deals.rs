@@ -219,8 +219,13 @@ async fn a_tournament_cancelled_after_a_deal_pays_the_agreed_amounts() {
     log.next_where(|e| matches!(e, PayoutEvent::PlacesAwarded { players_left_before: 3, .. })).await;
     assert_eq!(two.iter().map(|s| s.chips).sum::<u64>(), 40_000);
 
-    let cancel =
-        abort::Cancel { command_id: CommandId::new(), tournament_id: t, reason: "the venue closes".into(), method: Default::default() };
+    let cancel = abort::Cancel {
+        command_id: CommandId::new(),
+        tournament_id: t,
+        reason: "the venue closes".into(),
+        method: Default::default(),
+        cause: None,
+    };
     let reply = loop {
         let reply = world.request(subjects::service::ABORT, "cancel", &cancel).await;
         if !matches!(&reply, Reply::Error(e) if e.code == codes::SNAPSHOT_UNAVAILABLE) {

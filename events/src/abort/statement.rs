@@ -47,6 +47,10 @@ pub enum Rule {
     /// 001 Art. 15: the money paid in for the tournament goes back.
     #[serde(rename = "hrvatska-lutrija-2017 Art. 15")]
     HrvatskaLutrijaArt15,
+    /// 001 Art. 21: no liability for a failure not the operator's fault; the refund is the
+    /// operator's decision.
+    #[serde(rename = "hrvatska-lutrija-2017 Art. 21")]
+    HrvatskaLutrijaArt21,
     /// 002 §2.8 (T-12.1, T-12.2 A–C).
     #[serde(rename = "svenska-spel-2012 §2.8")]
     SvenskaSpel2_8,
@@ -92,6 +96,7 @@ impl Rule {
             Rule::Win2day16_11 => "win2day §16.11",
             Rule::Win2day16_12 => "win2day §16.12",
             Rule::HrvatskaLutrijaArt15 => "hrvatska-lutrija-2017 Art. 15",
+            Rule::HrvatskaLutrijaArt21 => "hrvatska-lutrija-2017 Art. 21",
             Rule::SvenskaSpel2_8 => "svenska-spel-2012 §2.8",
             Rule::ReelCzGp10 => "reel-cz GP §10",
             Rule::Fortuna4_37_1 => "fortuna-cz-2024 §4.37.1",

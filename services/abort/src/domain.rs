@@ -23,7 +23,7 @@ use esrs::Aggregate;
 use floor_events::text::{TextError, TextRule, CANCEL_REASON};
 use floor_events::RuleProfile;
 
-pub use floor_events::abort::{AbortEvent, StoredCancellation, SuspendReason, MAX_CANCELLED_BYTES};
+pub use floor_events::abort::{AbortEvent, CancelCause, StoredCancellation, SuspendReason, MAX_CANCELLED_BYTES};
 
 /// The aggregate's name: `floor.ev.abort.<tournament_id>`.
 pub const NAME: &str = floor_events::subjects::aggregate::ABORT;
@@ -54,6 +54,8 @@ pub enum AbortCommand {
     Cancel {
         /// Why, for the players and the audit trail.
         reason: String,
+        /// Whose fault (required under hrvatska-lutrija-2017).
+        cause: Option<CancelCause>,
         /// The tournament's rule profile.
         profile: RuleProfile,
         /// The method, where the profile offers a choice.
@@ -122,6 +124,9 @@ pub enum AbortError {
     /// The cancellation cannot be computed.
     #[error(transparent)]
     Cancellation(#[from] CancelError),
+    /// The profile's refund depends on whose fault it is, and the cancel did not say.
+    #[error("{} needs the cause: operator_fault (Art. 15: everything paid in goes back) or force_majeure (Art. 21)", .0.name())]
+    CauseRequired(RuleProfile),
     /// The stored cancellation named is not this one (its counts differ).
     #[error("the stored cancellation {object} has {stored} entries and {statements} statements; this one {entries} and {ours}")]
     StoredMismatch {
@@ -156,6 +161,7 @@ impl floor_runtime::DomainError for AbortError {
             Self::SilentTables { .. } => floor_events::codes::INVALID_FIELD,
             Self::Reason(e) => e.code,
             Self::Cancellation(e) => e.code(),
+            Self::CauseRequired(_) => floor_events::codes::CAUSE_REQUIRED,
             Self::TooLarge { .. } => codes::CANCELLATION_TOO_LARGE,
             Self::StoredMismatch { .. } => floor_events::codes::INVALID_FIELD,
         }
@@ -180,13 +186,13 @@ impl Aggregate for AbortAggregate {
                 AbortState::Suspended { since, .. } => Ok(vec![AbortEvent::Resumed { suspended_at: *since, at }]),
                 _ => Err(AbortError::NotSuspended),
             },
-            AbortCommand::Cancel { reason, profile, method, snapshot, at, stored } => {
+            AbortCommand::Cancel { reason, cause, profile, method, snapshot, at, stored } => {
                 if let AbortState::Suspended { since, .. } = state {
                     if at < *since {
                         return Err(AbortError::BeforeSuspension { at, since: *since });
                     }
                 }
-                let mut event = cancelled_event(reason, snapshot, profile, method, at)?;
+                let mut event = cancelled_event(reason, cause, snapshot, profile, method, at)?;
                 if let (Some(stored), AbortEvent::Cancelled { snapshot, cancellation, stored: reference, .. }) = (stored, &mut event) {
                     let (entries, ours) = (snapshot.entries.len(), cancellation.statements.len());
                     if usize::try_from(stored.entries) != Ok(entries) || usize::try_from(stored.statements) != Ok(ours) {
@@ -224,14 +230,23 @@ impl Aggregate for AbortAggregate {
 /// A blank or long reason, or a snapshot the rule cannot cancel.
 pub fn cancelled_event(
     reason: String,
+    cause: Option<CancelCause>,
     snapshot: Box<Snapshot>,
     profile: RuleProfile,
     method: Method,
     at: DateTime<Utc>,
 ) -> Result<AbortEvent, AbortError> {
     CANCEL_REASON.check(&reason)?;
-    let cancellation = cancel(&snapshot, profile, method)?;
-    Ok(AbortEvent::Cancelled { reason, snapshot, cancellation: Box::new(cancellation), at, stored: None })
+    if profile == RuleProfile::HrvatskaLutrija2017 && cause.is_none() {
+        return Err(AbortError::CauseRequired(profile));
+    }
+    let mut cancellation = cancel(&snapshot, profile, method)?;
+    // 001 Art. 21: not the operator's fault, no obligation; the refund Art. 15 describes is then
+    // the operator's own decision, and the cancellation says so.
+    if profile == RuleProfile::HrvatskaLutrija2017 && cause == Some(CancelCause::ForceMajeure) {
+        cancellation.decided_under = Some(crate::statement::Rule::HrvatskaLutrijaArt21);
+    }
+    Ok(AbortEvent::Cancelled { reason, snapshot, cancellation: Box::new(cancellation), at, stored: None, cause })
 }
 
 fn suspend(state: &AbortState, reason: SuspendReason, at: DateTime<Utc>) -> Result<Vec<AbortEvent>, AbortError> {

@@ -219,13 +219,14 @@ impl AbortService {
             Err(u) => return refused(u),
         };
         let stored = match snapshot.entries.len() > INLINE_ENTRIES_AT_MOST {
-            true => match self.store(r.tournament_id, &r.reason, &snapshot, profile, r.method, at).await {
+            true => match self.store(&r, &snapshot, profile, at).await {
                 Ok(stored) => Some(stored),
                 Err(refused) => return Reply::Error(refused),
             },
             false => None,
         };
-        let command = AbortCommand::Cancel { reason: r.reason, profile, method: r.method, snapshot: Box::new(snapshot), at, stored };
+        let command =
+            AbortCommand::Cancel { reason: r.reason, cause: r.cause, profile, method: r.method, snapshot: Box::new(snapshot), at, stored };
         self.answer(r.tournament_id, r.command_id, command).await
     }
 
@@ -235,20 +236,19 @@ impl AbortService {
     /// object whose command was refused or lost stays, unreferenced.
     async fn store(
         &self,
-        t: TournamentId,
-        reason: &str,
+        r: &Cancel,
         snapshot: &Snapshot,
         profile: floor_events::RuleProfile,
-        method: Method,
         at: chrono::DateTime<chrono::Utc>,
     ) -> Result<StoredCancellation, ErrorBody> {
         let started = std::time::Instant::now();
         // Computing, encoding and hashing take most of a second at 250,000 entries: off the
         // async workers the other services share.
-        let entries = snapshot.entries.len();
-        let (reason, snapshot) = (reason.to_owned(), Box::new(snapshot.clone()));
+        let (t, entries) = (r.tournament_id, snapshot.entries.len());
+        let (reason, cause, method, snapshot) = (r.reason.clone(), r.cause, r.method, Box::new(snapshot.clone()));
         let encode = move || {
-            let event = cancelled_event(reason, snapshot, profile, method, at).map_err(|e| ErrorBody::new(e.code(), e.to_string()))?;
+            let event =
+                cancelled_event(reason, cause, snapshot, profile, method, at).map_err(|e| ErrorBody::new(e.code(), e.to_string()))?;
             let computed = started.elapsed();
             let AbortEvent::Cancelled { cancellation, .. } = &event else { unreachable!("cancelled_event gives a cancelled event") };
             let statements = cancellation.statements.len();
@@ -377,7 +377,7 @@ impl AbortService {
                     }
                     Watchdog::Cancel { command_id, reason } => {
                         tracing::warn!(tournament = %t, reason, "suspended past the profile's limit: cancelling");
-                        self.cancel(Cancel { command_id, tournament_id: t, reason, method: Method::Rulebook }).await
+                        self.cancel(Cancel { command_id, tournament_id: t, reason, method: Method::Rulebook, cause: None }).await
                     }
                 };
                 if let Reply::Error(e) = reply {

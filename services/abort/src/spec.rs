@@ -32,6 +32,7 @@ fn director(reason: &str) -> SuspendReason {
 fn cancel_cmd(at: DateTime<Utc>) -> C {
     C::Cancel {
         reason: "the table servers are down".into(),
+        cause: None,
         profile: RuleProfile::SvenskaSpel2012,
         method: Method::Rulebook,
         snapshot: Box::new(field_of_10(MULTI, &[7_000, 3_000])),
@@ -104,12 +105,54 @@ fn cancel_twice_and_anything_after_a_cancel_is_refused() {
 #[test]
 fn a_cancel_without_a_reason_or_with_a_method_the_profile_lacks_records_nothing() {
     let C::Cancel { snapshot, profile, .. } = cancel_cmd(secs(0)) else { unreachable!() };
-    let blank = C::Cancel { reason: " ".into(), profile, method: Method::Rulebook, snapshot: snapshot.clone(), at: secs(0), stored: None };
+    let blank = C::Cancel {
+        reason: " ".into(),
+        cause: None,
+        profile,
+        method: Method::Rulebook,
+        snapshot: snapshot.clone(),
+        at: secs(0),
+        stored: None,
+    };
     given::<AbortAggregate>(vec![]).when(blank).then_reject(floor_events::codes::REASON_REQUIRED);
-    let rollback =
-        C::Cancel { reason: "down".into(), profile, method: Method::Rollback, snapshot: snapshot.clone(), at: secs(0), stored: None };
+    let rollback = C::Cancel {
+        reason: "down".into(),
+        cause: None,
+        profile,
+        method: Method::Rollback,
+        snapshot: snapshot.clone(),
+        at: secs(0),
+        stored: None,
+    };
     given::<AbortAggregate>(vec![]).when(rollback).then_reject(codes::METHOD_NOT_OFFERED);
     given::<AbortAggregate>(vec![suspended(secs(10))]).when(cancel_cmd(secs(5))).then_reject(codes::BEFORE_SUSPENSION);
+}
+
+/// 001 Art. 15 and Art. 21: under hrvatska-lutrija-2017 a cancellation records whose fault it
+/// is, or is refused; the refund is the same, and under force majeure the cancellation says it
+/// was the operator's decision (Art. 21), not an obligation.
+#[test]
+fn hrvatska_lutrija_needs_the_cause_and_records_it() {
+    let under = |cause| {
+        let C::Cancel { snapshot, .. } = cancel_cmd(secs(0)) else { unreachable!() };
+        let reason = "the data centre flooded".to_owned();
+        let (profile, method, at, stored) = (RuleProfile::HrvatskaLutrija2017, Method::Rulebook, secs(0), None);
+        C::Cancel { reason, cause, profile, method, snapshot, at, stored }
+    };
+    given::<AbortAggregate>(vec![]).when(under(None)).then_reject(floor_events::codes::CAUSE_REQUIRED);
+    let decided = |cause| match given::<AbortAggregate>(vec![]).when(under(Some(cause))).accepted().as_slice() {
+        [E::Cancelled { cancellation, cause: recorded, .. }] => (cancellation.case, cancellation.decided_under, *recorded),
+        other => panic!("{other:?}"),
+    };
+    use crate::domain::CancelCause::{ForceMajeure, OperatorFault};
+    use crate::statement::Rule;
+    assert_eq!(decided(OperatorFault), (Case::HrvatskaLutrijaRefund, None, Some(OperatorFault)));
+    assert_eq!(decided(ForceMajeure), (Case::HrvatskaLutrijaRefund, Some(Rule::HrvatskaLutrijaArt21), Some(ForceMajeure)));
+    // Under another profile the cause is recorded and changes nothing.
+    let C::Cancel { snapshot, profile, method, at, stored, reason, .. } = cancel_cmd(secs(0)) else { unreachable!() };
+    let with = C::Cancel { reason, cause: Some(ForceMajeure), profile, method, snapshot, at, stored };
+    let events = given::<AbortAggregate>(vec![]).when(with).accepted();
+    assert!(matches!(events.as_slice(), [E::Cancelled { cause: Some(ForceMajeure), .. }]));
 }
 
 #[test]
@@ -383,6 +426,7 @@ fn cancel_field_of(n: u32) -> C {
     let entries = (1..=n).map(|no| still_in(no, paid(1_000, 100, 0), u64::from(no) * 37)).collect();
     C::Cancel {
         reason: "the table servers are down".into(),
+        cause: None,
         profile: RuleProfile::Tda2024,
         method: Method::Rulebook,
         snapshot: Box::new(snapshot(MULTI, entries, &[])),
@@ -419,7 +463,7 @@ fn a_cancelled_event_too_large_for_one_message_is_refused() {
 fn a_cancellation_kept_in_the_object_store_is_one_small_event_that_names_it() {
     use crate::domain::{cancelled_event, StoredCancellation};
     let C::Cancel { reason, profile, method, snapshot, at, .. } = cancel_field_of(3_000) else { unreachable!() };
-    let whole = cancelled_event(reason.clone(), snapshot.clone(), profile, method, at).unwrap();
+    let whole = cancelled_event(reason.clone(), None, snapshot.clone(), profile, method, at).unwrap();
     let E::Cancelled { cancellation: whole_cancellation, .. } = &whole else { unreachable!() };
     let stored = StoredCancellation {
         object: "t.abc".into(),
@@ -429,7 +473,8 @@ fn a_cancellation_kept_in_the_object_store_is_one_small_event_that_names_it() {
         entries: 3_000,
         statements: 3_000,
     };
-    let command = |stored| C::Cancel { reason: reason.clone(), profile, method, snapshot: snapshot.clone(), at, stored: Some(stored) };
+    let command =
+        |stored| C::Cancel { reason: reason.clone(), cause: None, profile, method, snapshot: snapshot.clone(), at, stored: Some(stored) };
 
     let events = AbortAggregate::handle_command(&AbortState::Running, command(stored.clone())).unwrap();
     let [E::Cancelled { snapshot: kept, cancellation, stored: reference, .. }] = &events[..] else { panic!("{events:?}") };

@@ -595,6 +595,10 @@ pub enum TournamentCommand {
         /// (`rulebook`: the profile's own formula).
         #[arg(long, default_value = "rulebook")]
         method: String,
+        /// After the start: whose fault the end of play is, `operator-fault` or
+        /// `force-majeure` (recorded; required under hrvatska-lutrija-2017, Art. 15 and 21).
+        #[arg(long)]
+        cause: Option<String>,
     },
     /// Suspend a tournament in play: the clock pauses until `floor tournament resume`.
     Suspend {

@@ -129,8 +129,8 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                     .await?,
             )
         }
-        Command::Tournament(TournamentCommand::Cancel { tournament, reason, method }) => {
-            cancel_tournament(&cli, TournamentId(*tournament), reason, method).await
+        Command::Tournament(TournamentCommand::Cancel { tournament, reason, method, cause }) => {
+            cancel_tournament(&cli, TournamentId(*tournament), reason, method, cause.as_deref()).await
         }
         Command::Tournament(TournamentCommand::Suspend { tournament, reason }) => {
             let request = abort::Suspend { command_id: CommandId::new(), tournament_id: TournamentId(*tournament), reason: reason.clone() };

@@ -10,9 +10,22 @@ pub(crate) async fn director(cli: &Cli) -> Result<Director, Failure> {
 /// `floor tournament cancel`: through registration before the start (every entry refunded);
 /// once registration answers `tournament_started`, through the abort service (statements by
 /// the profile's rule).
-pub(crate) async fn cancel_tournament(cli: &Cli, tournament_id: TournamentId, reason: &str, method: &str) -> Result<(), Failure> {
+pub(crate) async fn cancel_tournament(
+    cli: &Cli,
+    tournament_id: TournamentId,
+    reason: &str,
+    method: &str,
+    cause: Option<&str>,
+) -> Result<(), Failure> {
     let method: abort::statement::Method = serde_json::from_value(Value::String(method.replace('-', "_")))
         .map_err(|_| Failure { message: format!("--method {method}: rulebook, rollback, roll_forward or icm"), exit: Exit::Usage })?;
+    let cause = match cause {
+        None => None,
+        Some(c) => Some(
+            abort::CancelCause::parse(c)
+                .ok_or_else(|| Failure { message: format!("--cause {c}: operator-fault or force-majeure"), exit: Exit::Usage })?,
+        ),
+    };
     let director = director(cli).await?;
     let before = CancelTournament { command_id: CommandId::new(), tournament_id, reason: reason.to_owned() };
     let refused = match director.request(subjects::service::REGISTRATION, registration::verbs::CANCEL_TOURNAMENT.name(), &before).await {
@@ -22,7 +35,7 @@ pub(crate) async fn cancel_tournament(cli: &Cli, tournament_id: TournamentId, re
     if !refused.message.starts_with(&format!("{}:", codes::TOURNAMENT_STARTED)) {
         return Err(refused);
     }
-    let after = abort::Cancel { command_id: CommandId::new(), tournament_id, reason: reason.to_owned(), method };
+    let after = abort::Cancel { command_id: CommandId::new(), tournament_id, reason: reason.to_owned(), method, cause };
     print_reply(director.request(subjects::service::ABORT, abort::verbs::CANCEL.name(), &after).await?)
 }
 

@@ -30,6 +30,9 @@ pub struct CancelledInPlay {
     pub statements: u32,
     /// Their sum: what the players are paid back or out.
     pub total: Money,
+    /// Whose fault the end of play was, as the director said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<floor_events::abort::CancelCause>,
 }
 
 /// Play as the lobby shows it (`play` in a tournament's document, once the abort service has
@@ -63,7 +66,7 @@ impl LobbyPlay {
                 self.suspended = Some(Suspension { reason, since: *at });
             }
             AbortEvent::Resumed { .. } => self.suspended = None,
-            AbortEvent::Cancelled { reason, cancellation, at, stored, .. } => {
+            AbortEvent::Cancelled { reason, cancellation, at, stored, cause, .. } => {
                 self.suspended = None;
                 // A cancellation too large for one message counts its statements in `stored`.
                 let inline = u32::try_from(cancellation.statements.len()).unwrap_or(u32::MAX);
@@ -73,6 +76,7 @@ impl LobbyPlay {
                     method: cancellation.method,
                     statements: stored.as_ref().map_or(inline, |s| s.statements),
                     total: Money::new(cancellation.books.statements, cancellation.currency),
+                    cause: *cause,
                 });
             }
         }

@@ -234,8 +234,13 @@ fn play_section(doc: &LobbyDocument) -> String {
     if let Some(c) = &doc.play.cancelled {
         let _ = writeln!(
             out,
-            "<section id=\"cancelled-in-play\" class=\"notice\"><h2>Cancelled in play</h2><p>{} <span class=\"muted\">at {}</span></p><p>{} statements ({}), {} in all. </p>{}</section>",
+            "<section id=\"cancelled-in-play\" class=\"notice\"><h2>Cancelled in play</h2><p>{}{} <span class=\"muted\">at {}</span></p><p>{} statements ({}), {} in all. </p>{}</section>",
             escape(&c.reason),
+            match c.cause {
+                Some(floor_events::abort::CancelCause::OperatorFault) => " (the operator's fault)",
+                Some(floor_events::abort::CancelCause::ForceMajeure) => " (force majeure)",
+                None => "",
+            },
             instant(c.at),
             grouped(u64::from(c.statements)),
             escape(&words(&c.method)),

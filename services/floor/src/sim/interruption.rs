@@ -66,6 +66,8 @@ pub(super) async fn cancel(backbone: &Backbone, t: TournamentId) -> Result<Durat
         tournament_id: t,
         reason: "floor sim --cancel-at".into(),
         method: Method::default(),
+        // The simulated platform is the operator's own.
+        cause: Some(floor_events::abort::CancelCause::OperatorFault),
     };
     let asked = Instant::now();
     loop {

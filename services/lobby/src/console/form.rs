@@ -145,6 +145,8 @@ pub enum Action {
         reason: String,
         /// The tournament is in play.
         in_play: bool,
+        /// Whose fault, in play (`operator-fault`, `force-majeure`; blank: not said).
+        cause: Option<floor_events::abort::CancelCause>,
     },
     /// Suspend play (`abort.suspend`).
     Suspend {
@@ -184,7 +186,16 @@ impl Action {
                 Self::SkipToLevel { level }
             }
             "end_break" => Self::EndBreak,
-            "cancel" => Self::Cancel { reason: reason()?, in_play: fields.text("in_play") == "true" },
+            "cancel" => {
+                let cause = match fields.text("cause") {
+                    "" => None,
+                    c => Some(
+                        floor_events::abort::CancelCause::parse(c)
+                            .ok_or_else(|| invalid("cause", "operator-fault, force-majeure or nothing"))?,
+                    ),
+                };
+                Self::Cancel { reason: reason()?, in_play: fields.text("in_play") == "true", cause }
+            }
             "suspend" => Self::Suspend { reason: reason()? },
             "resume_play" => Self::ResumePlay,
             other => return Err(invalid("action", format!("no action {other:?}; one of {}", Self::NAMES.join(", ")))),
@@ -338,7 +349,7 @@ mod tests {
             ("time taken", "add_time", Ok(Action::AddTime { seconds: -60 })),
             ("a skip to level 0", "skip", Err("level")),
             ("a skip", "skip", Ok(Action::SkipToLevel { level: 4 })),
-            ("a cancel in play", "cancel", Ok(Action::Cancel { reason: "dinner".into(), in_play: true })),
+            ("a cancel in play", "cancel", Ok(Action::Cancel { reason: "dinner".into(), in_play: true, cause: None })),
             ("resume needs nothing", "resume", Ok(Action::Resume)),
             ("an unknown action", "deal", Err("action")),
         ];

@@ -396,17 +396,17 @@ async fn send(console: &Console, session: &Session, action: Action, t: Tournamen
             c.send(clock::verbs::SKIP_TO_LEVEL, &clock::SkipToLevel { command_id, tournament_id: t, level }).await.map(drop)
         }
         Action::EndBreak => c.send(clock::verbs::END_BREAK, &clock::ClockRequest { command_id, tournament_id: t }).await.map(drop),
-        Action::Cancel { reason, in_play: false } => c
+        Action::Cancel { reason, in_play: false, .. } => c
             .send(
                 registration::verbs::CANCEL_TOURNAMENT,
                 &registration::CancelTournament { command_id, tournament_id: t, reason: signed(&reason) },
             )
             .await
             .map(drop),
-        Action::Cancel { reason, in_play: true } => c
+        Action::Cancel { reason, in_play: true, cause } => c
             .send(
                 abort::verbs::CANCEL,
-                &abort::Cancel { command_id, tournament_id: t, reason: signed(&reason), method: Default::default() },
+                &abort::Cancel { command_id, tournament_id: t, reason: signed(&reason), method: Default::default(), cause },
             )
             .await
             .map(drop),

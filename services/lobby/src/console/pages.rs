@@ -219,9 +219,11 @@ fn actions(doc: &LobbyDocument, signed: &Signed) -> String {
             out.push_str("</div>\n<div>Play: ");
             out.push_str(&form("suspend", reason, "Suspend"));
             out.push_str(&form("resume_play", "", "Resume play"));
+            let cause = "<select name=\"cause\" title=\"whose fault (001 Art. 15, 21)\"><option value=\"\">cause not said</option>\
+                <option value=\"operator-fault\">operator fault</option><option value=\"force-majeure\">force majeure</option></select>";
             out.push_str(&form(
                 "cancel",
-                &format!("{reason}<input type=\"hidden\" name=\"in_play\" value=\"true\">"),
+                &format!("{reason}{cause}<input type=\"hidden\" name=\"in_play\" value=\"true\">"),
                 "Cancel (statements)",
             ));
             out.push_str("</div>\n");
