@@ -219,9 +219,9 @@ fn payouts_section(doc: &LobbyDocument) -> String {
     out
 }
 
-/// A unit enum's wire name as words (`roll_forward` → "roll forward").
-/// A suspension (the reason the director gave, shown to players) or a cancellation in play.
-fn play_section(doc: &LobbyDocument) -> String {
+/// A suspension (the reason the director gave, or Floor's when tables fell silent, shown to
+/// players) or a cancellation in play. The console shows it too.
+pub(crate) fn play_section(doc: &LobbyDocument) -> String {
     let mut out = String::new();
     if let Some(s) = &doc.play.suspended {
         let _ = writeln!(

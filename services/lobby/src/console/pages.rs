@@ -184,6 +184,8 @@ pub fn tournament(
         left = doc.live_entries,
     );
     body.push_str(&notice(last));
+    // Suspended (by a director, or by Floor when tables fell silent) or cancelled in play: why.
+    body.push_str(&crate::tournament_page::play_section(doc));
     if let Some(clock) = &doc.clock {
         body.push_str(&crate::tournament_page::clock_section(clock, now));
     }
