@@ -293,6 +293,24 @@ async fn without_a_password_at_start_the_console_is_disabled_and_the_lobby_serve
     assert_eq!(lobby, 200);
 }
 
+/// Sessions are kept in the KV bucket `floor-console-sessions`, not in the lobby's memory: a
+/// director signed in before the platform is killed and started again is still signed in,
+/// with the same form token; after logging out, the same cookie opens nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_outlives_a_restart_of_the_lobby_and_a_logout_ends_it() {
+    let mut world = World::start_configured(|c| c.console = Some(console())).await;
+    let (cookie, form_token) = sign_in(world.platform().http().expect("lobby serves HTTP"), "Ana").await;
+    world.restart_platform().await;
+    let http = world.platform().http().expect("lobby serves HTTP");
+    let index = exchange(http, "GET", "/console", Some(&cookie), &[]).await;
+    assert_eq!(index.status, 200, "still signed in after the restart: {}", index.body);
+    assert_eq!(field(&index.body, "form_token"), form_token, "the same session");
+    let out = exchange(http, "POST", "/console/logout", Some(&cookie), &[("form_token", &form_token)]).await;
+    assert_eq!((out.status, out.header("location")), (303, Some("/console/login")), "{}", out.body);
+    let after = exchange(http, "GET", "/console", Some(&cookie), &[]).await;
+    assert_eq!((after.status, after.header("location")), (303, Some("/console/login")), "signed out");
+}
+
 /// Guessing the password: five wrong tries are answered "wrong password"; from the sixth,
 /// sign-in closes for 15 s (then 30, 60, … up to five minutes), and while it is closed even the
 /// right password opens no session. Once the wait is over (a test clock moved on), the right

@@ -10,9 +10,11 @@
 //! A session is a random token (256 bits from the OS, via two UUID v4s' randomness hashed
 //! together) handed to the browser in a cookie; the server keeps only the SHA-256 of each token,
 //! the director's name, when the session ends and its form token (the CSRF check of every
-//! action). Time comes from the platform's [`floor_runtime::Clock`], so a test moves a manual
+//! action), in the KV bucket `floor-console-sessions` (entries live as long as a session), so a
+//! restarted lobby, or another lobby process, knows every session. Time comes from the platform's [`floor_runtime::Clock`], so a test moves a manual
 //! clock past the end instead of waiting.
 
+use async_nats::jetstream::kv;
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -140,7 +142,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// A director signed in.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Session {
     /// The name the director gave at login: who did each action.
     pub director: String,
@@ -157,17 +159,32 @@ impl Session {
     }
 }
 
-/// The open sessions, by the SHA-256 of their token.
+/// The open sessions, by the SHA-256 of their token: in the KV bucket
+/// [`super::SESSIONS_BUCKET`] when the console runs on the backbone (every lobby process reads the
+/// same sessions, a restart keeps them, and a logout anywhere ends the session everywhere), in
+/// this process's memory otherwise. The token itself is kept nowhere: only its hash names the
+/// session, so whoever reads the bucket still cannot present a cookie.
 pub struct Sessions {
     ttl: chrono::Duration,
     // std Mutex: held for one map operation, never across an await.
     open: Mutex<HashMap<[u8; 32], Session>>,
+    store: Option<kv::Store>,
 }
 
+/// Why a session could not be opened.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the session could not be stored: {0}")]
+pub struct NotStored(String);
+
 impl Sessions {
-    /// No session yet; each one lasts `ttl`.
+    /// No session yet, in memory; each one lasts `ttl`.
     pub fn new(ttl: chrono::Duration) -> Self {
-        Self { ttl, open: Mutex::default() }
+        Self { ttl, open: Mutex::default(), store: None }
+    }
+
+    /// Sessions kept in `store` (a bucket whose entries live at least `ttl`).
+    pub fn kept_in(ttl: chrono::Duration, store: kv::Store) -> Self {
+        Self { ttl, open: Mutex::default(), store: Some(store) }
     }
 
     /// How long a session lasts.
@@ -176,35 +193,72 @@ impl Sessions {
     }
 
     /// Opens a session for `director` at `now`: the token for the cookie, and the session.
-    pub fn open(&self, director: &str, now: DateTime<Utc>) -> (String, Session) {
+    ///
+    /// # Errors
+    /// When the bucket does not take it.
+    pub async fn open(&self, director: &str, now: DateTime<Utc>) -> Result<(String, Session), NotStored> {
         let token = hex(&random_bytes());
         let session = Session { director: director.to_owned(), expires_at: now + self.ttl, form_token: hex(&random_bytes()) };
-        let mut open = self.open.lock().expect("sessions poisoned");
-        // Ended sessions go whenever one opens, so the map holds only live ones and a few.
-        open.retain(|_, s| s.expires_at > now);
-        open.insert(Sha256::digest(token.as_bytes()).into(), session.clone());
-        (token, session)
+        let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        match &self.store {
+            Some(store) => {
+                let value = serde_json::to_vec(&session).map_err(|e| NotStored(e.to_string()))?;
+                store.put(hex(&key), value.into()).await.map_err(|e| NotStored(e.to_string()))?;
+            }
+            None => {
+                let mut open = self.open.lock().expect("sessions poisoned");
+                // Ended sessions go whenever one opens, so the map holds only live ones and a few.
+                open.retain(|_, s| s.expires_at > now);
+                open.insert(key, session.clone());
+            }
+        }
+        Ok((token, session))
     }
 
     /// The session of `token` at `now`; `None` for a token never issued, closed, or expired
-    /// (an expired one is forgotten).
-    pub fn check(&self, token: &str, now: DateTime<Utc>) -> Option<Session> {
+    /// (an expired one is forgotten), and when the bucket cannot be read (refused, not guessed).
+    pub async fn check(&self, token: &str, now: DateTime<Utc>) -> Option<Session> {
         let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        let mut open = self.open.lock().expect("sessions poisoned");
-        match open.get(&key) {
-            Some(session) if session.expires_at > now => Some(session.clone()),
-            Some(_) => {
-                open.remove(&key);
-                None
+        let Some(store) = &self.store else {
+            let mut open = self.open.lock().expect("sessions poisoned");
+            return match open.get(&key) {
+                Some(session) if session.expires_at > now => Some(session.clone()),
+                Some(_) => {
+                    open.remove(&key);
+                    None
+                }
+                None => None,
+            };
+        };
+        let stored = match store.get(hex(&key)).await {
+            Ok(stored) => stored?,
+            Err(e) => {
+                tracing::warn!(error = %e, "console: the sessions bucket cannot be read; the request is refused");
+                return None;
             }
-            None => None,
+        };
+        let session: Session = serde_json::from_slice(&stored).ok()?;
+        if session.expires_at > now {
+            return Some(session);
         }
+        // The bucket's age limit removes it too; gone now, whoever asks.
+        let _ = store.delete(hex(&key)).await;
+        None
     }
 
     /// Ends the session of `token` (logout).
-    pub fn close(&self, token: &str) {
+    pub async fn close(&self, token: &str) {
         let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        self.open.lock().expect("sessions poisoned").remove(&key);
+        match &self.store {
+            Some(store) => {
+                if let Err(e) = store.delete(hex(&key)).await {
+                    tracing::warn!(error = %e, "console: a logout could not remove its session");
+                }
+            }
+            None => {
+                self.open.lock().expect("sessions poisoned").remove(&key);
+            }
+        }
     }
 }
 
@@ -317,31 +371,31 @@ mod tests {
         assert!(PasswordHash::with_iterations("12345678", 1).is_ok());
     }
 
-    #[test]
-    fn a_session_lasts_its_time_and_no_longer() {
+    #[tokio::test]
+    async fn a_session_lasts_its_time_and_no_longer() {
         let now: DateTime<Utc> = "2027-01-10T18:00:00Z".parse().unwrap();
         let sessions = Sessions::new(chrono::Duration::hours(12));
-        let (token, session) = sessions.open("Ana <TD>", now);
+        let (token, session) = sessions.open("Ana <TD>", now).await.unwrap();
         assert_eq!(session.expires_at, now + chrono::Duration::hours(12));
-        assert_eq!(sessions.check(&token, now + chrono::Duration::hours(11)).map(|s| s.director), Some("Ana <TD>".into()));
-        assert_eq!(sessions.check(&token, now + chrono::Duration::hours(12)), None, "expired at its end");
-        assert_eq!(sessions.check(&token, now), None, "an expired session is forgotten");
+        assert_eq!(sessions.check(&token, now + chrono::Duration::hours(11)).await.map(|s| s.director), Some("Ana <TD>".into()));
+        assert_eq!(sessions.check(&token, now + chrono::Duration::hours(12)).await, None, "expired at its end");
+        assert_eq!(sessions.check(&token, now).await, None, "an expired session is forgotten");
     }
 
-    #[test]
-    fn forged_and_closed_tokens_open_nothing() {
+    #[tokio::test]
+    async fn forged_and_closed_tokens_open_nothing() {
         let now: DateTime<Utc> = "2027-01-10T18:00:00Z".parse().unwrap();
         let sessions = Sessions::new(chrono::Duration::hours(1));
-        let (token, session) = sessions.open("ana", now);
-        let (other, _) = sessions.open("ben", now);
+        let (token, session) = sessions.open("ana", now).await.unwrap();
+        let (other, _) = sessions.open("ben", now).await.unwrap();
         assert_ne!(token, other);
         assert_eq!(token.len(), 64);
-        assert_eq!(sessions.check(&"0".repeat(64), now), None, "a forged token");
-        assert_eq!(sessions.check("", now), None);
+        assert_eq!(sessions.check(&"0".repeat(64), now).await, None, "a forged token");
+        assert_eq!(sessions.check("", now).await, None);
         assert!(session.form_token_is(&session.form_token.clone()));
         assert!(!session.form_token_is("") && !session.form_token_is(&token), "the form token is its own");
-        sessions.close(&token);
-        assert_eq!(sessions.check(&token, now), None, "logged out");
-        assert!(sessions.check(&other, now).is_some(), "the other session is untouched");
+        sessions.close(&token).await;
+        assert_eq!(sessions.check(&token, now).await, None, "logged out");
+        assert!(sessions.check(&other, now).await.is_some(), "the other session is untouched");
     }
 }

@@ -69,17 +69,17 @@ fn cookie_token(headers: &HeaderMap) -> Option<&str> {
 
 impl Console {
     /// The session of this request, if it has a live one.
-    fn session(&self, headers: &HeaderMap) -> Option<Session> {
-        cookie_token(headers).and_then(|token| self.sessions.check(token, self.clock.now()))
+    async fn session(&self, headers: &HeaderMap) -> Option<Session> {
+        self.sessions.check(cookie_token(headers)?, self.clock.now()).await
     }
 
     /// A post's session and fields: refused (nothing sent, nothing written) without a live
     /// session, or with a form token that is not the session's.
-    fn authorize(&self, headers: &HeaderMap, body: &[u8]) -> Result<(Session, Fields), Refused> {
+    async fn authorize(&self, headers: &HeaderMap, body: &[u8]) -> Result<(Session, Fields), Refused> {
         if self.credential.is_none() {
             return Err(Refused::Disabled);
         }
-        let session = self.session(headers).ok_or(Refused::NoSession)?;
+        let session = self.session(headers).await.ok_or(Refused::NoSession)?;
         let fields = Fields::parse(body).map_err(Refused::BadForm)?;
         if !session.form_token_is(fields.text("form_token")) {
             return Err(Refused::NotThisSession);
@@ -222,7 +222,7 @@ async fn index(State(console): State<Console>, headers: HeaderMap) -> Response {
     if console.credential.is_none() {
         return disabled();
     }
-    match console.session(&headers) {
+    match console.session(&headers).await {
         Some(session) => console.index_page(&session, None, StatusCode::OK),
         None => see_other("/console/login"),
     }
@@ -257,7 +257,13 @@ async fn login(State(console): State<Console>, body: Bytes) -> Response {
         };
     }
     console.logins.succeeded();
-    let (token, session) = console.sessions.open(&director, console.clock.now());
+    let (token, session) = match console.sessions.open(&director, console.clock.now()).await {
+        Ok(opened) => opened,
+        Err(e) => {
+            tracing::warn!(director, error = %e, "console: a sign-in whose session could not be stored");
+            return page(StatusCode::SERVICE_UNAVAILABLE, pages::login(Some("Signing in is not possible right now; try again.")));
+        }
+    };
     tracing::info!(director, until = %session.expires_at, "console: signed in");
     let cookie = format!("{COOKIE}={token}; Path=/console; HttpOnly; SameSite=Strict; Max-Age={}", console.sessions.ttl().num_seconds());
     let mut response = see_other("/console");
@@ -276,11 +282,11 @@ fn too_many_wrong_passwords(wait: chrono::Duration) -> Response {
 }
 
 async fn logout(State(console): State<Console>, headers: HeaderMap, body: Bytes) -> Response {
-    if let Err(refused) = console.authorize(&headers, &body) {
+    if let Err(refused) = console.authorize(&headers, &body).await {
         return refused.into_response();
     }
     if let Some(token) = cookie_token(&headers) {
-        console.sessions.close(token);
+        console.sessions.close(token).await;
     }
     let mut response = see_other("/console/login");
     let expired = format!("{COOKIE}=; Path=/console; HttpOnly; SameSite=Strict; Max-Age=0");
@@ -292,14 +298,14 @@ async fn tournament(State(console): State<Console>, headers: HeaderMap, Path(id)
     if console.credential.is_none() {
         return disabled();
     }
-    match console.session(&headers) {
+    match console.session(&headers).await {
         Some(session) => console.tournament_page(&session, &id, None, StatusCode::OK).await,
         None => see_other("/console/login"),
     }
 }
 
 async fn create(State(console): State<Console>, headers: HeaderMap, body: Bytes) -> Response {
-    let (session, fields) = match console.authorize(&headers, &body) {
+    let (session, fields) = match console.authorize(&headers, &body).await {
         Ok(authorized) => authorized,
         Err(refused) => return refused.into_response(),
     };
@@ -322,7 +328,7 @@ async fn create(State(console): State<Console>, headers: HeaderMap, body: Bytes)
 }
 
 async fn add_schedule(State(console): State<Console>, headers: HeaderMap, body: Bytes) -> Response {
-    let (session, fields) = match console.authorize(&headers, &body) {
+    let (session, fields) = match console.authorize(&headers, &body).await {
         Ok(authorized) => authorized,
         Err(refused) => return refused.into_response(),
     };
@@ -347,7 +353,7 @@ async fn add_schedule(State(console): State<Console>, headers: HeaderMap, body: 
 }
 
 async fn act(State(console): State<Console>, headers: HeaderMap, Path((id, name)): Path<(String, String)>, body: Bytes) -> Response {
-    let (session, fields) = match console.authorize(&headers, &body) {
+    let (session, fields) = match console.authorize(&headers, &body).await {
         Ok(authorized) => authorized,
         Err(refused) => return refused.into_response(),
     };

@@ -53,6 +53,10 @@ pub const SESSION_TTL: chrono::Duration = chrono::Duration::hours(12);
 /// The bucket of director actions.
 pub const AUDIT_BUCKET: &str = "floor-console-audit";
 
+/// The KV bucket of the directors' sessions: the SHA-256 of each token → director, end, form
+/// token.
+pub const SESSIONS_BUCKET: &str = "floor-console-sessions";
+
 /// The console's settings, given at start.
 #[derive(Debug, Clone)]
 pub struct ConsoleConfig {
@@ -95,9 +99,13 @@ impl Console {
             None => None,
         };
         let ttl = config.as_ref().map_or(SESSION_TTL, |c| c.session_ttl);
+        let sessions = match config {
+            Some(_) => Sessions::kept_in(ttl, sessions_bucket(&backbone.jetstream, ttl).await?),
+            None => Sessions::new(ttl),
+        };
         Ok(Self {
             credential: config.map(|c| Arc::new(c.credential)),
-            sessions: Arc::new(Sessions::new(ttl)),
+            sessions: Arc::new(sessions),
             logins: Arc::new(LoginGuard::default()),
             cache,
             commands: Commands::new(backbone.client.clone()),
@@ -110,6 +118,27 @@ impl Console {
     /// The console's routes (to merge into the lobby's router).
     pub fn router(self) -> axum::Router {
         handlers::router(self)
+    }
+}
+
+/// The sessions' bucket, created on first use with entries that live as long as a session (the
+/// stream removes each once it has ended); created by another lobby with another session time,
+/// it is used as it is (each session still carries its own end).
+async fn sessions_bucket(jetstream: &jetstream::Context, ttl: chrono::Duration) -> Result<kv::Store, String> {
+    if let Ok(store) = jetstream.get_key_value(SESSIONS_BUCKET).await {
+        return Ok(store);
+    }
+    let config = kv::Config {
+        bucket: SESSIONS_BUCKET.to_owned(),
+        description: "Floor console: the directors' sessions, by the SHA-256 of their token".to_owned(),
+        history: 1,
+        max_age: ttl.to_std().unwrap_or(std::time::Duration::from_secs(12 * 3_600)),
+        storage: jetstream::stream::StorageType::File,
+        ..Default::default()
+    };
+    match jetstream.create_key_value(config).await {
+        Ok(store) => Ok(store),
+        Err(e) => jetstream.get_key_value(SESSIONS_BUCKET).await.map_err(|_| format!("bucket {SESSIONS_BUCKET}: {e}")),
     }
 }
 
