@@ -101,6 +101,13 @@ pub async fn start(
     let console = crate::console::Console::new(console, cache.clone(), backbone, clock).await.map_err(LobbyError::Bucket)?;
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| LobbyError::Listen(addr, e))?;
     let bound = listener.local_addr().map_err(|e| LobbyError::Listen(addr, e))?;
+    // A live feed writes one small event at a time: without TCP_NODELAY (axum does not set it)
+    // Nagle's algorithm holds an event until the client acknowledges the one before.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |stream: &mut tokio::net::TcpStream| {
+        if let Err(e) = stream.set_nodelay(true) {
+            tracing::debug!(error = %e, "lobby: TCP_NODELAY not set on a connection");
+        }
+    });
     tracker.spawn(async move {
         let server =
             axum::serve(listener, router(cache, console.router())).with_graceful_shutdown(async move { shutdown.cancelled().await });
