@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::AsyncWriteExt;
 
 const TOURNAMENT: &str = "7e57ab1e-0000-4000-8000-0000005ee001";
 
@@ -65,6 +65,8 @@ struct Run {
     all: Vec<Duration>,
     /// Revisions some client never held (or a newer one) by the end.
     missed: usize,
+    /// Bytes every client read, together.
+    bytes: u64,
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -79,22 +81,46 @@ fn ms(d: Duration) -> String {
     format!("{:.1}", d.as_secs_f64() * 1000.0)
 }
 
-/// What one client received: each revision, with when.
-type Received = Arc<Mutex<Vec<(u64, SystemTime)>>>;
+/// What one client received: each revision, with when; and the bytes it read.
+type Received = Arc<Mutex<(Vec<(u64, SystemTime)>, u64)>>;
 
-/// One SSE client: each revision it received, with when.
+/// One SSE client: each revision it received, with when. It stands in for a browser on another
+/// machine, so it does as little as it can here: it reads into one buffer and looks only for
+/// the `id:` lines (no line is copied out; the documents' bytes are counted and dropped).
 async fn client(addr: SocketAddr, path: String, got: Received) {
+    use tokio::io::AsyncReadExt;
     let Ok(mut stream) = tokio::net::TcpStream::connect(addr).await else { return };
     let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n");
     if stream.write_all(request.as_bytes()).await.is_err() {
         return;
     }
-    let mut lines = BufReader::new(stream).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        if let Some(revision) = line.strip_prefix("id: ").or_else(|| line.strip_prefix("id:")) {
-            if let Ok(revision) = revision.trim().parse::<u64>() {
-                got.lock().expect("client log").push((revision, SystemTime::now()));
+    let mut buffer = vec![0u8; 1 << 16];
+    // Bytes of the buffer not yet looked at: an `id:` line cut by a read waits for the next one.
+    let mut kept = 0;
+    loop {
+        let Ok(n) = stream.read(&mut buffer[kept..]).await else { return };
+        if n == 0 {
+            return;
+        }
+        let now = SystemTime::now();
+        let end = kept + n;
+        let mut log = got.lock().expect("client log");
+        log.1 += n as u64;
+        // Every complete line; what follows the last newline is kept for the next read.
+        let complete = buffer[..end].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        for line in buffer[..complete].split(|&b| b == b'\n') {
+            if let Some(id) = line.strip_prefix(b"id: ") {
+                if let Some(revision) = std::str::from_utf8(id).ok().and_then(|id| id.trim().parse::<u64>().ok()) {
+                    log.0.push((revision, now));
+                }
             }
+        }
+        drop(log);
+        buffer.copy_within(complete..end, 0);
+        kept = end - complete;
+        if kept == buffer.len() {
+            // A line longer than the buffer is a document's `data:`: nothing to look for in it.
+            kept = 0;
         }
     }
 }
@@ -182,7 +208,8 @@ async fn run(floor: &PathBuf, entrants: u32, clients: usize) -> Run {
     // Revisions after the clients had a second to connect.
     let settle = seen.first().map(|s| s.2 + Duration::from_secs(1));
     let measured: Vec<&(u64, SystemTime, SystemTime)> = seen.iter().filter(|s| settle.is_some_and(|t| s.2 >= t)).collect();
-    let logs: Vec<Vec<(u64, SystemTime)>> = logs.iter().map(|l| l.lock().expect("client log").clone()).collect();
+    let bytes: u64 = logs.iter().map(|l| l.lock().expect("client log").1).sum();
+    let logs: Vec<Vec<(u64, SystemTime)>> = logs.iter().map(|l| l.lock().expect("client log").0.clone()).collect();
     let mut raw_delays = Vec::new();
     let mut all_delays = Vec::new();
     let mut missed = 0;
@@ -202,7 +229,7 @@ async fn run(floor: &PathBuf, entrants: u32, clients: usize) -> Run {
     }
     raw_delays.sort();
     all_delays.sort();
-    Run { clients, wall, cpu, clients_cpu, revisions: measured.len(), raw: raw_delays, all: all_delays, missed }
+    Run { clients, wall, cpu, clients_cpu, revisions: measured.len(), raw: raw_delays, all: all_delays, missed, bytes }
 }
 
 fn main() {
@@ -221,7 +248,7 @@ fn main() {
     let mut body = format!(
         "`cargo build --release -p floor -p floor-tests --bins && target/release/lobby-sse-bench --entrants {entrants} --clients {clients}` \
          ({} cores; nats-server, `floor run`, `floor sim` and the clients on one machine)\n\n\
-         | SSE clients | wall | platform CPU | CPU share | clients' CPU | revisions | raw watcher p50 / p99 (ms) | every client p50 / p99 (ms) | p99 ratio | revisions a client never held |\n|---|---|---|---|---|---|---|---|---|---|\n",
+         | SSE clients | wall | platform CPU | CPU share | clients' CPU | revisions | raw watcher p50 / p99 (ms) | every client p50 / p99 (ms) | p99 ratio | revisions a client never held | bytes a client read per revision |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
     for r in &runs {
@@ -233,8 +260,12 @@ fn main() {
             format!("{:.2}×", all99.as_secs_f64() / raw99.as_secs_f64())
         };
         let clients = if r.clients == 0 { "–".to_owned() } else { format!("{} / {}", ms(all50), ms(all99)) };
+        let per_revision = match r.clients {
+            0 => "–".to_owned(),
+            n => format!("{}", r.bytes / n as u64 / r.revisions.max(1) as u64),
+        };
         body.push_str(&format!(
-            "| {} | {:.0} s | {:.1} s | {:.0} % | {:.1} s | {} | {} / {} | {clients} | {ratio} | {} |\n",
+            "| {} | {:.0} s | {:.1} s | {:.0} % | {:.1} s | {} | {} / {} | {clients} | {ratio} | {} | {per_revision} |\n",
             r.clients,
             r.wall.as_secs_f64(),
             r.cpu,
