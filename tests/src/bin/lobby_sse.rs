@@ -10,8 +10,12 @@
 //! CPU share is `floor run`'s user + system time over the run's wall time, read from `/proc`,
 //! in a run without clients and one with them.
 //!
+//! With `--lobby-apart` the lobby runs as its own process (`floor lobby`) beside `floor run
+//! --only` every other service: the lobby's tasks then do not queue behind the services' work
+//! on one runtime.
+//!
 //! `cargo build --release -p floor -p floor-tests --bins && target/release/lobby-sse-bench
-//! [--entrants 10000] [--clients 1000] [--write docs/benchmarks.md]`
+//! [--entrants 10000] [--clients 1000] [--lobby-apart] [--write docs/benchmarks.md]`
 
 use floor_runtime::server::{self, NatsServer, ServerOptions};
 use futures::StreamExt;
@@ -125,7 +129,7 @@ async fn client(addr: SocketAddr, path: String, got: Received) {
     }
 }
 
-async fn run(floor: &PathBuf, entrants: u32, clients: usize) -> Run {
+async fn run(floor: &PathBuf, entrants: u32, clients: usize, lobby_apart: bool) -> Run {
     let store = tempfile::Builder::new().prefix("floor-sse-").tempdir().expect("temp dir");
     let options =
         ServerOptions { binary: server::find_binary().expect("nats-server"), dir: store.path().join("nats"), port: 0, sync_always: false };
@@ -141,9 +145,20 @@ async fn run(floor: &PathBuf, entrants: u32, clients: usize) -> Run {
     };
     let mut platform = Command::new(floor);
     platform.args(["run", "--http", &http.to_string(), "--data"]).arg(store.path().join("data"));
+    if lobby_apart {
+        platform.args(["--only", "registration,clock,seating,payouts,rebuys,bounties,bubble,abort,scheduler"]);
+    }
     quiet(&mut platform);
     let platform = Guarded(platform.spawn().expect("floor run"));
-    let pid = platform.0.id();
+    // With --lobby-apart the lobby is its own process (`floor lobby`), as it can be deployed.
+    let lobby = lobby_apart.then(|| {
+        let mut lobby = Command::new(floor);
+        lobby.args(["lobby", "--http", &http.to_string(), "--data"]).arg(store.path().join("data"));
+        quiet(&mut lobby);
+        Guarded(lobby.spawn().expect("floor lobby"))
+    });
+    let pids: Vec<u32> = std::iter::once(platform.0.id()).chain(lobby.as_ref().map(|l| l.0.id())).collect();
+    let platform_cpu = || pids.iter().map(|&pid| cpu_seconds(pid)).sum::<f64>();
 
     let client_nats = async_nats::connect(nats.url()).await.expect("connect");
     let jetstream = async_nats::jetstream::new(client_nats);
@@ -164,7 +179,7 @@ async fn run(floor: &PathBuf, entrants: u32, clients: usize) -> Run {
     let sim_log = store.path().join("sim.log");
     sim.stderr(std::fs::File::create(&sim_log).expect("sim log"));
     let sim = Guarded(sim.spawn().expect("floor sim"));
-    let (begun, cpu_before, own_before) = (Instant::now(), cpu_seconds(pid), cpu_seconds(std::process::id()));
+    let (begun, cpu_before, own_before) = (Instant::now(), platform_cpu(), cpu_seconds(std::process::id()));
 
     // (revision, stored, received) for every revision the raw watcher saw.
     let mut seen: Vec<(u64, SystemTime, SystemTime)> = Vec::new();
@@ -202,7 +217,8 @@ async fn run(floor: &PathBuf, entrants: u32, clients: usize) -> Run {
             }
         }
     }
-    let (wall, cpu, clients_cpu) = (begun.elapsed(), cpu_seconds(pid) - cpu_before, cpu_seconds(std::process::id()) - own_before);
+    let (wall, cpu, clients_cpu) = (begun.elapsed(), platform_cpu() - cpu_before, cpu_seconds(std::process::id()) - own_before);
+    drop(lobby);
     drop(platform);
 
     // Revisions after the clients had a second to connect.
@@ -237,19 +253,22 @@ fn main() {
     assert!(floor.is_file(), "no floor binary at {} (cargo build --release -p floor, or --floor PATH)", floor.display());
     let entrants: u32 = arg("--entrants").map_or(10_000, |v| v.parse().expect("--entrants N"));
     let clients: usize = arg("--clients").map_or(1_000, |v| v.parse().expect("--clients N"));
+    let lobby_apart = std::env::args().any(|a| a == "--lobby-apart");
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
     let mut runs = Vec::new();
     for watchers in [0, clients] {
         eprintln!("run: {entrants} entrants, {watchers} SSE clients");
-        let run = runtime.block_on(run(&floor, entrants, watchers));
+        let run = runtime.block_on(run(&floor, entrants, watchers, lobby_apart));
         eprintln!("  {:.0} s, platform CPU {:.1} s, {} revisions", run.wall.as_secs_f64(), run.cpu, run.revisions);
         runs.push(run);
     }
     let mut body = format!(
-        "`cargo build --release -p floor -p floor-tests --bins && target/release/lobby-sse-bench --entrants {entrants} --clients {clients}` \
-         ({} cores; nats-server, `floor run`, `floor sim` and the clients on one machine)\n\n\
+        "`cargo build --release -p floor -p floor-tests --bins && target/release/lobby-sse-bench --entrants {entrants} --clients {clients}{}` \
+         ({} cores; nats-server, {}, `floor sim` and the clients on one machine)\n\n\
          | SSE clients | wall | platform CPU | CPU share | clients' CPU | revisions | raw watcher p50 / p99 (ms) | every client p50 / p99 (ms) | p99 ratio | revisions a client never held | bytes a client read per revision |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
-        std::thread::available_parallelism().map_or(1, |n| n.get())
+        if lobby_apart { " --lobby-apart" } else { "" },
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        if lobby_apart { "`floor run` without the lobby, `floor lobby` (platform CPU: both)" } else { "`floor run`" }
     );
     for r in &runs {
         let (raw50, raw99) = (percentile(&r.raw, 0.5), percentile(&r.raw, 0.99));
