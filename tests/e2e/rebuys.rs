@@ -207,3 +207,63 @@ async fn an_unanswered_offer_lapses_at_its_deadline_even_across_a_restart_and_th
     let doc = world.lobby_when(t, |d| d["live_entries"] == 1).await;
     assert_eq!(doc["rebuys"]["offers"].as_array().map(Vec::len), Some(0));
 }
+
+/// Issue 22: an offer does not lapse while play is suspended, and the resume makes it again
+/// with its time. The platform's clock is the test's. Play is suspended while the first hand is
+/// dealt; the hand's bust is offered a rebuy (60 s) during the suspension; two minutes pass,
+/// past the offer's deadline, and nothing lapses; the resume makes the offer again, its whole
+/// minute from the resume, and it lapses then. (The rebuys service reads the log in order: it
+/// knows of the suspension before it makes the offer.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_offer_does_not_lapse_while_play_is_suspended_and_the_resume_gives_its_time_back() {
+    use floor_events::abort::{self, AbortEvent};
+    let manual = floor_runtime::ManualClock::new(chrono::Utc::now());
+    let world = World::start_configured(|c| {
+        c.skip("scheduler");
+        c.clock = std::sync::Arc::new(manual.clone());
+    })
+    .await;
+    let t = world.create(heads_up_with_rebuys(60, None)).await;
+    for player in ["ana", "ben"] {
+        assert!(matches!(world.register(t, player).await, Reply::Ok(_)), "{player} registers");
+    }
+    world.seated(t, 2).await;
+    let suspend = abort::Suspend { command_id: CommandId::new(), tournament_id: t, reason: "the card room's network".into() };
+    loop {
+        match world.request(subjects::service::ABORT, "suspend", &suspend).await {
+            Reply::Error(e) if e.code == codes::TOURNAMENT_NOT_STARTED => {
+                // Polling the platform until the abort service has read the start.
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            Reply::Ok(_) => break,
+            other => panic!("{other:?}"),
+        }
+    }
+    // The hand in progress at the suspension finishes with a bust: offered a rebuy.
+    world.first_hand_busts_the_second(t).await;
+    let RebuyEvent::RebuyOffered { entry, until, .. } = rebuys_log_until(&world, t, |e| matches!(e, RebuyEvent::RebuyOffered { .. })).await
+    else {
+        unreachable!()
+    };
+    manual.advance(chrono::Duration::minutes(2));
+    assert!(floor_runtime::Clock::now(&manual) > until, "past the offer's deadline");
+    let resume = abort::AbortRequest { command_id: CommandId::new(), tournament_id: t };
+    let resumed = match world.request(subjects::service::ABORT, "resume", &resume).await {
+        Reply::Ok(v) => serde_json::from_value::<abort::AbortRecorded>(v).expect("recorded").events,
+        other => panic!("{other:?}"),
+    };
+    let [AbortEvent::Resumed { at: resumed_at, .. }] = resumed.as_slice() else { panic!("{resumed:?}") };
+
+    let again = rebuys_log_until(&world, t, |e| matches!(e, RebuyEvent::RebuyOffered { until: u, .. } if *u > until)).await;
+    let RebuyEvent::RebuyOffered { entry: again_entry, until: again_until, .. } = again else { unreachable!() };
+    assert_eq!(again_entry, entry);
+    assert_eq!(again_until, *resumed_at + chrono::Duration::seconds(60), "made during the suspension: its whole minute, from the resume");
+    let subject = subjects::event_subject(subjects::aggregate::REBUYS, t.0);
+    let log: Vec<RebuyEvent> =
+        JetStreamStore::new(&world.backbone).load(&subject, 0).await.expect("rebuys log").into_iter().flat_map(|c| c.events).collect();
+    assert!(!log.iter().any(|e| matches!(e, RebuyEvent::RebuyForgone { .. })), "nothing lapsed while suspended: {log:?}");
+
+    manual.advance(chrono::Duration::seconds(61));
+    let lapsed = rebuys_log_until(&world, t, |e| matches!(e, RebuyEvent::RebuyForgone { .. })).await;
+    assert_eq!(lapsed, RebuyEvent::RebuyForgone { entry, reason: floor_events::rebuys::Forgone::Lapsed });
+}
