@@ -484,9 +484,7 @@ impl TournamentView {
         };
         Ok((profile, snapshot))
     }
-}
 
-impl TournamentView {
     /// The agreed deal as it stands: the parts of the entries still in (those out since were
     /// paid theirs).
     fn agreed_deal(&self) -> Option<AgreedDeal> {

@@ -15,8 +15,9 @@
 //! - **Bounties** as on every roll-forward ([`Builder::bounties`]).
 //!
 //! The profile's own rule runs first: it refuses a method the profile does not offer, and a
-//! rule that gives everything back (a rollback, 001 Art. 15) pays no deal: it stands as it is. No place prize floor is added after a deal: the agreed
-//! amounts replaced the table's prizes, and each entry still in gets at least its own.
+//! rule that gives everything back (a rollback, 001 Art. 15) pays no deal: it stands as it is.
+//! No place prize floor is added after a deal: the agreed amounts replaced the table's prizes,
+//! and each entry still in gets at least its own.
 
 use crate::cancellation::{owed_then_rest, Builder, Plan};
 use crate::error::CancelError;
@@ -30,7 +31,7 @@ use floor_events::RuleProfile;
 /// `amount_too_large` when the agreed amounts do not fit.
 pub fn cancel(b: &mut Builder, profile: RuleProfile, method: Method) -> Result<Plan, CancelError> {
     let t = b.t;
-    let parts = t.deal.clone().unwrap_or_default();
+    let parts = t.deal.as_deref().unwrap_or_default();
     let rule = profile_rule(profile);
     for &i in &t.remaining {
         match profile {
@@ -41,7 +42,7 @@ pub fn cancel(b: &mut Builder, profile: RuleProfile, method: Method) -> Result<P
     let pool = t.pool();
     let open = t.open_prize_money(pool);
     let mut owed = 0u64;
-    for (&i, &amount) in t.remaining.iter().zip(&parts) {
+    for (&i, &amount) in t.remaining.iter().zip(parts) {
         owed = owed.checked_add(amount).ok_or(CancelError::TooLarge)?;
         b.line(i, LineKind::DealShare, Rule::FloorDeal, amount, Inputs { pot: amount, ..Inputs::default() });
     }
