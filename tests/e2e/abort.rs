@@ -20,15 +20,7 @@ async fn abort_request<T: serde::Serialize>(world: &World, verb: &str, request: 
 /// Sends `cancel` until the abort service has read the elimination's place from payouts
 /// (`snapshot_unavailable` meanwhile: it never guesses), then returns the reply.
 async fn cancel_when_ready(world: &World, cancel: &abort::Cancel) -> Reply<Value> {
-    for _ in 0..200 {
-        let reply = abort_request(world, "cancel", cancel).await;
-        if !matches!(&reply, Reply::Error(e) if e.code == codes::SNAPSHOT_UNAVAILABLE) {
-            return reply;
-        }
-        // Polling the platform, not a timing assumption: the answer comes or the test fails.
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("the abort service never read the elimination");
+    world.request_once_read(subjects::service::ABORT, "cancel", cancel, codes::SNAPSHOT_UNAVAILABLE).await
 }
 
 #[tokio::test]
@@ -70,13 +62,7 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
     clock.next_where(|e| matches!(e, ClockEvent::StepStarted { .. })).await;
 
     // Resume with nothing suspended: refused, nothing stored.
-    let resume_first = loop {
-        let reply = abort_request(&world, "resume", &request).await;
-        if refusal_code(&reply) != codes::TOURNAMENT_NOT_STARTED {
-            break reply;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    };
+    let resume_first = world.request_once_read(subjects::service::ABORT, "resume", &request, codes::TOURNAMENT_NOT_STARTED).await;
     assert_eq!(refusal_code(&resume_first), codes::NOT_SUSPENDED);
 
     // Suspend, suspend again (refused), resume.
@@ -393,14 +379,8 @@ async fn a_suspension_past_the_profile_s_limit_is_cancelled_under_its_rule() {
     let (world, manual, t, _) = four_dealing(floor_events::RuleProfile::SvenskaSpel2012).await;
     let mut log = follow_abort(&world, t).await;
     let suspend = abort::Suspend { command_id: CommandId::new(), tournament_id: t, reason: "the network is down".into() };
-    let suspended = loop {
-        let reply = abort_request(&world, "suspend", &suspend).await;
-        if !matches!(&reply, Reply::Error(e) if e.code == codes::TOURNAMENT_NOT_STARTED) {
-            break recorded::<AbortEvent>(reply);
-        }
-        // Polling the platform until the abort service has read the start.
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    };
+    let suspended =
+        recorded::<AbortEvent>(world.request_once_read(subjects::service::ABORT, "suspend", &suspend, codes::TOURNAMENT_NOT_STARTED).await);
     assert!(matches!(suspended.as_slice(), [AbortEvent::Suspended { .. }]), "{suspended:?}");
     let cancelled = advance_until(&manual, &mut log, chrono::Duration::minutes(5), 20, |e| matches!(e, AbortEvent::Cancelled { .. })).await;
     let AbortEvent::Cancelled { reason, cancellation, at, .. } = &cancelled else { unreachable!() };

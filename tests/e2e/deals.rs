@@ -226,14 +226,8 @@ async fn a_tournament_cancelled_after_a_deal_pays_the_agreed_amounts() {
         method: Default::default(),
         cause: None,
     };
-    let reply = loop {
-        let reply = world.request(subjects::service::ABORT, "cancel", &cancel).await;
-        if !matches!(&reply, Reply::Error(e) if e.code == codes::SNAPSHOT_UNAVAILABLE) {
-            break reply;
-        }
-        // Polling the platform until it has read the bust's place: the answer comes or the test times out.
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    // Asked again until the abort service has read the bust's place.
+    let reply = world.request_once_read(subjects::service::ABORT, "cancel", &cancel, codes::SNAPSHOT_UNAVAILABLE).await;
     let events = recorded::<AbortEvent>(reply);
     let [AbortEvent::Cancelled { cancellation, snapshot, .. }] = events.as_slice() else { panic!("{events:?}") };
     assert_eq!(cancellation.case, Case::AfterDeal, "{cancellation:?}");

@@ -229,16 +229,8 @@ async fn an_offer_does_not_lapse_while_play_is_suspended_and_the_resume_gives_it
     }
     world.seated(t, 2).await;
     let suspend = abort::Suspend { command_id: CommandId::new(), tournament_id: t, reason: "the card room's network".into() };
-    loop {
-        match world.request(subjects::service::ABORT, "suspend", &suspend).await {
-            Reply::Error(e) if e.code == codes::TOURNAMENT_NOT_STARTED => {
-                // Polling the platform until the abort service has read the start.
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            }
-            Reply::Ok(_) => break,
-            other => panic!("{other:?}"),
-        }
-    }
+    let suspended = world.request_once_read(subjects::service::ABORT, "suspend", &suspend, codes::TOURNAMENT_NOT_STARTED).await;
+    assert!(matches!(suspended, Reply::Ok(_)), "{suspended:?}");
     // The hand in progress at the suspension finishes with a bust: offered a rebuy.
     world.first_hand_busts_the_second(t).await;
     let RebuyEvent::RebuyOffered { entry, until, .. } = rebuys_log_until(&world, t, |e| matches!(e, RebuyEvent::RebuyOffered { .. })).await

@@ -169,6 +169,21 @@ impl World {
         self.request_raw(service, verb, serde_json::to_vec(request).expect("request serializes")).await
     }
 
+    /// Sends a request to any service's verb again while it is refused with `code` (a service
+    /// that has not read that far in the log yet: a tournament's start, a player's place), and
+    /// returns the first other answer. Polling the platform, not a timing assumption: the
+    /// answer comes, or the test fails after 200 tries.
+    pub async fn request_once_read<T: Serialize>(&self, service: &str, verb: &str, request: &T, code: &str) -> Reply<Value> {
+        for _ in 0..200 {
+            let reply = self.request(service, verb, request).await;
+            if !matches!(&reply, Reply::Error(e) if e.code == code) {
+                return reply;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("{service}.{verb} still refused with {code} after 200 tries");
+    }
+
     async fn request_raw(&self, service: &str, verb: &str, payload: Vec<u8>) -> Reply<Value> {
         let subject = subjects::command_subject(service, verb);
         let reply = tokio::time::timeout(DEADLINE, self.backbone.client.request(subject, payload.into()))
