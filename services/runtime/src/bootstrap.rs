@@ -166,21 +166,30 @@ pub async fn ensure_backbone(client: async_nats::Client) -> Result<Backbone, Boo
 /// # Errors
 /// When the bucket can neither be read nor created: the reason, naming the bucket.
 pub async fn key_value(jetstream: &jetstream::Context, bucket: &str, description: &str) -> Result<kv::Store, String> {
-    if let Ok(store) = jetstream.get_key_value(bucket).await {
+    let config = kv::Config {
+        bucket: bucket.to_owned(),
+        description: description.to_owned(),
+        history: 1,
+        storage: stream::StorageType::File,
+        ..Default::default()
+    };
+    key_value_as(jetstream, config).await
+}
+
+/// The key-value bucket `config.bucket`, created as `config` says if it does not exist yet (an
+/// existing one is used as it is); another process creating it at the same moment is not an
+/// error, as for [`key_value`].
+///
+/// # Errors
+/// When the bucket can neither be read nor created: the reason, naming the bucket.
+pub async fn key_value_as(jetstream: &jetstream::Context, config: kv::Config) -> Result<kv::Store, String> {
+    let bucket = config.bucket.clone();
+    if let Ok(store) = jetstream.get_key_value(&bucket).await {
         return Ok(store);
     }
-    let created = jetstream
-        .create_key_value(kv::Config {
-            bucket: bucket.to_owned(),
-            description: description.to_owned(),
-            history: 1,
-            storage: stream::StorageType::File,
-            ..Default::default()
-        })
-        .await;
-    match created {
+    match jetstream.create_key_value(config).await {
         Ok(store) => Ok(store),
-        Err(e) => jetstream.get_key_value(bucket).await.map_err(|_| format!("bucket {bucket}: {e}")),
+        Err(e) => jetstream.get_key_value(&bucket).await.map_err(|_| format!("bucket {bucket}: {e}")),
     }
 }
 

@@ -125,9 +125,6 @@ impl Console {
 /// stream removes each once it has ended); created by another lobby with another session time,
 /// it is used as it is (each session still carries its own end).
 async fn sessions_bucket(jetstream: &jetstream::Context, ttl: chrono::Duration) -> Result<kv::Store, String> {
-    if let Ok(store) = jetstream.get_key_value(SESSIONS_BUCKET).await {
-        return Ok(store);
-    }
     let config = kv::Config {
         bucket: SESSIONS_BUCKET.to_owned(),
         description: "Floor console: the directors' sessions, by the SHA-256 of their token".to_owned(),
@@ -136,10 +133,7 @@ async fn sessions_bucket(jetstream: &jetstream::Context, ttl: chrono::Duration) 
         storage: jetstream::stream::StorageType::File,
         ..Default::default()
     };
-    match jetstream.create_key_value(config).await {
-        Ok(store) => Ok(store),
-        Err(e) => jetstream.get_key_value(SESSIONS_BUCKET).await.map_err(|_| format!("bucket {SESSIONS_BUCKET}: {e}")),
-    }
+    floor_runtime::bootstrap::key_value_as(jetstream, config).await
 }
 
 /// The audit bucket, created on first use (the console is its only writer).
