@@ -215,6 +215,8 @@ pub enum TournamentEvent {
     TournamentCancelled(TournamentCancelled),
     /// See [`TournamentFinished`].
     TournamentFinished(TournamentFinished),
+    /// See [`RegistrationClosed`].
+    RegistrationClosed(RegistrationClosed),
 }
 
 crate::tagged::tagged_events!(TournamentEvent {
@@ -227,7 +229,36 @@ crate::tagged::tagged_events!(TournamentEvent {
     TournamentStarted => "tournament_started",
     TournamentCancelled => "tournament_cancelled",
     TournamentFinished => "tournament_finished",
+    RegistrationClosed => "registration_closed",
 });
+
+/// No entry is sold from now on (issue 33, defect 1): registration's one record of when the
+/// field closed, which payouts locks its table on and the lobby, abort and rebuys read. The
+/// rule, owned by registration: registration closes at the first of the definition's
+/// `late_registration_until` (checked by the decider on every registration) and the end of the
+/// structure's late-registration level (the clock's `late_registration_closed`, which
+/// registration's policy turns into this event), and for good when play is cancelled. Only a
+/// tournament with late registration records it: without, the field closes with
+/// `tournament_started`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RegistrationClosed {
+    /// Why now.
+    pub cause: RegistrationCloseCause,
+    /// When.
+    pub at: DateTime<Utc>,
+}
+
+/// Why registration closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RegistrationCloseCause {
+    /// The definition's `late_registration_until` passed.
+    Deadline,
+    /// The clock ended the structure's late-registration level.
+    LateRegistrationLevel,
+    /// Play was cancelled (the abort service's `cancelled`).
+    PlayCancelled,
+}
 
 /// The last opponent of one entry is out: that entry won and the tournament is over. Recorded
 /// with the elimination that left one live entry; the clock stops on it and the lobby shows the

@@ -126,7 +126,7 @@ pub fn services() -> Vec<ServiceInfo> {
                     "events/player_commit.json",
                 ),
             ],
-            reads: vec![a::PLAYER],
+            reads: vec![a::PLAYER, a::CLOCK, a::ABORT],
         },
         ServiceInfo {
             name: s::CLOCK,

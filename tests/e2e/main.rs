@@ -15,6 +15,7 @@ mod idempotency;
 mod killed_service;
 mod limits;
 mod lobby_pages;
+mod money;
 mod openapi;
 mod poison;
 mod policy;

@@ -204,6 +204,10 @@ pub struct TournamentView {
     pub guarantee: Option<u64>,
     /// Late registration closes then.
     pub late_registration_until: Option<DateTime<Utc>>,
+    /// Registration recorded its close (`registration_closed`: the end of the late-registration
+    /// level, which can come before the deadline).
+    #[serde(default)]
+    pub registration_closed: bool,
     /// A sit & go.
     pub sit_and_go: bool,
     /// At most one table's seats: a single-table tournament.
@@ -270,6 +274,7 @@ impl TournamentView {
                 TournamentEvent::EntryUnregistered(u) => {
                     self.entries.remove(&u.entry.0);
                 }
+                TournamentEvent::RegistrationClosed(_) => self.registration_closed = true,
                 TournamentEvent::EntryEliminated(x) => {
                     if let Some(e) = self.entries.get_mut(&x.entry.0) {
                         e.out = true;
@@ -468,7 +473,7 @@ impl TournamentView {
                 bounty,
             });
         }
-        let late_registration_open = self.late_registration_until.is_some_and(|until| at < until);
+        let late_registration_open = !self.registration_closed && self.late_registration_until.is_some_and(|until| at < until);
         let snapshot = Snapshot {
             currency,
             format: Format {

@@ -202,7 +202,9 @@ impl LobbyDocument {
             }
             TournamentEvent::EntryEliminated(_) => self.live_entries = self.live_entries.saturating_sub(1),
             TournamentEvent::TournamentFinished(_) => self.state = LobbyState::Finished,
-            TournamentEvent::PlayerRefused(_) | TournamentEvent::PlayersKeptApart(_) => {}
+            // Shown from the clock section's `late_registration_closed` (the clock's end of the
+            // level, which registration's close follows) and the deadline.
+            TournamentEvent::PlayerRefused(_) | TournamentEvent::PlayersKeptApart(_) | TournamentEvent::RegistrationClosed(_) => {}
         }
         self.settle_prize_pool();
         self

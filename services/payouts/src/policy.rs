@@ -269,6 +269,15 @@ impl Policy {
                         orders.push(Order::Payouts((id, lock_id(id), PayoutCommand::Lock { field: t.field(), cause: LockCause::Started })));
                     }
                 }
+                // Registration's own close (issue 33, defect 1): in the same log as the entries, so
+                // every entry it sold is in the field locked here.
+                TournamentEvent::RegistrationClosed(_) if t.late_registration && !t.field_closed => {
+                    t.field_closed = true;
+                    if !t.buying {
+                        let lock = PayoutCommand::Lock { field: t.field(), cause: LockCause::LateRegistrationClosed };
+                        orders.push(Order::Payouts((id, lock_id(id), lock)));
+                    }
+                }
                 TournamentEvent::TournamentCancelled(_) => {
                     self.tournaments.remove(&id);
                     return vec![];
@@ -279,26 +288,18 @@ impl Policy {
         orders
     }
 
-    /// The clock's end of late registration locks the table; its pauses for another reason than
-    /// a deal are remembered.
-    pub fn on_clock(&mut self, id: TournamentId, events: &[ClockEvent]) -> Vec<Order> {
-        let Some(t) = self.tournaments.get_mut(&id) else { return vec![] };
-        let mut orders = Vec::new();
+    /// The clock's pauses for another reason than a deal are remembered. (Its end of late
+    /// registration no longer locks the table: registration records the close in its own log,
+    /// `registration_closed`, after every entry it sold.)
+    pub fn on_clock(&mut self, id: TournamentId, events: &[ClockEvent]) {
+        let Some(t) = self.tournaments.get_mut(&id) else { return };
         for e in events {
             match e {
-                ClockEvent::LateRegistrationClosed { .. } => {
-                    t.field_closed = true;
-                    if !t.buying {
-                        let lock = PayoutCommand::Lock { field: t.field(), cause: LockCause::LateRegistrationClosed };
-                        orders.push(Order::Payouts((id, lock_id(id), lock)));
-                    }
-                }
                 ClockEvent::Paused { reason, .. } => t.clock_paused_by_other = reason != DEAL_PAUSE_REASON,
                 ClockEvent::Resumed { .. } => t.clock_paused_by_other = false,
                 _ => {}
             }
         }
-        orders
     }
 
     /// Rebuys and add-ons grow the pool; the end of buying locks the table once the field is

@@ -261,7 +261,10 @@ impl floor_runtime::policy::Policy for Memory {
                 books.on_tournament(t, e);
                 policy.on_tournament(t, e)
             }
-            Events::Clock(e) => policy.on_clock(t, e),
+            Events::Clock(e) => {
+                policy.on_clock(t, e);
+                vec![]
+            }
             Events::Seating(e) => policy.on_seating(t, commit.sequence, e),
             Events::Rebuys(e) => {
                 books.on_rebuys(t, e);

@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 /// The name under which a tournament's snapshots are stored: change it whenever
 /// [`TournamentState`]'s shape or meaning changes (an old snapshot is then ignored and the
 /// tournament folded from its first commit).
-pub const SNAPSHOT_VERSION: &str = "registration-1";
+pub const SNAPSHOT_VERSION: &str = "registration-2";
 
 /// The tournament aggregate.
 pub struct TournamentAggregate;
@@ -80,6 +80,15 @@ pub enum TournamentCommand {
         at: DateTime<Utc>,
         /// Start before the start time.
         now: bool,
+    },
+    /// Registration closes now (registration's policy, from the clock's end of the
+    /// late-registration level or a cancellation in play). Closing a closed registration stores
+    /// nothing.
+    CloseRegistration {
+        /// Why.
+        cause: RegistrationCloseCause,
+        /// Now.
+        at: DateTime<Utc>,
     },
     /// The director cancels before the start; every entry is refunded.
     Cancel {
@@ -150,6 +159,9 @@ pub enum RegistrationError {
     /// The tournament was cancelled.
     #[error("the tournament was cancelled")]
     Cancelled,
+    /// The tournament is over: nothing more is sold.
+    #[error("the tournament is finished")]
+    Finished,
     /// Starting before the start time.
     #[error("the tournament starts at {0}")]
     TooEarly(DateTime<Utc>),
@@ -191,6 +203,7 @@ impl floor_runtime::DomainError for RegistrationError {
             Refused(_) => codes::PLAYER_REFUSED,
             KeptApart(..) | BadGroup => codes::PLAYER_KEPT_APART,
             Cancelled => codes::TOURNAMENT_CANCELLED,
+            Finished => codes::TOURNAMENT_FINISHED,
             TooEarly(_) => codes::TOO_EARLY,
             StartsWhenFull => codes::STARTS_WHEN_FULL,
             TooFewEntries { .. } => codes::TOO_FEW_ENTRIES,
@@ -242,6 +255,12 @@ pub struct TournamentState {
     pub start_recorded: bool,
     /// `tournament_cancelled` was recorded.
     pub cancelled: bool,
+    /// `registration_closed` was recorded, and why.
+    #[serde(default)]
+    pub registration_closed: Option<RegistrationCloseCause>,
+    /// `tournament_finished` was recorded.
+    #[serde(default)]
+    pub finished: bool,
 }
 
 /// The creation facts.
@@ -303,6 +322,7 @@ impl Aggregate for TournamentAggregate {
             KeepApart { players, at } => keep_apart(state, players, at),
             EliminateEntry { entry, at } => eliminate(state, entry, at),
             Start { at, now } => start(state, created, at, now),
+            CloseRegistration { cause, at } => Ok(close_registration(state, created, cause, at)),
             Cancel { reason, at } => {
                 text::CANCEL_REASON.check(&reason).map_err(RegistrationError::Text)?;
                 if state.started(at) {
@@ -325,7 +345,10 @@ impl Aggregate for TournamentAggregate {
             }
             TournamentEvent::TournamentStarted(_) => state.start_recorded = true,
             TournamentEvent::TournamentCancelled(_) => state.cancelled = true,
-            TournamentEvent::TournamentFinished(_) => {}
+            TournamentEvent::TournamentFinished(_) => state.finished = true,
+            TournamentEvent::RegistrationClosed(e) => {
+                state.registration_closed.get_or_insert(e.cause);
+            }
             TournamentEvent::EntryUnregistered(e) => {
                 if let Some(entry) = (e.entry.0 as usize).checked_sub(1).and_then(|i| state.entries.get_mut(i)) {
                     entry.status = EntryStatus::Unregistered;
@@ -397,7 +420,12 @@ fn register(
     if sit_and_go && state.start_recorded {
         return Err(RegistrationError::FieldFull(def.capacity));
     }
-    if def.registration_deadline().is_some_and(|deadline| at >= deadline) {
+    if state.finished {
+        return Err(RegistrationError::Finished);
+    }
+    // One rule (issue 33, defect 1): closed at the first of the deadline and the recorded close
+    // (the end of the late-registration level, a cancellation in play).
+    if state.registration_closed.is_some() || def.registration_deadline().is_some_and(|deadline| at >= deadline) {
         return Err(RegistrationError::Closed);
     }
     // The player's own standing first: "you already have an entry" tells more than "full".
@@ -441,6 +469,26 @@ fn start(state: &TournamentState, created: &Created, at: DateTime<Utc>, now: boo
         return Ok(vec![cancellation(state, reason, at)]);
     }
     Ok(vec![TournamentEvent::TournamentStarted(TournamentStarted { entries, cause: StartCause::Scheduled, at })])
+}
+
+/// Records the close of registration once, and only where there was something to close: a
+/// tournament with late registration (deadline after the start) that has not closed yet. A
+/// close before the start (a clock started early) waits for nothing: the start closes the
+/// field of a tournament without late registration, and the deadline still refuses entries.
+fn close_registration(
+    state: &TournamentState,
+    created: &Created,
+    cause: RegistrationCloseCause,
+    at: DateTime<Utc>,
+) -> Vec<TournamentEvent> {
+    let late = match created.definition.start {
+        Start::At(start) => created.definition.late_registration_until.is_some_and(|until| until > start),
+        Start::SitAndGo => false,
+    };
+    if state.registration_closed.is_some() || state.finished || !late {
+        return vec![];
+    }
+    vec![TournamentEvent::RegistrationClosed(RegistrationClosed { cause, at })]
 }
 
 /// The cancellation with one full refund per live entry.

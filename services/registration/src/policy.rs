@@ -5,10 +5,17 @@
 //! by the first is released. [`RegistrationSaga`] says which step comes next after each answer;
 //! `service.rs` only runs the steps. Every step's command id is derived from the registration's
 //! command id, so a retried registration counts and releases at most once.
+//!
+//! [`ClosingPolicy`]: when registration closes, from the clock's and the abort service's logs.
 
+use crate::domain::TournamentCommand;
 use crate::limits::PlayerCommand;
 use chrono::{DateTime, Utc};
-use floor_events::{CommandId, PlayerId, TournamentId};
+use floor_events::abort::AbortEvent;
+use floor_events::clock::ClockEvent;
+use floor_events::commit::Events;
+use floor_events::registration::RegistrationCloseCause;
+use floor_events::{subjects, CommandId, PlayerId, TournamentId};
 
 /// The command id of the count taken for a registration.
 pub fn count_command_id(registration: CommandId) -> CommandId {
@@ -135,4 +142,58 @@ mod tests {
         assert_eq!(saga.counted(false), Step::Register);
         assert_eq!(saga.registered(false), Step::Done);
     }
+}
+
+/// The name of registration's policy: its snapshot, checkpoint key and health record.
+pub const CLOSING_POLICY: &str = "registration-policy";
+
+/// One command registration's policy calls for: the tournament, the command id derived from
+/// its cause, the command.
+pub type Order = (TournamentId, CommandId, TournamentCommand);
+
+/// Registration's reactions to other services' logs (issue 33, defect 1): the clock's end of
+/// the late-registration level and a cancellation in play close registration on the tournament
+/// aggregate, so the field closes in the same log as the entries and every reader (payouts'
+/// lock, the lobby, abort, rebuys) sees every entry before the close. No memory: each cause
+/// comes once per tournament, and the command id derived from it stores it once.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ClosingPolicy;
+
+impl floor_runtime::policy::Policy for ClosingPolicy {
+    type Order = Order;
+
+    fn react(&mut self, commit: floor_runtime::commits::Stored<'_>) -> Vec<Order> {
+        let Some(decoded) = commit.commit(CLOSING_POLICY) else { return vec![] };
+        closes(decoded.tournament(), &decoded.events)
+    }
+}
+
+/// The closes a commit of another aggregate calls for.
+pub fn closes(tournament: TournamentId, events: &Events) -> Vec<Order> {
+    let close = |cause: RegistrationCloseCause, at: DateTime<Utc>| {
+        let id = CommandId::derived(&format!("close-registration:{tournament}:{cause:?}"));
+        (tournament, id, TournamentCommand::CloseRegistration { cause, at })
+    };
+    match events {
+        Events::Clock(events) => events
+            .iter()
+            .filter_map(|e| match e {
+                ClockEvent::LateRegistrationClosed { at } => Some(close(RegistrationCloseCause::LateRegistrationLevel, *at)),
+                _ => None,
+            })
+            .collect(),
+        Events::Abort(events) => events
+            .iter()
+            .filter_map(|e| match e {
+                AbortEvent::Cancelled { at, .. } => Some(close(RegistrationCloseCause::PlayCancelled, *at)),
+                _ => None,
+            })
+            .collect(),
+        _ => vec![],
+    }
+}
+
+/// The subjects registration's policy reads.
+pub fn closing_filters() -> Vec<String> {
+    [subjects::aggregate::CLOCK, subjects::aggregate::ABORT].into_iter().map(subjects::event_filter).collect()
 }

@@ -4,7 +4,7 @@
 
 use crate::domain::{TournamentAggregate, TournamentCommand, SNAPSHOT_VERSION};
 use crate::limits::{PlayerAggregate, PlayerCommand};
-use crate::policy::{RegistrationSaga, Step};
+use crate::policy::{closing_filters, ClosingPolicy, Order, RegistrationSaga, Step, CLOSING_POLICY};
 use crate::projection::{LimitedPlayers, Suspensions};
 use chrono::{DateTime, Utc};
 use floor_events::commit::{Commit, Events};
@@ -15,6 +15,7 @@ use floor_runtime::bootstrap::Backbone;
 use floor_runtime::commits::Stored;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::follow::follow;
+use floor_runtime::policy::{PolicyConfig, PolicyRunner};
 use floor_runtime::snapshot::Snapshots;
 use floor_runtime::tail::Delivered;
 use floor_runtime::{reply, AggregateHost, Clock, JetStreamStore};
@@ -74,6 +75,7 @@ impl RegistrationService {
             floor_runtime::projection::ProjectionError::with_source(floor_runtime::projection::ProjectionErrorKind::Read, e)
         })?;
         let tournaments = AggregateHost::new(store.clone()).with_snapshots(Snapshots::json(bucket, SNAPSHOT_VERSION, snapshot_every));
+        run_closing_policy(backbone, tournaments.clone(), shutdown, &tracker).await?;
         Ok(Self { inner: Arc::new(Inner { tournaments, players: AggregateHost::new(store), limited, suspensions, clock }) })
     }
 
@@ -205,6 +207,30 @@ impl RegistrationService {
         }
         answer
     }
+}
+
+/// Wait before a close of registration is tried again after the store failed.
+const RETRY: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Starts registration's policy ([`ClosingPolicy`]): caught up with the log before the first
+/// command is served, then following on `tracker`. Its orders run on the service's own
+/// tournament host; a rejection (a tournament cancelled before its start) is the end of it.
+async fn run_closing_policy(
+    backbone: &Backbone,
+    tournaments: AggregateHost<TournamentAggregate>,
+    shutdown: CancellationToken,
+    tracker: &TaskTracker,
+) -> Result<(), StartError> {
+    let config = PolicyConfig::new(CLOSING_POLICY, "registration-policy-1", closing_filters());
+    let started = PolicyRunner::<ClosingPolicy>::start(backbone, config).await?;
+    tracker.spawn(async move {
+        let execute = |(tournament, id, command): Order| {
+            let (tournaments, shutdown) = (tournaments.clone(), shutdown.clone());
+            async move { tournaments.execute_reaction(tournament.0, id, command, RETRY, &shutdown).await }
+        };
+        started.runner.drive(started.owed, &shutdown, |_| {}, execute).await;
+    });
+    Ok(())
 }
 
 /// The reply to a registration: the entry it created (or, for a retry, created before).

@@ -487,3 +487,77 @@ fn amounts_that_could_wrap_the_books_are_refused_at_creation() {
         .when(create(TournamentDefinition { buy_in: eur(1_000), fee: Fee::OnTop(eur(5_000)), ..definition() }))
         .then_reject(codes::FEE_TOO_HIGH);
 }
+
+/// Issue 33, defect 1: the clock ends the late-registration level (level 6 in every preset)
+/// before the definition's deadline. Registration records the close in its own log, after
+/// every entry it sold, and sells no entry after it, whatever the deadline says.
+#[test]
+fn the_end_of_the_late_registration_level_closes_registration_before_the_deadline() {
+    let started = TournamentEvent::TournamentStarted(TournamentStarted { entries: 2, cause: StartCause::Scheduled, at: at(START) });
+    let history = vec![
+        created(definition()),
+        registered(1, "ana", EntryKind::Registration, true, BEFORE_START),
+        registered(2, "ben", EntryKind::Registration, true, BEFORE_START),
+        started,
+    ];
+    let close = C::CloseRegistration { cause: RegistrationCloseCause::LateRegistrationLevel, at: at(LATE) };
+    let closed =
+        TournamentEvent::RegistrationClosed(RegistrationClosed { cause: RegistrationCloseCause::LateRegistrationLevel, at: at(LATE) });
+    given::<TournamentAggregate>(history.clone()).when(close.clone()).then(vec![closed.clone()]);
+    let mut after = history.clone();
+    after.push(closed.clone());
+    // Before the deadline (19:00), yet closed.
+    given::<TournamentAggregate>(after.clone()).when(register("cleo", LATE)).then_reject(codes::REGISTRATION_CLOSED);
+    // Closed once: a second close (another instance, a cancellation in play) stores nothing.
+    given::<TournamentAggregate>(after.clone()).when(close).then(vec![]);
+    let cancelled = C::CloseRegistration { cause: RegistrationCloseCause::PlayCancelled, at: at(LATE) };
+    given::<TournamentAggregate>(after).when(cancelled).then(vec![]);
+}
+
+/// A cancellation in play closes late registration for good; a finished tournament sells
+/// nothing; a tournament without late registration has nothing to close (its start closed it).
+#[test]
+fn a_cancellation_in_play_or_the_end_closes_registration_for_good() {
+    let started = TournamentEvent::TournamentStarted(TournamentStarted { entries: 2, cause: StartCause::Scheduled, at: at(START) });
+    let history = vec![
+        created(definition()),
+        registered(1, "ana", EntryKind::Registration, true, BEFORE_START),
+        registered(2, "ben", EntryKind::Registration, true, BEFORE_START),
+        started.clone(),
+    ];
+    let cancelled = C::CloseRegistration { cause: RegistrationCloseCause::PlayCancelled, at: at(LATE) };
+    let closed = TournamentEvent::RegistrationClosed(RegistrationClosed { cause: RegistrationCloseCause::PlayCancelled, at: at(LATE) });
+    given::<TournamentAggregate>(history.clone()).when(cancelled.clone()).then(vec![closed.clone()]);
+    let mut after = history.clone();
+    after.push(closed);
+    given::<TournamentAggregate>(after).when(register("cleo", LATE)).then_reject(codes::REGISTRATION_CLOSED);
+
+    let mut finished = history.clone();
+    finished.push(eliminated(1, "ana"));
+    finished.push(TournamentEvent::TournamentFinished(TournamentFinished { winner: EntryNo(2), player: p("ben"), at: at(LATE) }));
+    given::<TournamentAggregate>(finished.clone()).when(register("cleo", LATE)).then_reject(codes::TOURNAMENT_FINISHED);
+    given::<TournamentAggregate>(finished).when(cancelled.clone()).then(vec![]);
+
+    let no_late = TournamentDefinition { late_registration_until: None, ..definition() };
+    given::<TournamentAggregate>(vec![created(no_late), started]).when(cancelled).then(vec![]);
+}
+
+/// Registration's policy: the clock's end of the level and a cancellation in play each call for
+/// one close with an id derived from the tournament and the cause, so a replay or a second
+/// instance stores it once; nothing else in those logs does.
+#[test]
+fn the_policy_closes_registration_on_the_clocks_close_and_on_a_cancellation_in_play() {
+    use crate::policy::closes;
+    use floor_events::clock::ClockEvent;
+    use floor_events::commit::Events;
+    let t = TournamentId::new();
+    let clock = Events::Clock(vec![ClockEvent::LateRegistrationClosed { at: at(LATE) }]);
+    let orders = closes(t, &clock);
+    assert!(
+        matches!(&orders[..], [(id, _, C::CloseRegistration { cause: RegistrationCloseCause::LateRegistrationLevel, .. })] if *id == t),
+        "{orders:?}"
+    );
+    assert_eq!(closes(t, &clock)[0].1, orders[0].1, "the same cause, the same command id");
+    let resumed = Events::Abort(vec![floor_events::abort::AbortEvent::Resumed { suspended_at: at(START), at: at(LATE) }]);
+    assert!(closes(t, &resumed).is_empty());
+}
