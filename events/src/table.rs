@@ -26,6 +26,14 @@ pub fn reports_subject(tournament: TournamentId, table: u32) -> String {
     format!("floor.table.{tournament}.{table}.out")
 }
 
+/// The `Nats-Msg-Id` a table server publishes a report with: `<tournament>.<table>.<report_id>`
+/// (issue 33, defect 4). The stream's duplicate window is one for every tournament and table,
+/// and a `report_id` is unique only within its tournament: scoped, two tournaments whose tables
+/// number their reports alike can never drop each other's.
+pub fn report_message_id(tournament: TournamentId, table: u32, report_id: &str) -> String {
+    format!("{tournament}.{table}.{report_id}")
+}
+
 /// Subject of the rejections of a table's reports.
 pub fn rejections_subject(tournament: TournamentId, table: u32) -> String {
     format!("floor.table.{tournament}.{table}.rejected")

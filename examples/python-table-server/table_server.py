@@ -11,7 +11,7 @@ out, until Floor sends `remove_player` or `add_chips`.
 What it reads and writes, all on stream FLOOR_TABLES, nothing else:
   floor.table.<tournament>.*.in        instructions (one durable pull consumer for all tables)
   floor.table.<tournament>.*.rejected  Floor's rejections of its reports (a second consumer)
-  floor.table.<tournament>.<t>.out     its reports, with Nats-Msg-Id = report_id
+  floor.table.<tournament>.<t>.out     its reports, with Nats-Msg-Id = <tournament>.<table>.<report_id>
 
 It does not handle a rebuy offer's deadline (it waits for Floor's word on a player at zero) nor
 hand-for-hand timing beyond `hold_for_deal` / `deal_hand`; pauses stop dealing until `resume`.
@@ -98,7 +98,7 @@ class TableServer:
         body = {"tournament_id": self.tournament, "table": table.number, "report_id": report_id, "report": report}
         subject = f"floor.table.{self.tournament}.{table.number}.out"
         # The publish acknowledgement is the only proof the report was stored (docs: Subjects).
-        await self.js.publish(subject, json.dumps(body).encode(), stream=STREAM, headers={"Nats-Msg-Id": report_id})
+        await self.js.publish(subject, json.dumps(body).encode(), stream=STREAM, headers={"Nats-Msg-Id": f"{self.tournament}.{table.number}.{report_id}"})
 
     # --- instructions --------------------------------------------------------------------------
 

@@ -50,3 +50,48 @@ async fn the_end_of_the_late_registration_level_closes_registration_and_the_lock
     let PayoutEvent::PayoutTableLocked { entries, contributions, pool, .. } = locked else { unreachable!() };
     assert_eq!((entries, contributions.amount, pool.amount), (4, 4_000, 4_000), "every entry sold is in the locked table");
 }
+
+/// Defect 4: `report_id`s are unique within a tournament (docs/table-servers.md), and table
+/// servers sent them as `Nats-Msg-Id`; the stream's duplicate window is one for every
+/// tournament, so a second tournament whose table numbered its reports alike lost them (and, in
+/// one run, was refunded as if nobody had played). Two heads-up sit & gos whose tables send the
+/// same report ids, `h1-start` and `h1-end`, interleaved as two table servers would, each with
+/// the contract's `Nats-Msg-Id` (`<tournament>.<table>.<report_id>`), both play to their winner.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_tournaments_whose_tables_send_the_same_report_ids_both_play_to_the_end() {
+    use floor_events::table::{BustReport, PotWon, Report, SeatStack};
+    let world = World::start_configured(|c| c.skip("scheduler")).await;
+    let mut tournaments = Vec::new();
+    for _ in 0..2 {
+        let t = world.create(floor_tests::heads_up(floor_tests::ten_minute_levels())).await;
+        for player in ["ana", "ben"] {
+            assert!(matches!(world.register(t, player).await, Reply::Ok(_)), "{player} registers");
+        }
+        let seated = world.seated(t, 2).await;
+        let log = world.watch_events::<TournamentEvent>(subjects::aggregate::TOURNAMENT, t).await;
+        tournaments.push((t, seated, log));
+    }
+    for (t, seated, _) in &tournaments {
+        world
+            .report(*t, "h1-start", Report::HandStarted { hand: 1, button: seated[0].seat, stacks: seated.clone(), deal_hand: None })
+            .await;
+    }
+    for (t, seated, _) in &tournaments {
+        let (winner, loser) = (seated[0], seated[1]);
+        let bust = BustReport {
+            entry: loser.entry,
+            stack_at_start: loser.chips,
+            pots: vec![PotWon { winners: vec![winner.entry], chips: loser.chips }],
+            best_high_hand: None,
+        };
+        let after = vec![SeatStack { chips: winner.chips + loser.chips, ..winner }];
+        world.report(*t, "h1-end", Report::HandFinished { hand: 1, stacks: after, busts: vec![bust] }).await;
+    }
+    for (t, seated, mut log) in tournaments {
+        let TournamentEvent::TournamentFinished(f) = log.next_where(|e| matches!(e, TournamentEvent::TournamentFinished(_))).await else {
+            unreachable!()
+        };
+        assert_eq!(f.winner, seated[0].entry, "{t} played to its winner");
+        world.lobby_when(t, |d| d["state"] == "finished").await;
+    }
+}

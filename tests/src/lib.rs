@@ -357,6 +357,7 @@ impl World {
     /// Publishes `report` from table 1 of `t` with `id` as its report id, as a table server would.
     pub async fn report(&self, t: TournamentId, id: &str, report: Report) {
         let body = serde_json::to_vec(&TableReport { tournament_id: t, table: 1, report_id: id.into(), report }).expect("report");
+        let id = floor_events::table::report_message_id(t, 1, id);
         let message = jetstream::message::PublishMessage::build().payload(body.into()).message_id(id);
         self.jetstream().send_publish(floor_events::table::reports_subject(t, 1), message).await.expect("publish").await.expect("ack");
     }

@@ -549,7 +549,7 @@ async fn publish(backbone: &Backbone, reports: &[TableReport], mut acked: impl F
             let subject = floor_events::table::reports_subject(report.tournament_id, report.table);
             let message = async_nats::jetstream::message::PublishMessage::build()
                 .payload(serde_json::to_vec(report).expect("report serializes").into())
-                .message_id(report.report_id.clone());
+                .message_id(floor_events::table::report_message_id(report.tournament_id, report.table, &report.report_id));
             acks.push(backbone.jetstream.send_publish(subject, message).await.map_err(|e| e.to_string())?);
         }
         for ack in acks {

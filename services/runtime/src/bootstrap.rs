@@ -99,6 +99,17 @@ pub async fn connect(urls: &str) -> Result<async_nats::Client, BootstrapError> {
     }
 }
 
+/// `FLOOR_TABLES`' duplicate window (issue 33, defect 4): as short as nats-server takes (100 ms).
+/// The window is one for the whole stream, across tournaments, and table servers were told to
+/// send their `report_id`, unique only within its tournament, as `Nats-Msg-Id`: two tournaments
+/// whose tables number their reports alike (`t4-h1-start`) lost each other's reports within a
+/// 2-minute window. The contract now scopes the id (`floor_events::table::report_message_id`);
+/// the short window keeps a table server that still sends the bare id from losing a report to
+/// another tournament's, unless both are sent within the same 100 ms. Floor does not need the
+/// stream to drop repeats: seating knows each report by tournament, table and `report_id` (sent
+/// again, it is applied once), and tables know each instruction by its per-table `sequence`.
+pub const TABLES_DUPLICATE_WINDOW: Duration = Duration::from_millis(100);
+
 /// Creates (or finds) the event stream and the KV buckets.
 ///
 /// # Errors
@@ -124,20 +135,30 @@ pub async fn ensure_backbone(client: async_nats::Client) -> Result<Backbone, Boo
         })
         .await
         .map_err(|e| setup(format!("stream {}: {e}", subjects::EVENTS_STREAM)))?;
-    let tables = jetstream
-        .get_or_create_stream(stream::Config {
-            name: subjects::TABLES_STREAM.to_owned(),
-            subjects: vec![subjects::TABLES_SUBJECTS.to_owned()],
-            storage: stream::StorageType::File,
-            retention: stream::RetentionPolicy::Limits,
-            // A report or instruction sent twice within this window is stored once; beyond it,
-            // its per-table sequence or report id tells.
-            duplicate_window: Duration::from_secs(120),
-            allow_direct: true,
-            ..Default::default()
-        })
+    let tables_config = stream::Config {
+        name: subjects::TABLES_STREAM.to_owned(),
+        subjects: vec![subjects::TABLES_SUBJECTS.to_owned()],
+        storage: stream::StorageType::File,
+        retention: stream::RetentionPolicy::Limits,
+        duplicate_window: TABLES_DUPLICATE_WINDOW,
+        allow_direct: true,
+        ..Default::default()
+    };
+    let mut tables = jetstream
+        .get_or_create_stream(tables_config.clone())
         .await
         .map_err(|e| setup(format!("stream {}: {e}", subjects::TABLES_STREAM)))?;
+    // A store created before issue 33 has the 2-minute window that dropped one tournament's
+    // reports as another's duplicates: narrow it (the only setting Floor changes in place).
+    let window = tables.info().await.map_err(|e| setup(format!("stream {}: {e}", subjects::TABLES_STREAM)))?.config.duplicate_window;
+    if window != TABLES_DUPLICATE_WINDOW {
+        let mut config = tables.cached_info().config.clone();
+        config.duplicate_window = TABLES_DUPLICATE_WINDOW;
+        jetstream.update_stream(config).await.map_err(|e| setup(format!("stream {}: {e}", subjects::TABLES_STREAM)))?;
+        tracing::info!(stream = subjects::TABLES_STREAM, from = ?window, to = ?TABLES_DUPLICATE_WINDOW, "narrowed the duplicate window");
+        tables =
+            jetstream.get_stream(subjects::TABLES_STREAM).await.map_err(|e| setup(format!("stream {}: {e}", subjects::TABLES_STREAM)))?;
+    }
     for (bucket, description) in [
         (subjects::LOBBY_BUCKET, "Floor lobby: one document per tournament"),
         (subjects::CHECKPOINT_BUCKET, "Floor projection checkpoints"),

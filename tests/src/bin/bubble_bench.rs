@@ -107,8 +107,9 @@ fn definition(entrants: u32, clock: ClockMode) -> TournamentDefinition {
 
 async fn publish_report(world: &World, report: &TableReport) {
     let subject = floor_events::table::reports_subject(report.tournament_id, report.table);
-    let message =
-        PublishMessage::build().payload(serde_json::to_vec(report).expect("report serializes").into()).message_id(report.report_id.clone());
+    let message = PublishMessage::build()
+        .payload(serde_json::to_vec(report).expect("report serializes").into())
+        .message_id(floor_events::table::report_message_id(report.tournament_id, report.table, &report.report_id));
     world.jetstream().send_publish(subject, message).await.expect("publish").await.expect("ack");
 }
 

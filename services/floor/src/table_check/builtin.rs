@@ -3,7 +3,7 @@
 //! outside table server would: instructions from stream `FLOOR_TABLES` (an ordered consumer on
 //! `floor.table.<tournament>.*.in`), applied in `sequence` order between hands; one hand per
 //! table every [`HAND_TIME`] once blinds have arrived, unless paused, held for hand-for-hand
-//! (then one hand per `deal_hand`) or closed; reports published with `Nats-Msg-Id` = report id.
+//! (then one hand per `deal_hand`) or closed; reports published with `Nats-Msg-Id` = `<tournament>.<table>.<report id>`.
 //!
 //! A [`Fault`] breaks one protocol rule on purpose, so the suite can show it catches it.
 
@@ -149,7 +149,7 @@ async fn publish(jetstream: &async_nats::jetstream::Context, fault: Option<Fault
         let table = if fault == Some(Fault::WrongSubject) { report.table + 100 } else { report.table };
         let message = PublishMessage::build()
             .payload(serde_json::to_vec(report).expect("report serializes").into())
-            .message_id(report.report_id.clone());
+            .message_id(floor_events::table::report_message_id(report.tournament_id, report.table, &report.report_id));
         acks.push(jetstream.send_publish(reports_subject(report.tournament_id, table), message).await.map_err(|e| e.to_string())?);
     }
     for ack in acks {

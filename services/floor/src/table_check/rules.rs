@@ -112,7 +112,7 @@ impl Rule {
             Rule::Decodes => "every message on a report subject is a TableReport (schemas/tables/report.json)",
             Rule::Subject => "a report is published on floor.table.<tournament>.<table>.out of the tournament and table its body names",
             Rule::ReportId => {
-                "a report carries Nats-Msg-Id = its report_id, which does not start with `instruction:` and names no other report"
+                "a report carries Nats-Msg-Id = <tournament>.<table>.<report_id>; its report_id does not start with `instruction:` and names no other report"
             }
             Rule::WaitsForBlinds => "a table deals no hand before its first blinds instruction",
             Rule::Deals => "with blinds and two or more players with chips, not paused or held, a table deals them in",
@@ -447,8 +447,11 @@ impl Checker {
                 return;
             }
         }
-        if msg_id != Some(report.report_id.as_str()) {
-            self.fail(Rule::ReportId, Some(table), format!("report {} came with Nats-Msg-Id {msg_id:?}", report.report_id));
+        // Scoped by tournament and table (issue 33, defect 4): the stream's duplicate window is
+        // one for every tournament, and a bare report id collides with another tournament's.
+        let scoped = floor_events::table::report_message_id(report.tournament_id, report.table, &report.report_id);
+        if msg_id != Some(scoped.as_str()) {
+            self.fail(Rule::ReportId, Some(table), format!("report {} came with Nats-Msg-Id {msg_id:?}, not {scoped:?}", report.report_id));
         }
         if report.report_id.is_empty() || report.report_id.starts_with("instruction:") {
             self.fail(Rule::ReportId, Some(table), format!("report id {:?} is empty or Floor's (`instruction:`)", report.report_id));

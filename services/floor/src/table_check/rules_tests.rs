@@ -2,7 +2,7 @@
 //! exchange broken in one way fails exactly the rule it breaks.
 
 use super::*;
-use floor_events::table::{reports_subject, BustReport, PotWon, Removal};
+use floor_events::table::{report_message_id, reports_subject, BustReport, PotWon, Removal};
 use floor_events::PlayerId;
 
 fn t() -> TournamentId {
@@ -70,7 +70,8 @@ impl Exchange {
         self.reports += 1;
         let report = TableReport { tournament_id: t(), table, report_id: format!("r{}", self.reports), report };
         let payload = serde_json::to_vec(&report).unwrap();
-        self.checker.observe(&Seen::Report { subject, msg_id: Some(report.report_id), payload });
+        let msg_id = floor_events::table::report_message_id(report.tournament_id, report.table, &report.report_id);
+        self.checker.observe(&Seen::Report { subject, msg_id: Some(msg_id), payload });
     }
 
     fn report(&mut self, table: u32, report: Report) {
@@ -301,18 +302,24 @@ fn unreadable_reports_and_wrong_ids_break_decodes_and_report_id() {
     // r1 was the first seat's confirmation (#2): the same report again is a republish…
     let report = TableReport { tournament_id: t(), table: 4, report_id: "r1".into(), report: Report::InstructionApplied { sequence: 2 } };
     let payload = serde_json::to_vec(&report).unwrap();
-    y.checker.observe(&Seen::Report { subject: reports_subject(t(), 4), msg_id: Some("r1".into()), payload });
+    y.checker.observe(&Seen::Report { subject: reports_subject(t(), 4), msg_id: Some(report_message_id(t(), 4, "r1")), payload });
     y.passes();
     // … and the same id for another report is not.
     let report = TableReport { report: Report::InstructionApplied { sequence: 3 }, ..report };
     let payload = serde_json::to_vec(&report).unwrap();
-    y.checker.observe(&Seen::Report { subject: reports_subject(t(), 4), msg_id: Some("r1".into()), payload });
+    y.checker.observe(&Seen::Report { subject: reports_subject(t(), 4), msg_id: Some(report_message_id(t(), 4, "r1")), payload });
     y.fails_only(Rule::ReportId);
     let mut z = Exchange::worked();
     let report = TableReport { report_id: "fresh".into(), ..report };
     let payload = serde_json::to_vec(&report).unwrap();
     z.checker.observe(&Seen::Report { subject: reports_subject(t(), 4), msg_id: Some("other".into()), payload });
     z.fails_only(Rule::ReportId);
+    // The bare report id, as the contract said before issue 33, is not scoped either.
+    let mut bare = Exchange::worked();
+    let report = TableReport { report_id: "bare".into(), ..report };
+    let payload = serde_json::to_vec(&report).unwrap();
+    bare.checker.observe(&Seen::Report { subject: reports_subject(t(), 4), msg_id: Some("bare".into()), payload });
+    bare.fails_only(Rule::ReportId);
 }
 
 #[test]
