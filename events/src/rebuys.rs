@@ -75,6 +75,17 @@ pub enum Forgone {
     CapReached,
 }
 
+/// Why nothing more can be bought (issue 33).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ClosedCause {
+    /// The tournament was cancelled: before its start (registration's `tournament_cancelled`)
+    /// or in play (the abort aggregate's `cancelled`).
+    Cancelled,
+    /// The tournament is over: its winner is known (registration's `tournament_finished`).
+    Finished,
+}
+
 /// The rebuys aggregate's events.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -161,6 +172,27 @@ pub enum RebuyEvent {
     /// The add-on break is over.
     AddOnsClosed {
         /// When.
+        at: DateTime<Utc>,
+    },
+    /// Nothing more can be bought, for good: the tournament was cancelled or is over (issue
+    /// 33). Every rebuy, add-on and decline after it is refused, and an offer still open stands
+    /// no more (it does not lapse: nobody is out of a tournament that ended).
+    PurchasesClosed {
+        /// Cancelled or finished.
+        cause: ClosedCause,
+        /// When the tournament was cancelled or ended.
+        at: DateTime<Utc>,
+    },
+    /// Play is suspended (the abort aggregate's `suspended`): no rebuy, add-on or decline until
+    /// [`RebuyEvent::PlayResumed`], and no offer lapses meanwhile (issue 33).
+    PlaySuspended {
+        /// When play stopped.
+        at: DateTime<Utc>,
+    },
+    /// Play resumed after a suspension: buying is as it was before it; the offers open at the
+    /// suspension were made again with the time they had left, in the same commit.
+    PlayResumed {
+        /// When play started again.
         at: DateTime<Utc>,
     },
 }

@@ -76,7 +76,15 @@ impl LobbyRebuys {
             }
             RebuyEvent::AddOnTaken { .. } => self.add_ons += 1,
             RebuyEvent::AddOnsClosed { .. } => self.period = BuyingPeriod::Over,
-            RebuyEvent::RebuysConfigured { .. } | RebuyEvent::EntryJoined { .. } => {}
+            // Cancelled or over (issue 33): nothing more to buy, no offer stands.
+            RebuyEvent::PurchasesClosed { .. } => {
+                self.period = BuyingPeriod::Over;
+                self.offers.clear();
+            }
+            RebuyEvent::RebuysConfigured { .. }
+            | RebuyEvent::EntryJoined { .. }
+            | RebuyEvent::PlaySuspended { .. }
+            | RebuyEvent::PlayResumed { .. } => {}
         }
         self
     }

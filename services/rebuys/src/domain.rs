@@ -8,10 +8,15 @@
 //! (000 §16.7, 002 §2.6); the entry is out when the player declines, the offer lapses, or the
 //! period ends. With an add-on, a player still at zero when the rebuy period ends may take the
 //! add-on instead, until the break ends.
+//!
+//! After the end (issue 33): a cancellation (before the start or in play) or the tournament's
+//! end closes buying for good (`purchases_closed`), and a suspension of play holds it until
+//! the resume (`play_suspended`, `play_resumed`): the policy tells the aggregate, and the
+//! decider refuses every rebuy, add-on and decline then, with its own code and no event.
 
 use chrono::{DateTime, Duration, Utc};
 use esrs::Aggregate;
-use floor_events::rebuys::{Forgone, RebuyEvent};
+use floor_events::rebuys::{ClosedCause, Forgone, RebuyEvent};
 use floor_events::tournament::{AddOnTerms, RebuyTerms};
 use floor_events::{codes, subjects, EntryNo, PlayerId, TournamentId};
 use std::collections::BTreeMap;
@@ -113,6 +118,18 @@ pub enum RebuyCommand {
         /// When.
         at: DateTime<Utc>,
     },
+    /// The tournament was cancelled or is over: nothing more can be bought, for good.
+    Close {
+        /// Cancelled or finished.
+        cause: ClosedCause,
+        /// When it was cancelled or ended.
+        at: DateTime<Utc>,
+    },
+    /// Play is suspended: nothing can be bought until the resume ([`RebuyCommand::Extend`]).
+    Suspend {
+        /// When play stopped.
+        at: DateTime<Utc>,
+    },
 }
 
 /// Why the rebuys aggregate said no.
@@ -145,6 +162,12 @@ pub enum RebuyError {
     /// The player must say which entry.
     #[error("{0} holds several live entries: name one")]
     Ambiguous(PlayerId),
+    /// The tournament was cancelled or is over: nothing more can be bought (issue 33).
+    #[error("the tournament is {}: nothing more can be bought", match .0 { ClosedCause::Cancelled => "cancelled", ClosedCause::Finished => "over" })]
+    Closed(ClosedCause),
+    /// Play is suspended: nothing can be bought until it resumes (issue 33).
+    #[error("play is suspended: nothing can be bought until it resumes")]
+    Suspended,
 }
 
 impl floor_runtime::DomainError for RebuyError {
@@ -159,6 +182,9 @@ impl floor_runtime::DomainError for RebuyError {
             Self::AddOnTaken(_) => codes::ADD_ON_TAKEN,
             Self::NotRegistered(_) => codes::NOT_REGISTERED,
             Self::Ambiguous(_) => codes::ENTRY_AMBIGUOUS,
+            Self::Closed(ClosedCause::Cancelled) => codes::TOURNAMENT_CANCELLED,
+            Self::Closed(ClosedCause::Finished) => codes::TOURNAMENT_FINISHED,
+            Self::Suspended => codes::TOURNAMENT_SUSPENDED,
         }
     }
 }
@@ -205,9 +231,34 @@ pub struct RebuyState {
     pub period: Period,
     /// Live entries.
     pub entries: BTreeMap<EntryNo, Entry>,
+    /// Cancelled or over: nothing more can be bought (issue 33).
+    pub closed: Option<ClosedCause>,
+    /// Play is suspended (issue 33).
+    pub suspended: bool,
 }
 
 impl RebuyState {
+    /// Whether a player may buy or decline now: not after the end, not while play is
+    /// suspended.
+    ///
+    /// # Errors
+    /// `Closed` after a cancellation or the end; `Suspended` during a suspension.
+    fn buying(&self) -> Result<(), RebuyError> {
+        self.not_closed()?;
+        if self.suspended {
+            return Err(RebuyError::Suspended);
+        }
+        Ok(())
+    }
+
+    /// Not cancelled, not over.
+    ///
+    /// # Errors
+    /// `Closed` after a cancellation or the end.
+    fn not_closed(&self) -> Result<(), RebuyError> {
+        self.closed.map_or(Ok(()), |cause| Err(RebuyError::Closed(cause)))
+    }
+
     /// The live entry a player means.
     fn entry_of(&self, who: &Who) -> Result<(EntryNo, &Entry), RebuyError> {
         let mut theirs = self.entries.iter().filter(|(no, e)| e.player == who.player && who.entry.is_none_or(|w| w == **no));
@@ -246,22 +297,39 @@ impl Aggregate for RebuysAggregate {
             Open { at } => Ok(if state.period == Period::NotStarted { vec![RebuyEvent::RebuyPeriodOpened { at }] } else { vec![] }),
             Bust { entry, at } => Ok(bust(state, entry, at)),
             Out { entry } => Ok(if state.entries.contains_key(&entry) { vec![RebuyEvent::EntryOut { entry }] } else { vec![] }),
-            Rebuy { who, stack, at } => rebuy(state, &who, stack, at),
+            Rebuy { who, stack, at } => {
+                state.buying()?;
+                rebuy(state, &who, stack, at)
+            }
             Decline { who } => {
+                state.buying()?;
                 let (entry, e) = state.entry_of(&who)?;
                 if !e.at_zero {
                     return Err(RebuyError::NotAllowed(entry, "there is nothing to decline: the entry has chips".into()));
                 }
                 Ok(vec![RebuyEvent::RebuyForgone { entry, reason: Forgone::Declined }])
             }
+            // No offer lapses while play stands still or after the end: nobody is out then.
+            Lapse { .. } if state.buying().is_err() => Ok(vec![]),
             Lapse { entry, until } => Ok(match state.entries.get(&entry) {
                 Some(e) if e.at_zero && e.offer_until == Some(until) => vec![RebuyEvent::RebuyForgone { entry, reason: Forgone::Lapsed }],
                 _ => vec![],
             }),
-            EndRebuys { at } => end_rebuys(state, at),
-            AddOn { who, at } => add_on(state, &who, at),
-            EndAddOns { at } => Ok(end_add_ons(state, at)),
+            EndRebuys { at } => {
+                state.not_closed()?;
+                end_rebuys(state, at)
+            }
+            AddOn { who, at } => {
+                state.buying()?;
+                add_on(state, &who, at)
+            }
+            EndAddOns { at } => {
+                state.not_closed()?;
+                Ok(end_add_ons(state, at))
+            }
             Extend { suspended_at, resumed_at } => Ok(extend(state, suspended_at, resumed_at)),
+            Close { cause, at } => Ok(if state.closed.is_some() { vec![] } else { vec![RebuyEvent::PurchasesClosed { cause, at }] }),
+            Suspend { at } => Ok(if state.buying().is_ok() { vec![RebuyEvent::PlaySuspended { at }] } else { vec![] }),
         }
     }
 
@@ -312,15 +380,36 @@ impl Aggregate for RebuysAggregate {
                 }
             }
             AddOnsClosed { .. } => state.period = Period::Over,
+            PurchasesClosed { cause, .. } => {
+                state.closed = Some(cause);
+                state.suspended = false;
+                for e in state.entries.values_mut() {
+                    e.offer_until = None;
+                }
+            }
+            PlaySuspended { .. } => state.suspended = true,
+            PlayResumed { .. } => state.suspended = false,
         }
         state
     }
 }
 
-/// Every offer open across a suspension, made again with the time it had left when play
-/// stopped (at most the offer's whole time), counted from the resume. An offer whose deadline
-/// had passed before the suspension is left to lapse.
+/// The resume of play: buying opens again (`play_resumed`, when the suspension was recorded),
+/// and every offer open across the suspension is made again with the time it had left when
+/// play stopped (at most the offer's whole time), counted from the resume. An offer whose
+/// deadline had passed before the suspension is left to lapse.
 fn extend(state: &RebuyState, suspended_at: DateTime<Utc>, resumed_at: DateTime<Utc>) -> Vec<RebuyEvent> {
+    if state.closed.is_some() {
+        return vec![];
+    }
+    let mut events = offers_again(state, suspended_at, resumed_at);
+    if state.suspended {
+        events.push(RebuyEvent::PlayResumed { at: resumed_at });
+    }
+    events
+}
+
+fn offers_again(state: &RebuyState, suspended_at: DateTime<Utc>, resumed_at: DateTime<Utc>) -> Vec<RebuyEvent> {
     let Some(terms) = state.rebuy.filter(|_| state.period == Period::Rebuys && resumed_at > suspended_at) else { return vec![] };
     let whole = Duration::seconds(i64::from(terms.offer_seconds));
     state
@@ -336,9 +425,10 @@ fn extend(state: &RebuyState, suspended_at: DateTime<Utc>, resumed_at: DateTime<
 }
 
 /// A stack reached zero and seating holds the seat: an offer, or the reason there is none.
+/// After the end nothing is offered and nobody is out (no table plays on).
 fn bust(state: &RebuyState, entry: EntryNo, at: DateTime<Utc>) -> Vec<RebuyEvent> {
     let Some(e) = state.entries.get(&entry) else { return vec![] };
-    if e.at_zero {
+    if e.at_zero || state.closed.is_some() {
         return vec![];
     }
     let forgone = |reason| vec![RebuyEvent::RebuyForgone { entry, reason }];

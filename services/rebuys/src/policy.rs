@@ -6,14 +6,19 @@
 //! - seating: a stack that reached zero and was *not* eliminated in the same commit is a bust
 //!   to decide on; an elimination takes the entry out; stacks between hands are kept for the
 //!   "at or below" condition (003);
-//! - clock: the end of the rebuy period, and the first level after it (the add-on break is over).
+//! - clock: the end of the rebuy period, and the first level after it (the add-on break is over);
+//! - after the end (issue 33): registration's `tournament_cancelled` and `tournament_finished`,
+//!   and the abort log's `cancelled`, close buying for good; its `suspended` holds it until
+//!   `resumed` (which also makes the open offers again).
 //!
 //! Every command's id is derived from what it reacts to, so reading the log again after a crash
 //! repeats nothing. Tournaments without rebuys or an add-on are ignored from their creation on.
 
 use crate::domain::RebuyCommand;
 use chrono::{DateTime, Utc};
+use floor_events::abort::AbortEvent;
 use floor_events::clock::ClockEvent;
+use floor_events::rebuys::ClosedCause;
 use floor_events::registration::TournamentEvent;
 use floor_events::seating::SeatingEvent;
 use floor_events::tournament::RebuyCondition;
@@ -69,10 +74,38 @@ impl Policy {
         t.stacks.get(&entry).copied()
     }
 
+    /// A tournament with rebuys or an add-on, in play or over.
+    fn known(&self, t: TournamentId) -> bool {
+        self.tournaments.contains_key(&t) || self.over.contains(&t)
+    }
+
+    /// The end of buying, for good: the command that closes it, and the tournament forgotten.
+    fn close(&mut self, t: TournamentId, cause: ClosedCause, at: DateTime<Utc>) -> Order {
+        self.tournaments.remove(&t);
+        self.over.insert(t);
+        let what = match cause {
+            ClosedCause::Cancelled => "close-cancelled",
+            ClosedCause::Finished => "close-finished",
+        };
+        (t, id(what, t), RebuyCommand::Close { cause, at })
+    }
+
     /// Registration's events.
     pub fn on_tournament(&mut self, t: TournamentId, events: &[TournamentEvent]) -> Vec<Order> {
         let mut orders = Vec::new();
         for e in events {
+            // The end closes buying, also after seating's last elimination forgot the tournament.
+            match e {
+                TournamentEvent::TournamentCancelled(cancelled) if self.known(t) => {
+                    orders.push(self.close(t, ClosedCause::Cancelled, cancelled.at));
+                    continue;
+                }
+                TournamentEvent::TournamentFinished(finished) if self.known(t) => {
+                    orders.push(self.close(t, ClosedCause::Finished, finished.at));
+                    continue;
+                }
+                _ => {}
+            }
             if let TournamentEvent::TournamentCreated(created) = e {
                 let d = &created.definition;
                 if d.rebuy.is_some() || d.add_on.is_some() {
@@ -98,10 +131,6 @@ impl Policy {
                     ))
                 }
                 TournamentEvent::TournamentStarted(started) => orders.push((t, id("open", t), RebuyCommand::Open { at: started.at })),
-                TournamentEvent::TournamentCancelled(_) => {
-                    self.tournaments.remove(&t);
-                    self.over.insert(t);
-                }
                 _ => {}
             }
         }
@@ -147,23 +176,29 @@ impl Policy {
         orders
     }
 
-    /// The abort service's events: a resume extends every open offer by the suspension
-    /// (the command id is the suspension's, so reading the log again repeats nothing).
-    pub fn on_abort(&mut self, t: TournamentId, events: &[floor_events::abort::AbortEvent]) -> Vec<Order> {
+    /// The abort service's events: a suspension holds buying; a resume opens it again and
+    /// extends every open offer by the suspension; a cancellation closes it for good. The
+    /// command ids are the suspension's (its start) and the tournament's, so reading the log
+    /// again repeats nothing.
+    pub fn on_abort(&mut self, t: TournamentId, events: &[AbortEvent]) -> Vec<Order> {
         if !self.tournaments.contains_key(&t) {
             return vec![];
         }
-        events
-            .iter()
-            .filter_map(|e| match e {
-                floor_events::abort::AbortEvent::Resumed { suspended_at, at } => Some((
+        let mut orders = Vec::new();
+        for e in events {
+            orders.push(match e {
+                AbortEvent::Suspended { at, .. } => {
+                    (t, id(&format!("suspend-{}", at.timestamp_micros()), t), RebuyCommand::Suspend { at: *at })
+                }
+                AbortEvent::Resumed { suspended_at, at } => (
                     t,
                     id(&format!("extend-{}", suspended_at.timestamp_micros()), t),
                     RebuyCommand::Extend { suspended_at: *suspended_at, resumed_at: *at },
-                )),
-                _ => None,
-            })
-            .collect()
+                ),
+                AbortEvent::Cancelled { at, .. } => self.close(t, ClosedCause::Cancelled, *at),
+            });
+        }
+        orders
     }
 
     /// The clock's events.
@@ -185,7 +220,8 @@ impl Policy {
         orders
     }
 
-    /// Whether the tournament is won or cancelled (its orders need not run again).
+    /// Whether the tournament is won, over or cancelled (its orders need not run again, but
+    /// the one that closes buying: [`RebuyCommand::Close`]).
     pub fn is_over(&self, t: TournamentId) -> bool {
         self.over.contains(&t)
     }
@@ -200,7 +236,6 @@ mod tests {
     /// suspension's); a tournament without rebuys is left alone.
     #[test]
     fn a_resume_extends_the_open_offers_once() {
-        use floor_events::abort::AbortEvent;
         let mut policy = Policy::default();
         let t = TournamentId::new();
         policy.tournaments.insert(t, Tournament::default());
@@ -213,6 +248,50 @@ mod tests {
         );
         assert_eq!(policy.on_abort(t, &resumed), orders, "read again, the same command");
         assert!(policy.on_abort(TournamentId::new(), &resumed).is_empty(), "no rebuys there");
+    }
+
+    /// Issue 33: a suspension holds buying and a cancellation in play closes it, each once (a
+    /// read of the same commit again gives the same ids); the cancelled tournament is forgotten.
+    #[test]
+    fn a_suspension_holds_buying_and_a_cancellation_in_play_closes_it_once() {
+        use floor_events::abort::SuspendReason;
+        let mut policy = Policy::default();
+        let t = TournamentId::new();
+        policy.tournaments.insert(t, Tournament::default());
+        let at: DateTime<Utc> = "2026-12-06T18:00:00Z".parse().unwrap();
+        let suspended = [AbortEvent::Suspended { reason: SuspendReason::Director { reason: "power cut".into() }, at }];
+        let orders = policy.on_abort(t, &suspended);
+        assert_eq!(orders, vec![(t, id(&format!("suspend-{}", at.timestamp_micros()), t), RebuyCommand::Suspend { at })]);
+        assert_eq!(policy.on_abort(t, &suspended), orders, "read again, the same command");
+
+        let closing = policy.close(t, ClosedCause::Cancelled, at);
+        assert_eq!(closing, (t, id("close-cancelled", t), RebuyCommand::Close { cause: ClosedCause::Cancelled, at }));
+        assert!(policy.is_over(t) && !policy.tournaments.contains_key(&t), "forgotten, and its owed close still runs");
+    }
+
+    /// Issue 33: registration's end closes buying, also when seating's last elimination was
+    /// read first and the tournament is forgotten already; a cancellation before the start too.
+    #[test]
+    fn the_end_or_a_cancellation_before_the_start_closes_buying() {
+        use floor_events::registration::{CancellationReason, TournamentCancelled, TournamentFinished};
+        let at: DateTime<Utc> = "2026-12-06T18:00:00Z".parse().unwrap();
+        let mut policy = Policy::default();
+        let t = TournamentId::new();
+        policy.tournaments.insert(t, Tournament::default());
+        assert!(policy.on_seating(t, 9, at, &[SeatingEvent::TournamentWon { entry: EntryNo(1) }]).is_empty());
+        let finished =
+            TournamentEvent::TournamentFinished(TournamentFinished { winner: EntryNo(1), player: PlayerId::parse("ana").unwrap(), at });
+        let orders = policy.on_tournament(t, std::slice::from_ref(&finished));
+        assert_eq!(orders, vec![(t, id("close-finished", t), RebuyCommand::Close { cause: ClosedCause::Finished, at })]);
+
+        let early = TournamentId::new();
+        policy.tournaments.insert(early, Tournament::default());
+        let reason = CancellationReason::Director { reason: "no room".into() };
+        let cancelled = TournamentEvent::TournamentCancelled(TournamentCancelled { reason, refunds: vec![], at });
+        let orders = policy.on_tournament(early, &[cancelled]);
+        assert_eq!(orders, vec![(early, id("close-cancelled", early), RebuyCommand::Close { cause: ClosedCause::Cancelled, at })]);
+        let plain = TournamentId::new();
+        assert!(policy.on_tournament(plain, &[finished]).is_empty(), "no rebuys there");
     }
 
     #[test]

@@ -63,6 +63,11 @@ impl Offers {
                     self.open.remove(&(t, *entry));
                 }
                 RebuyEvent::RebuyPeriodEnded { .. } => self.open.retain(|(tournament, _), _| *tournament != t),
+                // Cancelled or over (issue 33): no offer stands, none lapses.
+                RebuyEvent::PurchasesClosed { .. } => {
+                    self.open.retain(|(tournament, _), _| *tournament != t);
+                    self.suspended.remove(&t);
+                }
                 _ => {}
             }
         }
@@ -151,6 +156,12 @@ mod tests {
         assert!(offers.lapsed(t0 + chrono::Duration::seconds(29)).is_empty(), "entry 2 declined; entry 1 not due");
         assert_eq!(offers.lapsed(t0 + chrono::Duration::seconds(30)), vec![(t, EntryNo(1), t0 + chrono::Duration::seconds(30))]);
         assert!(offers.lapsed(t0 + chrono::Duration::seconds(60)).is_empty(), "once");
+
+        // Issue 33: a tournament cancelled or over lets no offer lapse.
+        offers.apply(t, &[offer(3, 90)]);
+        let closed = RebuyEvent::PurchasesClosed { cause: floor_events::rebuys::ClosedCause::Cancelled, at: t0 };
+        offers.apply(t, &[closed]);
+        assert!(offers.is_empty() && offers.lapsed(t0 + chrono::Duration::seconds(120)).is_empty());
     }
 
     /// Issue 22: while the tournament is suspended, an offer running when play stopped does

@@ -117,7 +117,9 @@ impl RebuysService {
         let memory = started.runner.memory();
         {
             let memory = lock(&memory);
-            started.owed.retain(|(t, ..)| !memory.policy.is_over(*t));
+            // The close of buying runs even for a tournament over (issue 33): it is what refuses
+            // a purchase after the end.
+            started.owed.retain(|(t, _, command)| !memory.policy.is_over(*t) || matches!(command, RebuyCommand::Close { .. }));
         }
         let service = Self { host: AggregateHost::new(JetStreamStore::new(backbone)), memory, clock };
         tracker.spawn(service.clone().run(started.runner, started.owed, shutdown));

@@ -4,7 +4,7 @@ use crate::domain::{Period, RebuyCommand as C, RebuysAggregate, Who};
 use chrono::{DateTime, Duration, Utc};
 use esrs::Aggregate;
 use floor_events::codes;
-use floor_events::rebuys::{Forgone, RebuyEvent as E};
+use floor_events::rebuys::{ClosedCause, Forgone, RebuyEvent as E};
 use floor_events::tournament::{AddOnTerms, RebuyCondition, RebuyTerms};
 use floor_events::{Currency, EntryNo, Money, PlayerId, TournamentId};
 use floor_runtime::spec::given;
@@ -225,6 +225,102 @@ fn a_player_with_two_live_entries_must_name_one() {
     given::<RebuysAggregate>(history).when(C::Rebuy { who: named, stack: None, at: secs(70) }).then(vec![taken(3, "ana", 1, 70)]);
 }
 
+/// Issue 33: after a cancellation (registration's before the start, the abort's in play) no
+/// rebuy, add-on or decline is sold, with the cancellation's code and no event; an offer open
+/// then neither lapses nor ends the entry; the director's end of a period is refused too.
+#[test]
+fn issue_33_after_a_cancellation_nothing_is_bought_declined_or_lapsed() {
+    let mut history = started(RebuyCondition::AtZero);
+    history.push(offered(2, "ben", 60, 0));
+    given::<RebuysAggregate>(history.clone())
+        .when(C::Close { cause: ClosedCause::Cancelled, at: secs(70) })
+        .then(vec![E::PurchasesClosed { cause: ClosedCause::Cancelled, at: secs(70) }]);
+    history.push(E::PurchasesClosed { cause: ClosedCause::Cancelled, at: secs(70) });
+    let refused = [
+        ("the rebuy offered before", C::Rebuy { who: who("ben"), stack: Some(0), at: secs(80) }),
+        ("a decline", C::Decline { who: who("ben") }),
+        ("an add-on", C::AddOn { who: who("ana"), at: secs(80) }),
+        ("the director's end of rebuys", C::EndRebuys { at: secs(80) }),
+        ("the director's end of add-ons", C::EndAddOns { at: secs(80) }),
+    ];
+    for (case, command) in refused {
+        assert_eq!(
+            RebuysAggregate::handle_command(&state_of(&history), command).map_err(|e| floor_runtime::DomainError::code(&e)),
+            Err(codes::TOURNAMENT_CANCELLED),
+            "{case}"
+        );
+    }
+    let nothing = [
+        C::Lapse { entry: EntryNo(2), until: secs(90) },
+        C::Bust { entry: EntryNo(1), at: secs(80) },
+        C::Close { cause: ClosedCause::Cancelled, at: secs(90) },
+        C::Suspend { at: secs(90) },
+        C::Extend { suspended_at: secs(50), resumed_at: secs(90) },
+    ];
+    for command in nothing {
+        given::<RebuysAggregate>(history.clone()).when(command).then(vec![]);
+    }
+}
+
+/// Issue 33: the add-on break is open when the tournament ends: the add-on is refused with the
+/// end's own code.
+#[test]
+fn issue_33_after_the_end_the_add_on_is_refused_as_finished() {
+    let mut history = started(RebuyCondition::AtZero);
+    history.extend([
+        E::RebuyPeriodEnded { at: secs(80), add_on_open: true },
+        E::PurchasesClosed { cause: ClosedCause::Finished, at: secs(90) },
+    ]);
+    given::<RebuysAggregate>(history.clone()).when(C::AddOn { who: who("ana"), at: secs(95) }).then_reject(codes::TOURNAMENT_FINISHED);
+    given::<RebuysAggregate>(history)
+        .when(C::Rebuy { who: who("ana"), stack: Some(0), at: secs(95) })
+        .then_reject(codes::TOURNAMENT_FINISHED);
+}
+
+/// Issue 33: while play is suspended nothing is bought or declined (`tournament_suspended`,
+/// no event) and no offer lapses; the resume opens buying again, with the offers made again.
+#[test]
+fn issue_33_during_a_suspension_nothing_is_bought_and_the_resume_opens_buying_again() {
+    let mut history = started(RebuyCondition::AtZero);
+    history.push(offered(1, "ana", 60, 0));
+    given::<RebuysAggregate>(history.clone()).when(C::Suspend { at: secs(70) }).then(vec![E::PlaySuspended { at: secs(70) }]);
+    history.push(E::PlaySuspended { at: secs(70) });
+    given::<RebuysAggregate>(history.clone())
+        .when(C::Rebuy { who: who("ana"), stack: Some(0), at: secs(75) })
+        .then_reject(codes::TOURNAMENT_SUSPENDED);
+    given::<RebuysAggregate>(history.clone()).when(C::Decline { who: who("ana") }).then_reject(codes::TOURNAMENT_SUSPENDED);
+    given::<RebuysAggregate>(history.clone()).when(C::Lapse { entry: EntryNo(1), until: secs(90) }).then(vec![]);
+    given::<RebuysAggregate>(history.clone()).when(C::Suspend { at: secs(80) }).then(vec![]);
+    let mut at_the_break = history.clone();
+    at_the_break.push(E::RebuyPeriodEnded { at: secs(72), add_on_open: true });
+    given::<RebuysAggregate>(at_the_break).when(C::AddOn { who: who("ben"), at: secs(75) }).then_reject(codes::TOURNAMENT_SUSPENDED);
+
+    // Resumed at 200 s: ana's offer had 20 s left; buying is open again.
+    let resumed =
+        vec![E::RebuyOffered { entry: EntryNo(1), player: player("ana"), until: secs(220), taken: 0 }, E::PlayResumed { at: secs(200) }];
+    given::<RebuysAggregate>(history.clone()).when(C::Extend { suspended_at: secs(70), resumed_at: secs(200) }).then(resumed.clone());
+    history.extend(resumed);
+    given::<RebuysAggregate>(history).when(C::Rebuy { who: who("ana"), stack: Some(0), at: secs(210) }).then(vec![taken(1, "ana", 1, 210)]);
+}
+
+/// Issue 33: a log from before these events replays as it did: no suspension is known, so the
+/// resume makes the offers again without a `play_resumed`, and buying is open.
+#[test]
+fn issue_33_an_old_log_without_the_new_events_replays_and_buys_as_before() {
+    let mut history = started(RebuyCondition::AtZero);
+    history.push(offered(1, "ana", 60, 0));
+    let state = state_of(&history);
+    assert_eq!((state.closed, state.suspended), (None, false));
+    given::<RebuysAggregate>(history.clone())
+        .when(C::Extend { suspended_at: secs(70), resumed_at: secs(200) })
+        .then(vec![E::RebuyOffered { entry: EntryNo(1), player: player("ana"), until: secs(220), taken: 0 }]);
+    given::<RebuysAggregate>(history).when(C::Rebuy { who: who("ana"), stack: Some(0), at: secs(70) }).then(vec![taken(1, "ana", 1, 70)]);
+}
+
+fn state_of(history: &[E]) -> crate::RebuyState {
+    history.iter().cloned().fold(Default::default(), RebuysAggregate::apply_event)
+}
+
 /// One random step of a tournament's rebuy life.
 #[derive(Debug, Clone)]
 enum Step {
@@ -235,6 +331,9 @@ enum Step {
     EndRebuys,
     AddOn(u32),
     EndAddOns,
+    Suspend,
+    Resume,
+    Close(ClosedCause),
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -247,13 +346,16 @@ fn step() -> impl Strategy<Value = Step> {
         1 => Just(Step::EndRebuys),
         3 => entry.prop_map(Step::AddOn),
         1 => Just(Step::EndAddOns),
+        1 => Just(Step::Suspend),
+        2 => Just(Step::Resume),
+        1 => prop_oneof![Just(ClosedCause::Cancelled), Just(ClosedCause::Finished)].prop_map(Step::Close),
     ]
 }
 
 proptest! {
     /// Whatever happens: no entry rebuys past its cap, takes two add-ons, or buys outside its
-    /// period; every purchase's ledger lines add up (paid in = fee + pool); and replaying the
-    /// log gives the live state.
+    /// period, during a suspension or after the end (issue 33); every purchase's ledger lines
+    /// add up (paid in = fee + pool); and replaying the log gives the live state.
     #[test]
     fn caps_periods_and_ledgers_hold_and_a_replay_gives_the_same_state(steps in prop::collection::vec(step(), 1..80)) {
         let names = ["", "ana", "ben", "cleo", "dan", "eva"];
@@ -272,11 +374,17 @@ proptest! {
                 Step::EndRebuys => C::EndRebuys { at },
                 Step::AddOn(e) => C::AddOn { who: who(names[e as usize]), at },
                 Step::EndAddOns => C::EndAddOns { at },
+                Step::Suspend => C::Suspend { at },
+                Step::Resume => C::Extend { suspended_at: at - Duration::seconds(5), resumed_at: at },
+                Step::Close(cause) => C::Close { cause, at },
             };
-            let period = state.period;
+            let (period, held) = (state.period, state.closed.is_some() || state.suspended);
             let Ok(events) = RebuysAggregate::handle_command(&state, command) else { continue };
             for e in &events {
                 match e {
+                    E::RebuyTaken { .. } | E::AddOnTaken { .. } | E::RebuyForgone { reason: Forgone::Declined | Forgone::Lapsed, .. } if held => {
+                        prop_assert!(false, "{:?} while suspended or after the end", e);
+                    }
                     E::RebuyTaken { number, ledger, .. } => {
                         prop_assert_eq!(period, Period::Rebuys);
                         prop_assert!(*number <= 2, "past the cap");
@@ -304,5 +412,6 @@ proptest! {
         let replayed = log.into_iter().fold(Default::default(), RebuysAggregate::apply_event);
         prop_assert_eq!(format!("{:?}", replayed.entries), format!("{:?}", state.entries));
         prop_assert_eq!(replayed.period, state.period);
+        prop_assert_eq!((replayed.closed, replayed.suspended), (state.closed, state.suspended));
     }
 }
