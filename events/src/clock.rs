@@ -268,10 +268,29 @@ pub enum ClockEvent {
         /// When.
         at: DateTime<Utc>,
     },
-    /// The tournament is over (its winner is known): the clock stops for good, no step starts
-    /// after it and no director command changes it.
+    /// The tournament is over (its winner is known) or cancelled (before its start, or in play:
+    /// issue 33): the clock stops for good, no step starts after it and no director command
+    /// changes it.
     Stopped {
         /// When.
+        at: DateTime<Utc>,
+    },
+    /// Play is suspended (the abort aggregate's `suspended`, issue 33): the clock is held. Only
+    /// the resume of play ([`ClockEvent::PlayResumed`]) starts it again; a director's resume,
+    /// skip, end of break or start is refused meanwhile (`tournament_suspended`). A running
+    /// clock is paused in the same commit, just before it (`paused`, reason "suspended: …");
+    /// a clock paused already, or not started, stays as it is.
+    PlaySuspended {
+        /// When play stopped.
+        at: DateTime<Utc>,
+        /// This commit paused the clock (it was running): the resume of play resumes it. A
+        /// clock a director had paused before the suspension stays paused after it.
+        paused_clock: bool,
+    },
+    /// Play resumed: the hold is over. A clock the suspension paused is resumed in the same
+    /// commit, just before it (`resumed`).
+    PlayResumed {
+        /// When play started again.
         at: DateTime<Utc>,
     },
 }

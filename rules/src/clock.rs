@@ -114,6 +114,9 @@ pub fn evolve(mut state: ClockState, event: ClockEvent) -> ClockState {
             state.paused_remaining_ms = None;
             state.push_held = false;
         }
+        // The hold of a suspension is the clock aggregate's (issue 33); the timeline moves with
+        // the `paused` and `resumed` recorded beside these.
+        ClockEvent::PlaySuspended { .. } | ClockEvent::PlayResumed { .. } => {}
     }
     state
 }

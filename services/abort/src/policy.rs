@@ -1,16 +1,16 @@
-//! Pure reactions to the abort aggregate's own events: the orders a suspension, a resume or a
-//! cancellation causes, each with a command id derived from the commit and the event that
-//! caused it, so a replay is answered, not applied twice.
+//! Pure reactions to the abort aggregate's own events, and the watchdog.
 //!
-//! - `suspended` → the clock's `pause` (the reason shown to the players);
-//! - `resumed` → the clock's `resume`;
-//! - `cancelled` → the clock's `pause`: play is over, the clock stops where it is;
-//! - the clock *starting* while the tournament is suspended → the clock's `pause` (a suspension
-//!   decided between the tournament's start and its clock's first level found no clock to
-//!   pause, and the clock would otherwise run while play is suspended).
+//! The clock's orders are gone (issue 33): a suspension, a resume and a cancellation used to
+//! become the clock's `pause` and `resume` (and `pause` again on a cancellation), the
+//! director's own verbs, so the clock could not tell a suspension's pause from a director's, and
+//! a director's `clock resume` restarted the blinds while every table stood; a cancelled
+//! tournament's clock could be resumed. The clock now reads the abort log itself
+//! (`floor_clock::policy::react_to_abort`): a suspension holds it, only the resume of play
+//! releases it, a cancellation stops it for good. [`on_abort`] and [`on_clock`] therefore order
+//! nothing; [`Order`] stays for the service's sending loop until it goes too.
 //!
 //! The tables' `pause`, `resume` and `close_table` are seating's reactions to the same events;
-//! registration, rebuys and the bubble hold by reading them too (`docs/abort.md`).
+//! registration, rebuys, the clock and the bubble hold by reading them too (`docs/abort.md`).
 //!
 //! And, with no commit to react to, the watchdog ([`watchdog`]): at a moment `now`, Floor's own
 //! suspension of a tournament whose tables fell silent, or the cancellation of a suspension
@@ -19,7 +19,7 @@
 use crate::domain::{AbortEvent, SuspendReason};
 use crate::projection::TournamentView;
 use chrono::{DateTime, Utc};
-use floor_events::clock::{ClockEvent, ClockRequest, PauseClock, StepCause};
+use floor_events::clock::{ClockEvent, ClockRequest, PauseClock};
 use floor_events::{CommandId, TournamentId};
 
 /// A command the abort policy calls for.
@@ -31,49 +31,17 @@ pub enum Order {
     ClockResume(ClockRequest),
 }
 
-/// The orders one commit of the abort aggregate causes (`sequence`: the commit's stream
-/// sequence).
-pub fn on_abort(tournament: TournamentId, sequence: u64, events: &[AbortEvent]) -> Vec<Order> {
-    events
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            let id = |what: &str| CommandId::derived(&format!("abort-{what}:{tournament}:{sequence}:{i}"));
-            match e {
-                AbortEvent::Suspended { reason, .. } => {
-                    Order::ClockPause(PauseClock { command_id: id("clock-pause"), tournament_id: tournament, reason: pause_reason(reason) })
-                }
-                AbortEvent::Resumed { .. } => {
-                    Order::ClockResume(ClockRequest { command_id: id("clock-resume"), tournament_id: tournament })
-                }
-                AbortEvent::Cancelled { .. } => {
-                    Order::ClockPause(PauseClock { command_id: id("clock-pause"), tournament_id: tournament, reason: "cancelled".into() })
-                }
-            }
-        })
-        .collect()
+/// The orders one commit of the abort aggregate causes: none since issue 33 (the clock reads
+/// the abort log itself, above).
+pub fn on_abort(_tournament: TournamentId, _sequence: u64, _events: &[AbortEvent]) -> Vec<Order> {
+    Vec::new()
 }
 
-/// The reason a suspension's pause shows on the clock.
-fn pause_reason(reason: &SuspendReason) -> String {
-    match reason {
-        SuspendReason::Director { reason } => format!("suspended: {reason}"),
-        SuspendReason::TablesSilent { silent, tables, seconds } => format!("suspended: {silent} of {tables} tables silent for {seconds} s"),
-    }
-}
-
-/// The orders one clock commit causes: its start, while the tournament is `suspended`, pauses it.
-pub fn on_clock(tournament: TournamentId, sequence: u64, events: &[ClockEvent], suspended: Option<&SuspendReason>) -> Vec<Order> {
-    let Some(reason) = suspended else { return vec![] };
-    events
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| matches!(e, ClockEvent::StepStarted { cause: StepCause::Start, .. }))
-        .map(|(i, _)| {
-            let command_id = CommandId::derived(&format!("abort-clock-started:{tournament}:{sequence}:{i}"));
-            Order::ClockPause(PauseClock { command_id, tournament_id: tournament, reason: pause_reason(reason) })
-        })
-        .collect()
+/// The orders one clock commit causes: none since issue 33. A clock held by a suspension
+/// refuses to start until the resume of play, so it no longer needs pausing when it starts
+/// while play is suspended.
+pub fn on_clock(_tournament: TournamentId, _sequence: u64, _events: &[ClockEvent], _suspended: Option<&SuspendReason>) -> Vec<Order> {
+    Vec::new()
 }
 
 /// What the watchdog does about one tournament.
@@ -119,32 +87,18 @@ pub fn watchdog(t: TournamentId, view: &TournamentView, now: DateTime<Utc>) -> O
 mod tests {
     use super::*;
     use chrono::TimeZone;
+    use floor_events::clock::StepCause;
 
+    /// Issue 33: the clock reads the abort log itself; the abort policy sends it nothing, so a
+    /// suspension's pause never arrives as a director's, nor a resume as the director's resume.
     #[test]
-    fn suspend_pauses_the_clock_and_resume_resumes_it_with_ids_derived_from_the_commit() {
+    fn suspend_resume_and_a_clock_starting_while_suspended_order_the_clock_nothing() {
         let t = TournamentId::new();
         let at = chrono::Utc.with_ymd_and_hms(2026, 11, 24, 20, 0, 0).unwrap();
-        let suspended = [AbortEvent::Suspended { reason: SuspendReason::Director { reason: "power cut".into() }, at }];
-        let orders = on_abort(t, 7, &suspended);
-        let [Order::ClockPause(p)] = orders.as_slice() else { panic!("{orders:?}") };
-        assert_eq!(p.reason, "suspended: power cut");
-        assert_eq!(on_abort(t, 7, &suspended), orders, "the same commit gives the same ids");
-        assert_ne!(on_abort(t, 8, &suspended), orders, "another commit, another id");
-        let resumed = on_abort(t, 9, &[AbortEvent::Resumed { suspended_at: at, at }]);
-        assert!(matches!(resumed.as_slice(), [Order::ClockResume(r)] if r.tournament_id == t));
-    }
-
-    #[test]
-    fn a_clock_that_starts_while_play_is_suspended_is_paused() {
-        let t = TournamentId::new();
-        let at = chrono::Utc.with_ymd_and_hms(2026, 11, 24, 20, 0, 0).unwrap();
-        let started = |cause| ClockEvent::StepStarted { step: 0, number: 1, at, ends_at: at, cause, blinds: None };
         let reason = SuspendReason::Director { reason: "power cut".into() };
-        let orders = on_clock(t, 12, &[started(StepCause::Start)], Some(&reason));
-        let [Order::ClockPause(p)] = orders.as_slice() else { panic!("{orders:?}") };
-        assert_eq!((p.tournament_id, p.reason.as_str()), (t, "suspended: power cut"));
-        assert_eq!(on_clock(t, 12, &[started(StepCause::Start)], Some(&reason)), orders, "the same commit gives the same id");
-        assert!(on_clock(t, 12, &[started(StepCause::Start)], None).is_empty(), "not suspended: nothing");
-        assert!(on_clock(t, 13, &[started(StepCause::Timer)], Some(&reason)).is_empty(), "a level change of a running clock: nothing");
+        assert!(on_abort(t, 7, &[AbortEvent::Suspended { reason: reason.clone(), at }]).is_empty());
+        assert!(on_abort(t, 9, &[AbortEvent::Resumed { suspended_at: at, at }]).is_empty());
+        let started = ClockEvent::StepStarted { step: 0, number: 1, at, ends_at: at, cause: StepCause::Start, blinds: None };
+        assert!(on_clock(t, 12, &[started], Some(&reason)).is_empty());
     }
 }

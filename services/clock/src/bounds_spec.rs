@@ -2,7 +2,7 @@
 //! the clock. `add-time` with `i64::MAX` seconds used to be accepted and then panicked every
 //! reader of the clock (timer, lobby) at every start; on a paused clock it wrapped.
 
-use crate::domain::{ClockAggregate, ClockCommand as C};
+use crate::domain::{Clock, ClockAggregate, ClockCommand as C};
 use chrono::{DateTime, Duration, Utc};
 use esrs::Aggregate;
 use floor_events::clock::{ClockEvent, Level, Step, Structure};
@@ -19,7 +19,7 @@ fn t0() -> DateTime<Utc> {
 fn running() -> Vec<ClockEvent> {
     let structure = preset(Preset::Standard);
     let mut log = vec![ClockEvent::StructureSet { structure }];
-    let state = log.iter().cloned().fold(ClockState::default(), ClockAggregate::apply_event);
+    let state = log.iter().cloned().fold(Clock::default(), ClockAggregate::apply_event);
     log.extend(ClockAggregate::handle_command(&state, C::Start { at: t0() }).expect("starts"));
     log
 }
@@ -258,7 +258,7 @@ proptest! {
     #[test]
     fn extreme_commands_never_panic_and_every_accepted_sequence_replays(ops in prop::collection::vec((op(), gap()), 1..48)) {
         let mut log: Vec<ClockEvent> = Vec::new();
-        let mut state = ClockState::default();
+        let mut state = Clock::default();
         let mut now = t0();
         for (op, gap) in ops {
             now = now.checked_add_signed(Duration::seconds(gap)).unwrap_or(now);
@@ -271,9 +271,9 @@ proptest! {
                 log.extend(events.iter().cloned());
                 state = events.into_iter().fold(state, ClockAggregate::apply_event);
             }
-            let replayed = log.iter().cloned().fold(ClockState::default(), ClockAggregate::apply_event);
+            let replayed = log.iter().cloned().fold(Clock::default(), ClockAggregate::apply_event);
             prop_assert_eq!(&replayed, &state);
-            let _ = state.next_wakeup();
+            let _ = state.timeline.next_wakeup();
         }
     }
 
@@ -284,8 +284,8 @@ proptest! {
         events in prop::collection::vec(any_event(), 0..12),
         ops in prop::collection::vec((op(), gap()), 0..6),
     ) {
-        let state = events.into_iter().fold(ClockState::default(), ClockAggregate::apply_event);
-        let _ = (state.next_change(), state.push_hold_at(), state.next_wakeup());
+        let state = events.into_iter().fold(Clock::default(), ClockAggregate::apply_event);
+        let _ = (state.timeline.next_change(), state.timeline.push_hold_at(), state.timeline.next_wakeup());
         let mut now = t0();
         for (op, gap) in ops {
             now = now.checked_add_signed(Duration::seconds(gap)).unwrap_or(now);

@@ -1,10 +1,19 @@
 //! Reactions of the clock to the tournament's life: a tournament created with a structure gives
-//! its clock that structure; a tournament that starts starts its clock at the same instant.
+//! its clock that structure; a tournament that starts starts its clock at the same instant; one
+//! that ends or is cancelled stops it.
 //!
-//! Each reaction's command id is derived from the tournament and the reaction, so a reaction
-//! replayed after a crash, or made by two clock instances, is stored once.
+//! And to play's (issue 33), read from the abort log: a suspension holds the clock (pausing it),
+//! the resume of play ends the hold (resuming it), a cancellation in play stops it for good.
+//! The clock reads these itself, rather than taking them as the director's `pause` and `resume`,
+//! so its decider knows a suspension's pause from a director's: only the resume of play ends the
+//! one.
+//!
+//! Each reaction's command id is derived from the tournament and the reaction (a suspension's
+//! and a resume's from their instants), so a reaction replayed after a crash, or made by two
+//! clock instances, is stored once.
 
 use crate::domain::ClockCommand;
+use floor_events::abort::{AbortEvent, SuspendReason};
 use floor_events::registration::TournamentEvent;
 use floor_events::{CommandId, TournamentId};
 
@@ -24,8 +33,34 @@ pub fn react(tournament: TournamentId, event: &TournamentEvent) -> Option<(Comma
         TournamentEvent::TournamentFinished(finished) => {
             Some((CommandId::derived(&format!("clock-stop:{tournament}")), ClockCommand::Stop { at: finished.at }))
         }
+        // Cancelled before its start: the clock never starts (issue 33).
+        TournamentEvent::TournamentCancelled(cancelled) => {
+            Some((CommandId::derived(&format!("clock-stop-cancelled:{tournament}")), ClockCommand::Stop { at: cancelled.at }))
+        }
         _ => None,
     }
+}
+
+/// The clock command an abort event calls for, with its id (issue 33). Each takes the event's
+/// instant, as the start and the stop do: a late reaction pauses the clock where play stopped.
+pub fn react_to_abort(tournament: TournamentId, event: &AbortEvent) -> Option<(CommandId, ClockCommand)> {
+    let id =
+        |what: &str, at: chrono::DateTime<chrono::Utc>| CommandId::derived(&format!("clock-{what}:{tournament}:{}", at.timestamp_micros()));
+    Some(match event {
+        AbortEvent::Suspended { reason, at } => (id("suspend", *at), ClockCommand::Suspend { at: *at, reason: pause_reason(reason) }),
+        AbortEvent::Resumed { at, .. } => (id("resume-play", *at), ClockCommand::ResumePlay { at: *at }),
+        AbortEvent::Cancelled { at, .. } => (id("stop-cancelled", *at), ClockCommand::Stop { at: *at }),
+    })
+}
+
+/// The reason a suspension's pause shows on the clock ("suspended: …"), cut to what a pause's
+/// reason holds.
+fn pause_reason(reason: &SuspendReason) -> String {
+    let reason = match reason {
+        SuspendReason::Director { reason } => format!("suspended: {reason}"),
+        SuspendReason::TablesSilent { silent, tables, seconds } => format!("suspended: {silent} of {tables} tables silent for {seconds} s"),
+    };
+    reason.chars().take(floor_events::text::PAUSE_REASON.max_chars).collect()
 }
 
 /// The command id of the timer tick that ends a step due at `due`: two instances ticking the
@@ -88,6 +123,40 @@ mod tests {
         let started = TournamentEvent::TournamentStarted(TournamentStarted { entries: 9, cause: StartCause::LastSeatFilled, at });
         assert_eq!(react(t, &started).map(|(_, c)| c), Some(ClockCommand::Start { at }));
         assert_ne!(react(t, &started).unwrap().0, react(TournamentId::new(), &started).unwrap().0);
+    }
+
+    /// Issue 33: a suspension holds the clock with the reason the players see, its resume ends
+    /// the hold, a cancellation in play stops the clock; each once (ids from the instants).
+    #[test]
+    fn a_suspension_holds_the_clock_its_resume_ends_the_hold_and_a_cancellation_stops_it() {
+        let t = TournamentId::new();
+        let at: chrono::DateTime<Utc> = "2026-12-06T18:00:00Z".parse().unwrap();
+        let suspended = AbortEvent::Suspended { reason: SuspendReason::Director { reason: "power cut".into() }, at };
+        let (id, command) = react_to_abort(t, &suspended).expect("a reaction");
+        assert_eq!(command, ClockCommand::Suspend { at, reason: "suspended: power cut".into() });
+        assert_eq!(react_to_abort(t, &suspended).map(|(id, _)| id), Some(id), "derived: a replay is the same command");
+        let silent = AbortEvent::Suspended { reason: SuspendReason::TablesSilent { silent: 3, tables: 10, seconds: 120 }, at };
+        assert!(
+            matches!(react_to_abort(t, &silent), Some((_, ClockCommand::Suspend { reason, .. })) if reason == "suspended: 3 of 10 tables silent for 120 s")
+        );
+        let long = AbortEvent::Suspended { reason: SuspendReason::Director { reason: "x".repeat(500) }, at };
+        let Some((_, ClockCommand::Suspend { reason, .. })) = react_to_abort(t, &long) else { panic!("a suspension") };
+        assert_eq!(reason.chars().count(), 500, "cut to a pause's reason, never refused for its length");
+
+        let later = at + chrono::Duration::minutes(5);
+        let resumed = AbortEvent::Resumed { suspended_at: at, at: later };
+        assert_eq!(react_to_abort(t, &resumed).map(|(_, c)| c), Some(ClockCommand::ResumePlay { at: later }));
+        assert_ne!(react_to_abort(t, &resumed).map(|(id, _)| id), Some(id));
+    }
+
+    #[test]
+    fn a_tournament_cancelled_before_its_start_stops_its_clock() {
+        use floor_events::registration::{CancellationReason, TournamentCancelled};
+        let t = TournamentId::new();
+        let at = Utc::now();
+        let reason = CancellationReason::Director { reason: "no room".into() };
+        let cancelled = TournamentEvent::TournamentCancelled(TournamentCancelled { reason, refunds: vec![], at });
+        assert_eq!(react(t, &cancelled).map(|(_, c)| c), Some(ClockCommand::Stop { at }));
     }
 
     #[test]

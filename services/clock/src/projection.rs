@@ -5,12 +5,10 @@
 //! service knows to the millisecond when each running clock's next level or break is due. Pure:
 //! the service feeds it events and asks what is due at an instant.
 
-use crate::domain::ClockAggregate;
 use chrono::{DateTime, Utc};
-use esrs::Aggregate;
 use floor_events::clock::ClockEvent;
 use floor_events::TournamentId;
-use floor_rules::clock::ClockState;
+use floor_rules::clock::{evolve, ClockState};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
@@ -27,7 +25,8 @@ impl Timetable {
     /// Folds a commit of one clock's events.
     pub fn apply(&mut self, tournament: TournamentId, events: &[ClockEvent]) {
         let state = self.clocks.remove(&tournament).unwrap_or_default();
-        let state = events.iter().cloned().fold(state, ClockAggregate::apply_event);
+        // The timeline is all the timer needs: a held clock is paused.
+        let state = events.iter().cloned().fold(state, evolve);
         if let Some(next) = state.next_wakeup() {
             self.wakeups.push(Reverse((next, tournament)));
         }

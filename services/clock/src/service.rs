@@ -5,8 +5,9 @@
 //!   start, so a restarted service picks up where the events say) and, when a step change is
 //!   due, sends the aggregate a tick. The tick's id is derived from the clock and the due
 //!   instant, so two instances ticking the same change store it once.
-//! - The policy runner follows tournament events ([`crate::policy`]) through a durable consumer
-//!   with a checkpoint: a structure for a new tournament, a start when it starts.
+//! - The policy runner follows tournament and abort events ([`crate::policy`]) through a durable
+//!   consumer with a checkpoint: a structure for a new tournament, a start when it starts, a
+//!   stop when it ends or is cancelled; a hold while play is suspended (issue 33).
 
 use crate::domain::{ClockAggregate, ClockCommand};
 use crate::policy;
@@ -184,8 +185,10 @@ fn fold(timetable: &mut Timetable, message: &Delivered) {
     }
 }
 
-/// The clock's reactions to tournament events, run by a projection runner: `apply` queues the
-/// commands, `flush` stores them before the checkpoint moves, so none is lost to a crash.
+/// The clock's reactions to tournament and abort events, run by a projection runner: `apply`
+/// queues the commands, `flush` stores them before the checkpoint moves, so none is lost to a
+/// crash. Both logs are read in one order, so a suspension is never applied before the start
+/// that preceded it.
 struct ClockPolicy {
     service: ClockService,
     queued: Vec<(TournamentId, CommandId, ClockCommand)>,
@@ -197,14 +200,18 @@ impl Projection for ClockPolicy {
     }
 
     fn filters(&self) -> Vec<String> {
-        vec![subjects::event_filter(subjects::aggregate::TOURNAMENT)]
+        vec![subjects::event_filter(subjects::aggregate::TOURNAMENT), subjects::event_filter(subjects::aggregate::ABORT)]
     }
 
     fn apply(&mut self, stored: Stored<'_>) {
-        if let Some(Commit { id, events: Events::Tournament(events) }) = stored.commit("clock-policy") {
-            let tournament = TournamentId(*id);
-            self.queued.extend(events.iter().filter_map(|e| policy::react(tournament, e)).map(|(id, command)| (tournament, id, command)));
-        }
+        let Some(Commit { id, events }) = stored.commit("clock-policy") else { return };
+        let tournament = TournamentId(*id);
+        let reactions: Vec<_> = match events {
+            Events::Tournament(events) => events.iter().filter_map(|e| policy::react(tournament, e)).collect(),
+            Events::Abort(events) => events.iter().filter_map(|e| policy::react_to_abort(tournament, e)).collect(),
+            _ => return,
+        };
+        self.queued.extend(reactions.into_iter().map(|(id, command)| (tournament, id, command)));
     }
 
     async fn flush(&mut self) -> Result<(), ProjectionError> {

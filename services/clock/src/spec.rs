@@ -1,11 +1,10 @@
 //! The clock, by example and over twelve hours of simulated time.
 
-use crate::domain::{ClockAggregate, ClockCommand as C};
+use crate::domain::{Clock, ClockAggregate, ClockCommand as C};
 use chrono::{DateTime, Duration, Utc};
 use esrs::Aggregate;
 use floor_events::clock::{ClockEvent, Level, Step, StepCause, Structure};
 use floor_events::codes;
-use floor_rules::clock::ClockState;
 use floor_rules::structure::{preset, Preset};
 use floor_runtime::spec::given;
 use proptest::prelude::*;
@@ -18,7 +17,7 @@ fn mins(m: i64) -> Duration {
     Duration::minutes(m)
 }
 
-fn run(state: ClockState, command: C, log: &mut Vec<ClockEvent>) -> ClockState {
+fn run(state: Clock, command: C, log: &mut Vec<ClockEvent>) -> Clock {
     let events = ClockAggregate::handle_command(&state, command).expect("accepted");
     log.extend(events.iter().cloned());
     events.into_iter().fold(state, ClockAggregate::apply_event)
@@ -27,7 +26,7 @@ fn run(state: ClockState, command: C, log: &mut Vec<ClockEvent>) -> ClockState {
 fn started() -> Vec<ClockEvent> {
     let structure = preset(Preset::Standard);
     let mut log = vec![ClockEvent::StructureSet { structure: structure.clone() }];
-    let state = ClockAggregate::apply_event(ClockState::default(), log[0].clone());
+    let state = ClockAggregate::apply_event(Clock::default(), log[0].clone());
     run(state, C::Start { at: t0() }, &mut log);
     log
 }
@@ -40,7 +39,7 @@ fn twelve_hours_of_levels_start_at_their_exact_instants() {
     let structure = preset(Preset::Standard);
     let (pause_at, resume_at, add_at) = (t0() + mins(62), t0() + mins(72), t0() + mins(180));
     let mut log = Vec::new();
-    let mut state = ClockAggregate::apply_event(ClockState::default(), ClockEvent::StructureSet { structure: structure.clone() });
+    let mut state = ClockAggregate::apply_event(Clock::default(), ClockEvent::StructureSet { structure: structure.clone() });
     state = run(state, C::Start { at: t0() }, &mut log);
     let mut now = t0();
     let mut done = (false, false, false);
@@ -101,11 +100,11 @@ fn a_late_tick_still_starts_each_level_at_its_scheduled_instant() {
 #[test]
 fn pausing_keeps_the_time_left_and_resuming_restores_it() {
     let mut log = started();
-    let state = log.iter().cloned().fold(ClockState::default(), ClockAggregate::apply_event);
+    let state = log.iter().cloned().fold(Clock::default(), ClockAggregate::apply_event);
     let state = run(state, C::Pause { at: t0() + mins(10), reason: "network trouble (002 §2.8)".into() }, &mut log);
-    assert_eq!(state.paused_remaining_ms, Some(5 * 60 * 1_000));
+    assert_eq!(state.timeline.paused_remaining_ms, Some(5 * 60 * 1_000));
     let state = run(state, C::Resume { at: t0() + mins(30) }, &mut log);
-    assert_eq!(state.next_change(), Some(t0() + mins(35)));
+    assert_eq!(state.timeline.next_change(), Some(t0() + mins(35)));
 }
 
 /// Issue 19: the tournament's end stops the clock for good, after the steps due by then; a
@@ -187,7 +186,7 @@ proptest! {
     #[test]
     fn replaying_the_log_gives_the_same_clock(ops in prop::collection::vec((op(), 1i64..900), 1..60)) {
         let mut log = held(90, preset(Preset::Standard).steps);
-        let mut state = log.iter().cloned().fold(ClockState::default(), ClockAggregate::apply_event);
+        let mut state = log.iter().cloned().fold(Clock::default(), ClockAggregate::apply_event);
         let mut now = t0();
         for (op, gap) in ops {
             now += Duration::seconds(gap);
@@ -202,7 +201,7 @@ proptest! {
                 log.extend(events.iter().cloned());
                 state = events.into_iter().fold(state, ClockAggregate::apply_event);
             }
-            let replayed = log.iter().cloned().fold(ClockState::default(), ClockAggregate::apply_event);
+            let replayed = log.iter().cloned().fold(Clock::default(), ClockAggregate::apply_event);
             prop_assert_eq!(&replayed, &state);
         }
         let starts: Vec<DateTime<Utc>> = log.iter().filter_map(|e| if let ClockEvent::StepStarted { at, .. } = e { Some(*at) } else { None }).collect();
@@ -218,7 +217,7 @@ proptest! {
 fn held(seconds: u32, steps: Vec<Step>) -> Vec<ClockEvent> {
     let structure = Structure { steps, late_registration_levels: None, rebuys_until_break: None, push_hold_seconds: seconds };
     let mut log = vec![ClockEvent::StructureSet { structure }];
-    let state = log.iter().cloned().fold(ClockState::default(), ClockAggregate::apply_event);
+    let state = log.iter().cloned().fold(Clock::default(), ClockAggregate::apply_event);
     run(state, C::Start { at: t0() }, &mut log);
     log
 }
@@ -247,15 +246,15 @@ fn the_push_is_held_ninety_seconds_before_a_level_change() {
     moved.push(ClockEvent::PushHeld { step: 0, at: hold, until: end });
     moved.extend(added);
     let state = given::<ClockAggregate>(moved);
-    assert_eq!(state.state().push_hold_at(), Some(end + mins(5) - Duration::seconds(90)));
+    assert_eq!(state.state().timeline.push_hold_at(), Some(end + mins(5) - Duration::seconds(90)));
 }
 
 #[test]
 fn no_push_hold_in_a_level_shorter_than_the_hold_nor_in_a_break() {
     let short = held(90, vec![level(100, 200, 60), level(200, 400, 60)]);
-    assert_eq!(given::<ClockAggregate>(short).state().push_hold_at(), None);
+    assert_eq!(given::<ClockAggregate>(short).state().timeline.push_hold_at(), None);
     let brk = held(90, vec![Step::Break { seconds: 600, color_up: None }, level(100, 200, 600)]);
-    assert_eq!(given::<ClockAggregate>(brk).state().push_hold_at(), None);
+    assert_eq!(given::<ClockAggregate>(brk).state().timeline.push_hold_at(), None);
     let none = held(0, vec![level(100, 200, 600), level(200, 400, 600)]);
-    assert_eq!(given::<ClockAggregate>(none).state().push_hold_at(), None);
+    assert_eq!(given::<ClockAggregate>(none).state().timeline.push_hold_at(), None);
 }
