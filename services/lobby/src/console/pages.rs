@@ -5,6 +5,7 @@
 //! names, reasons, a service's message) goes through [`escape`].
 
 use super::form::{Action, Template};
+use crate::clock::ClockStatus;
 use crate::domain::{LobbyDocument, LobbyState};
 use crate::html::{duration, escape, instant, STYLE};
 use crate::list_page::state_badge;
@@ -212,15 +213,33 @@ fn actions(doc: &LobbyDocument, signed: &Signed) -> String {
             out.push_str(&form("cancel", reason, "Cancel and refund"));
         }
         LobbyState::Running => {
+            let suspended = doc.play.suspended.is_some();
+            let add_time = form("add_time", "<input name=\"seconds\" type=\"number\" value=\"60\" required>", "Add seconds");
             out.push_str("<div>Clock: ");
-            out.push_str(&form("pause", reason, "Pause"));
-            out.push_str(&form("resume", "", "Resume"));
-            out.push_str(&form("add_time", "<input name=\"seconds\" type=\"number\" value=\"60\" required>", "Add seconds"));
-            out.push_str(&form("skip", "<input name=\"level\" type=\"number\" min=\"1\" required placeholder=\"level\">", "Skip to level"));
-            out.push_str(&form("end_break", "", "End break"));
+            if doc.clock.as_ref().is_some_and(|c| c.status == ClockStatus::Stopped) {
+                out.push_str("<span class=\"muted\">stopped for good</span>");
+            } else if suspended {
+                // Issue 33: only resuming play restarts a clock a suspension holds (the clock
+                // refuses the rest); added time starts nothing, so it stays.
+                out.push_str("<span class=\"muted\">held while play is suspended: Resume play restarts it</span> ");
+                out.push_str(&add_time);
+            } else {
+                out.push_str(&form("pause", reason, "Pause"));
+                out.push_str(&form("resume", "", "Resume"));
+                out.push_str(&add_time);
+                out.push_str(&form(
+                    "skip",
+                    "<input name=\"level\" type=\"number\" min=\"1\" required placeholder=\"level\">",
+                    "Skip to level",
+                ));
+                out.push_str(&form("end_break", "", "End break"));
+            }
             out.push_str("</div>\n<div>Play: ");
-            out.push_str(&form("suspend", reason, "Suspend"));
-            out.push_str(&form("resume_play", "", "Resume play"));
+            if suspended {
+                out.push_str(&form("resume_play", "", "Resume play"));
+            } else {
+                out.push_str(&form("suspend", reason, "Suspend"));
+            }
             let cause = "<select name=\"cause\" title=\"whose fault (001 Art. 15, 21)\"><option value=\"\">cause not said</option>\
                 <option value=\"operator-fault\">operator fault</option><option value=\"force-majeure\">force majeure</option></select>";
             out.push_str(&form(
@@ -323,5 +342,56 @@ mod tests {
         let failed = Notice::Failed { code: "clock_not_running".into(), message: "<img src=x>".into() };
         assert!(notice(Some(&failed)).contains("&lt;img src=x&gt;"));
         assert!(login(Some("<i>")).contains("&lt;i&gt;"));
+    }
+
+    /// Issue 33: the clock's Resume (and skip, end of break, pause) is not offered while play
+    /// is suspended: only Resume play restarts it; after the end nothing is.
+    #[test]
+    fn a_suspended_tournament_offers_resume_play_and_no_clock_resume_and_an_ended_one_nothing() {
+        use crate::clock::LobbyClock;
+        use floor_events::clock::{ClockEvent, StepCause};
+        let definition: floor_events::tournament::TournamentDefinition = serde_json::from_value(serde_json::json!({
+            "name": "Daily", "start": {"at": "2027-01-10T18:00:00Z"}, "table_size": 9, "starting_stack": 10000,
+            "buy_in": {"amount": 1000, "currency": "EUR"}, "fee": {"on_top": {"amount": 100, "currency": "EUR"}},
+            "capacity": 100, "min_players": 2, "entry_model": {"kind": "freezeout"}, "profile": "tda-2024",
+        }))
+        .unwrap();
+        let t0: DateTime<Utc> = "2027-01-10T18:00:00Z".parse().unwrap();
+        let mut doc = LobbyDocument::created(TournamentId::new(), &definition, t0, 1);
+        let structure = floor_rules::structure::preset(floor_events::clock::Preset::Standard);
+        let running = LobbyClock::new(structure).evolve(&ClockEvent::StepStarted {
+            step: 0,
+            number: 1,
+            at: t0,
+            ends_at: t0 + chrono::TimeDelta::minutes(15),
+            cause: StepCause::Start,
+            blinds: None,
+        });
+        doc.clock = Some(running.clone());
+        doc.state = LobbyState::Running;
+        let signed = Signed { director: "Ana", form_token: "t" };
+        let offered = |doc: &LobbyDocument, action: &str| actions(doc, &signed).contains(&format!("/{action}\""));
+
+        for action in ["pause", "resume", "add_time", "skip", "end_break", "suspend", "cancel"] {
+            assert!(offered(&doc, action), "in play: {action}");
+        }
+        assert!(!offered(&doc, "resume_play"), "nothing to resume while play runs");
+
+        let at = t0 + chrono::TimeDelta::minutes(5);
+        doc = doc.evolve_abort(&floor_events::abort::AbortEvent::Suspended {
+            reason: floor_events::abort::SuspendReason::Director { reason: "storm".into() },
+            at,
+        });
+        for action in ["resume_play", "add_time", "cancel"] {
+            assert!(offered(&doc, action), "suspended: {action}");
+        }
+        for action in ["resume", "skip", "end_break", "pause", "suspend"] {
+            assert!(!offered(&doc, action), "suspended: no {action}");
+        }
+
+        doc.clock = Some(running.evolve(&ClockEvent::Stopped { at }));
+        assert!(!["pause", "resume", "add_time", "skip", "end_break"].iter().any(|a| offered(&doc, a)), "a stopped clock: nothing");
+        doc.state = LobbyState::Cancelled;
+        assert!(actions(&doc, &signed).contains("Over: nothing to do"));
     }
 }
