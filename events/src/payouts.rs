@@ -318,7 +318,12 @@ pub struct BooksRequest {
 ///
 /// Always: `paid_in + overlay == fees + prize_pool + bounty_pool`. Once `finished`: `prize_pool
 /// == prizes_paid`. Once `bounties_settled`: `bounty_pool == bounties_paid` (and the bounties
-/// log's own lines make the same pool). `balanced` says all hold.
+/// log's own lines make the same pool). `balanced` says all hold, and the reconciliation (issue
+/// 33): every cent paid in (entries, re-entries, rebuys, add-ons, their bounty parts) against
+/// every cent paid out (refunds, fees kept, prizes, bounties, a cancellation's statements) or
+/// still `held`; nothing is ever paid out that was not paid in, and once the tournament is over
+/// (paid, cancelled before its start, cancelled in play) nothing is held and nothing more is
+/// bought or paid.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Books {
     /// The tournament.
@@ -358,6 +363,17 @@ pub struct Books {
     /// The winner's bounty is recorded: the bounty pool is settled.
     #[serde(default)]
     pub bounties_settled: bool,
+    /// Refunds paid (unregistrations, a cancellation before the start): gross, `paid_in` is net of
+    /// them.
+    #[serde(default)]
+    pub refunded: u64,
+    /// A cancellation in play: the sum of its statements (zero otherwise).
+    #[serde(default)]
+    pub statements: u64,
+    /// Money in (paid in, overlay, operator cover) less money out (fees kept, prizes and bounties
+    /// paid, statements): what the tournament still holds. Zero once it is over.
+    #[serde(default)]
+    pub held: u64,
     /// The identities above hold to the minor unit.
     pub balanced: bool,
     /// Why `balanced` is false: a sum that does not fit, a refund of more than was paid, or

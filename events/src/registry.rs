@@ -180,7 +180,7 @@ pub fn services() -> Vec<ServiceInfo> {
                 "events/payout_event.json",
                 "events/payout_commit.json",
             )],
-            reads: vec![a::TOURNAMENT, a::CLOCK, a::SEATING, a::REBUYS, a::PAYOUTS, a::BOUNTIES],
+            reads: vec![a::TOURNAMENT, a::CLOCK, a::SEATING, a::REBUYS, a::PAYOUTS, a::BOUNTIES, a::BUBBLE, a::ABORT],
         },
         ServiceInfo {
             name: s::REBUYS,

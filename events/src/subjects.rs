@@ -38,6 +38,10 @@ pub const READERS_BUCKET: &str = "floor-readers";
 /// KV bucket of readers' health: the poison commits each survived and the aggregates it set
 /// aside, one key per reader (`floor status` reads it).
 pub const HEALTH_BUCKET: &str = "floor-health";
+/// KV bucket of the tournaments whose books do not reconcile (issue 33): key = tournament id,
+/// value = its books (`floor.cmd.payouts.books`' reply) with why; written by the payouts
+/// service, deleted when they reconcile again (`floor status` reads it).
+pub const BOOKS_BUCKET: &str = "floor-books";
 
 /// Aggregate names: the `<aggregate>` part of event subjects.
 pub mod aggregate {

@@ -95,3 +95,47 @@ async fn two_tournaments_whose_tables_send_the_same_report_ids_both_play_to_the_
         world.lobby_when(t, |d| d["state"] == "finished").await;
     }
 }
+
+/// Defect 5: the books believed any well-formed event. A `tournament_cancelled` with an empty
+/// refund list, published straight into the log, left 33.00 paid in, nothing refunded and
+/// `balanced: true`. The books now reconcile what was paid in against what went out: they say
+/// the players' money was not refunded, and `floor status` names the tournament (KV
+/// `floor-books`) and is no longer healthy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forged_cancellation_that_refunds_nobody_unbalances_the_books_and_floor_status_says_so() {
+    use floor_events::payouts::{verbs as payouts, Books, BooksRequest};
+    use floor_events::registration::{CancellationReason, TournamentCancelled};
+    let world = World::start_configured(|c| c.skip("scheduler")).await;
+    let t = world.create(freezeout(10)).await;
+    for player in ["ana", "ben", "cleo"] {
+        assert!(matches!(world.register(t, player).await, Reply::Ok(_)), "{player} registers");
+    }
+    let forged = TournamentEvent::TournamentCancelled(TournamentCancelled {
+        reason: CancellationReason::Director { reason: "forged".into() },
+        refunds: vec![],
+        at: chrono::Utc::now(),
+    });
+    let subject = subjects::event_subject(subjects::aggregate::TOURNAMENT, t.0);
+    let body = floor_events::record::encode_commit(&[forged]);
+    world.jetstream().publish(subject, body.into()).await.expect("publish").await.expect("stored");
+
+    let bucket = world.jetstream().get_key_value(subjects::BOOKS_BUCKET).await.expect("the books bucket");
+    let mut watch = bucket.watch_with_history(t.to_string()).await.expect("watch");
+    let entry = tokio::time::timeout(floor_tests::DEADLINE, futures::StreamExt::next(&mut watch))
+        .await
+        .expect("payouts reports the books in time")
+        .expect("an entry")
+        .expect("readable");
+    let reported: Books = serde_json::from_slice(&entry.value).expect("books");
+    assert!(!reported.balanced, "{reported:?}");
+    let why = reported.unbalanced.clone().unwrap_or_default();
+    assert!(why.contains("not refunded") && why.contains("3 entries without a refund"), "{why}");
+
+    let reply = world.request(subjects::service::PAYOUTS, payouts::BOOKS.name(), &BooksRequest { tournament_id: t }).await;
+    let Reply::Ok(books) = reply else { panic!("{reply:?}") };
+    let books: Books = serde_json::from_value(books).expect("books");
+    assert!(!books.balanced && books.paid_in == 3_300 && books.refunded == 0 && books.held == 3_000, "{books:?}");
+
+    let status = floor_runtime::health::unbalanced_books(world.jetstream()).await.expect("status");
+    assert_eq!(status.iter().map(|b| b.tournament_id).collect::<Vec<_>>(), vec![t], "floor status names it");
+}

@@ -20,6 +20,7 @@
 //! books then say `balanced: false` with that reason rather than a wrapped figure that happens
 //! to balance (issue 17, reproduction 2).
 
+use floor_events::abort::AbortEvent;
 use floor_events::bounties::{BountyEvent, BountyTerms};
 use floor_events::payouts::{Books, PayoutEvent};
 use floor_events::rebuys::RebuyEvent;
@@ -50,6 +51,9 @@ pub struct Ledger {
     pub rebuys: u32,
     /// Add-ons bought.
     pub add_ons: u32,
+    /// Refunds paid (gross: `paid_in` is net of them).
+    #[serde(default)]
+    pub refunded: u64,
     /// The first line the sums could not take (it would have wrapped a sum, or refunded more
     /// than was paid). Once set, the books are not balanced, whatever the sums say.
     pub fault: Option<String>,
@@ -98,9 +102,10 @@ impl Ledger {
             self.contributions.checked_sub(prize_pool),
             self.bounty_pool.checked_sub(bounty),
         );
-        match sums {
-            (Some(paid_in), Some(fees), Some(contributions), Some(bounty_pool)) => {
-                (self.paid_in, self.fees, self.contributions, self.bounty_pool) = (paid_in, fees, contributions, bounty_pool)
+        match (sums, self.refunded.checked_add(line.paid_in.amount)) {
+            ((Some(paid_in), Some(fees), Some(contributions), Some(bounty_pool)), Some(refunded)) => {
+                (self.paid_in, self.fees, self.contributions, self.bounty_pool) = (paid_in, fees, contributions, bounty_pool);
+                self.refunded = refunded;
             }
             _ => self.fail(format!("a refund of {} is more than was paid in", line.paid_in)),
         }
@@ -164,6 +169,31 @@ pub struct Sums {
     bounties_paid: u64,
     #[serde(default)]
     bounties_settled: bool,
+    /// How the tournament ended, when it did by a cancellation.
+    #[serde(default)]
+    cancelled: Option<Cancelled>,
+    /// The first money that moved after the tournament was over (a purchase, an award): the
+    /// books then do not reconcile, whatever the sums say.
+    #[serde(default)]
+    after_end: Option<String>,
+}
+
+/// A cancellation, as the books take it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+enum Cancelled {
+    /// Registration's, before the start: every live entry refunded in full.
+    BeforeStart,
+    /// The abort service's, in play: what its books claim, to be checked against these.
+    InPlay {
+        /// The paid in the cancellation's snapshot held.
+        paid_in: u64,
+        /// Operator money in: the overlay it counted and any cover beyond the pool.
+        operator_in: u64,
+        /// Fees the operator keeps.
+        fees_kept: u64,
+        /// The statements' sum.
+        statements: u64,
+    },
 }
 
 impl Sums {
@@ -173,14 +203,61 @@ impl Sums {
         self.ledger.currency.is_some()
     }
 
+    /// Whether the tournament is over: paid (and its bounties settled, if it has any) or
+    /// cancelled.
+    fn over(&self) -> bool {
+        self.cancelled.is_some() || (self.finished && (self.ledger.bounty.is_none() || self.bounties_settled))
+    }
+
+    /// Notes the first money that moved after the end.
+    fn moved_after_end(&mut self, what: impl FnOnce() -> String) {
+        if self.cancelled.is_some() || self.finished {
+            let when = if self.cancelled.is_some() { "the cancellation" } else { "the tournament was paid" };
+            self.after_end.get_or_insert_with(|| format!("{} after {when}", what()));
+        }
+    }
+
     /// Folds one registration event.
     pub fn apply_registration(&mut self, event: &TournamentEvent) {
+        if let TournamentEvent::EntryRegistered(e) = event {
+            self.moved_after_end(|| format!("entry {} bought for {}", e.entry, e.ledger.paid_in));
+        }
         self.ledger.apply(event);
+        if let TournamentEvent::TournamentCancelled(_) = event {
+            self.cancelled.get_or_insert(Cancelled::BeforeStart);
+        }
     }
 
     /// Folds one rebuys event.
     pub fn apply_purchase(&mut self, event: &RebuyEvent) {
+        match event {
+            RebuyEvent::RebuyTaken { ledger, .. } => self.moved_after_end(|| format!("a rebuy of {}", ledger.paid_in)),
+            RebuyEvent::AddOnTaken { ledger, .. } => self.moved_after_end(|| format!("an add-on of {}", ledger.paid_in)),
+            _ => {}
+        }
         self.ledger.apply_purchase(event);
+    }
+
+    /// Folds one abort event: a cancellation in play closes the books with its statements.
+    pub fn apply_abort(&mut self, event: &AbortEvent) {
+        if let AbortEvent::Cancelled { cancellation, .. } = event {
+            self.cancelled_in_play(&cancellation.books);
+        }
+    }
+
+    /// A cancellation in play with these books: what they claim is taken as the end, to be
+    /// checked against the ledgers (`reconcile`).
+    fn cancelled_in_play(&mut self, b: &floor_events::abort::statement::Books) {
+        {
+            let operator_in = b.overlay.checked_add(b.operator_cover);
+            match operator_in {
+                Some(operator_in) => {
+                    let claimed = Cancelled::InPlay { paid_in: b.paid_in, operator_in, fees_kept: b.fees_kept, statements: b.statements };
+                    self.cancelled.get_or_insert(claimed);
+                }
+                None => self.ledger.fail(format!("the cancellation's operator money does not fit in {}", u64::MAX)),
+            }
+        }
     }
 
     /// Folds one payouts event.
@@ -188,6 +265,9 @@ impl Sums {
         match event {
             PayoutEvent::PayoutTableLocked { overlay, .. } => self.overlay = overlay.amount,
             PayoutEvent::PlacesAwarded { awards, .. } => {
+                if self.cancelled.is_some() {
+                    self.moved_after_end(|| format!("{} places awarded", awards.len()));
+                }
                 let paid = awards.iter().try_fold(self.prizes_paid, |sum, a| sum.checked_add(a.amount));
                 match paid {
                     Some(paid) => self.prizes_paid = paid,
@@ -244,7 +324,49 @@ impl Sums {
                 return Err(format!("the bounty pool is {pool} but {} bounty money was paid out", self.bounties_paid));
             }
         }
-        Ok(())
+        self.reconcile()
+    }
+
+    /// Money in against money out (issue 33, defect 5), from the ledger lines as each service
+    /// wrote them, never from another service's totals: what a cancellation claims is checked
+    /// against them. Nothing is paid out that was not paid in; once the tournament is over,
+    /// nothing is held, and nothing moved after the end.
+    fn reconcile(&self) -> Result<(), String> {
+        if let Some(after) = &self.after_end {
+            return Err(after.clone());
+        }
+        let (money_in, money_out) = self.flows();
+        let held = money_in - money_out;
+        if held < 0 {
+            return Err(format!("{money_out} paid out is more than the {money_in} paid in: {} short", -held));
+        }
+        match self.cancelled {
+            Some(Cancelled::BeforeStart) if self.ledger.entries > 0 || held != 0 => Err(format!(
+                "cancelled before the start, but {held} of the players' money was not refunded ({} entries without a refund)",
+                self.ledger.entries
+            )),
+            Some(Cancelled::InPlay { paid_in, .. }) if paid_in != self.ledger.paid_in => Err(format!(
+                "the cancellation's snapshot holds {paid_in} paid in, the ledgers {}: {} bought outside it",
+                self.ledger.paid_in,
+                i128::from(self.ledger.paid_in) - i128::from(paid_in)
+            )),
+            Some(_) if held != 0 => Err(format!("cancelled, but {held} paid in was neither refunded, paid out nor kept")),
+            None if self.over() && held != 0 => Err(format!("paid to the end, but {held} paid in is still held")),
+            _ => Ok(()),
+        }
+    }
+
+    /// (money in, money out), wide enough for any sums: paid in (net of refunds), the overlay
+    /// and operator cover in; fees kept, prizes and bounties paid and statements out.
+    fn flows(&self) -> (i128, i128) {
+        let ledger = &self.ledger;
+        let (operator_in, fees_kept, statements) = match self.cancelled {
+            Some(Cancelled::InPlay { operator_in, fees_kept, statements, .. }) => (operator_in, fees_kept, statements),
+            _ => (self.overlay, ledger.fees, 0),
+        };
+        let money_in = i128::from(ledger.paid_in) + i128::from(operator_in);
+        let money_out = i128::from(fees_kept) + i128::from(self.prizes_paid) + i128::from(self.bounties_paid) + i128::from(statements);
+        (money_in, money_out)
     }
 
     /// The books so far.
@@ -269,6 +391,12 @@ impl Sums {
             bounty_pool: ledger.bounty_pool,
             bounties_paid: self.bounties_paid,
             bounties_settled: self.bounties_settled,
+            refunded: ledger.refunded,
+            statements: match self.cancelled {
+                Some(Cancelled::InPlay { statements, .. }) => statements,
+                _ => 0,
+            },
+            held: u64::try_from(self.flows().0 - self.flows().1).unwrap_or(0),
             balanced,
             unbalanced: balance.err(),
         }
@@ -294,6 +422,7 @@ mod tests {
     use super::*;
     use floor_events::registration::{EntryKind, EntryRegistered, EntryUnregistered};
     use floor_events::{EntryNo, Money, PlayerId};
+    use proptest::prelude::*;
 
     fn line(paid_in: u64, fee: u64) -> EntryLedger {
         let eur = |a| Money::new(a, Currency::EUR);
@@ -401,5 +530,216 @@ mod tests {
         short.apply_bounty(&BountyEvent::WinnerBounty { entry: EntryNo(1), player: p(1), own: eur(1_250), left_over: eur(499) });
         let b = short.books(t);
         assert!(!b.balanced && b.unbalanced.is_some(), "a cent short at the end: {b:?}");
+    }
+
+    fn cancelled_before_start(refunds: Vec<(u32, EntryLedger)>) -> TournamentEvent {
+        use floor_events::registration::{CancellationReason, Refund, TournamentCancelled};
+        TournamentEvent::TournamentCancelled(TournamentCancelled {
+            reason: CancellationReason::Director { reason: "storm".into() },
+            refunds: refunds
+                .into_iter()
+                .map(|(e, refund)| Refund { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap(), refund })
+                .collect(),
+            at: "2027-01-10T18:00:00Z".parse().unwrap(),
+        })
+    }
+
+    fn created() -> (TournamentId, Sums) {
+        let t = TournamentId::new();
+        let mut sums = Sums::default();
+        sums.apply_registration(&TournamentEvent::TournamentCreated(floor_events::registration::TournamentCreated {
+            tournament_id: t,
+            definition: serde_json::from_str(
+                r#"{"name": "R", "start": {"at": "2027-01-10T18:00:00Z"}, "table_size": 9, "starting_stack": 10000,
+                    "buy_in": {"amount": 1000, "currency": "EUR"}, "fee": {"on_top": {"amount": 100, "currency": "EUR"}},
+                    "capacity": 100, "min_players": 2, "entry_model": {"kind": "freezeout"}, "profile": "tda-2024"}"#,
+            )
+            .unwrap(),
+            at: "2027-01-01T00:00:00Z".parse().unwrap(),
+        }));
+        (t, sums)
+    }
+
+    /// Issue 33, defect 5: a `tournament_cancelled` with an empty refund list, published into the
+    /// log, left 33.00 paid in, nothing refunded, and `balanced: true`. The reconciliation counts
+    /// what was paid in against what went out: the players' money is still held after the end.
+    #[test]
+    fn a_cancellation_before_the_start_that_refunds_nobody_does_not_reconcile() {
+        let (t, mut sums) = created();
+        (1..=3).for_each(|e| sums.apply_registration(&registered(e, line(1_100, 100))));
+        let mut forged = sums.clone();
+        forged.apply_registration(&cancelled_before_start(vec![]));
+        let b = forged.books(t);
+        assert!(!b.balanced, "{b:?}");
+        let why = b.unbalanced.unwrap();
+        assert!(why.contains("3000") && why.contains("3 entries without a refund"), "{why}");
+        assert_eq!(b.held, 3_000, "the fees are kept, the rest is held");
+
+        sums.apply_registration(&cancelled_before_start((1..=3).map(|e| (e, line(1_100, 100))).collect()));
+        let b = sums.books(t);
+        assert!(b.balanced && b.held == 0 && b.refunded == 3_300 && b.paid_in == 0, "every cent back: {b:?}");
+    }
+
+    /// Defect 2 as the books see it: an add-on sold after a cancellation in play is money in
+    /// that nothing pays out, and is named.
+    #[test]
+    fn a_purchase_after_a_cancellation_in_play_is_named_and_does_not_reconcile() {
+        let (t, mut sums) = created();
+        (1..=3).for_each(|e| sums.apply_registration(&registered(e, line(1_100, 100))));
+        // Tda-2024, everything back but the fees: 3 × 10.00 in statements, 3.00 kept.
+        let claimed = floor_events::abort::statement::Books {
+            paid_in: 3_300,
+            fees: 300,
+            contributions: 3_000,
+            fees_kept: 300,
+            refunds: 3_000,
+            statements: 3_000,
+            ..Default::default()
+        };
+        sums.cancelled_in_play(&claimed);
+        let b = sums.books(t);
+        assert!(b.balanced && b.held == 0 && b.statements == 3_000, "{b:?}");
+
+        let mut short = created().1;
+        (1..=3).for_each(|e| short.apply_registration(&registered(e, line(1_100, 100))));
+        short.cancelled_in_play(&floor_events::abort::statement::Books { statements: 2_999, refunds: 2_999, ..claimed });
+        let b = short.books(t);
+        assert!(!b.balanced && b.unbalanced.as_deref().unwrap().contains("1 paid in"), "a cent short: {b:?}");
+
+        sums.apply_purchase(&crate::domain_tests::bought(1, true, 1_000, 0));
+        let b = sums.books(t);
+        assert!(!b.balanced, "{b:?}");
+        assert!(b.unbalanced.as_deref().unwrap().contains("add-on of 10.00 EUR after the cancellation"), "{b:?}");
+    }
+
+    /// A tournament paid to the end holds nothing; a prize award it never paid leaves money
+    /// held, and more paid out than came in is short.
+    #[test]
+    fn paid_out_more_than_paid_in_is_short() {
+        let (t, mut sums) = created();
+        (1..=2).for_each(|e| sums.apply_registration(&registered(e, line(1_100, 100))));
+        let award = |amount| PayoutEvent::PlacesAwarded {
+            players_left_before: 2,
+            awards: vec![floor_events::payouts::PlaceAward {
+                entry: EntryNo(1),
+                player: PlayerId::parse("p1").unwrap(),
+                place: 1,
+                shared: 1,
+                amount,
+            }],
+            hand_for_hand: None,
+        };
+        let mut over = sums.clone();
+        over.apply_payout(&award(2_001));
+        let b = over.books(t);
+        assert!(!b.balanced && b.unbalanced.as_deref().unwrap().contains("1 short"), "{b:?}");
+        sums.apply_payout(&award(2_000));
+        sums.apply_payout(&PayoutEvent::TournamentPaid { prizes_paid: Money::new(2_000, Currency::EUR) });
+        let b = sums.books(t);
+        assert!(b.balanced && b.held == 0, "{b:?}");
+    }
+
+    /// How a random tournament ends.
+    #[derive(Debug, Clone, Copy)]
+    enum Ending {
+        Paid,
+        CancelledBeforeStart,
+        CancelledInPlay,
+    }
+
+    /// How the log is damaged, if at all.
+    #[derive(Debug, Clone, Copy)]
+    enum Damage {
+        None,
+        /// One cent fewer goes out than should.
+        CentShort,
+        /// A rebuy is sold after the end.
+        PurchaseAfterTheEnd,
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Issue 33: over random tournaments (entries at any price, withdrawals, rebuys and
+        /// add-ons, ended by payment, a cancellation before the start or one in play), the books
+        /// reconcile to the cent exactly when every cent paid in went out; one cent short, or a
+        /// purchase after the end, never reconciles.
+        #[test]
+        fn the_books_reconcile_exactly_when_every_cent_in_went_out(
+            entries in prop::collection::vec((1u64..100_000, 0u64..10_000), 1..30),
+            withdrawn in prop::collection::vec(any::<bool>(), 30),
+            purchases in prop::collection::vec((any::<bool>(), 1u64..50_000, 0u64..5_000), 0..20),
+            ending in prop_oneof![Just(Ending::Paid), Just(Ending::CancelledBeforeStart), Just(Ending::CancelledInPlay)],
+            damage in prop_oneof![Just(Damage::None), Just(Damage::CentShort), Just(Damage::PurchaseAfterTheEnd)],
+        ) {
+            let (t, mut sums) = created();
+            let lines: Vec<EntryLedger> = entries.iter().map(|&(pool, fee)| line(pool + fee, fee)).collect();
+            let mut live = Vec::new();
+            for (i, l) in lines.iter().enumerate() {
+                let e = i as u32 + 1;
+                sums.apply_registration(&registered(e, *l));
+                live.push((e, *l));
+            }
+            for (i, (e, l)) in live.clone().into_iter().enumerate() {
+                if withdrawn[i] && i > 0 {
+                    sums.apply_registration(&TournamentEvent::EntryUnregistered(floor_events::registration::EntryUnregistered {
+                        entry: EntryNo(e),
+                        player: PlayerId::parse(&format!("p{e}")).unwrap(),
+                        refund: l,
+                        by_operator: false,
+                        player_left: true,
+                        at: "2027-01-10T17:00:00Z".parse().unwrap(),
+                    }));
+                    live.retain(|(x, _)| *x != e);
+                }
+            }
+            let in_play = !matches!(ending, Ending::CancelledBeforeStart);
+            if in_play {
+                for &(add_on, price, fee) in &purchases {
+                    sums.apply_purchase(&crate::domain_tests::bought(1, add_on, price, fee));
+                }
+            }
+            let cent = u64::from(matches!(damage, Damage::CentShort));
+            let before = sums.books(t);
+            let held = before.paid_in - before.fees;
+            match ending {
+                Ending::Paid => {
+                    let award = PayoutEvent::PlacesAwarded {
+                        players_left_before: 1,
+                        awards: vec![floor_events::payouts::PlaceAward {
+                            entry: EntryNo(1), player: PlayerId::parse("p1").unwrap(), place: 1, shared: 1, amount: held - cent,
+                        }],
+                        hand_for_hand: None,
+                    };
+                    sums.apply_payout(&award);
+                    sums.apply_payout(&PayoutEvent::TournamentPaid { prizes_paid: Money::new(held - cent, Currency::EUR) });
+                }
+                Ending::CancelledBeforeStart => {
+                    let mut refunds = live.clone();
+                    if cent == 1 {
+                        refunds[0].1.paid_in = Money::new(refunds[0].1.paid_in.amount - 1, Currency::EUR);
+                        refunds[0].1.prize_pool = Money::new(refunds[0].1.prize_pool.amount - 1, Currency::EUR);
+                    }
+                    sums.apply_registration(&cancelled_before_start(refunds));
+                }
+                Ending::CancelledInPlay => sums.cancelled_in_play(&floor_events::abort::statement::Books {
+                    paid_in: before.paid_in,
+                    fees: before.fees,
+                    contributions: before.contributions,
+                    fees_kept: before.fees,
+                    refunds: held - cent,
+                    statements: held - cent,
+                    ..Default::default()
+                }),
+            }
+            if matches!(damage, Damage::PurchaseAfterTheEnd) {
+                sums.apply_purchase(&crate::domain_tests::bought(1, false, 1_000, 100));
+            }
+            let b = sums.books(t);
+            match damage {
+                Damage::None => prop_assert!(b.balanced && b.held == 0, "{:?}", b),
+                _ => prop_assert!(!b.balanced && b.unbalanced.is_some(), "{:?}", b),
+            }
+        }
     }
 }

@@ -44,6 +44,20 @@ impl BooksView {
         events.iter().for_each(|e| sums.apply_bounty(e));
     }
 
+    /// Folds an abort commit (a cancellation in play closes the books).
+    pub fn on_abort(&mut self, id: TournamentId, events: &[floor_events::abort::AbortEvent]) {
+        let sums = self.tournaments.entry(id).or_default();
+        events.iter().for_each(|e| sums.apply_abort(e));
+    }
+
+    /// Every tournament whose books do not reconcile, with why.
+    pub fn unbalanced(&self) -> Vec<Books> {
+        let mut all: Vec<Books> =
+            self.tournaments.iter().filter(|(_, s)| s.is_created()).map(|(id, s)| s.books(*id)).filter(|b| !b.balanced).collect();
+        all.sort_by_key(|b| b.tournament_id);
+        all
+    }
+
     /// The books of `id`; `None` when the log has no such tournament.
     pub fn books(&self, id: TournamentId) -> Option<Books> {
         let sums = self.tournaments.get(&id).filter(|s| s.is_created())?;

@@ -42,7 +42,7 @@ const BOOKS_WAIT: Duration = Duration::from_secs(5);
 pub const POLICY_NAME: &str = "payouts-policy";
 
 /// The shape of [`Memory`] in snapshots: change it whenever that shape or meaning changes.
-const MEMORY_VERSION: &str = "payouts-4";
+const MEMORY_VERSION: &str = "payouts-5";
 
 /// The payouts service. Cheap to clone.
 #[derive(Clone)]
@@ -83,6 +83,7 @@ pub fn filters() -> Vec<String> {
         subjects::aggregate::PAYOUTS,
         subjects::aggregate::BOUNTIES,
         subjects::aggregate::BUBBLE,
+        subjects::aggregate::ABORT,
     ]
     .iter()
     .map(|a| subjects::event_filter(a))
@@ -125,6 +126,12 @@ impl PayoutsService {
         let store = JetStreamStore::new(backbone);
         let host = AggregateHost::<PayoutsAggregate>::new(store.clone());
         let commands = Commands::new(backbone.client.clone());
+        let bucket = backbone
+            .jetstream
+            .get_key_value(subjects::BOOKS_BUCKET)
+            .await
+            .map_err(|e| ProjectionError::with_source(floor_runtime::projection::ProjectionErrorKind::Read, e))?;
+        tracker.spawn(report_unbalanced(memory.clone(), bucket, shutdown.clone()));
         tracker.spawn(run(host.clone(), commands, started.runner, started.owed, folded, shutdown));
         Ok(Self { store, books: SharedBooks { memory, folded: folded_rx }, host })
     }
@@ -280,7 +287,58 @@ impl floor_runtime::policy::Policy for Memory {
                 vec![]
             }
             Events::Bubble(e) => policy.on_bubble(t, commit.sequence, e),
+            Events::Abort(e) => {
+                books.on_abort(t, e);
+                vec![]
+            }
             _ => vec![],
+        }
+    }
+}
+
+/// How often the books that do not reconcile are written to [`subjects::BOOKS_BUCKET`].
+const REPORT_EVERY: Duration = Duration::from_secs(2);
+
+/// Keeps [`subjects::BOOKS_BUCKET`] to the tournaments whose books do not reconcile (issue 33):
+/// each one's books written when they change, deleted once they reconcile again, so `floor
+/// status` names them. A write that fails is tried at the next round.
+async fn report_unbalanced(memory: Arc<Mutex<Memory>>, bucket: async_nats::jetstream::kv::Store, shutdown: CancellationToken) {
+    let mut written: std::collections::HashMap<TournamentId, Books> = std::collections::HashMap::new();
+    // What an earlier run wrote: checked at the first round like the rest.
+    if let Ok(keys) = bucket.keys().await {
+        let keys: Vec<String> = futures::StreamExt::collect::<Vec<_>>(keys).await.into_iter().flatten().collect();
+        for key in keys {
+            if let Ok(t) = key.parse::<uuid::Uuid>() {
+                let stale = Books { unbalanced: Some(String::new()), ..crate::books::Sums::default().books(TournamentId(t)) };
+                written.insert(TournamentId(t), stale);
+            }
+        }
+    }
+    let mut every = tokio::time::interval(REPORT_EVERY);
+    loop {
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = every.tick() => {}
+        }
+        let now: Vec<Books> = memory.lock().unwrap_or_else(PoisonError::into_inner).books.unbalanced();
+        for books in &now {
+            if written.get(&books.tournament_id) == Some(books) {
+                continue;
+            }
+            let body = serde_json::to_vec(books).expect("books serialize");
+            match bucket.put(books.tournament_id.to_string(), body.into()).await {
+                Ok(_) => {
+                    tracing::error!(tournament = %books.tournament_id, why = books.unbalanced.as_deref().unwrap_or(""), "books do not reconcile");
+                    written.insert(books.tournament_id, books.clone());
+                }
+                Err(e) => tracing::warn!(error = %e, "books not reported; trying again"),
+            }
+        }
+        let gone: Vec<TournamentId> = written.keys().filter(|t| !now.iter().any(|b| b.tournament_id == **t)).copied().collect();
+        for t in gone {
+            if bucket.delete(t.to_string()).await.is_ok() {
+                written.remove(&t);
+            }
         }
     }
 }

@@ -165,6 +165,7 @@ pub async fn ensure_backbone(client: async_nats::Client) -> Result<Backbone, Boo
         (subjects::READERS_BUCKET, "Floor readers: the stream and filters each checkpointed reader reads"),
         (subjects::SECRETS_BUCKET, "Floor secrets: seed keys for auditable draws"),
         (subjects::HEALTH_BUCKET, "Floor health: poison commits readers survived, aggregates set aside"),
+        (subjects::BOOKS_BUCKET, "Floor books that do not reconcile: one key per tournament, with why"),
     ] {
         key_value(&jetstream, bucket, description).await.map_err(setup)?;
     }

@@ -15,7 +15,7 @@
 
 use async_nats::jetstream::kv;
 use floor_events::{record, subjects};
-use futures::StreamExt;
+use futures::{StreamExt, TryStreamExt};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -214,6 +214,10 @@ pub struct Status {
     /// nothing waits. Filled by whoever shows the status (`floor status`, the lobby).
     #[serde(default)]
     pub waiting: Vec<crate::waiting::TournamentWait>,
+    /// Tournaments whose books do not reconcile, each with why ([`unbalanced_books`]); filled by
+    /// `floor status` (any makes the platform unhealthy).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unbalanced_books: Vec<floor_events::payouts::Books>,
 }
 
 /// The platform's health, from the bucket.
@@ -223,7 +227,28 @@ pub struct Status {
 pub async fn status(jetstream: &async_nats::jetstream::Context) -> Result<Status, String> {
     let readers = stored(jetstream).await?;
     let poison_commits = readers.iter().map(|r| r.poison_commits).sum();
-    Ok(Status { healthy: poison_commits == 0, poison_commits, readers, waiting: Vec::new() })
+    Ok(Status { healthy: poison_commits == 0, poison_commits, readers, waiting: Vec::new(), unbalanced_books: Vec::new() })
+}
+
+/// The tournaments whose books do not reconcile, as the payouts service wrote them to
+/// [`subjects::BOOKS_BUCKET`] (issue 33); a value that does not decode is shown as unbalanced
+/// with that reason rather than hidden.
+///
+/// # Errors
+/// The bucket cannot be read.
+pub async fn unbalanced_books(jetstream: &async_nats::jetstream::Context) -> Result<Vec<floor_events::payouts::Books>, String> {
+    let bucket = jetstream.get_key_value(subjects::BOOKS_BUCKET).await.map_err(|e| e.to_string())?;
+    let keys: Vec<String> = bucket.keys().await.map_err(|e| e.to_string())?.try_collect().await.map_err(|e| e.to_string())?;
+    let mut books = Vec::with_capacity(keys.len());
+    for key in keys {
+        if let Some(value) = bucket.get(&key).await.map_err(|e| e.to_string())? {
+            match serde_json::from_slice(&value) {
+                Ok(b) => books.push(b),
+                Err(e) => tracing::warn!(key, error = %e, "unreadable books record"),
+            }
+        }
+    }
+    Ok(books)
 }
 
 /// Every reader's stored record, from the bucket (what `floor status` shows).
