@@ -143,7 +143,7 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
     assert_eq!(cancellation.statements.len(), 3, "the out entry, owed nothing, has no statement");
 
     // The clock stops with the cancellation, and the table is closed (seating's reaction).
-    clock.next_where(|e| matches!(e, ClockEvent::Paused { reason, .. } if reason == "cancelled")).await;
+    clock.next_where(|e| matches!(e, ClockEvent::Stopped { .. })).await;
     let closed = world.instructions_when(t, |i| i.iter().any(|i| i.instruction == floor_events::table::Instruction::CloseTable)).await;
     assert_eq!(closed.iter().filter(|i| i.instruction == floor_events::table::Instruction::CloseTable).count(), 1);
 

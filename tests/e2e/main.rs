@@ -2,6 +2,7 @@
 //! directory) and the platform on it, and talks to it only over NATS and HTTP.
 
 mod abort;
+mod after_the_end;
 mod bad_input;
 mod bounties;
 mod bubble;
