@@ -188,7 +188,8 @@ pub const SUBJECT_MISMATCH: &str = "subject_mismatch";
 pub const MALFORMED_REPORT: &str = "malformed_report";
 /// A `hand_finished` for a hand the table never started (no `hand_started` was accepted).
 pub const HAND_NOT_STARTED: &str = "hand_not_started";
-/// The tournament is over: its clock has stopped and no director command changes it.
+/// The tournament is over or cancelled (issue 33): its clock has stopped and no director command
+/// changes it.
 pub const CLOCK_STOPPED: &str = "clock_stopped";
 // Hand-for-hand on the bubble (issue 20).
 /// The tournament is not in hand-for-hand (not started yet, or over): nothing to release, excuse,
@@ -254,8 +255,9 @@ pub const BOOKS_DO_NOT_BALANCE: &str = "books_do_not_balance";
 pub const ALREADY_SUSPENDED: &str = "already_suspended";
 /// Resume without a suspension.
 pub const NOT_SUSPENDED: &str = "not_suspended";
-/// Play is suspended: registration holds (no entry sold or refunded) until the director resumes.
-/// A retry after the resume is answered as the first try would have been.
+/// Play is suspended: registration holds (no entry sold or refunded), rebuys and add-ons hold,
+/// and the clock stands (a director's resume, skip, end of break or start: issue 33) until the
+/// director resumes play. A retry after the resume is answered as the first try would have been.
 pub const TOURNAMENT_SUSPENDED: &str = "tournament_suspended";
 /// A time earlier than the suspension it ends.
 pub const BEFORE_SUSPENSION: &str = "before_suspension";
