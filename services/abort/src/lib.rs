@@ -23,7 +23,8 @@
 //! - [`domain`]: the abort aggregate (one per tournament): suspend, resume, cancel.
 //! - [`projection`]: pure folds: the lobby's view, and the tournament as the log tells it, from
 //!   which a cancel's snapshot is built.
-//! - [`policy`]: the clock's orders a suspension, a resume or a cancellation causes.
+//! - [`policy`]: the watchdog (silent tables, suspensions past the limit); since issue 33 no
+//!   orders (the clock, rebuys and registration read the abort log themselves).
 //! - [`silence`]: which tables owe a report and since when; Floor's own suspension when too
 //!   many are silent, and the cancellation of a suspension past the profile's limit.
 //! - [`service`]: wiring: the endpoint and the policy runner.

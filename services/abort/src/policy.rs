@@ -6,8 +6,8 @@
 //! a director's `clock resume` restarted the blinds while every table stood; a cancelled
 //! tournament's clock could be resumed. The clock now reads the abort log itself
 //! (`floor_clock::policy::react_to_abort`): a suspension holds it, only the resume of play
-//! releases it, a cancellation stops it for good. [`on_abort`] and [`on_clock`] therefore order
-//! nothing; [`Order`] stays for the service's sending loop until it goes too.
+//! releases it, a cancellation stops it for good. The policy therefore orders nothing: [`Order`]
+//! has no value.
 //!
 //! The tables' `pause`, `resume` and `close_table` are seating's reactions to the same events;
 //! registration, rebuys, the clock and the bubble hold by reading them too (`docs/abort.md`).
@@ -16,33 +16,15 @@
 //! suspension of a tournament whose tables fell silent, or the cancellation of a suspension
 //! past the profile's limit ([`crate::silence`]).
 
-use crate::domain::{AbortEvent, SuspendReason};
+use crate::domain::SuspendReason;
 use crate::projection::TournamentView;
 use chrono::{DateTime, Utc};
-use floor_events::clock::{ClockEvent, ClockRequest, PauseClock};
 use floor_events::{CommandId, TournamentId};
 
-/// A command the abort policy calls for.
+/// A command the abort policy calls for: none since issue 33 (above), so none can be built;
+/// the policy runner still checkpoints the memory it folds for the endpoint and the watchdog.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Order {
-    /// Pause the tournament's clock.
-    ClockPause(PauseClock),
-    /// Resume it.
-    ClockResume(ClockRequest),
-}
-
-/// The orders one commit of the abort aggregate causes: none since issue 33 (the clock reads
-/// the abort log itself, above).
-pub fn on_abort(_tournament: TournamentId, _sequence: u64, _events: &[AbortEvent]) -> Vec<Order> {
-    Vec::new()
-}
-
-/// The orders one clock commit causes: none since issue 33. A clock held by a suspension
-/// refuses to start until the resume of play, so it no longer needs pausing when it starts
-/// while play is suspended.
-pub fn on_clock(_tournament: TournamentId, _sequence: u64, _events: &[ClockEvent], _suspended: Option<&SuspendReason>) -> Vec<Order> {
-    Vec::new()
-}
+pub enum Order {}
 
 /// What the watchdog does about one tournament.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,24 +63,4 @@ pub fn watchdog(t: TournamentId, view: &TournamentView, now: DateTime<Utc>) -> O
     let reason = view.silence.silent(rules, now)?;
     let command_id = CommandId::derived(&format!("abort-silent:{t}:{}", view.abort.suspensions));
     Some(Watchdog::Suspend { command_id, reason })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use chrono::TimeZone;
-    use floor_events::clock::StepCause;
-
-    /// Issue 33: the clock reads the abort log itself; the abort policy sends it nothing, so a
-    /// suspension's pause never arrives as a director's, nor a resume as the director's resume.
-    #[test]
-    fn suspend_resume_and_a_clock_starting_while_suspended_order_the_clock_nothing() {
-        let t = TournamentId::new();
-        let at = chrono::Utc.with_ymd_and_hms(2026, 11, 24, 20, 0, 0).unwrap();
-        let reason = SuspendReason::Director { reason: "power cut".into() };
-        assert!(on_abort(t, 7, &[AbortEvent::Suspended { reason: reason.clone(), at }]).is_empty());
-        assert!(on_abort(t, 9, &[AbortEvent::Resumed { suspended_at: at, at }]).is_empty());
-        let started = ClockEvent::StepStarted { step: 0, number: 1, at, ends_at: at, cause: StepCause::Start, blinds: None };
-        assert!(on_clock(t, 12, &[started], Some(&reason)).is_empty());
-    }
 }

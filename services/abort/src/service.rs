@@ -7,12 +7,11 @@
 //! answers from it. A cancellation of more than [`INLINE_ENTRIES_AT_MOST`] entries is kept whole
 //! in the object store ([`subjects::CANCELLATIONS_BUCKET`]) before the command is sent, and the
 //! `statement` verb reads it from there (checked against its SHA-256) once, then from memory.
-//! The abort aggregate's events cause the clock's orders ([`crate::policy`]);
-//! each order's command id is derived from its cause, so the tail folded again after a crash
-//! re-sends commands the clock already holds, and it answers them without a second event.
+//! The abort aggregate's events cause no orders since issue 33 ([`crate::policy`]): the clock,
+//! rebuys, registration and seating read the abort log themselves.
 
 use crate::domain::{cancelled_event, AbortAggregate, AbortCommand, AbortEvent, StoredCancellation, SuspendReason};
-use crate::policy::{on_abort, on_clock, watchdog, Order, Watchdog};
+use crate::policy::{watchdog, Order, Watchdog};
 use crate::projection::{TournamentView, Unavailable};
 use crate::snapshot::{Format, Snapshot, Tables};
 use crate::statement::{Method, Statement};
@@ -21,22 +20,18 @@ use floor_events::abort::{
     verbs, AbortRecorded, AbortRequest, Cancel, StatementRequest, Statements, StoredEncoding, Suspend, STATEMENTS_PER_PAGE,
 };
 use floor_events::commit::Events;
-use floor_events::{clock, codes, subjects, CommandId, Currency, ErrorBody, Reply, TournamentId};
+use floor_events::{codes, subjects, CommandId, Currency, ErrorBody, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::{ProjectionError, ProjectionErrorKind};
-use floor_runtime::{reply, AggregateHost, Clock, Commands, DomainError, JetStreamStore};
+use floor_runtime::{reply, AggregateHost, Clock, DomainError, JetStreamStore};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
-
-/// Wait before trying a command again after the store (or the clock service) failed.
-const RETRY: Duration = Duration::from_millis(500);
 
 /// How often the watchdog looks at the tables' silence and the suspensions' length.
 const WATCH_EVERY: chrono::Duration = chrono::Duration::seconds(5);
@@ -58,7 +53,6 @@ pub struct AbortService {
     /// Shared with the follower. A std mutex: never held across an await.
     memory: Arc<Mutex<Memory>>,
     clock: Arc<dyn Clock>,
-    commands: Commands,
     /// Cancellations too large for one message, whole.
     cancellations: ObjectStore,
     /// The statements of stored cancellations read so far (a std mutex: never held across an
@@ -93,11 +87,11 @@ impl floor_runtime::policy::Policy for Memory {
             Events::Abort(e) => {
                 view.on_abort(e);
                 view.silence.on_abort(at, e);
-                return on_abort(t, commit.sequence, e);
+                return vec![];
             }
             Events::Clock(e) => {
                 view.silence.on_clock(at, e);
-                return on_clock(t, commit.sequence, e, view.abort.suspended.as_ref().map(|(reason, _)| reason));
+                return vec![];
             }
             _ => {}
         }
@@ -140,14 +134,8 @@ impl AbortService {
         })?;
         let started = PolicyRunner::<Memory>::start(backbone, policy_config()).await?;
         let memory = started.runner.memory();
-        let service = Self {
-            host: AggregateHost::new(JetStreamStore::new(backbone)),
-            memory,
-            clock,
-            commands: Commands::new(backbone.client.clone()),
-            cancellations,
-            loaded: Arc::default(),
-        };
+        let service =
+            Self { host: AggregateHost::new(JetStreamStore::new(backbone)), memory, clock, cancellations, loaded: Arc::default() };
         tracker.spawn(service.clone().watch(shutdown.clone()));
         tracker.spawn(service.clone().run(started.runner, started.owed, shutdown));
         Ok(service)
@@ -392,30 +380,9 @@ impl AbortService {
         runner.drive(owed, &shutdown, |_| {}, |order| self.execute(order, &shutdown)).await;
     }
 
-    /// Sends one order to the clock until it is answered: a rejection (a clock not running, or
-    /// paused already by a director) is logged and dropped, since the same command would be
-    /// refused again; no answer is tried again with the same command id. `false` on shutdown.
-    async fn execute(&self, order: Order, shutdown: &CancellationToken) -> bool {
-        let (tournament, sent) = loop {
-            let (tournament, sent) = match &order {
-                Order::ClockPause(r) => (r.tournament_id, self.commands.send(clock::verbs::PAUSE, r).await.map(|_| ())),
-                Order::ClockResume(r) => (r.tournament_id, self.commands.send(clock::verbs::RESUME, r).await.map(|_| ())),
-            };
-            match sent {
-                Err(e) if e.is_retryable() => {
-                    tracing::warn!(%tournament, error = %e, "clock command not answered; trying again");
-                    tokio::select! {
-                        _ = shutdown.cancelled() => return false,
-                        _ = tokio::time::sleep(RETRY) => {}
-                    }
-                }
-                other => break (tournament, other),
-            }
-        };
-        if let Err(e) = sent {
-            tracing::info!(%tournament, error = %e, "clock command for a suspension not applied");
-        }
-        true
+    /// Runs one order: there are none (the clock reads the abort log itself since issue 33).
+    async fn execute(&self, order: Order, _shutdown: &CancellationToken) -> bool {
+        match order {}
     }
 
     async fn answer(&self, tournament: TournamentId, command_id: CommandId, command: AbortCommand) -> Reply<AbortRecorded> {
