@@ -17,6 +17,7 @@ mod killed_service;
 mod limits;
 mod lobby_pages;
 mod money;
+mod nats_auth;
 mod openapi;
 mod poison;
 mod policy;

@@ -145,7 +145,7 @@ fn a_nats_server_left_on_the_data_directory_is_stopped_before_a_new_one_starts()
     let binary = server::find_binary().expect("nats-server (run `make tools`)");
     // A server on this directory's store, as a crash might leave one, recorded where floor run
     // records its own.
-    let options = ServerOptions { binary, dir: data.path().join("nats"), port: 0, sync_always: false };
+    let options = ServerOptions { binary, dir: data.path().join("nats"), port: 0, sync_always: false, extra: String::new() };
     let mut leftover = NatsServer::start(options).expect("leftover server starts");
     let leftover_pid = leftover.pid().expect("running");
     std::fs::write(server_pid_path(data.path()), format!("{leftover_pid}\n")).expect("pid file");

@@ -5,6 +5,7 @@
 //! `./data/nats.url` so director commands in the same directory find it with no flags.
 //! Creating the stream and buckets is idempotent: every service calls [`ensure_backbone`] at start.
 
+use crate::credentials::Credentials;
 use crate::error::Error;
 use crate::health::Health;
 use crate::server::{self, NatsServer, ServerOptions, MIN_VERSION};
@@ -34,6 +35,12 @@ pub enum BootstrapErrorKind {
     Embedded,
     /// Another `floor run` holds the data directory (its lock file names the process).
     DataDirInUse,
+    /// The NATS credentials given (environment) cannot be used: no connection was tried.
+    Credentials,
+    /// The server refused the credentials (or their absence): authorization violation.
+    Unauthorized,
+    /// TLS was asked for and could not be set up with the server.
+    Tls,
 }
 
 impl std::fmt::Display for BootstrapErrorKind {
@@ -47,6 +54,9 @@ impl std::fmt::Display for BootstrapErrorKind {
             Self::NothingToJoin => "no NATS_URL and no `floor run` recorded in ./data/nats.url: start `make run` (or `floor run`) in this directory first, or set NATS_URL",
             Self::Embedded => "cannot start the embedded nats-server",
             Self::DataDirInUse => "the data directory is in use by another `floor run` (stop it, or give this one another --data)",
+            Self::Credentials => "the NATS credentials given cannot be used",
+            Self::Unauthorized => "NATS refused the credentials",
+            Self::Tls => "TLS with NATS failed",
         })
     }
 }
@@ -71,11 +81,22 @@ pub struct Backbone {
     pub tail: Tail,
 }
 
-/// Connects to a URL or comma-separated list of cluster URLs and checks the server version.
+/// Connects to a URL or comma-separated list of cluster URLs with the environment's
+/// credentials ([`Credentials::from_env`]) and checks the server version.
 ///
 /// # Errors
-/// `InvalidUrl`, `Connect` or `ServerTooOld`.
+/// `InvalidUrl`, `Credentials`, `Unauthorized`, `Tls`, `Connect` or `ServerTooOld`.
 pub async fn connect(urls: &str) -> Result<async_nats::Client, BootstrapError> {
+    let credentials = Credentials::from_env().map_err(|e| BootstrapError::with_source(BootstrapErrorKind::Credentials, e))?;
+    connect_with(urls, &credentials).await
+}
+
+/// Connects as [`connect`] does, with these credentials. A refusal is one error naming what
+/// was tried (never a secret), not a retry loop.
+///
+/// # Errors
+/// As [`connect`].
+pub async fn connect_with(urls: &str, credentials: &Credentials) -> Result<async_nats::Client, BootstrapError> {
     let addrs = urls
         .split(',')
         .map(str::trim)
@@ -86,12 +107,18 @@ pub async fn connect(urls: &str) -> Result<async_nats::Client, BootstrapError> {
     if addrs.is_empty() {
         return Err(BootstrapError::with_source(BootstrapErrorKind::InvalidUrl, "empty"));
     }
-    let client = async_nats::ConnectOptions::new()
-        .name("floor")
-        .connection_timeout(Duration::from_secs(5))
-        .connect(addrs)
-        .await
-        .map_err(|e| BootstrapError::with_source(BootstrapErrorKind::Connect, e))?;
+    let options = async_nats::ConnectOptions::new().name("floor").connection_timeout(Duration::from_secs(5));
+    let options = credentials.apply(options).await.map_err(|e| BootstrapError::with_source(BootstrapErrorKind::Credentials, e))?;
+    let client = options.connect(addrs).await.map_err(|e| {
+        use async_nats::ConnectErrorKind as K;
+        let tried = format!("{e} (at {urls}, with {})", credentials.describe());
+        let kind = match e.kind() {
+            K::AuthorizationViolation => BootstrapErrorKind::Unauthorized,
+            K::Tls => BootstrapErrorKind::Tls,
+            _ => BootstrapErrorKind::Connect,
+        };
+        BootstrapError::with_source(kind, tried)
+    })?;
     let version = client.server_info().version;
     match server::parse_version(&version) {
         Some(v) if v >= MIN_VERSION => Ok(client),
@@ -372,6 +399,7 @@ impl EmbeddedServer {
             dir: data_dir.join("nats"),
             port: previous_port.unwrap_or(0),
             sync_always: true,
+            extra: String::new(),
         };
         let server = NatsServer::start(options).map_err(embedded)?;
         let pid_file = server_pid_path(data_dir);

@@ -41,6 +41,7 @@ pub mod bootstrap;
 pub mod client;
 pub mod clock;
 pub mod commits;
+pub mod credentials;
 pub mod endpoint;
 pub mod error;
 pub mod follow;

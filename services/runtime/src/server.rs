@@ -65,6 +65,8 @@ pub struct ServerOptions {
     /// acknowledged command survives power loss. Tests leave it off; crash tests kill the
     /// process, not the machine, and the OS keeps what was written.
     pub sync_always: bool,
+    /// More configuration, written after the rest (authorization, accounts, TLS: issue 34).
+    pub extra: String,
 }
 
 /// A running nats-server child. Dropping it kills the process.
@@ -83,7 +85,23 @@ impl NatsServer {
     pub fn start_temp() -> Result<Self, ServerError> {
         let temp =
             tempfile::Builder::new().prefix("floor-nats-").tempdir().map_err(|e| ServerError::with_source(ServerErrorKind::Io, e))?;
-        let options = ServerOptions { binary: find_binary()?, dir: temp.path().to_owned(), port: 0, sync_always: false };
+        let options =
+            ServerOptions { binary: find_binary()?, dir: temp.path().to_owned(), port: 0, sync_always: false, extra: String::new() };
+        let mut server = Self::start(options)?;
+        server._temp = Some(temp);
+        Ok(server)
+    }
+
+    /// Starts a server for a test as [`NatsServer::start_temp`] does, with `extra` in its
+    /// configuration (an `authorization` block, accounts, TLS).
+    ///
+    /// # Errors
+    /// See [`ServerErrorKind`].
+    pub fn start_temp_with(extra: &str) -> Result<Self, ServerError> {
+        let temp =
+            tempfile::Builder::new().prefix("floor-nats-").tempdir().map_err(|e| ServerError::with_source(ServerErrorKind::Io, e))?;
+        let options =
+            ServerOptions { binary: find_binary()?, dir: temp.path().to_owned(), port: 0, sync_always: false, extra: extra.to_owned() };
         let mut server = Self::start(options)?;
         server._temp = Some(temp);
         Ok(server)
@@ -113,10 +131,11 @@ impl NatsServer {
         std::fs::write(
             &config,
             format!(
-                "# Written by Floor; rewritten at every start.\nlisten: \"127.0.0.1:{}\"\nserver_name: floor_{}\njetstream {{\n  store_dir: {:?}{sync}\n}}\n",
+                "# Written by Floor; rewritten at every start.\nlisten: \"127.0.0.1:{}\"\nserver_name: floor_{}\njetstream {{\n  store_dir: {:?}{sync}\n}}\n{}",
                 self.port,
                 self.port,
-                store.display().to_string()
+                store.display().to_string(),
+                self.options.extra
             ),
         )
         .map_err(io)?;

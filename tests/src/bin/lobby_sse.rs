@@ -131,8 +131,13 @@ async fn client(addr: SocketAddr, path: String, got: Received) {
 
 async fn run(floor: &PathBuf, entrants: u32, clients: usize, lobby_apart: bool) -> Run {
     let store = tempfile::Builder::new().prefix("floor-sse-").tempdir().expect("temp dir");
-    let options =
-        ServerOptions { binary: server::find_binary().expect("nats-server"), dir: store.path().join("nats"), port: 0, sync_always: false };
+    let options = ServerOptions {
+        binary: server::find_binary().expect("nats-server"),
+        dir: store.path().join("nats"),
+        port: 0,
+        sync_always: false,
+        extra: String::new(),
+    };
     let nats = NatsServer::start(options).expect("nats-server starts");
     let http: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().expect("address");
     let quiet = |c: &mut Command| {

@@ -413,6 +413,7 @@ impl<'a> Platform<'a> {
             dir: store.path().to_owned(),
             port: 0,
             sync_always: soak.sync_always,
+            extra: String::new(),
         };
         let nats = NatsServer::start(options).map_err(|e| e.to_string())?;
         let client = async_nats::connect(nats.url()).await.map_err(|e| e.to_string())?;
