@@ -580,7 +580,8 @@ async fn status(cli: &Cli) -> Result<(), Failure> {
     let jetstream = async_nats::jetstream::new(client);
     let mut status = floor_runtime::health::status(&jetstream).await.map_err(unavailable)?;
     status.unbalanced_books = floor_runtime::health::unbalanced_books(&jetstream).await.map_err(unavailable)?;
-    status.healthy &= status.unbalanced_books.is_empty();
+    status.store = floor_runtime::shape::observe(&jetstream, &floor_runtime::shape::expected()).await.map_err(unavailable)?;
+    status.healthy &= status.unbalanced_books.is_empty() && status.store.is_empty();
     status.waiting = floor_runtime::waiting::observe(&jetstream, chrono::Utc::now(), floor_runtime::waiting::WAITING_AFTER)
         .await
         .map_err(unavailable)?;

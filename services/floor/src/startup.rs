@@ -132,6 +132,13 @@ impl Platform {
         };
         let client = bootstrap::connect(&url).await?;
         let backbone = bootstrap::ensure_backbone(client).await?;
+        if let Nats::Embedded(dir) = &config.nats {
+            // The embedded store's streams as this directory knows them (issue 34): one deleted
+            // and made again empty is refused, not served.
+            floor_runtime::shape::check_births(&backbone.jetstream, &dir.join("store.json"))
+                .await
+                .map_err(|e| bootstrap::BootstrapError::with_source(bootstrap::BootstrapErrorKind::StoreChanged, e))?;
+        }
         let shutdown = CancellationToken::new();
         let tracker = TaskTracker::new();
         let mut http = None;

@@ -249,3 +249,32 @@ fn the_abort_verbs_reach_their_service_from_the_cli() {
     let (code, said) = floor_command(data.path(), &["tournament", "cancel", &nobody, "--reason", "x", "--method", "coin-flip"]);
     assert_eq!(code, Some(2), "an unknown method is a usage error: {said}");
 }
+
+/// Issue 34: anyone who could manage streams set `max_msgs: 10` on `FLOOR_EVENTS` (events gone,
+/// later registrations vanished) or deleted it (after a restart the platform was empty), and
+/// Floor served on. Now `floor run` checks the log's shape and the streams' births against what
+/// the data directory recorded, and refuses to serve, naming what changed.
+#[test]
+fn a_log_given_a_limit_or_deleted_and_made_again_is_refused_at_the_next_start() {
+    for (change, says) in [("limit", "FLOOR_EVENTS: max_msgs is 10"), ("delete", "FLOOR_EVENTS was made again")] {
+        let data = tempfile::tempdir().expect("temp dir");
+        let mut run = floor_run(data.path());
+        run.wait_for_line(SERVING);
+        let url = std::fs::read_to_string(recorded_url_path(data.path())).expect("nats.url written");
+        tokio::runtime::Runtime::new().expect("runtime").block_on(async move {
+            let client = async_nats::connect(url.trim()).await.expect("connect");
+            let jetstream = async_nats::jetstream::new(client);
+            if change == "limit" {
+                let mut config = jetstream.get_stream("FLOOR_EVENTS").await.expect("stream").cached_info().config.clone();
+                config.max_messages = 10;
+                jetstream.update_stream(config).await.expect("the server takes the change");
+            } else {
+                jetstream.delete_stream("FLOOR_EVENTS").await.expect("the server deletes it");
+            }
+        });
+        drop(run);
+        let (code, said) = floor_run(data.path()).finish();
+        assert_eq!(code, Some(3), "{change}: refused: {said}");
+        assert!(said.contains(says), "{change}: names what changed: {said}");
+    }
+}

@@ -41,6 +41,8 @@ pub enum BootstrapErrorKind {
     Unauthorized,
     /// TLS was asked for and could not be set up with the server.
     Tls,
+    /// A stream or bucket is not as Floor created it (a limit, a deny flag, gone: issue 34).
+    StoreChanged,
 }
 
 impl std::fmt::Display for BootstrapErrorKind {
@@ -57,6 +59,7 @@ impl std::fmt::Display for BootstrapErrorKind {
             Self::Credentials => "the NATS credentials given cannot be used",
             Self::Unauthorized => "NATS refused the credentials",
             Self::Tls => "TLS with NATS failed",
+            Self::StoreChanged => "Floor's streams or buckets are not as Floor created them; refusing to serve a log that may lose what it acknowledged (restore the settings named, or move to a store Floor created)",
         })
     }
 }
@@ -137,6 +140,53 @@ pub async fn connect_with(urls: &str, credentials: &Credentials) -> Result<async
 /// again, it is applied once), and tables know each instruction by its per-table `sequence`.
 pub const TABLES_DUPLICATE_WINDOW: Duration = Duration::from_millis(100);
 
+/// The event log: `floor.ev.>` on file, nothing aged out, no message deleted or purged.
+pub fn events_config() -> stream::Config {
+    stream::Config {
+        name: subjects::EVENTS_STREAM.to_owned(),
+        subjects: vec![subjects::EVENTS_SUBJECTS.to_owned()],
+        storage: stream::StorageType::File,
+        // The log is the source of truth: never age anything out.
+        retention: stream::RetentionPolicy::Limits,
+        // Retried commands within this window are recognised by Nats-Msg-Id.
+        duplicate_window: Duration::from_secs(120),
+        // Aggregate loads and conflict catch-up read single subjects without a consumer.
+        allow_direct: true,
+        deny_delete: true,
+        deny_purge: true,
+        ..Default::default()
+    }
+}
+
+/// The tables' stream: instructions, reports and rejections, on file, kept.
+pub fn tables_config() -> stream::Config {
+    stream::Config {
+        name: subjects::TABLES_STREAM.to_owned(),
+        subjects: vec![subjects::TABLES_SUBJECTS.to_owned()],
+        storage: stream::StorageType::File,
+        retention: stream::RetentionPolicy::Limits,
+        duplicate_window: TABLES_DUPLICATE_WINDOW,
+        allow_direct: true,
+        ..Default::default()
+    }
+}
+
+/// The key-value buckets every process makes sure of at start, with their descriptions.
+pub const BUCKETS: [(&str, &str); 6] = [
+    (subjects::LOBBY_BUCKET, "Floor lobby: one document per tournament"),
+    (subjects::CHECKPOINT_BUCKET, "Floor projection checkpoints"),
+    (subjects::READERS_BUCKET, "Floor readers: the stream and filters each checkpointed reader reads"),
+    (subjects::SECRETS_BUCKET, "Floor secrets: seed keys for auditable draws"),
+    (subjects::HEALTH_BUCKET, "Floor health: poison commits readers survived, aggregates set aside"),
+    (subjects::BOOKS_BUCKET, "Floor books that do not reconcile: one key per tournament, with why"),
+];
+
+/// The object stores every process makes sure of at start.
+pub const OBJECT_STORES: [(&str, &str); 2] = [
+    (subjects::CANCELLATIONS_BUCKET, "Floor cancellations too large for one message, whole: the log's own data"),
+    (subjects::SNAPSHOT_BUCKET, "Floor aggregate snapshots: a cache of the log, rebuilt from it if lost"),
+];
+
 /// Creates (or finds) the event stream and the KV buckets.
 ///
 /// # Errors
@@ -145,32 +195,9 @@ pub async fn ensure_backbone(client: async_nats::Client) -> Result<Backbone, Boo
     let jetstream = jetstream::new(client.clone());
     let setup = |e: String| BootstrapError::with_source(BootstrapErrorKind::Setup, e);
     jetstream.query_account().await.map_err(|e| BootstrapError::with_source(BootstrapErrorKind::NoJetStream, e))?;
-    let events = jetstream
-        .get_or_create_stream(stream::Config {
-            name: subjects::EVENTS_STREAM.to_owned(),
-            subjects: vec![subjects::EVENTS_SUBJECTS.to_owned()],
-            storage: stream::StorageType::File,
-            // The log is the source of truth: never age anything out.
-            retention: stream::RetentionPolicy::Limits,
-            // Retried commands within this window are recognised by Nats-Msg-Id.
-            duplicate_window: Duration::from_secs(120),
-            // Aggregate loads and conflict catch-up read single subjects without a consumer.
-            allow_direct: true,
-            deny_delete: true,
-            deny_purge: true,
-            ..Default::default()
-        })
-        .await
-        .map_err(|e| setup(format!("stream {}: {e}", subjects::EVENTS_STREAM)))?;
-    let tables_config = stream::Config {
-        name: subjects::TABLES_STREAM.to_owned(),
-        subjects: vec![subjects::TABLES_SUBJECTS.to_owned()],
-        storage: stream::StorageType::File,
-        retention: stream::RetentionPolicy::Limits,
-        duplicate_window: TABLES_DUPLICATE_WINDOW,
-        allow_direct: true,
-        ..Default::default()
-    };
+    let events =
+        jetstream.get_or_create_stream(events_config()).await.map_err(|e| setup(format!("stream {}: {e}", subjects::EVENTS_STREAM)))?;
+    let tables_config = tables_config();
     let mut tables = jetstream
         .get_or_create_stream(tables_config.clone())
         .await
@@ -186,21 +213,16 @@ pub async fn ensure_backbone(client: async_nats::Client) -> Result<Backbone, Boo
         tables =
             jetstream.get_stream(subjects::TABLES_STREAM).await.map_err(|e| setup(format!("stream {}: {e}", subjects::TABLES_STREAM)))?;
     }
-    for (bucket, description) in [
-        (subjects::LOBBY_BUCKET, "Floor lobby: one document per tournament"),
-        (subjects::CHECKPOINT_BUCKET, "Floor projection checkpoints"),
-        (subjects::READERS_BUCKET, "Floor readers: the stream and filters each checkpointed reader reads"),
-        (subjects::SECRETS_BUCKET, "Floor secrets: seed keys for auditable draws"),
-        (subjects::HEALTH_BUCKET, "Floor health: poison commits readers survived, aggregates set aside"),
-        (subjects::BOOKS_BUCKET, "Floor books that do not reconcile: one key per tournament, with why"),
-    ] {
+    for (bucket, description) in BUCKETS {
         key_value(&jetstream, bucket, description).await.map_err(setup)?;
     }
-    for (bucket, description) in [
-        (subjects::CANCELLATIONS_BUCKET, "Floor cancellations too large for one message, whole: the log's own data"),
-        (subjects::SNAPSHOT_BUCKET, "Floor aggregate snapshots: a cache of the log, rebuilt from it if lost"),
-    ] {
+    for (bucket, description) in OBJECT_STORES {
         object_store(&jetstream, bucket, description).await.map_err(setup)?;
+    }
+    // The log's shape (issue 34): a store that is not as Floor created it is not served.
+    let changed = crate::shape::observe(&jetstream, &crate::shape::expected()).await.map_err(setup)?;
+    if !changed.is_empty() {
+        return Err(BootstrapError::with_source(BootstrapErrorKind::StoreChanged, changed.join("; ")));
     }
     let health =
         jetstream.get_key_value(subjects::HEALTH_BUCKET).await.map_err(|e| setup(format!("bucket {}: {e}", subjects::HEALTH_BUCKET)))?;

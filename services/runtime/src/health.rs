@@ -218,6 +218,10 @@ pub struct Status {
     /// `floor status` (any makes the platform unhealthy).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unbalanced_books: Vec<floor_events::payouts::Books>,
+    /// Where the streams and buckets are not as Floor created them ([`crate::shape`]); filled
+    /// by `floor status` (any makes the platform unhealthy).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub store: Vec<String>,
 }
 
 /// The platform's health, from the bucket.
@@ -227,7 +231,14 @@ pub struct Status {
 pub async fn status(jetstream: &async_nats::jetstream::Context) -> Result<Status, String> {
     let readers = stored(jetstream).await?;
     let poison_commits = readers.iter().map(|r| r.poison_commits).sum();
-    Ok(Status { healthy: poison_commits == 0, poison_commits, readers, waiting: Vec::new(), unbalanced_books: Vec::new() })
+    Ok(Status {
+        healthy: poison_commits == 0,
+        poison_commits,
+        readers,
+        waiting: Vec::new(),
+        unbalanced_books: Vec::new(),
+        store: Vec::new(),
+    })
 }
 
 /// The tournaments whose books do not reconcile, as the payouts service wrote them to
