@@ -22,6 +22,7 @@ fn console() -> ConsoleConfig {
     ConsoleConfig {
         credential: PasswordHash::with_iterations(PASSWORD, 1_000).expect("a long password"),
         session_ttl: chrono::Duration::hours(12),
+        recovery_code: None,
     }
 }
 
@@ -312,8 +313,9 @@ async fn a_session_outlives_a_restart_of_the_lobby_and_a_logout_ends_it() {
 }
 
 /// Guessing the password: five wrong tries are answered "wrong password"; from the sixth,
-/// sign-in closes for 15 s (then 30, 60, … up to five minutes), and while it is closed even the
-/// right password opens no session. Once the wait is over (a test clock moved on), the right
+/// sign-in closes for that address for 15 s (then 30, 60, … up to five minutes), and while it is
+/// closed even the right password from there opens no session (other addresses:
+/// `http_hardening`). Once the wait is over (a test clock moved on), the right
 /// password signs in and the count starts again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wrong_passwords_close_sign_in_for_a_growing_wait() {
@@ -334,7 +336,7 @@ async fn wrong_passwords_close_sign_in_for_a_growing_wait() {
     assert_eq!((sixth.status, sixth.header("retry-after")), (429, Some("15")), "{}", sixth.body);
     assert!(sixth.body.contains("sign-in is closed for 15 s"), "{}", sixth.body);
     let right_too_soon = guess(PASSWORD).await;
-    assert_eq!(right_too_soon.status, 429, "closed for everyone, the right password included");
+    assert_eq!(right_too_soon.status, 429, "closed for this address, the right password included");
     assert!(right_too_soon.header("set-cookie").is_none(), "no session");
 
     manual.advance(chrono::Duration::seconds(15));

@@ -12,6 +12,7 @@ mod console;
 mod deals;
 mod esrs_store;
 mod fuzz;
+mod http_hardening;
 mod idempotency;
 mod killed_service;
 mod limits;

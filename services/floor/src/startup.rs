@@ -50,6 +50,8 @@ pub struct PlatformConfig {
     pub http: Option<SocketAddr>,
     /// The director console on the lobby's HTTP server; `None`: disabled (no credential).
     pub console: Option<floor_lobby::console::ConsoleConfig>,
+    /// How the lobby serves HTTP: limits, trusted proxies, TLS.
+    pub http_server: floor_lobby::server::HttpSettings,
     /// The clock services stamp commands with.
     pub clock: Arc<dyn Clock>,
 }
@@ -65,6 +67,7 @@ impl PlatformConfig {
             registration_snapshot_every: floor_registration::service::SNAPSHOT_EVERY,
             http,
             console: None,
+            http_server: floor_lobby::server::HttpSettings::default(),
             clock: Arc::new(floor_runtime::SystemClock),
         }
     }
@@ -204,6 +207,7 @@ fn starter(name: &str) -> Option<Start> {
                 Ok(floor_lobby::service::start(
                     s.backbone,
                     s.config.http,
+                    &s.config.http_server,
                     s.config.console.clone(),
                     s.config.clock.clone(),
                     s.shutdown.clone(),

@@ -562,9 +562,10 @@ async fn api_index() -> Response {
 }
 
 /// The lobby's routes. Every error of the JSON API, the router's own included (no such path, a
-/// method the lobby does not answer), is JSON in the command reply's envelope; the pages answer
-/// their errors as pages.
-pub fn router(cache: LobbyCache, console: Router) -> Router {
+/// method the lobby does not answer), is JSON in the command reply's envelope, and so is every
+/// error the framework makes itself ([`crate::layers`]); the pages answer their own errors as
+/// pages. Every answer carries the security headers; a body is read up to `body_limit` bytes.
+pub fn router(cache: LobbyCache, console: Router, body_limit: usize) -> Router {
     Router::new()
         .route("/", get(list_page))
         .route("/tournaments/{id}", get(tournament_page))
@@ -586,4 +587,8 @@ pub fn router(cache: LobbyCache, console: Router) -> Router {
         .merge(console)
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)
+        .layer(crate::layers::body_limit(body_limit))
+        .layer(axum::middleware::from_fn(move |request, next| crate::layers::limits(body_limit, request, next)))
+        // Outermost: the size checks' answers get the headers too.
+        .layer(axum::middleware::from_fn(crate::layers::harden))
 }

@@ -36,6 +36,10 @@
 //!   commits, since when), looked at every second and added to the documents served.
 //! - [`console`]: the director console under `/console`: login, sessions, the actions sent as
 //!   commands, the state of every table.
+//! - [`server`]: the HTTP server: hyper's connections under limits (header-read timeout,
+//!   connections, sizes), optionally over TLS (rustls).
+//! - [`layers`]: what every response passes: size checks, security headers, the framework's
+//!   errors as JSON.
 //! - [`service`]: wiring: the projection runner and the HTTP server.
 //!
 //! The lobby owns no aggregate and reacts to nothing, so it has no `policy.rs`.
@@ -48,6 +52,7 @@ pub mod console;
 pub mod domain;
 pub mod html;
 pub mod http;
+pub mod layers;
 pub mod list_page;
 pub mod listing;
 pub mod live;
@@ -59,6 +64,7 @@ pub mod rebuys;
 pub mod seat_map;
 pub mod seat_map_store;
 pub mod seat_pages;
+pub mod server;
 pub mod service;
 pub mod statements;
 pub mod structures;

@@ -79,7 +79,7 @@ fn row(doc: &LobbyDocument, now: DateTime<Utc>) -> String {
     format!(
         "<tr><td>{start}</td><td><a href=\"/tournaments/{id}\">{name}</a><br><span class=\"muted\">{formats}</span></td><td>{state}</td><td class=\"num\">{buy_in} + {fee}</td><td class=\"num\">{entrants} / {capacity}</td><td class=\"num\">{prize}</td></tr>\n",
         id = doc.tournament_id,
-        name = escape(&doc.name),
+        name = crate::html::name(&doc.name),
         formats = escape(&formats(doc)),
         state = state_badge(doc, now),
         buy_in = money(doc.buy_in),

@@ -305,7 +305,7 @@ pub fn search_form(t: TournamentId, value: &str) -> String {
 }
 
 fn player(p: Option<&floor_events::PlayerId>) -> String {
-    p.map_or_else(|| "<span class=\"muted\">unknown</span>".to_owned(), |p| escape(p.as_str()))
+    p.map_or_else(|| "<span class=\"muted\">unknown</span>".to_owned(), |p| crate::html::name(p.as_str()))
 }
 
 fn reason(r: &MoveReason) -> String {
@@ -380,7 +380,8 @@ pub fn tables_section(t: TournamentId, summary: Option<&SeatsSummary>) -> String
 }
 
 fn render_tables(t: TournamentId, name: &str, summary: Option<&SeatsSummary>, shown: &Page<TableDoc>) -> String {
-    let mut body = format!("<h1>{}: tables</h1>\n<p><a href=\"/tournaments/{t}\">Back to the tournament</a></p>\n", escape(name));
+    let mut body =
+        format!("<h1>{}: tables</h1>\n<p><a href=\"/tournaments/{t}\">Back to the tournament</a></p>\n", crate::html::name(name));
     if let Some(s) = summary {
         body.push_str(&facts(&[
             ("Tables open", grouped(s.tables.len() as u64)),
@@ -439,7 +440,8 @@ fn render_tables(t: TournamentId, name: &str, summary: Option<&SeatsSummary>, sh
 }
 
 fn render_search(t: TournamentId, name: &str, wanted: &str, found: &[Found]) -> String {
-    let mut body = format!("<h1>{}: find a player</h1>\n<p><a href=\"/tournaments/{t}\">Back to the tournament</a></p>\n", escape(name));
+    let mut body =
+        format!("<h1>{}: find a player</h1>\n<p><a href=\"/tournaments/{t}\">Back to the tournament</a></p>\n", crate::html::name(name));
     body.push_str(&search_form(t, wanted));
     if wanted.is_empty() {
         body.push_str("<p class=\"muted\">Type a name.</p>\n");
@@ -460,7 +462,7 @@ fn render_search(t: TournamentId, name: &str, wanted: &str, found: &[Found]) -> 
             let _ = write!(
                 body,
                 "<tr class=\"player-hit\"><td class=\"player\">{}</td><td class=\"num entry\">{}</td><td class=\"num table\">{table}</td><td class=\"num seat\">{seat}</td><td class=\"num chips\">{chips}</td></tr>",
-                escape(f.player.as_str()),
+                crate::html::name(f.player.as_str()),
                 f.entry.0
             );
         }

@@ -25,6 +25,9 @@ pub enum LobbyError {
     /// The HTTP address is taken or invalid.
     #[error("cannot listen on {0}: {1}")]
     Listen(SocketAddr, std::io::Error),
+    /// The TLS certificate or key could not be used.
+    #[error("lobby TLS: {0}")]
+    Tls(#[from] crate::server::TlsError),
 }
 
 /// Loads the seat map's view (retrying while the bucket or the stream cannot be read), catches
@@ -57,15 +60,16 @@ async fn run_seat_map(backbone: Backbone, shutdown: CancellationToken) {
 }
 
 /// Starts the projection (catching up before returning) and, if `http` is given, the HTTP
-/// server, with a look at what tournaments wait on every second of `clock`, and the director
-/// console under `/console` (disabled when `console` is `None`). Both run on `tracker` until
-/// `shutdown`. Returns the address HTTP listens on.
+/// server under `settings` ([`crate::server`]), with a look at what tournaments wait on every
+/// second of `clock`, and the director console under `/console` (disabled when `console` is
+/// `None`). Both run on `tracker` until `shutdown`. Returns the address HTTP listens on.
 ///
 /// # Errors
 /// See [`LobbyError`].
 pub async fn start(
     backbone: &Backbone,
     http: Option<SocketAddr>,
+    settings: &crate::server::HttpSettings,
     console: Option<crate::console::ConsoleConfig>,
     clock: Arc<dyn Clock>,
     shutdown: CancellationToken,
@@ -98,22 +102,13 @@ pub async fn start(
     let cache = cache.with_seats(seats);
     tracing::info!(ms = started.elapsed().as_millis() as u64, "lobby caches watching");
     tracker.spawn(crate::waiting::run(backbone.jetstream.clone(), clock.clone(), cache.waits(), shutdown.clone()));
-    let console = crate::console::Console::new(console, cache.clone(), backbone, clock).await.map_err(LobbyError::Bucket)?;
+    // Before anything listens: a certificate that does not load stops the start.
+    let tls = settings.tls.as_ref().map(crate::server::tls_acceptor).transpose()?;
+    let console = crate::console::Console::new(console, cache.clone(), backbone, clock, settings).await.map_err(LobbyError::Bucket)?;
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| LobbyError::Listen(addr, e))?;
     let bound = listener.local_addr().map_err(|e| LobbyError::Listen(addr, e))?;
-    // A live feed writes one small event at a time: without TCP_NODELAY (axum does not set it)
-    // Nagle's algorithm holds an event until the client acknowledges the one before.
-    let listener = axum::serve::ListenerExt::tap_io(listener, |stream: &mut tokio::net::TcpStream| {
-        if let Err(e) = stream.set_nodelay(true) {
-            tracing::debug!(error = %e, "lobby: TCP_NODELAY not set on a connection");
-        }
-    });
-    tracker.spawn(async move {
-        let server =
-            axum::serve(listener, router(cache, console.router())).with_graceful_shutdown(async move { shutdown.cancelled().await });
-        if let Err(e) = server.await {
-            tracing::error!(error = %e, "lobby HTTP server stopped");
-        }
-    });
+    let app = router(cache, console.router(), settings.body_limit);
+    let settings = settings.clone();
+    tracker.spawn(async move { crate::server::serve(listener, app, &settings, tls, shutdown).await });
     Ok(Some(bound))
 }

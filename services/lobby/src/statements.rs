@@ -148,7 +148,11 @@ pub fn statement_form(t: TournamentId, value: &str) -> String {
 /// The statement page.
 pub fn render(t: TournamentId, name: &str, currency: Currency, player: &PlayerId, statements: &Statements) -> String {
     let cash = |amount: u64| money(Money { amount, currency });
-    let mut body = format!("<h1>Statement of {}</h1>\n<p><a href=\"/tournaments/{t}\">{}</a></p>\n", escape(player.as_str()), escape(name));
+    let mut body = format!(
+        "<h1>Statement of {}</h1>\n<p><a href=\"/tournaments/{t}\">{}</a></p>\n",
+        crate::html::name(player.as_str()),
+        crate::html::name(name)
+    );
     body.push_str(&facts(&[("Cancelled", format!("{} at {}", escape(&statements.reason), instant(statements.at)))]));
     match statements.statements.iter().find(|s| &s.player == player) {
         Some(statement) => body.push_str(&lines(statement, &cash)),
@@ -156,7 +160,7 @@ pub fn render(t: TournamentId, name: &str, currency: Currency, player: &PlayerId
             let _ = writeln!(
                 body,
                 "<p id=\"no-statement\">No statement for {}: the cancellation owed them nothing (out before it), or they did not play. Names are matched exactly.</p>",
-                escape(player.as_str())
+                crate::html::name(player.as_str())
             );
         }
     }

@@ -47,7 +47,7 @@ pub fn live_with_tables(doc: &LobbyDocument, seats: Option<&SeatsSummary>, now: 
 pub fn live(doc: &LobbyDocument, now: DateTime<Utc>) -> String {
     let mut out = format!(
         "<h1>{name}</h1>\n<p>{state} <span class=\"muted\">{formats}</span> · {start}</p>\n",
-        name = escape(&doc.name),
+        name = crate::html::name(&doc.name),
         state = state_badge(doc, now),
         formats = escape(&formats(doc)),
         start = match doc.start {
@@ -209,7 +209,7 @@ fn payouts_section(doc: &LobbyDocument) -> String {
                 out,
                 "<tr><td>{}{shared}</td><td>{}</td><td class=\"num\">{}</td></tr>",
                 a.place,
-                escape(a.player.as_str()),
+                crate::html::name(a.player.as_str()),
                 cash(a.amount)
             );
         }
@@ -261,7 +261,7 @@ fn deal_section(deal: &crate::payouts::LobbyDeal, cash: &dyn Fn(u64) -> String) 
         let _ = write!(
             out,
             "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
-            escape(share.player.as_str()),
+            crate::html::name(share.player.as_str()),
             grouped(share.chips),
             cash(share.amount),
             if accepted { "yes" } else { "not yet" }
@@ -300,7 +300,8 @@ fn rebuys_section(doc: &LobbyDocument) -> String {
         rows.push(("Add-on", format!("{} + {} fee for {} chips", money(t.price), money(t.fee), grouped(t.chips))));
     }
     if !r.offers.is_empty() {
-        let offers: Vec<String> = r.offers.iter().map(|o| format!("{} (until {})", escape(o.player.as_str()), instant(o.until))).collect();
+        let offers: Vec<String> =
+            r.offers.iter().map(|o| format!("{} (until {})", crate::html::name(o.player.as_str()), instant(o.until))).collect();
         rows.push(("Deciding now", offers.join(", ")));
     }
     format!("<section id=\"rebuys\"><h2>Rebuys and add-ons</h2>{}</section>\n", facts(&rows))
@@ -347,7 +348,7 @@ fn bounties_section(doc: &LobbyDocument) -> String {
         rows.push(("Largest bounty", money(Money::new(b.largest_collected, currency))));
     }
     if let Some(target) = &b.target {
-        rows.push(("Target", escape(target.as_str())));
+        rows.push(("Target", crate::html::name(target.as_str())));
     }
     if !b.envelopes_left.is_empty() {
         let left: Vec<String> = b.envelopes_left.iter().map(|e| format!("{} × {}", e.count, money(e.value))).collect();
@@ -362,7 +363,7 @@ fn bounties_section(doc: &LobbyDocument) -> String {
             let _ = write!(
                 out,
                 "<tr><td>{}</td><td class=\"num\">{}</td></tr>",
-                escape(head.player.as_str()),
+                crate::html::name(head.player.as_str()),
                 money(Money::new(head.bounty, currency))
             );
         }

@@ -130,7 +130,7 @@ fn pbkdf2_sha256(password: &[u8], salt: &[u8], iterations: u32) -> [u8; 32] {
 
 /// 32 bytes from the operating system's random source: two UUID v4s (122 random bits each,
 /// from `getrandom`) hashed together.
-fn random_bytes() -> [u8; 32] {
+pub(super) fn random_bytes() -> [u8; 32] {
     let mut hasher = Sha256::new();
     hasher.update(uuid::Uuid::new_v4().as_bytes());
     hasher.update(uuid::Uuid::new_v4().as_bytes());
@@ -262,78 +262,9 @@ impl Sessions {
     }
 }
 
-/// Wrong passwords in a row that cost only the wrong answer (a tired director mistypes).
-pub const FREE_FAILURES: u32 = 5;
-
-/// The first wait after the free failures; each further wrong password doubles it.
-pub const FIRST_WAIT_SECONDS: i64 = 15;
-
-/// The longest wait: a guess every five minutes at most, and a director who mistyped more than
-/// five times waits no longer than that.
-pub const LONGEST_WAIT_SECONDS: i64 = 300;
-
-/// Sign-ins after wrong passwords. The console has one credential, so the count is the
-/// console's, not an address's: spreading guesses over many addresses gains nothing. After
-/// [`FREE_FAILURES`] wrong passwords in a row, each further one closes sign-in for a wait that
-/// doubles from [`FIRST_WAIT_SECONDS`] up to [`LONGEST_WAIT_SECONDS`]; a sign-in tried while
-/// closed is refused before any hashing (so it costs no PBKDF2 time either), and a right
-/// password resets the count. Someone guessing can keep a director waiting up to five minutes
-/// at a time; restarting the platform with the password clears it. Pure: time comes in.
-#[derive(Debug, Default)]
-pub struct LoginGuard {
-    // std Mutex: held for a few comparisons, never across an await.
-    state: Mutex<(u32, Option<DateTime<Utc>>)>,
-}
-
-impl LoginGuard {
-    /// How long sign-in stays closed at `now` (`None`: open).
-    pub fn closed_for(&self, now: DateTime<Utc>) -> Option<chrono::Duration> {
-        let (_, until) = *self.state.lock().expect("login guard poisoned");
-        until.filter(|u| *u > now).map(|u| u - now)
-    }
-
-    /// A wrong password at `now`: how long sign-in is now closed (`None`: still open).
-    pub fn failed(&self, now: DateTime<Utc>) -> Option<chrono::Duration> {
-        let mut state = self.state.lock().expect("login guard poisoned");
-        state.0 = state.0.saturating_add(1);
-        let beyond = state.0.checked_sub(FREE_FAILURES + 1)?;
-        let wait = FIRST_WAIT_SECONDS.checked_shl(beyond.min(30)).unwrap_or(i64::MAX).min(LONGEST_WAIT_SECONDS);
-        let wait = chrono::Duration::seconds(wait);
-        state.1 = Some(now + wait);
-        Some(wait)
-    }
-
-    /// The right password: the count starts again.
-    pub fn succeeded(&self) {
-        *self.state.lock().expect("login guard poisoned") = (0, None);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn five_wrong_passwords_are_free_then_each_closes_sign_in_for_twice_as_long_up_to_five_minutes() {
-        let guard = LoginGuard::default();
-        let start: DateTime<Utc> = "2026-12-06T20:00:00Z".parse().unwrap();
-        let seconds = |d: Option<chrono::Duration>| d.map(|d| d.num_seconds());
-        for _ in 0..FREE_FAILURES {
-            assert_eq!(guard.failed(start), None);
-        }
-        assert_eq!(guard.closed_for(start), None, "still open after five");
-        let waits: Vec<Option<i64>> = (0..7).map(|_| seconds(guard.failed(start))).collect();
-        assert_eq!(waits, [15, 30, 60, 120, 240, 300, 300].map(Some));
-        assert_eq!(seconds(guard.closed_for(start + chrono::Duration::seconds(100))), Some(200));
-        assert_eq!(guard.closed_for(start + chrono::Duration::seconds(300)), None, "open again when the wait is over");
-        for _ in 0..100 {
-            guard.failed(start);
-        }
-        assert_eq!(seconds(guard.closed_for(start)), Some(300), "never longer than five minutes, however many");
-        guard.succeeded();
-        assert_eq!(guard.closed_for(start), None);
-        assert_eq!(guard.failed(start), None, "the count starts again");
-    }
 
     #[test]
     fn pbkdf2_matches_the_published_test_vectors() {

@@ -30,10 +30,13 @@ pub struct Fields(HashMap<String, String>);
 
 impl Fields {
     /// Decodes an urlencoded body: `+` is a space, `%XX` a byte; the result must be UTF-8.
+    /// No field but the password may hold a character that is invisible or turns the text
+    /// around it ([`crate::html::is_hidden`]: a bidi override, a zero-width space…): a name or
+    /// a reason with one could pass for another in the pages and the audit (issue 34).
     ///
     /// # Errors
     /// `body` when a name or value is not UTF-8 after decoding, or a `%` is not followed by two
-    /// hex digits.
+    /// hex digits; `text` for a hidden character.
     pub fn parse(body: &[u8]) -> Result<Self, FormError> {
         let mut fields = HashMap::new();
         for pair in body.split(|&b| b == b'&').filter(|p| !p.is_empty()) {
@@ -41,7 +44,19 @@ impl Fields {
                 Some(i) => (&pair[..i], &pair[i + 1..]),
                 None => (pair, &[][..]),
             };
-            fields.insert(decode(name)?, decode(value)?);
+            let (name, value) = (decode(name)?, decode(value)?);
+            let hidden =
+                name.chars().chain(if name == "password" { "".chars() } else { value.chars() }).find(|c| crate::html::is_hidden(*c));
+            if let Some(c) = hidden {
+                return Err(invalid(
+                    "text",
+                    format!(
+                        "{} holds U+{:04X}, a character that is invisible or turns the text around it; type it without",
+                        name, c as u32
+                    ),
+                ));
+            }
+            fields.insert(name, value);
         }
         Ok(Self(fields))
     }
@@ -338,6 +353,22 @@ mod tests {
         assert_eq!(Fields::parse(b"a=%zz").unwrap_err().field, "body");
         assert_eq!(Fields::parse(b"a=%e2%82").unwrap_err().field, "body", "not UTF-8");
         assert_eq!(Fields::parse(b"a=%4").unwrap_err().field, "body");
+    }
+
+    #[test]
+    fn a_bidi_override_or_a_zero_width_character_is_refused_with_what_it_is() {
+        for (body, code) in [
+            ("director=Ana%E2%80%AEnimda", "U+202E"),
+            ("reason=a%E2%80%8Bb", "U+200B"),
+            ("name=%EF%BB%BFx", "U+FEFF"),
+            ("d%E2%81%A6=x", "U+2066"),
+        ] {
+            let refused = Fields::parse(body.as_bytes()).unwrap_err();
+            assert_eq!(refused.field, "text", "{body}");
+            assert!(refused.message.contains(code) && refused.message.contains("invisible"), "{body}: {}", refused.message);
+        }
+        assert_eq!(fields("password=pass%E2%80%AEword").raw("password"), "pass\u{202E}word", "a password is not shown: kept as typed");
+        assert_eq!(fields("director=%D9%85%D8%AD%D9%85%D8%AF").text("director"), "محمد", "right-to-left letters are names like any other");
     }
 
     #[test]

@@ -2,11 +2,12 @@
 //! lobby's documents and logs, or send one command and show its answer.
 
 use super::form::{self, Action, Fields, FormError};
+use super::guard::{ClientKey, Refusal};
 use super::pages::{self, Audited, LastReports, Notice, Signed};
 use super::{auth::Session, Console};
 use crate::seat_pages::Held;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -14,6 +15,7 @@ use axum::Router;
 use floor_events::{abort, clock, codes, registration, schedule, CommandId, TournamentId};
 use floor_runtime::{CommandError, CommandErrorKind};
 use futures::TryStreamExt;
+use std::net::SocketAddr;
 
 /// The session cookie.
 const COOKIE: &str = "floor_console";
@@ -40,10 +42,7 @@ fn page(status: StatusCode, body: String) -> Response {
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"),
-    );
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(pages::policy()));
     response
 }
 
@@ -235,28 +234,42 @@ async fn login_page(State(console): State<Console>) -> Response {
     page(StatusCode::OK, pages::login(None))
 }
 
-async fn login(State(console): State<Console>, body: Bytes) -> Response {
+async fn login(State(console): State<Console>, ConnectInfo(peer): ConnectInfo<SocketAddr>, headers: HeaderMap, body: Bytes) -> Response {
     let Some(credential) = console.credential.clone() else { return disabled() };
-    let fields = Fields::parse(&body).unwrap_or_default();
+    let fields = match Fields::parse(&body) {
+        Ok(fields) => fields,
+        Err(e) => return page(StatusCode::BAD_REQUEST, pages::login(Some(&e.to_string()))),
+    };
     let director = match fields.required("director", 60) {
         Ok(name) => name,
         Err(_) => return page(StatusCode::BAD_REQUEST, pages::login(Some("Give your name: it is recorded with every action."))),
     };
-    if let Some(wait) = console.logins.closed_for(console.clock.now()) {
-        return too_many_wrong_passwords(wait);
-    }
+    let forwarded = headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
+    let client = ClientKey::of_request(peer.ip(), forwarded, &console.trusted_proxies);
+    // Reserved before the password is hashed, and counted now (see `guard`).
+    let attempt = match console.logins.begin(client, console.clock.now(), Some(fields.text("recovery_code"))) {
+        Ok(attempt) => attempt,
+        Err(refusal) => {
+            tracing::debug!(director, %client, ?refusal, "console: a sign-in refused before its password was looked at");
+            return refused(&refusal);
+        }
+    };
     let password = fields.raw("password").to_owned();
     // PBKDF2 takes a fraction of a second: off the async workers.
     let verified = tokio::task::spawn_blocking(move || credential.verify(&password)).await.unwrap_or(false);
     if !verified {
-        let closed = console.logins.failed(console.clock.now());
-        tracing::warn!(director, closed_seconds = closed.map(|w| w.num_seconds()), "console: a sign-in with a wrong password");
+        drop(attempt);
+        let closed = console.logins.closed_for(client, console.clock.now());
+        tracing::warn!(director, %client, closed_seconds = closed.map(|w| w.num_seconds()), "console: a sign-in with a wrong password");
         return match closed {
-            Some(wait) => too_many_wrong_passwords(wait),
+            Some(wait) => closed_page(wait, "Too many wrong passwords"),
             None => page(StatusCode::UNAUTHORIZED, pages::login(Some("Wrong password."))),
         };
     }
-    console.logins.succeeded();
+    if let Some(next) = attempt.succeeded(console.clock.now()) {
+        tracing::warn!(director, %client, "console: signed in with the recovery code, which is now spent");
+        super::log_recovery_code(&next);
+    }
     let (token, session) = match console.sessions.open(&director, console.clock.now()).await {
         Ok(opened) => opened,
         Err(e) => {
@@ -265,17 +278,33 @@ async fn login(State(console): State<Console>, body: Bytes) -> Response {
         }
     };
     tracing::info!(director, until = %session.expires_at, "console: signed in");
-    let cookie = format!("{COOKIE}={token}; Path=/console; HttpOnly; SameSite=Strict; Max-Age={}", console.sessions.ttl().num_seconds());
+    let secure = if console.secure_cookie { "; Secure" } else { "" };
+    let cookie =
+        format!("{COOKIE}={token}; Path=/console; HttpOnly; SameSite=Strict; Max-Age={}{secure}", console.sessions.ttl().num_seconds());
     let mut response = see_other("/console");
     response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_str(&cookie).expect("a hex token is a header value"));
     response
 }
 
-/// Sign-in closed after too many wrong passwords: 429 with the wait, in seconds, in
-/// `Retry-After` and on the page.
-fn too_many_wrong_passwords(wait: chrono::Duration) -> Response {
+/// A sign-in refused before its password was looked at: 429 with the wait, in seconds, in
+/// `Retry-After` and on the page (401 for a wrong recovery code).
+fn refused(refusal: &Refusal) -> Response {
+    match refusal {
+        Refusal::ClientClosed(wait) => closed_page(*wait, "Too many wrong passwords"),
+        Refusal::Closed(wait) => {
+            closed_page(*wait, "Too many wrong passwords from everywhere (the recovery code in the log at start lets the director in)")
+        }
+        Refusal::Checking => closed_page(refusal.retry_after(), "A sign-in from your address is being checked"),
+        Refusal::Busy => closed_page(refusal.retry_after(), "Too many sign-ins at once"),
+        Refusal::WrongRecoveryCode => page(StatusCode::UNAUTHORIZED, pages::login(Some("Wrong recovery code."))),
+    }
+}
+
+/// Sign-in closed for `wait`, and why: 429 with the wait, in seconds, in `Retry-After` and on
+/// the page.
+fn closed_page(wait: chrono::Duration, why: &str) -> Response {
     let seconds = wait.num_seconds().max(1);
-    let text = format!("Too many wrong passwords: sign-in is closed for {seconds} s. Try again after that.");
+    let text = format!("{why}: sign-in is closed for {seconds} s. Try again after that.");
     let mut response = page(StatusCode::TOO_MANY_REQUESTS, pages::login(Some(&text)));
     response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     response

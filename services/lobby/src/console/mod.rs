@@ -13,7 +13,7 @@
 //! | `GET /console/tournaments/{id}` | one tournament: clock, every table (players, last hand, last report, silent since), the actions, who did what |
 //! | `POST /console/tournaments/{id}/{action}` | one action ([`form::Action`]) |
 //!
-//! **Login** ([`auth`]): the password given at start (never a default: without one every
+//! **Login** ([`auth`], [`guard`]): the password given at start (never a default: without one every
 //! console route answers that the console is disabled, and the rest of the lobby serves), kept
 //! only as its PBKDF2 hash and compared in constant time; a session is a random token in an
 //! `HttpOnly`, `SameSite=Strict` cookie that expires ([`ConsoleConfig::session_ttl`]), on the
@@ -31,20 +31,23 @@
 //! # Layout
 //!
 //! - [`auth`]: password hash, sessions.
+//! - [`guard`]: wrong passwords: per-client waits, a ceiling over all clients, the recovery code.
 //! - [`form`]: urlencoded bodies, the actions, templates.
 //! - [`pages`]: the HTML.
 //! - [`handlers`]: the routes.
 
 pub mod auth;
 pub mod form;
+pub mod guard;
 mod handlers;
 pub mod pages;
 
 use crate::http::LobbyCache;
 use async_nats::jetstream::{self, kv};
-use auth::{LoginGuard, PasswordHash, Sessions};
+use auth::{PasswordHash, Sessions};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::{Clock, Commands};
+use guard::{LoginGuard, RecoveryCode};
 use std::sync::Arc;
 
 /// How long a console session lasts unless configured otherwise.
@@ -64,6 +67,8 @@ pub struct ConsoleConfig {
     pub credential: PasswordHash,
     /// How long a session lasts.
     pub session_ttl: chrono::Duration,
+    /// The recovery code ([`guard`]); `None`: a fresh one, made and logged at start.
+    pub recovery_code: Option<RecoveryCode>,
 }
 
 impl ConsoleConfig {
@@ -72,7 +77,7 @@ impl ConsoleConfig {
     /// # Errors
     /// A password too short ([`auth::CredentialError`]).
     pub fn with_password(password: &str) -> Result<Self, auth::CredentialError> {
-        Ok(Self { credential: PasswordHash::new(password)?, session_ttl: SESSION_TTL })
+        Ok(Self { credential: PasswordHash::new(password)?, session_ttl: SESSION_TTL, recovery_code: None })
     }
 }
 
@@ -83,6 +88,10 @@ pub struct Console {
     credential: Option<Arc<PasswordHash>>,
     sessions: Arc<Sessions>,
     logins: Arc<LoginGuard>,
+    /// Proxies whose `X-Forwarded-For` names the client signing in.
+    trusted_proxies: Arc<[std::net::IpAddr]>,
+    /// The session cookie is `Secure` (the lobby serves HTTPS).
+    secure_cookie: bool,
     cache: LobbyCache,
     commands: Commands,
     backbone: Backbone,
@@ -92,8 +101,14 @@ pub struct Console {
 
 impl Console {
     /// The console for `config` (`None`: disabled) on `backbone`, its tournaments read from
-    /// `cache`.
-    pub async fn new(config: Option<ConsoleConfig>, cache: LobbyCache, backbone: &Backbone, clock: Arc<dyn Clock>) -> Result<Self, String> {
+    /// `cache`, behind the server of `http`. Logs the recovery code once.
+    pub async fn new(
+        config: Option<ConsoleConfig>,
+        cache: LobbyCache,
+        backbone: &Backbone,
+        clock: Arc<dyn Clock>,
+        http: &crate::server::HttpSettings,
+    ) -> Result<Self, String> {
         let audit = match config {
             Some(_) => Some(audit_bucket(&backbone.jetstream).await?),
             None => None,
@@ -103,10 +118,16 @@ impl Console {
             Some(_) => Sessions::kept_in(ttl, sessions_bucket(&backbone.jetstream, ttl).await?),
             None => Sessions::new(ttl),
         };
+        let code = config.as_ref().and_then(|c| c.recovery_code.clone()).unwrap_or_default();
+        if config.is_some() {
+            log_recovery_code(&code);
+        }
         Ok(Self {
             credential: config.map(|c| Arc::new(c.credential)),
             sessions: Arc::new(sessions),
-            logins: Arc::new(LoginGuard::default()),
+            logins: Arc::new(LoginGuard::new(&code)),
+            trusted_proxies: http.trusted_proxies.clone().into(),
+            secure_cookie: http.tls.is_some(),
             cache,
             commands: Commands::new(backbone.client.clone()),
             backbone: backbone.clone(),
@@ -119,6 +140,15 @@ impl Console {
     pub fn router(self) -> axum::Router {
         handlers::router(self)
     }
+}
+
+/// Logs the recovery code: the one place it is ever written. At warn, so a `floor sim` or a
+/// quiet log level still shows it.
+fn log_recovery_code(code: &RecoveryCode) {
+    tracing::warn!(
+        recovery_code = code.reveal(),
+        "console: the recovery code, to sign in while too many wrong passwords from everywhere keep sign-in closed (spent by a sign-in; the next one is logged then)"
+    );
 }
 
 /// The sessions' bucket, created on first use with entries that live as long as a session (the

@@ -7,7 +7,7 @@
 use super::form::{Action, Template};
 use crate::clock::ClockStatus;
 use crate::domain::{LobbyDocument, LobbyState};
-use crate::html::{duration, escape, instant, STYLE};
+use crate::html::{csp_hash, duration, escape, instant, name, STYLE};
 use crate::list_page::state_badge;
 use crate::seat_pages::Held;
 use chrono::{DateTime, Utc};
@@ -26,6 +26,18 @@ textarea { width: 100%; min-height: 8rem; font-family: monospace; }\n\
 .notice.error { background: #c0392b22; }\n\
 .silent { color: #c0392b; font-weight: 700; }\n\
 header.top form { display: inline; float: right; }\n";
+
+/// The console pages' Content-Security-Policy: no script at all, their own style (inline, by
+/// hash), forms to this origin only.
+pub fn policy() -> &'static str {
+    static POLICY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        format!(
+            "default-src 'none'; style-src {}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+            csp_hash(&format!("\n{STYLE}{CONSOLE_STYLE}"))
+        )
+    });
+    &POLICY
+}
 
 /// Who is signed in, for the page header and the forms.
 pub struct Signed<'a> {
@@ -65,7 +77,7 @@ pub fn frame(title: &str, signed: Option<&Signed>, body: &str) -> String {
     let who = match signed {
         Some(s) => format!(
             "<form method=\"post\" action=\"/console/logout\"><span class=\"muted\">{} · </span><input type=\"hidden\" name=\"form_token\" value=\"{}\"><button>Log out</button></form>",
-            escape(s.director),
+            name(s.director),
             escape(s.form_token)
         ),
         None => String::new(),
@@ -92,7 +104,7 @@ pub fn login(problem: Option<&str>) -> String {
         "Sign in",
         None,
         &format!(
-            "<h1>Director sign-in</h1>\n{problem}<form class=\"stack\" method=\"post\" action=\"/console/login\">\n<label>Your name (recorded with every action) <input name=\"director\" required maxlength=\"60\" autocomplete=\"username\"></label>\n<label>Console password <input name=\"password\" type=\"password\" required autocomplete=\"current-password\"></label>\n<button>Sign in</button>\n</form>\n"
+            "<h1>Director sign-in</h1>\n{problem}<form class=\"stack\" method=\"post\" action=\"/console/login\">\n<label>Your name (recorded with every action) <input name=\"director\" required maxlength=\"60\" autocomplete=\"username\"></label>\n<label>Console password <input name=\"password\" type=\"password\" required autocomplete=\"current-password\"></label>\n<label>Recovery code (only while sign-in is closed to everyone: the code in the log) <input name=\"recovery_code\" autocomplete=\"one-time-code\"></label>\n<button>Sign in</button>\n</form>\n"
         ),
     )
 }
@@ -123,7 +135,7 @@ pub fn index(docs: &[std::sync::Arc<LobbyDocument>], signed: &Signed, last: Opti
                 body,
                 "<tr><td><a href=\"/console/tournaments/{id}\">{name}</a></td><td>{state}</td><td>{start}</td><td class=\"num\">{entrants}</td><td class=\"num\">{left}</td></tr>",
                 id = doc.tournament_id,
-                name = escape(&doc.name),
+                name = name(&doc.name),
                 state = state_badge(doc, now),
                 start = doc.start.map_or_else(|| "when full".to_owned(), instant),
                 entrants = doc.entrants,
@@ -179,7 +191,7 @@ pub fn tournament(
     let id = doc.tournament_id;
     let mut body = format!(
         "<h1>{name}</h1>\n<p>{state} · {entrants} entries, {left} left · <a href=\"/tournaments/{id}\">players' page</a></p>\n",
-        name = escape(&doc.name),
+        name = name(&doc.name),
         state = state_badge(doc, now),
         entrants = doc.entrants,
         left = doc.live_entries,
@@ -275,7 +287,7 @@ fn tables_section(tables: &Held, reports: &LastReports, now: DateTime<Utc>) -> S
             .iter()
             .map(|o| {
                 let who = o.player.as_ref().map_or_else(|| format!("entry {}", o.entry), |p| p.as_str().to_owned());
-                format!("{}: {} ({})", o.seat, escape(&who), crate::money::grouped(o.chips))
+                format!("{}: {} ({})", o.seat, name(&who), crate::money::grouped(o.chips))
             })
             .collect();
         let hand = match (table.last_hand, table.hand_running) {
@@ -320,7 +332,7 @@ fn audit_section(audit: &[Audited]) -> String {
             out,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
             instant_seconds(a.at),
-            escape(&a.director),
+            name(&a.director),
             escape(&a.action),
             escape(a.reason.as_deref().unwrap_or("")),
             a.command_id
