@@ -104,9 +104,9 @@ pub enum Command {
     /// Without NATS_URL it starts the whole platform itself (in a temporary directory), so
     /// one command shows a whole tournament; the same seed then gives the same tournament.
     Sim {
-        /// Players.
-        #[arg(long, default_value_t = 100)]
-        entrants: u32,
+        /// Players (default 100; with a sit & go's --definition, its capacity).
+        #[arg(long)]
+        entrants: Option<u32>,
         /// Seed of the hands and the draw.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -183,6 +183,12 @@ pub enum Command {
         /// The director console, with --http.
         #[command(flatten)]
         console: ConsoleArgs,
+        /// Play this tournament definition (TOML, as `floor tournament create --file`; see
+        /// examples/) instead of the sim's own, moved to now (the start --start-after ahead).
+        /// With late registration, two thirds of the field enter before the start, the rest in
+        /// play until registration closes (the sim skips the clock past the late level).
+        #[arg(long, conflicts_with_all = ["format", "profile", "table_size", "hand_for_hand_from", "structure", "structure_file"])]
+        definition: Option<PathBuf>,
     },
     /// Check a table server against the table protocol (docs/table-servers.md): play Floor's
     /// side with scripted instructions on a test tournament's tables and list every rule with
@@ -686,6 +692,9 @@ mod tests {
         assert_eq!((hand_every, http.map(|h| h.port())), (Some(std::time::Duration::from_secs(3)), Some(8080)));
         assert!(structure_file.is_some());
         assert!(Cli::try_parse_from(["floor", "sim", "--structure", "turbo"]).is_err(), "a structure needs --hand-every");
+        let file = Cli::try_parse_from(["floor", "sim", "--definition", "examples/sunday-major.toml"]).expect("--definition");
+        assert!(matches!(file.command, Command::Sim { definition: Some(_), entrants: None, .. }));
+        assert!(Cli::try_parse_from(["floor", "sim", "--definition", "f.toml", "--format", "rebuy"]).is_err(), "the file's format");
         let run = Cli::try_parse_from(["floor", "run", "--console-password-file", "/run/secrets/console", "--console-session-hours", "8"])
             .expect("floor run with a console");
         let Command::Run { console, .. } = run.command else { panic!("run") };

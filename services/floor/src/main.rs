@@ -183,9 +183,17 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             structure_file,
             http,
             console,
+            definition,
         } => {
+            let definition = definition.as_deref().map(director::read_definition).transpose()?;
+            // A sit & go starts when full: its capacity, unless asked otherwise.
+            let sit_and_go = definition.as_ref().filter(|d| d.start == floor_events::tournament::Start::SitAndGo);
+            let entrants = entrants.unwrap_or_else(|| sit_and_go.map_or(100, |d| d.capacity));
+            if let Some(d) = &definition {
+                floor::sim::fits(d, entrants).map_err(|message| Failure { message, exit: Exit::Usage })?;
+            }
             let asked = SimArgs {
-                entrants: *entrants,
+                entrants,
                 seed: *seed,
                 profile,
                 table_size: *table_size,
@@ -220,6 +228,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                     Some(_) => console_config(console)?,
                     None => None,
                 },
+                definition,
             };
             simulate(asked).await
         }
@@ -334,11 +343,15 @@ struct SimArgs<'a> {
     /// Serve the lobby of the sim's own platform here, every service running.
     http: Option<std::net::SocketAddr>,
     console: Option<floor_lobby::console::ConsoleConfig>,
+    /// `--definition`: a tournament to play instead of the sim's own.
+    definition: Option<floor_events::tournament::TournamentDefinition>,
 }
 
 async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
     let SimArgs { entrants, seed, profile, table_size, rebuys, .. } = asked;
     let bounty = asked.bounty.clone();
+    let file = asked.definition.as_ref();
+    let rebuys_played = rebuys || file.is_some_and(|d| d.rebuy.is_some());
     let usage = |m: String| Failure { message: m, exit: Exit::Usage };
     let unavailable = |m: String| Failure { message: m, exit: Exit::Unavailable };
     let profile: floor_events::RuleProfile =
@@ -353,7 +366,7 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
                 .into(),
         ));
     }
-    if asked.watchable.is_some() && rebuys {
+    if asked.watchable.is_some() && rebuys_played {
         return Err(usage("--hand-every plays freezeouts (with or without bounties)".into()));
     }
     if joined.is_some() && asked.seed_key.is_some() {
@@ -379,9 +392,9 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
         None => {
             let services: &[&str] = {
                 use subjects::service::*;
-                match bounty {
-                    Some(_) => &[REGISTRATION, SEATING, PAYOUTS, REBUYS, BUBBLE, BOUNTIES],
-                    None => &[REGISTRATION, SEATING, PAYOUTS, REBUYS, BUBBLE],
+                match bounty.is_some() || file.is_some_and(|d| d.bounty.is_some()) {
+                    true => &[REGISTRATION, SEATING, PAYOUTS, REBUYS, BUBBLE, BOUNTIES],
+                    false => &[REGISTRATION, SEATING, PAYOUTS, REBUYS, BUBBLE],
                 }
             };
             let nats = Nats::Embedded(scratch.path().to_owned());
@@ -391,9 +404,15 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
                 // Watched in the lobby: every service, the clock's levels and the console too.
                 ..match asked.http {
                     Some(http) => PlatformConfig::all(nats, Some(http)),
-                    None if asked.watchable.as_ref().is_some_and(|w| w.structure.is_some()) => {
+                    // A blind structure needs the clock: its levels, and the end of late registration.
+                    None if asked.watchable.as_ref().is_some_and(|w| w.structure.is_some())
+                        || file.is_some_and(|d| d.structure.is_some()) =>
+                    {
                         let mut config = PlatformConfig::only(nats, None, services);
                         config.services.insert(subjects::service::CLOCK);
+                        if asked.cancel_at.is_some() {
+                            config.services.insert(subjects::service::ABORT);
+                        }
                         config
                     }
                     // Suspending or cancelling needs the abort service, and the clock it tells.
@@ -441,6 +460,7 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
         cancel_at: asked.cancel_at,
         suspend_at: asked.suspend_at,
         watchable: asked.watchable.clone(),
+        definition: asked.definition.clone(),
     };
     let mut shown = std::time::Instant::now();
     let summary = floor::sim::run(&backbone, &config, |p| {

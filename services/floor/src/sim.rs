@@ -41,18 +41,23 @@
 //! moments, as real table servers do. Such a run does not repeat for a seed, and the summary
 //! says so (`"reproducible": false`).
 //!
+//! With a definition from a file (`floor sim --definition`, [`SimConfig::definition`]) it plays
+//! that tournament instead (`sim/definition.rs`), its times moved to now: its structure runs on
+//! the clock, hand-for-hand only if the file asks for it, and with late registration part of the
+//! field enters between rounds until registration closes (`sim/late.rs`).
+//!
 //! Its players and tables are clients Floor ships: a command its service does not answer (the
 //! service killed with it in flight, or restarting) is sent again with the same command id
 //! ([`crate::director::send`]), so a run outlives a killed service.
 
 use crate::director::{self, Patience};
 use floor_events::bounties::{BountyEvent, BountyTerms, EnvelopeTier, MysteryStage};
-use floor_events::bubble::{BubbleEvent, HandForHandClock, HandForHandSettings, Trigger};
+use floor_events::bubble::BubbleEvent;
 use floor_events::payouts::{Books, PayoutEvent, PlaceAward};
 use floor_events::registration::{verbs, CreateTournament, Register, StartTournament};
 use floor_events::table::TableReport;
-use floor_events::tournament::{AddOnTerms, EntryModel, Fee, RebuyCondition, RebuyTerms, Start, TournamentDefinition};
-use floor_events::{codes, subjects, CommandId, Currency, ErrorBody, Money, PlayerId, RuleProfile, TournamentId};
+use floor_events::tournament::TournamentDefinition;
+use floor_events::{codes, subjects, CommandId, ErrorBody, PlayerId, RuleProfile, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_seating::simulated::SimTable;
 use rand::SeedableRng;
@@ -61,17 +66,21 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 mod books;
+mod definition;
 pub mod free;
 mod interruption;
+mod late;
 pub mod lockstep;
 mod players;
 mod summary;
 
 use books::{finish, paid_books, Paid};
+pub use definition::{fits, late_registration_end_points, moved_to_now};
 use interruption::{cancel, cancellation, suspend, Suspension};
+use late::LateEntries;
 use lockstep::{Lockstep, STALL};
 use players::SimPlayers;
-pub use summary::{BountySummary, CancelledSummary, HandForHandSummary, Summary};
+pub use summary::{BountySummary, CancelledSummary, HandForHandSummary, LateSummary, Summary};
 
 /// What to simulate.
 #[derive(Debug, Clone)]
@@ -113,6 +122,13 @@ pub struct SimConfig {
     /// A pace people can watch ([`Watchable`]): hands seconds apart, levels on a blind
     /// structure. `None`: as fast as Floor takes them, no structure.
     pub watchable: Option<Watchable>,
+    /// A tournament definition to play instead of the simulator's own (`floor sim --definition
+    /// FILE`, the TOML `floor tournament create --file` reads): its format, structure, rules and
+    /// entry model as written (`rebuys`, `bounty`, `table_size`, `profile` and
+    /// `hand_for_hand_from` are then the definition's), its times moved to now
+    /// ([`moved_to_now`]: the start `start_after` ahead). With late registration, part of the
+    /// field enters during play (`sim/late.rs`). `None`: the simulator's own.
+    pub definition: Option<TournamentDefinition>,
 }
 
 impl SimConfig {
@@ -134,6 +150,7 @@ impl SimConfig {
             cancel_at: None,
             suspend_at: None,
             watchable: None,
+            definition: None,
         }
     }
 }
@@ -219,50 +236,6 @@ const LARGEST_SIT_AND_GO: u32 = 360;
 /// Rounds of play in the rebuy period of a `--format rebuy` run.
 pub const REBUY_ROUNDS: u64 = 12;
 
-fn definition(config: &SimConfig, now: chrono::DateTime<chrono::Utc>) -> TournamentDefinition {
-    let sit_and_go = config.entrants <= LARGEST_SIT_AND_GO;
-    let start = now + chrono::Duration::from_std(config.start_after).unwrap_or(chrono::Duration::days(1));
-    TournamentDefinition {
-        name: format!("Simulation {} ({} players)", config.seed, config.entrants),
-        start: if sit_and_go { Start::SitAndGo } else { Start::At(start) },
-        table_size: config.table_size,
-        starting_stack: 10_000,
-        buy_in: Money::new(1_000, Currency::EUR),
-        fee: Fee::OnTop(Money::new(100, Currency::EUR)),
-        capacity: config.entrants,
-        min_players: config.entrants,
-        registration_opens: None,
-        late_registration_until: (!sit_and_go).then(|| start + chrono::Duration::days(1)),
-        entry_model: EntryModel::Freezeout,
-        guarantee: None,
-        profile: config.profile,
-        structure: config.watchable.as_ref().and_then(|w| w.structure.clone()),
-        rebuy: config.rebuys.then_some(RebuyTerms {
-            price: Money::new(1_000, Currency::EUR),
-            fee: Money::new(100, Currency::EUR),
-            chips: 10_000,
-            max_per_entry: 2,
-            condition: RebuyCondition::AtZero,
-            // The simulated players answer at once; a lapse would only come from a stall.
-            offer_seconds: 600,
-        }),
-        add_on: config.rebuys.then_some(AddOnTerms {
-            price: Money::new(1_000, Currency::EUR),
-            fee: Money::new(0, Currency::EUR),
-            chips: 15_000,
-        }),
-        payout_table: None,
-        // The profile's trigger (unless asked otherwise), boundary and ordering; the clock as it
-        // is (there is no blind structure, so no clock to take a deduction from).
-        hand_for_hand: Some(HandForHandSettings {
-            trigger: config.hand_for_hand_from.map(|players| Trigger::PlayersBeforeBubble { players }),
-            clock: Some(HandForHandClock::Normal),
-            ..HandForHandSettings::default()
-        }),
-        bounty: config.bounty.clone(),
-    }
-}
-
 /// Sends a command as a table server or a player would: while its service does not answer
 /// (killed, restarting, `unavailable`), again with the same command id ([`director::send`]).
 /// The outer error is a command never answered; the inner one, the service's rejection.
@@ -301,7 +274,8 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     if (config.free || config.watchable.is_some()) && (config.cancel_at.is_some() || config.suspend_at.is_some()) {
         return Err("--cancel-at and --suspend-at act between lockstep rounds: not with --free or --hand-every".into());
     }
-    if (config.free || config.watchable.is_some()) && config.rebuys {
+    let plan = definition::plan(config, chrono::Utc::now())?;
+    if (config.free || config.watchable.is_some()) && plan.rebuys {
         return Err("--free plays freezeouts (with or without bounties): the simulated players answer rebuy offers between the \
                     lockstep's rounds"
             .into());
@@ -309,16 +283,15 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     let started = Instant::now();
     let t = config.tournament_id;
     // The rebuys log, followed from before the tournament exists.
-    let mut rebuys = match config.rebuys {
-        true => Some(SimPlayers::follow(backbone, t).await?),
+    let mut rebuys = match plan.rebuys {
+        true => Some(SimPlayers::follow(backbone, t, plan.add_on).await?),
         false => None,
     };
-    let definition = definition(config, chrono::Utc::now());
-    let scheduled = definition.scheduled_start();
-    let create = CreateTournament { command_id: CommandId(t.0), tournament_id: Some(t), definition };
+    let scheduled = plan.definition.scheduled_start();
+    let create = CreateTournament { command_id: CommandId(t.0), tournament_id: Some(t), definition: plan.definition.clone() };
     request(backbone, verbs::CREATE_TOURNAMENT.name(), &create).await?;
     // One at a time: entry numbers follow player numbers, so a seed repeats its tournament.
-    for i in 1..=config.entrants {
+    for i in 1..=plan.early {
         let player = PlayerId::parse(&format!("sim-{i}")).expect("valid");
         let register = Register { command_id: CommandId::derived(&format!("sim:{t}:{i}")), tournament_id: t, player };
         match ask(backbone, subjects::service::REGISTRATION, verbs::REGISTER.name(), &register).await? {
@@ -334,20 +307,24 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
             }
             Err(e) => return Err(format!("{}: {}: {}", verbs::REGISTER.name(), e.code, e.message)),
         }
-        progress(&Progress::Registering { registered: i, entrants: config.entrants });
+        progress(&Progress::Registering { registered: i, entrants: plan.early });
     }
-    if let Some(start) = scheduled {
-        start_at(backbone, t, start).await?;
+    match scheduled {
+        Some(_) if plan.start_now => start_now(backbone, t).await?,
+        Some(start) => start_at(backbone, t, start).await?,
+        None => {}
     }
+    let mut late = plan.late_entries.then(|| LateEntries::new(t, plan.early, config.entrants, plan.skip_to, plan.re_entry, config.seed));
 
     let mut lockstep = Lockstep::new(backbone, t).await?;
-    if config.rebuys {
+    if plan.rebuys {
         lockstep = lockstep.with_rebuys();
     }
     let played = match config.free || config.watchable.is_some() {
         true => free::play(backbone, config, lockstep, started, &mut progress).await?,
-        false => rounds(backbone, config, lockstep, rebuys.as_mut(), started, &mut progress).await?,
+        false => rounds(backbone, config, lockstep, rebuys.as_mut(), late.as_mut(), started, &mut progress).await?,
     };
+    let late = late.map(|l| l.figures()).unwrap_or_default();
     let Played { tables, hands, moves, broken, rounds, cancelled_with } = played;
     let (winner, books, standings, bounties, cancelled) = match cancelled_with {
         Some((players_left, took)) => {
@@ -359,14 +336,15 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         None => {
             let survivors: Vec<String> = tables.values().flat_map(|t| t.seats.values().map(|(_, player, _)| player.to_string())).collect();
             let [winner] = &survivors[..] else { return Err(format!("the tables ended with {} players seated", survivors.len())) };
-            let (books, standings, bounties) = paid_books(backbone, t, config.bounty.is_some()).await?;
+            let (books, standings, bounties) = paid_books(backbone, t, plan.bounty).await?;
             (winner.clone(), books, standings, bounties, None)
         }
     };
     let hand_for_hand = bubble_log(backbone, t, &rounds).await?;
     let events = backbone.events.clone().info().await.map_err(|e| e.to_string())?.state.last_sequence;
     Ok(Summary {
-        entrants: config.entrants,
+        entrants: plan.early + late.late_entries,
+        late,
         winner,
         hands,
         moves,
@@ -385,7 +363,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         } else {
             "lockstep"
         },
-        reproducible: !config.free && config.watchable.is_none(),
+        reproducible: plan.reproducible,
     })
 }
 
@@ -434,6 +412,7 @@ async fn rounds(
     config: &SimConfig,
     mut lockstep: Lockstep,
     mut rebuys: Option<&mut SimPlayers>,
+    mut late: Option<&mut LateEntries>,
     started: Instant,
     progress: &mut impl FnMut(&Progress),
 ) -> Result<Played, String> {
@@ -442,7 +421,7 @@ async fn rounds(
     let mut tables: BTreeMap<u32, SimTable> = BTreeMap::new();
     let (mut hands, mut moves, mut broken) = (0u64, 0u64, 0u64);
     let mut waiting_since: Option<Instant> = None;
-    let (mut rounds, mut buying) = (0u64, config.rebuys);
+    let (mut rounds, mut buying) = (0u64, rebuys.is_some());
     let mut cancelled_with = None;
     let mut suspension = Suspension::default();
     let mut began = Vec::new();
@@ -476,6 +455,10 @@ async fn rounds(
                 buying = false;
                 held = true;
             }
+        }
+        // Late entries come between rounds (the round after, Floor seats them).
+        if let Some(late) = late.as_deref_mut().filter(|_| cancelled_with.is_none()) {
+            late.between_rounds(backbone, rounds, !buying).await?;
         }
         // Between two rounds, no hand in progress: every table's chips are those of its next
         // hand's start. Once cancelled, nobody deals; the tables close as Floor tells them.
@@ -523,6 +506,9 @@ async fn rounds(
                     hands += 1;
                 }
             }
+            if let Some(late) = late.as_deref_mut() {
+                late.observe(&reports, &tables);
+            }
         }
         publish(backbone, &reports, |sequence| lockstep.reported(sequence)).await?;
         let open = tables.values().filter(|t| !t.closed).count();
@@ -557,6 +543,17 @@ async fn publish(backbone: &Backbone, reports: &[TableReport], mut acked: impl F
         }
     }
     Ok(())
+}
+
+/// Starts a scheduled tournament now, before its time (a file's definition: the minimum is in).
+async fn start_now(backbone: &Backbone, t: TournamentId) -> Result<(), String> {
+    let begin = StartTournament { command_id: CommandId::derived(&format!("sim-start:{t}")), tournament_id: t, now: true };
+    match ask(backbone, subjects::service::REGISTRATION, verbs::START_TOURNAMENT.name(), &begin).await? {
+        // Started by a scheduler first (its time came while the players registered).
+        Ok(_) => Ok(()),
+        Err(e) if e.code == codes::TOURNAMENT_STARTED => Ok(()),
+        Err(e) => Err(format!("{}: {}: {}", verbs::START_TOURNAMENT.name(), e.code, e.message)),
+    }
 }
 
 /// Starts a scheduled tournament at its time, the field in: registration refuses a start before

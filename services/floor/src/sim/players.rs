@@ -22,10 +22,12 @@ pub(super) struct SimPlayers {
     answered: std::collections::HashSet<EntryNo>,
     /// Offers made to each entry so far: names each answer's command.
     offers: std::collections::HashMap<EntryNo, u32>,
+    /// The tournament has an add-on, which the players take at the break.
+    add_on: bool,
 }
 
 impl SimPlayers {
-    pub(super) async fn follow(backbone: &Backbone, tournament: TournamentId) -> Result<Self, String> {
+    pub(super) async fn follow(backbone: &Backbone, tournament: TournamentId, add_on: bool) -> Result<Self, String> {
         let subject = subjects::event_subject(subjects::aggregate::REBUYS, tournament.0);
         let following = floor_runtime::follow::follow(backbone, vec![subject], |_| {}).await.map_err(|e| e.to_string())?;
         Ok(Self {
@@ -35,6 +37,7 @@ impl SimPlayers {
             forgone: Default::default(),
             answered: Default::default(),
             offers: Default::default(),
+            add_on,
         })
     }
 
@@ -105,7 +108,8 @@ impl SimPlayers {
     }
 
     /// The director ends the rebuy period; every player still seated takes the add-on eight
-    /// times in ten (a player at zero who does not is out); the break ends.
+    /// times in ten (a player at zero who does not is out); the break ends. Without an add-on
+    /// the end of the rebuy period forgoes every rebuy still open, and the break has nothing to buy.
     pub(super) async fn break_for_add_ons(
         &mut self,
         backbone: &Backbone,
@@ -118,9 +122,9 @@ impl SimPlayers {
         let seated: Vec<(EntryNo, PlayerId, u64)> =
             tables.values().filter(|t| !t.closed).flat_map(|t| t.seats.values().map(|(e, p, c)| (*e, p.clone(), *c))).collect();
         for (entry, player, chips) in seated {
-            if rng.random_bool(0.8) {
+            if self.add_on && rng.random_bool(0.8) {
                 Self::buy(t, backbone, rebuy_verbs::ADD_ON.name(), entry, &player, "add-on").await?;
-            } else if chips == 0 {
+            } else if self.add_on && chips == 0 {
                 Self::buy(t, backbone, rebuy_verbs::DECLINE.name(), entry, &player, "add-on").await?;
             }
         }

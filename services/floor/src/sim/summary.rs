@@ -9,8 +9,12 @@ use serde::Serialize;
 /// The summary line.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Summary {
-    /// Players.
+    /// Players who entered (before the start and, with late registration, during play).
     pub entrants: u32,
+    /// Entries sold and refused during play (issue 33): with `floor sim --definition` and late
+    /// registration, otherwise zero.
+    #[serde(flatten)]
+    pub late: LateSummary,
     /// The winner's account name (left out when the tournament was cancelled).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub winner: String,
@@ -45,6 +49,19 @@ pub struct Summary {
     /// Whether the same seed plays the same tournament again (on a fresh platform, or one whose
     /// seating has the same seed key): lockstep runs do, free ones do not.
     pub reproducible: bool,
+}
+
+/// The entries of a tournament with late registration sold during play, and those refused once
+/// registration had closed (`floor sim --definition`, issue 33).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct LateSummary {
+    /// New players registered after the start.
+    pub late_entries: u32,
+    /// Busted players who entered again (re-entry).
+    pub re_entries: u32,
+    /// Entries refused with `registration_closed`: the first, then every player still waiting
+    /// asked once.
+    pub late_refused: u32,
 }
 
 /// A cancellation as the abort service states it (`floor sim --cancel-at`): its statements
