@@ -11,6 +11,7 @@ mod concurrency;
 mod console;
 mod deals;
 mod esrs_store;
+mod examples;
 mod fuzz;
 mod http_hardening;
 mod idempotency;
