@@ -211,3 +211,71 @@ async fn connection<I>(
         tracing::debug!(error = %e, %peer, "lobby: a connection ended with an error");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::routing::get;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio_rustls::rustls::pki_types::pem::PemObject;
+    use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
+
+    /// A self-signed certificate for `localhost` and 127.0.0.1 (P-256, valid until 2126) and
+    /// its key, made with `openssl req -x509` for these tests.
+    fn fixtures() -> TlsFiles {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        TlsFiles { cert: dir.join("localhost.crt"), key: dir.join("localhost.key") }
+    }
+
+    /// A TLS client that trusts only the fixture's certificate.
+    fn connector() -> tokio_rustls::TlsConnector {
+        let mut roots = tokio_rustls::rustls::RootCertStore::empty();
+        let pem = std::fs::read(fixtures().cert).unwrap();
+        roots.add(CertificateDer::from_pem_slice(&pem).unwrap()).unwrap();
+        let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
+        let config = tokio_rustls::rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        tokio_rustls::TlsConnector::from(Arc::new(config))
+    }
+
+    #[tokio::test]
+    async fn over_tls_a_request_is_served_with_its_peer_and_plain_http_is_not() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let app = Router::new().route("/", get(|ConnectInfo(peer): ConnectInfo<SocketAddr>| async move { format!("peer {}", peer.ip()) }));
+        let (shutdown, acceptor) = (CancellationToken::new(), tls_acceptor(&fixtures()).expect("the fixture loads"));
+        let server = tokio::spawn({
+            let shutdown = shutdown.clone();
+            async move { serve(listener, app, &HttpSettings::default(), Some(acceptor), shutdown).await }
+        });
+
+        let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let mut tls = connector().connect(ServerName::try_from("localhost").unwrap(), tcp).await.expect("a TLS handshake");
+        tls.write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n").await.unwrap();
+        let mut answer = Vec::new();
+        let _ = tls.read_to_end(&mut answer).await;
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(answer.starts_with("HTTP/1.1 200") && answer.ends_with("peer 127.0.0.1"), "{answer}");
+
+        let mut plain = tokio::net::TcpStream::connect(addr).await.unwrap();
+        plain.write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n").await.unwrap();
+        let mut refused = Vec::new();
+        let _ = plain.read_to_end(&mut refused).await;
+        assert!(!refused.starts_with(b"HTTP/"), "plain HTTP is not served on the TLS port: {:?}", String::from_utf8_lossy(&refused));
+
+        shutdown.cancel();
+        server.await.expect("the server stops");
+    }
+
+    #[test]
+    fn a_missing_file_or_one_without_pem_is_an_error_naming_it() {
+        let files = fixtures();
+        let missing = TlsFiles { cert: files.cert.with_extension("nope"), ..files.clone() };
+        assert!(matches!(tls_acceptor(&missing), Err(TlsError::Read(path, _)) if path == missing.cert));
+        let swapped = TlsFiles { cert: files.key.clone(), key: files.cert.clone() };
+        assert!(matches!(tls_acceptor(&swapped), Err(TlsError::Pem(..))), "a key is no certificate");
+    }
+}

@@ -278,12 +278,17 @@ async fn login(State(console): State<Console>, ConnectInfo(peer): ConnectInfo<So
         }
     };
     tracing::info!(director, until = %session.expires_at, "console: signed in");
-    let secure = if console.secure_cookie { "; Secure" } else { "" };
-    let cookie =
-        format!("{COOKIE}={token}; Path=/console; HttpOnly; SameSite=Strict; Max-Age={}{secure}", console.sessions.ttl().num_seconds());
+    let cookie = session_cookie(&token, console.sessions.ttl().num_seconds(), console.secure_cookie);
     let mut response = see_other("/console");
     response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_str(&cookie).expect("a hex token is a header value"));
     response
+}
+
+/// The session cookie: only for `/console`, never to scripts or other sites, for the session's
+/// time; `Secure` (HTTPS only) when the lobby serves HTTPS.
+fn session_cookie(token: &str, max_age: i64, secure: bool) -> String {
+    let secure = if secure { "; Secure" } else { "" };
+    format!("{COOKIE}={token}; Path=/console; HttpOnly; SameSite=Strict; Max-Age={max_age}{secure}")
 }
 
 /// A sign-in refused before its password was looked at: 429 with the wait, in seconds, in
@@ -455,6 +460,12 @@ async fn send(console: &Console, session: &Session, action: Action, t: Tournamen
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_session_cookie_is_secure_when_the_lobby_serves_https() {
+        assert_eq!(session_cookie("ab", 60, false), "floor_console=ab; Path=/console; HttpOnly; SameSite=Strict; Max-Age=60");
+        assert_eq!(session_cookie("ab", 60, true), "floor_console=ab; Path=/console; HttpOnly; SameSite=Strict; Max-Age=60; Secure");
+    }
 
     #[test]
     fn the_session_cookie_is_found_among_others() {
