@@ -48,12 +48,19 @@ mod tests {
         ] {
             assert!(paths.contains(&route), "{route} is not in openapi.json");
         }
-        // Every reference names a component the document has.
-        let schemas = doc["components"]["schemas"].as_object().expect("schemas");
+        // Every reference names a component the document has (a schema, or a response shared
+        // by every operation: 413, 414, 431).
         let text = DOCUMENT.replace(' ', "");
         for reference in text.split("\"$ref\":\"").skip(1).map(|rest| rest.split('"').next().unwrap_or_default()) {
-            let name = reference.strip_prefix("#/components/schemas/").unwrap_or_else(|| panic!("{reference}: not a component"));
-            assert!(schemas.contains_key(name), "{reference} names no component");
+            let (kind, name) = reference
+                .strip_prefix("#/components/")
+                .and_then(|r| r.split_once('/'))
+                .unwrap_or_else(|| panic!("{reference}: not a component"));
+            assert!(["schemas", "responses"].contains(&kind), "{reference}");
+            assert!(doc["components"][kind].get(name).is_some(), "{reference} names no component");
+        }
+        for status in ["413", "414", "431"] {
+            assert!(doc["paths"]["/api/tournaments"]["get"]["responses"].get(status).is_some(), "{status}: the HTTP layer's own errors");
         }
     }
 
