@@ -17,6 +17,9 @@ It does not handle a rebuy offer's deadline (it waits for Floor's word on a play
 hand-for-hand timing beyond `hold_for_deal` / `deal_hand`; pauses stop dealing until `resume`.
 
 Usage: python table_server.py --nats nats://127.0.0.1:4222 --tournament <id> [--seed 7]
+With a table credential in the environment (`eval $(floor credentials table --tournament <id>)`
+exports NATS_USER and NATS_PASSWORD when run with `set -a`; docs/security.md), it connects as
+that table server and may touch nothing but its tournament's tables.
 Prints one JSON line at the end: hands, moves, tables closed, winner, rejections.
 Exit code 0 when the tournament ended with no report rejected, 1 otherwise.
 """
@@ -24,6 +27,7 @@ Exit code 0 when the tournament ended with no report rejected, 1 otherwise.
 import argparse
 import asyncio
 import json
+import os
 import random
 import sys
 import time
@@ -249,8 +253,21 @@ async def fetch(subscription, batch, timeout):
         return []
 
 
+def credentials():
+    """The table credential from the environment, as `floor credentials table` prints it
+    (NATS_USER and NATS_PASSWORD), or a token or a .creds file (docs/security.md)."""
+    env = os.environ
+    if env.get("NATS_CREDS"):
+        return {"user_credentials": env["NATS_CREDS"]}
+    if env.get("NATS_USER"):
+        return {"user": env["NATS_USER"], "password": env.get("NATS_PASSWORD", "")}
+    if env.get("NATS_TOKEN"):
+        return {"token": env["NATS_TOKEN"]}
+    return {}
+
+
 async def run(args):
-    nc = await nats.connect(args.nats, name="python-table-server")
+    nc = await nats.connect(args.nats, name="python-table-server", **credentials())
     js = nc.jetstream()
     rng = random.Random(args.seed)
     server = TableServer(js, args.tournament, rng)

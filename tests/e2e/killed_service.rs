@@ -92,7 +92,10 @@ async fn a_command_sent_while_its_service_is_down_is_stored_once_when_it_starts(
     let (nats, backbone) = floor_tests::backbone_alone().await;
     let (tell, mut told) = listening();
     let patience = Patience { tell_after: Duration::from_millis(100), ..Patience::DIRECTOR };
-    let director = Director::join(&nats.url()).await.expect("director").with_patience(patience, tell);
+    let director = Director::join(&nats.url(), &floor_runtime::credentials::Credentials::none())
+        .await
+        .expect("director")
+        .with_patience(patience, tell);
     let create = tokio::spawn(async move { director.create_tournament(floor_tests::freezeout(10)).await });
 
     let waiting = tokio::time::timeout(DEADLINE, told.recv()).await.expect("told in time").expect("told");
@@ -113,7 +116,10 @@ async fn a_command_whose_service_never_starts_fails_as_unavailable_at_the_deadli
     let (nats, _backbone) = floor_tests::backbone_alone().await;
     let (tell, mut told) = listening();
     let patience = Patience { deadline: Duration::from_millis(1_500), tell_after: Duration::from_millis(500), ..Patience::DIRECTOR };
-    let director = Director::join(&nats.url()).await.expect("director").with_patience(patience, tell);
+    let director = Director::join(&nats.url(), &floor_runtime::credentials::Credentials::none())
+        .await
+        .expect("director")
+        .with_patience(patience, tell);
     let asked = std::time::Instant::now();
     let failure = director.create_tournament(floor_tests::freezeout(10)).await.expect_err("nobody answers");
     let waited = asked.elapsed();
@@ -136,13 +142,20 @@ async fn a_command_its_service_died_with_is_sent_again_with_the_same_id() {
 
     let registration = PlatformConfig::only(Nats::Url(nats.url()), None, &["registration"]);
     let platform = RunningPlatform::start_config(registration.clone()).await;
-    let t = Director::join(&nats.url()).await.expect("director").create_tournament(floor_tests::freezeout(10)).await;
+    let t = Director::join(&nats.url(), &floor_runtime::credentials::Credentials::none())
+        .await
+        .expect("director")
+        .create_tournament(floor_tests::freezeout(10))
+        .await;
     let t = t.unwrap_or_else(|f| panic!("{}", f.message));
     platform.stop().await;
 
     let (tell, _told) = listening();
     let patience = Patience { attempt: Duration::from_millis(500), ..Patience::DIRECTOR };
-    let director = Director::join(&nats.url()).await.expect("director").with_patience(patience, tell);
+    let director = Director::join(&nats.url(), &floor_runtime::credentials::Credentials::none())
+        .await
+        .expect("director")
+        .with_patience(patience, tell);
     let register = tokio::spawn(async move { director.register(t, PlayerId::parse("ana").expect("valid")).await });
     let swallowed = tokio::time::timeout(DEADLINE, dying.next()).await.expect("the request arrives").expect("a request");
     drop(dying);

@@ -122,3 +122,42 @@ async fn the_python_example_table_server_deals_a_tournament_to_its_winner() {
     let hands = events.iter().filter(|e| matches!(e, SeatingEvent::HandFinished { .. })).count();
     assert_eq!(Some(hands as u64), summary["hands"].as_u64(), "every hand dealt was taken");
 }
+
+/// Issue 34: the same example with the trust boundary on. It holds a table credential for its
+/// tournament only (`NATS_USER`/`NATS_PASSWORD`, as `floor credentials table` prints it) and
+/// still deals the tournament to its winner: its reports, its own consumers and nothing else.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_example_deals_a_tournament_with_a_table_credential_of_its_own() {
+    let Some(venv) = tokio::task::spawn_blocking(venv).await.expect("venv") else {
+        eprintln!("\n\n*** SKIPPED the_python_example_deals_a_tournament_with_a_table_credential_of_its_own: no python3 ***\n");
+        return;
+    };
+    let t = floor_events::TournamentId::new();
+    let scope = floor_runtime::roles::TableScope { tournament: t.0, table: None };
+    let (world, tables) = World::start_secure(vec![scope]).await;
+    world.create_as(t, sit_and_go()).await;
+    let client = tokio::process::Command::new(venv.join("bin/python"))
+        .arg(example_dir().join("table_server.py"))
+        .args(["--nats", &world.nats.url(), "--tournament", &t.to_string(), "--seed", "7"])
+        .args(["--timeout", &(PLAY_TIMEOUT.as_secs() - 20).to_string()])
+        .env("NATS_USER", &tables[0].user)
+        .env("NATS_PASSWORD", &tables[0].password)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the example starts");
+    for i in 1..=PLAYERS {
+        assert!(matches!(world.register(t, format!("py{i}")).await, Reply::Ok(_)), "py{i} registers");
+    }
+    let output = tokio::time::timeout(PLAY_TIMEOUT, client.wait_with_output()).await.expect("the example ends").expect("its output");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let summary: Value = stdout
+        .lines()
+        .last()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no summary: {stdout}\nstderr: {}", String::from_utf8_lossy(&output.stderr)));
+    assert!(output.status.success(), "the example failed: {summary}");
+    assert_eq!((summary["finished"].clone(), summary["rejections"].clone()), (json!(true), json!([])), "{summary}");
+    world.lobby_when(t, |d| d["state"] == "finished" && d["payouts"]["paid"] == true).await;
+}

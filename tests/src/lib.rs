@@ -141,6 +141,38 @@ impl World {
         Self { nats, platform: Some(platform), backbone, config }
     }
 
+    /// Starts a fresh server with the roles of Floor's trust boundary (issue 34) and the
+    /// platform on it with the service's credential; the test client is a service too. Returns
+    /// the table credentials made for `tables` (the server knows no other).
+    pub async fn start_secure(tables: Vec<floor_runtime::roles::TableScope>) -> (Self, Vec<floor_runtime::roles::User>) {
+        use floor_runtime::credentials::{Auth, Credentials};
+        use floor_runtime::roles::{authorization, Role, User};
+        let password = || format!("{}", uuid::Uuid::new_v4().simple());
+        let service = User { user: "floor-service".into(), password: password(), role: Role::Service, scope: None };
+        let tables: Vec<User> = tables
+            .into_iter()
+            .enumerate()
+            .map(|(i, scope)| User { user: format!("table-{i}"), password: password(), role: Role::Table, scope: Some(scope) })
+            .collect();
+        let users: Vec<User> = std::iter::once(service.clone()).chain(tables.iter().cloned()).collect();
+        let nats = NatsServer::start_temp_with(&authorization(&users)).expect("nats-server starts with the roles");
+        let credentials =
+            Credentials { auth: Auth::UserPassword { user: service.user, password: service.password }, ..Credentials::none() };
+        let config = PlatformConfig::all(Nats::Joined(nats.url(), credentials.clone()), Some(SocketAddr::from(([127, 0, 0, 1], 0))));
+        let platform = RunningPlatform::start_config(config.clone()).await;
+        let client = bootstrap::connect_with(&nats.url(), &credentials).await.expect("connect");
+        let backbone = bootstrap::ensure_backbone(client).await.expect("backbone");
+        (Self { nats, platform: Some(platform), backbone, config }, tables)
+    }
+
+    /// Creates a tournament with the id `t` (panics on rejection).
+    pub async fn create_as(&self, t: TournamentId, definition: TournamentDefinition) {
+        let request = CreateTournament { command_id: CommandId(t.0), tournament_id: Some(t), definition };
+        if let Reply::Error(e) = self.send(verbs::CREATE_TOURNAMENT.name(), &request).await {
+            panic!("create rejected: {e}");
+        }
+    }
+
     /// The platform (panics if it was killed and not restarted).
     pub fn platform(&self) -> &RunningPlatform {
         self.platform.as_ref().expect("platform running")

@@ -19,6 +19,29 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// `floor credentials …`.
+#[derive(Debug, Subcommand)]
+pub enum CredentialsCommand {
+    /// Issue a table credential: it may publish the reports of the tournament's tables (or of
+    /// one table) and read their instructions, nothing else. Prints `NATS_USER=…` and
+    /// `NATS_PASSWORD=…` for the table server's environment.
+    Table {
+        /// The tournament.
+        #[arg(long)]
+        tournament: uuid::Uuid,
+        /// One table only.
+        #[arg(long)]
+        table: Option<u32>,
+    },
+    /// The table credentials issued and not revoked (users and scopes, no passwords).
+    List,
+    /// Revoke a table credential: the server closes its connections and refuses it from now on.
+    Revoke {
+        /// Its user name (as `table` printed it, or `list` shows it).
+        user: String,
+    },
+}
+
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -39,6 +62,10 @@ pub enum Command {
         /// The director console.
         #[command(flatten)]
         console: ConsoleArgs,
+        /// Development only: the embedded nats-server takes anyone who reaches its port, with
+        /// no credentials (Floor warns at start). Without it, the roles of docs/security.md.
+        #[arg(long, env = "FLOOR_INSECURE_NATS")]
+        insecure_nats: bool,
     },
     /// Run the registration service alone (for scale-out; needs NATS_URL or a `floor run`).
     Registration,
@@ -54,6 +81,10 @@ pub enum Command {
     /// Tournaments: create, list, show.
     #[command(subcommand)]
     Tournament(TournamentCommand),
+    /// Table credentials for the embedded server of this data directory (docs/security.md):
+    /// issue one for a tournament's tables (or one table), list them, revoke one.
+    #[command(subcommand)]
+    Credentials(CredentialsCommand),
     /// Register a player for a tournament (a re-entry or another multi-entry where allowed).
     Register {
         /// Tournament id.

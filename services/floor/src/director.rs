@@ -56,19 +56,24 @@ impl Director {
     /// # Errors
     /// `Unavailable` with a line saying what to start.
     pub async fn connect(data_dir: &Path) -> Result<Self, Failure> {
-        let url = bootstrap::url_to_join(data_dir).map_err(|e| Failure::new(Exit::Unavailable, e.to_string()))?;
-        Self::join(&url).await
+        let (url, credentials) =
+            bootstrap::join(data_dir, floor_runtime::roles::Role::Director).map_err(|e| Failure::new(Exit::Unavailable, e.to_string()))?;
+        Self::join(&url, &credentials).await
     }
 
-    /// Connects to the platform at `url`, waiting for services as [`Patience::DIRECTOR`] says
-    /// and telling stderr when one keeps it waiting.
+    /// Connects to the platform at `url` with `credentials`, waiting for services as
+    /// [`Patience::DIRECTOR`] says and telling stderr when one keeps it waiting.
     ///
     /// # Errors
     /// `Unavailable` with a line saying what to start.
-    pub async fn join(url: &str) -> Result<Self, Failure> {
-        let client = bootstrap::connect(url)
-            .await
-            .map_err(|e| Failure::new(Exit::Unavailable, format!("{e} (at {url}; is `floor run` still running?)")))?;
+    pub async fn join(url: &str, credentials: &floor_runtime::credentials::Credentials) -> Result<Self, Failure> {
+        let client = bootstrap::connect_with(url, credentials).await.map_err(|e| {
+            let hint = match e.kind() {
+                bootstrap::BootstrapErrorKind::Unauthorized => "",
+                _ => "; is `floor run` still running?",
+            };
+            Failure::new(Exit::Unavailable, format!("{e}{hint}"))
+        })?;
         Ok(Self { client, patience: Patience::DIRECTOR, tell: Arc::new(|waiting| eprintln!("floor: {waiting}")) })
     }
 

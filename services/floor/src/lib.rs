@@ -15,6 +15,7 @@
 //! - [`exit`]: exit codes.
 
 pub mod cli;
+pub mod credentials;
 pub mod deal;
 pub mod director;
 pub mod exit;

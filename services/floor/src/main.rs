@@ -69,21 +69,27 @@ macro_rules! say {
 mod steering;
 
 async fn run(cli: Cli) -> Result<(), Failure> {
-    let nats = || match std::env::var("NATS_URL") {
+    let nats = |insecure: bool| match std::env::var("NATS_URL") {
         Ok(url) if !url.trim().is_empty() => Nats::Url(url),
+        _ if insecure => Nats::EmbeddedOpen(cli.data.clone()),
         _ => Nats::Embedded(cli.data.clone()),
     };
+    // One service alone, joining NATS_URL or the `floor run` of this directory (with its
+    // service credential).
     let joined = || -> Result<Nats, Failure> {
-        floor_runtime::bootstrap::url_to_join(&cli.data)
-            .map(Nats::Url)
-            .map_err(|e| Failure { message: e.to_string(), exit: Exit::Unavailable })
+        match std::env::var("NATS_URL") {
+            Ok(url) if !url.trim().is_empty() => Ok(Nats::Url(url)),
+            _ => floor_runtime::bootstrap::url_to_join(&cli.data)
+                .map(|_| Nats::Local(cli.data.clone()))
+                .map_err(|e| Failure { message: e.to_string(), exit: Exit::Unavailable }),
+        }
     };
     match &cli.command {
-        Command::Run { http, only, console } => {
+        Command::Run { http, only, console, insecure_nats } => {
             let mut config = PlatformConfig {
                 seed_key: test_seed_key_from_env()?,
                 console: console_config(console)?,
-                ..PlatformConfig::all(nats(), Some(*http))
+                ..PlatformConfig::all(nats(*insecure_nats), Some(*http))
             };
             if !only.is_empty() {
                 config.services.retain(|s| only.iter().any(|o| o == s));
@@ -233,10 +239,14 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             simulate(asked).await
         }
         Command::TableCheck(args) => table_check(args).await,
+        Command::Credentials(command) => floor::credentials::run(&cli.data, command).await,
         Command::SimTables { tournament, fault, seed } => {
             let unavailable = |m: String| Failure { message: m, exit: Exit::Unavailable };
-            let url = floor_runtime::bootstrap::url_to_join(&cli.data).map_err(|e| unavailable(e.to_string()))?;
-            let client = floor_runtime::bootstrap::connect(&url).await.map_err(|e| unavailable(e.to_string()))?;
+            // Simulated tables of a local platform: its service credential (they stand in for
+            // every table of the tournament); with NATS_URL, the environment's.
+            let (url, credentials) =
+                floor_runtime::bootstrap::join(&cli.data, floor_runtime::roles::Role::Service).map_err(|e| unavailable(e.to_string()))?;
+            let client = floor_runtime::bootstrap::connect_with(&url, &credentials).await.map_err(|e| unavailable(e.to_string()))?;
             let shutdown = tokio_util::sync::CancellationToken::new();
             let stop = shutdown.clone();
             tokio::spawn(async move {
@@ -594,9 +604,11 @@ fn stop_group(child: &mut std::process::Child) {
 /// tournaments wait on which service since when.
 async fn status(cli: &Cli) -> Result<(), Failure> {
     let unavailable = |message: String| Failure { message, exit: Exit::Unavailable };
-    let url = floor_runtime::bootstrap::url_to_join(&cli.data).map_err(|e| unavailable(e.to_string()))?;
-    let client =
-        floor_runtime::bootstrap::connect(&url).await.map_err(|e| unavailable(format!("{e} (at {url}; is `floor run` still running?)")))?;
+    let (url, credentials) =
+        floor_runtime::bootstrap::join(&cli.data, floor_runtime::roles::Role::Director).map_err(|e| unavailable(e.to_string()))?;
+    let client = floor_runtime::bootstrap::connect_with(&url, &credentials)
+        .await
+        .map_err(|e| unavailable(format!("{e} (is `floor run` still running?)")))?;
     let jetstream = async_nats::jetstream::new(client);
     let mut status = floor_runtime::health::status(&jetstream).await.map_err(unavailable)?;
     status.unbalanced_books = floor_runtime::health::unbalanced_books(&jetstream).await.map_err(unavailable)?;

@@ -10,8 +10,10 @@ use floor_events::registry;
 use floor_payouts::service::PayoutsService;
 use floor_rebuys::RebuysService;
 use floor_registration::RegistrationService;
-use floor_runtime::bootstrap::{self, Backbone, BootstrapError, EmbeddedServer};
+use floor_runtime::bootstrap::{self, Access, Backbone, BootstrapError, EmbeddedServer};
+use floor_runtime::credentials::{role_file, Credentials};
 use floor_runtime::endpoint::Verbs;
+use floor_runtime::roles::Role;
 use floor_runtime::Clock;
 use floor_scheduler::service::SchedulerService;
 use futures::future::BoxFuture;
@@ -28,8 +30,16 @@ use tokio_util::task::TaskTracker;
 pub enum Nats {
     /// Join this server or cluster (`NATS_URL`, comma-separated for several).
     Url(String),
-    /// Start an embedded nats-server with its data in this directory.
+    /// Start an embedded nats-server with its data in this directory, secure: the roles of
+    /// issue 34, with their credentials kept in the directory (`docs/security.md`).
     Embedded(PathBuf),
+    /// The same, open to anyone who reaches its port: development only (`--insecure-nats`).
+    EmbeddedOpen(PathBuf),
+    /// Join the `floor run` of this data directory (its recorded URL) with the service
+    /// credential it keeps (`floor registration`, `floor lobby` beside it).
+    Local(PathBuf),
+    /// Join this server with these credentials (tests, and whoever holds them in memory).
+    Joined(String, Credentials),
 }
 
 /// What to start.
@@ -94,6 +104,10 @@ impl PlatformConfig {
     }
 }
 
+fn credentials_error(e: floor_runtime::credentials::CredentialsError) -> bootstrap::BootstrapError {
+    bootstrap::BootstrapError::with_source(bootstrap::BootstrapErrorKind::Credentials, e)
+}
+
 /// Why the platform could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
@@ -126,16 +140,26 @@ impl Platform {
     /// # Errors
     /// See [`StartupError`].
     pub async fn build(config: PlatformConfig) -> Result<Self, StartupError> {
-        let (url, embedded) = match &config.nats {
-            Nats::Url(url) => (url.clone(), None),
-            Nats::Embedded(dir) => {
-                let server = EmbeddedServer::start(dir)?;
-                (server.url(), Some(server))
+        let (url, embedded, credentials) = match &config.nats {
+            Nats::Url(url) => (url.clone(), None, Credentials::from_env().map_err(credentials_error)?),
+            Nats::Local(dir) => {
+                let (url, credentials) = bootstrap::join(dir, Role::Service)?;
+                (url, None, credentials)
+            }
+            Nats::Joined(url, credentials) => (url.clone(), None, credentials.clone()),
+            Nats::Embedded(dir) | Nats::EmbeddedOpen(dir) => {
+                let open = matches!(config.nats, Nats::EmbeddedOpen(_));
+                let server = EmbeddedServer::start_with(dir, if open { Access::Open } else { Access::Roles })?;
+                let credentials = match open {
+                    true => Credentials::none(),
+                    false => Credentials::from_env_file(&role_file(dir, Role::Service)).map_err(credentials_error)?,
+                };
+                (server.url(), Some(server), credentials)
             }
         };
-        let client = bootstrap::connect(&url).await?;
+        let client = bootstrap::connect_with(&url, &credentials).await?;
         let backbone = bootstrap::ensure_backbone(client).await?;
-        if let Nats::Embedded(dir) = &config.nats {
+        if let Nats::Embedded(dir) | Nats::EmbeddedOpen(dir) = &config.nats {
             // The embedded store's streams as this directory knows them (issue 34): one deleted
             // and made again empty is refused, not served.
             floor_runtime::shape::check_births(&backbone.jetstream, &dir.join("store.json"))

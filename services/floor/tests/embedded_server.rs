@@ -7,7 +7,9 @@
 //! Here rather than in `tests/`: Cargo hands the path of a package's binary
 //! (`CARGO_BIN_EXE_floor`) only to that package's own integration tests.
 
-use floor_runtime::bootstrap::{lock_path, recorded_url_path, server_pid_path};
+use floor_runtime::bootstrap::{self, lock_path, recorded_url_path, server_pid_path};
+use floor_runtime::credentials::{role_file, Credentials};
+use floor_runtime::roles::Role;
 use floor_runtime::server::{self, is_running, wait_for_exit, NatsServer, ServerOptions};
 use std::io::BufRead;
 use std::path::Path;
@@ -261,8 +263,10 @@ fn a_log_given_a_limit_or_deleted_and_made_again_is_refused_at_the_next_start() 
         let mut run = floor_run(data.path());
         run.wait_for_line(SERVING);
         let url = std::fs::read_to_string(recorded_url_path(data.path())).expect("nats.url written");
+        // Someone who holds the operators' credential (the admin role may manage streams).
+        let admin = Credentials::from_env_file(&role_file(data.path(), Role::Admin)).expect("the admin credential");
         tokio::runtime::Runtime::new().expect("runtime").block_on(async move {
-            let client = async_nats::connect(url.trim()).await.expect("connect");
+            let client = bootstrap::connect_with(url.trim(), &admin).await.expect("connect");
             let jetstream = async_nats::jetstream::new(client);
             if change == "limit" {
                 let mut config = jetstream.get_stream("FLOOR_EVENTS").await.expect("stream").cached_info().config.clone();
@@ -277,4 +281,65 @@ fn a_log_given_a_limit_or_deleted_and_made_again_is_refused_at_the_next_start() 
         assert_eq!(code, Some(3), "{change}: refused: {said}");
         assert!(said.contains(says), "{change}: names what changed: {said}");
     }
+}
+
+/// Issue 34: `floor run` without `NATS_URL` is secure by default. Its data directory holds one
+/// credential per role, readable by its owner only; a stranger who reaches the port without
+/// one is refused; a director's command from the same directory finds its credential as it
+/// finds the URL (the CLI tests above pass through it), and `--insecure-nats` opens the server
+/// for development only, with a warning.
+#[test]
+fn the_embedded_server_takes_only_the_credentials_of_its_data_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    let data = tempfile::tempdir().expect("temp dir");
+    let mut run = floor_run(data.path());
+    run.wait_for_line(SERVING);
+    for role in [Role::Service, Role::Admin, Role::Director, Role::Reader] {
+        let mode = std::fs::metadata(role_file(data.path(), role)).expect("the role's credential").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{role:?}: owner only");
+    }
+    let url = std::fs::read_to_string(recorded_url_path(data.path())).expect("nats.url written");
+    let refused = tokio::runtime::Runtime::new()
+        .expect("runtime")
+        .block_on(async { bootstrap::connect_with(url.trim(), &Credentials::none()).await.expect_err("a stranger is refused") });
+    assert_eq!(refused.kind(), bootstrap::BootstrapErrorKind::Unauthorized, "{refused}");
+    let (code, said) = floor_command(data.path(), &["status"]);
+    assert_eq!(code, Some(0), "the director's status from the directory: {said}");
+    assert!(said.contains("\"healthy\": true"), "{said}");
+}
+
+/// Issue 34: `floor credentials table` issues a credential for one tournament's tables; it
+/// stores that tournament's reports and nothing of another's, and `floor credentials revoke`
+/// ends it: the server refuses it from then on.
+#[test]
+fn a_table_credential_reports_for_its_tournament_until_it_is_revoked() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let mut run = floor_run(data.path());
+    run.wait_for_line(SERVING);
+    let t = uuid::Uuid::now_v7();
+    let (code, said) = floor_command(data.path(), &["credentials", "table", "--tournament", &t.to_string()]);
+    assert_eq!(code, Some(0), "{said}");
+    let value = |key: &str| said.lines().find_map(|l| l.strip_prefix(key)).unwrap_or_else(|| panic!("{key} in {said}")).to_owned();
+    let (user, password) = (value("NATS_USER="), value("NATS_PASSWORD="));
+    let url = std::fs::read_to_string(recorded_url_path(data.path())).expect("nats.url written");
+    let table =
+        Credentials { auth: floor_runtime::credentials::Auth::UserPassword { user: user.clone(), password }, ..Credentials::none() };
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(async {
+        let client = bootstrap::connect_with(url.trim(), &table).await.expect("the table connects");
+        let mut jetstream = async_nats::jetstream::new(client);
+        jetstream.set_timeout(Duration::from_millis(1_500));
+        let stored = jetstream.publish(format!("floor.table.{t}.3.out"), "{}".into()).await.expect("sent").await;
+        assert!(stored.is_ok(), "its tournament's report is stored: {stored:?}");
+        let other = uuid::Uuid::now_v7();
+        let refused = jetstream.publish(format!("floor.table.{other}.3.out"), "{}".into()).await.expect("sent").await;
+        assert!(refused.is_err(), "another tournament's report is not");
+    });
+    let (code, said) = floor_command(data.path(), &["credentials", "revoke", &user]);
+    assert_eq!(code, Some(0), "{said}");
+    let refused = runtime.block_on(async { bootstrap::connect_with(url.trim(), &table).await.err() });
+    let refused = refused.expect("revoked: refused");
+    assert_eq!(refused.kind(), bootstrap::BootstrapErrorKind::Unauthorized, "{refused}");
+    let (code, _) = floor_command(data.path(), &["credentials", "revoke", &user]);
+    assert_eq!(code, Some(1), "revoked once");
 }

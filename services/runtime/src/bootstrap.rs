@@ -307,6 +307,18 @@ pub fn url_to_join(data_dir: &Path) -> Result<String, BootstrapError> {
         .map_err(|_| BootstrapError::new(BootstrapErrorKind::NothingToJoin))
 }
 
+/// Where a local command joins, and as whom: `NATS_URL` with the environment's credentials, or
+/// the `floor run` of `data_dir` with the credential of `role` kept there (issue 34).
+///
+/// # Errors
+/// `NothingToJoin`, or credentials that cannot be used.
+pub fn join(data_dir: &Path, role: crate::roles::Role) -> Result<(String, Credentials), BootstrapError> {
+    let url = url_to_join(data_dir)?;
+    let from_env = std::env::var("NATS_URL").is_ok_and(|u| !u.trim().is_empty());
+    let credentials = if from_env { Credentials::from_env() } else { Credentials::for_role(data_dir, role) };
+    Ok((url, credentials.map_err(|e| BootstrapError::with_source(BootstrapErrorKind::Credentials, e))?))
+}
+
 /// Where `floor run` records the embedded server's process id, so the next run on the same
 /// directory can find a server a crash left running.
 pub fn server_pid_path(data_dir: &Path) -> PathBuf {
@@ -383,6 +395,15 @@ fn stop_leftover_server(data_dir: &Path) -> Result<(), BootstrapError> {
 }
 
 /// The embedded server of `floor run`: JetStream in `<data_dir>/nats`, fsync on every write, its
+/// Who may use the embedded server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// The roles of issue 34, with the credentials in the data directory (the default).
+    Roles,
+    /// Anyone who reaches its port: development only (`--insecure-nats`), with a warning.
+    Open,
+}
+
 /// URL recorded in `<data_dir>/nats.url` and its pid in `<data_dir>/nats.pid` until dropped.
 /// Reuses the previous port when free, so clients that cached the URL keep working across
 /// restarts.
@@ -405,6 +426,15 @@ impl EmbeddedServer {
     /// `DataDirInUse` when another process holds the directory; `Embedded`, with the reason (no
     /// binary, too old, port busy, a leftover server that does not stop…).
     pub fn start(data_dir: &Path) -> Result<Self, BootstrapError> {
+        Self::start_with(data_dir, Access::Roles)
+    }
+
+    /// Starts it as [`EmbeddedServer::start`] does, with the roles of issue 34 or, for
+    /// development only, open to anyone who reaches its port ([`Access::Open`]).
+    ///
+    /// # Errors
+    /// As [`EmbeddedServer::start`]; the credentials' files cannot be written.
+    pub fn start_with(data_dir: &Path, access: Access) -> Result<Self, BootstrapError> {
         let embedded = |e| BootstrapError::with_source(BootstrapErrorKind::Embedded, e);
         let lock = DataDirLock::acquire(data_dir)?;
         // Absolute from here on: the server's command line then names its config in a form
@@ -421,7 +451,16 @@ impl EmbeddedServer {
             dir: data_dir.join("nats"),
             port: previous_port.unwrap_or(0),
             sync_always: true,
-            extra: String::new(),
+            extra: match access {
+                Access::Roles => {
+                    crate::local_users::ensure(data_dir).map_err(|e| BootstrapError::with_source(BootstrapErrorKind::Embedded, e))?;
+                    "include \"auth.conf\"\n".to_owned()
+                }
+                Access::Open => {
+                    tracing::warn!("the embedded nats-server takes anyone who reaches its port (--insecure-nats): for development only");
+                    String::new()
+                }
+            },
         };
         let server = NatsServer::start(options).map_err(embedded)?;
         let pid_file = server_pid_path(data_dir);

@@ -14,8 +14,9 @@
 //! connection is tried, with the variable named: a process must never fall back to another
 //! identity than the one its operator gave it. Pure: the lookup is given.
 
+use crate::roles::Role;
 use async_nats::ConnectOptions;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// How to authenticate.
 #[derive(Clone, PartialEq, Eq)]
@@ -198,6 +199,56 @@ fn nkey_auth(value: &str) -> Result<Auth, CredentialsError> {
     match seed {
         Some(seed) => Ok(Auth::NKey { seed: seed.to_owned(), from: format!("{value} (NATS_NKEY)") }),
         None => Err(CredentialsError(format!("NATS_NKEY {value}: no user seed (SU…) in the file"))),
+    }
+}
+
+/// Where a data directory keeps the credentials of its embedded server's roles (mode 0600):
+/// `<data>/credentials/<role>.env`, lines `NATS_USER=…` and `NATS_PASSWORD=…`.
+pub fn role_file(data_dir: &Path, role: Role) -> PathBuf {
+    data_dir.join("credentials").join(format!("{}.env", role.name()))
+}
+
+impl Credentials {
+    /// The credentials of a `KEY=VALUE` file (`#` comments and blank lines skipped), read as
+    /// the environment is.
+    ///
+    /// # Errors
+    /// The file cannot be read, or what it says cannot be used.
+    pub fn from_env_file(path: &Path) -> Result<Self, CredentialsError> {
+        let text = std::fs::read_to_string(path).map_err(|e| CredentialsError(format!("{}: {e}", path.display())))?;
+        let vars: std::collections::HashMap<String, String> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .filter_map(|l| l.split_once('=').map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned())))
+            .collect();
+        Self::from_lookup(|name| vars.get(name).cloned()).map_err(|e| CredentialsError(format!("{}: {e}", path.display())))
+    }
+
+    /// Whether the environment names credentials of its own (then they are used, whatever a
+    /// data directory holds).
+    pub fn in_env() -> bool {
+        ["NATS_CREDS", "NATS_NKEY", "NATS_USER", "NATS_PASSWORD", "NATS_TOKEN", "NATS_CA", "NATS_CERT", "NATS_KEY"]
+            .iter()
+            .any(|v| std::env::var_os(v).is_some())
+    }
+
+    /// The credentials a process of `role` uses to join the embedded server of `data_dir`: the
+    /// environment's when it names any, otherwise the directory's file for the role (none when
+    /// the server runs without authorization, `--insecure-nats`).
+    ///
+    /// # Errors
+    /// As [`Credentials::from_env`] and [`Credentials::from_env_file`].
+    pub fn for_role(data_dir: &Path, role: Role) -> Result<Self, CredentialsError> {
+        if Self::in_env() {
+            return Self::from_env();
+        }
+        let file = role_file(data_dir, role);
+        if file.exists() {
+            Self::from_env_file(&file)
+        } else {
+            Ok(Self::none())
+        }
     }
 }
 

@@ -47,6 +47,7 @@ pub mod error;
 pub mod follow;
 pub mod health;
 pub mod host;
+pub mod local_users;
 pub mod policy;
 pub mod projection;
 pub mod readers;
