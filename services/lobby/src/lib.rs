@@ -38,6 +38,7 @@
 //!   commands, the state of every table.
 //! - [`server`]: the HTTP server: hyper's connections under limits (header-read timeout,
 //!   connections, sizes), optionally over TLS (rustls).
+//! - [`flags`]: the server's command-line flags (TLS files, trusted proxies, connections).
 //! - [`layers`]: what every response passes: size checks, security headers, the framework's
 //!   errors as JSON.
 //! - [`service`]: wiring: the projection runner and the HTTP server.
@@ -50,6 +51,7 @@ pub mod bubble;
 pub mod clock;
 pub mod console;
 pub mod domain;
+pub mod flags;
 pub mod html;
 pub mod http;
 pub mod layers;
