@@ -88,8 +88,8 @@ async fn a_mystery_sim_exhausts_the_pool_and_its_revealed_seed_matches_the_commi
 }
 
 /// The bounties service alone, with the test key, against `url`.
-async fn bounties_alone(url: &str) -> RunningPlatform {
-    let config = PlatformConfig { seed_key: Some(KEY), ..PlatformConfig::only(Nats::Url(url.to_owned()), None, &["bounties"]) };
+async fn bounties_alone(nats: Nats) -> RunningPlatform {
+    let config = PlatformConfig { seed_key: Some(KEY), ..PlatformConfig::only(nats, None, &["bounties"]) };
     RunningPlatform::start_config(config).await
 }
 
@@ -114,7 +114,7 @@ async fn the_bounties_service_killed_and_restarted_mid_tournament_pays_every_bou
         c.seed_key = Some(KEY);
     })
     .await;
-    let bounties = bounties_alone(&world.nats.url()).await;
+    let bounties = bounties_alone(world.joined()).await;
     let (left_tx, mut left) = tokio::sync::watch::channel(entrants as usize);
     let backbone = world.backbone.clone();
     let cfg = config(entrants, seed, t, "pko");
@@ -130,7 +130,7 @@ async fn the_bounties_service_killed_and_restarted_mid_tournament_pays_every_bou
     bounties.kill();
     // Eliminations while it is down: the policy must take them from its checkpoint on.
     tokio::time::timeout(DEADLINE, left.wait_for(|&l| l <= 25)).await.expect("play goes on").expect("sim running");
-    let _bounties = bounties_alone(&world.nats.url()).await;
+    let _bounties = bounties_alone(world.joined()).await;
     let disturbed =
         tokio::time::timeout(Duration::from_secs(120), run).await.expect("the sim ends").expect("joined").unwrap_or_else(|e| panic!("{e}"));
 

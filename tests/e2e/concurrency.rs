@@ -72,7 +72,7 @@ async fn two_writers_racing_on_one_aggregate_never_both_win() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_service_instances_racing_for_the_last_seat_seat_one_player() {
     let world = World::start().await;
-    let second = RunningPlatform::start_with(&world.nats.url(), false).await;
+    let second = RunningPlatform::start_with(world.joined(), false).await;
     let mut results = Vec::new();
     for round in 0..20 {
         let tournament = world.create(freezeout(2)).await;

@@ -22,8 +22,8 @@ use std::time::Duration;
 const TEST_KEY: &str = "test:5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed";
 
 /// Seating alone, with a fixed key, against `url`.
-async fn seating(url: &str) -> RunningPlatform {
-    let config = PlatformConfig { seed_key: Some([42; 32]), ..PlatformConfig::only(Nats::Url(url.to_owned()), None, &["seating"]) };
+async fn seating(nats: Nats) -> RunningPlatform {
+    let config = PlatformConfig { seed_key: Some([42; 32]), ..PlatformConfig::only(nats, None, &["seating"]) };
     RunningPlatform::start_config(config).await
 }
 
@@ -49,7 +49,7 @@ async fn the_lockstep_settles_after_seating_restarts_with_nothing_new_to_take() 
         c.skip("scheduler");
     })
     .await;
-    let first = seating(&world.nats.url()).await;
+    let first = seating(world.joined()).await;
     let t = world.create(sit_and_go(2)).await;
     for player in ["ana", "bo"] {
         assert!(world.register(t, player).await.into_result().is_ok(), "{player} registered");
@@ -62,7 +62,7 @@ async fn the_lockstep_settles_after_seating_restarts_with_nothing_new_to_take() 
     assert_eq!(tables.len(), 1, "two players drawn to one table");
 
     first.stop().await;
-    let _second = seating(&world.nats.url()).await;
+    let _second = seating(world.joined()).await;
     // The policy reads the process's tail now, not a consumer of its own: its checkpoint is
     // all the store has of it.
     let checkpoints = world.backbone.jetstream.get_key_value(floor_events::subjects::CHECKPOINT_BUCKET).await.expect("checkpoints");

@@ -75,7 +75,9 @@ async fn the_python_example_table_server_deals_a_tournament_to_its_winner() {
         eprintln!("\n\n*** SKIPPED the_python_example_table_server_deals_a_tournament_to_its_winner: no python3 on PATH ***\n");
         return;
     };
-    let world = World::start_configured(|c| c.skip("scheduler")).await;
+    // A development platform with no access control (`--insecure-nats`): the example needs no
+    // credential there. With one: the test below.
+    let world = World::start_open_configured(|c| c.skip("scheduler")).await;
     let t = world.create(sit_and_go()).await;
     // The table server starts before the draw: it finds its tables as they open.
     let client = tokio::process::Command::new(venv.join("bin/python"))

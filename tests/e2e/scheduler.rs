@@ -2,7 +2,7 @@
 //! schedulers race, and a tournament below its minimum at its start time is cancelled and
 //! refunded.
 
-use floor::startup::{Nats, PlatformConfig};
+use floor::startup::PlatformConfig;
 use floor_events::registration::{CancellationReason, TournamentEvent};
 use floor_events::schedule::verbs;
 use floor_events::tournament::Start;
@@ -33,7 +33,7 @@ async fn two_schedulers_racing_create_each_occurrence_once_and_cancel_it_below_t
     // first start.
     let clock = floor_runtime::ManualClock::new(chrono::Utc::now());
     let world = World::start_configured(|c| c.clock = std::sync::Arc::new(clock.clone())).await;
-    let mut config = PlatformConfig::only(Nats::Url(world.nats.url()), None, &["scheduler"]);
+    let mut config = PlatformConfig::only(world.joined(), None, &["scheduler"]);
     config.clock = std::sync::Arc::new(clock.clone());
     let second = RunningPlatform::start_config(config).await;
 
@@ -98,7 +98,7 @@ async fn a_restarted_scheduler_starts_from_its_snapshot_and_still_starts_what_wa
     })
     .await;
     let scheduler = || {
-        let mut config = PlatformConfig::only(Nats::Url(world.nats.url()), None, &["scheduler"]);
+        let mut config = PlatformConfig::only(world.joined(), None, &["scheduler"]);
         config.clock = std::sync::Arc::new(clock.clone());
         RunningPlatform::start_config(config)
     };

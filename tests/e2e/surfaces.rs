@@ -56,6 +56,11 @@ async fn director_commands_find_the_platform_from_the_recorded_url() {
     let world = World::start().await;
     let data = tempfile::tempdir().expect("temp dir");
     std::fs::write(bootstrap::recorded_url_path(data.path()), format!("{}\n", world.nats.url())).expect("url file");
+    // The credential the directory keeps (issue 34): here the world's service user.
+    let floor_runtime::credentials::Auth::UserPassword { user, password } = &world.service.auth else { panic!("a secure world") };
+    let director = floor_runtime::credentials::role_file(data.path(), floor_runtime::roles::Role::Director);
+    std::fs::create_dir_all(director.parent().expect("dir")).expect("credentials dir");
+    std::fs::write(director, format!("NATS_USER={user}\nNATS_PASSWORD={password}\n")).expect("credential file");
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/sunday-major.toml");
 
     let director = Director::connect(data.path()).await.expect("director connects");

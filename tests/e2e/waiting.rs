@@ -14,8 +14,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 /// The clock service alone, on the test's clock.
-async fn clock_service(url: &str, clock: &ManualClock) -> RunningPlatform {
-    let config = PlatformConfig { clock: Arc::new(clock.clone()), ..PlatformConfig::only(Nats::Url(url.to_owned()), None, &["clock"]) };
+async fn clock_service(nats: Nats, clock: &ManualClock) -> RunningPlatform {
+    let config = PlatformConfig { clock: Arc::new(clock.clone()), ..PlatformConfig::only(nats, None, &["clock"]) };
     RunningPlatform::start_config(config).await
 }
 
@@ -84,7 +84,7 @@ async fn a_stopped_service_is_named_with_since_when_by_the_lobby_and_floor_statu
     .await;
     let http = world.platform().http().expect("the lobby serves HTTP");
     let js = world.jetstream().clone();
-    let clock = clock_service(&world.nats.url(), &manual).await;
+    let clock = clock_service(world.joined(), &manual).await;
     let t = world.create(freezeout(10)).await;
     assert!(matches!(world.register(t, "ana").await, Reply::Ok(_)));
     let path = format!("/api/tournaments/{}", t.0);
@@ -150,7 +150,7 @@ async fn a_stopped_service_is_named_with_since_when_by_the_lobby_and_floor_statu
     assert_eq!(waits_of(&health, t), expected);
 
     // When: the clock runs again (it catches up before it serves) and time moves on.
-    let _clock = clock_service(&world.nats.url(), &manual).await;
+    let _clock = clock_service(world.joined(), &manual).await;
     manual.advance(chrono::Duration::seconds(2));
     // Then nothing waits any more.
     let status = waiting::observe(&js, manual.now(), WAITING_AFTER).await.expect("observed");
@@ -170,7 +170,7 @@ async fn a_stopped_policy_service_is_named_too() {
     })
     .await;
     let js = world.jetstream().clone();
-    let payouts = RunningPlatform::start_config(PlatformConfig::only(Nats::Url(world.nats.url()), None, &["payouts"])).await;
+    let payouts = RunningPlatform::start_config(PlatformConfig::only(world.joined(), None, &["payouts"])).await;
     let t = world.create(freezeout(10)).await;
     assert!(matches!(world.register(t, "ana").await, Reply::Ok(_)));
     let registered = world.commits(t).await.last().expect("the registration").sequence;

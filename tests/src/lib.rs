@@ -33,19 +33,15 @@ pub struct RunningPlatform {
 }
 
 impl RunningPlatform {
-    /// Starts registration and lobby (with HTTP on a free port) against `url`.
-    pub async fn start(url: &str) -> Self {
-        Self::start_with(url, true).await
+    /// Starts registration and lobby (with HTTP on a free port) on `nats`.
+    pub async fn start(nats: Nats) -> Self {
+        Self::start_with(nats, true).await
     }
 
     /// Starts the platform; `lobby: false` runs registration alone (a second instance).
-    pub async fn start_with(url: &str, lobby: bool) -> Self {
+    pub async fn start_with(nats: Nats, lobby: bool) -> Self {
         let http = lobby.then(|| SocketAddr::from(([127, 0, 0, 1], 0)));
-        let config = if lobby {
-            PlatformConfig::all(Nats::Url(url.to_owned()), http)
-        } else {
-            PlatformConfig::only(Nats::Url(url.to_owned()), None, &["registration"])
-        };
+        let config = if lobby { PlatformConfig::all(nats, http) } else { PlatformConfig::only(nats, None, &["registration"]) };
         Self::start_config(config).await
     }
 
@@ -122,6 +118,8 @@ pub struct World {
     pub backbone: Backbone,
     /// What the platform runs (again, after a restart).
     config: PlatformConfig,
+    /// The service's credential on the server (none on an open one).
+    pub service: floor_runtime::credentials::Credentials,
 }
 
 impl World {
@@ -131,20 +129,29 @@ impl World {
     }
 
     /// Starts a fresh server and the platform, every service but what `adjust` switches off.
+    /// The server has the roles of Floor's trust boundary (issue 34): the platform and the test
+    /// client join as the service ([`World::joined`] for more processes).
     pub async fn start_configured(adjust: impl FnOnce(&mut PlatformConfig)) -> Self {
-        let nats = NatsServer::start_temp().expect("nats-server starts (run `make tools` if none is installed)");
-        let mut config = PlatformConfig::all(Nats::Url(nats.url()), Some(SocketAddr::from(([127, 0, 0, 1], 0))));
-        adjust(&mut config);
-        let platform = RunningPlatform::start_config(config.clone()).await;
-        let client = bootstrap::connect(&nats.url()).await.expect("connect");
-        let backbone = bootstrap::ensure_backbone(client).await.expect("backbone");
-        Self { nats, platform: Some(platform), backbone, config }
+        Self::start_as(true, Vec::new(), adjust).await.0
     }
 
-    /// Starts a fresh server with the roles of Floor's trust boundary (issue 34) and the
-    /// platform on it with the service's credential; the test client is a service too. Returns
-    /// the table credentials made for `tables` (the server knows no other).
+    /// As [`World::start_configured`], on a server with no access control (what a table
+    /// server written before issue 34 meets on a development platform, `--insecure-nats`).
+    pub async fn start_open_configured(adjust: impl FnOnce(&mut PlatformConfig)) -> Self {
+        Self::start_as(false, Vec::new(), adjust).await.0
+    }
+
+    /// Starts a secure world with the table credentials made for `tables` (the server knows
+    /// no other), returned for the table servers of the test.
     pub async fn start_secure(tables: Vec<floor_runtime::roles::TableScope>) -> (Self, Vec<floor_runtime::roles::User>) {
+        Self::start_as(true, tables, |_| {}).await
+    }
+
+    async fn start_as(
+        secure: bool,
+        tables: Vec<floor_runtime::roles::TableScope>,
+        adjust: impl FnOnce(&mut PlatformConfig),
+    ) -> (Self, Vec<floor_runtime::roles::User>) {
         use floor_runtime::credentials::{Auth, Credentials};
         use floor_runtime::roles::{authorization, Role, User};
         let password = || format!("{}", uuid::Uuid::new_v4().simple());
@@ -155,14 +162,24 @@ impl World {
             .map(|(i, scope)| User { user: format!("table-{i}"), password: password(), role: Role::Table, scope: Some(scope) })
             .collect();
         let users: Vec<User> = std::iter::once(service.clone()).chain(tables.iter().cloned()).collect();
-        let nats = NatsServer::start_temp_with(&authorization(&users)).expect("nats-server starts with the roles");
-        let credentials =
-            Credentials { auth: Auth::UserPassword { user: service.user, password: service.password }, ..Credentials::none() };
-        let config = PlatformConfig::all(Nats::Joined(nats.url(), credentials.clone()), Some(SocketAddr::from(([127, 0, 0, 1], 0))));
+        let (nats, service) = match secure {
+            true => (
+                NatsServer::start_temp_with(&authorization(&users)).expect("nats-server starts (run `make tools` if none is installed)"),
+                Credentials { auth: Auth::UserPassword { user: service.user, password: service.password }, ..Credentials::none() },
+            ),
+            false => (NatsServer::start_temp().expect("nats-server starts (run `make tools` if none is installed)"), Credentials::none()),
+        };
+        let mut config = PlatformConfig::all(Nats::Joined(nats.url(), service.clone()), Some(SocketAddr::from(([127, 0, 0, 1], 0))));
+        adjust(&mut config);
         let platform = RunningPlatform::start_config(config.clone()).await;
-        let client = bootstrap::connect_with(&nats.url(), &credentials).await.expect("connect");
+        let client = bootstrap::connect_with(&nats.url(), &service).await.expect("connect");
         let backbone = bootstrap::ensure_backbone(client).await.expect("backbone");
-        (Self { nats, platform: Some(platform), backbone, config }, tables)
+        (Self { nats, platform: Some(platform), backbone, config, service }, tables)
+    }
+
+    /// How another process of the test joins the server, as the service.
+    pub fn joined(&self) -> Nats {
+        Nats::Joined(self.nats.url(), self.service.clone())
     }
 
     /// Creates a tournament with the id `t` (panics on rejection).

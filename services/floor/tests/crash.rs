@@ -35,6 +35,10 @@ const SERVING: &str = " is running";
 /// Seating's draw key for both runs, as `FLOOR_SEED_KEY` takes it (a test setting).
 const SEED_KEY: &str = "test:c7a5c7a5c7a5c7a5c7a5c7a5c7a5c7a5c7a5c7a5c7a5c7a5c7a5c7a5c7a5c7a5";
 
+/// The service's credential on the test's nats-server (a test's own, made for it).
+const SERVICE_USER: &str = "floor-service";
+const SERVICE_PASSWORD: &str = "crash-test-5f1c9e";
+
 /// The tournament both runs play.
 const TOURNAMENT: &str = "7e57ab1e-0000-4000-8000-000000000018";
 
@@ -209,7 +213,15 @@ impl Platform {
     fn start(work: &Path, label: &'static str) -> Self {
         let logs = work.join(label);
         std::fs::create_dir_all(&logs).expect("log dir");
-        let nats = NatsServer::start_temp().expect("nats-server (run `make tools` or set FLOOR_NATS_SERVER)");
+        // With the roles of issue 34: every process joins as the service, from its environment.
+        let service = floor_runtime::roles::User {
+            user: SERVICE_USER.into(),
+            password: SERVICE_PASSWORD.into(),
+            role: floor_runtime::roles::Role::Service,
+            scope: None,
+        };
+        let nats = NatsServer::start_temp_with(&floor_runtime::roles::authorization(&[service]))
+            .expect("nats-server (run `make tools` or set FLOOR_NATS_SERVER)");
         let mut platform = Self { logs, label, services: Vec::new(), kills: Vec::new(), nats };
         let started: Vec<ServiceProcess> = SERVICES.iter().map(|s| platform.spawn(s)).collect();
         for service in started {
@@ -229,6 +241,8 @@ impl Platform {
             .args(["run", "--only", name, "--http", "127.0.0.1:0", "--data"])
             .arg(self.logs.join(format!("{name}-data")))
             .env("NATS_URL", self.nats.url())
+            .env("NATS_USER", SERVICE_USER)
+            .env("NATS_PASSWORD", SERVICE_PASSWORD)
             .env("FLOOR_SEED_KEY", SEED_KEY)
             .env("FLOOR_LOG", "info,async_nats=warn")
             .env("NO_COLOR", "1")
@@ -280,6 +294,8 @@ impl Platform {
                 .args(["sim", "--entrants", &ENTRANTS.to_string(), "--seed", &SEED.to_string(), "--tournament-id", TOURNAMENT])
                 .args(["--format", format, "--standings", "--hand-for-hand-from", &HAND_FOR_HAND_FROM.to_string()])
                 .env("NATS_URL", self.nats.url())
+                .env("NATS_USER", SERVICE_USER)
+                .env("NATS_PASSWORD", SERVICE_PASSWORD)
                 .env("NO_COLOR", "1")
                 .stdin(Stdio::null())
                 .stdout(Stdio::piped())
