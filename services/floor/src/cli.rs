@@ -62,6 +62,9 @@ pub enum Command {
         /// The director console.
         #[command(flatten)]
         console: ConsoleArgs,
+        /// The lobby's HTTP server: HTTPS, trusted proxies, connections.
+        #[command(flatten)]
+        server: floor_lobby::flags::HttpArgs,
         /// Development only: the embedded nats-server takes anyone who reaches its port, with
         /// no credentials (Floor warns at start). Without it, the roles of docs/security.md.
         #[arg(long, env = "FLOOR_INSECURE_NATS")]
@@ -77,6 +80,9 @@ pub enum Command {
         /// The director console.
         #[command(flatten)]
         console: ConsoleArgs,
+        /// The lobby's HTTP server: HTTPS, trusted proxies, connections.
+        #[command(flatten)]
+        server: floor_lobby::flags::HttpArgs,
     },
     /// Tournaments: create, list, show.
     #[command(subcommand)]

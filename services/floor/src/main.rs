@@ -85,10 +85,11 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         }
     };
     match &cli.command {
-        Command::Run { http, only, console, insecure_nats } => {
+        Command::Run { http, only, console, server, insecure_nats } => {
             let mut config = PlatformConfig {
                 seed_key: test_seed_key_from_env()?,
                 console: console_config(console)?,
+                http_server: server.settings(),
                 ..PlatformConfig::all(nats(*insecure_nats), Some(*http))
             };
             if !only.is_empty() {
@@ -100,9 +101,10 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             serve(config).await
         }
         Command::Registration => serve(PlatformConfig::only(joined()?, None, &[subjects::service::REGISTRATION])).await,
-        Command::Lobby { http, console } => {
+        Command::Lobby { http, console, server } => {
             let config = PlatformConfig {
                 console: console_config(console)?,
+                http_server: server.settings(),
                 ..PlatformConfig::only(joined()?, Some(*http), &[subjects::service::LOBBY])
             };
             serve(config).await

@@ -294,6 +294,8 @@ fn the_embedded_server_takes_only_the_credentials_of_its_data_directory() {
     let data = tempfile::tempdir().expect("temp dir");
     let mut run = floor_run(data.path());
     run.wait_for_line(SERVING);
+    let dir = std::fs::metadata(data.path().join("credentials")).expect("the credentials directory").permissions().mode();
+    assert_eq!(dir & 0o777, 0o700, "the directory: owner only");
     for role in [Role::Service, Role::Admin, Role::Director, Role::Reader] {
         let mode = std::fs::metadata(role_file(data.path(), role)).expect("the role's credential").permissions().mode();
         assert_eq!(mode & 0o777, 0o600, "{role:?}: owner only");

@@ -33,6 +33,11 @@ fn password() -> String {
 fn write_private(path: &Path, contents: &[u8]) -> Result<(), String> {
     let dir = path.parent().ok_or_else(|| format!("{}: no directory", path.display()))?;
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    #[cfg(unix)]
+    if dir.ends_with("credentials") {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
     let temp = path.with_extension("tmp");
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);
