@@ -238,54 +238,101 @@ proptest! {
     }
 }
 
+/// The decoder fuzzed for `file` (its schema): targets are named by what they fuzz, never by
+/// position (issue 35: inserting three commit types once shifted three targets onto the wrong
+/// decoders, and table reports, definitions and schedule templates lost their deep fuzzing).
+fn target(file: &str) -> &'static Target {
+    all_targets().find(|(f, _, _)| *f == file).unwrap_or_else(|| panic!("no decoder is fuzzed for {file}"))
+}
+
 macro_rules! near_valid_fuzz {
-    ($($name:ident: $targets:expr, $index:expr;)*) => {$(
-        proptest! {
-            #[test]
-            fn $name(
-                doc in document($targets[$index].0),
-                edits in prop::collection::vec((any::<usize>(), any::<u8>(), any::<u8>()), 0..4),
-            ) {
-                let (_, _, decoder) = $targets[$index];
-                decoder(&doc);
-                decoder(&mutated(doc, edits));
+    ($($name:ident: $file:expr;)*) => {
+        /// The schema files that have a near-valid target below.
+        const NEAR_VALID: &[&str] = &[$($file),*];
+        $(
+            proptest! {
+                #[test]
+                fn $name(
+                    doc in document($file),
+                    edits in prop::collection::vec((any::<usize>(), any::<u8>(), any::<u8>()), 0..4),
+                ) {
+                    let (_, _, decoder) = target($file);
+                    decoder(&doc);
+                    decoder(&mutated(doc, edits));
+                }
             }
-        }
-    )*};
+        )*
+    };
 }
 
 near_valid_fuzz! {
-    create_tournament_requests_never_panic: COMMANDS, 0;
-    register_requests_never_panic: COMMANDS, 1;
-    unregister_requests_never_panic: COMMANDS, 2;
-    refuse_player_requests_never_panic: COMMANDS, 3;
-    keep_apart_requests_never_panic: COMMANDS, 4;
-    eliminate_entry_requests_never_panic: COMMANDS, 5;
-    set_player_limits_requests_never_panic: COMMANDS, 6;
-    start_tournament_requests_never_panic: COMMANDS, 7;
-    cancel_tournament_requests_never_panic: COMMANDS, 8;
-    clock_set_structure_requests_never_panic: COMMANDS, 9;
-    clock_requests_never_panic: COMMANDS, 10;
-    clock_pause_requests_never_panic: COMMANDS, 11;
-    clock_adjust_time_requests_never_panic: COMMANDS, 12;
-    clock_skip_to_level_requests_never_panic: COMMANDS, 13;
-    payouts_books_requests_never_panic: COMMANDS, 14;
-    rebuys_purchase_requests_never_panic: COMMANDS, 15;
-    rebuys_director_requests_never_panic: COMMANDS, 16;
-    add_template_requests_never_panic: COMMANDS, 17;
-    remove_template_requests_never_panic: COMMANDS, 18;
-    list_templates_requests_never_panic: COMMANDS, 19;
-    tournament_commits_never_panic: STORED_AND_REPORTED, 0;
-    player_commits_never_panic: STORED_AND_REPORTED, 1;
-    clock_commits_never_panic: STORED_AND_REPORTED, 2;
-    schedule_commits_never_panic: STORED_AND_REPORTED, 3;
-    seating_commits_never_panic: STORED_AND_REPORTED, 4;
-    payouts_commits_never_panic: STORED_AND_REPORTED, 5;
-    rebuys_commits_never_panic: STORED_AND_REPORTED, 6;
-    table_reports_never_panic: STORED_AND_REPORTED, 7;
-    tournament_definitions_never_panic: STORED_AND_REPORTED, 8;
-    schedule_templates_never_panic: STORED_AND_REPORTED, 9;
-    propose_deal_requests_never_panic: COMMANDS, 29;
-    deal_answer_requests_never_panic: COMMANDS, 30;
-    deal_query_requests_never_panic: COMMANDS, 31;
+    create_tournament_requests_never_panic: "commands/create_tournament.json";
+    register_requests_never_panic: "commands/register.json";
+    unregister_requests_never_panic: "commands/unregister.json";
+    refuse_player_requests_never_panic: "commands/refuse_player.json";
+    keep_apart_requests_never_panic: "commands/keep_apart.json";
+    eliminate_entry_requests_never_panic: "commands/eliminate_entry.json";
+    set_player_limits_requests_never_panic: "commands/set_player_limits.json";
+    start_tournament_requests_never_panic: "commands/start_tournament.json";
+    cancel_tournament_requests_never_panic: "commands/cancel_tournament.json";
+    clock_set_structure_requests_never_panic: "commands/clock_set_structure.json";
+    clock_requests_never_panic: "commands/clock_request.json";
+    clock_pause_requests_never_panic: "commands/clock_pause.json";
+    clock_adjust_time_requests_never_panic: "commands/clock_adjust_time.json";
+    clock_skip_to_level_requests_never_panic: "commands/clock_skip_to_level.json";
+    payouts_books_requests_never_panic: "commands/payouts_books.json";
+    rebuys_purchase_requests_never_panic: "commands/rebuys_purchase.json";
+    rebuys_director_requests_never_panic: "commands/rebuys_director.json";
+    add_template_requests_never_panic: "commands/scheduler_add_template.json";
+    remove_template_requests_never_panic: "commands/scheduler_remove_template.json";
+    list_templates_requests_never_panic: "commands/scheduler_list_templates.json";
+    bounties_name_target_requests_never_panic: "commands/bounties_name_target.json";
+    bounties_director_requests_never_panic: "commands/bounties_director.json";
+    bubble_requests_never_panic: "commands/bubble_request.json";
+    bubble_release_without_requests_never_panic: "commands/bubble_release_without.json";
+    bubble_pause_requests_never_panic: "commands/bubble_pause.json";
+    abort_suspend_requests_never_panic: "commands/abort_suspend.json";
+    abort_requests_never_panic: "commands/abort_request.json";
+    abort_cancel_requests_never_panic: "commands/abort_cancel.json";
+    abort_statement_requests_never_panic: "commands/abort_statement.json";
+    propose_deal_requests_never_panic: "commands/propose_deal.json";
+    deal_answer_requests_never_panic: "commands/deal_answer.json";
+    deal_query_requests_never_panic: "commands/deal_query.json";
+    tournament_commits_never_panic: "events/tournament_commit.json";
+    player_commits_never_panic: "events/player_commit.json";
+    clock_commits_never_panic: "events/clock_commit.json";
+    schedule_commits_never_panic: "events/schedule_commit.json";
+    seating_commits_never_panic: "events/seating_commit.json";
+    payouts_commits_never_panic: "events/payout_commit.json";
+    rebuys_commits_never_panic: "events/rebuy_commit.json";
+    bounties_commits_never_panic: "events/bounty_commit.json";
+    bubble_commits_never_panic: "events/bubble_commit.json";
+    abort_commits_never_panic: "events/abort_commit.json";
+    table_reports_never_panic: "tables/report.json";
+    tournament_definitions_never_panic: "definitions/tournament_definition.json";
+    schedule_templates_never_panic: "definitions/schedule_template.json";
+}
+
+/// Issue 35: every decoder has a near-valid target of its own, named by its schema, and every
+/// target fuzzes a decoder that exists.
+#[test]
+fn every_decoder_has_a_near_valid_target_named_by_what_it_fuzzes() {
+    let decoders: Vec<&str> = all_targets().map(|(file, _, _)| *file).collect();
+    let unique: BTreeSet<&str> = decoders.iter().copied().collect();
+    assert_eq!(unique.len(), decoders.len(), "one decoder per schema file: {decoders:?}");
+    let near: BTreeSet<&str> = NEAR_VALID.iter().copied().collect();
+    assert_eq!(near.len(), NEAR_VALID.len(), "a file fuzzed twice");
+    let without: Vec<&&str> = unique.difference(&near).collect();
+    let unknown: Vec<&&str> = near.difference(&unique).collect();
+    assert!(without.is_empty(), "decoders without a near-valid target: {without:?}");
+    assert!(unknown.is_empty(), "near-valid targets of no decoder: {unknown:?}");
+}
+
+/// Issue 35: every aggregate the registry says a service writes has its commits fuzzed.
+#[test]
+fn every_stored_event_type_of_the_registry_is_fuzzed() {
+    let stored: BTreeSet<&str> = registry::services().iter().flat_map(|s| s.writes.iter().map(|w| w.commit.file)).collect();
+    let fuzzed: BTreeSet<&str> = STORED_AND_REPORTED.iter().map(|(file, _, _)| *file).collect();
+    let missing: Vec<&&str> = stored.difference(&fuzzed).collect();
+    assert!(missing.is_empty(), "commits of these aggregates are not fuzzed: {missing:?}");
 }
