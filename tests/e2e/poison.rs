@@ -271,3 +271,40 @@ async fn an_aggregate_whose_apply_event_panics_while_loading_is_set_aside_and_th
     assert!(matches!(host.execute(good, CommandId::new(), 1).await, Ok(Ok(_))), "every other aggregate is served");
     assert_eq!(backbone.events.clone().info().await.unwrap().state.messages, 2, "nothing stored for the set-aside aggregate");
 }
+
+/// Issue 34: a tournament in play whose log holds a commit no reader can apply (8 bytes of
+/// non-JSON, once published by a stranger) answered `aggregate_set_aside` to every command,
+/// the director's cancel included, for good. The way out is the abort service's cancel: its
+/// own aggregate is not the one set aside, so it cancels from what is known (every commit
+/// before the poison), pays by the profile's rule, the tables close and the books reconcile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_in_play_set_aside_by_a_poison_commit_can_still_be_cancelled_and_paid() {
+    use floor_events::abort::statement::Method;
+    use floor_events::abort::Cancel;
+    use floor_events::payouts::{Books, BooksRequest};
+    let world = World::start().await;
+    let t = world.create(floor_tests::four_handed()).await;
+    for p in ["ann", "bob", "cat", "dan"] {
+        assert!(matches!(world.register(t, p).await, Reply::Ok(_)), "{p} registers");
+    }
+    world.seated(t, 4).await;
+    let js = world.jetstream().clone();
+    poison(&js, subjects::aggregate::TOURNAMENT, t.0, b"not json").await;
+    let _ = health_when(&js, ">", |r| r.set_aside.iter().any(|s| s.ends_with(&t.to_string()))).await;
+
+    let cancel = Cancel {
+        command_id: floor_events::CommandId::new(),
+        tournament_id: t,
+        reason: "a commit no reader can apply (director: Ana)".into(),
+        method: Method::default(),
+        cause: None,
+    };
+    let reply = world.request_once_read(subjects::service::ABORT, "cancel", &cancel, codes::SNAPSHOT_UNAVAILABLE).await;
+    assert!(matches!(reply, Reply::Ok(_)), "the abort service cancels from what is known: {reply:?}");
+    let doc = world.lobby_when(t, |d| d["state"] == "cancelled").await;
+    assert!(doc["play"].to_string().contains("a commit no reader can apply"), "{doc}");
+    let books = world.request(subjects::service::PAYOUTS, "books", &BooksRequest { tournament_id: t }).await;
+    let Reply::Ok(books) = books else { panic!("{books:?}") };
+    let books: Books = serde_json::from_value(books).expect("books");
+    assert!(books.balanced && books.held == 0, "every cent in went out: {books:?}");
+}
