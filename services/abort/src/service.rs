@@ -25,11 +25,12 @@ use floor_runtime::bootstrap::Backbone;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::{ProjectionError, ProjectionErrorKind};
+use floor_runtime::sync::lock;
 use floor_runtime::{reply, AggregateHost, Clock, DomainError, JetStreamStore};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -427,9 +428,4 @@ fn page(all: &[Statement], r: &StatementRequest) -> (Vec<Statement>, u32, Option
 /// Lowercase hex of `bytes`.
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// The memory (or the loaded statements), also after a panic while holding it.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

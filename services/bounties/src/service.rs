@@ -20,8 +20,9 @@ use floor_runtime::bootstrap::Backbone;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::{ProjectionError, ProjectionErrorKind};
+use floor_runtime::sync::lock;
 use floor_runtime::{reply, AggregateHost, Clock, JetStreamStore};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -191,10 +192,4 @@ impl BountiesService {
         let (tournament, command_id, command) = self.key.seal(order);
         reply(self.host.execute(tournament.0, command_id, command).await, |c| BountiesRecorded { events: c.events })
     }
-}
-
-/// The memory, also after a fold panicked while holding it (the runner set that commit's
-/// subject aside).
-fn lock(memory: &Mutex<Policy>) -> MutexGuard<'_, Policy> {
-    memory.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -21,9 +21,10 @@ use floor_runtime::bootstrap::Backbone;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
+use floor_runtime::sync::lock;
 use floor_runtime::{reply, AggregateHost, Clock, Commands, JetStreamStore};
 use serde::{Deserialize, Serialize};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -314,10 +315,4 @@ impl BubbleService {
     async fn answer(&self, tournament: TournamentId, command_id: CommandId, command: BubbleCommand) -> Reply<BubbleRecorded> {
         reply(self.host.execute(tournament.0, command_id, command).await, |c| BubbleRecorded { events: c.events })
     }
-}
-
-/// The memory, also after a fold panicked while holding it (the runner set that commit's
-/// subject aside).
-fn lock(memory: &Mutex<Memory>) -> MutexGuard<'_, Memory> {
-    memory.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -24,9 +24,10 @@ use floor_runtime::bootstrap::Backbone;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
+use floor_runtime::sync::lock;
 use floor_runtime::{reply, AggregateHost, Commands, JetStreamStore};
 use serde::{Deserialize, Serialize};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -119,7 +120,7 @@ impl PayoutsService {
         let memory = started.runner.memory();
         {
             // Orders for tournaments paid later in the log are done already.
-            let memory = memory.lock().unwrap_or_else(PoisonError::into_inner);
+            let memory = lock(&memory);
             started.owed.retain(|order| !memory.policy.is_paid(order.tournament()));
         }
         let (folded, folded_rx) = watch::channel(started.runner.folded());
@@ -192,7 +193,7 @@ impl PayoutsService {
 
     /// The memory, also after a fold panicked while holding it.
     fn memory(&self) -> std::sync::MutexGuard<'_, Memory> {
-        self.books.memory.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.books.memory)
     }
 
     /// The books of a tournament, from the view once it has read as far as the log went on
@@ -320,7 +321,7 @@ async fn report_unbalanced(memory: Arc<Mutex<Memory>>, bucket: async_nats::jetst
             _ = shutdown.cancelled() => return,
             _ = every.tick() => {}
         }
-        let now: Vec<Books> = memory.lock().unwrap_or_else(PoisonError::into_inner).books.unbalanced();
+        let now: Vec<Books> = lock(&memory).books.unbalanced();
         for books in &now {
             if written.get(&books.tournament_id) == Some(books) {
                 continue;

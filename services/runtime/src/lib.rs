@@ -32,6 +32,7 @@
 //!   `floor-health` for `floor status`; the one place a reader's fold is guarded.
 //! - [`projection`]: the projection runner: the log's tail (or a durable consumer on another
 //!   stream), checkpoint by stream sequence, idempotent, rebuildable from zero.
+//! - [`sync`]: the poison-tolerant `lock` of a `std::sync::Mutex` every service uses.
 //! - [`readers`]: what each checkpointed reader reads, in KV `floor-readers`, for `waiting`.
 //! - [`waiting`]: which service a tournament waits on and since when (a reader that has not
 //!   taken its commits), for `floor status` and the lobby.
@@ -57,6 +58,7 @@ pub mod shape;
 pub mod snapshot;
 pub mod spec;
 pub mod store;
+pub mod sync;
 pub mod tail;
 pub mod waiting;
 

@@ -30,12 +30,13 @@ pub use crate::commits::Stored;
 use crate::follow::{follow_from, Following};
 use crate::projection::{ProjectionError, ProjectionErrorKind};
 use crate::snapshot::{self, SnapshotError, SnapshotErrorKind};
+use crate::sync::lock;
 use async_nats::jetstream::kv;
 use async_nats::jetstream::object_store::ObjectStore;
 use floor_events::subjects;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::AsyncReadExt;
 use tokio::sync::watch;
@@ -139,12 +140,6 @@ pub struct PolicyRunner<P: Policy> {
 
 fn read<E: ToString>(e: E) -> ProjectionError {
     ProjectionError::with_source(ProjectionErrorKind::Read, e.to_string())
-}
-
-/// The memory, also when a fold panicked while holding it (the guard has set that commit's
-/// subject aside; what the fold left is what a reader of the same log would have).
-fn lock<P>(memory: &Mutex<P>) -> MutexGuard<'_, P> {
-    memory.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl<P: Policy> PolicyRunner<P> {

@@ -20,6 +20,7 @@ use floor_runtime::bootstrap::Backbone;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
+use floor_runtime::sync::lock;
 use floor_runtime::{reply, AggregateHost, Clock, Commands, JetStreamStore};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -87,7 +88,7 @@ impl SchedulerService {
         tracker: &TaskTracker,
     ) -> Result<Self, StartError> {
         let mut started = PolicyRunner::<Schedules>::start(backbone, policy_config()).await?;
-        let schedules = started.runner.memory().lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        let schedules = lock(&started.runner.memory()).clone();
         // The snapshot and the tail are in `schedules` already; the plan begins now.
         let plan = Arc::new(Mutex::new(Plan::restore(&schedules, clock.now())));
         started.runner.executed(started.runner.folded());

@@ -26,12 +26,13 @@ use super::lockstep::{Lockstep, STALL};
 use super::{publish, rejections, waiting, Played, Progress, SimConfig};
 use floor_events::table::{TableInstruction, TableReport};
 use floor_runtime::bootstrap::Backbone;
+use floor_runtime::sync::lock;
 use floor_seating::simulated::SimTable;
 use futures::StreamExt;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::{watch, Notify};
 use tokio_util::sync::CancellationToken;
@@ -74,10 +75,6 @@ struct Room {
     /// The first failure of a task; the run ends with it.
     failure: Mutex<Option<String>>,
     stop: CancellationToken,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Room {
