@@ -21,14 +21,11 @@ use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::{ProjectionError, ProjectionErrorKind};
 use floor_runtime::sync::lock;
+use floor_runtime::RETRY;
 use floor_runtime::{reply, AggregateHost, Clock, JetStreamStore};
 use std::sync::Arc;
-use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
-
-/// Wait before trying a command again after the store failed.
-const RETRY: Duration = Duration::from_millis(500);
 
 /// The policy's name: its snapshot, checkpoint key and health record.
 pub const POLICY_NAME: &str = "bounties-policy";

@@ -22,15 +22,13 @@ use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
 use floor_runtime::sync::lock;
+use floor_runtime::RETRY;
 use floor_runtime::{reply, AggregateHost, Clock, Commands, JetStreamStore};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
-
-/// Wait before trying a command again after the store (or the clock service) failed.
-const RETRY: Duration = Duration::from_millis(500);
 
 /// How long the policy waits for the clock to take a hand-for-hand command (the TDA deduction)
 /// before it goes on without it: the deduction is time owed to the clock, not a reason to hold

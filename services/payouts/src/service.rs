@@ -25,6 +25,7 @@ use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
 use floor_runtime::sync::lock;
+use floor_runtime::RETRY;
 use floor_runtime::{reply, AggregateHost, Commands, JetStreamStore};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
@@ -32,9 +33,6 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
-
-/// Wait before trying a command again after the store failed.
-const RETRY: Duration = Duration::from_millis(500);
 
 /// How long a `books` request waits for the view to reach the log as it was when asked.
 const BOOKS_WAIT: Duration = Duration::from_secs(5);

@@ -18,6 +18,7 @@ use floor_runtime::follow::follow;
 use floor_runtime::policy::{PolicyConfig, PolicyRunner};
 use floor_runtime::snapshot::Snapshots;
 use floor_runtime::tail::Delivered;
+use floor_runtime::RETRY;
 use floor_runtime::{reply, AggregateHost, Clock, JetStreamStore};
 use std::sync::{Arc, RwLock};
 use tokio_util::sync::CancellationToken;
@@ -208,9 +209,6 @@ impl RegistrationService {
         answer
     }
 }
-
-/// Wait before a close of registration is tried again after the store failed.
-const RETRY: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Starts registration's policy ([`ClosingPolicy`]): caught up with the log before the first
 /// command is served, then following on `tracker`. Its orders run on the service's own

@@ -129,6 +129,10 @@ pub type Outcome<A> = Result<Result<Committed<<A as Aggregate>::Event>, <A as Ag
 /// How often a command is re-decided after conflicts before giving up.
 const MAX_ATTEMPTS: usize = 16;
 
+/// How long a service waits before it tries a command again after the store (or the service it
+/// sends to) failed: the `retry` of [`AggregateHost::execute_reaction`] in every service.
+pub const RETRY: std::time::Duration = std::time::Duration::from_millis(500);
+
 type Slot<A> = Arc<tokio::sync::Mutex<Live<A>>>;
 
 /// Hosts every live aggregate of type `A`. Cheap to clone.

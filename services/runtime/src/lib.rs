@@ -67,6 +67,6 @@ pub use client::{CommandError, CommandErrorKind, Commands};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::Error;
 pub use health::Health;
-pub use host::{reply, AggregateHost, Committed, DomainError};
+pub use host::{reply, AggregateHost, Committed, DomainError, RETRY};
 pub use server::NatsServer;
 pub use store::JetStreamStore;
