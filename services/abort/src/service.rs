@@ -22,6 +22,7 @@ use floor_events::abort::{
 use floor_events::commit::Events;
 use floor_events::{codes, subjects, CommandId, Currency, ErrorBody, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
+use floor_runtime::encoding::hex;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::{ProjectionError, ProjectionErrorKind};
@@ -423,9 +424,4 @@ fn page(all: &[Statement], r: &StatementRequest) -> (Vec<Statement>, u32, Option
     let page: Vec<Statement> = all[start..].iter().take(limit).cloned().collect();
     let next = (start + page.len() < all.len()).then(|| page.last().map(|s| s.player.clone())).flatten();
     (page, players, next)
-}
-
-/// Lowercase hex of `bytes`.
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

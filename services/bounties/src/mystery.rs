@@ -18,6 +18,7 @@
 
 use floor_events::bounties::{EnvelopeTier, Envelopes};
 use floor_events::Money;
+pub use floor_runtime::encoding::{hex, unhex};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use sha2::{Digest, Sha256};
@@ -28,20 +29,6 @@ pub type Seed = [u8; 32];
 /// The commitment published before the draws: SHA-256 of the seed.
 pub fn commitment(seed: &Seed) -> [u8; 32] {
     Sha256::digest(seed).into()
-}
-
-/// Lower-case hex of bytes.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// 32 bytes from 64 hex digits.
-pub fn unhex(text: &str) -> Option<Seed> {
-    if text.len() != 64 {
-        return None;
-    }
-    let bytes: Vec<u8> = (0..64).step_by(2).map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok()).collect::<Option<_>>()?;
-    bytes.try_into().ok()
 }
 
 /// The envelopes dividing `pool`, largest value first (module docs: the remainder rule). Tiers

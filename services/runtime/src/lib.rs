@@ -16,6 +16,7 @@
 //!   reads one object and the commits after it.
 //! - [`endpoint`]: a service's verbs declared once (`Verbs`), served on
 //!   `floor.cmd.<service>.<verb>` with typed requests, replies and error codes.
+//! - [`encoding`]: lower-case hex (`hex`, `unhex`) of digests, commitments, seeds and keys.
 //! - [`commits`]: a stored commit as every reader takes it (`Stored`), its typed decode made
 //!   once per process and shared, what does not decode logged.
 //! - [`client`]: the typed client for service-to-service commands (a rejection or `unavailable`
@@ -43,6 +44,7 @@ pub mod client;
 pub mod clock;
 pub mod commits;
 pub mod credentials;
+pub mod encoding;
 pub mod endpoint;
 pub mod error;
 pub mod follow;

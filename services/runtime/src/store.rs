@@ -110,20 +110,12 @@ impl CommandDigest {
 
     /// As stored in [`COMMAND_DIGEST_HEADER`].
     pub fn to_hex(&self) -> String {
-        self.0.iter().map(|b| format!("{b:02x}")).collect()
+        crate::encoding::hex(&self.0)
     }
 
     /// Reads [`CommandDigest::to_hex`]'s form; `None` for anything else.
     pub fn from_hex(hex: &str) -> Option<Self> {
-        let hex = hex.as_bytes();
-        if hex.len() != 64 {
-            return None;
-        }
-        let mut bytes = [0u8; 32];
-        for (byte, pair) in bytes.iter_mut().zip(hex.chunks(2)) {
-            *byte = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
-        }
-        Some(Self(bytes))
+        crate::encoding::unhex(hex).map(Self)
     }
 }
 

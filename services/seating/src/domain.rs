@@ -22,6 +22,7 @@ use esrs::Aggregate;
 use floor_events::seating::{DrawnTable, MoveReason, SeatedEntry, SeatingEvent};
 use floor_events::table::{BustReport, Instruction, Removal, Report, SeatNo, SeatStack, TableInstruction, TableReport};
 use floor_events::{subjects, EntryNo, PlayerId, TournamentId};
+use floor_runtime::encoding::{hex, unhex};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -177,15 +178,6 @@ fn seat_no(seat: Seat) -> SeatNo {
 
 fn seat_index(seat: SeatNo) -> Seat {
     usize::from(seat.0).wrapping_sub(1)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(text: &str) -> Option<Seed> {
-    let bytes: Vec<u8> = (0..text.len()).step_by(2).map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok()).collect::<Option<_>>()?;
-    bytes.try_into().ok()
 }
 
 /// The events of one command, with instructions numbered per table as they are added.

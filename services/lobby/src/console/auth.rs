@@ -16,6 +16,7 @@
 
 use async_nats::jetstream::kv;
 use chrono::{DateTime, Utc};
+use floor_runtime::encoding::hex;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -135,10 +136,6 @@ pub(super) fn random_bytes() -> [u8; 32] {
     hasher.update(uuid::Uuid::new_v4().as_bytes());
     hasher.update(uuid::Uuid::new_v4().as_bytes());
     hasher.finalize().into()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A director signed in.
