@@ -7,9 +7,10 @@
 //! tail's again after a crash re-sends commands the aggregate already holds, and it answers them
 //! from its history without a second event: every bounty is paid once.
 //!
-//! The mystery draws' seed comes from the platform's key in the `floor-secrets` bucket (the
-//! key seating derives its draw seed from, [`subjects::SEED_KEY`]); it is put into each order
-//! just before it runs ([`SeedKey::seal`]), never into the snapshot.
+//! The mystery draws' seed comes from the platform's key in the `floor-secrets` bucket
+//! ([`floor_runtime::secrets::seed_key`]: the key seating derives its draw seed from,
+//! [`subjects::SEED_KEY`]); it is put into each order just before it runs ([`SeedKey::seal`]),
+//! never into the snapshot.
 
 use crate::domain::{BountiesAggregate, BountyCommand};
 use crate::policy::{Order, Policy, SeedKey};
@@ -19,7 +20,7 @@ use floor_events::{subjects, Reply};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::endpoint::{EndpointError, Verbs};
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
-use floor_runtime::projection::{ProjectionError, ProjectionErrorKind};
+use floor_runtime::projection::ProjectionError;
 use floor_runtime::sync::lock;
 use floor_runtime::RETRY;
 use floor_runtime::{reply, AggregateHost, Clock, JetStreamStore};
@@ -84,25 +85,6 @@ pub fn policy_config() -> PolicyConfig {
     PolicyConfig::new(POLICY_NAME, MEMORY_VERSION, filters())
 }
 
-fn read<E: ToString>(e: E) -> ProjectionError {
-    ProjectionError::with_source(ProjectionErrorKind::Read, e.to_string())
-}
-
-/// The platform's seed key: created once (random) by whichever service comes first (seating or
-/// bounties), read by the others.
-///
-/// # Errors
-/// When the secrets bucket cannot be read, or holds a key that is not 32 bytes.
-pub async fn seed_key(backbone: &Backbone) -> Result<SeedKey, ProjectionError> {
-    let bucket = backbone.jetstream.get_key_value(subjects::SECRETS_BUCKET).await.map_err(read)?;
-    let fresh: Vec<u8> = [uuid::Uuid::new_v4(), uuid::Uuid::new_v4()].iter().flat_map(|u| *u.as_bytes()).collect();
-    // `create` refuses an existing key, so racing instances end up with the first one's key.
-    let _ = bucket.create(subjects::SEED_KEY, fresh.into()).await;
-    let stored = bucket.get(subjects::SEED_KEY).await.map_err(read)?.ok_or_else(|| read("seed key missing"))?;
-    let key: [u8; 32] = stored.as_ref().try_into().map_err(|_| read("seed key is not 32 bytes"))?;
-    Ok(SeedKey(key))
-}
-
 impl BountiesService {
     /// Reads the last snapshot and the log after it into the policy, runs what is still owed,
     /// and follows on `tracker`. `key` fixes the seed key (a simulation that must repeat
@@ -134,7 +116,7 @@ impl BountiesService {
     ) -> Result<Self, ProjectionError> {
         let key = match key {
             Some(key) => key,
-            None => seed_key(backbone).await?,
+            None => SeedKey(floor_runtime::secrets::seed_key(backbone).await?),
         };
         let started = PolicyRunner::<Policy>::start(backbone, config).await?;
         let memory = started.runner.memory();

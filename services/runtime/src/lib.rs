@@ -21,6 +21,8 @@
 //!   once per process and shared, what does not decode logged.
 //! - [`client`]: the typed client for service-to-service commands (a rejection or `unavailable`
 //!   is an error, never a success).
+//! - [`secrets`]: the platform's seed key in KV `floor-secrets`, made once, shared by seating
+//!   and bounties.
 //! - [`spec`]: given / when / then for testing deciders.
 //! - [`follow`]: read a subject's commits from the start (or a given sequence) into memory,
 //!   then follow new ones.
@@ -55,6 +57,7 @@ pub mod policy;
 pub mod projection;
 pub mod readers;
 pub mod roles;
+pub mod secrets;
 pub mod server;
 pub mod shape;
 pub mod snapshot;

@@ -51,8 +51,6 @@ pub const SNAPSHOT_EVERY: u64 = 10_000;
 /// Command ids a snapshot keeps: those of the last this many stream sequences. Retries come
 /// from a runner's unacknowledged tail, a few thousand commits at most.
 const SNAPSHOT_IDS: u64 = 100_000;
-/// The key in `floor-secrets` seeds are derived from (the bounties service's mystery seeds too).
-const SEED_KEY: &str = subjects::SEED_KEY;
 
 fn write<E: Into<Box<dyn std::error::Error + Send + Sync>>>(e: E) -> ProjectionError {
     ProjectionError::with_source(ProjectionErrorKind::Write, e)
@@ -83,7 +81,7 @@ impl SeatingService {
     ) -> Result<(), ProjectionError> {
         let key = match key {
             Some(key) => key,
-            None => seed_key(backbone).await?,
+            None => SeedKey(floor_runtime::secrets::seed_key(backbone).await?),
         };
         let snapshots = backbone.jetstream.get_object_store(subjects::SNAPSHOT_BUCKET).await.map_err(read)?;
         let snapshots = Snapshots::json(snapshots, SNAPSHOT_VERSION, snapshot_every).keeping_ids_of(SNAPSHOT_IDS);
@@ -126,17 +124,6 @@ impl SeatingService {
         tracker.spawn(outbox.run(shutdown));
         Ok(())
     }
-}
-
-/// The seed key: created once (random) by whichever instance comes first, read by the others.
-async fn seed_key(backbone: &Backbone) -> Result<SeedKey, ProjectionError> {
-    let bucket = backbone.jetstream.get_key_value(subjects::SECRETS_BUCKET).await.map_err(read)?;
-    let fresh: Vec<u8> = [uuid::Uuid::new_v4(), uuid::Uuid::new_v4()].iter().flat_map(|u| *u.as_bytes()).collect();
-    // `create` refuses an existing key, so racing instances end up with the first one's key.
-    let _ = bucket.create(SEED_KEY, fresh.into()).await;
-    let stored = bucket.get(SEED_KEY).await.map_err(read)?.ok_or_else(|| read("seed key missing"))?;
-    let key: [u8; 32] = stored.as_ref().try_into().map_err(|_| read("seed key is not 32 bytes"))?;
-    Ok(SeedKey(key))
 }
 
 /// Seating commands waiting to run, in order, and how to run them.
