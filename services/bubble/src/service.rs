@@ -292,20 +292,12 @@ impl BubbleService {
         tournament: TournamentId,
         shutdown: &CancellationToken,
     ) -> bool {
-        loop {
-            match self.commands.send(verb, request).await {
-                Ok(_) => return true,
-                Err(e) if e.is_retryable() => {
-                    tracing::warn!(%tournament, error = %e, "clock command not answered; trying again");
-                    tokio::select! {
-                        _ = shutdown.cancelled() => return false,
-                        _ = tokio::time::sleep(RETRY) => {}
-                    }
-                }
-                Err(e) => {
-                    tracing::info!(%tournament, error = %e, "clock command for hand-for-hand not applied");
-                    return true;
-                }
+        match self.commands.send_until_answered(verb, request, RETRY, shutdown).await {
+            None => false,
+            Some(Ok(_)) => true,
+            Some(Err(e)) => {
+                tracing::info!(%tournament, error = %e, "clock command for hand-for-hand not applied");
+                true
             }
         }
     }

@@ -373,25 +373,17 @@ async fn execute(host: &AggregateHost<PayoutsAggregate>, commands: &Commands, or
 /// command would be refused again; no answer is tried again with the same command id.
 async fn send_to_clock(commands: &Commands, order: Order, shutdown: &CancellationToken) -> bool {
     let tournament = order.tournament();
-    loop {
-        let sent = match &order {
-            Order::ClockPause(r) => commands.send(clock::verbs::PAUSE, r).await.map(|_| ()),
-            Order::ClockResume(r) => commands.send(clock::verbs::RESUME, r).await.map(|_| ()),
-            Order::Payouts(_) => Ok(()),
-        };
-        match sent {
-            Err(e) if e.is_retryable() => {
-                tracing::warn!(%tournament, error = %e, "clock command for a deal not answered; trying again");
-                tokio::select! {
-                    _ = shutdown.cancelled() => return false,
-                    _ = tokio::time::sleep(RETRY) => {}
-                }
-            }
-            Err(e) => {
-                tracing::info!(%tournament, error = %e, "clock command for a deal not applied");
-                return true;
-            }
-            Ok(()) => return true,
+    let answered = match &order {
+        Order::ClockPause(r) => commands.send_until_answered(clock::verbs::PAUSE, r, RETRY, shutdown).await.map(|a| a.map(|_| ())),
+        Order::ClockResume(r) => commands.send_until_answered(clock::verbs::RESUME, r, RETRY, shutdown).await.map(|a| a.map(|_| ())),
+        Order::Payouts(_) => return true,
+    };
+    match answered {
+        None => false,
+        Some(Ok(())) => true,
+        Some(Err(e)) => {
+            tracing::info!(%tournament, error = %e, "clock command for a deal not applied");
+            true
         }
     }
 }

@@ -99,6 +99,31 @@ impl Commands {
             Err(e) => Err(CommandError::with_source(CommandErrorKind::BadReply, format!("{verb}: {e}"))),
         }
     }
+
+    /// Sends `request` to `verb` until it is answered: no answer (or `unavailable`, `conflict`)
+    /// is logged and tried again with the same request every `retry`. `None` when `shutdown`
+    /// came first; otherwise the reply, or the error that trying again would not change (a
+    /// rejection, a reply not understood).
+    pub async fn send_until_answered<Req: Serialize, Rep: DeserializeOwned>(
+        &self,
+        verb: Verb<Req, Rep>,
+        request: &Req,
+        retry: Duration,
+        shutdown: &tokio_util::sync::CancellationToken,
+    ) -> Option<Result<Rep, CommandError>> {
+        loop {
+            match self.send(verb, request).await {
+                Err(e) if e.is_retryable() => {
+                    tracing::warn!(error = %e, "command not answered; trying again");
+                    tokio::select! {
+                        _ = shutdown.cancelled() => return None,
+                        _ = tokio::time::sleep(retry) => {}
+                    }
+                }
+                answered => return Some(answered),
+            }
+        }
+    }
 }
 
 /// Whether an error code says "not now" (the service could not decide; the same command id may
