@@ -255,6 +255,41 @@ fn invalid(field: &'static str, message: impl Into<String>) -> DefinitionError {
 }
 
 impl TournamentDefinition {
+    /// The one fixture every definition is built from: a valid scheduled freezeout, "Example
+    /// Freezeout", starting 2026-12-06 18:00 UTC (a fixed instant: callers set their own `start`),
+    /// 9 seats, 10,000 chips, EUR 10 + 1 (minor units: 1,000 + 100), room for 100, at least 2,
+    /// under the TDA 2024 profile.
+    ///
+    /// Every optional field is `None` (registration opens at creation, no late registration, no
+    /// guarantee, structure, rebuy, add-on, payout table, hand-for-hand settings or bounty) and
+    /// every defaulted one has its default (freezeout, [`RuleProfile::Tda2024`]), and that stays
+    /// so: tests, the simulator and the console's templates name only the fields they mean and
+    /// take the rest from here (`TournamentDefinition { capacity: 9, ..TournamentDefinition::example() }`),
+    /// so a new optional section is added here and in the struct, not in every crate.
+    pub fn example() -> TournamentDefinition {
+        TournamentDefinition {
+            name: "Example Freezeout".into(),
+            start: Start::At(DateTime::<Utc>::from_timestamp(1_796_580_000, 0).unwrap_or_default()),
+            table_size: 9,
+            starting_stack: 10_000,
+            buy_in: Money::new(1_000, crate::money::Currency::EUR),
+            fee: Fee::OnTop(Money::new(100, crate::money::Currency::EUR)),
+            capacity: 100,
+            min_players: 2,
+            registration_opens: None,
+            late_registration_until: None,
+            entry_model: EntryModel::Freezeout,
+            guarantee: None,
+            profile: RuleProfile::Tda2024,
+            structure: None,
+            rebuy: None,
+            add_on: None,
+            payout_table: None,
+            hand_for_hand: None,
+            bounty: None,
+        }
+    }
+
     /// The money lines of one entry (registration, late registration or re-entry).
     ///
     /// With a fee share the fee is rounded down to the minor unit, so any remainder stays in the
@@ -519,23 +554,31 @@ pub(crate) mod tests {
         TournamentDefinition {
             name: "Sunday 100".into(),
             start: Start::At("2026-12-06T18:00:00Z".parse().unwrap()),
-            table_size: 9,
             starting_stack: 20_000,
             buy_in: Money::new(10_000, Currency::EUR),
             fee: Fee::OnTop(Money::new(1_000, Currency::EUR)),
             capacity: 1_000,
             min_players: 10,
-            registration_opens: None,
             late_registration_until: Some("2026-12-06T19:00:00Z".parse().unwrap()),
-            entry_model: EntryModel::Freezeout,
             guarantee: Some(Money::new(500_000, Currency::EUR)),
-            profile: RuleProfile::Tda2024,
-            structure: None,
-            rebuy: None,
-            add_on: None,
-            payout_table: None,
-            hand_for_hand: None,
-            bounty: None,
+            ..TournamentDefinition::example()
+        }
+    }
+
+    #[test]
+    fn the_example_is_a_valid_scheduled_freezeout_with_no_optional_section() {
+        let example = TournamentDefinition::example();
+        assert_eq!(example.start, Start::At("2026-12-06T18:00:00Z".parse().unwrap()));
+        example.validate().unwrap();
+        assert_eq!((example.entry_model, example.profile), (EntryModel::default(), RuleProfile::default()));
+        let json = serde_json::to_value(&example).unwrap();
+        for (field, value) in json.as_object().unwrap() {
+            let required = ["name", "start", "table_size", "starting_stack", "buy_in", "fee", "capacity", "min_players"];
+            let defaulted = ["entry_model", "profile"];
+            assert!(
+                required.contains(&field.as_str()) || defaulted.contains(&field.as_str()) || value.is_null(),
+                "{field} is {value}: the example's optional sections are all absent"
+            );
         }
     }
 

@@ -10,8 +10,8 @@ use floor::startup::{Nats, Platform, PlatformConfig};
 use floor_events::clock::{BlindStructure, ClockEvent, Level, Step, Structure};
 use floor_events::registration::{verbs, CreateTournament, Register, TournamentEvent};
 use floor_events::table::{BustReport, Instruction, PotWon, Report, SeatStack, TableInstruction, TableReport};
-use floor_events::tournament::{EntryModel, Fee, Start, TournamentDefinition};
-use floor_events::{subjects, CommandId, Currency, Money, PlayerId, Reply, RuleProfile, TournamentId};
+use floor_events::tournament::{Fee, Start, TournamentDefinition};
+use floor_events::{subjects, CommandId, Currency, Money, PlayerId, Reply, TournamentId};
 use floor_runtime::bootstrap::{self, Backbone};
 use floor_runtime::store::StoredCommit;
 use floor_runtime::{JetStreamStore, NatsServer};
@@ -496,23 +496,11 @@ pub fn freezeout(capacity: u32) -> TournamentDefinition {
     TournamentDefinition {
         name: "E2E Freezeout".into(),
         start: Start::At(start),
-        table_size: 9,
-        starting_stack: 10_000,
         buy_in: Money::new(1_000, Currency::EUR),
         fee: Fee::OnTop(Money::new(100, Currency::EUR)),
         capacity,
-        min_players: 2,
-        registration_opens: None,
-        late_registration_until: None,
-        entry_model: EntryModel::Freezeout,
         guarantee: Some(Money::new(100_000, Currency::EUR)),
-        profile: RuleProfile::Tda2024,
-        structure: None,
-        rebuy: None,
-        add_on: None,
-        payout_table: None,
-        hand_for_hand: None,
-        bounty: None,
+        ..TournamentDefinition::example()
     }
 }
 

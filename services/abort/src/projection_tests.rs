@@ -4,7 +4,7 @@ use super::*;
 use floor_events::payouts::PlaceAward;
 use floor_events::registration::{EntryKind, EntryRegistered, TournamentCreated, TournamentStarted};
 use floor_events::table::{SeatNo, SeatStack};
-use floor_events::tournament::{purchase_ledger, EntryModel, Fee, TournamentDefinition};
+use floor_events::tournament::{purchase_ledger, TournamentDefinition};
 use floor_events::{EntryNo, Money, TournamentId};
 
 fn at(s: &str) -> DateTime<Utc> {
@@ -38,22 +38,10 @@ fn definition() -> TournamentDefinition {
         name: "Tuesday 10".into(),
         start: Start::At(at("2026-11-24T18:00:00Z")),
         table_size: 2,
-        starting_stack: 10_000,
-        buy_in: Money::new(1_000, Currency::EUR),
-        fee: Fee::OnTop(Money::new(100, Currency::EUR)),
-        capacity: 100,
-        min_players: 2,
-        registration_opens: None,
         late_registration_until: Some(at("2026-11-24T19:00:00Z")),
-        entry_model: EntryModel::Freezeout,
         guarantee: Some(Money::new(50_000, Currency::EUR)),
         profile: RuleProfile::SvenskaSpel2012,
-        structure: None,
-        rebuy: None,
-        add_on: None,
-        payout_table: None,
-        hand_for_hand: None,
-        bounty: None,
+        ..TournamentDefinition::example()
     }
 }
 

@@ -258,8 +258,8 @@ mod tests {
     use super::*;
     use floor_events::registration::{EntryRegistered, StartCause, TournamentCreated, TournamentStarted};
     use floor_events::table::PotWon;
-    use floor_events::tournament::{purchase_ledger, EntryModel, Fee, Start, TournamentDefinition};
-    use floor_events::{Currency, Money, PlayerId, RuleProfile};
+    use floor_events::tournament::{purchase_ledger, Fee, Start, TournamentDefinition};
+    use floor_events::{Currency, Money, PlayerId};
 
     fn eur(cents: u64) -> Money {
         Money::new(cents, Currency::EUR)
@@ -274,23 +274,13 @@ mod tests {
         let definition = TournamentDefinition {
             name: "Mystery".into(),
             start: Start::SitAndGo,
-            table_size: 9,
             starting_stack: 1_000,
             buy_in: eur(2_000),
             fee: Fee::OnTop(eur(200)),
             capacity: 3,
             min_players: 3,
-            registration_opens: None,
-            late_registration_until: None,
-            entry_model: EntryModel::Freezeout,
-            guarantee: None,
-            profile: RuleProfile::Tda2024,
-            structure: None,
-            rebuy: None,
-            add_on: None,
-            payout_table: None,
-            hand_for_hand: None,
             bounty,
+            ..TournamentDefinition::example()
         };
         let mut events = vec![TournamentEvent::TournamentCreated(TournamentCreated { tournament_id: t, definition, at: at() })];
         for e in 1..=3 {

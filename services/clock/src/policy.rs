@@ -75,30 +75,17 @@ mod tests {
     use chrono::Utc;
     use floor_events::clock::{BlindStructure, Preset};
     use floor_events::registration::{StartCause, TournamentCreated, TournamentStarted};
-    use floor_events::tournament::{EntryModel, Fee, Start, TournamentDefinition};
-    use floor_events::{Currency, Money, RuleProfile};
+    use floor_events::tournament::{Start, TournamentDefinition};
 
     fn definition(structure: Option<BlindStructure>) -> TournamentDefinition {
         TournamentDefinition {
             name: "Daily turbo".into(),
             start: Start::SitAndGo,
-            table_size: 9,
             starting_stack: 20_000,
-            buy_in: Money::new(1_000, Currency::EUR),
-            fee: Fee::OnTop(Money::new(100, Currency::EUR)),
             capacity: 9,
             min_players: 9,
-            registration_opens: None,
-            late_registration_until: None,
-            entry_model: EntryModel::Freezeout,
-            guarantee: None,
-            profile: RuleProfile::Tda2024,
             structure,
-            rebuy: None,
-            add_on: None,
-            payout_table: None,
-            hand_for_hand: None,
-            bounty: None,
+            ..TournamentDefinition::example()
         }
     }
 

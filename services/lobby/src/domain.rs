@@ -328,23 +328,9 @@ mod tests {
         TournamentDefinition {
             name: "Lobby test".into(),
             start: Start::At("2026-12-06T18:00:00Z".parse().unwrap()),
-            table_size: 9,
-            starting_stack: 10_000,
-            buy_in: eur(1_000),
-            fee: Fee::OnTop(eur(100)),
-            capacity: 100,
-            min_players: 2,
-            registration_opens: None,
-            late_registration_until: None,
             entry_model: EntryModel::ReEntry { max_entries: 3 },
             guarantee: Some(eur(50_000)),
-            profile: RuleProfile::Tda2024,
-            structure: None,
-            rebuy: None,
-            add_on: None,
-            payout_table: None,
-            hand_for_hand: None,
-            bounty: None,
+            ..TournamentDefinition::example()
         }
     }
 

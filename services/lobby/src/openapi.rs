@@ -22,8 +22,7 @@ pub async fn serve() -> Response {
 mod tests {
     use super::*;
     use crate::domain::LobbyDocument;
-    use floor_events::tournament::{EntryModel, Fee, Start, TournamentDefinition};
-    use floor_events::{Currency, Money, RuleProfile};
+    use floor_events::tournament::{Start, TournamentDefinition};
     use serde_json::Value;
 
     fn document() -> Value {
@@ -66,27 +65,10 @@ mod tests {
 
     #[test]
     fn a_new_documents_fields_are_the_ones_described() {
-        let eur = |c| Money::new(c, Currency::EUR);
         let def = TournamentDefinition {
             name: "OpenAPI".into(),
             start: Start::At("2026-12-06T18:00:00Z".parse().unwrap()),
-            table_size: 9,
-            starting_stack: 10_000,
-            buy_in: eur(1_000),
-            fee: Fee::OnTop(eur(100)),
-            capacity: 100,
-            min_players: 2,
-            registration_opens: None,
-            late_registration_until: None,
-            entry_model: EntryModel::Freezeout,
-            guarantee: None,
-            profile: RuleProfile::Tda2024,
-            structure: None,
-            rebuy: None,
-            add_on: None,
-            payout_table: None,
-            hand_for_hand: None,
-            bounty: None,
+            ..TournamentDefinition::example()
         };
         let created =
             LobbyDocument::created(floor_events::TournamentId(uuid::Uuid::nil()), &def, "2026-12-01T00:00:00Z".parse().unwrap(), 1);

@@ -4,7 +4,7 @@
 use super::*;
 use crate::domain_tests::bought;
 use floor_events::registration::{EntryKind, EntryRegistered, StartCause, TournamentCreated, TournamentStarted};
-use floor_events::tournament::{purchase_ledger, AddOnTerms, EntryModel, Fee, RebuyCondition, RebuyTerms, Start, TournamentDefinition};
+use floor_events::tournament::{purchase_ledger, AddOnTerms, Fee, RebuyCondition, RebuyTerms, Start, TournamentDefinition};
 use floor_events::Currency;
 
 fn eur(cents: u64) -> Money {
@@ -24,18 +24,11 @@ fn definition(bounty: Option<floor_events::bounties::BountyTerms>) -> Tournament
     TournamentDefinition {
         name: "Rebuy".into(),
         start: Start::SitAndGo,
-        table_size: 9,
         starting_stack: 1_000,
         buy_in: eur(1_000),
         fee: Fee::OnTop(eur(100)),
         capacity: 3,
         min_players: 3,
-        registration_opens: None,
-        late_registration_until: None,
-        entry_model: EntryModel::Freezeout,
-        guarantee: None,
-        profile: RuleProfile::Tda2024,
-        structure: None,
         rebuy: Some(RebuyTerms {
             price: eur(1_000),
             fee: eur(100),
@@ -45,9 +38,8 @@ fn definition(bounty: Option<floor_events::bounties::BountyTerms>) -> Tournament
             offer_seconds: 30,
         }),
         add_on: Some(AddOnTerms { price: eur(1_000), fee: eur(0), chips: 1_000 }),
-        payout_table: None,
-        hand_for_hand: None,
         bounty,
+        ..TournamentDefinition::example()
     }
 }
 

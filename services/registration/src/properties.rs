@@ -10,7 +10,7 @@ use esrs::Aggregate;
 use floor_events::money::{MAX_AMOUNT, MAX_TOTAL};
 use floor_events::registration::TournamentEvent;
 use floor_events::tournament::{AddOnTerms, EntryModel, Fee, RebuyCondition, RebuyTerms, Start, TournamentDefinition};
-use floor_events::{Currency, EntryNo, Money, PlayerId, RuleProfile, TournamentId};
+use floor_events::{Currency, EntryNo, Money, PlayerId, TournamentId};
 use proptest::prelude::*;
 
 fn created_at() -> DateTime<Utc> {
@@ -116,23 +116,9 @@ fn definition() -> BoxedStrategy<TournamentDefinition> {
             let mut d = TournamentDefinition {
                 name: "Everyday".into(),
                 start: Start::At(start),
-                table_size: 9,
-                starting_stack: 10_000,
-                buy_in: eur(1_000),
-                fee: Fee::OnTop(eur(100)),
                 capacity: 8,
-                min_players: 2,
-                registration_opens: None,
                 late_registration_until: Some(start + Duration::hours(1)),
-                entry_model: EntryModel::Freezeout,
-                guarantee: None,
-                profile: RuleProfile::Tda2024,
-                structure: None,
-                rebuy: None,
-                add_on: None,
-                payout_table: None,
-                hand_for_hand: None,
-                bounty: None,
+                ..TournamentDefinition::example()
             };
             for twist in twists {
                 match twist {

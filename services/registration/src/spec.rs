@@ -28,23 +28,11 @@ fn definition() -> TournamentDefinition {
     TournamentDefinition {
         name: "Spec".into(),
         start: Start::At(at("2026-12-06T18:00:00Z")),
-        table_size: 9,
-        starting_stack: 10_000,
         buy_in: eur(2_000),
         fee: Fee::OnTop(eur(200)),
         capacity: 3,
-        min_players: 2,
-        registration_opens: None,
         late_registration_until: Some(at(AFTER_DEADLINE)),
-        entry_model: EntryModel::Freezeout,
-        guarantee: None,
-        profile: RuleProfile::Tda2024,
-        structure: None,
-        rebuy: None,
-        add_on: None,
-        payout_table: None,
-        hand_for_hand: None,
-        bounty: None,
+        ..TournamentDefinition::example()
     }
 }
 

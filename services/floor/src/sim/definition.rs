@@ -185,10 +185,8 @@ pub(super) fn own(config: &SimConfig, now: DateTime<Utc>) -> TournamentDefinitio
         fee: Fee::OnTop(Money::new(100, Currency::EUR)),
         capacity: config.entrants,
         min_players: config.entrants,
-        registration_opens: None,
         late_registration_until: (!sit_and_go).then(|| start + chrono::Duration::days(1)),
         entry_model: EntryModel::Freezeout,
-        guarantee: None,
         profile: config.profile,
         structure: config.watchable.as_ref().and_then(|w| w.structure.clone()),
         rebuy: config.rebuys.then_some(RebuyTerms {
@@ -205,7 +203,6 @@ pub(super) fn own(config: &SimConfig, now: DateTime<Utc>) -> TournamentDefinitio
             fee: Money::new(0, Currency::EUR),
             chips: 15_000,
         }),
-        payout_table: None,
         // The profile's trigger (unless asked otherwise), boundary and ordering; the clock as it
         // is (there is no blind structure, so no clock to take a deduction from).
         hand_for_hand: Some(HandForHandSettings {
@@ -214,6 +211,8 @@ pub(super) fn own(config: &SimConfig, now: DateTime<Utc>) -> TournamentDefinitio
             ..HandForHandSettings::default()
         }),
         bounty: config.bounty.clone(),
+        // No guarantee, payout table or any other optional section.
+        ..TournamentDefinition::example()
     }
 }
 

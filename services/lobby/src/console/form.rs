@@ -269,6 +269,9 @@ impl Template {
     pub fn definition(self, name: String, now: chrono::DateTime<chrono::Utc>, start_in: chrono::Duration) -> TournamentDefinition {
         let eur = |cents| Money::new(cents, Currency::EUR);
         let start = now + start_in;
+        // Each template names its game; what none of them has (a registration opening, rebuys,
+        // an add-on, a payout table, hand-for-hand settings, bounties) comes from the example,
+        // where every optional section is absent.
         let base = TournamentDefinition {
             name,
             start: Start::At(start),
@@ -278,17 +281,11 @@ impl Template {
             fee: Fee::OnTop(eur(200)),
             capacity: 1_000,
             min_players: 2,
-            registration_opens: None,
             late_registration_until: Some(start + chrono::Duration::hours(1)),
             entry_model: EntryModel::Freezeout,
-            guarantee: None,
             profile: RuleProfile::Tda2024,
             structure: Some(BlindStructure::Preset(Preset::Turbo)),
-            rebuy: None,
-            add_on: None,
-            payout_table: None,
-            hand_for_hand: None,
-            bounty: None,
+            ..TournamentDefinition::example()
         };
         match self {
             Self::SitAndGo9 => TournamentDefinition {
