@@ -18,7 +18,7 @@ use floor_events::bounties::{verbs, BountiesRecorded, DirectorRequest, NameTarge
 use floor_events::commit::Events;
 use floor_events::{subjects, Reply};
 use floor_runtime::bootstrap::Backbone;
-use floor_runtime::endpoint::{EndpointError, Verbs};
+use floor_runtime::endpoint::Verbs;
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
 use floor_runtime::sync::lock;
@@ -125,20 +125,6 @@ impl BountiesService {
         let service = Self { host, key: Arc::new(key), clock };
         tracker.spawn(service.clone().run(started.runner, owed, shutdown));
         Ok(service)
-    }
-
-    /// Serves directors' requests until `shutdown`; `ready` fires once requests are being
-    /// taken.
-    ///
-    /// # Errors
-    /// When the endpoint cannot be registered.
-    pub async fn serve(
-        self,
-        client: async_nats::Client,
-        shutdown: CancellationToken,
-        ready: Option<tokio::sync::oneshot::Sender<()>>,
-    ) -> Result<(), EndpointError> {
-        Self::verbs().serve(self, client, shutdown, ready).await
     }
 
     /// The verbs: the director names a target, or starts a mystery stage now.

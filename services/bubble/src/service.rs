@@ -18,7 +18,7 @@ use floor_events::bubble::{verbs, BubbleRecorded, BubbleRequest, PauseBubble, Re
 use floor_events::commit::Events;
 use floor_events::{clock, codes, subjects, CommandId, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
-use floor_runtime::endpoint::{EndpointError, Verbs};
+use floor_runtime::endpoint::Verbs;
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
 use floor_runtime::sync::lock;
@@ -183,20 +183,6 @@ impl BubbleService {
         });
         tracker.spawn(service.clone().run(started.runner, started.owed, shutdown));
         Ok(service)
-    }
-
-    /// Serves directors' requests until `shutdown`; `ready` fires once requests are being
-    /// taken.
-    ///
-    /// # Errors
-    /// When the endpoint cannot be registered.
-    pub async fn serve(
-        self,
-        client: async_nats::Client,
-        shutdown: CancellationToken,
-        ready: Option<tokio::sync::oneshot::Sender<()>>,
-    ) -> Result<(), EndpointError> {
-        Self::verbs().serve(self, client, shutdown, ready).await
     }
 
     /// The director's verbs: start, stop, release without slow tables, pause, resume.

@@ -19,7 +19,7 @@ use floor_events::{subjects, CommandId, Reply, TournamentId};
 use floor_rules::structure::preset;
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::commits::Stored;
-use floor_runtime::endpoint::{EndpointError, Verbs};
+use floor_runtime::endpoint::Verbs;
 use floor_runtime::follow::{follow, Following};
 use floor_runtime::host::HostErrorKind;
 use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind, ProjectionRunner};
@@ -71,19 +71,6 @@ impl ClockService {
         runner.catch_up().await?;
         tracker.spawn(runner.run(shutdown));
         Ok(service)
-    }
-
-    /// Serves director commands until `shutdown`; `ready` fires once requests are being taken.
-    ///
-    /// # Errors
-    /// When the endpoint cannot be registered.
-    pub async fn serve(
-        self,
-        client: async_nats::Client,
-        shutdown: CancellationToken,
-        ready: Option<tokio::sync::oneshot::Sender<()>>,
-    ) -> Result<(), EndpointError> {
-        Self::verbs().serve(self, client, shutdown, ready).await
     }
 
     /// The director's verbs. Each is stamped with the service's time and handed to the clock.

@@ -21,7 +21,7 @@ use floor_events::commit::Events;
 use floor_events::payouts::{verbs, Books, BooksRequest, DealAnswer, DealQuery, DealRecorded, DealStatus, ProposeDeal};
 use floor_events::{clock, codes, subjects, CommandId, ErrorBody, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
-use floor_runtime::endpoint::{EndpointError, Verbs};
+use floor_runtime::endpoint::Verbs;
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
 use floor_runtime::sync::lock;
@@ -133,19 +133,6 @@ impl PayoutsService {
         tracker.spawn(report_unbalanced(memory.clone(), bucket, shutdown.clone()));
         tracker.spawn(run(host.clone(), commands, started.runner, started.owed, folded, shutdown));
         Ok(Self { store, books: SharedBooks { memory, folded: folded_rx }, host })
-    }
-
-    /// Serves the books until `shutdown`; `ready` fires once requests are being taken.
-    ///
-    /// # Errors
-    /// When the endpoint cannot be registered.
-    pub async fn serve(
-        self,
-        client: async_nats::Client,
-        shutdown: CancellationToken,
-        ready: Option<tokio::sync::oneshot::Sender<()>>,
-    ) -> Result<(), EndpointError> {
-        Self::verbs().serve(self, client, shutdown, ready).await
     }
 
     /// The verbs: `books`, and the deal's `propose_deal`, `accept_deal`, `reject_deal`, `deal`.

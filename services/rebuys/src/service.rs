@@ -14,7 +14,7 @@ use floor_events::commit::Events;
 use floor_events::rebuys::{verbs, DirectorRequest, Purchase, RebuysRecorded};
 use floor_events::{subjects, CommandId, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
-use floor_runtime::endpoint::{EndpointError, Verbs};
+use floor_runtime::endpoint::Verbs;
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
 use floor_runtime::sync::lock;
@@ -122,20 +122,6 @@ impl RebuysService {
         let service = Self { host: AggregateHost::new(JetStreamStore::new(backbone)), memory, clock };
         tracker.spawn(service.clone().run(started.runner, started.owed, shutdown));
         Ok(service)
-    }
-
-    /// Serves players' and directors' requests until `shutdown`; `ready` fires once requests
-    /// are being taken.
-    ///
-    /// # Errors
-    /// When the endpoint cannot be registered.
-    pub async fn serve(
-        self,
-        client: async_nats::Client,
-        shutdown: CancellationToken,
-        ready: Option<tokio::sync::oneshot::Sender<()>>,
-    ) -> Result<(), EndpointError> {
-        Self::verbs().serve(self, client, shutdown, ready).await
     }
 
     /// The verbs: a player's rebuy, decline and add-on; the director's end of either period.

@@ -13,7 +13,7 @@ use floor_events::registration::*;
 use floor_events::{subjects, CommandId, ErrorBody, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::commits::Stored;
-use floor_runtime::endpoint::{EndpointError, Verbs};
+use floor_runtime::endpoint::Verbs;
 use floor_runtime::follow::follow;
 use floor_runtime::policy::{PolicyConfig, PolicyRunner};
 use floor_runtime::snapshot::Snapshots;
@@ -78,19 +78,6 @@ impl RegistrationService {
         let tournaments = AggregateHost::new(store.clone()).with_snapshots(Snapshots::json(bucket, SNAPSHOT_VERSION, snapshot_every));
         run_closing_policy(backbone, tournaments.clone(), shutdown, &tracker).await?;
         Ok(Self { inner: Arc::new(Inner { tournaments, players: AggregateHost::new(store), limited, suspensions, clock }) })
-    }
-
-    /// Serves commands until `shutdown`; `ready` fires once requests are being taken.
-    ///
-    /// # Errors
-    /// When the endpoint cannot be registered.
-    pub async fn serve(
-        self,
-        client: async_nats::Client,
-        shutdown: CancellationToken,
-        ready: Option<tokio::sync::oneshot::Sender<()>>,
-    ) -> Result<(), EndpointError> {
-        Self::verbs().serve(self, client, shutdown, ready).await
     }
 
     /// The verbs. Each is stamped with the service's time and handed to an aggregate.

@@ -17,7 +17,7 @@ use floor_events::registration::{self, CreateTournament, StartTournament};
 use floor_events::schedule::{verbs, AddTemplate, ListTemplates, RemoveTemplate, ScheduleEvent, TemplateAddedReply, TemplateSummary};
 use floor_events::{codes, subjects, CommandId, Reply, TournamentId};
 use floor_runtime::bootstrap::Backbone;
-use floor_runtime::endpoint::{EndpointError, Verbs};
+use floor_runtime::endpoint::Verbs;
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
 use floor_runtime::sync::lock;
@@ -96,19 +96,6 @@ impl SchedulerService {
             Self { host: AggregateHost::new(JetStreamStore::new(backbone)), plan, commands: Commands::new(backbone.client.clone()), clock };
         tracker.spawn(service.clone().run_timer(started.runner, shutdown));
         Ok(service)
-    }
-
-    /// Serves director commands until `shutdown`; `ready` fires once requests are being taken.
-    ///
-    /// # Errors
-    /// When the endpoint cannot be registered.
-    pub async fn serve(
-        self,
-        client: async_nats::Client,
-        shutdown: CancellationToken,
-        ready: Option<tokio::sync::oneshot::Sender<()>>,
-    ) -> Result<(), EndpointError> {
-        Self::verbs().serve(self, client, shutdown, ready).await
     }
 
     async fn run_timer(self, mut runner: PolicyRunner<Schedules>, shutdown: CancellationToken) {

@@ -69,7 +69,7 @@ async fn main() {
     let (shutdown, tracker) = (CancellationToken::new(), TaskTracker::new());
     let service = ClockService::start(&backbone, Arc::new(SystemClock), shutdown.clone(), &tracker).await.expect("clock service");
     let (ready, is_ready) = tokio::sync::oneshot::channel();
-    tracker.spawn(service.clone().serve(backbone.client.clone(), shutdown.clone(), Some(ready)));
+    tracker.spawn(ClockService::verbs().serve(service.clone(), backbone.client.clone(), shutdown.clone(), Some(ready)));
     is_ready.await.expect("endpoint ready");
     let rss_before = rss_bytes();
 
