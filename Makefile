@@ -61,6 +61,7 @@ fuzz: tools
 ## beside the freezeout and the soak take most of an hour each)
 bench: tools
 	$(CARGO) run --release -p floor-tests --bin floor-bench -- --write docs/benchmarks.md
+	$(CARGO) run --release -p floor-tests --bin auth-bench -- --write docs/benchmarks.md
 	$(CARGO) run --release -p floor-tests --bin seating-bench -- --write docs/benchmarks.md
 	$(CARGO) run --release -p floor-tests --bin seating-latency -- --tables 3000 --write docs/benchmarks.md
 	$(CARGO) run --release -p floor-tests --bin payouts-bench -- --write docs/benchmarks.md

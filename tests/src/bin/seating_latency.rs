@@ -14,7 +14,8 @@
 //! For reading beside it, the same path with nothing decided ([`bare_relay`]): a report stored
 //! and consumed, a commit appended, an instruction published and received.
 //!
-//! Usage: `seating-latency [--tables N] [--samples N] [--write docs/benchmarks.md]`.
+//! Usage: `seating-latency [--tables N] [--samples N] [--open] [--write docs/benchmarks.md]` (`--open`: a server without
+//! access control, to compare with the roles of issue 34).
 
 use async_nats::jetstream::message::PublishMessage;
 use floor_events::registration::{verbs, CreateTournament, Register, StartTournament};
@@ -183,13 +184,18 @@ async fn main() {
     let tables = arg("--tables", 1_000);
     let samples = arg("--samples", 200);
     let entrants = 9 * tables;
-    let world = World::start_configured(|c| {
+    // The platform behind Floor's roles (issue 34), or with `--open` on a server without access
+    // control: the trust boundary's cost on report → move.
+    let skip = |c: &mut floor::startup::PlatformConfig| {
         c.skip("payouts");
         c.skip("lobby");
         c.skip("scheduler");
         c.skip("clock");
-    })
-    .await;
+    };
+    let world = match args.iter().any(|a| a == "--open") {
+        true => World::start_open_configured(skip).await,
+        false => World::start_configured(skip).await,
+    };
 
     // Every instruction of the tournament, from before the first registration.
     let t = TournamentId::new();
