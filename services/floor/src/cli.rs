@@ -306,12 +306,7 @@ fn hex_key(hex: &str) -> Result<[u8; 32], String> {
     if digits.len() != 64 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(format!("a seed key is 64 hex digits, not {} characters", digits.chars().count()));
     }
-    let mut key = [0u8; 32];
-    for (byte, pair) in key.iter_mut().zip(digits.as_bytes().chunks(2)) {
-        let pair = std::str::from_utf8(pair).expect("ASCII hex digits");
-        *byte = u8::from_str_radix(pair, 16).expect("two hex digits");
-    }
-    Ok(key)
+    Ok(floor_runtime::encoding::unhex(digits).expect("64 hex digits"))
 }
 
 /// `--hand-every`: seconds, from 0.1 to 600 (`3`, `2.5`).
