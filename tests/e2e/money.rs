@@ -59,7 +59,7 @@ async fn the_end_of_the_late_registration_level_closes_registration_and_the_lock
 /// the contract's `Nats-Msg-Id` (`<tournament>.<table>.<report_id>`), both play to their winner.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_tournaments_whose_tables_send_the_same_report_ids_both_play_to_the_end() {
-    use floor_events::table::{BustReport, PotWon, Report, SeatStack};
+    use floor_events::table::Report;
     let world = World::start_configured(|c| c.skip("scheduler")).await;
     let mut tournaments = Vec::new();
     for _ in 0..2 {
@@ -77,15 +77,7 @@ async fn two_tournaments_whose_tables_send_the_same_report_ids_both_play_to_the_
             .await;
     }
     for (t, seated, _) in &tournaments {
-        let (winner, loser) = (seated[0], seated[1]);
-        let bust = BustReport {
-            entry: loser.entry,
-            stack_at_start: loser.chips,
-            pots: vec![PotWon { winners: vec![winner.entry], chips: loser.chips }],
-            best_high_hand: None,
-        };
-        let after = vec![SeatStack { chips: winner.chips + loser.chips, ..winner }];
-        world.report(*t, "h1-end", Report::HandFinished { hand: 1, stacks: after, busts: vec![bust] }).await;
+        world.report(*t, "h1-end", floor_tests::busts(1, seated[0], seated[1])).await;
     }
     for (t, seated, mut log) in tournaments {
         let TournamentEvent::TournamentFinished(f) = log.next_where(|e| matches!(e, TournamentEvent::TournamentFinished(_))).await else {

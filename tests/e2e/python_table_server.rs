@@ -9,7 +9,7 @@ use floor_events::clock::{BlindStructure, Level, Step, Structure};
 use floor_events::payouts::Books;
 use floor_events::seating::SeatingEvent;
 use floor_events::tournament::{Start, TournamentDefinition};
-use floor_events::{subjects, Reply};
+use floor_events::{subjects, Reply, TournamentId};
 use floor_runtime::JetStreamStore;
 use floor_tests::{freezeout, World};
 use serde_json::{json, Value};
@@ -69,6 +69,40 @@ fn sit_and_go() -> TournamentDefinition {
     }
 }
 
+/// Runs the example on `t` (with `credential` in its environment, if any), registers the
+/// players, and returns its output and the summary it printed last.
+async fn deal(
+    venv: &Path,
+    world: &World,
+    t: TournamentId,
+    credential: Option<&floor_runtime::roles::User>,
+) -> (std::process::Output, Value) {
+    // The table server starts before the draw: it finds its tables as they open.
+    let mut command = tokio::process::Command::new(venv.join("bin/python"));
+    command
+        .arg(example_dir().join("table_server.py"))
+        .args(["--nats", &world.nats.url(), "--tournament", &t.to_string(), "--seed", "7"])
+        .args(["--timeout", &(PLAY_TIMEOUT.as_secs() - 20).to_string()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    if let Some(user) = credential {
+        command.env("NATS_USER", &user.user).env("NATS_PASSWORD", &user.password);
+    }
+    let client = command.spawn().expect("the example starts");
+    for i in 1..=PLAYERS {
+        assert!(matches!(world.register(t, format!("py{i}")).await, Reply::Ok(_)), "py{i} registers");
+    }
+    let output = tokio::time::timeout(PLAY_TIMEOUT, client.wait_with_output()).await.expect("the example ends").expect("its output");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let summary: Value = stdout
+        .lines()
+        .last()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no summary: {stdout}\nstderr: {}", String::from_utf8_lossy(&output.stderr)));
+    (output, summary)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_example_table_server_deals_a_tournament_to_its_winner() {
     let Some(venv) = tokio::task::spawn_blocking(venv).await.expect("venv") else {
@@ -79,22 +113,7 @@ async fn the_python_example_table_server_deals_a_tournament_to_its_winner() {
     // credential there. With one: the test below.
     let world = World::start_open_configured(|c| c.skip("scheduler")).await;
     let t = world.create(sit_and_go()).await;
-    // The table server starts before the draw: it finds its tables as they open.
-    let client = tokio::process::Command::new(venv.join("bin/python"))
-        .arg(example_dir().join("table_server.py"))
-        .args(["--nats", &world.nats.url(), "--tournament", &t.to_string(), "--seed", "7"])
-        .args(["--timeout", &(PLAY_TIMEOUT.as_secs() - 20).to_string()])
-        .stdout(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the example starts");
-    for i in 1..=PLAYERS {
-        assert!(matches!(world.register(t, format!("py{i}")).await, Reply::Ok(_)), "py{i} registers");
-    }
-
-    let output = tokio::time::timeout(PLAY_TIMEOUT, client.wait_with_output()).await.expect("the example ends").expect("its output");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let summary: Value = stdout.lines().last().and_then(|l| serde_json::from_str(l).ok()).unwrap_or_else(|| panic!("no summary: {stdout}"));
+    let (output, summary) = deal(&venv, &world, t, None).await;
     assert!(output.status.success(), "the example failed: {summary}");
     assert_eq!(summary["finished"], true, "{summary}");
     assert_eq!(summary["rejections"], json!([]), "no report of the example was rejected");
@@ -134,31 +153,11 @@ async fn the_python_example_deals_a_tournament_with_a_table_credential_of_its_ow
         eprintln!("\n\n*** SKIPPED the_python_example_deals_a_tournament_with_a_table_credential_of_its_own: no python3 ***\n");
         return;
     };
-    let t = floor_events::TournamentId::new();
+    let t = TournamentId::new();
     let scope = floor_runtime::roles::TableScope { tournament: t.0, table: None };
     let (world, tables) = World::start_secure(vec![scope]).await;
     world.create_as(t, sit_and_go()).await;
-    let client = tokio::process::Command::new(venv.join("bin/python"))
-        .arg(example_dir().join("table_server.py"))
-        .args(["--nats", &world.nats.url(), "--tournament", &t.to_string(), "--seed", "7"])
-        .args(["--timeout", &(PLAY_TIMEOUT.as_secs() - 20).to_string()])
-        .env("NATS_USER", &tables[0].user)
-        .env("NATS_PASSWORD", &tables[0].password)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the example starts");
-    for i in 1..=PLAYERS {
-        assert!(matches!(world.register(t, format!("py{i}")).await, Reply::Ok(_)), "py{i} registers");
-    }
-    let output = tokio::time::timeout(PLAY_TIMEOUT, client.wait_with_output()).await.expect("the example ends").expect("its output");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let summary: Value = stdout
-        .lines()
-        .last()
-        .and_then(|l| serde_json::from_str(l).ok())
-        .unwrap_or_else(|| panic!("no summary: {stdout}\nstderr: {}", String::from_utf8_lossy(&output.stderr)));
+    let (output, summary) = deal(&venv, &world, t, Some(&tables[0])).await;
     assert!(output.status.success(), "the example failed: {summary}");
     assert_eq!((summary["finished"].clone(), summary["rejections"].clone()), (json!(true), json!([])), "{summary}");
     world.lobby_when(t, |d| d["state"] == "finished" && d["payouts"]["paid"] == true).await;

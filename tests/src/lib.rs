@@ -392,14 +392,7 @@ impl World {
         let seated = self.seated(t, 2).await;
         let (winner, loser) = (seated[0], seated[1]);
         self.report(t, "h1-start", Report::HandStarted { hand: 1, button: winner.seat, stacks: seated.clone(), deal_hand: None }).await;
-        let bust = BustReport {
-            entry: loser.entry,
-            stack_at_start: loser.chips,
-            pots: vec![PotWon { winners: vec![winner.entry], chips: loser.chips }],
-            best_high_hand: None,
-        };
-        let after = vec![SeatStack { chips: winner.chips + loser.chips, ..winner }];
-        self.report(t, "h1-end", Report::HandFinished { hand: 1, stacks: after, busts: vec![bust] }).await;
+        self.report(t, "h1-end", busts(1, winner, loser)).await;
         (winner, loser)
     }
 
@@ -437,6 +430,18 @@ impl ClockWatch {
         };
         tokio::time::timeout(DEADLINE, wait).await.expect("clock event in time")
     }
+}
+
+/// Hand `hand` finished heads-up: `winner` took every chip of `loser`, who is out.
+pub fn busts(hand: u64, winner: SeatStack, loser: SeatStack) -> Report {
+    let bust = BustReport {
+        entry: loser.entry,
+        stack_at_start: loser.chips,
+        pots: vec![PotWon { winners: vec![winner.entry], chips: loser.chips }],
+        best_high_hand: None,
+    };
+    let after = vec![SeatStack { chips: winner.chips + loser.chips, ..winner }];
+    Report::HandFinished { hand, stacks: after, busts: vec![bust] }
 }
 
 /// The code of a refusal; panics on an answer.
