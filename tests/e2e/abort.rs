@@ -160,12 +160,10 @@ async fn a_sit_and_go_cancelled_mid_hand_pays_by_the_chips_at_the_hand_s_start_a
     // One player's statement, from the abort service's view.
     let ann_or_whoever = &cancellation.statements[0];
     let asked = abort::StatementRequest { tournament_id: t, player: Some(ann_or_whoever.player.clone()), after: None, limit: None };
-    let statement = loop {
-        match abort_request(&world, "statement", &asked).await {
-            Reply::Error(e) if e.code == codes::NOT_CANCELLED => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
-            Reply::Ok(v) => break serde_json::from_value::<Statements>(v).expect("statements"),
-            other => panic!("{other:?}"),
-        }
+    // Asked again while the service has not read its own cancellation yet (`not_cancelled`).
+    let statement = match world.request_once_read(subjects::service::ABORT, "statement", &asked, codes::NOT_CANCELLED).await {
+        Reply::Ok(v) => serde_json::from_value::<Statements>(v).expect("statements"),
+        other => panic!("{other:?}"),
     };
     assert_eq!(statement.statements, vec![ann_or_whoever.clone()]);
     assert_eq!(statement.books, books);

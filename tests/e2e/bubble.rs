@@ -88,21 +88,11 @@ async fn told(world: &World, t: TournamentId, tables: &[u32], wanted: Instructio
 
 /// The rejection seating recorded for report `report_id`, waiting for it.
 async fn rejection(world: &World, t: TournamentId, report_id: &str) -> String {
-    let subject = subjects::event_subject(subjects::aggregate::SEATING, t.0);
-    for _ in 0..200 {
-        let commits: Vec<floor_runtime::store::StoredCommit<SeatingEvent>> =
-            JetStreamStore::new(&world.backbone).load(&subject, 0).await.expect("seating log");
-        let found = commits.iter().flat_map(|c| c.events.iter()).find_map(|e| match e {
-            SeatingEvent::ReportRejected { report_id: id, code, .. } if id == report_id => Some(code.clone()),
-            _ => None,
-        });
-        if let Some(code) = found {
-            return code;
-        }
-        // Polling the log, not a timing assumption: the answer is there or the test fails.
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("no rejection recorded for {report_id}");
+    // Waits on the seating log itself (its history, then what comes), not on a timer.
+    let mut log = world.watch_events::<SeatingEvent>(subjects::aggregate::SEATING, t).await;
+    let rejected = log.next_where(|e| matches!(e, SeatingEvent::ReportRejected { report_id: id, .. } if id == report_id)).await;
+    let SeatingEvent::ReportRejected { code, .. } = rejected else { unreachable!("matched above") };
+    code
 }
 
 async fn bubble_log(world: &World, t: TournamentId) -> Vec<BubbleEvent> {

@@ -560,6 +560,8 @@ pub fn write_bench_section(path: &str, name: &str, heading: &str, body: &str) ->
 /// One aggregate's commits of one tournament as they are stored (from the first), decoded as
 /// `E`: a test waits on the event it needs instead of sleeping.
 pub struct EventWatch<E> {
+    /// The commits stored before the watch began, oldest first.
+    history: std::collections::VecDeque<bytes::Bytes>,
     commits: floor_runtime::follow::Following,
     seen: std::marker::PhantomData<E>,
 }
@@ -568,8 +570,11 @@ impl World {
     /// Follows `aggregate`'s subject of `tournament_id` from its first commit.
     pub async fn watch_events<E: serde::de::DeserializeOwned>(&self, aggregate: &str, tournament_id: TournamentId) -> EventWatch<E> {
         let subject = subjects::event_subject(aggregate, tournament_id.0);
-        let commits = floor_runtime::follow::follow(&self.backbone, vec![subject], |_| {}).await.expect("follow the log");
-        EventWatch { commits, seen: std::marker::PhantomData }
+        let mut history = std::collections::VecDeque::new();
+        let commits = floor_runtime::follow::follow(&self.backbone, vec![subject], |d| history.push_back(d.payload.clone()))
+            .await
+            .expect("follow the log");
+        EventWatch { history, commits, seen: std::marker::PhantomData }
     }
 }
 
@@ -577,14 +582,19 @@ impl<E: serde::de::DeserializeOwned> EventWatch<E> {
     /// Waits for the next event `wanted` takes (the deadline fails the test).
     pub async fn next_where(&mut self, wanted: impl Fn(&E) -> bool) -> E {
         let wait = async {
-            while let Some(message) = self.commits.next().await {
-                let message = message.expect("commit readable");
-                let events: Vec<E> = floor_events::record::decode_commit(&message.payload).expect("a commit of the aggregate");
+            loop {
+                let payload = match self.history.pop_front() {
+                    Some(stored) => stored,
+                    None => match self.commits.next().await {
+                        Some(message) => message.expect("commit readable").payload.clone(),
+                        None => panic!("the follow ended"),
+                    },
+                };
+                let events: Vec<E> = floor_events::record::decode_commit(&payload).expect("a commit of the aggregate");
                 if let Some(event) = events.into_iter().find(|e| wanted(e)) {
                     return event;
                 }
             }
-            panic!("the follow ended");
         };
         tokio::time::timeout(DEADLINE, wait).await.expect("the event in time")
     }
