@@ -112,8 +112,11 @@ pub async fn serve(
     shutdown: CancellationToken,
 ) -> Result<(), String> {
     let stream = jetstream.get_stream(subjects::TABLES_STREAM).await.map_err(|e| e.to_string())?;
+    // Named, so the create names its filter in its subject: what a table credential may create
+    // (its own tournament's instructions only, issue 34; docs/security.md).
+    let name = format!("sim-tables-{}", uuid::Uuid::new_v4().simple());
     let consumer = stream
-        .create_consumer(OrderedConfig { filter_subject: format!("floor.table.{tournament}.*.in"), ..Default::default() })
+        .create_consumer(OrderedConfig { name: Some(name), filter_subject: format!("floor.table.{tournament}.*.in"), ..Default::default() })
         .await
         .map_err(|e| e.to_string())?;
     let mut instructions = consumer.messages().await.map_err(|e| e.to_string())?;
