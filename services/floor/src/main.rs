@@ -74,15 +74,12 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         _ if insecure => Nats::EmbeddedOpen(cli.data.clone()),
         _ => Nats::Embedded(cli.data.clone()),
     };
-    // One service alone, joining NATS_URL or the `floor run` of this directory (with its
-    // service credential).
+    // One service alone, joining NATS_URL or the `floor run` of this directory with its
+    // service credential (`bootstrap::join`); said at once when there is neither.
     let joined = || -> Result<Nats, Failure> {
-        match std::env::var("NATS_URL") {
-            Ok(url) if !url.trim().is_empty() => Ok(Nats::Url(url)),
-            _ => floor_runtime::bootstrap::url_to_join(&cli.data)
-                .map(|_| Nats::Local(cli.data.clone()))
-                .map_err(|e| Failure { message: e.to_string(), exit: Exit::Unavailable }),
-        }
+        floor_runtime::bootstrap::url_to_join(&cli.data)
+            .map(|_| Nats::Local(cli.data.clone()))
+            .map_err(|e| Failure { message: e.to_string(), exit: Exit::Unavailable })
     };
     match &cli.command {
         Command::Run { http, only, console, server, insecure_nats } => {

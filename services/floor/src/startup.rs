@@ -35,8 +35,9 @@ pub enum Nats {
     Embedded(PathBuf),
     /// The same, open to anyone who reaches its port: development only (`--insecure-nats`).
     EmbeddedOpen(PathBuf),
-    /// Join the `floor run` of this data directory (its recorded URL) with the service
-    /// credential it keeps (`floor registration`, `floor lobby` beside it).
+    /// Join as `bootstrap::join` says for this data directory: `NATS_URL` with the environment's
+    /// credentials, or the `floor run` there (its recorded URL) with the service credential it
+    /// keeps (`floor registration`, `floor lobby` beside it).
     Local(PathBuf),
     /// Join this server with these credentials (tests, and whoever holds them in memory).
     Joined(String, Credentials),

@@ -396,7 +396,10 @@ impl Sums {
                 Some(Cancelled::InPlay { statements, .. }) => statements,
                 _ => 0,
             },
-            held: u64::try_from(self.flows().0 - self.flows().1).unwrap_or(0),
+            held: {
+                let (money_in, money_out) = self.flows();
+                u64::try_from(money_in - money_out).unwrap_or(0)
+            },
             balanced,
             unbalanced: balance.err(),
         }

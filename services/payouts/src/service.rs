@@ -289,16 +289,12 @@ const REPORT_EVERY: Duration = Duration::from_secs(2);
 /// each one's books written when they change, deleted once they reconcile again, so `floor
 /// status` names them. A write that fails is tried at the next round.
 async fn report_unbalanced(memory: Arc<Mutex<Memory>>, bucket: async_nats::jetstream::kv::Store, shutdown: CancellationToken) {
-    let mut written: std::collections::HashMap<TournamentId, Books> = std::collections::HashMap::new();
-    // What an earlier run wrote: checked at the first round like the rest.
+    // What is in the bucket: the books written, `None` for a record of an earlier run (checked
+    // at the first round like the rest).
+    let mut written: std::collections::HashMap<TournamentId, Option<Books>> = std::collections::HashMap::new();
     if let Ok(keys) = bucket.keys().await {
         let keys: Vec<String> = futures::StreamExt::collect::<Vec<_>>(keys).await.into_iter().flatten().collect();
-        for key in keys {
-            if let Ok(t) = key.parse::<uuid::Uuid>() {
-                let stale = Books { unbalanced: Some(String::new()), ..crate::books::Sums::default().books(TournamentId(t)) };
-                written.insert(TournamentId(t), stale);
-            }
-        }
+        written.extend(keys.iter().filter_map(|k| k.parse::<uuid::Uuid>().ok()).map(|t| (TournamentId(t), None)));
     }
     let mut every = tokio::time::interval(REPORT_EVERY);
     loop {
@@ -308,19 +304,20 @@ async fn report_unbalanced(memory: Arc<Mutex<Memory>>, bucket: async_nats::jetst
         }
         let now: Vec<Books> = lock(&memory).books.unbalanced();
         for books in &now {
-            if written.get(&books.tournament_id) == Some(books) {
+            if written.get(&books.tournament_id).is_some_and(|w| w.as_ref() == Some(books)) {
                 continue;
             }
             let body = serde_json::to_vec(books).expect("books serialize");
             match bucket.put(books.tournament_id.to_string(), body.into()).await {
                 Ok(_) => {
                     tracing::error!(tournament = %books.tournament_id, why = books.unbalanced.as_deref().unwrap_or(""), "books do not reconcile");
-                    written.insert(books.tournament_id, books.clone());
+                    written.insert(books.tournament_id, Some(books.clone()));
                 }
                 Err(e) => tracing::warn!(error = %e, "books not reported; trying again"),
             }
         }
-        let gone: Vec<TournamentId> = written.keys().filter(|t| !now.iter().any(|b| b.tournament_id == **t)).copied().collect();
+        let unbalanced: std::collections::HashSet<TournamentId> = now.iter().map(|b| b.tournament_id).collect();
+        let gone: Vec<TournamentId> = written.keys().filter(|t| !unbalanced.contains(t)).copied().collect();
         for t in gone {
             if bucket.delete(t.to_string()).await.is_ok() {
                 written.remove(&t);

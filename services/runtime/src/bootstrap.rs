@@ -197,14 +197,11 @@ pub async fn ensure_backbone(client: async_nats::Client) -> Result<Backbone, Boo
     jetstream.query_account().await.map_err(|e| BootstrapError::with_source(BootstrapErrorKind::NoJetStream, e))?;
     let events =
         jetstream.get_or_create_stream(events_config()).await.map_err(|e| setup(format!("stream {}: {e}", subjects::EVENTS_STREAM)))?;
-    let tables_config = tables_config();
-    let mut tables = jetstream
-        .get_or_create_stream(tables_config.clone())
-        .await
-        .map_err(|e| setup(format!("stream {}: {e}", subjects::TABLES_STREAM)))?;
+    let mut tables =
+        jetstream.get_or_create_stream(tables_config()).await.map_err(|e| setup(format!("stream {}: {e}", subjects::TABLES_STREAM)))?;
     // A store created before issue 33 has the 2-minute window that dropped one tournament's
     // reports as another's duplicates: narrow it (the only setting Floor changes in place).
-    let window = tables.info().await.map_err(|e| setup(format!("stream {}: {e}", subjects::TABLES_STREAM)))?.config.duplicate_window;
+    let window = tables.cached_info().config.duplicate_window;
     if window != TABLES_DUPLICATE_WINDOW {
         let mut config = tables.cached_info().config.clone();
         config.duplicate_window = TABLES_DUPLICATE_WINDOW;
@@ -394,7 +391,6 @@ fn stop_leftover_server(data_dir: &Path) -> Result<(), BootstrapError> {
     Ok(())
 }
 
-/// The embedded server of `floor run`: JetStream in `<data_dir>/nats`, fsync on every write, its
 /// Who may use the embedded server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
@@ -404,6 +400,7 @@ pub enum Access {
     Open,
 }
 
+/// The embedded server of `floor run`: JetStream in `<data_dir>/nats`, fsync on every write, its
 /// URL recorded in `<data_dir>/nats.url` and its pid in `<data_dir>/nats.pid` until dropped.
 /// Reuses the previous port when free, so clients that cached the URL keep working across
 /// restarts.

@@ -242,8 +242,7 @@ pub async fn status(jetstream: &async_nats::jetstream::Context) -> Result<Status
 }
 
 /// The tournaments whose books do not reconcile, as the payouts service wrote them to
-/// [`subjects::BOOKS_BUCKET`] (issue 33); a value that does not decode is shown as unbalanced
-/// with that reason rather than hidden.
+/// [`subjects::BOOKS_BUCKET`] (issue 33); a value that does not decode is logged and left out.
 ///
 /// # Errors
 /// The bucket cannot be read.
