@@ -20,13 +20,7 @@ const ENTRANTS: u32 = 60;
 /// The shipped tournament files, by name.
 fn examples() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|entry| entry.expect("directory entry").path())
-        .filter(|path| path.is_file() && path.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    files.sort();
-    files
+    floor::director::tournament_files(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
 }
 
 async fn log<E: serde::de::DeserializeOwned>(world: &World, aggregate: &str, t: TournamentId) -> Vec<E> {

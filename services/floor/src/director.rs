@@ -340,6 +340,23 @@ pub async fn send(
     }
 }
 
+/// The tournament files of `dir` (its `*.toml`, not its folders), sorted: what `floor
+/// tournament create --file` and `floor sim --definition` read (the examples' tests use it).
+///
+/// # Errors
+/// `dir` or one of its entries cannot be read.
+pub fn tournament_files(dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_file() && path.extension().is_some_and(|x| x == "toml") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
 /// Reads a tournament definition from TOML. TOML datetimes (quoted or not) become RFC 3339.
 ///
 /// # Errors

@@ -226,13 +226,7 @@ mod tests {
     /// The shipped tournament files: `examples/*.toml` (not the structures or schedules).
     fn examples() -> Vec<PathBuf> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-            .map(|entry| entry.expect("directory entry").path())
-            .filter(|path| path.is_file() && path.extension().is_some_and(|x| x == "toml"))
-            .collect();
-        files.sort();
-        files
+        crate::director::tournament_files(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
     }
 
     fn example(name: &str) -> TournamentDefinition {
