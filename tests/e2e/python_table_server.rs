@@ -26,8 +26,11 @@ fn example_dir() -> PathBuf {
 }
 
 /// The venv with the example's requirements, made or remade when they changed; `None` without
-/// python3.
+/// python3. The tests of this file run in parallel in one process: one makes the venv while the
+/// other waits (two at once removed each other's half-made venv on a clean CI machine).
 fn venv() -> Option<PathBuf> {
+    static MAKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _making = MAKING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     if std::process::Command::new("python3").arg("--version").output().is_err() {
         return None;
     }
