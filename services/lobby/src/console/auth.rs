@@ -82,51 +82,10 @@ impl PasswordHash {
     }
 }
 
-/// HMAC-SHA256 (RFC 2104) with the key's inner and outer pads absorbed once, reused for every
-/// round of PBKDF2.
-#[derive(Clone)]
-struct HmacSha256 {
-    inner: Sha256,
-    outer: Sha256,
-}
-
-impl HmacSha256 {
-    fn new(key: &[u8]) -> Self {
-        let mut block = [0u8; 64];
-        if key.len() > 64 {
-            block[..32].copy_from_slice(&Sha256::digest(key));
-        } else {
-            block[..key.len()].copy_from_slice(key);
-        }
-        let pad = |byte: u8| block.map(|b| b ^ byte);
-        let (mut inner, mut outer) = (Sha256::new(), Sha256::new());
-        inner.update(pad(0x36));
-        outer.update(pad(0x5c));
-        Self { inner, outer }
-    }
-
-    fn mac(&self, message: &[u8]) -> [u8; 32] {
-        let mut inner = self.inner.clone();
-        inner.update(message);
-        let mut outer = self.outer.clone();
-        outer.update(inner.finalize());
-        outer.finalize().into()
-    }
-}
-
-/// PBKDF2 (RFC 8018 §5.2) with HMAC-SHA256, one 32-byte block.
+/// PBKDF2 (RFC 8018 §5.2) with HMAC-SHA256, one 32-byte block: RustCrypto's `pbkdf2` and
+/// `hmac` (issue 35: an audited implementation instead of our own HMAC and rounds).
 fn pbkdf2_sha256(password: &[u8], salt: &[u8], iterations: u32) -> [u8; 32] {
-    let prf = HmacSha256::new(password);
-    let mut first = Vec::with_capacity(salt.len() + 4);
-    first.extend_from_slice(salt);
-    first.extend_from_slice(&1u32.to_be_bytes());
-    let mut u = prf.mac(&first);
-    let mut t = u;
-    for _ in 1..iterations {
-        u = prf.mac(&u);
-        t.iter_mut().zip(u).for_each(|(t, u)| *t ^= u);
-    }
-    t
+    pbkdf2::pbkdf2_hmac_array::<Sha256, 32>(password, salt, iterations)
 }
 
 /// 32 bytes from the operating system's random source: two UUID v4s (122 random bits each,
