@@ -7,9 +7,8 @@
 //! login hashes what was typed with the same salt and compares the two hashes with
 //! [`subtle::ConstantTimeEq`], so the time a wrong guess takes says nothing about how close it was.
 //!
-//! A session is a random token (256 bits from the OS, via two UUID v4s' randomness hashed
-//! together) handed to the browser in a cookie; the server keeps only the SHA-256 of each token,
-//! the director's name, when the session ends and its form token (the CSRF check of every
+//! A session is a random token (256 bits from the OS, read with `getrandom`) handed to the
+//! browser in a cookie; the server keeps only the SHA-256 of each token, the director's name, when the session ends and its form token (the CSRF check of every
 //! action), in the KV bucket `floor-console-sessions` (entries live as long as a session), so a
 //! restarted lobby, or another lobby process, knows every session. Time comes from the platform's [`floor_runtime::Clock`], so a test moves a manual
 //! clock past the end instead of waiting.
@@ -88,13 +87,11 @@ fn pbkdf2_sha256(password: &[u8], salt: &[u8], iterations: u32) -> [u8; 32] {
     pbkdf2::pbkdf2_hmac_array::<Sha256, 32>(password, salt, iterations)
 }
 
-/// 32 bytes from the operating system's random source: two UUID v4s (122 random bits each,
-/// from `getrandom`) hashed together.
+/// 32 bytes from the operating system's random source (`getrandom`).
 pub(super) fn random_bytes() -> [u8; 32] {
-    let mut hasher = Sha256::new();
-    hasher.update(uuid::Uuid::new_v4().as_bytes());
-    hasher.update(uuid::Uuid::new_v4().as_bytes());
-    hasher.finalize().into()
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).expect("the operating system's random source answers");
+    bytes
 }
 
 /// A director signed in.
