@@ -54,16 +54,18 @@ fn disabled() -> Response {
     page(StatusCode::NOT_FOUND, pages::disabled())
 }
 
-/// The token of the session cookie, if the request has one.
+/// The token of the session cookie, if the request has one: every `Cookie` header parsed by
+/// the `cookie` crate (RFC 6265 pairs, `;`-separated, whitespace trimmed; a pair that does not
+/// parse is skipped).
 fn cookie_token(headers: &HeaderMap) -> Option<&str> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
-        .map(|(_, value)| value)
+        .flat_map(cookie::Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|c| c.name() == COOKIE)
+        .and_then(|c| c.value_raw())
 }
 
 impl Console {
