@@ -14,7 +14,7 @@
 //! - [`mystery`]: envelope values and the seeded, committed draw.
 //! - [`policy`]: what the aggregate is told, read from registration, rebuys, seating and clock
 //!   events, with derived command ids.
-//! - [`projection`]: the lobby's and the books' views.
+//! - [`projection`]: the books' view (what players see is the lobby's own fold).
 //! - [`service`]: the `floor.cmd.bounties.*` endpoint and the policy following the log.
 #![deny(missing_docs)]
 
@@ -27,7 +27,7 @@ pub mod split;
 
 pub use domain::{BountiesAggregate, BountyCommand, BountyError, BountyState};
 pub use policy::{Policy, SeedKey};
-pub use projection::{Bounties, BountyBooks, LobbyBounties};
+pub use projection::{Bounties, BountyBooks};
 pub use service::BountiesService;
 
 #[cfg(test)]

@@ -13,15 +13,15 @@
 //!   shared places to the minor unit.
 //! - [`policy`]: what the aggregate is told (registration, seating, payouts commits), and what
 //!   its events cause (instructions to tables, the clock's deduction).
-//! - [`projection`]: the lobby's view: hand-for-hand off or on, hand k, the tables waited for and
-//!   since when.
 //! - [`service`]: the director's endpoint and the policy on the checkpointed runner; the tables'
 //!   instructions go out through seating, which reacts to the bubble's events.
+//!
+//! What players see of hand-for-hand is the lobby's own fold of the bubble's events
+//! (`services/lobby/src/bubble.rs`); the bubble keeps no view of its own (issue 35).
 #![deny(missing_docs)]
 
 pub mod domain;
 pub mod policy;
-pub mod projection;
 pub mod ranking;
 pub mod service;
 
