@@ -29,7 +29,8 @@ fn invalid(field: &'static str, message: impl Into<String>) -> FormError {
 pub struct Fields(HashMap<String, String>);
 
 impl Fields {
-    /// Decodes an urlencoded body: `+` is a space, `%XX` a byte; the result must be UTF-8.
+    /// Decodes an urlencoded body with `form_urlencoded` (the WHATWG parser of the `url` crate):
+    /// `+` is a space, `%XX` a byte; the result must be UTF-8.
     /// No field but the password may hold a character that is invisible or turns the text
     /// around it ([`crate::html::is_hidden`]: a bidi override, a zero-width space…): a name or
     /// a reason with one could pass for another in the pages and the audit (issue 34).
@@ -38,13 +39,19 @@ impl Fields {
     /// `body` when a name or value is not UTF-8 after decoding, or a `%` is not followed by two
     /// hex digits; `text` for a hidden character.
     pub fn parse(body: &[u8]) -> Result<Self, FormError> {
+        // `form_urlencoded` reads a malformed `%` as itself and invalid UTF-8 as U+FFFD; the
+        // console refuses both instead, so the whole body is checked first. Decoding it whole
+        // and decoding each name and value are the same bytes with `&` and `=` between them, so
+        // the body is UTF-8 once decoded exactly when each name and value is.
+        let mut percent = body.iter().enumerate().filter(|(_, &b)| b == b'%');
+        if percent.any(|(i, _)| !body.get(i + 1..i + 3).is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))) {
+            return Err(invalid("body", "a % not followed by two hex digits"));
+        }
+        if percent_encoding::percent_decode(body).decode_utf8().is_err() {
+            return Err(invalid("body", "not UTF-8"));
+        }
         let mut fields = HashMap::new();
-        for pair in body.split(|&b| b == b'&').filter(|p| !p.is_empty()) {
-            let (name, value) = match pair.iter().position(|&b| b == b'=') {
-                Some(i) => (&pair[..i], &pair[i + 1..]),
-                None => (pair, &[][..]),
-            };
-            let (name, value) = (decode(name)?, decode(value)?);
+        for (name, value) in form_urlencoded::parse(body) {
             let hidden =
                 name.chars().chain(if name == "password" { "".chars() } else { value.chars() }).find(|c| crate::html::is_hidden(*c));
             if let Some(c) = hidden {
@@ -56,7 +63,7 @@ impl Fields {
                     ),
                 ));
             }
-            fields.insert(name, value);
+            fields.insert(name.into_owned(), value.into_owned());
         }
         Ok(Self(fields))
     }
@@ -104,26 +111,6 @@ impl Fields {
             id => uuid::Uuid::parse_str(id).map(CommandId).map_err(|_| invalid("command_id", "not a UUID")),
         }
     }
-}
-
-fn decode(raw: &[u8]) -> Result<String, FormError> {
-    let mut out = Vec::with_capacity(raw.len());
-    let mut bytes = raw.iter();
-    while let Some(&b) = bytes.next() {
-        match b {
-            b'+' => out.push(b' '),
-            b'%' => {
-                let hex = [bytes.next().copied(), bytes.next().copied()];
-                let digit = |d: Option<u8>| d.and_then(|d| (d as char).to_digit(16));
-                match (digit(hex[0]), digit(hex[1])) {
-                    (Some(hi), Some(lo)) => out.push((hi * 16 + lo) as u8),
-                    _ => return Err(invalid("body", "a % not followed by two hex digits")),
-                }
-            }
-            b => out.push(b),
-        }
-    }
-    String::from_utf8(out).map_err(|_| invalid("body", "not UTF-8"))
 }
 
 /// The longest reason a director can give (the abort verbs' limit).
