@@ -308,3 +308,63 @@ async fn a_tournament_in_play_set_aside_by_a_poison_commit_can_still_be_cancelle
     let books: Books = serde_json::from_value(books).expect("books");
     assert!(books.balanced && books.held == 0, "every cent in went out: {books:?}");
 }
+
+/// Issue 34: before the start, registration cancels a tournament (every entry refunded); but a
+/// tournament whose registration log holds a commit no reader can apply answers
+/// `aggregate_set_aside` to registration's cancel. The way out is the abort service's cancel:
+/// its policy set the same log aside, so it cancels from what the log recorded before the
+/// poison, every entry gets back exactly what it paid (no guarantee applies before the start),
+/// the reason is recorded, and the books reconcile. A tournament not started whose log is sound
+/// is still registration's to cancel: the abort service refuses it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_not_started_set_aside_by_a_poison_commit_can_still_be_cancelled_and_refunded() {
+    use floor_events::abort::statement::{Case, Method, Rule};
+    use floor_events::abort::{AbortEvent, Cancel, Statements};
+    use floor_events::payouts::{Books, BooksRequest};
+    use floor_events::registration::{verbs, CancelTournament};
+    let world = World::start().await;
+    let sound = world.create(freezeout(10)).await;
+    let t = world.create(freezeout(10)).await;
+    for p in ["ann", "bob", "cat"] {
+        assert!(matches!(world.register(t, p).await, Reply::Ok(_)), "{p} registers");
+    }
+    let js = world.jetstream().clone();
+    poison(&js, subjects::aggregate::TOURNAMENT, t.0, b"not json").await;
+    let subject = subjects::event_subject(subjects::aggregate::TOURNAMENT, t.0);
+    let _ = health_when(&js, "abort-policy", |r| r.set_aside.contains(&subject)).await;
+
+    let by_registration = CancelTournament { command_id: floor_events::CommandId::new(), tournament_id: t, reason: "poisoned".into() };
+    let reply = world.request(verbs::CANCEL_TOURNAMENT.service(), verbs::CANCEL_TOURNAMENT.name(), &by_registration).await;
+    assert!(matches!(&reply, Reply::Error(e) if e.code == codes::AGGREGATE_SET_ASIDE), "registration cannot: {reply:?}");
+
+    let cancel = |tournament_id| Cancel {
+        command_id: floor_events::CommandId::new(),
+        tournament_id,
+        reason: "a commit no reader can apply (director: Ana)".into(),
+        method: Method::default(),
+        cause: None,
+    };
+    let refused = world.request(subjects::service::ABORT, "cancel", &cancel(sound)).await;
+    assert!(matches!(&refused, Reply::Error(e) if e.code == codes::TOURNAMENT_NOT_STARTED), "a sound log is registration's: {refused:?}");
+
+    let reply = world.request(subjects::service::ABORT, "cancel", &cancel(t)).await;
+    let Reply::Ok(recorded) = reply else { panic!("the abort service cancels from what is known: {reply:?}") };
+    let events: Vec<AbortEvent> = serde_json::from_value(recorded["events"].clone()).expect("events");
+    let [AbortEvent::Cancelled { cancellation, reason, .. }] = events.as_slice() else { panic!("{events:?}") };
+    assert_eq!((cancellation.case, reason.as_str()), (Case::BeforeStart, "a commit no reader can apply (director: Ana)"));
+    assert_eq!((cancellation.books.paid_in, cancellation.books.statements, cancellation.books.overlay), (3_300, 3_300, 0));
+
+    let statements = world.request(subjects::service::ABORT, "statement", &serde_json::json!({ "tournament_id": t })).await;
+    let Reply::Ok(statements) = statements else { panic!("{statements:?}") };
+    let statements: Statements = serde_json::from_value(statements).expect("statements");
+    let paid: Vec<(String, u64)> = statements.statements.iter().map(|s| (s.player.to_string(), s.total)).collect();
+    assert_eq!(paid, [("ann".to_owned(), 1_100), ("bob".to_owned(), 1_100), ("cat".to_owned(), 1_100)], "each gets back what it paid");
+    assert!(statements.statements.iter().flat_map(|s| &s.lines).all(|l| l.rule == Rule::FloorBeforeStart));
+
+    let doc = world.lobby_when(t, |d| d["state"] == "cancelled").await;
+    assert!(doc.to_string().contains("a commit no reader can apply"), "{doc}");
+    let books = world.request(subjects::service::PAYOUTS, "books", &BooksRequest { tournament_id: t }).await;
+    let Reply::Ok(books) = books else { panic!("{books:?}") };
+    let books: Books = serde_json::from_value(books).expect("books");
+    assert!(books.balanced && books.held == 0, "every cent in went out: {books:?}");
+}

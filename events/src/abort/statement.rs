@@ -87,6 +87,11 @@ pub enum Rule {
     /// still in gets its agreed amount, what was left to play for goes by the profile's rule.
     #[serde(rename = "floor abort: agreed deal")]
     FloorDeal,
+    /// Floor's rule for a tournament cancelled before its start by the abort service (the way
+    /// out when registration's log holds a commit no reader can apply, `docs/abort.md`):
+    /// everything paid in goes back, as registration's own cancel before the start does.
+    #[serde(rename = "floor abort: before the start")]
+    FloorBeforeStart,
 }
 
 impl Rule {
@@ -108,6 +113,7 @@ impl Rule {
             Rule::FloorBounties => "floor abort: bounties",
             Rule::FloorPlacePrize => "floor abort: place prize floor",
             Rule::FloorDeal => "floor abort: agreed deal",
+            Rule::FloorBeforeStart => "floor abort: before the start",
         }
     }
 }
@@ -149,12 +155,15 @@ pub enum Case {
     /// After a deal every remaining player agreed: the agreed amounts, the rest by the
     /// profile's rule (`Rule::FloorDeal`).
     AfterDeal,
+    /// Before the start (`Rule::FloorBeforeStart`): every entry gets back everything it paid.
+    BeforeStart,
 }
 
 impl Case {
-    /// Everything paid in goes back to every entry: a rollback, 001 Art. 15, 002 (A).
+    /// Everything paid in goes back to every entry: a rollback, 001 Art. 15, 002 (A), a
+    /// cancellation before the start.
     pub fn refunds_everything(self) -> bool {
-        matches!(self, Case::Rollback | Case::HrvatskaLutrijaRefund | Case::SvenskaSpelNobodyOut)
+        matches!(self, Case::Rollback | Case::HrvatskaLutrijaRefund | Case::SvenskaSpelNobodyOut | Case::BeforeStart)
     }
 }
 

@@ -51,6 +51,42 @@ pub fn cancel(snapshot: &Snapshot, profile: RuleProfile, method: Method) -> Resu
     builder.finish(profile, plan)
 }
 
+/// Cancels a tournament before its start: every entry gets back everything it paid
+/// ([`Rule::FloorBeforeStart`], case `before_start`), as registration's own cancel before the
+/// start does (spec §1: a tournament that does not start refunds every entry). The abort
+/// service takes this way only when registration cannot: its log holds a commit no reader can
+/// apply (`docs/abort.md`). No table, guarantee or deal applies before the start: the
+/// snapshot's are not read. A tournament nobody entered is cancelled with no statement.
+///
+/// # Errors
+/// `method_not_offered` for a method other than the rulebook's or a rollback (the same thing
+/// here); the snapshot's faults ([`Tally::of`]) but `nobody_remaining`.
+pub fn cancel_before_the_start(snapshot: &Snapshot, profile: RuleProfile, method: Method) -> Result<Cancellation, CancelError> {
+    if !matches!(method, Method::Rulebook | Method::Rollback) {
+        return Err(CancelError::MethodNotOffered { profile, method: method.name() });
+    }
+    let unstarted = Snapshot { prizes: vec![], guarantee: None, deal: None, buying_open: false, ..snapshot.clone() };
+    if unstarted.entries.is_empty() {
+        return Ok(Cancellation {
+            profile,
+            method: Method::Rollback,
+            case: Case::BeforeStart,
+            decided_under: None,
+            currency: unstarted.currency,
+            remaining: 0,
+            paid_places: 0,
+            chips_in_play: 0,
+            pool: 0,
+            books: Books::default(),
+            statements: vec![],
+        });
+    }
+    let tally = Tally::of(&unstarted)?;
+    let mut builder = Builder::new(&tally);
+    let plan = rules::tda_2024::rollback(&mut builder, Rule::FloorBeforeStart, Case::BeforeStart);
+    builder.finish(profile, plan)
+}
+
 /// What a rule decided, beyond its lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Plan {

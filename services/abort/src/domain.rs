@@ -14,7 +14,7 @@
 //! snapshot's entries and the statements. One that would still exceed [`MAX_CANCELLED_BYTES`]
 //! is refused (`cancellation_too_large`) rather than stored in a message NATS would not take.
 
-use crate::cancellation::cancel;
+use crate::cancellation::{cancel, cancel_before_the_start};
 use crate::error::{codes, CancelError};
 use crate::snapshot::Snapshot;
 use crate::statement::Method;
@@ -67,7 +67,22 @@ pub enum AbortCommand {
         /// The whole event is kept in the object store under this name (the service stored
         /// [`cancelled_event`] of this command there first): the event keeps the reference.
         stored: Option<StoredCancellation>,
+        /// In play, or before the start (the way out when registration cannot cancel).
+        stage: Stage,
     },
+}
+
+/// When a tournament is cancelled: the rule that writes the statements depends on it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Stage {
+    /// Started and not over: the profile's rule ([`cancel`]).
+    #[default]
+    InPlay,
+    /// Not started: everything paid in goes back
+    /// ([`crate::cancellation::cancel_before_the_start`]). The service cancels here only a
+    /// tournament whose registration log holds a commit no reader can apply: otherwise
+    /// registration's own cancel refunds it.
+    BeforeTheStart,
 }
 
 /// Where a tournament stands, for the abort service.
@@ -186,13 +201,13 @@ impl Aggregate for AbortAggregate {
                 AbortState::Suspended { since, .. } => Ok(vec![AbortEvent::Resumed { suspended_at: *since, at }]),
                 _ => Err(AbortError::NotSuspended),
             },
-            AbortCommand::Cancel { reason, cause, profile, method, snapshot, at, stored } => {
+            AbortCommand::Cancel { reason, cause, profile, method, snapshot, at, stored, stage } => {
                 if let AbortState::Suspended { since, .. } = state {
                     if at < *since {
                         return Err(AbortError::BeforeSuspension { at, since: *since });
                     }
                 }
-                let mut event = cancelled_event(reason, cause, snapshot, profile, method, at)?;
+                let mut event = cancelled_event(reason, cause, snapshot, profile, method, at, stage)?;
                 if let (Some(stored), AbortEvent::Cancelled { snapshot, cancellation, stored: reference, .. }) = (stored, &mut event) {
                     let (entries, ours) = (snapshot.entries.len(), cancellation.statements.len());
                     if usize::try_from(stored.entries) != Ok(entries) || usize::try_from(stored.statements) != Ok(ours) {
@@ -235,8 +250,14 @@ pub fn cancelled_event(
     profile: RuleProfile,
     method: Method,
     at: DateTime<Utc>,
+    stage: Stage,
 ) -> Result<AbortEvent, AbortError> {
     CANCEL_REASON.check(&reason)?;
+    if stage == Stage::BeforeTheStart {
+        // Everything goes back whoever's fault it is: 001 Art. 15's cause changes nothing.
+        let cancellation = cancel_before_the_start(&snapshot, profile, method)?;
+        return Ok(AbortEvent::Cancelled { reason, snapshot, cancellation: Box::new(cancellation), at, stored: None, cause });
+    }
     if profile == RuleProfile::HrvatskaLutrija2017 && cause.is_none() {
         return Err(AbortError::CauseRequired(profile));
     }

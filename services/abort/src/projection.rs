@@ -458,29 +458,12 @@ impl TournamentView {
                     ))
                 }
             };
-            let (buy_in, rebuys, bounty) = match self.bounties {
-                true => bounty_parts(number, e)?,
-                false => (0, vec![0; e.rebuys.len()], Bounty::default()),
-            };
-            let paid = |ledger: &EntryLedger, bounty: u64| Paid { ledger: *ledger, bounty };
-            entries.push(Entry {
-                entry: floor_events::EntryNo(number),
-                player: e.player.clone(),
-                buy_in: paid(&e.buy_in, buy_in),
-                rebuys: e.rebuys.iter().zip(rebuys).map(|(l, b)| paid(l, b)).collect(),
-                add_ons: e.add_ons.iter().map(|l| paid(l, 0)).collect(),
-                standing,
-                bounty,
-            });
+            entries.push(self.entry(number, e, standing)?);
         }
         let late_registration_open = !self.registration_closed && self.late_registration_until.is_some_and(|until| at < until);
         let snapshot = Snapshot {
             currency,
-            format: Format {
-                tables: if self.single_table { Tables::Single } else { Tables::Multi },
-                sit_and_go: self.sit_and_go,
-                twister: false,
-            },
+            format: self.format(),
             entries,
             prizes: self.prizes.clone(),
             guarantee: self.guarantee,
@@ -488,6 +471,52 @@ impl TournamentView {
             deal: self.agreed_deal(),
         };
         Ok((profile, snapshot))
+    }
+
+    /// A tournament registration has not started, as a cancellation snapshot (every entry
+    /// still in, no chips, no table); the profile it runs under. For the way out when
+    /// registration's log holds a commit no reader can apply: every entry the log recorded up
+    /// to that commit.
+    ///
+    /// # Errors
+    /// `unknown_tournament`; `tournament_finished` for one over (cancelled or won);
+    /// `snapshot_unavailable` while the bounties' ledger is behind.
+    pub fn snapshot_before_the_start(&self) -> Result<(RuleProfile, Snapshot), Unavailable> {
+        let (Some(profile), Some(currency)) = (self.profile, self.currency) else {
+            return Err(Unavailable::new(codes::UNKNOWN_TOURNAMENT, "no such tournament"));
+        };
+        if self.over {
+            return Err(Unavailable::new(codes::TOURNAMENT_FINISHED, "the tournament is over"));
+        }
+        let mut entries = Vec::with_capacity(self.entries.len());
+        for (&number, e) in &self.entries {
+            entries.push(self.entry(number, e, Standing::Remaining { chips: 0 })?);
+        }
+        let snapshot =
+            Snapshot { currency, format: self.format(), entries, prizes: vec![], guarantee: None, buying_open: false, deal: None };
+        Ok((profile, snapshot))
+    }
+
+    fn format(&self) -> Format {
+        Format { tables: if self.single_table { Tables::Single } else { Tables::Multi }, sit_and_go: self.sit_and_go, twister: false }
+    }
+
+    /// One entry of a snapshot: what it paid, with its bounty parts in a bounty tournament.
+    fn entry(&self, number: u32, e: &EntryView, standing: Standing) -> Result<Entry, Unavailable> {
+        let (buy_in, rebuys, bounty) = match self.bounties {
+            true => bounty_parts(number, e)?,
+            false => (0, vec![0; e.rebuys.len()], Bounty::default()),
+        };
+        let paid = |ledger: &EntryLedger, bounty: u64| Paid { ledger: *ledger, bounty };
+        Ok(Entry {
+            entry: floor_events::EntryNo(number),
+            player: e.player.clone(),
+            buy_in: paid(&e.buy_in, buy_in),
+            rebuys: e.rebuys.iter().zip(rebuys).map(|(l, b)| paid(l, b)).collect(),
+            add_ons: e.add_ons.iter().map(|l| paid(l, 0)).collect(),
+            standing,
+            bounty,
+        })
     }
 
     /// The agreed deal as it stands: the parts of the entries still in (those out since were

@@ -10,7 +10,7 @@
 //! The abort aggregate's events cause no orders since issue 33 ([`crate::policy`]): the clock,
 //! rebuys, registration and seating read the abort log themselves.
 
-use crate::domain::{cancelled_event, AbortAggregate, AbortCommand, AbortEvent, StoredCancellation, SuspendReason};
+use crate::domain::{cancelled_event, AbortAggregate, AbortCommand, AbortEvent, Stage, StoredCancellation, SuspendReason};
 use crate::policy::{watchdog, Order, Watchdog};
 use crate::projection::{TournamentView, Unavailable};
 use crate::snapshot::{Format, Snapshot, Tables};
@@ -60,6 +60,8 @@ pub struct AbortService {
     /// The statements of stored cancellations read so far (a std mutex: never held across an
     /// await).
     loaded: Arc<Mutex<HashMap<TournamentId, Arc<Vec<Statement>>>>>,
+    /// The policy's reader: which tournaments' logs hold a commit it could not apply.
+    reader: floor_runtime::health::Reader,
 }
 
 /// What the log says, folded: one view per tournament.
@@ -136,8 +138,9 @@ impl AbortService {
         })?;
         let started = PolicyRunner::<Memory>::start(backbone, policy_config()).await?;
         let memory = started.runner.memory();
-        let service =
-            Self { host: AggregateHost::new(JetStreamStore::new(backbone)), memory, clock, cancellations, loaded: Arc::default() };
+        let reader = backbone.health.reader(POLICY_NAME).await;
+        let host = AggregateHost::new(JetStreamStore::new(backbone));
+        let service = Self { host, memory, clock, cancellations, loaded: Arc::default(), reader };
         tracker.spawn(service.clone().watch(shutdown.clone()));
         tracker.spawn(service.clone().run(started.runner, started.owed, shutdown));
         Ok(service)
@@ -177,33 +180,48 @@ impl AbortService {
     /// A cancel: the snapshot from the memory as the log stands now. A tournament cancelled
     /// already goes to the aggregate with an empty snapshot: it answers a replay of the same
     /// command from its history, and refuses any other with `tournament_cancelled`, before
-    /// reading the snapshot.
+    /// reading the snapshot. A tournament not started is registration's to cancel, unless
+    /// registration cannot: its log holds a commit no reader can apply (this policy's reader
+    /// set it aside). Then this is the way out: every entry the log recorded gets back what it
+    /// paid.
     async fn cancel(&self, r: Cancel) -> Reply<AbortRecorded> {
         let at = self.clock.now();
+        let registration_log = subjects::event_subject(subjects::aggregate::TOURNAMENT, r.tournament_id.0);
         let built = {
             let memory = lock(&self.memory);
             match memory.tournaments.get(&r.tournament_id) {
                 Some(view) if view.abort.cancelled.is_some() => match view.currency {
-                    Some(currency) => Ok((view.profile.unwrap_or_default(), empty_snapshot(currency))),
+                    Some(currency) => Ok((view.profile.unwrap_or_default(), empty_snapshot(currency), Stage::InPlay)),
                     None => unknown(),
                 },
-                Some(view) => view.snapshot(at),
+                Some(view) if !view.started && self.reader.is_set_aside(&registration_log) => {
+                    view.snapshot_before_the_start().map(|(profile, snapshot)| (profile, snapshot, Stage::BeforeTheStart))
+                }
+                Some(view) => view.snapshot(at).map(|(profile, snapshot)| (profile, snapshot, Stage::InPlay)),
                 None => unknown(),
             }
         };
-        let (profile, snapshot) = match built {
+        let (profile, snapshot, stage) = match built {
             Ok(built) => built,
             Err(u) => return refused(u),
         };
         let stored = match snapshot.entries.len() > INLINE_ENTRIES_AT_MOST {
-            true => match self.store(&r, &snapshot, profile, at).await {
+            true => match self.store(&r, &snapshot, profile, at, stage).await {
                 Ok(stored) => Some(stored),
                 Err(refused) => return Reply::Error(refused),
             },
             false => None,
         };
-        let command =
-            AbortCommand::Cancel { reason: r.reason, cause: r.cause, profile, method: r.method, snapshot: Box::new(snapshot), at, stored };
+        let command = AbortCommand::Cancel {
+            reason: r.reason,
+            cause: r.cause,
+            profile,
+            method: r.method,
+            snapshot: Box::new(snapshot),
+            at,
+            stored,
+            stage,
+        };
         self.answer(r.tournament_id, r.command_id, command).await
     }
 
@@ -217,6 +235,7 @@ impl AbortService {
         snapshot: &Snapshot,
         profile: floor_events::RuleProfile,
         at: chrono::DateTime<chrono::Utc>,
+        stage: Stage,
     ) -> Result<StoredCancellation, ErrorBody> {
         let started = std::time::Instant::now();
         // Computing, encoding and hashing take most of a second at 250,000 entries: off the
@@ -224,8 +243,8 @@ impl AbortService {
         let (t, entries) = (r.tournament_id, snapshot.entries.len());
         let (reason, cause, method, snapshot) = (r.reason.clone(), r.cause, r.method, Box::new(snapshot.clone()));
         let encode = move || {
-            let event =
-                cancelled_event(reason, cause, snapshot, profile, method, at).map_err(|e| ErrorBody::new(e.code(), e.to_string()))?;
+            let event = cancelled_event(reason, cause, snapshot, profile, method, at, stage)
+                .map_err(|e| ErrorBody::new(e.code(), e.to_string()))?;
             let computed = started.elapsed();
             let AbortEvent::Cancelled { cancellation, .. } = &event else { unreachable!("cancelled_event gives a cancelled event") };
             let statements = cancellation.statements.len();

@@ -4,7 +4,7 @@
 //! their place already guaranteed. Plus the snapshot's refusals and the 250,000-entry run.
 
 use crate::cancellation::cancel;
-use crate::domain::{AbortAggregate, AbortCommand as C, AbortEvent as E, AbortState, SuspendReason};
+use crate::domain::{AbortAggregate, AbortCommand as C, AbortEvent as E, AbortState, Stage, SuspendReason};
 use crate::error::codes;
 use crate::rules::fixtures::*;
 use crate::snapshot::{prize, AgreedDeal, Bounty, DealPart, Entry, Format, Snapshot, Standing, Tables, Tally};
@@ -38,6 +38,7 @@ fn cancel_cmd(at: DateTime<Utc>) -> C {
         snapshot: Box::new(field_of_10(MULTI, &[7_000, 3_000])),
         at,
         stored: None,
+        stage: Stage::InPlay,
     }
 }
 
@@ -113,6 +114,7 @@ fn a_cancel_without_a_reason_or_with_a_method_the_profile_lacks_records_nothing(
         snapshot: snapshot.clone(),
         at: secs(0),
         stored: None,
+        stage: Stage::InPlay,
     };
     given::<AbortAggregate>(vec![]).when(blank).then_reject(floor_events::codes::REASON_REQUIRED);
     let rollback = C::Cancel {
@@ -123,6 +125,7 @@ fn a_cancel_without_a_reason_or_with_a_method_the_profile_lacks_records_nothing(
         snapshot: snapshot.clone(),
         at: secs(0),
         stored: None,
+        stage: Stage::InPlay,
     };
     given::<AbortAggregate>(vec![]).when(rollback).then_reject(codes::METHOD_NOT_OFFERED);
     given::<AbortAggregate>(vec![suspended(secs(10))]).when(cancel_cmd(secs(5))).then_reject(codes::BEFORE_SUSPENSION);
@@ -137,7 +140,7 @@ fn hrvatska_lutrija_needs_the_cause_and_records_it() {
         let C::Cancel { snapshot, .. } = cancel_cmd(secs(0)) else { unreachable!() };
         let reason = "the data centre flooded".to_owned();
         let (profile, method, at, stored) = (RuleProfile::HrvatskaLutrija2017, Method::Rulebook, secs(0), None);
-        C::Cancel { reason, cause, profile, method, snapshot, at, stored }
+        C::Cancel { reason, cause, profile, method, snapshot, at, stored, stage: Stage::InPlay }
     };
     given::<AbortAggregate>(vec![]).when(under(None)).then_reject(floor_events::codes::CAUSE_REQUIRED);
     let decided = |cause| match given::<AbortAggregate>(vec![]).when(under(Some(cause))).accepted().as_slice() {
@@ -150,7 +153,7 @@ fn hrvatska_lutrija_needs_the_cause_and_records_it() {
     assert_eq!(decided(ForceMajeure), (Case::HrvatskaLutrijaRefund, Some(Rule::HrvatskaLutrijaArt21), Some(ForceMajeure)));
     // Under another profile the cause is recorded and changes nothing.
     let C::Cancel { snapshot, profile, method, at, stored, reason, .. } = cancel_cmd(secs(0)) else { unreachable!() };
-    let with = C::Cancel { reason, cause: Some(ForceMajeure), profile, method, snapshot, at, stored };
+    let with = C::Cancel { reason, cause: Some(ForceMajeure), profile, method, snapshot, at, stored, stage: Stage::InPlay };
     let events = given::<AbortAggregate>(vec![]).when(with).accepted();
     assert!(matches!(events.as_slice(), [E::Cancelled { cause: Some(ForceMajeure), .. }]));
 }
@@ -389,6 +392,31 @@ proptest! {
         }
     }
 
+    /// Before the start, whatever the field held: each entry's statement is exactly what it
+    /// paid in, under every profile, and the books balance with nothing kept.
+    #[test]
+    fn before_the_start_each_entry_gets_back_exactly_what_it_paid(s in tournament()) {
+        let unstarted: Vec<Entry> = s
+            .entries
+            .iter()
+            .map(|e| Entry { standing: Standing::Remaining { chips: 0 }, bounty: Bounty::default(), ..e.clone() })
+            .collect();
+        let s = Snapshot { entries: unstarted, ..s };
+        for profile in RuleProfile::ALL {
+            let c = crate::cancellation::cancel_before_the_start(&s, profile, Method::Rulebook)
+                .map_err(|e| TestCaseError::fail(format!("{profile:?}: {e}")))?;
+            prop_assert!(c.books.balanced() && c.books.fees_kept == 0 && c.books.operator_cover == 0, "{profile:?}: {:?}", c.books);
+            let mut by_entry: std::collections::BTreeMap<EntryNo, u64> = Default::default();
+            for l in c.statements.iter().flat_map(|st| &st.lines) {
+                *by_entry.entry(l.entry).or_default() += l.amount;
+            }
+            for e in &s.entries {
+                let paid_in: u64 = e.purchases().map(|p| p.ledger.paid_in.amount).sum();
+                prop_assert_eq!(by_entry.get(&e.entry).copied().unwrap_or(0), paid_in, "{:?} entry {}", profile, e.entry);
+            }
+        }
+    }
+
     #[test]
     fn a_names_prefix_never_orders_it_against_the_names_order(a in "[A-Za-z0-9_.@-]{1,24}", b in "[A-Za-z0-9_.@-]{1,24}") {
         let (pa, pb) = (floor_events::PlayerId::parse(&a).unwrap(), floor_events::PlayerId::parse(&b).unwrap());
@@ -432,6 +460,7 @@ fn cancel_field_of(n: u32) -> C {
         snapshot: Box::new(snapshot(MULTI, entries, &[])),
         at: t0(),
         stored: None,
+        stage: Stage::InPlay,
     }
 }
 
@@ -463,7 +492,7 @@ fn a_cancelled_event_too_large_for_one_message_is_refused() {
 fn a_cancellation_kept_in_the_object_store_is_one_small_event_that_names_it() {
     use crate::domain::{cancelled_event, StoredCancellation};
     let C::Cancel { reason, profile, method, snapshot, at, .. } = cancel_field_of(3_000) else { unreachable!() };
-    let whole = cancelled_event(reason.clone(), None, snapshot.clone(), profile, method, at).unwrap();
+    let whole = cancelled_event(reason.clone(), None, snapshot.clone(), profile, method, at, Stage::InPlay).unwrap();
     let E::Cancelled { cancellation: whole_cancellation, .. } = &whole else { unreachable!() };
     let stored = StoredCancellation {
         object: "t.abc".into(),
@@ -473,8 +502,16 @@ fn a_cancellation_kept_in_the_object_store_is_one_small_event_that_names_it() {
         entries: 3_000,
         statements: 3_000,
     };
-    let command =
-        |stored| C::Cancel { reason: reason.clone(), cause: None, profile, method, snapshot: snapshot.clone(), at, stored: Some(stored) };
+    let command = |stored| C::Cancel {
+        reason: reason.clone(),
+        cause: None,
+        profile,
+        method,
+        snapshot: snapshot.clone(),
+        at,
+        stored: Some(stored),
+        stage: Stage::InPlay,
+    };
 
     let events = AbortAggregate::handle_command(&AbortState::Running, command(stored.clone())).unwrap();
     let [E::Cancelled { snapshot: kept, cancellation, stored: reference, .. }] = &events[..] else { panic!("{events:?}") };
@@ -555,4 +592,61 @@ fn time_a_cancellation_of_250_000() {
             cpu as f64 / 1e3
         );
     }
+}
+
+/// Issue 34's way out, before the start (`Stage::BeforeTheStart`, Floor's rule, cited
+/// `floor abort: before the start`): every entry gets back exactly what it paid, whatever the
+/// profile, its cause or the table and guarantee the snapshot carries (none applies before a
+/// start); the books balance with no overlay and no operator cover.
+#[test]
+fn before_the_start_everything_paid_in_goes_back_under_every_profile() {
+    use crate::statement::Rule;
+    let entries = vec![still_in(1, paid(1_000, 100, 0), 0), still_in(2, paid(1_000, 100, 0), 0), still_in(3, paid(1_000, 150, 0), 0)];
+    let with_a_guarantee = Snapshot { guarantee: Some(100_000), ..snapshot(MULTI, entries, &[60_000, 40_000]) };
+    for profile in RuleProfile::ALL {
+        let command = C::Cancel {
+            reason: "a commit no reader can apply".into(),
+            cause: None,
+            profile,
+            method: Method::Rulebook,
+            snapshot: Box::new(with_a_guarantee.clone()),
+            at: secs(0),
+            stored: None,
+            stage: Stage::BeforeTheStart,
+        };
+        let events = given::<AbortAggregate>(vec![]).when(command).accepted();
+        let [E::Cancelled { cancellation: c, .. }] = events.as_slice() else { panic!("{events:?}") };
+        assert_eq!(c.case, Case::BeforeStart, "{profile:?}");
+        let totals: Vec<u64> = c.statements.iter().map(|s| s.total).collect();
+        assert_eq!(totals, [1_100, 1_100, 1_150], "{profile:?}: each its own paid in");
+        assert!(c.statements.iter().flat_map(|s| &s.lines).all(|l| l.rule == Rule::FloorBeforeStart));
+        assert!(c.books.balanced() && c.books.overlay == 0 && c.books.operator_cover == 0, "{profile:?}: {:?}", c.books);
+        assert_eq!((c.books.paid_in, c.books.statements, c.books.fees_kept), (3_350, 3_350, 0));
+    }
+}
+
+/// Before the start there is one way to cancel: a method that shares by chips or ICM is refused
+/// (`method_not_offered`), nothing recorded; a tournament nobody entered is cancelled with no
+/// statement; a blank reason is refused as in play.
+#[test]
+fn before_the_start_offers_only_the_refund_and_cancels_an_empty_field() {
+    let before = |method, entries: Vec<Entry>, reason: &str| C::Cancel {
+        reason: reason.into(),
+        cause: None,
+        profile: RuleProfile::Tda2024,
+        method,
+        snapshot: Box::new(snapshot(MULTI, entries, &[])),
+        at: secs(0),
+        stored: None,
+        stage: Stage::BeforeTheStart,
+    };
+    let one = || vec![still_in(1, paid(1_000, 100, 0), 0)];
+    for method in [Method::RollForward, Method::Icm] {
+        given::<AbortAggregate>(vec![]).when(before(method, one(), "down")).then_reject(codes::METHOD_NOT_OFFERED);
+    }
+    given::<AbortAggregate>(vec![]).when(before(Method::Rulebook, one(), " ")).then_reject(floor_events::codes::REASON_REQUIRED);
+    let events = given::<AbortAggregate>(vec![]).when(before(Method::Rollback, vec![], "nobody came")).accepted();
+    let [E::Cancelled { cancellation: c, .. }] = events.as_slice() else { panic!("{events:?}") };
+    assert_eq!((c.case, c.statements.len(), c.books.paid_in), (Case::BeforeStart, 0, 0));
+    assert!(c.books.balanced());
 }

@@ -9,7 +9,9 @@ pub(crate) async fn director(cli: &Cli) -> Result<Director, Failure> {
 
 /// `floor tournament cancel`: through registration before the start (every entry refunded);
 /// once registration answers `tournament_started`, through the abort service (statements by
-/// the profile's rule).
+/// the profile's rule). When registration answers `aggregate_set_aside` (its log holds a
+/// commit no reader can apply), through the abort service too: in play as ever, before the
+/// start with every entry refunded (`docs/abort.md`, "Before the start").
 pub(crate) async fn cancel_tournament(
     cli: &Cli,
     tournament_id: TournamentId,
@@ -32,7 +34,8 @@ pub(crate) async fn cancel_tournament(
         Ok(reply) => return print_reply(reply),
         Err(refused) => refused,
     };
-    if !refused.message.starts_with(&format!("{}:", codes::TOURNAMENT_STARTED)) {
+    let answered = |code: &str| refused.message.starts_with(&format!("{code}:"));
+    if !answered(codes::TOURNAMENT_STARTED) && !answered(codes::AGGREGATE_SET_ASIDE) {
         return Err(refused);
     }
     let after = abort::Cancel { command_id: CommandId::new(), tournament_id, reason: reason.to_owned(), method, cause };
