@@ -96,14 +96,16 @@ class World:
         self.procs.append((name, proc, log))
         return proc
 
-    def start(self) -> "World":
+    def start(self, run_args: tuple[str, ...] = (), ready=None) -> "World":
+        """nats-server, then `floor run` with `run_args`; waits until `ready()` (by default, until
+        the lobby answers GET /api/health over plain HTTP)."""
         store = self.tmp / "jetstream"
         config = self.tmp / "nats.conf"
         config.write_text(f'listen: "127.0.0.1:{self.nats_port}"\njetstream {{\n  store_dir: "{store}"\n}}\n')
         self.spawn("nats-server", [nats_server_bin(), "-c", str(config)])
         wait_for("nats-server's port", lambda: socket.create_connection(("127.0.0.1", self.nats_port), timeout=1).close() or True)
-        self.spawn("floor-run", [floor_bin(), "run"])
-        wait_for("the lobby (GET /api/health)", lambda: self.get("/api/health")[0] == 200)
+        self.spawn("floor-run", [floor_bin(), "run", *run_args])
+        wait_for("the lobby (GET /api/health)", ready or (lambda: self.get("/api/health")[0] == 200))
         return self
 
     def get(self, path: str) -> tuple[int, bytes]:
