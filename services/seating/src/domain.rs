@@ -28,7 +28,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 mod holds;
 mod joining;
-mod reporting;
+pub(crate) mod reporting;
 use holds::{close_tables, hand_for_hand, resume_play, suspend};
 use joining::{continue_draw, join, join_pool, start};
 use reporting::{on_report, refused};

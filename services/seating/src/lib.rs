@@ -8,7 +8,8 @@
 //! - [`draw`]: seeded, auditable draws (commitment = SHA-256 of the seed) and the start-of-play
 //!   seat draw.
 //! - [`room`]: every table of a tournament, indexed by player count.
-//! - [`reports`]: checking table reports before they change anything.
+//! - [`reports`]: table reports as received (read off their subject) and why one is rejected;
+//!   the checks against the state are the decider's (`domain/reporting.rs`).
 //! - [`balancing`]: after each hand, which tables break and who moves where, and why.
 //!
 //! - [`commands`]: what the seating aggregate is asked to do, and its refusals.

@@ -1,17 +1,10 @@
-//! Checking table reports against what Floor knows, before they change anything.
-//!
-//! A table server is a separate program in any language; a wrong report must never corrupt the
-//! seating state. Each check below names the rule a report broke ([`Rejection::code`]), and the
-//! service records the rejection instead of applying the report.
-//!
-//! Chips are conserved within a hand (tournaments take no rake): what the players dealt in had
-//! at the start is what the survivors hold at the end. Rebuys and add-ons add chips between
-//! hands, through Floor, never inside a report.
+//! Table reports as they arrive: read off their subject ([`receive`]), and why one is
+//! rejected ([`Rejection`], with its stable code). Whether a report fits what Floor knows is
+//! the decider's to check, before it changes anything: `domain/reporting.rs` holds every check
+//! of a hand's start and finish.
 
-use crate::room::Room;
 use floor_events::codes;
-use floor_events::table::TableReport;
-use floor_events::table::{BustReport, SeatNo, SeatStack};
+use floor_events::table::{SeatNo, TableReport};
 use floor_events::{CommandId, EntryNo, TournamentId};
 use std::collections::{BTreeMap, HashMap};
 
@@ -210,90 +203,4 @@ pub struct Play {
     pub last_hand: HashMap<u32, u64>,
     /// Hand in progress, per table.
     pub in_play: HashMap<u32, HandInPlay>,
-}
-
-impl Play {
-    /// Checks a "hand started" report.
-    ///
-    /// # Errors
-    /// The first rule it breaks.
-    pub fn check_started(&self, room: &Room, table: u32, hand: u64, stacks: &[SeatStack]) -> Result<HandInPlay, Rejection> {
-        let seated = room.table(table).ok_or(Rejection::UnknownTable(table))?;
-        let expected = self.last_hand.get(&table).copied().unwrap_or(0) + 1;
-        if hand != expected || self.in_play.contains_key(&table) {
-            return Err(Rejection::HandOutOfOrder { expected, got: hand });
-        }
-        let mut dealt = BTreeMap::new();
-        for s in stacks {
-            let at_seat = seated.seats.get(usize::from(s.seat.0).wrapping_sub(1)).copied().flatten().map(|o| o.entry);
-            if seated.seat_of(s.entry).is_none() {
-                return Err(if self.chips.contains_key(&s.entry) {
-                    Rejection::NotAtTable { entry: s.entry, table }
-                } else {
-                    Rejection::UnknownPlayer(s.entry)
-                });
-            }
-            if at_seat != Some(s.entry) {
-                return Err(Rejection::WrongSeat(s.entry, s.seat));
-            }
-            let known = self.chips.get(&s.entry).copied().unwrap_or(0);
-            if known != s.chips {
-                return Err(Rejection::StackMismatch { entry: s.entry, expected: known, got: s.chips });
-            }
-            if dealt.insert(s.entry, s.chips).is_some() {
-                return Err(Rejection::Unaccounted(s.entry));
-            }
-        }
-        Ok(HandInPlay { hand, stacks: dealt })
-    }
-
-    /// Checks a "hand finished" report against the hand in play.
-    ///
-    /// # Errors
-    /// The first rule it breaks.
-    pub fn check_finished(&self, room: &Room, table: u32, hand: u64, stacks: &[SeatStack], busts: &[BustReport]) -> Result<(), Rejection> {
-        // A table broken while it dealt still finishes that hand.
-        if room.table(table).is_none() && !self.in_play.contains_key(&table) {
-            return Err(Rejection::UnknownTable(table));
-        }
-        let expected = self.in_play.get(&table).map(|h| h.hand).unwrap_or(self.last_hand.get(&table).copied().unwrap_or(0) + 1);
-        if !self.in_play.contains_key(&table) {
-            return Err(Rejection::NotStarted(hand));
-        }
-        let Some(started) = self.in_play.get(&table).filter(|h| h.hand == hand) else {
-            return Err(Rejection::HandOutOfOrder { expected, got: hand });
-        };
-        let mut accounted: BTreeMap<EntryNo, ()> = BTreeMap::new();
-        for s in stacks {
-            if !started.stacks.contains_key(&s.entry) {
-                return Err(Rejection::UnknownPlayer(s.entry));
-            }
-            if s.chips == 0 || accounted.insert(s.entry, ()).is_some() {
-                return Err(Rejection::Unaccounted(s.entry));
-            }
-        }
-        for b in busts {
-            let Some(&start) = started.stacks.get(&b.entry) else { return Err(Rejection::UnknownPlayer(b.entry)) };
-            if accounted.insert(b.entry, ()).is_some() {
-                return Err(Rejection::Unaccounted(b.entry));
-            }
-            if b.stack_at_start != start {
-                return Err(Rejection::StackMismatch { entry: b.entry, expected: start, got: b.stack_at_start });
-            }
-            let in_pots: u64 = b.pots.iter().map(|p| p.chips).sum();
-            let winners_ok = b.pots.iter().all(|p| !p.winners.is_empty() && p.winners.iter().all(|w| stacks.iter().any(|s| s.entry == *w)));
-            if in_pots != start || !winners_ok {
-                return Err(Rejection::BustDoesNotAddUp(b.entry));
-            }
-        }
-        if let Some(missing) = started.stacks.keys().find(|e| !accounted.contains_key(e)) {
-            return Err(Rejection::Unaccounted(*missing));
-        }
-        let before: u64 = started.stacks.values().sum();
-        let after: u64 = stacks.iter().map(|s| s.chips).sum();
-        if before != after {
-            return Err(Rejection::ChipsNotConserved { before, after });
-        }
-        Ok(())
-    }
 }

@@ -1,6 +1,15 @@
 //! A table's report: whether it fits what Floor knows of the table (the hand order, who sits
 //! where with which chips, hand-for-hand's hold), and the decision it leads to, or its
-//! rejection.
+//! rejection. Every check of a hand's start and finish is here ([`check_started`],
+//! [`check_finished`]); reading a report off its subject is `crate::reports`.
+//!
+//! A table server is a separate program in any language; a wrong report must never corrupt the
+//! seating state. Each check names the rule a report broke ([`Rejection::code`]), and the
+//! decider records the rejection instead of applying the report.
+//!
+//! Chips are conserved within a hand (tournaments take no rake): what the players dealt in had
+//! at the start is what the survivors hold at the end. Rebuys and add-ons add chips between
+//! hands, through Floor, never inside a report.
 
 use super::*;
 
@@ -19,12 +28,7 @@ pub(super) fn on_report(state: &SeatingState, report: TableReport, seed: &Seed) 
             Ok(crossing) => vec![SeatingEvent::HandStarted { table, hand: *hand, button: *button, stacks: stacks.clone(), crossing }],
             Err(why) => rejected(&report, why),
         },
-        Report::HandFinished { hand, .. }
-            if state.held.contains_key(&table) && state.play.in_play.get(&table).is_none_or(|h| h.hand != *hand) =>
-        {
-            rejected(&report, Rejection::HandNotReleased(*hand))
-        }
-        Report::HandFinished { hand, stacks, busts } => match state.play.check_finished(&state.room, table, *hand, stacks, busts) {
+        Report::HandFinished { hand, stacks, busts } => match check_finished(state, table, *hand, stacks, busts) {
             Ok(()) => finished(state, table, *hand, stacks.clone(), busts.clone(), seed),
             Err(why) => rejected(&report, why),
         },
@@ -51,7 +55,10 @@ fn sits_at(state: &SeatingState, table: u32, seat: Seat) -> bool {
 /// A hand may start with the players who physically sit at the table, with the chips Floor
 /// knows, once the previous hand is finished; under hand-for-hand's hold only on a
 /// `deal_hand`, or as the one deal that crossed the hold. `Ok(true)` for that crossing deal.
-fn check_started(
+///
+/// # Errors
+/// The first rule the report breaks.
+pub(crate) fn check_started(
     state: &SeatingState,
     table: u32,
     hand: u64,
@@ -102,4 +109,67 @@ fn check_started(
         return Err(Rejection::ButtonOnEmptySeat(button));
     }
     Ok(crossing)
+}
+
+/// A hand finishes as it started: the hand in play at the table (under hand-for-hand's hold,
+/// the one released to it), every player dealt in accounted for once (a survivor with chips, or
+/// a bust whose pots add up to its stack at the start and name survivors as winners), and no
+/// chip created or lost.
+///
+/// # Errors
+/// The first rule the report breaks.
+pub(crate) fn check_finished(
+    state: &SeatingState,
+    table: u32,
+    hand: u64,
+    stacks: &[SeatStack],
+    busts: &[BustReport],
+) -> Result<(), Rejection> {
+    let play = &state.play;
+    if state.held.contains_key(&table) && play.in_play.get(&table).is_none_or(|h| h.hand != hand) {
+        return Err(Rejection::HandNotReleased(hand));
+    }
+    // A table broken while it dealt still finishes that hand.
+    if state.room.table(table).is_none() && !play.in_play.contains_key(&table) {
+        return Err(Rejection::UnknownTable(table));
+    }
+    let expected = play.in_play.get(&table).map(|h| h.hand).unwrap_or(play.last_hand.get(&table).copied().unwrap_or(0) + 1);
+    if !play.in_play.contains_key(&table) {
+        return Err(Rejection::NotStarted(hand));
+    }
+    let Some(started) = play.in_play.get(&table).filter(|h| h.hand == hand) else {
+        return Err(Rejection::HandOutOfOrder { expected, got: hand });
+    };
+    let mut accounted: BTreeMap<EntryNo, ()> = BTreeMap::new();
+    for s in stacks {
+        if !started.stacks.contains_key(&s.entry) {
+            return Err(Rejection::UnknownPlayer(s.entry));
+        }
+        if s.chips == 0 || accounted.insert(s.entry, ()).is_some() {
+            return Err(Rejection::Unaccounted(s.entry));
+        }
+    }
+    for b in busts {
+        let Some(&start) = started.stacks.get(&b.entry) else { return Err(Rejection::UnknownPlayer(b.entry)) };
+        if accounted.insert(b.entry, ()).is_some() {
+            return Err(Rejection::Unaccounted(b.entry));
+        }
+        if b.stack_at_start != start {
+            return Err(Rejection::StackMismatch { entry: b.entry, expected: start, got: b.stack_at_start });
+        }
+        let in_pots: u64 = b.pots.iter().map(|p| p.chips).sum();
+        let winners_ok = b.pots.iter().all(|p| !p.winners.is_empty() && p.winners.iter().all(|w| stacks.iter().any(|s| s.entry == *w)));
+        if in_pots != start || !winners_ok {
+            return Err(Rejection::BustDoesNotAddUp(b.entry));
+        }
+    }
+    if let Some(missing) = started.stacks.keys().find(|e| !accounted.contains_key(e)) {
+        return Err(Rejection::Unaccounted(*missing));
+    }
+    let before: u64 = started.stacks.values().sum();
+    let after: u64 = stacks.iter().map(|s| s.chips).sum();
+    if before != after {
+        return Err(Rejection::ChipsNotConserved { before, after });
+    }
+    Ok(())
 }
