@@ -202,3 +202,196 @@ mod tests {
         assert!(countdown(now - chrono::TimeDelta::seconds(5), now).contains(">0:00<"), "an end in the past shows zero");
     }
 }
+
+/// Render time of every page from a fixed document (issue 35): each page rendered 10,000 times,
+/// the median per render. `cargo test --release -p floor-lobby --lib render_bench -- --ignored
+/// --nocapture`; with `RENDER_DUMP=dir`, each page is also written there, to compare outputs.
+#[cfg(test)]
+mod render_bench {
+    use crate::clock::LobbyClock;
+    use crate::console::pages::{self, Audited, LastReports, Notice, Signed};
+    use crate::domain::{LobbyDocument, LobbyState};
+    use crate::listing::{Page, Query};
+    use crate::seat_map::{ClosedTable, Closure, Found, Occupant, RecentMove, SeatsSummary, TableDoc};
+    use crate::seat_pages::Held;
+    use chrono::{DateTime, Utc};
+    use floor_events::abort::statement::{Books, Inputs, Line, LineKind, Rule, Statement};
+    use floor_events::abort::Statements;
+    use floor_events::clock::{ClockEvent, Preset, StepCause};
+    use floor_events::payouts::{PayoutEvent, PlaceAward};
+    use floor_events::seating::MoveReason;
+    use floor_events::tournament::TournamentDefinition;
+    use floor_events::{Currency, EntryNo, PlayerId, TournamentId};
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    const RENDERS: usize = 10_000;
+
+    fn t0() -> DateTime<Utc> {
+        "2027-01-10T18:00:00Z".parse().unwrap()
+    }
+
+    fn document(n: u128, name: &str) -> LobbyDocument {
+        let definition: TournamentDefinition = serde_json::from_value(serde_json::json!({
+            "name": name, "start": {"at": "2027-01-10T18:00:00Z"}, "table_size": 9, "starting_stack": 10000,
+            "buy_in": {"amount": 1000, "currency": "EUR"}, "fee": {"on_top": {"amount": 100, "currency": "EUR"}},
+            "capacity": 100, "min_players": 2, "entry_model": {"kind": "freezeout"}, "profile": "tda-2024",
+            "guarantee": {"amount": 100000, "currency": "EUR"},
+        }))
+        .unwrap();
+        let mut doc = LobbyDocument::created(TournamentId(uuid::Uuid::from_u128(n)), &definition, t0(), 1);
+        let structure = floor_rules::structure::preset(Preset::Standard);
+        let clock = LobbyClock::new(structure).evolve(&ClockEvent::StepStarted {
+            step: 0,
+            number: 1,
+            at: t0(),
+            ends_at: t0() + chrono::TimeDelta::minutes(15),
+            cause: StepCause::Start,
+            blinds: None,
+        });
+        doc.clock = Some(clock);
+        doc.state = LobbyState::Running;
+        doc.entrants = 45;
+        doc.live_entries = 30;
+        doc.unique_players = 45;
+        doc.payouts = doc.projected_payouts();
+        for (entry, place, amount) in [(7, 45, 0), (4, 44, 0), (9, 43, 0)] {
+            doc = doc.evolve_payouts(&PayoutEvent::PlacesAwarded {
+                players_left_before: place,
+                awards: vec![PlaceAward {
+                    entry: EntryNo(entry),
+                    player: PlayerId::parse(&format!("player{entry}")).unwrap(),
+                    place,
+                    shared: 1,
+                    amount,
+                }],
+                hand_for_hand: None,
+            });
+        }
+        doc
+    }
+
+    fn table(n: u32) -> TableDoc {
+        TableDoc {
+            table: n,
+            seats: (1..=9u8)
+                .map(|seat| Occupant {
+                    seat,
+                    entry: EntryNo(n * 10 + u32::from(seat)),
+                    player: PlayerId::parse(&format!("player{n}x{seat}")).ok(),
+                    chips: 10_000 + u64::from(seat) * 137,
+                })
+                .collect(),
+            last_hand: Some(12),
+            hand_running: true,
+            hands: 11,
+        }
+    }
+
+    fn summary(t: TournamentId) -> SeatsSummary {
+        SeatsSummary {
+            tournament_id: t,
+            tables: vec![1, 2, 3, 4],
+            seated: 30,
+            waiting: 0,
+            out: 15,
+            moves: (0..5)
+                .map(|i| RecentMove {
+                    entry: EntryNo(i),
+                    player: PlayerId::parse(&format!("mover{i}")).ok(),
+                    from: (5, 2),
+                    to: (1, 3),
+                    reason: MoveReason::Balance { from_count: 6, to_count: 8 },
+                })
+                .collect(),
+            closed: vec![ClosedTable { table: 5, closure: Closure::Broken { players_left: 30, tables_needed: 4 } }],
+            tables_closed: 1,
+            winner: None,
+            last_sequence: 9,
+        }
+    }
+
+    fn median(mut times: Vec<u128>) -> u128 {
+        times.sort_unstable();
+        times[times.len() / 2]
+    }
+
+    fn time(page: &str, mut render: impl FnMut() -> String) {
+        let shown = render();
+        if let Ok(dir) = std::env::var("RENDER_DUMP") {
+            std::fs::write(format!("{dir}/{page}.html"), &shown).unwrap();
+        }
+        let times: Vec<u128> = (0..RENDERS)
+            .map(|_| {
+                let started = Instant::now();
+                std::hint::black_box(render());
+                started.elapsed().as_nanos()
+            })
+            .collect();
+        println!("{page:<22} {:>9.1} µs  ({} bytes)", median(times) as f64 / 1_000.0, shown.len());
+    }
+
+    #[test]
+    #[ignore = "a benchmark: run in release with --ignored --nocapture"]
+    fn render_bench() {
+        let doc = document(1, "Sunday Million <b>");
+        let t = doc.tournament_id;
+        let docs: Vec<Arc<LobbyDocument>> = (0..20).map(|i| Arc::new(document(i + 1, &format!("Daily {i}")))).collect();
+        let structure = floor_rules::structure::preset(Preset::Standard);
+        let seats = summary(t);
+        let query = Query::default();
+        let tables: Vec<TableDoc> = (1..=4).map(table).collect();
+        let shown = Page::of(tables.clone(), 1, 30);
+        let found: Vec<Found> = (1..=9u8)
+            .map(|seat| Found {
+                entry: EntryNo(u32::from(seat)),
+                player: PlayerId::parse(&format!("player1x{seat}")).unwrap(),
+                out: false,
+                table: Some(1),
+                seat: Some(seat),
+                chips: Some(10_000),
+            })
+            .collect();
+        let player = PlayerId::parse("ana.b").unwrap();
+        let line = |kind, amount, inputs| Line { entry: EntryNo(3), kind, rule: Rule::TdaRollback, amount, inputs };
+        let statements = Statements {
+            tournament_id: t,
+            reason: "power cut <b>".into(),
+            at: t0(),
+            books: Books::default(),
+            statements: vec![Statement {
+                player: player.clone(),
+                total: 1_234,
+                lines: vec![
+                    line(LineKind::RefundFee, 100, Inputs { pot: 100, ..Inputs::default() }),
+                    line(LineKind::ChipShare, 1_134, Inputs { pot: 4_300, weight: Some(2_500), of: Some(9_000), place: None, extra: true }),
+                ],
+            }],
+            players: 1,
+            next: None,
+        };
+        let signed = Signed { director: "Ana", form_token: "0123456789abcdef" };
+        let held = Held { summary: Some(seats.clone()), tables: tables.iter().map(|t| (t.table, t.clone())).collect(), ..Held::default() };
+        let reports: LastReports = (1..=4).map(|n| (n, t0() - chrono::TimeDelta::seconds(i64::from(n) * 30))).collect();
+        let audit: Vec<Audited> = (0..10)
+            .map(|i| Audited {
+                at: t0(),
+                director: "Ana".into(),
+                action: "pause".into(),
+                tournament_id: Some(t),
+                command_id: uuid::Uuid::from_u128(i),
+                reason: Some("dinner".into()),
+            })
+            .collect();
+        let done = Notice::Done("Clock paused".into());
+
+        time("list", || crate::list_page::render(&Page::of(docs.clone(), 1, 20), &query, t0()));
+        time("tournament", || crate::tournament_page::render(&doc, Some(&structure), Some(&seats), t0()));
+        time("statement", || crate::statements::render(t, &doc.name, Currency::EUR, &player, &statements));
+        time("seat_map", || crate::seat_pages::render_tables(t, &doc.name, Some(&seats), &shown));
+        time("player_search", || crate::seat_pages::render_search(t, &doc.name, "player1", &found));
+        time("console_login", || pages::login(Some("Wrong password.")));
+        time("console_index", || pages::index(&docs, &signed, Some(&done), t0()));
+        time("console_tournament", || pages::tournament(&doc, &held, &reports, &audit, &signed, Some(&done), t0()));
+    }
+}

@@ -379,7 +379,7 @@ pub fn tables_section(t: TournamentId, summary: Option<&SeatsSummary>) -> String
     out
 }
 
-fn render_tables(t: TournamentId, name: &str, summary: Option<&SeatsSummary>, shown: &Page<TableDoc>) -> String {
+pub(crate) fn render_tables(t: TournamentId, name: &str, summary: Option<&SeatsSummary>, shown: &Page<TableDoc>) -> String {
     let mut body =
         format!("<h1>{}: tables</h1>\n<p><a href=\"/tournaments/{t}\">Back to the tournament</a></p>\n", crate::html::name(name));
     if let Some(s) = summary {
@@ -439,7 +439,7 @@ fn render_tables(t: TournamentId, name: &str, summary: Option<&SeatsSummary>, sh
     page(&format!("{name}: tables"), &body)
 }
 
-fn render_search(t: TournamentId, name: &str, wanted: &str, found: &[Found]) -> String {
+pub(crate) fn render_search(t: TournamentId, name: &str, wanted: &str, found: &[Found]) -> String {
     let mut body =
         format!("<h1>{}: find a player</h1>\n<p><a href=\"/tournaments/{t}\">Back to the tournament</a></p>\n", crate::html::name(name));
     body.push_str(&search_form(t, wanted));
