@@ -121,9 +121,22 @@ async fn a_director_sends_commands_but_cannot_write_the_log_serve_commands_read_
     d.client.publish(format!("$KV.{}.{}", subjects::LOBBY_BUCKET, p.t), "{}".into()).await.expect("sent");
     d.refused("$KV.floor-lobby").await;
 
-    // It reads what a director reads: the lobby.
+    // Take, or delete, the consumer seating reads the tables' reports with.
+    let tables = p.backbone.jetstream.get_stream(subjects::TABLES_STREAM).await.expect("the tables' stream");
+    let durable = floor_runtime::roles::FLOOR_TABLE_CONSUMERS[0];
+    let config = jetstream::consumer::pull::Config { durable_name: Some(durable.into()), ..Default::default() };
+    tables.get_or_create_consumer::<jetstream::consumer::pull::Config>(durable, config).await.expect("the service makes it");
+    assert!(d.jetstream.get_stream(subjects::TABLES_STREAM).await.expect("info").delete_consumer(durable).await.is_err());
+    d.refused(&format!("$JS.API.CONSUMER.DELETE.FLOOR_TABLES.{durable}")).await;
+
+    // It reads what a director reads: the lobby, and the log and the tables' reports, as
+    // `floor status` does to say who waits on whom (it timed out on the reports before).
     let lobby = d.jetstream.get_key_value(subjects::LOBBY_BUCKET).await.expect("the lobby bucket");
     assert!(lobby.get("nothing-here").await.expect("a read").is_none());
+    let report = format!("floor.table.{}.1.out", p.t);
+    p.backbone.jetstream.publish(report.clone(), "{}".into()).await.expect("sent").await.expect("stored");
+    let read = d.jetstream.get_stream(subjects::TABLES_STREAM).await.expect("info").direct_get_last_for_subject(&report).await;
+    assert!(read.is_ok(), "a direct get of a report, as floor status makes: {read:?}");
 
     d.client.flush().await.expect("flush");
     assert_eq!(last_sequence(&p.backbone).await, before, "nothing reached the log");

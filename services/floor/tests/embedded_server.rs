@@ -36,10 +36,14 @@ fn floor_run(data: &Path) -> FloorRun {
     floor_run_only(data, "registration")
 }
 
-/// `floor run --only <services>` on `data` with the embedded server.
+/// `floor run --only <services>` on `data` with the embedded server (every service: `""`).
 fn floor_run_only(data: &Path, services: &str) -> FloorRun {
+    // Every service: the lobby among them, on a port of its own choosing.
+    let only: &[&str] = if services.is_empty() { &["--http", "127.0.0.1:0"] } else { &["--only", services] };
     let mut child = Command::new(env!("CARGO_BIN_EXE_floor"))
-        .args(["run", "--only", services, "--data"])
+        .arg("run")
+        .args(only)
+        .arg("--data")
         .arg(data)
         .env_remove("NATS_URL")
         .env("FLOOR_LOG", "info,async_nats=warn")
@@ -344,4 +348,65 @@ fn a_table_credential_reports_for_its_tournament_until_it_is_revoked() {
     assert_eq!(refused.kind(), bootstrap::BootstrapErrorKind::Unauthorized, "{refused}");
     let (code, _) = floor_command(data.path(), &["credentials", "revoke", &user]);
     assert_eq!(code, Some(1), "revoked once");
+}
+
+/// Issue 34: `floor sim-tables` deals a tournament's tables holding nothing but a table
+/// credential of that tournament in its environment, as `docs/security.md` tells a table
+/// server's author: the nine-seat sit & go of `examples/` is played to its winner, and the
+/// books balance.
+#[test]
+fn floor_sim_tables_deals_a_sit_and_go_to_its_winner_with_a_table_credential() {
+    use futures::StreamExt;
+    let data = tempfile::tempdir().expect("temp dir");
+    let mut run = floor_run_only(data.path(), "");
+    run.wait_for_line("Floor is running; lobby at");
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/sit-and-go-9.toml");
+    let (code, said) = floor_command(data.path(), &["tournament", "create", "--file", example]);
+    assert_eq!(code, Some(0), "{said}");
+    let t = said.trim().to_owned();
+    let (code, said) = floor_command(data.path(), &["credentials", "table", "--tournament", &t]);
+    assert_eq!(code, Some(0), "{said}");
+    let value = |key: &str| said.lines().find_map(|l| l.strip_prefix(key)).unwrap_or_else(|| panic!("{key} in {said}")).to_owned();
+    let url = std::fs::read_to_string(recorded_url_path(data.path())).expect("nats.url written");
+    let mut tables = Command::new(env!("CARGO_BIN_EXE_floor"))
+        .args(["sim-tables", "--tournament", &t])
+        .env("NATS_URL", url.trim())
+        .env("NATS_USER", value("NATS_USER="))
+        .env("NATS_PASSWORD", value("NATS_PASSWORD="))
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("floor sim-tables starts");
+    for p in 1..=9 {
+        let (code, said) = floor_command(data.path(), &["register", &t, &format!("p{p}")]);
+        assert_eq!(code, Some(0), "p{p}: {said}");
+    }
+    // The lobby's document, read with the lobby reader's credential, until it says finished.
+    let reader = Credentials::from_env_file(&role_file(data.path(), Role::Reader)).expect("the reader's credential");
+    let finished = tokio::runtime::Runtime::new().expect("runtime").block_on(async {
+        let client = bootstrap::connect_with(url.trim(), &reader).await.expect("connect");
+        let lobby = async_nats::jetstream::new(client).get_key_value("floor-lobby").await.expect("the lobby bucket");
+        let mut watch = lobby.watch_with_history(&t).await.expect("watch");
+        let wait = async {
+            while let Some(entry) = watch.next().await {
+                let doc: serde_json::Value = serde_json::from_slice(&entry.expect("entry").value).unwrap_or_default();
+                if doc["state"] == "finished" {
+                    return doc;
+                }
+            }
+            panic!("the lobby watch ended");
+        };
+        tokio::time::timeout(Duration::from_secs(240), wait).await
+    });
+    let _ = tables.kill();
+    let output = tables.wait_with_output().expect("sim-tables output");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let doc = finished.unwrap_or_else(|_| panic!("the sit & go did not finish; sim-tables said:\n{stderr}"));
+    assert!(!stderr.contains("ermission"), "no permission refused: {stderr}");
+    assert_eq!(doc["entrants"], 9, "{doc}");
+    let (code, said) = floor_command(data.path(), &["status"]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("\"healthy\": true"), "the books balance: {said}");
 }

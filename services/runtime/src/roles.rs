@@ -124,7 +124,9 @@ pub fn permissions(user: &User) -> String {
         Role::Service | Role::Admin => "{ publish: \">\", subscribe: \">\" }".to_owned(),
         Role::Director => {
             let mut publish = owned(&["floor.cmd.>", "$JS.API.INFO", "$JS.API.STREAM.NAMES", "$JS.API.STREAM.LIST", "$JS.FC.>"]);
-            let readable = [subjects::EVENTS_STREAM.to_owned()].into_iter().chain(
+            // The log and the tables' reports (what `floor status` reads to say who waits on
+            // whom), the buckets a director's commands and console read.
+            let readable = [subjects::EVENTS_STREAM.to_owned(), subjects::TABLES_STREAM.to_owned()].into_iter().chain(
                 [
                     subjects::LOBBY_BUCKET,
                     subjects::CHECKPOINT_BUCKET,
@@ -141,7 +143,8 @@ pub fn permissions(user: &User) -> String {
             readable.for_each(|s| publish.extend(read_only(&s)));
             // Every stream's info (what `floor status` compares); nothing of a private bucket.
             publish.push("$JS.API.STREAM.INFO.>".to_owned());
-            let deny: Vec<String> = SERVICE_ONLY_VERBS.iter().map(|v| (*v).to_owned()).collect();
+            let mut deny: Vec<String> = SERVICE_ONLY_VERBS.iter().map(|v| (*v).to_owned()).collect();
+            deny.extend(floor_consumers_untouched());
             format!("{{ publish: {}, subscribe: {} }}", allow_deny(&publish, &deny), allow_deny(&inbox, &[]))
         }
         Role::Reader => {
@@ -170,18 +173,27 @@ pub fn permissions(user: &User) -> String {
                 "$JS.API.INFO".to_owned(),
                 "$JS.FC.>".to_owned(),
             ]);
-            let mut deny = Vec::new();
-            for consumer in FLOOR_TABLE_CONSUMERS {
-                deny.extend([
-                    format!("$JS.API.CONSUMER.INFO.{stream}.{consumer}"),
-                    format!("$JS.API.CONSUMER.MSG.NEXT.{stream}.{consumer}"),
-                    format!("$JS.API.CONSUMER.DELETE.{stream}.{consumer}"),
-                    format!("$JS.ACK.{stream}.{consumer}.>"),
-                ]);
-            }
+            let deny = floor_consumers_untouched();
             format!("{{ publish: {}, subscribe: {} }}", allow_deny(&publish, &deny), allow_deny(&inbox, &[]))
         }
     }
+}
+
+/// What no table or director may do to Floor's own consumers on `FLOOR_TABLES`: look at them,
+/// take their messages, acknowledge them or delete them.
+fn floor_consumers_untouched() -> Vec<String> {
+    let stream = subjects::TABLES_STREAM;
+    FLOOR_TABLE_CONSUMERS
+        .iter()
+        .flat_map(|consumer| {
+            [
+                format!("$JS.API.CONSUMER.INFO.{stream}.{consumer}"),
+                format!("$JS.API.CONSUMER.MSG.NEXT.{stream}.{consumer}"),
+                format!("$JS.API.CONSUMER.DELETE.{stream}.{consumer}"),
+                format!("$JS.ACK.{stream}.{consumer}.>"),
+            ]
+        })
+        .collect()
 }
 
 /// The server's `authorization` block for `users`.
