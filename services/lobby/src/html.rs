@@ -2,8 +2,11 @@
 //! (`assets/`, embedded in the binary: no build step), and the small pieces several pages use
 //! (money, instants, counts).
 //!
-//! Every piece of text that came from a user (tournament and player names, a director's
-//! reasons) goes through [`escape`] and nothing else writes it: a name like
+//! The pages are written with `maud` (issue 35): markup checked at compile time, and every
+//! value escaped unless it says otherwise. Every piece of text that came from a user
+//! (tournament and player names, a director's reasons) is written as [`Text`], which escapes
+//! it with [`escape`] (maud's own escaping leaves `'`, a carriage return and the hidden
+//! characters as they are): a name like
 //! `<script>alert(1)</script>` is shown as those characters. Characters that are invisible or
 //! change the direction of the text around them (bidi overrides and isolates, zero-width
 //! characters: [`is_hidden`]) are shown as `�` (issue 34), so a name cannot pass for another or
@@ -15,7 +18,7 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use floor_events::Money;
-use std::fmt::Write;
+use maud::{html, Markup, PreEscaped, Render};
 
 /// The lobby's style sheet.
 pub const STYLE: &str = include_str!("../assets/lobby.css");
@@ -38,6 +41,11 @@ pub const HIDDEN_SHOWN_AS: char = '\u{FFFD}';
 /// character ([`is_hidden`]) [`HIDDEN_SHOWN_AS`].
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
+    escape_to(text, &mut out);
+    out
+}
+
+fn escape_to(text: &str, out: &mut String) {
     for c in text.chars() {
         match c {
             c if is_hidden(c) => out.push(HIDDEN_SHOWN_AS),
@@ -50,17 +58,24 @@ pub fn escape(text: &str) -> String {
             c => out.push(c),
         }
     }
-    out
+}
+
+/// User-given text in a page, as element content or attribute value: escaped by [`escape`].
+#[derive(Debug, Clone, Copy)]
+pub struct Text<'a>(pub &'a str);
+
+impl Render for Text<'_> {
+    fn render_to(&self, buffer: &mut String) {
+        escape_to(self.0, buffer);
+    }
 }
 
 /// A name or other user-given text as an element's content: escaped, and in a `<bdi>` (its
 /// direction isolated from the text around it) unless it is plain ASCII, which holds no letter
 /// written right to left and no control that could turn the text around.
-pub fn name(text: &str) -> String {
-    if text.is_ascii() {
-        escape(text)
-    } else {
-        format!("<bdi>{}</bdi>", escape(text))
+pub fn name(text: &str) -> Markup {
+    html! {
+        @if text.is_ascii() { (Text(text)) } @else { bdi { (Text(text)) } }
     }
 }
 
@@ -72,7 +87,8 @@ pub fn csp_hash(text: &str) -> String {
 }
 
 /// The Content-Security-Policy of the players' pages: their own style and script (inline, by
-/// hash), the live feed and forms from the same origin, no frames, plugins or base URL.
+/// hash: exactly the text [`document`] writes between the tags), the live feed and forms from
+/// the same origin, no frames, plugins or base URL.
 pub fn page_policy() -> &'static str {
     static POLICY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
         format!(
@@ -86,10 +102,35 @@ pub fn page_policy() -> &'static str {
 
 /// A whole page: `title` (escaped here) and `body` (already HTML).
 pub fn page(title: &str, body: &str) -> String {
-    format!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{} · Floor lobby</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n<header class=\"top\"><a href=\"/\">Floor lobby</a></header>\n{body}\n<script>\n{SCRIPT}</script>\n</body>\n</html>\n",
-        escape(title)
-    )
+    document(title, PreEscaped(body))
+}
+
+/// A whole page: `title` and `body`, in the frame with the style and script whose hashes
+/// [`page_policy`] names.
+pub fn document(title: &str, body: impl Render) -> String {
+    html! {
+        (PreEscaped("<!doctype html>\n"))
+        html lang="en" {
+            "\n"
+            head {
+                "\n" meta charset="utf-8";
+                "\n" meta name="viewport" content="width=device-width, initial-scale=1";
+                "\n" title { (Text(title)) " · Floor lobby" }
+                "\n" style { "\n" (PreEscaped(STYLE)) }
+                "\n"
+            }
+            "\n"
+            body {
+                "\n" header class="top" { a href="/" { "Floor lobby" } }
+                "\n" (body)
+                "\n" script { "\n" (PreEscaped(SCRIPT)) }
+                "\n"
+            }
+            "\n"
+        }
+        "\n"
+    }
+    .into_string()
 }
 
 /// A unit variant's serde name as words (`chip_share` → "chip share"); anything else: nothing.
@@ -98,20 +139,24 @@ pub fn words<T: serde::Serialize>(value: &T) -> String {
 }
 
 /// Money by the one rule ([`crate::money::format`]).
-pub fn money(amount: Money) -> String {
-    escape(&crate::money::format(amount))
+pub fn money(amount: Money) -> Markup {
+    html! { (Text(&crate::money::format(amount))) }
 }
 
 /// An instant: UTC text in the page, which the script rewrites in the viewer's time zone.
-pub fn instant(at: DateTime<Utc>) -> String {
-    format!("<time datetime=\"{}\" data-local>{}</time>", at.to_rfc3339_opts(SecondsFormat::Secs, true), at.format("%Y-%m-%d %H:%M UTC"))
+pub fn instant(at: DateTime<Utc>) -> Markup {
+    html! {
+        time datetime=(at.to_rfc3339_opts(SecondsFormat::Secs, true)) data-local { (at.format("%Y-%m-%d %H:%M UTC")) }
+    }
 }
 
 /// Time left until `ends_at`, counting down in the page; `now` gives the text before the script
 /// runs.
-pub fn countdown(ends_at: DateTime<Utc>, now: DateTime<Utc>) -> String {
+pub fn countdown(ends_at: DateTime<Utc>, now: DateTime<Utc>) -> Markup {
     let ms = u64::try_from((ends_at - now).num_milliseconds()).unwrap_or(0);
-    format!("<span class=\"countdown\" data-ends-at=\"{}\">{}</span>", ends_at.to_rfc3339_opts(SecondsFormat::Millis, true), duration(ms))
+    html! {
+        span class="countdown" data-ends-at=(ends_at.to_rfc3339_opts(SecondsFormat::Millis, true)) { (duration(ms)) }
+    }
 }
 
 /// `ms` as `h:mm:ss` or `m:ss`.
@@ -125,14 +170,44 @@ pub fn duration(ms: u64) -> String {
     }
 }
 
-/// A definition list from `(label, value HTML)` rows.
-pub fn facts(rows: &[(&str, String)]) -> String {
-    let mut out = String::from("<dl class=\"facts\">");
-    for (label, value) in rows {
-        let _ = write!(out, "<dt>{}</dt><dd>{value}</dd>", escape(label));
+/// A definition list from `(label, value)` rows.
+pub fn facts(rows: &[(&str, Markup)]) -> Markup {
+    html! {
+        dl class="facts" {
+            @for (label, value) in rows { dt { (label) } dd { (value) } }
+        }
     }
-    out.push_str("</dl>");
-    out
+}
+
+/// The String-returning pieces for the pages not yet written with maud (issue 35's move, page by
+/// page); gone once every page is.
+pub(crate) mod legacy {
+    use super::*;
+
+    pub fn name(text: &str) -> String {
+        super::name(text).into_string()
+    }
+
+    pub fn money(amount: Money) -> String {
+        super::money(amount).into_string()
+    }
+
+    pub fn instant(at: DateTime<Utc>) -> String {
+        super::instant(at).into_string()
+    }
+
+    pub fn countdown(ends_at: DateTime<Utc>, now: DateTime<Utc>) -> String {
+        super::countdown(ends_at, now).into_string()
+    }
+
+    pub fn facts(rows: &[(&str, String)]) -> String {
+        let rows: Vec<(&str, Markup)> = rows.iter().map(|(label, value)| (*label, PreEscaped(value.clone()))).collect();
+        super::facts(&rows).into_string()
+    }
+
+    pub fn state_badge(doc: &crate::domain::LobbyDocument, now: DateTime<Utc>) -> String {
+        crate::list_page::state_badge(doc, now).into_string()
+    }
 }
 
 #[cfg(test)]
@@ -150,8 +225,8 @@ mod tests {
     fn bidi_overrides_and_zero_width_characters_are_shown_neutralised() {
         let spoof = "admin\u{202E}gnp.exe\u{200B}\u{2066}x\u{FEFF}";
         assert_eq!(escape(spoof), "admin\u{FFFD}gnp.exe\u{FFFD}\u{FFFD}x\u{FFFD}");
-        assert_eq!(name("محمد <b>"), "<bdi>محمد &lt;b&gt;</bdi>", "right-to-left letters are kept, isolated");
-        assert_eq!(name("Ana <b>"), "Ana &lt;b&gt;", "plain ASCII needs no isolation");
+        assert_eq!(name("محمد <b>").into_string(), "<bdi>محمد &lt;b&gt;</bdi>", "right-to-left letters are kept, isolated");
+        assert_eq!(name("Ana <b>").into_string(), "Ana &lt;b&gt;", "plain ASCII needs no isolation");
         for c in [
             '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}', '\u{200B}',
             '\u{200C}', '\u{200D}', '\u{200E}', '\u{200F}', '\u{2060}', '\u{FEFF}', '\u{061C}',
@@ -197,9 +272,9 @@ mod tests {
     fn durations_and_countdowns_read_as_clocks() {
         assert_eq!((duration(0), duration(61_999), duration(3_600_000 + 5_000)), ("0:00".into(), "1:01".into(), "1:00:05".into()));
         let now: DateTime<Utc> = "2027-01-10T18:00:00Z".parse().unwrap();
-        let shown = countdown(now + chrono::TimeDelta::seconds(90), now);
+        let shown = countdown(now + chrono::TimeDelta::seconds(90), now).into_string();
         assert!(shown.contains("data-ends-at=\"2027-01-10T18:01:30.000Z\"") && shown.contains(">1:30<"), "{shown}");
-        assert!(countdown(now - chrono::TimeDelta::seconds(5), now).contains(">0:00<"), "an end in the past shows zero");
+        assert!(countdown(now - chrono::TimeDelta::seconds(5), now).into_string().contains(">0:00<"), "an end in the past shows zero");
     }
 }
 

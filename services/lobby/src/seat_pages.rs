@@ -8,7 +8,8 @@
 //! | `GET /api/tournaments/{id}/tables?page=&per_page=` | the same tables, JSON |
 //! | `GET /api/tournaments/{id}/players?name=` | the same search, JSON |
 
-use crate::html::{escape, facts, page};
+use crate::html::legacy::facts;
+use crate::html::{escape, page};
 use crate::http::{bad_path, error, html, html_error, json, not_shown, path_id, LobbyCache, NotShown};
 use crate::listing::{Page, Query};
 use crate::money::grouped;
@@ -305,7 +306,7 @@ pub fn search_form(t: TournamentId, value: &str) -> String {
 }
 
 fn player(p: Option<&floor_events::PlayerId>) -> String {
-    p.map_or_else(|| "<span class=\"muted\">unknown</span>".to_owned(), |p| crate::html::name(p.as_str()))
+    p.map_or_else(|| "<span class=\"muted\">unknown</span>".to_owned(), |p| crate::html::legacy::name(p.as_str()))
 }
 
 fn reason(r: &MoveReason) -> String {
@@ -381,7 +382,7 @@ pub fn tables_section(t: TournamentId, summary: Option<&SeatsSummary>) -> String
 
 pub(crate) fn render_tables(t: TournamentId, name: &str, summary: Option<&SeatsSummary>, shown: &Page<TableDoc>) -> String {
     let mut body =
-        format!("<h1>{}: tables</h1>\n<p><a href=\"/tournaments/{t}\">Back to the tournament</a></p>\n", crate::html::name(name));
+        format!("<h1>{}: tables</h1>\n<p><a href=\"/tournaments/{t}\">Back to the tournament</a></p>\n", crate::html::legacy::name(name));
     if let Some(s) = summary {
         body.push_str(&facts(&[
             ("Tables open", grouped(s.tables.len() as u64)),
@@ -440,8 +441,10 @@ pub(crate) fn render_tables(t: TournamentId, name: &str, summary: Option<&SeatsS
 }
 
 pub(crate) fn render_search(t: TournamentId, name: &str, wanted: &str, found: &[Found]) -> String {
-    let mut body =
-        format!("<h1>{}: find a player</h1>\n<p><a href=\"/tournaments/{t}\">Back to the tournament</a></p>\n", crate::html::name(name));
+    let mut body = format!(
+        "<h1>{}: find a player</h1>\n<p><a href=\"/tournaments/{t}\">Back to the tournament</a></p>\n",
+        crate::html::legacy::name(name)
+    );
     body.push_str(&search_form(t, wanted));
     if wanted.is_empty() {
         body.push_str("<p class=\"muted\">Type a name.</p>\n");
@@ -462,7 +465,7 @@ pub(crate) fn render_search(t: TournamentId, name: &str, wanted: &str, found: &[
             let _ = write!(
                 body,
                 "<tr class=\"player-hit\"><td class=\"player\">{}</td><td class=\"num entry\">{}</td><td class=\"num table\">{table}</td><td class=\"num seat\">{seat}</td><td class=\"num chips\">{chips}</td></tr>",
-                crate::html::name(f.player.as_str()),
+                crate::html::legacy::name(f.player.as_str()),
                 f.entry.0
             );
         }

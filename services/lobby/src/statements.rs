@@ -12,7 +12,8 @@
 //! owed nothing (out before it) has no statement: `statements` is empty, and the page says so.
 //! The abort service down: 503 `unavailable`; a tournament not cancelled: 409 `not_cancelled`.
 
-use crate::html::{escape, facts, instant, money, page, words};
+use crate::html::legacy::{facts, instant, money};
+use crate::html::{escape, page, words};
 use crate::http::{bad_path, error, html, html_error, json, not_shown, path_id, LobbyCache, NotShown};
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
@@ -150,8 +151,8 @@ pub fn render(t: TournamentId, name: &str, currency: Currency, player: &PlayerId
     let cash = |amount: u64| money(Money { amount, currency });
     let mut body = format!(
         "<h1>Statement of {}</h1>\n<p><a href=\"/tournaments/{t}\">{}</a></p>\n",
-        crate::html::name(player.as_str()),
-        crate::html::name(name)
+        crate::html::legacy::name(player.as_str()),
+        crate::html::legacy::name(name)
     );
     body.push_str(&facts(&[("Cancelled", format!("{} at {}", escape(&statements.reason), instant(statements.at)))]));
     match statements.statements.iter().find(|s| &s.player == player) {
@@ -160,7 +161,7 @@ pub fn render(t: TournamentId, name: &str, currency: Currency, player: &PlayerId
             let _ = writeln!(
                 body,
                 "<p id=\"no-statement\">No statement for {}: the cancellation owed them nothing (out before it), or they did not play. Names are matched exactly.</p>",
-                crate::html::name(player.as_str())
+                crate::html::legacy::name(player.as_str())
             );
         }
     }

@@ -5,8 +5,9 @@
 
 use crate::clock::{ClockStatus, LobbyClock};
 use crate::domain::{LobbyDocument, LobbyState};
-use crate::html::{countdown, duration, escape, facts, instant, money, page, words};
-use crate::list_page::{formats, state_badge};
+use crate::html::legacy::{countdown, facts, instant, money, state_badge};
+use crate::html::{duration, escape, page, words};
+use crate::list_page::formats;
 use crate::money::grouped;
 use crate::seat_map::SeatsSummary;
 use chrono::{DateTime, Utc};
@@ -47,7 +48,7 @@ pub fn live_with_tables(doc: &LobbyDocument, seats: Option<&SeatsSummary>, now: 
 pub fn live(doc: &LobbyDocument, now: DateTime<Utc>) -> String {
     let mut out = format!(
         "<h1>{name}</h1>\n<p>{state} <span class=\"muted\">{formats}</span> · {start}</p>\n",
-        name = crate::html::name(&doc.name),
+        name = crate::html::legacy::name(&doc.name),
         state = state_badge(doc, now),
         formats = escape(&formats(doc)),
         start = match doc.start {
@@ -209,7 +210,7 @@ fn payouts_section(doc: &LobbyDocument) -> String {
                 out,
                 "<tr><td>{}{shared}</td><td>{}</td><td class=\"num\">{}</td></tr>",
                 a.place,
-                crate::html::name(a.player.as_str()),
+                crate::html::legacy::name(a.player.as_str()),
                 cash(a.amount)
             );
         }
@@ -261,7 +262,7 @@ fn deal_section(deal: &crate::payouts::LobbyDeal, cash: &dyn Fn(u64) -> String) 
         let _ = write!(
             out,
             "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
-            crate::html::name(share.player.as_str()),
+            crate::html::legacy::name(share.player.as_str()),
             grouped(share.chips),
             cash(share.amount),
             if accepted { "yes" } else { "not yet" }
@@ -301,7 +302,7 @@ fn rebuys_section(doc: &LobbyDocument) -> String {
     }
     if !r.offers.is_empty() {
         let offers: Vec<String> =
-            r.offers.iter().map(|o| format!("{} (until {})", crate::html::name(o.player.as_str()), instant(o.until))).collect();
+            r.offers.iter().map(|o| format!("{} (until {})", crate::html::legacy::name(o.player.as_str()), instant(o.until))).collect();
         rows.push(("Deciding now", offers.join(", ")));
     }
     format!("<section id=\"rebuys\"><h2>Rebuys and add-ons</h2>{}</section>\n", facts(&rows))
@@ -348,7 +349,7 @@ fn bounties_section(doc: &LobbyDocument) -> String {
         rows.push(("Largest bounty", money(Money::new(b.largest_collected, currency))));
     }
     if let Some(target) = &b.target {
-        rows.push(("Target", crate::html::name(target.as_str())));
+        rows.push(("Target", crate::html::legacy::name(target.as_str())));
     }
     if !b.envelopes_left.is_empty() {
         let left: Vec<String> = b.envelopes_left.iter().map(|e| format!("{} × {}", e.count, money(e.value))).collect();
@@ -363,7 +364,7 @@ fn bounties_section(doc: &LobbyDocument) -> String {
             let _ = write!(
                 out,
                 "<tr><td>{}</td><td class=\"num\">{}</td></tr>",
-                crate::html::name(head.player.as_str()),
+                crate::html::legacy::name(head.player.as_str()),
                 money(Money::new(head.bounty, currency))
             );
         }

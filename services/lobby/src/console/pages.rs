@@ -7,8 +7,9 @@
 use super::form::{Action, Template};
 use crate::clock::ClockStatus;
 use crate::domain::{LobbyDocument, LobbyState};
-use crate::html::{csp_hash, duration, escape, instant, name, STYLE};
-use crate::list_page::state_badge;
+use crate::html::legacy::{instant, name, state_badge};
+use crate::html::{csp_hash, duration, escape, STYLE};
+
 use crate::seat_pages::Held;
 use chrono::{DateTime, Utc};
 use floor_events::TournamentId;
