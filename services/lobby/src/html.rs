@@ -196,10 +196,6 @@ pub(crate) mod legacy {
         super::instant(at).into_string()
     }
 
-    pub fn countdown(ends_at: DateTime<Utc>, now: DateTime<Utc>) -> String {
-        super::countdown(ends_at, now).into_string()
-    }
-
     pub fn facts(rows: &[(&str, String)]) -> String {
         let rows: Vec<(&str, Markup)> = rows.iter().map(|(label, value)| (*label, PreEscaped(value.clone()))).collect();
         super::facts(&rows).into_string()

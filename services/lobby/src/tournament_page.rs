@@ -5,98 +5,112 @@
 
 use crate::clock::{ClockStatus, LobbyClock};
 use crate::domain::{LobbyDocument, LobbyState};
-use crate::html::legacy::{countdown, facts, instant, money, state_badge};
-use crate::html::{duration, escape, page, words};
-use crate::list_page::formats;
+use crate::html::{countdown, document, duration, facts, instant, money, name, words, Text};
+use crate::list_page::{formats, state_badge};
 use crate::money::grouped;
 use crate::seat_map::SeatsSummary;
 use chrono::{DateTime, Utc};
 use floor_events::clock::{Step, Structure};
 use floor_events::registration::CancellationReason;
 use floor_events::Money;
-use std::fmt::Write;
+use maud::{html, Markup, PreEscaped, Render};
 
 /// The whole page: the live part, and the structure (when it has one) below it.
 pub fn render(doc: &LobbyDocument, structure: Option<&Structure>, seats: Option<&SeatsSummary>, now: DateTime<Utc>) -> String {
-    let mut body = format!(
-        "<main id=\"live\" data-events=\"/tournaments/{id}/events\">\n{live}</main>\n<p class=\"muted\" id=\"live-status\">connecting…</p>\n",
-        id = doc.tournament_id,
-        live = live_with_tables(doc, seats, now)
-    );
-    // Outside the live part: an update must not wipe what a player is typing.
-    body.push_str(&crate::seat_pages::search_form(doc.tournament_id, ""));
-    if let Some(structure) = structure {
-        body.push_str(&structure_table(structure, doc.clock.as_ref().and_then(|c| c.step)));
-    }
-    let _ = writeln!(
-        body,
-        "<p class=\"muted\">JSON: <a href=\"/api/tournaments/{id}\">document</a> · <a href=\"/api/tournaments/{id}/structure\">structure</a> · <a href=\"/api/tournaments/{id}/events\">live feed</a></p>",
-        id = doc.tournament_id
-    );
-    page(&doc.name, &body)
+    let id = doc.tournament_id;
+    document(
+        &doc.name,
+        html! {
+            main id="live" data-events={ "/tournaments/" (id) "/events" } { "\n" (live_markup(doc, now)) (tables(id, seats)) }
+            "\n"
+            p class="muted" id="live-status" { "connecting…" }
+            "\n"
+            // Outside the live part: an update must not wipe what a player is typing.
+            (PreEscaped(crate::seat_pages::search_form(id, "")))
+            @if let Some(structure) = structure {
+                (structure_table(structure, doc.clock.as_ref().and_then(|c| c.step)))
+            }
+            p class="muted" {
+                "JSON: "
+                a href={ "/api/tournaments/" (id) } { "document" } " · "
+                a href={ "/api/tournaments/" (id) "/structure" } { "structure" } " · "
+                a href={ "/api/tournaments/" (id) "/events" } { "live feed" }
+            }
+            "\n"
+        },
+    )
+}
+
+fn tables(t: floor_events::TournamentId, seats: Option<&SeatsSummary>) -> Markup {
+    PreEscaped(crate::seat_pages::tables_section(t, seats))
 }
 
 /// The live part with the tables section (counts, recent moves and closures) from the seat
 /// map as it stands: what the page shows and its feed sends.
 pub fn live_with_tables(doc: &LobbyDocument, seats: Option<&SeatsSummary>, now: DateTime<Utc>) -> String {
-    let mut out = live(doc, now);
-    out.push_str(&crate::seat_pages::tables_section(doc.tournament_id, seats));
-    out
+    html! { (live_markup(doc, now)) (tables(doc.tournament_id, seats)) }.into_string()
 }
 
 /// The part of the page that changes with the document.
 pub fn live(doc: &LobbyDocument, now: DateTime<Utc>) -> String {
-    let mut out = format!(
-        "<h1>{name}</h1>\n<p>{state} <span class=\"muted\">{formats}</span> · {start}</p>\n",
-        name = crate::html::legacy::name(&doc.name),
-        state = state_badge(doc, now),
-        formats = escape(&formats(doc)),
-        start = match doc.start {
-            Some(at) => format!("starts {}", instant(at)),
-            None if doc.state == LobbyState::Registering => format!("starts when {} seats fill", doc.capacity),
-            None => "started when its seats filled".to_owned(),
-        },
-    );
-    if let Some(reason) = &doc.cancellation {
-        let why = match reason {
-            CancellationReason::BelowMinimum { entries, min_players } => {
-                format!("{entries} entries, fewer than the minimum of {min_players}")
+    live_markup(doc, now).into_string()
+}
+
+fn live_markup(doc: &LobbyDocument, now: DateTime<Utc>) -> Markup {
+    html! {
+        h1 { (name(&doc.name)) }
+        "\n"
+        p {
+            (state_badge(doc, now)) " " span class="muted" { (Text(&formats(doc))) } " · "
+            @match doc.start {
+                Some(at) => { "starts " (instant(at)) }
+                None if doc.state == LobbyState::Registering => { "starts when " (doc.capacity) " seats fill" }
+                None => { "started when its seats filled" }
             }
-            CancellationReason::Director { reason } => reason.clone(),
-        };
-        let _ = writeln!(out, "<p><strong>Cancelled:</strong> {}. Every entry was refunded.</p>", escape(&why));
+        }
+        "\n"
+        @if let Some(reason) = &doc.cancellation {
+            p {
+                strong { "Cancelled:" } " "
+                @match reason {
+                    CancellationReason::BelowMinimum { entries, min_players } => {
+                        (entries) " entries, fewer than the minimum of " (min_players)
+                    }
+                    CancellationReason::Director { reason } => { (Text(reason)) }
+                }
+                ". Every entry was refunded."
+            }
+            "\n"
+        }
+        (play_section(doc))
+        @if let Some(clock) = &doc.clock { (clock_section(clock, now)) }
+        (field_section(doc))
+        (prize_section(doc))
+        (payouts_section(doc))
+        (rebuys_section(doc))
+        (hand_for_hand_section(doc))
+        (bounties_section(doc))
     }
-    out.push_str(&play_section(doc));
-    if let Some(clock) = &doc.clock {
-        out.push_str(&clock_section(clock, now));
-    }
-    out.push_str(&field_section(doc));
-    out.push_str(&prize_section(doc));
-    out.push_str(&payouts_section(doc));
-    out.push_str(&rebuys_section(doc));
-    out.push_str(&hand_for_hand_section(doc));
-    out.push_str(&bounties_section(doc));
-    out
 }
 
 fn blinds(level: &floor_events::clock::Level) -> String {
     let mut out = format!("{} / {}", grouped(level.small_blind), grouped(level.big_blind));
     if level.ante > 0 {
-        let _ = write!(out, ", ante {}{}", grouped(level.ante), if level.big_blind_ante { " (big blind ante)" } else { "" });
+        out.push_str(&format!(", ante {}{}", grouped(level.ante), if level.big_blind_ante { " (big blind ante)" } else { "" }));
     }
     out
 }
 
 /// The clock as a section of facts (the console shows the same).
-pub(crate) fn clock_section(clock: &LobbyClock, now: DateTime<Utc>) -> String {
-    let mut rows: Vec<(&str, String)> = Vec::new();
+pub(crate) fn clock_section(clock: &LobbyClock, now: DateTime<Utc>) -> Markup {
+    let mut rows: Vec<(&str, Markup)> = Vec::new();
     let now_playing = match (clock.on_break, clock.level, &clock.blinds) {
         (Some(n), _, _) => format!("Break {n}"),
         (None, Some(level), Some(b)) => format!("Level {level}: {}", blinds(b)),
         (None, Some(level), None) => format!("Level {level}"),
         (None, None, _) => "Not started".to_owned(),
     };
-    rows.push(("Now", now_playing));
+    rows.push(("Now", now_playing.render()));
     match clock.status {
         ClockStatus::Running => {
             if let Some(ends) = clock.step_ends_at {
@@ -105,17 +119,22 @@ pub(crate) fn clock_section(clock: &LobbyClock, now: DateTime<Utc>) -> String {
         }
         ClockStatus::Paused => {
             let left = clock.paused_remaining_ms.map(duration).unwrap_or_default();
-            let why = clock.paused_reason.as_deref().map(|r| format!(": {}", escape(r))).unwrap_or_default();
-            rows.push(("Time left", format!("<span class=\"countdown\">{left}</span> <span class=\"badge paused\">Paused{why}</span>")));
+            rows.push((
+                "Time left",
+                html! {
+                    span class="countdown" { (left) } " "
+                    span class="badge paused" { "Paused" @if let Some(r) = &clock.paused_reason { ": " (Text(r)) } }
+                },
+            ));
         }
-        ClockStatus::Waiting => rows.push(("Clock", "waiting for the start".to_owned())),
-        ClockStatus::Stopped => rows.push(("Clock", "stopped: the tournament is over".to_owned())),
+        ClockStatus::Waiting => rows.push(("Clock", "waiting for the start".render())),
+        ClockStatus::Stopped => rows.push(("Clock", "stopped: the tournament is over".render())),
     }
     if let Some(next) = &clock.next_blinds {
-        rows.push(("Next level", blinds(next)));
+        rows.push(("Next level", blinds(next).render()));
     }
     if let Some(at) = clock.next_break_at {
-        rows.push(("Next break", format!("{} (in {})", instant(at), countdown(at, now))));
+        rows.push(("Next break", html! { (instant(at)) " (in " (countdown(at, now)) ")" }));
     }
     let mut windows = Vec::new();
     if clock.late_registration_closed {
@@ -128,11 +147,13 @@ pub(crate) fn clock_section(clock: &LobbyClock, now: DateTime<Utc>) -> String {
         windows.push("dealers hold the push until the level changes");
     }
     if !windows.is_empty() {
-        rows.push(("", windows.join("; ")));
+        rows.push(("", windows.join("; ").render()));
     }
     // The step in play, for the page's script to mark it in the structure below the live part.
-    let step = clock.step.map(|s| format!(" data-step=\"{s}\"")).unwrap_or_default();
-    format!("<section class=\"clock\" id=\"clock\"{step}><h2>Clock</h2>{}</section>\n", facts(&rows))
+    html! {
+        section class="clock" id="clock" data-step=[clock.step] { h2 { "Clock" } (facts(&rows)) }
+        "\n"
+    }
 }
 
 /// Chips in play: every entry's starting stack, every rebuy's and add-on's chips.
@@ -146,28 +167,28 @@ pub fn chips_in_play(doc: &LobbyDocument) -> u64 {
     entries.saturating_add(bought)
 }
 
-fn field_section(doc: &LobbyDocument) -> String {
+fn field_section(doc: &LobbyDocument) -> Markup {
     let mut rows = vec![
-        ("Players left", format!("{} of {} entries", grouped(doc.live_entries.into()), grouped(doc.entrants.into()))),
-        ("Players", format!("{} ({} re-entries)", grouped(doc.unique_players.into()), grouped(doc.re_entries.into()))),
-        ("Seats", format!("{} at most, {} to start, {} a table", grouped(doc.capacity.into()), doc.min_players, doc.table_size)),
-        ("Starting stack", grouped(doc.starting_stack)),
+        ("Players left", format!("{} of {} entries", grouped(doc.live_entries.into()), grouped(doc.entrants.into())).render()),
+        ("Players", format!("{} ({} re-entries)", grouped(doc.unique_players.into()), grouped(doc.re_entries.into())).render()),
+        ("Seats", format!("{} at most, {} to start, {} a table", grouped(doc.capacity.into()), doc.min_players, doc.table_size).render()),
+        ("Starting stack", grouped(doc.starting_stack).render()),
     ];
     match doc.registration_deadline {
         Some(_) if matches!(doc.state, LobbyState::Finished | LobbyState::Cancelled) => {}
-        Some(_) if doc.clock.as_ref().is_some_and(|c| c.late_registration_closed) => rows.push(("Registration", "closed".to_owned())),
-        Some(deadline) => rows.push(("Registration", format!("closes {}", instant(deadline)))),
+        Some(_) if doc.clock.as_ref().is_some_and(|c| c.late_registration_closed) => rows.push(("Registration", "closed".render())),
+        Some(deadline) => rows.push(("Registration", html! { "closes " (instant(deadline)) })),
         None => {}
     }
     if doc.live_entries > 0 && doc.state != LobbyState::Registering {
-        rows.push(("Average stack", grouped(chips_in_play(doc) / u64::from(doc.live_entries))));
+        rows.push(("Average stack", grouped(chips_in_play(doc) / u64::from(doc.live_entries)).render()));
     }
-    format!("<section id=\"field\"><h2>Field</h2>{}</section>\n", facts(&rows))
+    html! { section id="field" { h2 { "Field" } (facts(&rows)) } "\n" }
 }
 
-fn prize_section(doc: &LobbyDocument) -> String {
+fn prize_section(doc: &LobbyDocument) -> Markup {
     let pool = &doc.prize_pool;
-    let mut rows = vec![("Buy-in", format!("{} + {} fee", money(doc.buy_in), money(doc.fee))), ("Prize pool", money(pool.total))];
+    let mut rows = vec![("Buy-in", html! { (money(doc.buy_in)) " + " (money(doc.fee)) " fee" }), ("Prize pool", money(pool.total))];
     if let Some(guarantee) = pool.guarantee {
         rows.push(("Guarantee", money(guarantee)));
         rows.push(("Overlay", money(pool.overlay)));
@@ -175,105 +196,119 @@ fn prize_section(doc: &LobbyDocument) -> String {
     if pool.collected != pool.total {
         rows.push(("Collected", money(pool.collected)));
     }
-    format!("<section id=\"prize-pool\"><h2>Prize pool</h2>{}</section>\n", facts(&rows))
+    html! { section id="prize-pool" { h2 { "Prize pool" } (facts(&rows)) } "\n" }
 }
 
-fn payouts_section(doc: &LobbyDocument) -> String {
-    let Some(p) = &doc.payouts else { return String::new() };
+fn payouts_section(doc: &LobbyDocument) -> Markup {
+    let Some(p) = &doc.payouts else { return html! {} };
     let currency = doc.buy_in.currency;
     let cash = |amount: u64| money(Money::new(amount, currency));
-    let mut out = format!(
-        "<section id=\"payouts\"><h2>Payouts</h2><p>{} places paid of {} · {} · {} cashed so far{}</p>\n",
-        grouped(p.places_paid.into()),
-        money(p.pool),
-        if p.locked { "final" } else { "projected for the entries so far" },
-        grouped(p.cashes.into()),
-        if p.paid { " · every place paid" } else { "" },
-    );
-    if !p.bands.is_empty() {
-        out.push_str("<table class=\"payout-table\"><thead><tr><th>Place</th><th class=\"num\">Prize</th></tr></thead><tbody>");
-        for band in &p.bands {
-            let places = if band.from == band.to { band.from.to_string() } else { format!("{}–{}", band.from, band.to) };
-            let _ = write!(out, "<tr><td>{places}</td><td class=\"num\">{}</td></tr>", cash(band.amount));
-        }
-        out.push_str("</tbody></table>\n");
-    }
-    if let Some(deal) = &p.deal {
-        out.push_str(&deal_section(deal, &cash));
-    }
     let finishers = finishers(p);
-    if !finishers.is_empty() {
-        out.push_str("<h2>Finishers</h2><table class=\"finishers\"><thead><tr><th>Place</th><th>Player</th><th class=\"num\">Prize</th></tr></thead><tbody>");
-        for a in finishers {
-            let shared = if a.shared > 1 { format!(" (shared by {})", a.shared) } else { String::new() };
-            let _ = write!(
-                out,
-                "<tr><td>{}{shared}</td><td>{}</td><td class=\"num\">{}</td></tr>",
-                a.place,
-                crate::html::legacy::name(a.player.as_str()),
-                cash(a.amount)
-            );
+    html! {
+        section id="payouts" {
+            h2 { "Payouts" }
+            p {
+                (grouped(p.places_paid.into())) " places paid of " (money(p.pool)) " · "
+                (if p.locked { "final" } else { "projected for the entries so far" }) " · "
+                (grouped(p.cashes.into())) " cashed so far"
+                @if p.paid { " · every place paid" }
+            }
+            "\n"
+            @if !p.bands.is_empty() {
+                table class="payout-table" {
+                    thead { tr { th { "Place" } th class="num" { "Prize" } } }
+                    tbody {
+                        @for band in &p.bands {
+                            tr {
+                                td { @if band.from == band.to { (band.from) } @else { (band.from) "–" (band.to) } }
+                                td class="num" { (cash(band.amount)) }
+                            }
+                        }
+                    }
+                }
+                "\n"
+            }
+            @if let Some(deal) = &p.deal { (deal_section(deal, &cash)) }
+            @if !finishers.is_empty() {
+                h2 { "Finishers" }
+                table class="finishers" {
+                    thead { tr { th { "Place" } th { "Player" } th class="num" { "Prize" } } }
+                    tbody {
+                        @for a in finishers {
+                            tr {
+                                td { (a.place) @if a.shared > 1 { " (shared by " (a.shared) ")" } }
+                                td { (name(a.player.as_str())) }
+                                td class="num" { (cash(a.amount)) }
+                            }
+                        }
+                    }
+                }
+                "\n"
+            }
         }
-        out.push_str("</tbody></table>\n");
+        "\n"
     }
-    out.push_str("</section>\n");
-    out
 }
 
 /// A suspension (the reason the director gave, or Floor's when tables fell silent, shown to
 /// players) or a cancellation in play. The console shows it too.
-pub(crate) fn play_section(doc: &LobbyDocument) -> String {
-    let mut out = String::new();
-    if let Some(s) = &doc.play.suspended {
-        let _ = writeln!(
-            out,
-            "<section id=\"suspended\" class=\"notice\"><h2>Play is suspended</h2><p>{} <span class=\"muted\">since {}</span></p><p class=\"muted\">The clock is stopped; play resumes where it stopped.</p></section>",
-            escape(&s.reason),
-            instant(s.since)
-        );
+pub(crate) fn play_section(doc: &LobbyDocument) -> Markup {
+    html! {
+        @if let Some(s) = &doc.play.suspended {
+            section id="suspended" class="notice" {
+                h2 { "Play is suspended" }
+                p { (Text(&s.reason)) " " span class="muted" { "since " (instant(s.since)) } }
+                p class="muted" { "The clock is stopped; play resumes where it stopped." }
+            }
+            "\n"
+        }
+        @if let Some(c) = &doc.play.cancelled {
+            section id="cancelled-in-play" class="notice" {
+                h2 { "Cancelled in play" }
+                p {
+                    (Text(&c.reason))
+                    (match c.cause {
+                        Some(floor_events::abort::CancelCause::OperatorFault) => " (the operator's fault)",
+                        Some(floor_events::abort::CancelCause::ForceMajeure) => " (force majeure)",
+                        None => "",
+                    })
+                    " " span class="muted" { "at " (instant(c.at)) }
+                }
+                p { (grouped(u64::from(c.statements))) " statements (" (Text(&words(&c.method))) "), " (money(c.total)) " in all. " }
+                (PreEscaped(crate::statements::statement_form(doc.tournament_id, "")))
+            }
+            "\n"
+        }
     }
-    if let Some(c) = &doc.play.cancelled {
-        let _ = writeln!(
-            out,
-            "<section id=\"cancelled-in-play\" class=\"notice\"><h2>Cancelled in play</h2><p>{}{} <span class=\"muted\">at {}</span></p><p>{} statements ({}), {} in all. </p>{}</section>",
-            escape(&c.reason),
-            match c.cause {
-                Some(floor_events::abort::CancelCause::OperatorFault) => " (the operator's fault)",
-                Some(floor_events::abort::CancelCause::ForceMajeure) => " (force majeure)",
-                None => "",
-            },
-            instant(c.at),
-            grouped(u64::from(c.statements)),
-            escape(&words(&c.method)),
-            money(c.total),
-            crate::statements::statement_form(doc.tournament_id, "")
-        );
-    }
-    out
 }
 
 /// A deal among the remaining players: who gets what, who has accepted.
-fn deal_section(deal: &crate::payouts::LobbyDeal, cash: &dyn Fn(u64) -> String) -> String {
-    let title = if deal.agreed { "Deal agreed" } else { "Deal proposed" };
-    let method = deal.method.map(|m| format!(" ({})", words(&m))).unwrap_or_default();
-    let mut out = format!("<div id=\"deal\"><h3>{title}{}</h3><table class=\"deal\"><thead><tr><th>Player</th><th class=\"num\">Chips</th><th class=\"num\">Share</th><th>Accepted</th></tr></thead><tbody>", escape(&method));
-    for share in &deal.shares {
-        let accepted = deal.agreed || deal.accepted.contains(&share.player);
-        let _ = write!(
-            out,
-            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
-            crate::html::legacy::name(share.player.as_str()),
-            grouped(share.chips),
-            cash(share.amount),
-            if accepted { "yes" } else { "not yet" }
-        );
+fn deal_section(deal: &crate::payouts::LobbyDeal, cash: &dyn Fn(u64) -> Markup) -> Markup {
+    html! {
+        div id="deal" {
+            h3 {
+                (if deal.agreed { "Deal agreed" } else { "Deal proposed" })
+                @if let Some(m) = deal.method { " (" (Text(&words(&m))) ")" }
+            }
+            table class="deal" {
+                thead { tr { th { "Player" } th class="num" { "Chips" } th class="num" { "Share" } th { "Accepted" } } }
+                tbody {
+                    @for share in &deal.shares {
+                        tr {
+                            td { (name(share.player.as_str())) }
+                            td class="num" { (grouped(share.chips)) }
+                            td class="num" { (cash(share.amount)) }
+                            td { (if deal.agreed || deal.accepted.contains(&share.player) { "yes" } else { "not yet" }) }
+                        }
+                    }
+                }
+            }
+            @if deal.left_to_play_for > 0 {
+                p { (cash(deal.left_to_play_for)) " left to play for: the winner's." }
+            }
+        }
+        "\n"
     }
-    out.push_str("</tbody></table>");
-    if deal.left_to_play_for > 0 {
-        let _ = write!(out, "<p>{} left to play for: the winner's.</p>", cash(deal.left_to_play_for));
-    }
-    out.push_str("</div>\n");
-    out
 }
 
 /// The final table's places and the latest cashes, best place first, each once.
@@ -284,43 +319,61 @@ fn finishers(p: &crate::payouts::LobbyPayouts) -> Vec<&floor_events::payouts::Pl
     all
 }
 
-fn rebuys_section(doc: &LobbyDocument) -> String {
+fn rebuys_section(doc: &LobbyDocument) -> Markup {
     use crate::rebuys::BuyingPeriod;
-    let Some(r) = &doc.rebuys else { return String::new() };
+    let Some(r) = &doc.rebuys else { return html! {} };
     let period = match r.period {
         BuyingPeriod::NotStarted => "not started",
         BuyingPeriod::Rebuys => "rebuys open",
         BuyingPeriod::AddOn => "add-on break",
         BuyingPeriod::Over => "over",
     };
-    let mut rows = vec![("Period", period.to_owned()), ("Rebuys", grouped(r.rebuys.into())), ("Add-ons", grouped(r.add_ons.into()))];
+    let mut rows =
+        vec![("Period", period.render()), ("Rebuys", grouped(r.rebuys.into()).render()), ("Add-ons", grouped(r.add_ons.into()).render())];
     if let Some(t) = &r.rebuy {
-        rows.push(("Rebuy", format!("{} + {} fee for {} chips", money(t.price), money(t.fee), grouped(t.chips))));
+        rows.push(("Rebuy", html! { (money(t.price)) " + " (money(t.fee)) " fee for " (grouped(t.chips)) " chips" }));
     }
     if let Some(t) = &r.add_on {
-        rows.push(("Add-on", format!("{} + {} fee for {} chips", money(t.price), money(t.fee), grouped(t.chips))));
+        rows.push(("Add-on", html! { (money(t.price)) " + " (money(t.fee)) " fee for " (grouped(t.chips)) " chips" }));
     }
     if !r.offers.is_empty() {
-        let offers: Vec<String> =
-            r.offers.iter().map(|o| format!("{} (until {})", crate::html::legacy::name(o.player.as_str()), instant(o.until))).collect();
-        rows.push(("Deciding now", offers.join(", ")));
+        rows.push((
+            "Deciding now",
+            html! {
+                @for (i, o) in r.offers.iter().enumerate() {
+                    @if i > 0 { ", " }
+                    (name(o.player.as_str())) " (until " (instant(o.until)) ")"
+                }
+            },
+        ));
     }
-    format!("<section id=\"rebuys\"><h2>Rebuys and add-ons</h2>{}</section>\n", facts(&rows))
+    html! { section id="rebuys" { h2 { "Rebuys and add-ons" } (facts(&rows)) } "\n" }
 }
 
-fn hand_for_hand_section(doc: &LobbyDocument) -> String {
+fn hand_for_hand_section(doc: &LobbyDocument) -> Markup {
     let h = &doc.hand_for_hand;
     if !h.on && h.ended.is_none() {
-        return String::new();
+        return html! {};
     }
     let mut rows = Vec::new();
     if h.on {
-        rows.push(("Hand-for-hand", format!("on, hand {}{}", h.hand.unwrap_or(0), if h.paused { " (held by the director)" } else { "" })));
-        let waiting: Vec<String> = h.waiting.iter().map(|w| format!("table {} since {}", w.table, instant(w.since))).collect();
-        rows.push(("Waiting for", if waiting.is_empty() { "no table".to_owned() } else { waiting.join(", ") }));
+        rows.push((
+            "Hand-for-hand",
+            format!("on, hand {}{}", h.hand.unwrap_or(0), if h.paused { " (held by the director)" } else { "" }).render(),
+        ));
+        rows.push((
+            "Waiting for",
+            html! {
+                @for (i, w) in h.waiting.iter().enumerate() {
+                    @if i > 0 { ", " }
+                    "table " (w.table) " since " (instant(w.since))
+                }
+                @if h.waiting.is_empty() { "no table" }
+            },
+        ));
         if !h.excused.is_empty() {
             let excused: Vec<String> = h.excused.iter().map(|e| format!("table {} (owes hand {})", e.table, e.hand)).collect();
-            rows.push(("Not waited for", excused.join(", ")));
+            rows.push(("Not waited for", excused.join(", ").render()));
         }
     } else if let Some(cause) = h.ended {
         let why = match cause {
@@ -328,50 +381,59 @@ fn hand_for_hand_section(doc: &LobbyDocument) -> String {
             floor_events::bubble::EndCause::OneTable => "one table is left",
             floor_events::bubble::EndCause::Director => "the director ended it",
         };
-        rows.push(("Hand-for-hand", format!("over: {why}")));
+        rows.push(("Hand-for-hand", format!("over: {why}").render()));
     }
-    format!("<section id=\"hand-for-hand\"><h2>Hand-for-hand</h2>{}</section>\n", facts(&rows))
+    html! { section id="hand-for-hand" { h2 { "Hand-for-hand" } (facts(&rows)) } "\n" }
 }
 
 /// Bounties listed on the page at most (the document holds up to its own bound).
 const BOUNTIES_SHOWN: usize = 20;
 
-fn bounties_section(doc: &LobbyDocument) -> String {
-    let Some(b) = &doc.bounties else { return String::new() };
+fn bounties_section(doc: &LobbyDocument) -> Markup {
+    let Some(b) = &doc.bounties else { return html! {} };
     let currency = doc.buy_in.currency;
     let mut rows = vec![
-        ("Kind", escape(&b.kind)),
+        ("Kind", Text(&b.kind).render()),
         ("Bounty pool", money(b.pool)),
         ("Paid so far", money(b.paid_so_far)),
-        ("Knockouts", grouped(b.knockouts.into())),
+        ("Knockouts", grouped(b.knockouts.into()).render()),
     ];
     if b.largest_collected > 0 {
         rows.push(("Largest bounty", money(Money::new(b.largest_collected, currency))));
     }
     if let Some(target) = &b.target {
-        rows.push(("Target", crate::html::legacy::name(target.as_str())));
+        rows.push(("Target", name(target.as_str())));
     }
     if !b.envelopes_left.is_empty() {
-        let left: Vec<String> = b.envelopes_left.iter().map(|e| format!("{} × {}", e.count, money(e.value))).collect();
-        rows.push(("Envelopes left", left.join(", ")));
+        rows.push((
+            "Envelopes left",
+            html! {
+                @for (i, e) in b.envelopes_left.iter().enumerate() {
+                    @if i > 0 { ", " }
+                    (e.count) " × " (money(e.value))
+                }
+            },
+        ));
     }
-    let mut out = format!("<section id=\"bounties\"><h2>Bounties</h2>{}", facts(&rows));
-    if !b.remaining.is_empty() {
-        let mut heads: Vec<_> = b.remaining.iter().collect();
-        heads.sort_by(|x, y| y.bounty.cmp(&x.bounty).then(x.entry.cmp(&y.entry)));
-        out.push_str("<table class=\"bounties\"><thead><tr><th>Player</th><th class=\"num\">Bounty</th></tr></thead><tbody>");
-        for head in heads.into_iter().take(BOUNTIES_SHOWN) {
-            let _ = write!(
-                out,
-                "<tr><td>{}</td><td class=\"num\">{}</td></tr>",
-                crate::html::legacy::name(head.player.as_str()),
-                money(Money::new(head.bounty, currency))
-            );
+    let mut heads: Vec<_> = b.remaining.iter().collect();
+    heads.sort_by(|x, y| y.bounty.cmp(&x.bounty).then(x.entry.cmp(&y.entry)));
+    html! {
+        section id="bounties" {
+            h2 { "Bounties" }
+            (facts(&rows))
+            @if !heads.is_empty() {
+                table class="bounties" {
+                    thead { tr { th { "Player" } th class="num" { "Bounty" } } }
+                    tbody {
+                        @for head in heads.into_iter().take(BOUNTIES_SHOWN) {
+                            tr { td { (name(head.player.as_str())) } td class="num" { (money(Money::new(head.bounty, currency))) } }
+                        }
+                    }
+                }
+            }
         }
-        out.push_str("</tbody></table>");
+        "\n"
     }
-    out.push_str("</section>\n");
-    out
 }
 
 /// A step's length as its clock shows it: `20:00`, `0:45`, `1:30:00`.
@@ -380,39 +442,52 @@ fn length(seconds: u32) -> String {
 }
 
 /// The blind sheet, the current step marked.
-pub fn structure_table(structure: &Structure, current: Option<u32>) -> String {
-    let mut out = String::from(
-        "<section id=\"structure\"><h2>Structure</h2><table><thead><tr><th>Level</th><th class=\"num\">Blinds</th><th class=\"num\">Ante</th><th class=\"num\">Length</th></tr></thead><tbody>",
-    );
-    let mut level = 0u32;
-    let mut pause = 0u32;
-    for (i, step) in structure.steps.iter().enumerate() {
-        let mark = if current == u32::try_from(i).ok() { " class=\"badge\"" } else { "" };
-        match step {
-            Step::Level(l) => {
-                level += 1;
-                let _ = write!(
-                    out,
-                    "<tr data-step=\"{i}\"><td><span{mark}>{level}</span></td><td class=\"num\">{} / {}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
-                    grouped(l.small_blind),
-                    grouped(l.big_blind),
-                    if l.ante > 0 { grouped(l.ante) } else { "–".to_owned() },
-                    length(l.seconds)
-                );
-            }
-            Step::Break { seconds, color_up } => {
-                pause += 1;
-                let colour = color_up.map(|c| format!(", colour up the {}s", grouped(c))).unwrap_or_default();
-                let _ = write!(
-                    out,
-                    "<tr data-step=\"{i}\"><td colspan=\"3\"><span{mark}>Break {pause}</span>{colour}</td><td class=\"num\">{}</td></tr>",
-                    length(*seconds)
-                );
+pub fn structure_table(structure: &Structure, current: Option<u32>) -> Markup {
+    // Levels and breaks each count from 1.
+    let (mut levels, mut breaks) = (0u32, 0u32);
+    let numbered = structure.steps.iter().map(|step| match step {
+        Step::Level(_) => {
+            levels += 1;
+            (step, levels)
+        }
+        Step::Break { .. } => {
+            breaks += 1;
+            (step, breaks)
+        }
+    });
+    html! {
+        section id="structure" {
+            h2 { "Structure" }
+            table {
+                thead { tr { th { "Level" } th class="num" { "Blinds" } th class="num" { "Ante" } th class="num" { "Length" } } }
+                tbody {
+                    @for (i, (step, n)) in numbered.enumerate() {
+                        @let mark = (current == u32::try_from(i).ok()).then_some("badge");
+                        @match step {
+                            Step::Level(l) => {
+                                tr data-step=(i) {
+                                    td { span class=[mark] { (n) } }
+                                    td class="num" { (grouped(l.small_blind)) " / " (grouped(l.big_blind)) }
+                                    td class="num" { @if l.ante > 0 { (grouped(l.ante)) } @else { "–" } }
+                                    td class="num" { (length(l.seconds)) }
+                                }
+                            }
+                            Step::Break { seconds, color_up } => {
+                                tr data-step=(i) {
+                                    td colspan="3" {
+                                        span class=[mark] { "Break " (n) }
+                                        @if let Some(c) = color_up { ", colour up the " (grouped(*c)) "s" }
+                                    }
+                                    td class="num" { (length(*seconds)) }
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
+        "\n"
     }
-    out.push_str("</tbody></table></section>\n");
-    out
 }
 
 #[cfg(test)]
@@ -522,7 +597,7 @@ mod tests {
             rebuys_until_break: None,
             push_hold_seconds: 0,
         };
-        let sheet = structure_table(&structure, None);
+        let sheet = structure_table(&structure, None).into_string();
         assert!(sheet.contains(">0:45<") && sheet.contains(">10:00<"), "{sheet}");
     }
 

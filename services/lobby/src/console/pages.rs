@@ -199,9 +199,9 @@ pub fn tournament(
     );
     body.push_str(&notice(last));
     // Suspended (by a director, or by Floor when tables fell silent) or cancelled in play: why.
-    body.push_str(&crate::tournament_page::play_section(doc));
+    body.push_str(&crate::tournament_page::play_section(doc).into_string());
     if let Some(clock) = &doc.clock {
-        body.push_str(&crate::tournament_page::clock_section(clock, now));
+        body.push_str(&crate::tournament_page::clock_section(clock, now).into_string());
     }
     body.push_str(&actions(doc, signed));
     body.push_str(&tables_section(tables, reports, now));
