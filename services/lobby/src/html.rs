@@ -188,10 +188,6 @@ pub(crate) mod legacy {
         super::name(text).into_string()
     }
 
-    pub fn money(amount: Money) -> String {
-        super::money(amount).into_string()
-    }
-
     pub fn instant(at: DateTime<Utc>) -> String {
         super::instant(at).into_string()
     }

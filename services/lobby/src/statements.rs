@@ -12,8 +12,7 @@
 //! owed nothing (out before it) has no statement: `statements` is empty, and the page says so.
 //! The abort service down: 503 `unavailable`; a tournament not cancelled: 409 `not_cancelled`.
 
-use crate::html::legacy::{facts, instant, money};
-use crate::html::{escape, page, words};
+use crate::html::{document, facts, instant, money, words, Text};
 use crate::http::{bad_path, error, html, html_error, json, not_shown, path_id, LobbyCache, NotShown};
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
@@ -24,8 +23,8 @@ use floor_events::abort::{verbs, StatementRequest, Statements};
 use floor_events::money::{Currency, Money};
 use floor_events::{codes, PlayerId, TournamentId};
 use floor_runtime::client::{CommandErrorKind, Commands};
+use maud::{html, Markup};
 use serde::Deserialize;
-use std::fmt::Write;
 
 /// `?player=`.
 #[derive(Debug, Default, Deserialize)]
@@ -139,61 +138,73 @@ pub(crate) async fn statement_html(
 }
 
 /// The form that asks for a statement, as the tournament page shows it once play is cancelled.
-pub fn statement_form(t: TournamentId, value: &str) -> String {
-    format!(
-        "<form id=\"statement-form\" method=\"get\" action=\"/tournaments/{t}/statement\"><label>Your statement <input name=\"player\" value=\"{}\" maxlength=\"64\" placeholder=\"player name\" required></label> <button type=\"submit\">Show</button></form>\n",
-        escape(value)
-    )
+pub fn statement_form(t: TournamentId, value: &str) -> Markup {
+    html! {
+        form id="statement-form" method="get" action={ "/tournaments/" (t) "/statement" } {
+            label { "Your statement " input name="player" value=(Text(value)) maxlength="64" placeholder="player name" required; }
+            " "
+            button type="submit" { "Show" }
+        }
+        "\n"
+    }
 }
 
 /// The statement page.
 pub fn render(t: TournamentId, name: &str, currency: Currency, player: &PlayerId, statements: &Statements) -> String {
-    let cash = |amount: u64| money(Money { amount, currency });
-    let mut body = format!(
-        "<h1>Statement of {}</h1>\n<p><a href=\"/tournaments/{t}\">{}</a></p>\n",
-        crate::html::legacy::name(player.as_str()),
-        crate::html::legacy::name(name)
-    );
-    body.push_str(&facts(&[("Cancelled", format!("{} at {}", escape(&statements.reason), instant(statements.at)))]));
-    match statements.statements.iter().find(|s| &s.player == player) {
-        Some(statement) => body.push_str(&lines(statement, &cash)),
-        None => {
-            let _ = writeln!(
-                body,
-                "<p id=\"no-statement\">No statement for {}: the cancellation owed them nothing (out before it), or they did not play. Names are matched exactly.</p>",
-                crate::html::legacy::name(player.as_str())
-            );
-        }
-    }
-    body.push_str(&statement_form(t, player.as_str()));
-    page(&format!("Statement of {} · {name}", player.as_str()), &body)
+    let cancelled = [("Cancelled", html! { (Text(&statements.reason)) " at " (instant(statements.at)) })];
+    document(
+        &format!("Statement of {} · {name}", player.as_str()),
+        html! {
+            h1 { "Statement of " (crate::html::name(player.as_str())) }
+            "\n"
+            p { a href={ "/tournaments/" (t) } { (crate::html::name(name)) } }
+            "\n"
+            (facts(&cancelled))
+            @match statements.statements.iter().find(|s| &s.player == player) {
+                Some(statement) => { (lines(statement, currency)) }
+                None => {
+                    p id="no-statement" {
+                        "No statement for " (crate::html::name(player.as_str()))
+                        ": the cancellation owed them nothing (out before it), or they did not play. Names are matched exactly."
+                    }
+                    "\n"
+                }
+            }
+            (statement_form(t, player.as_str()))
+        },
+    )
 }
 
 /// A statement's total and its lines, each with its rule, formula and figures.
-fn lines(statement: &Statement, cash: &dyn Fn(u64) -> String) -> String {
-    let mut out = format!("<p id=\"statement-total\">Total: <strong>{}</strong></p>\n", cash(statement.total));
-    out.push_str("<table id=\"statement-lines\"><thead><tr><th>Entry</th><th>What</th><th class=\"num\">Amount</th><th>Rule</th><th>How</th></tr></thead><tbody>\n");
-    for line in &statement.lines {
-        let _ = writeln!(
-            out,
-            "<tr><td>#{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td><span class=\"muted\">{}</span><br>{}</td></tr>",
-            line.entry.0,
-            escape(&words(&line.kind)),
-            cash(line.amount),
-            escape(&serde_json::to_value(line.rule).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()),
-            escape(line.kind.formula()),
-            escape(&figures(line, cash))
-        );
+fn lines(statement: &Statement, currency: Currency) -> Markup {
+    let cash = |amount: u64| money(Money { amount, currency });
+    html! {
+        p id="statement-total" { "Total: " strong { (cash(statement.total)) } }
+        "\n"
+        table id="statement-lines" {
+            thead { tr { th { "Entry" } th { "What" } th class="num" { "Amount" } th { "Rule" } th { "How" } } }
+            tbody {
+                "\n"
+                @for line in &statement.lines {
+                    tr {
+                        td { "#" (line.entry.0) }
+                        td { (Text(&words(&line.kind))) }
+                        td class="num" { (cash(line.amount)) }
+                        td { (Text(&serde_json::to_value(line.rule).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default())) }
+                        td { span class="muted" { (Text(line.kind.formula())) } br; (Text(&figures(line, currency))) }
+                    }
+                    "\n"
+                }
+            }
+        }
+        "\n"
     }
-    out.push_str("</tbody></table>\n");
-    out
 }
 
-/// The figures a line's formula was applied to, as text (amounts already formatted are HTML;
-/// here the pot is shown as plain text).
-fn figures(line: &Line, cash: &dyn Fn(u64) -> String) -> String {
+/// The figures a line's formula was applied to, as text.
+fn figures(line: &Line, currency: Currency) -> String {
     let i = &line.inputs;
-    let mut parts = vec![format!("pot {}", strip(&cash(i.pot)))];
+    let mut parts = vec![format!("pot {}", crate::money::format(Money { amount: i.pot, currency }))];
     if let Some(weight) = i.weight {
         parts.push(format!("weight {}", crate::money::grouped(weight)));
     }
@@ -208,13 +219,6 @@ fn figures(line: &Line, cash: &dyn Fn(u64) -> String) -> String {
     }
     parts.join(", ")
 }
-
-/// `cash` gives HTML (escaped text); the figures are escaped once more as a whole, so undo the
-/// first escape of the characters money text can hold.
-fn strip(html: &str) -> String {
-    html.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

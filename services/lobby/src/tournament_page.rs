@@ -275,7 +275,7 @@ pub(crate) fn play_section(doc: &LobbyDocument) -> Markup {
                     " " span class="muted" { "at " (instant(c.at)) }
                 }
                 p { (grouped(u64::from(c.statements))) " statements (" (Text(&words(&c.method))) "), " (money(c.total)) " in all. " }
-                (PreEscaped(crate::statements::statement_form(doc.tournament_id, "")))
+                (crate::statements::statement_form(doc.tournament_id, ""))
             }
             "\n"
         }
