@@ -192,11 +192,6 @@ pub(crate) mod legacy {
         super::instant(at).into_string()
     }
 
-    pub fn facts(rows: &[(&str, String)]) -> String {
-        let rows: Vec<(&str, Markup)> = rows.iter().map(|(label, value)| (*label, PreEscaped(value.clone()))).collect();
-        super::facts(&rows).into_string()
-    }
-
     pub fn state_badge(doc: &crate::domain::LobbyDocument, now: DateTime<Utc>) -> String {
         crate::list_page::state_badge(doc, now).into_string()
     }

@@ -8,8 +8,7 @@
 //! | `GET /api/tournaments/{id}/tables?page=&per_page=` | the same tables, JSON |
 //! | `GET /api/tournaments/{id}/players?name=` | the same search, JSON |
 
-use crate::html::legacy::facts;
-use crate::html::{escape, page};
+use crate::html::{document, facts, Text};
 use crate::http::{bad_path, error, html, html_error, json, not_shown, path_id, LobbyCache, NotShown};
 use crate::listing::{Page, Query};
 use crate::money::grouped;
@@ -22,9 +21,9 @@ use axum::response::Response;
 use floor_events::seating::MoveReason;
 use floor_events::TournamentId;
 use futures::StreamExt;
+use maud::{html, Markup, Render};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
-use std::fmt::Write;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -298,15 +297,24 @@ pub(crate) async fn players_html(
 }
 
 /// The search form, as the tournament page and the seat map show it.
-pub fn search_form(t: TournamentId, value: &str) -> String {
-    format!(
-        "<form id=\"player-search\" method=\"get\" action=\"/tournaments/{t}/players\"><label>Find a player <input name=\"name\" value=\"{}\" maxlength=\"{SEARCH_MOST}\" placeholder=\"player name\" required></label> <button type=\"submit\">Search</button></form>\n",
-        escape(value)
-    )
+pub fn search_form(t: TournamentId, value: &str) -> Markup {
+    html! {
+        form id="player-search" method="get" action={ "/tournaments/" (t) "/players" } {
+            label { "Find a player " input name="name" value=(Text(value)) maxlength=(SEARCH_MOST) placeholder="player name" required; }
+            " "
+            button type="submit" { "Search" }
+        }
+        "\n"
+    }
 }
 
-fn player(p: Option<&floor_events::PlayerId>) -> String {
-    p.map_or_else(|| "<span class=\"muted\">unknown</span>".to_owned(), |p| crate::html::legacy::name(p.as_str()))
+fn player(p: Option<&floor_events::PlayerId>) -> Markup {
+    html! {
+        @match p {
+            Some(p) => { (crate::html::name(p.as_str())) }
+            None => { span class="muted" { "unknown" } }
+        }
+    }
 }
 
 fn reason(r: &MoveReason) -> String {
@@ -328,153 +336,172 @@ fn closure(c: &Closure) -> String {
 }
 
 /// Recent moves and closed tables, newest first, at most `most` of each.
-pub fn moves_and_closures(summary: &SeatsSummary, most: usize) -> String {
-    let mut out = String::new();
-    if !summary.moves.is_empty() {
-        out.push_str("<h3>Recent moves</h3><ul class=\"moves\">");
-        for m in summary.moves.iter().take(most) {
-            let RecentMove { entry, player: who, from, to, reason: why } = m;
-            let _ = write!(
-                out,
-                "<li>{} (entry {}) from table {} seat {} to table {} seat {}: {}</li>",
-                player(who.as_ref()),
-                entry.0,
-                from.0,
-                from.1,
-                to.0,
-                to.1,
-                escape(&reason(why))
-            );
+pub fn moves_and_closures(summary: &SeatsSummary, most: usize) -> Markup {
+    html! {
+        @if !summary.moves.is_empty() {
+            h3 { "Recent moves" }
+            ul class="moves" {
+                @for RecentMove { entry, player: who, from, to, reason: why } in summary.moves.iter().take(most) {
+                    li {
+                        (player(who.as_ref())) " (entry " (entry.0) ") from table " (from.0) " seat " (from.1)
+                        " to table " (to.0) " seat " (to.1) ": " (reason(why))
+                    }
+                }
+            }
+            "\n"
         }
-        out.push_str("</ul>\n");
-    }
-    if !summary.closed.is_empty() {
-        out.push_str("<h3>Closed tables</h3><ul class=\"closed\">");
-        for c in summary.closed.iter().take(most) {
-            let _ = write!(out, "<li>Table {}: {}</li>", c.table, escape(&closure(&c.closure)));
+        @if !summary.closed.is_empty() {
+            h3 { "Closed tables" }
+            ul class="closed" {
+                @for c in summary.closed.iter().take(most) {
+                    li { "Table " (c.table) ": " (closure(&c.closure)) }
+                }
+            }
+            "\n"
         }
-        out.push_str("</ul>\n");
     }
-    out
 }
 
 /// The tables section of the tournament page: counts, a link to the seat map, the last few
 /// moves and closures (the search form is the page's own, outside its live part).
-pub fn tables_section(t: TournamentId, summary: Option<&SeatsSummary>) -> String {
-    let mut out = String::from("<section id=\"tables\"><h2>Tables</h2>\n");
-    match summary {
-        Some(s) => {
-            let _ = writeln!(
-                out,
-                "<p>{} open · {} seated · {} waiting for a seat · {} out · <a href=\"/tournaments/{t}/tables\">who sits where</a></p>",
-                grouped(s.tables.len() as u64),
-                grouped(u64::from(s.seated)),
-                grouped(u64::from(s.waiting)),
-                grouped(u64::from(s.out))
-            );
-            out.push_str(&moves_and_closures(s, 5));
+pub fn tables_section(t: TournamentId, summary: Option<&SeatsSummary>) -> Markup {
+    html! {
+        section id="tables" {
+            h2 { "Tables" }
+            "\n"
+            @match summary {
+                Some(s) => {
+                    p {
+                        (grouped(s.tables.len() as u64)) " open · " (grouped(u64::from(s.seated))) " seated · "
+                        (grouped(u64::from(s.waiting))) " waiting for a seat · " (grouped(u64::from(s.out))) " out · "
+                        a href={ "/tournaments/" (t) "/tables" } { "who sits where" }
+                    }
+                    "\n"
+                    (moves_and_closures(s, 5))
+                }
+                None => { p class="muted" { "No seats yet." } "\n" }
+            }
         }
-        None => out.push_str("<p class=\"muted\">No seats yet.</p>\n"),
+        "\n"
     }
-    out.push_str("</section>\n");
-    out
 }
 
 pub(crate) fn render_tables(t: TournamentId, name: &str, summary: Option<&SeatsSummary>, shown: &Page<TableDoc>) -> String {
-    let mut body =
-        format!("<h1>{}: tables</h1>\n<p><a href=\"/tournaments/{t}\">Back to the tournament</a></p>\n", crate::html::legacy::name(name));
-    if let Some(s) = summary {
-        body.push_str(&facts(&[
-            ("Tables open", grouped(s.tables.len() as u64)),
-            ("Seated", grouped(u64::from(s.seated))),
-            ("Waiting for a seat", grouped(u64::from(s.waiting))),
-            ("Out", grouped(u64::from(s.out))),
-        ]));
-    }
-    body.push_str(&search_form(t, ""));
-    if shown.total == 0 {
-        body.push_str("<p class=\"muted\">No table is open.</p>\n");
-    }
-    for table in &shown.items {
-        let hand = match (table.last_hand, table.hand_running) {
-            (Some(h), true) => format!("hand {h} in play"),
-            (Some(h), false) => format!("hand {h} finished"),
-            (None, _) => "no hand yet".to_owned(),
-        };
-        let _ = write!(
-            body,
-            "<section class=\"table\" id=\"table-{n}\"><h2>Table {n}</h2><p class=\"muted\">{} · {} hands · {} players · {} chips</p>\n<table><thead><tr><th class=\"num\">Seat</th><th>Player</th><th class=\"num\">Entry</th><th class=\"num\">Chips</th></tr></thead><tbody>",
-            hand,
-            grouped(table.hands),
-            table.seats.len(),
-            grouped(table.chips()),
-            n = table.table,
-        );
-        for o in &table.seats {
-            let _ = write!(
-                body,
-                "<tr><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
-                o.seat,
-                player(o.player.as_ref()),
-                o.entry.0,
-                grouped(o.chips)
-            );
-        }
-        body.push_str("</tbody></table></section>\n");
-    }
-    if shown.pages > 1 {
-        let mut nav = format!("<nav class=\"pages\">page {} of {}", shown.page, shown.pages);
-        if let Some(p) = shown.previous() {
-            let _ = write!(nav, " · <a href=\"/tournaments/{t}/tables?page={p}\">previous</a>");
-        }
-        if let Some(p) = shown.next() {
-            let _ = write!(nav, " · <a href=\"/tournaments/{t}/tables?page={p}\">next</a>");
-        }
-        nav.push_str("</nav>\n");
-        body.push_str(&nav);
-    }
-    if let Some(s) = summary {
-        body.push_str(&moves_and_closures(s, usize::MAX));
-    }
-    let _ = writeln!(body, "<p class=\"muted\">JSON: <a href=\"/api/tournaments/{t}/tables\">tables</a></p>");
-    page(&format!("{name}: tables"), &body)
+    let counts = summary.map(|s| {
+        [
+            ("Tables open", grouped(s.tables.len() as u64).render()),
+            ("Seated", grouped(u64::from(s.seated)).render()),
+            ("Waiting for a seat", grouped(u64::from(s.waiting)).render()),
+            ("Out", grouped(u64::from(s.out)).render()),
+        ]
+    });
+    document(
+        &format!("{name}: tables"),
+        html! {
+            h1 { (crate::html::name(name)) ": tables" }
+            "\n"
+            p { a href={ "/tournaments/" (t) } { "Back to the tournament" } }
+            "\n"
+            @if let Some(counts) = &counts { (facts(counts)) }
+            (search_form(t, ""))
+            @if shown.total == 0 {
+                p class="muted" { "No table is open." }
+                "\n"
+            }
+            @for table in &shown.items {
+                section class="table" id={ "table-" (table.table) } {
+                    h2 { "Table " (table.table) }
+                    p class="muted" {
+                        @match (table.last_hand, table.hand_running) {
+                            (Some(h), true) => { "hand " (h) " in play" }
+                            (Some(h), false) => { "hand " (h) " finished" }
+                            (None, _) => { "no hand yet" }
+                        }
+                        " · " (grouped(table.hands)) " hands · " (table.seats.len()) " players · " (grouped(table.chips())) " chips"
+                    }
+                    "\n"
+                    table {
+                        thead { tr { th class="num" { "Seat" } th { "Player" } th class="num" { "Entry" } th class="num" { "Chips" } } }
+                        tbody {
+                            @for o in &table.seats {
+                                tr {
+                                    td class="num" { (o.seat) }
+                                    td { (player(o.player.as_ref())) }
+                                    td class="num" { (o.entry.0) }
+                                    td class="num" { (grouped(o.chips)) }
+                                }
+                            }
+                        }
+                    }
+                }
+                "\n"
+            }
+            @if shown.pages > 1 {
+                nav class="pages" {
+                    "page " (shown.page) " of " (shown.pages)
+                    @if let Some(p) = shown.previous() { " · " a href={ "/tournaments/" (t) "/tables?page=" (p) } { "previous" } }
+                    @if let Some(p) = shown.next() { " · " a href={ "/tournaments/" (t) "/tables?page=" (p) } { "next" } }
+                }
+                "\n"
+            }
+            @if let Some(s) = summary { (moves_and_closures(s, usize::MAX)) }
+            p class="muted" { "JSON: " a href={ "/api/tournaments/" (t) "/tables" } { "tables" } }
+            "\n"
+        },
+    )
 }
 
 pub(crate) fn render_search(t: TournamentId, name: &str, wanted: &str, found: &[Found]) -> String {
-    let mut body = format!(
-        "<h1>{}: find a player</h1>\n<p><a href=\"/tournaments/{t}\">Back to the tournament</a></p>\n",
-        crate::html::legacy::name(name)
-    );
-    body.push_str(&search_form(t, wanted));
-    if wanted.is_empty() {
-        body.push_str("<p class=\"muted\">Type a name.</p>\n");
-    } else if found.is_empty() {
-        let _ = writeln!(body, "<p id=\"no-hit\">No entry of a player named like “{}”.</p>", escape(wanted));
-    } else {
-        body.push_str("<table class=\"players\"><thead><tr><th>Player</th><th class=\"num\">Entry</th><th class=\"num\">Table</th><th class=\"num\">Seat</th><th class=\"num\">Chips</th></tr></thead><tbody>");
-        for f in found {
-            let (table, seat, chips) = match (f.out, f.table, f.seat, f.chips) {
-                (true, ..) => ("out".to_owned(), String::new(), String::new()),
-                (false, Some(table), Some(seat), chips) => (
-                    format!("<a href=\"/tournaments/{t}/tables#table-{table}\">{table}</a>"),
-                    seat.to_string(),
-                    chips.map(grouped).unwrap_or_default(),
-                ),
-                (false, ..) => ("waiting for a seat".to_owned(), String::new(), String::new()),
-            };
-            let _ = write!(
-                body,
-                "<tr class=\"player-hit\"><td class=\"player\">{}</td><td class=\"num entry\">{}</td><td class=\"num table\">{table}</td><td class=\"num seat\">{seat}</td><td class=\"num chips\">{chips}</td></tr>",
-                crate::html::legacy::name(f.player.as_str()),
-                f.entry.0
-            );
-        }
-        body.push_str("</tbody></table>\n");
-        if found.len() == SEARCH_LIMIT {
-            let _ = writeln!(body, "<p class=\"muted\">The first {SEARCH_LIMIT} entries; type more of the name.</p>");
-        }
-    }
-    page(&format!("{name}: find a player"), &body)
+    document(
+        &format!("{name}: find a player"),
+        html! {
+            h1 { (crate::html::name(name)) ": find a player" }
+            "\n"
+            p { a href={ "/tournaments/" (t) } { "Back to the tournament" } }
+            "\n"
+            (search_form(t, wanted))
+            @if wanted.is_empty() {
+                p class="muted" { "Type a name." }
+                "\n"
+            } @else if found.is_empty() {
+                p id="no-hit" { "No entry of a player named like “" (Text(wanted)) "”." }
+                "\n"
+            } @else {
+                table class="players" {
+                    thead {
+                        tr {
+                            th { "Player" } th class="num" { "Entry" } th class="num" { "Table" } th class="num" { "Seat" }
+                            th class="num" { "Chips" }
+                        }
+                    }
+                    tbody {
+                        @for f in found {
+                            tr class="player-hit" {
+                                td class="player" { (crate::html::name(f.player.as_str())) }
+                                td class="num entry" { (f.entry.0) }
+                                @match (f.out, f.table, f.seat) {
+                                    (true, ..) => { td class="num table" { "out" } td class="num seat" {} td class="num chips" {} }
+                                    (false, Some(table), Some(seat)) => {
+                                        td class="num table" { a href={ "/tournaments/" (t) "/tables#table-" (table) } { (table) } }
+                                        td class="num seat" { (seat) }
+                                        td class="num chips" { @if let Some(chips) = f.chips { (grouped(chips)) } }
+                                    }
+                                    (false, ..) => {
+                                        td class="num table" { "waiting for a seat" } td class="num seat" {} td class="num chips" {}
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                "\n"
+                @if found.len() == SEARCH_LIMIT {
+                    p class="muted" { "The first " (SEARCH_LIMIT) " entries; type more of the name." }
+                    "\n"
+                }
+            }
+        },
+    )
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use floor_events::clock::{Step, Structure};
 use floor_events::registration::CancellationReason;
 use floor_events::Money;
-use maud::{html, Markup, PreEscaped, Render};
+use maud::{html, Markup, Render};
 
 /// The whole page: the live part, and the structure (when it has one) below it.
 pub fn render(doc: &LobbyDocument, structure: Option<&Structure>, seats: Option<&SeatsSummary>, now: DateTime<Utc>) -> String {
@@ -21,12 +21,12 @@ pub fn render(doc: &LobbyDocument, structure: Option<&Structure>, seats: Option<
     document(
         &doc.name,
         html! {
-            main id="live" data-events={ "/tournaments/" (id) "/events" } { "\n" (live_markup(doc, now)) (tables(id, seats)) }
+            main id="live" data-events={ "/tournaments/" (id) "/events" } { "\n" (live_markup(doc, now)) (crate::seat_pages::tables_section(id, seats)) }
             "\n"
             p class="muted" id="live-status" { "connecting…" }
             "\n"
             // Outside the live part: an update must not wipe what a player is typing.
-            (PreEscaped(crate::seat_pages::search_form(id, "")))
+            (crate::seat_pages::search_form(id, ""))
             @if let Some(structure) = structure {
                 (structure_table(structure, doc.clock.as_ref().and_then(|c| c.step)))
             }
@@ -41,14 +41,10 @@ pub fn render(doc: &LobbyDocument, structure: Option<&Structure>, seats: Option<
     )
 }
 
-fn tables(t: floor_events::TournamentId, seats: Option<&SeatsSummary>) -> Markup {
-    PreEscaped(crate::seat_pages::tables_section(t, seats))
-}
-
 /// The live part with the tables section (counts, recent moves and closures) from the seat
 /// map as it stands: what the page shows and its feed sends.
 pub fn live_with_tables(doc: &LobbyDocument, seats: Option<&SeatsSummary>, now: DateTime<Utc>) -> String {
-    html! { (live_markup(doc, now)) (tables(doc.tournament_id, seats)) }.into_string()
+    html! { (live_markup(doc, now)) (crate::seat_pages::tables_section(doc.tournament_id, seats)) }.into_string()
 }
 
 /// The part of the page that changes with the document.
