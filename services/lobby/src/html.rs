@@ -179,24 +179,6 @@ pub fn facts(rows: &[(&str, Markup)]) -> Markup {
     }
 }
 
-/// The String-returning pieces for the pages not yet written with maud (issue 35's move, page by
-/// page); gone once every page is.
-pub(crate) mod legacy {
-    use super::*;
-
-    pub fn name(text: &str) -> String {
-        super::name(text).into_string()
-    }
-
-    pub fn instant(at: DateTime<Utc>) -> String {
-        super::instant(at).into_string()
-    }
-
-    pub fn state_badge(doc: &crate::domain::LobbyDocument, now: DateTime<Utc>) -> String {
-        crate::list_page::state_badge(doc, now).into_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,18 +2,18 @@
 //! tables and actions. No script: every action is a small form that posts and gets a page back.
 //!
 //! As on the players' pages, every text that came from a user (tournament, player and director
-//! names, reasons, a service's message) goes through [`escape`].
+//! names, reasons, a service's message) is written as [`Text`] (escaped by
+//! [`crate::html::escape`]), in pages written with `maud`.
 
 use super::form::{Action, Template};
 use crate::clock::ClockStatus;
 use crate::domain::{LobbyDocument, LobbyState};
-use crate::html::legacy::{instant, name, state_badge};
-use crate::html::{csp_hash, duration, escape, STYLE};
-
+use crate::html::{csp_hash, duration, instant, name, Text, STYLE};
+use crate::list_page::state_badge;
 use crate::seat_pages::Held;
 use chrono::{DateTime, Utc};
 use floor_events::TournamentId;
-use std::fmt::Write;
+use maud::{html, Markup, PreEscaped, Render};
 
 /// A table is "silent" on the page after this long without a report.
 pub const SILENT_AFTER: chrono::Duration = chrono::Duration::seconds(60);
@@ -61,32 +61,53 @@ pub enum Notice {
     },
 }
 
-fn notice(notice: Option<&Notice>) -> String {
-    match notice {
-        None => String::new(),
-        Some(Notice::Done(what)) => format!("<p class=\"notice ok\" role=\"status\">{}</p>\n", escape(what)),
-        Some(Notice::Failed { code, message }) => format!(
-            "<p class=\"notice error\" role=\"alert\"><strong>Refused: <code>{}</code></strong> {}</p>\n",
-            escape(code),
-            escape(message)
-        ),
+fn notice(notice: Option<&Notice>) -> Markup {
+    html! {
+        @match notice {
+            None => {}
+            Some(Notice::Done(what)) => { p class="notice ok" role="status" { (Text(what)) } "\n" }
+            Some(Notice::Failed { code, message }) => {
+                p class="notice error" role="alert" { strong { "Refused: " code { (Text(code)) } } " " (Text(message)) }
+                "\n"
+            }
+        }
     }
 }
 
-/// A console page: `title` escaped here, `body` already HTML.
-pub fn frame(title: &str, signed: Option<&Signed>, body: &str) -> String {
-    let who = match signed {
-        Some(s) => format!(
-            "<form method=\"post\" action=\"/console/logout\"><span class=\"muted\">{} · </span><input type=\"hidden\" name=\"form_token\" value=\"{}\"><button>Log out</button></form>",
-            name(s.director),
-            escape(s.form_token)
-        ),
-        None => String::new(),
-    };
-    format!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{} · Floor console</title>\n<style>\n{STYLE}{CONSOLE_STYLE}</style>\n</head>\n<body>\n<header class=\"top\"><a href=\"/console\">Floor console</a> · <a href=\"/\">lobby</a>{who}</header>\n{body}\n</body>\n</html>\n",
-        escape(title)
-    )
+/// A console page: `title` and `body`, in the frame with the style [`policy`] names.
+pub fn frame(title: &str, signed: Option<&Signed>, body: impl Render) -> String {
+    html! {
+        (PreEscaped("<!doctype html>\n"))
+        html lang="en" {
+            "\n"
+            head {
+                "\n" meta charset="utf-8";
+                "\n" meta name="viewport" content="width=device-width, initial-scale=1";
+                "\n" title { (Text(title)) " · Floor console" }
+                "\n" style { "\n" (PreEscaped(STYLE)) (PreEscaped(CONSOLE_STYLE)) }
+                "\n"
+            }
+            "\n"
+            body {
+                "\n"
+                header class="top" {
+                    a href="/console" { "Floor console" } " · " a href="/" { "lobby" }
+                    @if let Some(s) = signed {
+                        form method="post" action="/console/logout" {
+                            span class="muted" { (name(s.director)) " · " }
+                            input type="hidden" name="form_token" value=(Text(s.form_token));
+                            button { "Log out" }
+                        }
+                    }
+                }
+                "\n" (body)
+                "\n"
+            }
+            "\n"
+        }
+        "\n"
+    }
+    .into_string()
 }
 
 /// The page every console route answers when no credential was given at start.
@@ -94,67 +115,140 @@ pub fn disabled() -> String {
     frame(
         "Console disabled",
         None,
-        "<h1>The console is disabled</h1>\n<p>No director password was given at start. Start Floor with <code>FLOOR_CONSOLE_PASSWORD</code> (or <code>--console-password-file</code>) to use it.</p>\n",
+        html! {
+            h1 { "The console is disabled" }
+            "\n"
+            p {
+                "No director password was given at start. Start Floor with " code { "FLOOR_CONSOLE_PASSWORD" }
+                " (or " code { "--console-password-file" } ") to use it."
+            }
+            "\n"
+        },
     )
 }
 
 /// The login form, with what went wrong last time.
 pub fn login(problem: Option<&str>) -> String {
-    let problem = problem.map(|p| format!("<p class=\"notice error\" role=\"alert\">{}</p>\n", escape(p))).unwrap_or_default();
     frame(
         "Sign in",
         None,
-        &format!(
-            "<h1>Director sign-in</h1>\n{problem}<form class=\"stack\" method=\"post\" action=\"/console/login\">\n<label>Your name (recorded with every action) <input name=\"director\" required maxlength=\"60\" autocomplete=\"username\"></label>\n<label>Console password <input name=\"password\" type=\"password\" required autocomplete=\"current-password\"></label>\n<label>Recovery code (only while sign-in is closed to everyone: the code in the log) <input name=\"recovery_code\" autocomplete=\"one-time-code\"></label>\n<button>Sign in</button>\n</form>\n"
-        ),
+        html! {
+            h1 { "Director sign-in" }
+            "\n"
+            @if let Some(problem) = problem { p class="notice error" role="alert" { (Text(problem)) } "\n" }
+            form class="stack" method="post" action="/console/login" {
+                "\n"
+                label { "Your name (recorded with every action) " input name="director" required maxlength="60" autocomplete="username"; }
+                "\n"
+                label { "Console password " input name="password" type="password" required autocomplete="current-password"; }
+                "\n"
+                label {
+                    "Recovery code (only while sign-in is closed to everyone: the code in the log) "
+                    input name="recovery_code" autocomplete="one-time-code";
+                }
+                "\n"
+                button { "Sign in" }
+                "\n"
+            }
+            "\n"
+        },
     )
 }
 
 /// A page that only says something (refused, not found).
 pub fn message(title: &str, signed: Option<&Signed>, text: &str) -> String {
-    frame(title, signed, &format!("<h1>{}</h1>\n<p>{}</p>\n<p><a href=\"/console\">Console</a></p>\n", escape(title), escape(text)))
+    frame(
+        title,
+        signed,
+        html! {
+            h1 { (Text(title)) } "\n" p { (Text(text)) } "\n" p { a href="/console" { "Console" } } "\n"
+        },
+    )
 }
 
-fn hidden(signed: &Signed) -> String {
-    format!(
-        "<input type=\"hidden\" name=\"form_token\" value=\"{}\"><input type=\"hidden\" name=\"command_id\" value=\"{}\">",
-        escape(signed.form_token),
-        uuid::Uuid::now_v7()
-    )
+fn hidden(signed: &Signed) -> Markup {
+    html! {
+        input type="hidden" name="form_token" value=(Text(signed.form_token));
+        input type="hidden" name="command_id" value=(uuid::Uuid::now_v7());
+    }
 }
 
 /// `GET /console`: every tournament, and the create forms.
 pub fn index(docs: &[std::sync::Arc<LobbyDocument>], signed: &Signed, last: Option<&Notice>, now: DateTime<Utc>) -> String {
-    let mut body = String::from("<h1>Tournaments</h1>\n");
-    body.push_str(&notice(last));
-    if docs.is_empty() {
-        body.push_str("<p class=\"muted\">No tournament yet: create one below.</p>\n");
-    } else {
-        body.push_str("<table><thead><tr><th>Tournament</th><th>State</th><th>Start</th><th class=\"num\">Entries</th><th class=\"num\">Left</th></tr></thead><tbody>\n");
-        for doc in docs {
-            let _ = writeln!(
-                body,
-                "<tr><td><a href=\"/console/tournaments/{id}\">{name}</a></td><td>{state}</td><td>{start}</td><td class=\"num\">{entrants}</td><td class=\"num\">{left}</td></tr>",
-                id = doc.tournament_id,
-                name = name(&doc.name),
-                state = state_badge(doc, now),
-                start = doc.start.map_or_else(|| "when full".to_owned(), instant),
-                entrants = doc.entrants,
-                left = doc.live_entries,
-            );
+    let body = html! {
+        h1 { "Tournaments" }
+        "\n"
+        (notice(last))
+        @if docs.is_empty() {
+            p class="muted" { "No tournament yet: create one below." }
+            "\n"
+        } @else {
+            table {
+                thead {
+                    tr { th { "Tournament" } th { "State" } th { "Start" } th class="num" { "Entries" } th class="num" { "Left" } }
+                }
+                tbody {
+                    "\n"
+                    @for doc in docs {
+                        tr {
+                            td { a href={ "/console/tournaments/" (doc.tournament_id) } { (name(&doc.name)) } }
+                            td { (state_badge(doc, now)) }
+                            td {
+                                @match doc.start {
+                                    Some(at) => { (instant(at)) }
+                                    None => { "when full" }
+                                }
+                            }
+                            td class="num" { (doc.entrants) }
+                            td class="num" { (doc.live_entries) }
+                        }
+                        "\n"
+                    }
+                }
+            }
+            "\n"
         }
-        body.push_str("</tbody></table>\n");
-    }
-    let options: String =
-        Template::ALL.iter().map(|(_, value, label)| format!("<option value=\"{value}\">{}</option>", escape(label))).collect();
-    let _ = write!(
-        body,
-        "<h2>Create a tournament</h2>\n<form class=\"stack\" method=\"post\" action=\"/console/tournaments\">{create}\n<label>Template <select name=\"template\">{options}</select></label>\n<label>Name <input name=\"name\" maxlength=\"200\"></label>\n<label>Starts in (minutes; a sit &amp; go starts when full) <input name=\"start_in_minutes\" type=\"number\" min=\"1\" value=\"30\"></label>\n<label>…or paste a whole definition (JSON, the fields of <code>examples/*.toml</code>) <textarea name=\"definition\"></textarea></label>\n<button>Create</button>\n</form>\n\
-<h2>Add a schedule</h2>\n<form class=\"stack\" method=\"post\" action=\"/console/schedules\">{schedule}\n<label>Recurring template (JSON, the fields of <code>examples/schedules/*.toml</code>) <textarea name=\"template\" required></textarea></label>\n<button>Add schedule</button>\n</form>\n",
-        create = hidden(signed),
-        schedule = hidden(signed),
-    );
-    frame("Tournaments", Some(signed), &body)
+        h2 { "Create a tournament" }
+        "\n"
+        form class="stack" method="post" action="/console/tournaments" {
+            (hidden(signed))
+            "\n"
+            label {
+                "Template "
+                select name="template" {
+                    @for (_, value, label) in Template::ALL { option value=(value) { (label) } }
+                }
+            }
+            "\n"
+            label { "Name " input name="name" maxlength="200"; }
+            "\n"
+            label { "Starts in (minutes; a sit & go starts when full) " input name="start_in_minutes" type="number" min="1" value="30"; }
+            "\n"
+            label {
+                "…or paste a whole definition (JSON, the fields of " code { "examples/*.toml" } ") "
+                textarea name="definition" {}
+            }
+            "\n"
+            button { "Create" }
+            "\n"
+        }
+        "\n"
+        h2 { "Add a schedule" }
+        "\n"
+        form class="stack" method="post" action="/console/schedules" {
+            (hidden(signed))
+            "\n"
+            label {
+                "Recurring template (JSON, the fields of " code { "examples/schedules/*.toml" } ") "
+                textarea name="template" required {}
+            }
+            "\n"
+            button { "Add schedule" }
+            "\n"
+        }
+        "\n"
+    };
+    frame("Tournaments", Some(signed), body)
 }
 
 /// When each open table last reported, read beside the fold.
@@ -189,158 +283,192 @@ pub fn tournament(
     last: Option<&Notice>,
     now: DateTime<Utc>,
 ) -> String {
-    let id = doc.tournament_id;
-    let mut body = format!(
-        "<h1>{name}</h1>\n<p>{state} · {entrants} entries, {left} left · <a href=\"/tournaments/{id}\">players' page</a></p>\n",
-        name = name(&doc.name),
-        state = state_badge(doc, now),
-        entrants = doc.entrants,
-        left = doc.live_entries,
-    );
-    body.push_str(&notice(last));
-    // Suspended (by a director, or by Floor when tables fell silent) or cancelled in play: why.
-    body.push_str(&crate::tournament_page::play_section(doc).into_string());
-    if let Some(clock) = &doc.clock {
-        body.push_str(&crate::tournament_page::clock_section(clock, now).into_string());
-    }
-    body.push_str(&actions(doc, signed));
-    body.push_str(&tables_section(tables, reports, now));
-    body.push_str(&audit_section(audit));
-    frame(&doc.name, Some(signed), &body)
-}
-
-fn actions(doc: &LobbyDocument, signed: &Signed) -> String {
-    let id = doc.tournament_id;
-    let form = |action: &str, fields: &str, label: &str| {
-        debug_assert!(Action::NAMES.contains(&action));
-        format!(
-            "<form class=\"inline\" method=\"post\" action=\"/console/tournaments/{id}/{action}\">{}{fields}<button>{label}</button></form>\n",
-            hidden(signed)
-        )
+    let body = html! {
+        h1 { (name(&doc.name)) }
+        "\n"
+        p {
+            (state_badge(doc, now)) " · " (doc.entrants) " entries, " (doc.live_entries) " left · "
+            a href={ "/tournaments/" (doc.tournament_id) } { "players' page" }
+        }
+        "\n"
+        (notice(last))
+        // Suspended (by a director, or by Floor when tables fell silent) or cancelled in play: why.
+        (crate::tournament_page::play_section(doc))
+        @if let Some(clock) = &doc.clock { (crate::tournament_page::clock_section(clock, now)) }
+        (actions(doc, signed))
+        (tables_section(tables, reports, now))
+        (audit_section(audit))
     };
-    let reason = "<input name=\"reason\" placeholder=\"reason\" required maxlength=\"450\">";
-    let mut out = String::from("<section id=\"actions\"><h2>Actions</h2>\n");
-    match doc.state {
-        LobbyState::Registering => {
-            out.push_str(&form("start", "", "Start now"));
-            out.push_str(&form("cancel", reason, "Cancel and refund"));
-        }
-        LobbyState::Running => {
-            let suspended = doc.play.suspended.is_some();
-            let add_time = form("add_time", "<input name=\"seconds\" type=\"number\" value=\"60\" required>", "Add seconds");
-            out.push_str("<div>Clock: ");
-            if doc.clock.as_ref().is_some_and(|c| c.status == ClockStatus::Stopped) {
-                out.push_str("<span class=\"muted\">stopped for good</span>");
-            } else if suspended {
-                // Issue 33: only resuming play restarts a clock a suspension holds (the clock
-                // refuses the rest); added time starts nothing, so it stays.
-                out.push_str("<span class=\"muted\">held while play is suspended: Resume play restarts it</span> ");
-                out.push_str(&add_time);
-            } else {
-                out.push_str(&form("pause", reason, "Pause"));
-                out.push_str(&form("resume", "", "Resume"));
-                out.push_str(&add_time);
-                out.push_str(&form(
-                    "skip",
-                    "<input name=\"level\" type=\"number\" min=\"1\" required placeholder=\"level\">",
-                    "Skip to level",
-                ));
-                out.push_str(&form("end_break", "", "End break"));
-            }
-            out.push_str("</div>\n<div>Play: ");
-            if suspended {
-                out.push_str(&form("resume_play", "", "Resume play"));
-            } else {
-                out.push_str(&form("suspend", reason, "Suspend"));
-            }
-            let cause = "<select name=\"cause\" title=\"whose fault (001 Art. 15, 21)\"><option value=\"\">cause not said</option>\
-                <option value=\"operator-fault\">operator fault</option><option value=\"force-majeure\">force majeure</option></select>";
-            out.push_str(&form(
-                "cancel",
-                &format!("{reason}{cause}<input type=\"hidden\" name=\"in_play\" value=\"true\">"),
-                "Cancel (statements)",
-            ));
-            out.push_str("</div>\n");
-        }
-        LobbyState::Finished | LobbyState::Cancelled => out.push_str("<p class=\"muted\">Over: nothing to do.</p>\n"),
-    }
-    out.push_str("</section>\n");
-    out
+    frame(&doc.name, Some(signed), body)
 }
 
-fn tables_section(tables: &Held, reports: &LastReports, now: DateTime<Utc>) -> String {
-    let closed = tables.summary.as_ref().map_or(0, |s| s.tables_closed);
-    let mut out = format!(
-        "<section id=\"tables\"><h2>Tables</h2><p class=\"muted\">{} open, {closed} closed · <a href=\"/tournaments/{}/tables\">seat map</a></p>\n",
-        tables.tables.len(),
-        tables.summary.as_ref().map(|s| s.tournament_id.to_string()).unwrap_or_default(),
-    );
-    if tables.tables.is_empty() {
-        out.push_str("</section>\n");
-        return out;
-    }
-    out.push_str(
-        "<table><thead><tr><th>Table</th><th>Players</th><th>Last hand</th><th>Last report</th><th>Silent for</th></tr></thead><tbody>\n",
-    );
-    for (number, table) in &tables.tables {
-        let players: Vec<String> = table
-            .seats
-            .iter()
-            .map(|o| {
-                let who = o.player.as_ref().map_or_else(|| format!("entry {}", o.entry), |p| p.as_str().to_owned());
-                format!("{}: {} ({})", o.seat, name(&who), crate::money::grouped(o.chips))
-            })
-            .collect();
-        let hand = match (table.last_hand, table.hand_running) {
-            (Some(hand), false) => format!("#{hand} finished"),
-            (Some(hand), true) => format!("#{hand} in play"),
-            (None, _) => "none yet".to_owned(),
-        };
-        let (last, silent) = match reports.get(number) {
-            Some(at) => {
-                let quiet = now - *at;
-                let text = duration(u64::try_from(quiet.num_milliseconds()).unwrap_or(0));
-                let silent = if quiet >= SILENT_AFTER { format!("<span class=\"silent\">silent {text}</span>") } else { text };
-                (instant_seconds(*at), silent)
+fn actions(doc: &LobbyDocument, signed: &Signed) -> Markup {
+    let id = doc.tournament_id;
+    let form = |action: &str, fields: Markup, label: &str| {
+        debug_assert!(Action::NAMES.contains(&action));
+        html! {
+            form class="inline" method="post" action={ "/console/tournaments/" (id) "/" (action) } {
+                (hidden(signed)) (fields) button { (label) }
             }
-            None => ("never".to_owned(), "<span class=\"silent\">no report yet</span>".to_owned()),
-        };
-        let _ = writeln!(
-            out,
-            "<tr><td>{number}</td><td>{} <span class=\"muted\">· {} seated</span></td><td>{hand}</td><td>{last}</td><td>{silent}</td></tr>",
-            players.join(", "),
-            table.seats.len()
-        );
+            "\n"
+        }
+    };
+    let reason = || html! { input name="reason" placeholder="reason" required maxlength="450"; };
+    let nothing = || html! {};
+    html! {
+        section id="actions" {
+            h2 { "Actions" }
+            "\n"
+            @match doc.state {
+                LobbyState::Registering => {
+                    (form("start", nothing(), "Start now"))
+                    (form("cancel", reason(), "Cancel and refund"))
+                }
+                LobbyState::Running => {
+                    @let suspended = doc.play.suspended.is_some();
+                    @let add_time = form("add_time", html! { input name="seconds" type="number" value="60" required; }, "Add seconds");
+                    div {
+                        "Clock: "
+                        @if doc.clock.as_ref().is_some_and(|c| c.status == ClockStatus::Stopped) {
+                            span class="muted" { "stopped for good" }
+                        } @else if suspended {
+                            // Issue 33: only resuming play restarts a clock a suspension holds (the
+                            // clock refuses the rest); added time starts nothing, so it stays.
+                            span class="muted" { "held while play is suspended: Resume play restarts it" } " "
+                            (add_time)
+                        } @else {
+                            (form("pause", reason(), "Pause"))
+                            (form("resume", nothing(), "Resume"))
+                            (add_time)
+                            (form("skip", html! { input name="level" type="number" min="1" required placeholder="level"; }, "Skip to level"))
+                            (form("end_break", nothing(), "End break"))
+                        }
+                    }
+                    "\n"
+                    div {
+                        "Play: "
+                        @if suspended {
+                            (form("resume_play", nothing(), "Resume play"))
+                        } @else {
+                            (form("suspend", reason(), "Suspend"))
+                        }
+                        (form(
+                            "cancel",
+                            html! {
+                                (reason())
+                                select name="cause" title="whose fault (001 Art. 15, 21)" {
+                                    option value="" { "cause not said" }
+                                    option value="operator-fault" { "operator fault" }
+                                    option value="force-majeure" { "force majeure" }
+                                }
+                                input type="hidden" name="in_play" value="true";
+                            },
+                            "Cancel (statements)",
+                        ))
+                    }
+                    "\n"
+                }
+                LobbyState::Finished | LobbyState::Cancelled => { p class="muted" { "Over: nothing to do." } "\n" }
+            }
+        }
+        "\n"
     }
-    out.push_str("</tbody></table></section>\n");
-    out
+}
+
+fn tables_section(tables: &Held, reports: &LastReports, now: DateTime<Utc>) -> Markup {
+    let closed = tables.summary.as_ref().map_or(0, |s| s.tables_closed);
+    html! {
+        section id="tables" {
+            h2 { "Tables" }
+            p class="muted" {
+                (tables.tables.len()) " open, " (closed) " closed · "
+                a href={ "/tournaments/" (tables.summary.as_ref().map(|s| s.tournament_id.to_string()).unwrap_or_default()) "/tables" } { "seat map" }
+            }
+            "\n"
+            @if !tables.tables.is_empty() {
+                table {
+                    thead {
+                        tr { th { "Table" } th { "Players" } th { "Last hand" } th { "Last report" } th { "Silent for" } }
+                    }
+                    tbody {
+                        "\n"
+                        @for (number, table) in &tables.tables {
+                            tr {
+                                td { (number) }
+                                td {
+                                    @for (i, o) in table.seats.iter().enumerate() {
+                                        @if i > 0 { ", " }
+                                        (o.seat) ": "
+                                        @match &o.player {
+                                            Some(p) => { (name(p.as_str())) }
+                                            None => { "entry " (o.entry) }
+                                        }
+                                        " (" (crate::money::grouped(o.chips)) ")"
+                                    }
+                                    " " span class="muted" { "· " (table.seats.len()) " seated" }
+                                }
+                                td {
+                                    @match (table.last_hand, table.hand_running) {
+                                        (Some(hand), false) => { "#" (hand) " finished" }
+                                        (Some(hand), true) => { "#" (hand) " in play" }
+                                        (None, _) => { "none yet" }
+                                    }
+                                }
+                                @match reports.get(number) {
+                                    Some(at) => {
+                                        @let quiet = now - *at;
+                                        @let text = duration(u64::try_from(quiet.num_milliseconds()).unwrap_or(0));
+                                        td { (instant_seconds(*at)) }
+                                        td { @if quiet >= SILENT_AFTER { span class="silent" { "silent " (text) } } @else { (text) } }
+                                    }
+                                    None => { td { "never" } td { span class="silent" { "no report yet" } } }
+                                }
+                            }
+                            "\n"
+                        }
+                    }
+                }
+            }
+        }
+        "\n"
+    }
 }
 
 /// An instant to the second, in UTC.
-fn instant_seconds(at: DateTime<Utc>) -> String {
-    format!("<time datetime=\"{}\">{}</time>", at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true), at.format("%H:%M:%S UTC"))
+fn instant_seconds(at: DateTime<Utc>) -> Markup {
+    html! { time datetime=(at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)) { (at.format("%H:%M:%S UTC")) } }
 }
 
-fn audit_section(audit: &[Audited]) -> String {
-    let mut out = String::from("<section id=\"audit\"><h2>Director actions</h2>\n");
-    if audit.is_empty() {
-        out.push_str("<p class=\"muted\">None from the console yet.</p></section>\n");
-        return out;
+fn audit_section(audit: &[Audited]) -> Markup {
+    html! {
+        section id="audit" {
+            h2 { "Director actions" }
+            "\n"
+            @if audit.is_empty() {
+                p class="muted" { "None from the console yet." }
+            } @else {
+                table {
+                    thead {
+                        tr { th { "When" } th { "Who" } th { "Action" } th { "Reason" } th { "Command id" } }
+                    }
+                    tbody {
+                        "\n"
+                        @for a in audit {
+                            tr {
+                                td { (instant_seconds(a.at)) }
+                                td { (name(&a.director)) }
+                                td { (Text(&a.action)) }
+                                td { (Text(a.reason.as_deref().unwrap_or(""))) }
+                                td { code { (a.command_id) } }
+                            }
+                            "\n"
+                        }
+                    }
+                }
+            }
+        }
+        "\n"
     }
-    out.push_str("<table><thead><tr><th>When</th><th>Who</th><th>Action</th><th>Reason</th><th>Command id</th></tr></thead><tbody>\n");
-    for a in audit {
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
-            instant_seconds(a.at),
-            name(&a.director),
-            escape(&a.action),
-            escape(a.reason.as_deref().unwrap_or("")),
-            a.command_id
-        );
-    }
-    out.push_str("</tbody></table></section>\n");
-    out
 }
 
 #[cfg(test)]
@@ -353,7 +481,7 @@ mod tests {
         let page = frame("<script>x</script>", Some(&signed), "");
         assert!(page.contains("&lt;b&gt;Ana&lt;/b&gt;") && page.contains("t&quot;oken") && !page.contains("<script>x"));
         let failed = Notice::Failed { code: "clock_not_running".into(), message: "<img src=x>".into() };
-        assert!(notice(Some(&failed)).contains("&lt;img src=x&gt;"));
+        assert!(notice(Some(&failed)).into_string().contains("&lt;img src=x&gt;"));
         assert!(login(Some("<i>")).contains("&lt;i&gt;"));
     }
 
@@ -383,7 +511,7 @@ mod tests {
         doc.clock = Some(running.clone());
         doc.state = LobbyState::Running;
         let signed = Signed { director: "Ana", form_token: "t" };
-        let offered = |doc: &LobbyDocument, action: &str| actions(doc, &signed).contains(&format!("/{action}\""));
+        let offered = |doc: &LobbyDocument, action: &str| actions(doc, &signed).into_string().contains(&format!("/{action}\""));
 
         for action in ["pause", "resume", "add_time", "skip", "end_break", "suspend", "cancel"] {
             assert!(offered(&doc, action), "in play: {action}");
@@ -405,6 +533,6 @@ mod tests {
         doc.clock = Some(running.evolve(&ClockEvent::Stopped { at }));
         assert!(!["pause", "resume", "add_time", "skip", "end_break"].iter().any(|a| offered(&doc, a)), "a stopped clock: nothing");
         doc.state = LobbyState::Cancelled;
-        assert!(actions(&doc, &signed).contains("Over: nothing to do"));
+        assert!(actions(&doc, &signed).into_string().contains("Over: nothing to do"));
     }
 }
