@@ -44,6 +44,49 @@ pub enum Events {
     Abort(Vec<AbortEvent>),
 }
 
+impl Events {
+    /// The aggregate whose events these are: the `<aggregate>` of the subject they were stored
+    /// on. Exhaustive, so a new variant does not compile without its name; `events/src/registry.rs`'s
+    /// tests fail when a variant's aggregate has no writer there, or an aggregate written there
+    /// decodes to no variant (or to another's).
+    pub fn aggregate(&self) -> &'static str {
+        use subjects::aggregate as a;
+        match self {
+            Events::Tournament(_) => a::TOURNAMENT,
+            Events::Player(_) => a::PLAYER,
+            Events::Clock(_) => a::CLOCK,
+            Events::Schedule(_) => a::SCHEDULE,
+            Events::Seating(_) => a::SEATING,
+            Events::Payouts(_) => a::PAYOUTS,
+            Events::Rebuys(_) => a::REBUYS,
+            Events::Bounties(_) => a::BOUNTIES,
+            Events::Bubble(_) => a::BUBBLE,
+            Events::Abort(_) => a::ABORT,
+        }
+    }
+
+    /// How many events the commit holds.
+    pub fn len(&self) -> usize {
+        match self {
+            Events::Tournament(e) => e.len(),
+            Events::Player(e) => e.len(),
+            Events::Clock(e) => e.len(),
+            Events::Schedule(e) => e.len(),
+            Events::Seating(e) => e.len(),
+            Events::Payouts(e) => e.len(),
+            Events::Rebuys(e) => e.len(),
+            Events::Bounties(e) => e.len(),
+            Events::Bubble(e) => e.len(),
+            Events::Abort(e) => e.len(),
+        }
+    }
+
+    /// Whether the commit holds no event.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// A decoded commit: the aggregate's id (from the subject) and its events.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Commit {
@@ -116,5 +159,63 @@ mod tests {
         assert!(matches!(Commit::decode("floor.ev.nonsense.x", &body), Err(CommitError::Subject(_))));
         let unknown = Commit::decode(&format!("floor.ev.lottery.{id}"), &body);
         assert!(matches!(unknown, Err(CommitError::UnknownAggregate(a)) if a == "lottery"));
+    }
+
+    /// Every variant, empty, in declaration order. Each arm names the one after it, so a new
+    /// variant does not compile until it has an arm here, and is listed once the arm before it
+    /// names it.
+    fn every_variant() -> Vec<Events> {
+        let mut all = Vec::new();
+        let mut next = Some(Events::Tournament(vec![]));
+        while let Some(events) = next {
+            next = match &events {
+                Events::Tournament(_) => Some(Events::Player(vec![])),
+                Events::Player(_) => Some(Events::Clock(vec![])),
+                Events::Clock(_) => Some(Events::Schedule(vec![])),
+                Events::Schedule(_) => Some(Events::Seating(vec![])),
+                Events::Seating(_) => Some(Events::Payouts(vec![])),
+                Events::Payouts(_) => Some(Events::Rebuys(vec![])),
+                Events::Rebuys(_) => Some(Events::Bounties(vec![])),
+                Events::Bounties(_) => Some(Events::Bubble(vec![])),
+                Events::Bubble(_) => Some(Events::Abort(vec![])),
+                Events::Abort(_) => None,
+            };
+            all.push(events);
+        }
+        all
+    }
+
+    /// Issue 35: `Commit::decode` keeps one arm per aggregate by hand; the registry says which
+    /// aggregates exist. Every aggregate a registered service writes decodes, on its own subject,
+    /// to the variant of that aggregate (an empty commit suffices: the arm is chosen by the
+    /// subject), so a new aggregate in the registry without its arm fails here.
+    #[test]
+    fn every_aggregate_the_registry_writes_decodes_to_its_own_variant() {
+        let empty = encode_commit::<TournamentEvent>(&[]);
+        assert_eq!(empty, b"[]", "an empty commit is an empty array");
+        let id = Uuid::now_v7();
+        for service in crate::registry::services() {
+            for written in &service.writes {
+                let subject = subjects::event_subject(written.name, id);
+                let commit = Commit::decode(&subject, &empty)
+                    .unwrap_or_else(|e| panic!("{} writes {subject}, which Commit::decode refuses: {e}", service.name));
+                assert_eq!(commit.id, id, "{subject}");
+                assert_eq!(commit.events.aggregate(), written.name, "{subject} decodes to another aggregate's events");
+                assert!(commit.events.is_empty(), "{subject}: an empty commit holds no event");
+            }
+        }
+    }
+
+    /// Issue 35: and every variant is an aggregate some registered service writes, once.
+    #[test]
+    fn every_variant_is_an_aggregate_the_registry_writes() {
+        let written: Vec<&str> = crate::registry::services().iter().flat_map(|s| s.writes.iter().map(|a| a.name)).collect();
+        let variants = every_variant();
+        let names: std::collections::BTreeSet<&str> = variants.iter().map(Events::aggregate).collect();
+        assert_eq!(names.len(), variants.len(), "two variants name the same aggregate: {variants:?}");
+        for events in &variants {
+            assert!(written.contains(&events.aggregate()), "{:?} is no aggregate any service in the registry writes", events.aggregate());
+        }
+        assert_eq!(variants.len(), written.len(), "one variant per aggregate written: {names:?} against {written:?}");
     }
 }
