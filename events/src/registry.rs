@@ -19,6 +19,15 @@ pub struct Message {
     pub file: &'static str,
     /// Generates the schema.
     pub schema: fn() -> Value,
+    /// The Rust type (`std::any::type_name`; for a commit, its event type's): what a test that
+    /// must cover every message type compares its own list with.
+    pub type_name: &'static str,
+}
+
+impl Message {
+    fn of<T>(file: &'static str, schema: fn() -> Value) -> Self {
+        Self { file, schema, type_name: std::any::type_name::<T>() }
+    }
 }
 
 /// One verb of a service, untyped: for documents and checks.
@@ -37,8 +46,8 @@ impl VerbInfo {
     pub fn of<Req: JsonSchema, Rep: JsonSchema>(verb: Verb<Req, Rep>, request: &'static str, reply: &'static str) -> Self {
         Self {
             name: verb.name(),
-            request: Message { file: request, schema: schema::<Req> },
-            reply: Message { file: reply, schema: schema::<crate::Reply<Rep>> },
+            request: Message::of::<Req>(request, schema::<Req>),
+            reply: Message::of::<crate::Reply<Rep>>(reply, schema::<crate::Reply<Rep>>),
         }
     }
 }
@@ -58,7 +67,7 @@ pub struct AggregateInfo {
 
 impl AggregateInfo {
     fn of<E: JsonSchema>(name: &'static str, id: &'static str, event: &'static str, commit: &'static str) -> Self {
-        Self { name, id, event: Message { file: event, schema: schema::<E> }, commit: Message { file: commit, schema: commit_schema::<E> } }
+        Self { name, id, event: Message::of::<E>(event, schema::<E>), commit: Message::of::<E>(commit, commit_schema::<E>) }
     }
 }
 

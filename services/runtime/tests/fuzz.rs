@@ -16,8 +16,17 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
-/// A decoder under fuzz: a name and a function that must return without panicking.
-type Target = (&'static str, &'static str, fn(&[u8]) -> bool);
+/// A decoder under fuzz: the schema file of its type, a name, a function that must return
+/// without panicking, and the type it decodes (`std::any::type_name`, what the registry's
+/// `Message::type_name` says, so a verb whose request type changes fails until it is fuzzed).
+type Target = (&'static str, &'static str, fn(&[u8]) -> bool, fn() -> &'static str);
+
+/// `target!(file, name, decoder, Type)`: the [`Target`] that decodes `Type` with `decoder`.
+macro_rules! target {
+    ($file:expr, $name:expr, $decoder:ident, $type:ty) => {
+        ($file, $name, $decoder::<$type>, std::any::type_name::<$type>)
+    };
+}
 
 fn request<T: DeserializeOwned>(bytes: &[u8]) -> bool {
     decode::<T>(bytes).is_ok()
@@ -32,55 +41,55 @@ fn json_of<T: DeserializeOwned>(bytes: &[u8]) -> bool {
 /// Every verb's request type, as `floor_runtime::endpoint::Verbs` decodes it, with the schema
 /// file that describes it.
 const COMMANDS: &[Target] = &[
-    ("commands/create_tournament.json", "create_tournament", request::<registration::CreateTournament>),
-    ("commands/register.json", "register", request::<registration::Register>),
-    ("commands/unregister.json", "unregister", request::<registration::Unregister>),
-    ("commands/refuse_player.json", "refuse_player", request::<registration::RefusePlayer>),
-    ("commands/keep_apart.json", "keep_apart", request::<registration::KeepApart>),
-    ("commands/eliminate_entry.json", "eliminate_entry", request::<registration::EliminateEntry>),
-    ("commands/set_player_limits.json", "set_player_limits", request::<player::SetPlayerLimits>),
-    ("commands/start_tournament.json", "start_tournament", request::<registration::StartTournament>),
-    ("commands/cancel_tournament.json", "cancel_tournament", request::<registration::CancelTournament>),
-    ("commands/clock_set_structure.json", "clock set_structure", request::<clock::SetStructure>),
-    ("commands/clock_request.json", "clock start/resume/end_break", request::<clock::ClockRequest>),
-    ("commands/clock_pause.json", "clock pause", request::<clock::PauseClock>),
-    ("commands/clock_adjust_time.json", "clock adjust_time", request::<clock::AdjustTime>),
-    ("commands/clock_skip_to_level.json", "clock skip_to_level", request::<clock::SkipToLevel>),
-    ("commands/payouts_books.json", "payouts books", request::<payouts::BooksRequest>),
-    ("commands/rebuys_purchase.json", "rebuy/decline/add_on", request::<rebuys::Purchase>),
-    ("commands/rebuys_director.json", "end_rebuys/end_add_ons", request::<rebuys::DirectorRequest>),
-    ("commands/scheduler_add_template.json", "add_template", request::<schedule::AddTemplate>),
-    ("commands/scheduler_remove_template.json", "remove_template", request::<schedule::RemoveTemplate>),
-    ("commands/scheduler_list_templates.json", "list_templates", request::<schedule::ListTemplates>),
-    ("commands/bounties_name_target.json", "bounties name_target", request::<bounties::NameTarget>),
-    ("commands/bounties_director.json", "bounties start_mystery_stage", request::<bounties::DirectorRequest>),
-    ("commands/bubble_request.json", "bubble start/stop/resume", request::<bubble::BubbleRequest>),
-    ("commands/bubble_release_without.json", "bubble release_without", request::<bubble::ReleaseWithout>),
-    ("commands/bubble_pause.json", "bubble pause", request::<bubble::PauseBubble>),
-    ("commands/abort_suspend.json", "abort suspend", request::<abort::Suspend>),
-    ("commands/abort_request.json", "abort resume", request::<abort::AbortRequest>),
-    ("commands/abort_cancel.json", "abort cancel", request::<abort::Cancel>),
-    ("commands/abort_statement.json", "abort statement", request::<abort::StatementRequest>),
-    ("commands/propose_deal.json", "payouts propose_deal", request::<payouts::ProposeDeal>),
-    ("commands/deal_answer.json", "payouts accept_deal/reject_deal", request::<payouts::DealAnswer>),
-    ("commands/deal_query.json", "payouts deal", request::<payouts::DealQuery>),
+    target!("commands/create_tournament.json", "create_tournament", request, registration::CreateTournament),
+    target!("commands/register.json", "register", request, registration::Register),
+    target!("commands/unregister.json", "unregister", request, registration::Unregister),
+    target!("commands/refuse_player.json", "refuse_player", request, registration::RefusePlayer),
+    target!("commands/keep_apart.json", "keep_apart", request, registration::KeepApart),
+    target!("commands/eliminate_entry.json", "eliminate_entry", request, registration::EliminateEntry),
+    target!("commands/set_player_limits.json", "set_player_limits", request, player::SetPlayerLimits),
+    target!("commands/start_tournament.json", "start_tournament", request, registration::StartTournament),
+    target!("commands/cancel_tournament.json", "cancel_tournament", request, registration::CancelTournament),
+    target!("commands/clock_set_structure.json", "clock set_structure", request, clock::SetStructure),
+    target!("commands/clock_request.json", "clock start/resume/end_break", request, clock::ClockRequest),
+    target!("commands/clock_pause.json", "clock pause", request, clock::PauseClock),
+    target!("commands/clock_adjust_time.json", "clock adjust_time", request, clock::AdjustTime),
+    target!("commands/clock_skip_to_level.json", "clock skip_to_level", request, clock::SkipToLevel),
+    target!("commands/payouts_books.json", "payouts books", request, payouts::BooksRequest),
+    target!("commands/rebuys_purchase.json", "rebuy/decline/add_on", request, rebuys::Purchase),
+    target!("commands/rebuys_director.json", "end_rebuys/end_add_ons", request, rebuys::DirectorRequest),
+    target!("commands/scheduler_add_template.json", "add_template", request, schedule::AddTemplate),
+    target!("commands/scheduler_remove_template.json", "remove_template", request, schedule::RemoveTemplate),
+    target!("commands/scheduler_list_templates.json", "list_templates", request, schedule::ListTemplates),
+    target!("commands/bounties_name_target.json", "bounties name_target", request, bounties::NameTarget),
+    target!("commands/bounties_director.json", "bounties start_mystery_stage", request, bounties::DirectorRequest),
+    target!("commands/bubble_request.json", "bubble start/stop/resume", request, bubble::BubbleRequest),
+    target!("commands/bubble_release_without.json", "bubble release_without", request, bubble::ReleaseWithout),
+    target!("commands/bubble_pause.json", "bubble pause", request, bubble::PauseBubble),
+    target!("commands/abort_suspend.json", "abort suspend", request, abort::Suspend),
+    target!("commands/abort_request.json", "abort resume", request, abort::AbortRequest),
+    target!("commands/abort_cancel.json", "abort cancel", request, abort::Cancel),
+    target!("commands/abort_statement.json", "abort statement", request, abort::StatementRequest),
+    target!("commands/propose_deal.json", "payouts propose_deal", request, payouts::ProposeDeal),
+    target!("commands/deal_answer.json", "payouts accept_deal/reject_deal", request, payouts::DealAnswer),
+    target!("commands/deal_query.json", "payouts deal", request, payouts::DealQuery),
 ];
 
 /// Commits of every aggregate, table reports, and the documents the director writes in TOML.
 const STORED_AND_REPORTED: &[Target] = &[
-    ("events/tournament_commit.json", "tournament commit", commit::<registration::TournamentEvent>),
-    ("events/player_commit.json", "player commit", commit::<player::PlayerEvent>),
-    ("events/clock_commit.json", "clock commit", commit::<clock::ClockEvent>),
-    ("events/schedule_commit.json", "schedule commit", commit::<schedule::ScheduleEvent>),
-    ("events/seating_commit.json", "seating commit", commit::<seating::SeatingEvent>),
-    ("events/payout_commit.json", "payouts commit", commit::<payouts::PayoutEvent>),
-    ("events/rebuy_commit.json", "rebuys commit", commit::<rebuys::RebuyEvent>),
-    ("events/bounty_commit.json", "bounties commit", commit::<bounties::BountyEvent>),
-    ("events/bubble_commit.json", "bubble commit", commit::<bubble::BubbleEvent>),
-    ("events/abort_commit.json", "abort commit", commit::<abort::AbortEvent>),
-    ("tables/report.json", "table report", json_of::<table::TableReport>),
-    ("definitions/tournament_definition.json", "tournament definition", json_of::<tournament::TournamentDefinition>),
-    ("definitions/schedule_template.json", "schedule template", json_of::<schedule::ScheduleTemplate>),
+    target!("events/tournament_commit.json", "tournament commit", commit, registration::TournamentEvent),
+    target!("events/player_commit.json", "player commit", commit, player::PlayerEvent),
+    target!("events/clock_commit.json", "clock commit", commit, clock::ClockEvent),
+    target!("events/schedule_commit.json", "schedule commit", commit, schedule::ScheduleEvent),
+    target!("events/seating_commit.json", "seating commit", commit, seating::SeatingEvent),
+    target!("events/payout_commit.json", "payouts commit", commit, payouts::PayoutEvent),
+    target!("events/rebuy_commit.json", "rebuys commit", commit, rebuys::RebuyEvent),
+    target!("events/bounty_commit.json", "bounties commit", commit, bounties::BountyEvent),
+    target!("events/bubble_commit.json", "bubble commit", commit, bubble::BubbleEvent),
+    target!("events/abort_commit.json", "abort commit", commit, abort::AbortEvent),
+    target!("tables/report.json", "table report", json_of, table::TableReport),
+    target!("definitions/tournament_definition.json", "tournament definition", json_of, tournament::TournamentDefinition),
+    target!("definitions/schedule_template.json", "schedule template", json_of, schedule::ScheduleTemplate),
 ];
 
 fn all_targets() -> impl Iterator<Item = &'static Target> {
@@ -209,14 +218,14 @@ fn mutated(bytes: Vec<u8>, edits: Vec<(usize, u8, u8)>) -> Vec<u8> {
 fn every_verb_of_the_registry_is_fuzzed() {
     let verbs: usize = registry::services().iter().map(|s| s.verbs.len()).sum();
     let files: BTreeSet<&str> = registry::services().iter().flat_map(|s| s.verbs.iter().map(|v| v.request.file)).collect();
-    let fuzzed: BTreeSet<&str> = COMMANDS.iter().map(|(file, _, _)| *file).collect();
+    let fuzzed: BTreeSet<&str> = COMMANDS.iter().map(|(file, _, _, _)| *file).collect();
     let missing: Vec<&&str> = files.difference(&fuzzed).collect();
     assert!(missing.is_empty(), "request types of {verbs} verbs not fuzzed: {missing:?}");
 }
 
 #[test]
 fn the_vocabularies_are_not_empty() {
-    for (file, name, _) in all_targets() {
+    for (file, name, _, _) in all_targets() {
         let (keys, _) = vocabulary(file);
         assert!(!keys.is_empty(), "{name}: no property names in {file}");
     }
@@ -225,14 +234,14 @@ fn the_vocabularies_are_not_empty() {
 proptest! {
     #[test]
     fn arbitrary_bytes_never_panic_a_decoder(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
-        for (_, _, decoder) in all_targets() {
+        for (_, _, decoder, _) in all_targets() {
             decoder(&bytes);
         }
     }
 
     #[test]
     fn arbitrary_json_text_never_panics_a_decoder(text in r#"[\[\]{}",:0-9a-z_ \-.eE\\]{0,200}"#) {
-        for (_, _, decoder) in all_targets() {
+        for (_, _, decoder, _) in all_targets() {
             decoder(text.as_bytes());
         }
     }
@@ -242,7 +251,7 @@ proptest! {
 /// position (issue 35: inserting three commit types once shifted three targets onto the wrong
 /// decoders, and table reports, definitions and schedule templates lost their deep fuzzing).
 fn target(file: &str) -> &'static Target {
-    all_targets().find(|(f, _, _)| *f == file).unwrap_or_else(|| panic!("no decoder is fuzzed for {file}"))
+    all_targets().find(|(f, _, _, _)| *f == file).unwrap_or_else(|| panic!("no decoder is fuzzed for {file}"))
 }
 
 macro_rules! near_valid_fuzz {
@@ -256,7 +265,7 @@ macro_rules! near_valid_fuzz {
                     doc in document($file),
                     edits in prop::collection::vec((any::<usize>(), any::<u8>(), any::<u8>()), 0..4),
                 ) {
-                    let (_, _, decoder) = target($file);
+                    let (_, _, decoder, _) = target($file);
                     decoder(&doc);
                     decoder(&mutated(doc, edits));
                 }
@@ -317,7 +326,7 @@ near_valid_fuzz! {
 /// target fuzzes a decoder that exists.
 #[test]
 fn every_decoder_has_a_near_valid_target_named_by_what_it_fuzzes() {
-    let decoders: Vec<&str> = all_targets().map(|(file, _, _)| *file).collect();
+    let decoders: Vec<&str> = all_targets().map(|(file, _, _, _)| *file).collect();
     let unique: BTreeSet<&str> = decoders.iter().copied().collect();
     assert_eq!(unique.len(), decoders.len(), "one decoder per schema file: {decoders:?}");
     let near: BTreeSet<&str> = NEAR_VALID.iter().copied().collect();
@@ -332,7 +341,38 @@ fn every_decoder_has_a_near_valid_target_named_by_what_it_fuzzes() {
 #[test]
 fn every_stored_event_type_of_the_registry_is_fuzzed() {
     let stored: BTreeSet<&str> = registry::services().iter().flat_map(|s| s.writes.iter().map(|w| w.commit.file)).collect();
-    let fuzzed: BTreeSet<&str> = STORED_AND_REPORTED.iter().map(|(file, _, _)| *file).collect();
+    let fuzzed: BTreeSet<&str> = STORED_AND_REPORTED.iter().map(|(file, _, _, _)| *file).collect();
     let missing: Vec<&&str> = stored.difference(&fuzzed).collect();
     assert!(missing.is_empty(), "commits of these aggregates are not fuzzed: {missing:?}");
+}
+
+/// Issue 35: each target decodes the very type the registry gives its schema file (a verb whose
+/// request type changes, or an aggregate whose event type does, is not fuzzed until its target
+/// follows), and no target fuzzes a request or commit file the registry no longer has.
+#[test]
+fn every_target_decodes_the_type_the_registry_names_for_its_file() {
+    let mut registered: std::collections::BTreeMap<&str, &str> = std::collections::BTreeMap::new();
+    let messages = registry::services()
+        .into_iter()
+        .flat_map(|s| s.verbs.iter().map(|v| v.request).chain(s.writes.iter().map(|w| w.commit)).collect::<Vec<_>>());
+    for message in messages {
+        let earlier = registered.insert(message.file, message.type_name);
+        assert!(
+            earlier.is_none_or(|t| t == message.type_name),
+            "{} is the schema of {earlier:?} and of {}",
+            message.file,
+            message.type_name
+        );
+    }
+    for (file, name, _, type_name) in all_targets() {
+        match registered.get(file) {
+            Some(registered) => {
+                assert_eq!(type_name(), *registered, "{name}: the target of {file} decodes another type than the registry's")
+            }
+            None => assert!(
+                !file.starts_with("commands/") && !file.starts_with("events/"),
+                "{name}: {file} is no request or commit in the registry"
+            ),
+        }
+    }
 }
