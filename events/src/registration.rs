@@ -217,6 +217,10 @@ pub enum TournamentEvent {
     TournamentFinished(TournamentFinished),
     /// See [`RegistrationClosed`].
     RegistrationClosed(RegistrationClosed),
+    /// See [`PlaySuspended`].
+    PlaySuspended(PlaySuspended),
+    /// See [`PlayResumed`].
+    PlayResumed(PlayResumed),
 }
 
 crate::tagged::tagged_events!(TournamentEvent {
@@ -230,6 +234,8 @@ crate::tagged::tagged_events!(TournamentEvent {
     TournamentCancelled => "tournament_cancelled",
     TournamentFinished => "tournament_finished",
     RegistrationClosed => "registration_closed",
+    PlaySuspended => "play_suspended",
+    PlayResumed => "play_resumed",
 });
 
 /// No entry is sold from now on (issue 33, defect 1): registration's one record of when the
@@ -258,6 +264,25 @@ pub enum RegistrationCloseCause {
     LateRegistrationLevel,
     /// Play was cancelled (the abort service's `cancelled`).
     PlayCancelled,
+}
+
+/// Play is suspended (issue 35): the abort service's `suspended`, which registration's policy
+/// turns into this event in the tournament's own log. From it until [`PlayResumed`] the decider
+/// sells no entry and withdraws none at a player's request (`tournament_suspended`), unless a
+/// resume would change nothing (registration closed for good, an unregister after the start):
+/// those are answered as without it. Recorded once per suspension; eliminations still pass.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PlaySuspended {
+    /// When play was suspended (the abort service's `suspended`).
+    pub at: DateTime<Utc>,
+}
+
+/// Play resumes after [`PlaySuspended`] (issue 35): the abort service's `resumed`. Registration
+/// answers as before the suspension. Recorded only after a `play_suspended`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PlayResumed {
+    /// When play resumed (the abort service's `resumed`).
+    pub at: DateTime<Utc>,
 }
 
 /// The last opponent of one entry is out: that entry won and the tournament is over. Recorded
@@ -479,6 +504,8 @@ mod tests {
                 refunds: vec![Refund { entry: EntryNo(1), player, refund: ledger }],
                 at,
             }),
+            TournamentEvent::PlaySuspended(PlaySuspended { at }),
+            TournamentEvent::PlayResumed(PlayResumed { at }),
         ]
     }
 

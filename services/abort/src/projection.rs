@@ -282,7 +282,11 @@ impl TournamentView {
                 }
                 TournamentEvent::TournamentStarted(_) => self.started = true,
                 TournamentEvent::TournamentCancelled(_) | TournamentEvent::TournamentFinished(_) => self.over = true,
-                TournamentEvent::PlayerRefused(_) | TournamentEvent::PlayersKeptApart(_) => {}
+                // This service's own log says whether play is suspended.
+                TournamentEvent::PlayerRefused(_)
+                | TournamentEvent::PlayersKeptApart(_)
+                | TournamentEvent::PlaySuspended(_)
+                | TournamentEvent::PlayResumed(_) => {}
             }
         }
     }

@@ -204,7 +204,12 @@ impl LobbyDocument {
             TournamentEvent::TournamentFinished(_) => self.state = LobbyState::Finished,
             // Shown from the clock section's `late_registration_closed` (the clock's end of the
             // level, which registration's close follows) and the deadline.
-            TournamentEvent::PlayerRefused(_) | TournamentEvent::PlayersKeptApart(_) | TournamentEvent::RegistrationClosed(_) => {}
+            // Suspensions are shown from the abort log (registration's own follow it).
+            TournamentEvent::PlayerRefused(_)
+            | TournamentEvent::PlayersKeptApart(_)
+            | TournamentEvent::RegistrationClosed(_)
+            | TournamentEvent::PlaySuspended(_)
+            | TournamentEvent::PlayResumed(_) => {}
         }
         self.settle_prize_pool();
         self

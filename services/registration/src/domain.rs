@@ -2,6 +2,13 @@
 //!
 //! Pure: time arrives in each command (`at`), stamped by the service when the command arrives.
 //! Guards first, then the events.
+//!
+//! While play is suspended (issue 35) registration holds: the policy records the abort
+//! service's suspension and resume in this log (`play_suspended`, `play_resumed`, as rebuys
+//! does in its own), and `register` and `unregister` are refused with `tournament_suspended`
+//! until the resume, unless a resume would change nothing (registration closed for good, an
+//! unregister after the start): those are answered as without the suspension, as they are
+//! after a cancellation in play.
 
 use chrono::{DateTime, Utc};
 use esrs::Aggregate;
@@ -97,6 +104,26 @@ pub enum TournamentCommand {
         /// Now.
         at: DateTime<Utc>,
     },
+    /// Play is suspended (registration's policy, from the abort service's `suspended`): no
+    /// entry is sold or refunded until [`TournamentCommand::Resume`]. Stores nothing when
+    /// suspended already or finished.
+    Suspend {
+        /// When play was suspended.
+        at: DateTime<Utc>,
+    },
+    /// Play resumes (the abort service's `resumed`). Stores nothing when not suspended.
+    Resume {
+        /// When play resumed.
+        at: DateTime<Utc>,
+    },
+    /// Stores nothing, and is refused with `tournament_suspended` when a registration at `at`
+    /// would be for the suspension: the service asks before it counts a registration against
+    /// the player's limits, so a held registration leaves the counts untouched (and the same
+    /// command id, sent again after the resume, counts then).
+    CheckHold {
+        /// Now.
+        at: DateTime<Utc>,
+    },
 }
 
 /// Why the tournament aggregate said no.
@@ -162,6 +189,9 @@ pub enum RegistrationError {
     /// The tournament is over: nothing more is sold.
     #[error("the tournament is finished")]
     Finished,
+    /// Play is suspended: no entry is sold or refunded until it resumes (issue 35).
+    #[error("play is suspended: registration holds until the director resumes")]
+    Suspended,
     /// Starting before the start time.
     #[error("the tournament starts at {0}")]
     TooEarly(DateTime<Utc>),
@@ -204,6 +234,7 @@ impl floor_runtime::DomainError for RegistrationError {
             KeptApart(..) | BadGroup => codes::PLAYER_KEPT_APART,
             Cancelled => codes::TOURNAMENT_CANCELLED,
             Finished => codes::TOURNAMENT_FINISHED,
+            Suspended => codes::TOURNAMENT_SUSPENDED,
             TooEarly(_) => codes::TOO_EARLY,
             StartsWhenFull => codes::STARTS_WHEN_FULL,
             TooFewEntries { .. } => codes::TOO_FEW_ENTRIES,
@@ -261,6 +292,10 @@ pub struct TournamentState {
     /// `tournament_finished` was recorded.
     #[serde(default)]
     pub finished: bool,
+    /// `play_suspended` was recorded, and no `play_resumed` since (issue 35). A snapshot from
+    /// before the field reads `false`, as its log held no suspension.
+    #[serde(default)]
+    pub suspended: bool,
 }
 
 /// The creation facts.
@@ -323,6 +358,11 @@ impl Aggregate for TournamentAggregate {
             EliminateEntry { entry, at } => eliminate(state, entry, at),
             Start { at, now } => start(state, created, at, now),
             CloseRegistration { cause, at } => Ok(close_registration(state, created, cause, at)),
+            Suspend { at } => {
+                Ok(if state.suspended || state.finished { vec![] } else { vec![TournamentEvent::PlaySuspended(PlaySuspended { at })] })
+            }
+            Resume { at } => Ok(if state.suspended { vec![TournamentEvent::PlayResumed(PlayResumed { at })] } else { vec![] }),
+            CheckHold { at } => registration_held(state, created, at).map(|()| vec![]),
             Cancel { reason, at } => {
                 text::CANCEL_REASON.check(&reason).map_err(RegistrationError::Text)?;
                 if state.started(at) {
@@ -349,6 +389,8 @@ impl Aggregate for TournamentAggregate {
             TournamentEvent::RegistrationClosed(e) => {
                 state.registration_closed.get_or_insert(e.cause);
             }
+            TournamentEvent::PlaySuspended(_) => state.suspended = true,
+            TournamentEvent::PlayResumed(_) => state.suspended = false,
             TournamentEvent::EntryUnregistered(e) => {
                 if let Some(entry) = (e.entry.0 as usize).checked_sub(1).and_then(|i| state.entries.get_mut(i)) {
                     entry.status = EntryStatus::Unregistered;
@@ -405,6 +447,7 @@ fn register(
     player: PlayerId,
     at: DateTime<Utc>,
 ) -> Result<Vec<TournamentEvent>, RegistrationError> {
+    registration_held(state, created, at)?;
     let def = &created.definition;
     if state.refused.contains(&player) {
         return Err(RegistrationError::Refused(player));
@@ -446,6 +489,23 @@ fn register(
 
 fn live_entries(state: &TournamentState) -> u32 {
     state.entries.iter().filter(|e| e.status == EntryStatus::Live).count() as u32
+}
+
+/// `Suspended` while play is suspended (issue 35), first, as the endpoint answered before the
+/// decider knew of suspensions, unless registration is closed for good: finished, closed, past
+/// the deadline, or a sit & go under way. A resume would not open those, and a cancellation in
+/// play (which records no `play_resumed`) leaves registration closed: `register` answers them
+/// as without the suspension.
+fn registration_held(state: &TournamentState, created: &Created, at: DateTime<Utc>) -> Result<(), RegistrationError> {
+    let def = &created.definition;
+    let closed_for_good = state.finished
+        || state.registration_closed.is_some()
+        || def.registration_deadline().is_some_and(|deadline| at >= deadline)
+        || (def.start == Start::SitAndGo && state.start_recorded);
+    if state.suspended && !closed_for_good {
+        return Err(RegistrationError::Suspended);
+    }
+    Ok(())
 }
 
 /// Spec §1: a scheduled tournament starts at its time if the minimum is met; otherwise it is
@@ -539,6 +599,11 @@ fn unregister(
     entry: Option<EntryNo>,
     at: DateTime<Utc>,
 ) -> Result<Vec<TournamentEvent>, RegistrationError> {
+    // Held while suspended (issue 35), except after the start: no resume makes an entry
+    // withdrawable then, and after a cancellation in play the answer stays as it was.
+    if state.suspended && !state.started(at) {
+        return Err(RegistrationError::Suspended);
+    }
     let profile = created.definition.profile;
     if !profile.registration().unregister_allowed {
         return Err(RegistrationError::UnregisterNotAllowed(profile.name()));

@@ -8,7 +8,8 @@
 //!   registration, re-entry, multi-entry), unregister, operator refusal, players kept apart,
 //!   eliminations. Pure.
 //! - [`limits`]: the player aggregate: responsible-gaming tournament-count limits (002 §2.3). Pure.
-//! - [`policy`]: reactions: releasing a limit count when the registration it was taken for fails.
+//! - [`policy`]: reactions: releasing a limit count when the registration it was taken for fails;
+//!   closing and holding registration from the clock's and the abort service's logs.
 //! - [`projection`]: which players have limits, so registrations of the others skip the check.
 //! - [`service`]: wiring: the `floor.cmd.registration.*` endpoint and the hosts.
 

@@ -6,7 +6,8 @@
 //! `service.rs` only runs the steps. Every step's command id is derived from the registration's
 //! command id, so a retried registration counts and releases at most once.
 //!
-//! [`ClosingPolicy`]: when registration closes, from the clock's and the abort service's logs.
+//! [`ClosingPolicy`]: when registration closes, from the clock's and the abort service's logs,
+//! and when it holds: the abort service's suspensions and resumes (issue 35).
 
 use crate::domain::TournamentCommand;
 use crate::limits::PlayerCommand;
@@ -147,6 +148,12 @@ mod tests {
 /// The name of registration's policy: its snapshot, checkpoint key and health record.
 pub const CLOSING_POLICY: &str = "registration-policy";
 
+/// The policy's snapshot version. It keeps no memory, but what it reacts to changed: `-2` (issue
+/// 35) reads suspensions and resumes too, so a store whose snapshot is `-1` reads its abort and
+/// clock logs again from the start once (the closes it sent before are answered from the
+/// tournaments' histories), and a tournament suspended at the upgrade is held.
+pub const CLOSING_POLICY_MEMORY: &str = "registration-policy-2";
+
 /// One command registration's policy calls for: the tournament, the command id derived from
 /// its cause, the command.
 pub type Order = (TournamentId, CommandId, TournamentCommand);
@@ -156,6 +163,11 @@ pub type Order = (TournamentId, CommandId, TournamentCommand);
 /// aggregate, so the field closes in the same log as the entries and every reader (payouts'
 /// lock, the lobby, abort, rebuys) sees every entry before the close. No memory: each cause
 /// comes once per tournament, and the command id derived from it stores it once.
+///
+/// Issue 35: the abort service's `suspended` and `resumed` become `suspend` and `resume` on
+/// the tournament, so the decider holds registration from its own log (as rebuys does). Their
+/// ids are derived from the suspension's instant (a tournament may be suspended many times;
+/// each suspension once), so reading the log again stores nothing new.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ClosingPolicy;
 
@@ -164,8 +176,31 @@ impl floor_runtime::policy::Policy for ClosingPolicy {
 
     fn react(&mut self, commit: floor_runtime::commits::Stored<'_>) -> Vec<Order> {
         let Some(decoded) = commit.commit(CLOSING_POLICY) else { return vec![] };
-        closes(decoded.tournament(), &decoded.events)
+        // The abort service stores one event per commit: a suspension, a resume or a
+        // cancellation, so a commit calls for closes or holds, never both.
+        let mut orders = closes(decoded.tournament(), &decoded.events);
+        orders.extend(holds(decoded.tournament(), &decoded.events));
+        orders
     }
+}
+
+/// The holds a commit of the abort service calls for (issue 35): its suspension becomes
+/// `suspend` on the tournament, its resume `resume`. Ids from the suspension's instant: a
+/// tournament may be suspended many times, each suspension and its resume once.
+pub fn holds(tournament: TournamentId, events: &Events) -> Vec<Order> {
+    let Events::Abort(events) = events else { return vec![] };
+    let id =
+        |what: &str, since: &DateTime<Utc>| CommandId::derived(&format!("registration-{what}-{}:{tournament}", since.timestamp_micros()));
+    events
+        .iter()
+        .filter_map(|e| match e {
+            AbortEvent::Suspended { at, .. } => Some((tournament, id("suspend", at), TournamentCommand::Suspend { at: *at })),
+            AbortEvent::Resumed { suspended_at, at } => {
+                Some((tournament, id("resume", suspended_at), TournamentCommand::Resume { at: *at }))
+            }
+            AbortEvent::Cancelled { .. } => None,
+        })
+        .collect()
 }
 
 /// The closes a commit of another aggregate calls for.

@@ -2,7 +2,8 @@
 //! sequences with extreme values (`u64::MAX`, zero, huge and empty text, control characters,
 //! reused players and entry numbers, starts in the past) never panic, a rejection changes
 //! nothing, every accepted sequence replays through `apply_event` to the same state, and the
-//! money of every accepted entry adds up without wrapping.
+//! money of every accepted entry adds up without wrapping. With suspensions and resumes among
+//! the commands (issue 35), no entry is bought or withdrawn by its player while suspended.
 
 use crate::domain::{EntryStatus, TournamentAggregate, TournamentCommand as C, TournamentState};
 use chrono::{DateTime, Duration, Utc};
@@ -163,6 +164,9 @@ fn command() -> BoxedStrategy<C> {
         2 => (entry(), instant()).prop_map(|(entry, at)| C::EliminateEntry { entry, at }),
         1 => instant().prop_map(|at| C::Start { at, now: false }),
         1 => (text(), instant()).prop_map(|(reason, at)| C::Cancel { reason, at }),
+        1 => instant().prop_map(|at| C::Suspend { at }),
+        1 => instant().prop_map(|at| C::Resume { at }),
+        1 => instant().prop_map(|at| C::CheckHold { at }),
     ]
     .boxed()
 }
@@ -177,8 +181,8 @@ fn summary(state: &TournamentState) -> String {
     by_player.sort();
     let created = state.created.as_ref().map(|c| (c.tournament_id, c.definition.clone(), c.at));
     format!(
-        "{created:?} {:?} {by_player:?} {} {refused:?} {apart:?} {} {}",
-        state.entries, state.counted, state.start_recorded, state.cancelled
+        "{created:?} {:?} {by_player:?} {} {refused:?} {apart:?} {} {} {}",
+        state.entries, state.counted, state.start_recorded, state.cancelled, state.suspended
     )
 }
 
@@ -195,12 +199,15 @@ proptest! {
         let mut log = Vec::new();
         for command in std::iter::once(create).chain(commands) {
             let before = summary(&state);
+            // Issue 35: while play is suspended no player buys or withdraws an entry.
+            let held = state.suspended && matches!(command, C::Register { .. } | C::Unregister { .. });
             match TournamentAggregate::handle_command(&state, command) {
                 Err(e) => {
                     prop_assert_eq!(summary(&state), before, "a rejection changes nothing");
                     prop_assert!(e.to_string().len() < 1_000, "an error never echoes a huge value: {} bytes", e.to_string().len());
                 }
                 Ok(events) => {
+                    prop_assert!(!held || events.is_empty(), "an entry bought or withdrawn while suspended: {:?}", events);
                     for event in events {
                         if let TournamentEvent::EntryRegistered(e) = &event {
                             let l = e.ledger;

@@ -4,8 +4,8 @@
 
 use crate::domain::{TournamentAggregate, TournamentCommand, SNAPSHOT_VERSION};
 use crate::limits::{PlayerAggregate, PlayerCommand};
-use crate::policy::{closing_filters, ClosingPolicy, Order, RegistrationSaga, Step, CLOSING_POLICY};
-use crate::projection::{LimitedPlayers, Suspensions};
+use crate::policy::{closing_filters, ClosingPolicy, Order, RegistrationSaga, Step, CLOSING_POLICY, CLOSING_POLICY_MEMORY};
+use crate::projection::LimitedPlayers;
 use chrono::{DateTime, Utc};
 use floor_events::commit::{Commit, Events};
 use floor_events::player::{PlayerEvent, SetPlayerLimits};
@@ -36,8 +36,6 @@ struct Inner {
     // std RwLock: read on every registration, written when a limit is set; never held across an
     // await.
     limited: Arc<RwLock<LimitedPlayers>>,
-    /// Tournaments whose registration holds (same lock discipline).
-    suspensions: Arc<RwLock<Suspensions>>,
     clock: Arc<dyn Clock>,
 }
 
@@ -55,9 +53,9 @@ pub const SNAPSHOT_EVERY: u64 = 25_000;
 
 impl RegistrationService {
     /// Builds the service: hosts for both aggregates (a tournament snapshotted every
-    /// `snapshot_every` commits, [`SNAPSHOT_EVERY`] unless a test says less), the set of
-    /// players with limits and the suspended tournaments, caught up with the stream before the
-    /// first command is served and followed after.
+    /// `snapshot_every` commits, [`SNAPSHOT_EVERY`] unless a test says less) and the set of
+    /// players with limits, caught up with the stream before the first command is served and
+    /// followed after; and registration's policy.
     ///
     /// # Errors
     /// When the player events or the snapshot bucket cannot be read.
@@ -70,14 +68,13 @@ impl RegistrationService {
     ) -> Result<Self, StartError> {
         let store = JetStreamStore::new(backbone);
         let limited = Arc::new(RwLock::new(LimitedPlayers::default()));
-        let suspensions = Arc::new(RwLock::new(Suspensions::default()));
-        follow_limits_and_suspensions(backbone, limited.clone(), suspensions.clone(), shutdown.clone(), &tracker).await?;
+        follow_limits(backbone, limited.clone(), shutdown.clone(), &tracker).await?;
         let bucket = backbone.jetstream.get_object_store(subjects::SNAPSHOT_BUCKET).await.map_err(|e| {
             floor_runtime::projection::ProjectionError::with_source(floor_runtime::projection::ProjectionErrorKind::Read, e)
         })?;
         let tournaments = AggregateHost::new(store.clone()).with_snapshots(Snapshots::json(bucket, SNAPSHOT_VERSION, snapshot_every));
         run_closing_policy(backbone, tournaments.clone(), shutdown, &tracker).await?;
-        Ok(Self { inner: Arc::new(Inner { tournaments, players: AggregateHost::new(store), limited, suspensions, clock }) })
+        Ok(Self { inner: Arc::new(Inner { tournaments, players: AggregateHost::new(store), limited, clock }) })
     }
 
     /// The verbs. Each is stamped with the service's time and handed to an aggregate.
@@ -87,9 +84,6 @@ impl RegistrationService {
             .verb(verbs::REGISTER, |s: Self, r| async move { s.register(r).await })
             .verb(verbs::SET_PLAYER_LIMITS, |s: Self, r| async move { s.set_player_limits(r).await })
             .verb(verbs::UNREGISTER, |s: Self, r: Unregister| async move {
-                if let Some(held) = s.held(r.tournament_id) {
-                    return Reply::Error(held);
-                }
                 s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::Unregister {
                     player: r.player,
                     entry: r.entry,
@@ -126,23 +120,30 @@ impl RegistrationService {
         reply(outcome, |_| TournamentCreatedReply { tournament_id })
     }
 
-    /// `tournament_suspended` while `tournament`'s play is suspended: no entry is sold or
-    /// refunded until it resumes (issue 22).
-    fn held(&self, tournament: TournamentId) -> Option<ErrorBody> {
-        let held = self.inner.suspensions.read().expect("suspensions poisoned").holds(tournament);
-        held.then(|| {
-            ErrorBody::new(floor_events::codes::TOURNAMENT_SUSPENDED, "play is suspended: registration holds until the director resumes")
-        })
-    }
-
     /// Runs the registration saga ([`RegistrationSaga`]): its steps, each answer fed back.
+    ///
+    /// A player with limits is counted before the entry is decided, and the count released when
+    /// the tournament refuses. While play is suspended (issue 35) the tournament is asked first
+    /// whether it holds registration ([`TournamentCommand::CheckHold`], which stores nothing),
+    /// so a held registration counts nothing, as when the endpoint refused it; and the same
+    /// command id sent again after the resume counts then (a count taken and released under
+    /// that id would be answered from the player's history, and the entry not counted). A
+    /// suspension stored between the check and the entry is refused by the tournament and the
+    /// count released.
     async fn register(&self, request: Register) -> Reply<Registered> {
         let Register { command_id, tournament_id, player } = request;
-        if let Some(held) = self.held(tournament_id) {
-            return Reply::Error(held);
-        }
         let has_limits = self.inner.limited.read().expect("limited players poisoned").contains(&player);
-        let (mut saga, mut step) = RegistrationSaga::start(command_id, player.clone(), tournament_id, self.inner.clock.now(), has_limits);
+        let now = self.inner.clock.now();
+        if has_limits {
+            // Only the hold answers here: every other refusal comes, as before, after the count.
+            let check = self.inner.tournaments.execute(tournament_id.0, command_id, TournamentCommand::CheckHold { at: now }).await;
+            if let Reply::Error(e) = reply(check, |_| ()) {
+                if e.code == floor_events::codes::TOURNAMENT_SUSPENDED {
+                    return Reply::Error(e);
+                }
+            }
+        }
+        let (mut saga, mut step) = RegistrationSaga::start(command_id, player.clone(), tournament_id, now, has_limits);
         let mut answer = None;
         loop {
             step = match step {
@@ -206,7 +207,7 @@ async fn run_closing_policy(
     shutdown: CancellationToken,
     tracker: &TaskTracker,
 ) -> Result<(), StartError> {
-    let config = PolicyConfig::new(CLOSING_POLICY, "registration-policy-1", closing_filters());
+    let config = PolicyConfig::new(CLOSING_POLICY, CLOSING_POLICY_MEMORY, closing_filters());
     let started = PolicyRunner::<ClosingPolicy>::start(backbone, config).await?;
     tracker.spawn(async move {
         let execute = |(tournament, id, command): Order| {
@@ -243,27 +244,20 @@ impl<T> AndThenOk<T> for Reply<Option<T>> {
     }
 }
 
-/// Reads every player event into `limited` and every abort event into `suspensions`, returns
-/// once caught up with the stream as it was, and keeps following in a background task until
-/// `shutdown`.
-async fn follow_limits_and_suspensions(
+/// Reads every player event into `limited`, returns once caught up with the stream as it was,
+/// and keeps following in a background task until `shutdown`.
+async fn follow_limits(
     backbone: &Backbone,
     limited: Arc<RwLock<LimitedPlayers>>,
-    suspensions: Arc<RwLock<Suspensions>>,
     shutdown: CancellationToken,
     tracker: &TaskTracker,
 ) -> Result<(), StartError> {
-    let apply = move |message: &Delivered| match Stored::of(message).commit("registration-limits") {
-        Some(Commit { events: Events::Player(events), .. }) => {
+    let apply = move |message: &Delivered| {
+        if let Some(Commit { events: Events::Player(events), .. }) = Stored::of(message).commit("registration-limits") {
             events.iter().for_each(|e| limited.write().expect("limited players poisoned").apply(e))
         }
-        Some(Commit { id, events: Events::Abort(events) }) => {
-            let mut suspensions = suspensions.write().expect("suspensions poisoned");
-            events.iter().for_each(|e| suspensions.apply(TournamentId(*id), e));
-        }
-        _ => {}
     };
-    let filters = vec![subjects::event_filter(subjects::aggregate::PLAYER), subjects::event_filter(subjects::aggregate::ABORT)];
+    let filters = vec![subjects::event_filter(subjects::aggregate::PLAYER)];
     let mut following = follow(backbone, filters, &apply).await?;
     tracker.spawn(async move {
         loop {

@@ -549,3 +549,158 @@ fn the_policy_closes_registration_on_the_clocks_close_and_on_a_cancellation_in_p
     let resumed = Events::Abort(vec![floor_events::abort::AbortEvent::Resumed { suspended_at: at(START), at: at(LATE) }]);
     assert!(closes(t, &resumed).is_empty());
 }
+
+fn suspended(when: &str) -> TournamentEvent {
+    TournamentEvent::PlaySuspended(PlaySuspended { at: at(when) })
+}
+
+fn resumed(when: &str) -> TournamentEvent {
+    TournamentEvent::PlayResumed(PlayResumed { at: at(when) })
+}
+
+/// A tournament in play with late registration open: ana and ben in, started at 18:00.
+fn in_play() -> Vec<TournamentEvent> {
+    vec![
+        created(definition()),
+        registered(1, "ana", EntryKind::Registration, true, BEFORE_START),
+        registered(2, "ben", EntryKind::Registration, true, BEFORE_START),
+        TournamentEvent::TournamentStarted(TournamentStarted { entries: 2, cause: StartCause::Scheduled, at: at(START) }),
+    ]
+}
+
+/// Issue 35: the decider holds registration while play is suspended, from its own log (as the
+/// endpoint did from the abort log before): a registration is refused with
+/// `tournament_suspended` and stores nothing; after the resume the same registration is sold.
+#[test]
+fn while_play_is_suspended_a_registration_is_refused_and_after_the_resume_it_is_sold() {
+    let mut history = in_play();
+    history.push(suspended(START));
+    given::<TournamentAggregate>(history.clone()).when(register("cleo", LATE)).then_reject(codes::TOURNAMENT_SUSPENDED);
+    // Before everything else the tournament would say, as the endpoint answered: a player
+    // already in hears that registration holds.
+    given::<TournamentAggregate>(history.clone()).when(register("ana", LATE)).then_reject(codes::TOURNAMENT_SUSPENDED);
+    given::<TournamentAggregate>(history.clone()).when(C::CheckHold { at: at(LATE) }).then_reject(codes::TOURNAMENT_SUSPENDED);
+    // Eliminations still pass: a hand finished at the suspension has its busts.
+    given::<TournamentAggregate>(history.clone()).when(C::EliminateEntry { entry: EntryNo(1), at: at(LATE) }).then(vec![
+        eliminated(1, "ana"),
+        TournamentEvent::TournamentFinished(TournamentFinished { winner: EntryNo(2), player: p("ben"), at: at(LATE) }),
+    ]);
+
+    history.push(resumed(LATE));
+    given::<TournamentAggregate>(history.clone()).when(register("cleo", LATE)).then(vec![registered(
+        3,
+        "cleo",
+        EntryKind::LateRegistration,
+        true,
+        LATE,
+    )]);
+    given::<TournamentAggregate>(history).when(C::CheckHold { at: at(LATE) }).then(vec![]);
+    given::<TournamentAggregate>(in_play()).when(C::CheckHold { at: at(LATE) }).then(vec![]);
+}
+
+/// An unregister is held the same way before the start; after the resume the entry is
+/// withdrawn and refunded.
+#[test]
+fn while_play_is_suspended_an_unregister_is_refused_and_after_the_resume_it_is_refunded() {
+    let unregister = C::Unregister { player: p("ana"), entry: None, at: at(BEFORE_START) };
+    let mut history = vec![created(definition()), registered(1, "ana", EntryKind::Registration, true, BEFORE_START)];
+    history.push(suspended(BEFORE_START));
+    given::<TournamentAggregate>(history.clone()).when(unregister.clone()).then_reject(codes::TOURNAMENT_SUSPENDED);
+    // Held before the profile's answer too, as the endpoint held it.
+    let fortuna = TournamentDefinition { profile: RuleProfile::FortunaCz2024, ..definition() };
+    given::<TournamentAggregate>(vec![created(fortuna), suspended(BEFORE_START)])
+        .when(unregister.clone())
+        .then_reject(codes::TOURNAMENT_SUSPENDED);
+    history.push(resumed(BEFORE_START));
+    given::<TournamentAggregate>(history).when(unregister).then(vec![TournamentEvent::EntryUnregistered(EntryUnregistered {
+        entry: EntryNo(1),
+        player: p("ana"),
+        refund: ledger(),
+        by_operator: false,
+        player_left: true,
+        at: at(BEFORE_START),
+    })]);
+}
+
+/// What a resume would not change is answered as without the suspension: registration closed
+/// for good (the end of the late-registration level, a cancellation in play, the deadline, the
+/// end), an unregister after the start. So after a cancellation in play, which ends no
+/// suspension in this log, registration answers as it did when the endpoint forgot the
+/// suspension at the cancellation.
+#[test]
+fn what_a_resume_would_not_open_is_answered_as_closed_while_suspended() {
+    let mut history = in_play();
+    history.push(suspended(START));
+    let mut cancelled = history.clone();
+    cancelled.push(TournamentEvent::RegistrationClosed(RegistrationClosed { cause: RegistrationCloseCause::PlayCancelled, at: at(LATE) }));
+    given::<TournamentAggregate>(cancelled.clone()).when(register("cleo", LATE)).then_reject(codes::REGISTRATION_CLOSED);
+    given::<TournamentAggregate>(cancelled.clone()).when(C::CheckHold { at: at(LATE) }).then(vec![]);
+    given::<TournamentAggregate>(history.clone()).when(register("cleo", AFTER_DEADLINE)).then_reject(codes::REGISTRATION_CLOSED);
+    // Unregistering after the start is refused for good, suspended or not.
+    let unregister = C::Unregister { player: p("ana"), entry: None, at: at(LATE) };
+    given::<TournamentAggregate>(history.clone()).when(unregister.clone()).then_reject(codes::TOURNAMENT_STARTED);
+    given::<TournamentAggregate>(cancelled).when(unregister).then_reject(codes::TOURNAMENT_STARTED);
+
+    let mut finished = history.clone();
+    finished.push(eliminated(1, "ana"));
+    finished.push(TournamentEvent::TournamentFinished(TournamentFinished { winner: EntryNo(2), player: p("ben"), at: at(LATE) }));
+    given::<TournamentAggregate>(finished.clone()).when(register("cleo", LATE)).then_reject(codes::TOURNAMENT_FINISHED);
+    // A suspension read after the end stores nothing.
+    let mut over = in_play();
+    over.extend(finished[finished.len() - 2..].iter().cloned());
+    given::<TournamentAggregate>(over).when(C::Suspend { at: at(LATE) }).then(vec![]);
+
+    // A sit & go under way is full for good.
+    let sng = TournamentDefinition { start: Start::SitAndGo, capacity: 2, late_registration_until: None, ..definition() };
+    let sng_history = vec![
+        created(sng),
+        registered(1, "ana", EntryKind::Registration, true, BEFORE_START),
+        registered(2, "ben", EntryKind::Registration, true, BEFORE_START),
+        TournamentEvent::TournamentStarted(TournamentStarted { entries: 2, cause: StartCause::LastSeatFilled, at: at(BEFORE_START) }),
+        suspended(LATE),
+    ];
+    given::<TournamentAggregate>(sng_history).when(register("cleo", LATE)).then_reject(codes::FIELD_FULL);
+}
+
+/// Suspending twice records one `play_suspended`; a resume without a suspension records
+/// nothing; a suspension after the resume is recorded again.
+#[test]
+fn suspend_and_resume_are_recorded_once_each() {
+    let history = in_play();
+    given::<TournamentAggregate>(history.clone()).when(C::Suspend { at: at(START) }).then(vec![suspended(START)]);
+    given::<TournamentAggregate>(history.clone()).when(C::Resume { at: at(LATE) }).then(vec![]);
+    let mut held = history.clone();
+    held.push(suspended(START));
+    given::<TournamentAggregate>(held.clone()).when(C::Suspend { at: at(LATE) }).then(vec![]);
+    given::<TournamentAggregate>(held.clone()).when(C::Resume { at: at(LATE) }).then(vec![resumed(LATE)]);
+    held.push(resumed(LATE));
+    given::<TournamentAggregate>(held.clone()).when(C::Resume { at: at(LATE) }).then(vec![]);
+    given::<TournamentAggregate>(held).when(C::Suspend { at: at(LATE) }).then(vec![suspended(LATE)]);
+    // Before its creation there is nothing to hold.
+    given::<TournamentAggregate>(vec![]).when(C::Suspend { at: at(LATE) }).then_reject(codes::UNKNOWN_TOURNAMENT);
+}
+
+/// Registration's policy turns the abort service's suspension and resume into `suspend` and
+/// `resume` on the tournament, with ids derived from the suspension's instant: the same
+/// events read again give the same ids, another suspension other ids.
+#[test]
+fn the_policy_holds_registration_on_a_suspension_and_opens_it_on_the_resume() {
+    use crate::policy::{closes, holds};
+    use floor_events::abort::{AbortEvent, SuspendReason};
+    use floor_events::commit::Events;
+    let t = TournamentId::new();
+    let suspension = |when: &str| AbortEvent::Suspended { reason: SuspendReason::Director { reason: "power cut".into() }, at: at(when) };
+    let resume = |since: &str, when: &str| AbortEvent::Resumed { suspended_at: at(since), at: at(when) };
+    let orders = holds(t, &Events::Abort(vec![suspension(START), resume(START, LATE)]));
+    assert!(
+        matches!(&orders[..], [(a, _, C::Suspend { at: s }), (b, _, C::Resume { at: r })] if *a == t && *b == t && *s == at(START) && *r == at(LATE)),
+        "{orders:?}"
+    );
+    assert_ne!(orders[0].1, orders[1].1, "a suspension and its resume are two commands");
+    let again = holds(t, &Events::Abort(vec![suspension(START), resume(START, LATE)]));
+    assert_eq!(again, orders, "read again, the same commands");
+    let later = holds(t, &Events::Abort(vec![suspension(AFTER_DEADLINE), resume(AFTER_DEADLINE, AFTER_DEADLINE)]));
+    assert!(later[0].1 != orders[0].1 && later[1].1 != orders[1].1, "another suspension, other ids");
+    assert!(closes(t, &Events::Abort(vec![suspension(START), resume(START, LATE)])).is_empty(), "a suspension closes nothing");
+    assert_ne!(holds(TournamentId::new(), &Events::Abort(vec![suspension(START)]))[0].1, orders[0].1, "another tournament, another id");
+}
