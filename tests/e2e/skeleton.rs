@@ -4,9 +4,9 @@
 use floor_events::registration::verbs;
 use floor_events::seating::SeatingEvent;
 use floor_events::{subjects, CommandId, EntryNo, TournamentId};
+use floor_runtime::shell::{Context, Service};
 use floor_runtime::JetStreamStore;
-use floor_seating::policy::SeedKey;
-use floor_seating::service::{SeatingService, SNAPSHOT_EVERY};
+use floor_seating::service::SeatingService;
 use floor_tests::backbone_alone;
 use futures::StreamExt;
 use std::time::Duration;
@@ -22,7 +22,8 @@ async fn an_elimination_answered_unavailable_is_sent_again_until_registration_re
     // Registration stands in: the first answer is `unavailable`, the second records it.
     let mut eliminations = backbone.client.subscribe(verbs::ELIMINATE_ENTRY.subject()).await.expect("subscribe");
     let (shutdown, tracker) = (CancellationToken::new(), TaskTracker::new());
-    SeatingService::start(&backbone, Some(SeedKey([7; 32])), SNAPSHOT_EVERY, shutdown.clone(), &tracker).await.expect("seating starts");
+    let cx = Context { seed_key: Some([7; 32]), ..Context::new(&backbone, shutdown.clone(), &tracker) };
+    SeatingService::start(&cx).await.expect("seating starts");
 
     let tournament = TournamentId::new();
     let busted = SeatingEvent::EntryEliminated { entry: EntryNo(3), players_left: 5, stack_at_start: None, table: None };

@@ -21,11 +21,11 @@ use floor_events::abort::{
 };
 use floor_events::commit::Events;
 use floor_events::{codes, subjects, CommandId, Currency, ErrorBody, Reply, TournamentId};
-use floor_runtime::bootstrap::Backbone;
 use floor_runtime::encoding::hex;
 use floor_runtime::endpoint::Verbs;
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::{ProjectionError, ProjectionErrorKind};
+use floor_runtime::shell::{Context, Service};
 use floor_runtime::sync::lock;
 use floor_runtime::{reply, AggregateHost, Clock, DomainError, JetStreamStore};
 use serde::{Deserialize, Serialize};
@@ -33,7 +33,6 @@ use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 /// How often the watchdog looks at the tables' silence and the suspensions' length.
 const WATCH_EVERY: chrono::Duration = chrono::Duration::seconds(5);
@@ -121,18 +120,13 @@ fn refused(u: Unavailable) -> Reply<AbortRecorded> {
     Reply::Error(ErrorBody::new(u.code, u.message))
 }
 
-impl AbortService {
+impl Service for AbortService {
+    type Error = ProjectionError;
+
     /// Reads the last snapshot and the log after it into the memory, runs what is still owed,
-    /// and follows on `tracker`.
-    ///
-    /// # Errors
-    /// When the stream cannot be read.
-    pub async fn start(
-        backbone: &Backbone,
-        clock: Arc<dyn Clock>,
-        shutdown: CancellationToken,
-        tracker: &TaskTracker,
-    ) -> Result<Self, ProjectionError> {
+    /// and follows on the tracker; the watchdog looks at the tables' silence.
+    async fn start(cx: &Context<'_>) -> Result<Self, ProjectionError> {
+        let (backbone, clock, shutdown) = (cx.backbone, cx.clock.clone(), cx.shutdown.clone());
         let cancellations = backbone.jetstream.get_object_store(subjects::CANCELLATIONS_BUCKET).await.map_err(|e| {
             ProjectionError::with_source(ProjectionErrorKind::Read, format!("object store {}: {e}", subjects::CANCELLATIONS_BUCKET))
         })?;
@@ -141,20 +135,22 @@ impl AbortService {
         let reader = backbone.health.reader(POLICY_NAME).await;
         let host = AggregateHost::new(JetStreamStore::new(backbone));
         let service = Self { host, memory, clock, cancellations, loaded: Arc::default(), reader };
-        tracker.spawn(service.clone().watch(shutdown.clone()));
-        tracker.spawn(service.clone().run(started.runner, started.owed, shutdown));
+        cx.tracker.spawn(service.clone().watch(shutdown.clone()));
+        cx.tracker.spawn(service.clone().run(started.runner, started.owed, shutdown));
         Ok(service)
     }
 
     /// The director's verbs: suspend, resume, cancel, statement.
-    pub fn verbs() -> Verbs<Self> {
+    fn verbs() -> Verbs<Self> {
         Verbs::new(subjects::service::ABORT)
             .verb(verbs::SUSPEND, |s: Self, r: Suspend| async move { s.suspend(r).await })
             .verb(verbs::RESUME, |s: Self, r: AbortRequest| async move { s.resume(r).await })
             .verb(verbs::CANCEL, |s: Self, r: Cancel| async move { s.cancel(r).await })
             .verb(verbs::STATEMENT, |s: Self, r: StatementRequest| async move { s.statements(r).await })
     }
+}
 
+impl AbortService {
     async fn suspend(&self, r: Suspend) -> Reply<AbortRecorded> {
         let at = self.clock.now();
         if let Err(u) = self.in_play(r.tournament_id) {

@@ -17,16 +17,15 @@ use crate::policy::{Order, Policy, SeedKey};
 use floor_events::bounties::{verbs, BountiesRecorded, DirectorRequest, NameTarget, StageTrigger};
 use floor_events::commit::Events;
 use floor_events::{subjects, Reply};
-use floor_runtime::bootstrap::Backbone;
 use floor_runtime::endpoint::Verbs;
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
+use floor_runtime::shell::{Context, Service};
 use floor_runtime::sync::lock;
 use floor_runtime::RETRY;
 use floor_runtime::{reply, AggregateHost, Clock, JetStreamStore};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 /// The policy's name: its snapshot, checkpoint key and health record.
 pub const POLICY_NAME: &str = "bounties-policy";
@@ -85,50 +84,32 @@ pub fn policy_config() -> PolicyConfig {
     PolicyConfig::new(POLICY_NAME, MEMORY_VERSION, filters())
 }
 
-impl BountiesService {
-    /// Reads the last snapshot and the log after it into the policy, runs what is still owed,
-    /// and follows on `tracker`. `key` fixes the seed key (a simulation that must repeat
-    /// itself); otherwise the platform's, from the `floor-secrets` bucket.
-    ///
-    /// # Errors
-    /// When the stream or the secrets bucket cannot be read.
-    pub async fn start(
-        backbone: &Backbone,
-        key: Option<SeedKey>,
-        clock: Arc<dyn Clock>,
-        shutdown: CancellationToken,
-        tracker: &TaskTracker,
-    ) -> Result<Self, ProjectionError> {
-        Self::start_with(backbone, key, policy_config(), clock, shutdown, tracker).await
-    }
+impl Service for BountiesService {
+    type Error = ProjectionError;
 
-    /// [`BountiesService::start`] with the policy's snapshot cadence given (tests).
+    /// Reads the last snapshot and the log after it into the policy, runs what is still owed,
+    /// and follows on the tracker. The context's seed key fixes the draws (a simulation that
+    /// must repeat itself); otherwise the platform's, from the `floor-secrets` bucket.
     ///
     /// # Errors
     /// When the stream or the secrets bucket cannot be read.
-    pub async fn start_with(
-        backbone: &Backbone,
-        key: Option<SeedKey>,
-        config: PolicyConfig,
-        clock: Arc<dyn Clock>,
-        shutdown: CancellationToken,
-        tracker: &TaskTracker,
-    ) -> Result<Self, ProjectionError> {
-        let key = match key {
-            Some(key) => key,
+    async fn start(cx: &Context<'_>) -> Result<Self, ProjectionError> {
+        let backbone = cx.backbone;
+        let key = match cx.seed_key {
+            Some(key) => SeedKey(key),
             None => SeedKey(floor_runtime::secrets::seed_key(backbone).await?),
         };
-        let started = PolicyRunner::<Policy>::start(backbone, config).await?;
+        let started = PolicyRunner::<Policy>::start(backbone, policy_config()).await?;
         let memory = started.runner.memory();
         let owed = lock(&memory).still_owed(started.owed);
         let host = AggregateHost::new(JetStreamStore::new(backbone));
-        let service = Self { host, key: Arc::new(key), clock };
-        tracker.spawn(service.clone().run(started.runner, owed, shutdown));
+        let service = Self { host, key: Arc::new(key), clock: cx.clock.clone() };
+        cx.tracker.spawn(service.clone().run(started.runner, owed, cx.shutdown.clone()));
         Ok(service)
     }
 
     /// The verbs: the director names a target, or starts a mystery stage now.
-    pub fn verbs() -> Verbs<Self> {
+    fn verbs() -> Verbs<Self> {
         Verbs::new(subjects::service::BOUNTIES)
             .verb(verbs::NAME_TARGET, |s: Self, r: NameTarget| async move {
                 let command = BountyCommand::NameTarget { player: r.player, public: r.public };
@@ -141,7 +122,9 @@ impl BountiesService {
                 s.answer((r.tournament_id, r.command_id, command)).await
             })
     }
+}
 
+impl BountiesService {
     /// Runs what is owed, then each new commit's orders in log order ([`PolicyRunner::drive`]).
     async fn run(self, runner: PolicyRunner<Policy>, owed: Vec<Order>, shutdown: CancellationToken) {
         runner.drive(owed, &shutdown, |_| {}, |order| self.execute(order, &shutdown)).await;

@@ -17,10 +17,10 @@ use crate::policy::{Order, Policy};
 use floor_events::bubble::{verbs, BubbleRecorded, BubbleRequest, PauseBubble, ReleaseWithout};
 use floor_events::commit::Events;
 use floor_events::{clock, codes, subjects, CommandId, Reply, TournamentId};
-use floor_runtime::bootstrap::Backbone;
 use floor_runtime::endpoint::Verbs;
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
+use floor_runtime::shell::{Context, Service};
 use floor_runtime::sync::lock;
 use floor_runtime::RETRY;
 use floor_runtime::{reply, AggregateHost, Clock, Commands, JetStreamStore};
@@ -28,7 +28,6 @@ use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 /// How long the policy waits for the clock to take a hand-for-hand command (the TDA deduction)
 /// before it goes on without it: the deduction is time owed to the clock, not a reason to hold
@@ -134,33 +133,17 @@ pub fn policy_config() -> PolicyConfig {
     PolicyConfig::new(POLICY_NAME, MEMORY_VERSION, filters()).snapshot_every(SNAPSHOT_EVERY, SNAPSHOT_INTERVAL)
 }
 
-impl BubbleService {
-    /// Reads the last snapshot and the log after it into the policy, runs what is still owed,
-    /// and follows on `tracker`.
-    ///
-    /// # Errors
-    /// When the stream cannot be read.
-    pub async fn start(
-        backbone: &Backbone,
-        clock: Arc<dyn Clock>,
-        shutdown: CancellationToken,
-        tracker: &TaskTracker,
-    ) -> Result<Self, ProjectionError> {
-        Self::start_with(backbone, policy_config(), clock, shutdown, tracker).await
-    }
+impl Service for BubbleService {
+    type Error = ProjectionError;
 
-    /// [`BubbleService::start`] with the policy's snapshot cadence given (tests).
+    /// Reads the last snapshot and the log after it into the policy, runs what is still owed,
+    /// and follows on the tracker.
     ///
     /// # Errors
     /// When the stream cannot be read.
-    pub async fn start_with(
-        backbone: &Backbone,
-        config: PolicyConfig,
-        clock: Arc<dyn Clock>,
-        shutdown: CancellationToken,
-        tracker: &TaskTracker,
-    ) -> Result<Self, ProjectionError> {
-        let started = PolicyRunner::<Memory>::start(backbone, config).await?;
+    async fn start(cx: &Context<'_>) -> Result<Self, ProjectionError> {
+        let (backbone, clock, shutdown, tracker) = (cx.backbone, cx.clock.clone(), cx.shutdown.clone(), cx.tracker);
+        let started = PolicyRunner::<Memory>::start(backbone, policy_config()).await?;
         let memory = started.runner.memory();
         let (sender, mut queued) = tokio::sync::mpsc::unbounded_channel();
         let later = ClockLater { sender, waiting: Arc::new(std::sync::atomic::AtomicUsize::new(0)) };
@@ -186,7 +169,7 @@ impl BubbleService {
     }
 
     /// The director's verbs: start, stop, release without slow tables, pause, resume.
-    pub fn verbs() -> Verbs<Self> {
+    fn verbs() -> Verbs<Self> {
         Verbs::new(subjects::service::BUBBLE)
             .verb(verbs::START, |s: Self, r: BubbleRequest| async move { s.start_now(r).await })
             .verb(verbs::STOP, |s: Self, r: BubbleRequest| async move {
@@ -206,7 +189,9 @@ impl BubbleService {
                 s.answer(r.tournament_id, r.command_id, BubbleCommand::Resume { at }).await
             })
     }
+}
 
+impl BubbleService {
     /// A director's start: the field as the policy last read it from seating. From that read
     /// on the policy sends every table's reports to the aggregate, as the trigger's start does,
     /// and they reach it after the start ([`BubbleService::lane`]).

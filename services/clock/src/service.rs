@@ -17,12 +17,12 @@ use floor_events::clock::{verbs, AdjustTime, BlindStructure, ClockRecorded, Cloc
 use floor_events::commit::{Commit, Events};
 use floor_events::{subjects, CommandId, Reply, TournamentId};
 use floor_rules::structure::preset;
-use floor_runtime::bootstrap::Backbone;
 use floor_runtime::commits::Stored;
 use floor_runtime::endpoint::Verbs;
 use floor_runtime::follow::{follow, Following};
 use floor_runtime::host::HostErrorKind;
 use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind, ProjectionRunner};
+use floor_runtime::shell::{Context, Service};
 use floor_runtime::tail::Delivered;
 use floor_runtime::{reply, AggregateHost, Clock, DomainError, JetStreamStore};
 use std::sync::{Arc, Mutex};
@@ -50,18 +50,16 @@ pub struct ClockService {
 /// Error starting the service.
 pub type StartError = ProjectionError;
 
-impl ClockService {
-    /// Builds the service and starts its timer and its policy runner on `tracker`; both have
+impl Service for ClockService {
+    type Error = StartError;
+
+    /// Builds the service and starts its timer and its policy runner on the tracker; both have
     /// caught up with the stream when this returns.
     ///
     /// # Errors
     /// When the stream cannot be read.
-    pub async fn start(
-        backbone: &Backbone,
-        clock: Arc<dyn Clock>,
-        shutdown: CancellationToken,
-        tracker: &TaskTracker,
-    ) -> Result<Self, StartError> {
+    async fn start(cx: &Context<'_>) -> Result<Self, StartError> {
+        let (backbone, clock, shutdown, tracker) = (cx.backbone, cx.clock.clone(), cx.shutdown.clone(), cx.tracker);
         let service = Self { host: AggregateHost::new(JetStreamStore::new(backbone)), clock };
         let mut timetable = Timetable::default();
         let following =
@@ -74,7 +72,7 @@ impl ClockService {
     }
 
     /// The director's verbs. Each is stamped with the service's time and handed to the clock.
-    pub fn verbs() -> Verbs<Self> {
+    fn verbs() -> Verbs<Self> {
         Verbs::new(subjects::service::CLOCK)
             .verb(verbs::SET_STRUCTURE, |s: Self, r: SetStructure| async move {
                 let structure = match r.structure {
@@ -102,7 +100,9 @@ impl ClockService {
                 s.stamped(r.tournament_id, r.command_id, |at| ClockCommand::SkipToLevel { level: r.level, at }).await
             })
     }
+}
 
+impl ClockService {
     /// The number of clocks the host keeps in memory.
     pub fn live_clocks(&self) -> usize {
         self.host.live_count()

@@ -14,8 +14,10 @@ use floor_runtime::bootstrap::{self, Access, Backbone, BootstrapError, EmbeddedS
 use floor_runtime::credentials::{role_file, Credentials};
 use floor_runtime::endpoint::Verbs;
 use floor_runtime::roles::Role;
+use floor_runtime::shell::{Context, Service};
 use floor_runtime::Clock;
 use floor_scheduler::service::SchedulerService;
+use floor_seating::service::SeatingService;
 use futures::future::BoxFuture;
 use std::collections::BTreeSet;
 use std::future::Future;
@@ -255,81 +257,36 @@ fn starter(name: &str) -> Option<Start> {
                 serve(s, RegistrationService::verbs(), service).await
             })
         },
-        service::CLOCK => |s| {
-            Box::pin(async move {
-                let service = ClockService::start(s.backbone, s.config.clock.clone(), s.shutdown.clone(), s.tracker)
-                    .await
-                    .map_err(|e| StartupError::Service("clock", e.to_string()))?;
-                serve(s, ClockService::verbs(), service).await
-            })
-        },
-        service::SEATING => |s| {
-            Box::pin(async move {
-                let key = s.config.seed_key.map(floor_seating::policy::SeedKey);
-                floor_seating::service::SeatingService::start(
-                    s.backbone,
-                    key,
-                    s.config.seating_snapshot_every,
-                    s.shutdown.clone(),
-                    s.tracker,
-                )
-                .await
-                .map_err(|e| StartupError::Service("seating", e.to_string()))?;
-                Ok(None)
-            })
-        },
-        service::PAYOUTS => |s| {
-            Box::pin(async move {
-                let service = PayoutsService::start(s.backbone, s.shutdown.clone(), s.tracker)
-                    .await
-                    .map_err(|e| StartupError::Service("payouts", e.to_string()))?;
-                serve(s, PayoutsService::verbs(), service).await
-            })
-        },
-        service::REBUYS => |s| {
-            Box::pin(async move {
-                let service = RebuysService::start(s.backbone, s.config.clock.clone(), s.shutdown.clone(), s.tracker)
-                    .await
-                    .map_err(|e| StartupError::Service("rebuys", e.to_string()))?;
-                serve(s, RebuysService::verbs(), service).await
-            })
-        },
-        service::BOUNTIES => |s| {
-            Box::pin(async move {
-                let key = s.config.seed_key.map(floor_bounties::SeedKey);
-                let service = BountiesService::start(s.backbone, key, s.config.clock.clone(), s.shutdown.clone(), s.tracker)
-                    .await
-                    .map_err(|e| StartupError::Service("bounties", e.to_string()))?;
-                serve(s, BountiesService::verbs(), service).await
-            })
-        },
-        service::BUBBLE => |s| {
-            Box::pin(async move {
-                let service = BubbleService::start(s.backbone, s.config.clock.clone(), s.shutdown.clone(), s.tracker)
-                    .await
-                    .map_err(|e| StartupError::Service("bubble", e.to_string()))?;
-                serve(s, BubbleService::verbs(), service).await
-            })
-        },
-        service::ABORT => |s| {
-            Box::pin(async move {
-                let service = AbortService::start(s.backbone, s.config.clock.clone(), s.shutdown.clone(), s.tracker)
-                    .await
-                    .map_err(|e| StartupError::Service("abort", e.to_string()))?;
-                serve(s, AbortService::verbs(), service).await
-            })
-        },
-        service::SCHEDULER => |s| {
-            Box::pin(async move {
-                let service = SchedulerService::start(s.backbone, s.config.clock.clone(), s.shutdown.clone(), s.tracker)
-                    .await
-                    .map_err(|e| StartupError::Service("scheduler", e.to_string()))?;
-                serve(s, SchedulerService::verbs(), service).await
-            })
-        },
+        service::SEATING => |s| Box::pin(shell::<SeatingService>(s, Some(s.config.seating_snapshot_every))),
+        service::CLOCK => |s| Box::pin(shell::<ClockService>(s, None)),
+        service::PAYOUTS => |s| Box::pin(shell::<PayoutsService>(s, None)),
+        service::REBUYS => |s| Box::pin(shell::<RebuysService>(s, None)),
+        service::BOUNTIES => |s| Box::pin(shell::<BountiesService>(s, None)),
+        service::BUBBLE => |s| Box::pin(shell::<BubbleService>(s, None)),
+        service::ABORT => |s| Box::pin(shell::<AbortService>(s, None)),
+        service::SCHEDULER => |s| Box::pin(shell::<SchedulerService>(s, None)),
         _ => return None,
     };
     Some(start)
+}
+
+/// Starts `S` through the service shell (`snapshot_every` given to its aggregates' snapshots,
+/// or its own cadence), then serves its verbs, if it has any.
+async fn shell<S: Service>(s: &Started<'_>, snapshot_every: Option<u64>) -> Result<Option<SocketAddr>, StartupError> {
+    let cx = Context {
+        backbone: s.backbone,
+        clock: s.config.clock.clone(),
+        seed_key: s.config.seed_key,
+        snapshot_every,
+        shutdown: s.shutdown.clone(),
+        tracker: s.tracker,
+    };
+    let verbs = S::verbs();
+    let service = S::start(&cx).await.map_err(|e| StartupError::Service(verbs.service(), e.to_string()))?;
+    match verbs.is_empty() {
+        true => Ok(None),
+        false => serve(s, verbs, service).await,
+    }
 }
 
 /// Serves `verbs` for `state` on the tracker; returns once it takes requests.

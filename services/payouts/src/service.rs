@@ -20,10 +20,10 @@ use crate::projection::{BooksView, DealsView};
 use floor_events::commit::Events;
 use floor_events::payouts::{verbs, Books, BooksRequest, DealAnswer, DealQuery, DealRecorded, DealStatus, ProposeDeal};
 use floor_events::{clock, codes, subjects, CommandId, ErrorBody, Reply, TournamentId};
-use floor_runtime::bootstrap::Backbone;
 use floor_runtime::endpoint::Verbs;
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
+use floor_runtime::shell::{Context, Service};
 use floor_runtime::sync::lock;
 use floor_runtime::RETRY;
 use floor_runtime::{reply, AggregateHost, Commands, JetStreamStore};
@@ -32,7 +32,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 /// How long a `books` request waits for the view to reach the log as it was when asked.
 const BOOKS_WAIT: Duration = Duration::from_secs(5);
@@ -95,26 +94,16 @@ pub fn policy_config() -> PolicyConfig {
     PolicyConfig::new(POLICY_NAME, MEMORY_VERSION, filters())
 }
 
-impl PayoutsService {
-    /// Reads the log into the policy, runs what it still owes, and follows on `tracker`.
-    ///
-    /// # Errors
-    /// When the stream cannot be read.
-    pub async fn start(backbone: &Backbone, shutdown: CancellationToken, tracker: &TaskTracker) -> Result<Self, ProjectionError> {
-        Self::start_with(backbone, policy_config(), shutdown, tracker).await
-    }
+impl Service for PayoutsService {
+    type Error = ProjectionError;
 
-    /// [`PayoutsService::start`] with the policy's snapshot cadence given (tests).
+    /// Reads the log into the policy, runs what it still owes, and follows on the tracker.
     ///
     /// # Errors
     /// When the stream cannot be read.
-    pub async fn start_with(
-        backbone: &Backbone,
-        config: PolicyConfig,
-        shutdown: CancellationToken,
-        tracker: &TaskTracker,
-    ) -> Result<Self, ProjectionError> {
-        let mut started = PolicyRunner::<Memory>::start(backbone, config).await?;
+    async fn start(cx: &Context<'_>) -> Result<Self, ProjectionError> {
+        let (backbone, shutdown, tracker) = (cx.backbone, cx.shutdown.clone(), cx.tracker);
+        let mut started = PolicyRunner::<Memory>::start(backbone, policy_config()).await?;
         let memory = started.runner.memory();
         {
             // Orders for tournaments paid later in the log are done already.
@@ -136,7 +125,7 @@ impl PayoutsService {
     }
 
     /// The verbs: `books`, and the deal's `propose_deal`, `accept_deal`, `reject_deal`, `deal`.
-    pub fn verbs() -> Verbs<Self> {
+    fn verbs() -> Verbs<Self> {
         Verbs::new(subjects::service::PAYOUTS)
             .verb(verbs::BOOKS, |payouts: Self, request: BooksRequest| async move { payouts.books(request.tournament_id).await })
             .verb(verbs::PROPOSE_DEAL, |payouts: Self, request: ProposeDeal| async move { payouts.propose_deal(request).await })
@@ -148,7 +137,9 @@ impl PayoutsService {
             })
             .verb(verbs::DEAL, |payouts: Self, request: DealQuery| async move { payouts.deal(request.tournament_id).await })
     }
+}
 
+impl PayoutsService {
     /// Waits until the memory has folded the tournament's logs (registration and `more`) as far
     /// as they went when asked.
     ///

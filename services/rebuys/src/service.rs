@@ -13,17 +13,16 @@ use crate::projection::Offers;
 use floor_events::commit::Events;
 use floor_events::rebuys::{verbs, DirectorRequest, Purchase, RebuysRecorded};
 use floor_events::{subjects, CommandId, Reply, TournamentId};
-use floor_runtime::bootstrap::Backbone;
 use floor_runtime::endpoint::Verbs;
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
+use floor_runtime::shell::{Context, Service};
 use floor_runtime::sync::lock;
 use floor_runtime::RETRY;
 use floor_runtime::{reply, AggregateHost, Clock, JetStreamStore};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 /// The policy's name: its snapshot, checkpoint key and health record.
 pub const POLICY_NAME: &str = "rebuys-policy";
@@ -85,33 +84,17 @@ pub fn policy_config() -> PolicyConfig {
     PolicyConfig::new(POLICY_NAME, MEMORY_VERSION, filters())
 }
 
-impl RebuysService {
-    /// Reads the last snapshot and the log after it into the policy and the offers, runs what
-    /// is still owed, and follows on `tracker`.
-    ///
-    /// # Errors
-    /// When the stream cannot be read.
-    pub async fn start(
-        backbone: &Backbone,
-        clock: Arc<dyn Clock>,
-        shutdown: CancellationToken,
-        tracker: &TaskTracker,
-    ) -> Result<Self, ProjectionError> {
-        Self::start_with(backbone, policy_config(), clock, shutdown, tracker).await
-    }
+impl Service for RebuysService {
+    type Error = ProjectionError;
 
-    /// [`RebuysService::start`] with the policy's snapshot cadence given (tests).
+    /// Reads the last snapshot and the log after it into the policy and the offers, runs what
+    /// is still owed, and follows on the tracker.
     ///
     /// # Errors
     /// When the stream cannot be read.
-    pub async fn start_with(
-        backbone: &Backbone,
-        config: PolicyConfig,
-        clock: Arc<dyn Clock>,
-        shutdown: CancellationToken,
-        tracker: &TaskTracker,
-    ) -> Result<Self, ProjectionError> {
-        let mut started = PolicyRunner::<Memory>::start(backbone, config).await?;
+    async fn start(cx: &Context<'_>) -> Result<Self, ProjectionError> {
+        let (backbone, clock, shutdown, tracker) = (cx.backbone, cx.clock.clone(), cx.shutdown.clone(), cx.tracker);
+        let mut started = PolicyRunner::<Memory>::start(backbone, policy_config()).await?;
         let memory = started.runner.memory();
         {
             let memory = lock(&memory);
@@ -125,7 +108,7 @@ impl RebuysService {
     }
 
     /// The verbs: a player's rebuy, decline and add-on; the director's end of either period.
-    pub fn verbs() -> Verbs<Self> {
+    fn verbs() -> Verbs<Self> {
         Verbs::new(subjects::service::REBUYS)
             .verb(verbs::REBUY, |s: Self, p: Purchase| async move { s.purchase(p, Kind::Rebuy).await })
             .verb(verbs::DECLINE, |s: Self, p: Purchase| async move { s.purchase(p, Kind::Decline).await })
@@ -139,7 +122,9 @@ impl RebuysService {
                 s.answer(r.tournament_id, r.command_id, RebuyCommand::EndAddOns { at }).await
             })
     }
+}
 
+impl RebuysService {
     /// Runs what is owed, then follows the log: each new commit's orders in log order (the
     /// runner's checkpoint moves once they are stored), and each offer whose deadline passes
     /// lapses.

@@ -131,6 +131,11 @@ impl<S: Clone + Send + Sync + 'static> Verbs<S> {
         self.service
     }
 
+    /// No verb at all: a service that only reacts has no endpoint to serve.
+    pub fn is_empty(&self) -> bool {
+        self.handlers.is_empty()
+    }
+
     /// The reply to `payload` sent to `verb`: the handler's, or `unknown_verb`.
     pub async fn handle(&self, state: S, verb: &str, payload: Bytes) -> Bytes {
         match self.handlers.get(verb) {

@@ -60,6 +60,7 @@ pub mod roles;
 pub mod secrets;
 pub mod server;
 pub mod shape;
+pub mod shell;
 pub mod snapshot;
 pub mod spec;
 pub mod store;

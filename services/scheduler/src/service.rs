@@ -16,16 +16,15 @@ use floor_events::commit::Events;
 use floor_events::registration::{self, CreateTournament, StartTournament};
 use floor_events::schedule::{verbs, AddTemplate, ListTemplates, RemoveTemplate, ScheduleEvent, TemplateAddedReply, TemplateSummary};
 use floor_events::{codes, subjects, CommandId, Reply, TournamentId};
-use floor_runtime::bootstrap::Backbone;
 use floor_runtime::endpoint::Verbs;
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
+use floor_runtime::shell::{Context, Service};
 use floor_runtime::sync::lock;
 use floor_runtime::{reply, AggregateHost, Clock, Commands, JetStreamStore};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 /// How long an action registration did not take waits before it is tried again.
 const RETRY: chrono::Duration = chrono::Duration::seconds(1);
@@ -76,17 +75,15 @@ pub struct SchedulerService {
 /// Error starting the service.
 pub type StartError = ProjectionError;
 
-impl SchedulerService {
-    /// Builds the plan from the log and starts the timer on `tracker`.
+impl Service for SchedulerService {
+    type Error = StartError;
+
+    /// Builds the plan from the log and starts the timer on the tracker.
     ///
     /// # Errors
     /// When the stream cannot be read.
-    pub async fn start(
-        backbone: &Backbone,
-        clock: Arc<dyn Clock>,
-        shutdown: CancellationToken,
-        tracker: &TaskTracker,
-    ) -> Result<Self, StartError> {
+    async fn start(cx: &Context<'_>) -> Result<Self, StartError> {
+        let (backbone, clock, shutdown, tracker) = (cx.backbone, cx.clock.clone(), cx.shutdown.clone(), cx.tracker);
         let mut started = PolicyRunner::<Schedules>::start(backbone, policy_config()).await?;
         let schedules = lock(&started.runner.memory()).clone();
         // The snapshot and the tail are in `schedules` already; the plan begins now.
@@ -98,6 +95,16 @@ impl SchedulerService {
         Ok(service)
     }
 
+    /// The verbs: add, remove and list templates.
+    fn verbs() -> Verbs<Self> {
+        Verbs::new(subjects::service::SCHEDULER)
+            .verb(verbs::ADD_TEMPLATE, |s: Self, r| async move { s.add(r).await })
+            .verb(verbs::REMOVE_TEMPLATE, |s: Self, r| async move { s.remove(r).await })
+            .verb(verbs::LIST_TEMPLATES, |s: Self, r| async move { s.list(r) })
+    }
+}
+
+impl SchedulerService {
     async fn run_timer(self, mut runner: PolicyRunner<Schedules>, shutdown: CancellationToken) {
         loop {
             let next = self.plan.lock().expect("plan poisoned").next_wakeup();
@@ -175,14 +182,6 @@ impl SchedulerService {
                 true
             }
         }
-    }
-
-    /// The verbs: add, remove and list templates.
-    pub fn verbs() -> Verbs<Self> {
-        Verbs::new(subjects::service::SCHEDULER)
-            .verb(verbs::ADD_TEMPLATE, |s: Self, r| async move { s.add(r).await })
-            .verb(verbs::REMOVE_TEMPLATE, |s: Self, r| async move { s.remove(r).await })
-            .verb(verbs::LIST_TEMPLATES, |s: Self, r| async move { s.list(r) })
     }
 
     async fn remove(&self, RemoveTemplate { command_id, template_id }: RemoveTemplate) -> Reply<Vec<ScheduleEvent>> {

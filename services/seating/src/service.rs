@@ -30,15 +30,15 @@ use floor_events::table::{rejections_subject, TableInstruction, TableRejection};
 use floor_events::{codes, subjects, CommandId, EntryNo, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::commits::Stored;
+use floor_runtime::endpoint::Verbs;
 use floor_runtime::host::HostErrorKind;
 use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind, ProjectionRunner};
+use floor_runtime::shell::{Context, Service};
 use floor_runtime::snapshot::Snapshots;
 use floor_runtime::{AggregateHost, CommandError, CommandErrorKind, Commands, DomainError, JetStreamStore};
 use futures::StreamExt;
 use std::collections::{HashSet, VecDeque};
 use std::time::Duration;
-use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 /// Eliminations sent to registration at once by the outbox.
 const ELIMINATING: usize = 64;
@@ -60,27 +60,27 @@ fn read<E: Into<Box<dyn std::error::Error + Send + Sync>>>(e: E) -> ProjectionEr
     ProjectionError::with_source(ProjectionErrorKind::Read, e)
 }
 
-/// The seating service: its runners, started on a tracker.
+/// The seating service: its runners, started on a tracker. It has no verbs: table servers
+/// speak to it over JetStream, and it reacts to the log.
+#[derive(Clone, Copy, Debug)]
 pub struct SeatingService;
 
-impl SeatingService {
-    /// Starts the three runners on `tracker`, each caught up with its stream first.
+impl Service for SeatingService {
+    type Error = ProjectionError;
+
+    /// Starts the three runners on the tracker, each caught up with its stream first.
     ///
     /// # Errors
     /// When a stream or the secrets bucket cannot be read.
     ///
-    /// `key` fixes the seed key (a simulation that must repeat itself); otherwise the one in the
-    /// `floor-secrets` bucket is used, created on first start. A tournament's seating is
-    /// snapshotted every `snapshot_every` commits ([`SNAPSHOT_EVERY`] unless a test says less).
-    pub async fn start(
-        backbone: &Backbone,
-        key: Option<SeedKey>,
-        snapshot_every: u64,
-        shutdown: CancellationToken,
-        tracker: &TaskTracker,
-    ) -> Result<(), ProjectionError> {
-        let key = match key {
-            Some(key) => key,
+    /// The context's seed key fixes the draws (a simulation that must repeat itself); otherwise
+    /// the one in the `floor-secrets` bucket is used, created on first start. A tournament's
+    /// seating is snapshotted every [`SNAPSHOT_EVERY`] commits unless the context says less.
+    async fn start(cx: &Context<'_>) -> Result<Self, ProjectionError> {
+        let (backbone, shutdown, tracker) = (cx.backbone, cx.shutdown.clone(), cx.tracker);
+        let snapshot_every = cx.snapshot_every.unwrap_or(SNAPSHOT_EVERY);
+        let key = match cx.seed_key {
+            Some(key) => SeedKey(key),
             None => SeedKey(floor_runtime::secrets::seed_key(backbone).await?),
         };
         let snapshots = backbone.jetstream.get_object_store(subjects::SNAPSHOT_BUCKET).await.map_err(read)?;
@@ -122,7 +122,12 @@ impl SeatingService {
         tracker.spawn(policy.run(shutdown.clone()));
         tracker.spawn(reports.run(shutdown.clone()));
         tracker.spawn(outbox.run(shutdown));
-        Ok(())
+        Ok(Self)
+    }
+
+    /// None.
+    fn verbs() -> Verbs<Self> {
+        Verbs::new(subjects::service::SEATING)
     }
 }
 

@@ -17,9 +17,9 @@ use chrono::{DateTime, Utc};
 use floor_clock::ClockService;
 use floor_events::clock::{verbs, ClockEvent, ClockRequest, Level, SetStructure, Step, StepCause, Structure};
 use floor_events::{subjects, CommandId, Reply, TournamentId};
-use floor_runtime::{bootstrap, SystemClock};
+use floor_runtime::bootstrap;
+use floor_runtime::shell::{Context, Service};
 use futures::StreamExt;
-use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -67,7 +67,7 @@ async fn main() {
 
     let (server, backbone) = floor_tests::backbone_alone().await;
     let (shutdown, tracker) = (CancellationToken::new(), TaskTracker::new());
-    let service = ClockService::start(&backbone, Arc::new(SystemClock), shutdown.clone(), &tracker).await.expect("clock service");
+    let service = ClockService::start(&Context::new(&backbone, shutdown.clone(), &tracker)).await.expect("clock service");
     let (ready, is_ready) = tokio::sync::oneshot::channel();
     tracker.spawn(ClockService::verbs().serve(service.clone(), backbone.client.clone(), shutdown.clone(), Some(ready)));
     is_ready.await.expect("endpoint ready");
