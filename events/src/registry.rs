@@ -82,7 +82,10 @@ pub struct ServiceInfo {
     pub verbs: Vec<VerbInfo>,
     /// The aggregates whose commits it writes.
     pub writes: Vec<AggregateInfo>,
-    /// The aggregates whose commits it reads (and `table reports`, for seating).
+    /// The aggregates whose commits its readers read (and [`TABLE_REPORTS`], for seating): what
+    /// its projections, policies and follows filter on, its own aggregate included when one of
+    /// them reads it (the host's loads of its own aggregate do not count). `tests/e2e/registry.rs`
+    /// fails when it differs from what the service's readers announce in KV `floor-readers`.
     pub reads: Vec<&'static str>,
 }
 
@@ -93,6 +96,10 @@ impl ServiceInfo {
     }
 }
 
+/// What seating reads besides commits: the table servers' reports, `floor.table.*.*.out` on
+/// [`subjects::TABLES_STREAM`].
+pub const TABLE_REPORTS: &str = "table reports";
+
 /// Every service, in the order `floor run` starts them.
 pub fn services() -> Vec<ServiceInfo> {
     use subjects::{aggregate as a, service as s};
@@ -102,7 +109,7 @@ pub fn services() -> Vec<ServiceInfo> {
             description: "Floor lobby: one document per tournament, in NATS KV and over HTTP",
             verbs: vec![],
             writes: vec![],
-            reads: vec![a::TOURNAMENT, a::CLOCK, a::PAYOUTS, a::REBUYS, a::BOUNTIES, a::BUBBLE],
+            reads: vec![a::TOURNAMENT, a::CLOCK, a::SEATING, a::PAYOUTS, a::REBUYS, a::BOUNTIES, a::BUBBLE, a::ABORT],
         },
         ServiceInfo {
             name: s::REGISTRATION,
@@ -159,7 +166,7 @@ pub fn services() -> Vec<ServiceInfo> {
                 "events/clock_event.json",
                 "events/clock_commit.json",
             )],
-            reads: vec![a::TOURNAMENT, a::CLOCK],
+            reads: vec![a::TOURNAMENT, a::CLOCK, a::ABORT],
         },
         ServiceInfo {
             name: s::SEATING,
@@ -171,7 +178,7 @@ pub fn services() -> Vec<ServiceInfo> {
                 "events/seating_event.json",
                 "events/seating_commit.json",
             )],
-            reads: vec![a::TOURNAMENT, a::CLOCK, a::REBUYS, a::BUBBLE, a::SEATING, "table reports"],
+            reads: vec![a::TOURNAMENT, a::CLOCK, a::REBUYS, a::BUBBLE, a::ABORT, a::SEATING, TABLE_REPORTS],
         },
         ServiceInfo {
             name: s::PAYOUTS,
@@ -212,7 +219,7 @@ pub fn services() -> Vec<ServiceInfo> {
                 "events/rebuy_event.json",
                 "events/rebuy_commit.json",
             )],
-            reads: vec![a::TOURNAMENT, a::SEATING, a::CLOCK, a::REBUYS],
+            reads: vec![a::TOURNAMENT, a::SEATING, a::CLOCK, a::REBUYS, a::ABORT],
         },
         ServiceInfo {
             name: s::BOUNTIES,
@@ -253,7 +260,7 @@ pub fn services() -> Vec<ServiceInfo> {
                 "events/bubble_event.json",
                 "events/bubble_commit.json",
             )],
-            reads: vec![a::TOURNAMENT, a::SEATING, a::PAYOUTS, a::BUBBLE],
+            reads: vec![a::TOURNAMENT, a::SEATING, a::PAYOUTS, a::BUBBLE, a::ABORT],
         },
         ServiceInfo {
             name: s::ABORT,
@@ -274,7 +281,7 @@ pub fn services() -> Vec<ServiceInfo> {
                 "events/abort_event.json",
                 "events/abort_commit.json",
             )],
-            reads: vec![a::TOURNAMENT, a::SEATING, a::REBUYS, a::PAYOUTS, a::ABORT],
+            reads: vec![a::TOURNAMENT, a::SEATING, a::REBUYS, a::PAYOUTS, a::BOUNTIES, a::BUBBLE, a::ABORT, a::CLOCK],
         },
         ServiceInfo {
             name: s::SCHEDULER,
@@ -373,6 +380,18 @@ mod tests {
         assert_eq!(names.len(), READERS.len(), "a reader is listed twice");
         assert_eq!(service_of_reader("payouts-policy"), "payouts", "a reader not listed goes by its prefix");
         assert_eq!(service_of_reader("mystery"), "mystery", "and by its own name when no service has that prefix");
+    }
+
+    #[test]
+    fn every_service_reads_aggregates_that_exist_each_once() {
+        let written: HashSet<&str> = services().iter().flat_map(|s| s.writes.iter().map(|a| a.name)).collect();
+        for service in services() {
+            let reads: HashSet<&str> = service.reads.iter().copied().collect();
+            assert_eq!(reads.len(), service.reads.len(), "{} lists a read twice: {:?}", service.name, service.reads);
+            for read in &service.reads {
+                assert!(written.contains(read) || *read == TABLE_REPORTS, "{} reads {read:?}, which no service writes", service.name);
+            }
+        }
     }
 
     #[test]

@@ -28,6 +28,7 @@ mod python_table_server;
 mod readiness;
 mod rebuys;
 mod recovery;
+mod registry;
 mod roles;
 mod scheduler;
 mod seat_map;
