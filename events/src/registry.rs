@@ -5,6 +5,13 @@
 //! and `asyncapi.yaml` ([`crate::schema`]), the runtime's endpoint (which refuses to serve a
 //! service whose handlers differ from its verbs here), `floor run --only` and the `floor`
 //! binary's service table (a test fails when a service here cannot be started).
+//!
+//! What is still listed by hand elsewhere fails a test when it disagrees with this (issue 35;
+//! `docs/adding-a-service.md` has the table): `Commit::decode`'s arms and the `Events` variants
+//! ([`crate::commit`]'s tests), the fuzz targets (`services/runtime/tests/fuzz.rs`, by schema
+//! file and Rust type), and each service's `reads`, against the filters its readers announce in
+//! KV `floor-readers` with every service running (`tests/e2e/registry.rs`, which also checks
+//! [`READERS`]).
 
 use crate::contract::Verb;
 use crate::schema::{commit_schema, schema};
