@@ -21,10 +21,12 @@ use floor_runtime::commits::Stored;
 use floor_runtime::endpoint::Verbs;
 use floor_runtime::follow::{follow, Following};
 use floor_runtime::host::HostErrorKind;
-use floor_runtime::projection::{Projection, ProjectionError, ProjectionErrorKind, ProjectionRunner};
+use floor_runtime::policy::{PolicyConfig, PolicyRunner};
+use floor_runtime::projection::ProjectionError;
 use floor_runtime::shell::{Context, Service};
 use floor_runtime::tail::Delivered;
-use floor_runtime::{reply, AggregateHost, Clock, DomainError, JetStreamStore};
+use floor_runtime::{reply, AggregateHost, Clock, JetStreamStore, RETRY};
+use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
@@ -65,9 +67,17 @@ impl Service for ClockService {
         let following =
             follow(backbone, vec![subjects::event_filter(subjects::aggregate::CLOCK)], |message| fold(&mut timetable, message)).await?;
         tracker.spawn(service.clone().run_timer(timetable, following, shutdown.clone(), tracker.clone()));
-        let mut runner = ProjectionRunner::new(backbone, ClockPolicy { service: service.clone(), queued: Vec::new() }).await?;
-        runner.catch_up().await?;
-        tracker.spawn(runner.run(shutdown));
+        let started = PolicyRunner::<Reactions>::start(backbone, policy_config()).await?;
+        let reacting = service.clone();
+        tracker.spawn(async move {
+            // A director may have got there first (started the clock by hand, say): the host
+            // logs the rejection and goes on; a clock set aside drops its reaction (issue 17).
+            let execute = |(tournament, command_id, command): Order| {
+                let (host, shutdown) = (reacting.host.clone(), shutdown.clone());
+                async move { host.execute_reaction(tournament.0, command_id, command, RETRY, &shutdown).await }
+            };
+            started.runner.drive(started.owed, &shutdown.clone(), |_| {}, execute).await;
+        });
         Ok(service)
     }
 
@@ -172,53 +182,40 @@ fn fold(timetable: &mut Timetable, message: &Delivered) {
     }
 }
 
-/// The clock's reactions to tournament and abort events, run by a projection runner: `apply`
-/// queues the commands, `flush` stores them before the checkpoint moves, so none is lost to a
-/// crash. Both logs are read in one order, so a suspension is never applied before the start
-/// that preceded it.
-struct ClockPolicy {
-    service: ClockService,
-    queued: Vec<(TournamentId, CommandId, ClockCommand)>,
-}
+/// The clock's reactions to the tournament's life and to play's ([`policy`]), on the
+/// checkpointed [`PolicyRunner`] like every other service's (issue 35): each commit's commands
+/// are stored before the checkpoint moves past it, so none is lost to a crash. Both logs are
+/// read in one order, so a suspension is never applied before the start that preceded it.
+/// Nothing is remembered between commits: the snapshot is empty.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Reactions;
 
-impl Projection for ClockPolicy {
-    fn name(&self) -> &'static str {
-        "clock-policy"
-    }
+/// A clock command a reaction calls for, with its derived id.
+type Order = (TournamentId, CommandId, ClockCommand);
 
-    fn filters(&self) -> Vec<String> {
-        vec![subjects::event_filter(subjects::aggregate::TOURNAMENT), subjects::event_filter(subjects::aggregate::ABORT)]
-    }
+impl floor_runtime::policy::Policy for Reactions {
+    type Order = Order;
 
-    fn apply(&mut self, stored: Stored<'_>) {
-        let Some(Commit { id, events }) = stored.commit("clock-policy") else { return };
+    fn react(&mut self, stored: Stored<'_>) -> Vec<Order> {
+        let Some(Commit { id, events }) = stored.commit(POLICY_NAME) else { return vec![] };
         let tournament = TournamentId(*id);
         let reactions: Vec<_> = match events {
             Events::Tournament(events) => events.iter().filter_map(|e| policy::react(tournament, e)).collect(),
             Events::Abort(events) => events.iter().filter_map(|e| policy::react_to_abort(tournament, e)).collect(),
-            _ => return,
+            _ => return vec![],
         };
-        self.queued.extend(reactions.into_iter().map(|(id, command)| (tournament, id, command)));
+        reactions.into_iter().map(|(command_id, command)| (tournament, command_id, command)).collect()
     }
+}
 
-    async fn flush(&mut self) -> Result<(), ProjectionError> {
-        while let Some((tournament, command_id, command)) = self.queued.first().cloned() {
-            match self.service.host.execute(tournament.0, command_id, command).await {
-                Ok(Ok(_)) => {}
-                // A director got there first (started the clock by hand, say): nothing to do.
-                Ok(Err(rejection)) => tracing::info!(%tournament, code = rejection.code(), "clock reaction not needed: {rejection}"),
-                // A clock with a poison commit is set aside: reacting again cannot help (issue 17).
-                Err(e) if e.kind() == HostErrorKind::SetAside => tracing::error!(%tournament, error = %e, "clock reaction dropped"),
-                // Keep it queued: the checkpoint does not move past it.
-                Err(e) => return Err(ProjectionError::with_source(ProjectionErrorKind::Write, e)),
-            }
-            self.queued.remove(0);
-        }
-        Ok(())
-    }
+/// The policy's name: its checkpoint key and health record (the projection runner's before it).
+pub const POLICY_NAME: &str = "clock-policy";
 
-    async fn reset(&mut self) -> Result<(), ProjectionError> {
-        self.queued.clear();
-        Ok(())
-    }
+/// The shape of [`Reactions`] in snapshots.
+const MEMORY_VERSION: &str = "clock-1";
+
+/// How the clock's policy runs: its name, memory version and subjects.
+pub fn policy_config() -> PolicyConfig {
+    let filters = vec![subjects::event_filter(subjects::aggregate::TOURNAMENT), subjects::event_filter(subjects::aggregate::ABORT)];
+    PolicyConfig::new(POLICY_NAME, MEMORY_VERSION, filters)
 }
