@@ -471,6 +471,12 @@ fn register(
     if state.registration_closed.is_some() || def.registration_deadline().is_some_and(|deadline| at >= deadline) {
         return Err(RegistrationError::Closed);
     }
+    // Without late registration the field closes at the start, also a start before its time (a
+    // director's `now`): payouts locked the prize table then, and an entry after it would pay
+    // into no prize.
+    if state.start_recorded && !has_late_registration(def) {
+        return Err(RegistrationError::Closed);
+    }
     // The player's own standing first: "you already have an entry" tells more than "full".
     let kind = entry_kind(state, def, &player, at)?;
     if state.counted >= def.capacity {
@@ -531,6 +537,14 @@ fn start(state: &TournamentState, created: &Created, at: DateTime<Utc>, now: boo
     Ok(vec![TournamentEvent::TournamentStarted(TournamentStarted { entries, cause: StartCause::Scheduled, at })])
 }
 
+/// Late registration: a scheduled tournament whose deadline comes after its start.
+fn has_late_registration(def: &TournamentDefinition) -> bool {
+    match def.start {
+        Start::At(start) => def.late_registration_until.is_some_and(|until| until > start),
+        Start::SitAndGo => false,
+    }
+}
+
 /// Records the close of registration once, and only where there was something to close: a
 /// tournament with late registration (deadline after the start) that has not closed yet. A
 /// close before the start (a clock started early) waits for nothing: the start closes the
@@ -541,11 +555,7 @@ fn close_registration(
     cause: RegistrationCloseCause,
     at: DateTime<Utc>,
 ) -> Vec<TournamentEvent> {
-    let late = match created.definition.start {
-        Start::At(start) => created.definition.late_registration_until.is_some_and(|until| until > start),
-        Start::SitAndGo => false,
-    };
-    if state.registration_closed.is_some() || state.finished || !late {
+    if state.registration_closed.is_some() || state.finished || !has_late_registration(&created.definition) {
         return vec![];
     }
     vec![TournamentEvent::RegistrationClosed(RegistrationClosed { cause, at })]

@@ -302,6 +302,27 @@ fn a_director_starts_a_tournament_now_once_the_minimum_is_met() {
     )]);
 }
 
+/// A tournament without late registration closes its field when it starts, also when a director
+/// started it before its time: an entry after that start would come after payouts locked the
+/// prize table at the start, its money in no prize (found in session 24: the field stayed open
+/// until the scheduled time). With late registration the deadline still rules.
+#[test]
+fn a_tournament_without_late_registration_started_early_takes_no_more_entries() {
+    let freezeout = TournamentDefinition { late_registration_until: None, ..definition() };
+    let started = |def: TournamentDefinition| {
+        vec![
+            created(def),
+            registered(1, "ana", EntryKind::Registration, true, BEFORE_START),
+            registered(2, "ben", EntryKind::Registration, true, BEFORE_START),
+            TournamentEvent::TournamentStarted(TournamentStarted { entries: 2, cause: StartCause::Scheduled, at: at(BEFORE_START) }),
+        ]
+    };
+    let after_the_early_start = "2026-12-06T17:05:00Z";
+    given::<TournamentAggregate>(started(freezeout)).when(register("cat", after_the_early_start)).then_reject(codes::REGISTRATION_CLOSED);
+    let events = given::<TournamentAggregate>(started(definition())).when(register("cat", after_the_early_start)).accepted();
+    assert!(matches!(events.as_slice(), [TournamentEvent::EntryRegistered(r)] if r.kind == EntryKind::LateRegistration), "{events:?}");
+}
+
 /// Spec §1 (004 §4.36.4): below the minimum at the start time, the tournament is cancelled and
 /// every entry refunded in full, fee included; unregistered entries were refunded already.
 #[test]
