@@ -8,7 +8,7 @@ use crate::domain::{AbortAggregate, AbortCommand as C, AbortEvent as E, AbortSta
 use crate::error::codes;
 use crate::rules::fixtures::*;
 use crate::snapshot::{prize, AgreedDeal, Bounty, DealPart, Entry, Format, Snapshot, Standing, Tables, Tally};
-use crate::statement::{Case, Method, Pot};
+use crate::statement::{Case, LineKind, Method, Pot};
 use chrono::{DateTime, Duration, Utc};
 use esrs::Aggregate;
 use floor_events::payouts::PrizeBand;
@@ -371,6 +371,16 @@ proptest! {
                     prop_assert_eq!(sums[2], bounty_in - bounties_paid, "the bounty pool is distributed");
                 }
                 prop_assert_eq!(b.overlay, c.pool - contributions);
+                if profile == RuleProfile::SvenskaSpel2012 && s.format.tables == Tables::Single && s.deal.is_none() {
+                    // 002 §2.8 T-12.1 (issue 38): the remaining customers "dela turneringens
+                    // sammanlagda prispott lika mellan sig", the whole pool, prizes already paid
+                    // or not; the operator covers those (before: only the pool less them).
+                    prop_assert_eq!(c.case, Case::SvenskaSpelSingleTable);
+                    let lines = c.statements.iter().flat_map(|st| &st.lines);
+                    let top_ups: u64 = lines.filter(|l| l.kind == LineKind::PlacePrizeTopUp).map(|l| l.amount).sum();
+                    prop_assert_eq!(sums[1] - top_ups, pool, "the whole pool, shared");
+                    prop_assert!(b.operator_cover >= prizes_paid, "prizes already paid are the operator's: {:?}", b);
+                }
                 if let (Some(deal), false) = (&s.deal, refund_all) {
                     // After a deal, each entry still in gets at least its agreed amount.
                     prop_assert_eq!(c.case, Case::AfterDeal);

@@ -2,8 +2,14 @@
 //! andra störningar" (p13–14). The registration fee ("anmälningsavgift") is the operator's; the
 //! start fees ("startavgifter") are the prize pool, exactly (§2.2 T-1.2, T-1.3).
 //!
-//! - **T-12.1, single table**: every customer still in gets the registration fee back, and they
-//!   "dela turneringens sammanlagda prispott lika mellan sig": share the pool equally.
+//! - **T-12.1, single table**: "Skulle Svenska Spels spelsystem upphöra att fungera under
+//!   pågående enbordsturnering avbryts allt spel. Alla kvarvarande Kunder får tillbaka sina
+//!   anmälningsavgifter och får dela turneringens sammanlagda prispott lika mellan sig." (Should
+//!   Svenska Spel's system stop working during a single-table tournament, all play is aborted.
+//!   All remaining customers get their registration fees back and share the tournament's total
+//!   prize pool equally between them.) "Sammanlagda prispott" is defined in §2.2: "Summan av
+//!   startavgifterna är lika med turneringens sammanlagda prispott" (the sum of the start fees
+//!   equals the tournament's total prize pool): the **whole** pool, not what is left of it.
 //! - **T-12.2, multi-table**: every customer still in gets the registration fee back, and
 //!   - **(A)** "Har ingen Kund ännu blivit utslagen återbetalas alla startavgifter": nobody out
 //!     yet, every start fee is refunded;
@@ -16,9 +22,11 @@
 //! Floor's reading (`docs/abort.md`): (A) takes precedence whatever the count; "fees" are every
 //! fee the entry paid; in (A) every start fee is refunded, rebuys' and add-ons' too (each costs
 //! "an amount equal to the start fee"), and bounty parts, which are start-fee money; the single
-//! table shares the pool less the prizes already paid (Floor pays a place at elimination, there
-//! is nothing to claw back); chips are those at the start of the interrupted hand (T-12.5:
-//! bets in unfinished hands go back).
+//! table shares the whole pool, as T-12.1 says (issue 38): a prize Floor already paid at an
+//! elimination is not clawed back (T-12.1 gives the eliminated nothing, and takes nothing from
+//! them either), so the operator covers it (`operator_cover` in the books: the pool is shared
+//! once among those still in and the prizes already paid come on top); chips are those at the
+//! start of the interrupted hand (T-12.5: bets in unfinished hands go back).
 
 use crate::cancellation::{owed_then_rest, Builder, Plan};
 use crate::error::CancelError;
@@ -51,9 +59,11 @@ pub fn cancel(b: &mut Builder, method: Method) -> Result<Plan, CancelError> {
     let pool = t.pool();
     let open = t.open_prize_money(pool);
     let (case, prize_money) = match t.snapshot.format.tables {
+        // T-12.1: "dela turneringens sammanlagda prispott lika mellan sig", the whole pool;
+        // prizes already paid stay paid, the operator covers them.
         Tables::Single => {
-            b.equal(rule, open);
-            (Case::SvenskaSpelSingleTable, open)
+            b.equal(rule, pool);
+            (Case::SvenskaSpelSingleTable, pool)
         }
         Tables::Multi if !t.in_the_money() => {
             b.fifty_fifty(rule, open);
@@ -97,6 +107,41 @@ mod tests {
         assert_eq!(lines(&c, 7), [(RefundFee, 1_000), (EqualShare, 23_333)]);
         assert!(c.statement(&player(1)).is_none(), "out: neither fee nor prize");
         assert!(c.books.balanced());
+    }
+
+    /// T-12.1 (issue 38): "Alla kvarvarande Kunder får tillbaka sina anmälningsavgifter och får
+    /// dela turneringens sammanlagda prispott lika mellan sig" (all remaining customers get
+    /// their registration fees back and share the tournament's total prize pool equally):
+    /// the whole pool, even when a place was already paid; the operator covers that prize.
+    #[test]
+    fn single_table_shares_the_whole_pool_even_after_a_prize_was_paid() {
+        // Given a single table of 7 entries at 100 kr start fee + 10 kr registration fee (öre):
+        // pool 70,000, 3 paid (35,000 / 21,000 / 14,000); entry 4 went out third and was paid
+        // 14,000; entries 2 and 5 are still in, the rest out without a prize.
+        let entries = (1..=7)
+            .map(|no| match no {
+                2 | 5 => still_in(no, paid(10_000, 1_000, 0), u64::from(no) * 1_000),
+                4 => out(no, paid(10_000, 1_000, 0), 3, 14_000),
+                _ => out(no, paid(10_000, 1_000, 0), [7, 0, 6, 0, 0, 5, 4][no as usize - 1], 0),
+            })
+            .collect();
+        // When Svenska Spel's system stops and the tournament is cancelled under §2.8.
+        let c = cancel(&snapshot(SINGLE, entries, &[35_000, 21_000, 14_000]), SvenskaSpel2012, Method::Rulebook).unwrap();
+        // Then the two still in share the whole 70,000 (35,000 each, chips irrelevant), not
+        // the 56,000 left after the third prize, each with the 10 kr fee back.
+        assert_eq!(c.case, Case::SvenskaSpelSingleTable);
+        assert_eq!(c.pool, 70_000);
+        assert_eq!(lines(&c, 2), [(RefundFee, 1_000), (EqualShare, 35_000)]);
+        assert_eq!(lines(&c, 5), [(RefundFee, 1_000), (EqualShare, 35_000)]);
+        assert!(c.statement(&player(4)).is_none(), "the third keeps the 140 kr paid, nothing more");
+        // And the books balance with the operator covering the prize already paid: 77,000 in +
+        // 14,000 cover = fees kept 5,000 + prizes paid 14,000 + statements 72,000.
+        let b = c.books;
+        assert_eq!(
+            (b.paid_in, b.operator_cover, b.fees_kept, b.prizes_already_paid, b.statements),
+            (77_000, 14_000, 5_000, 14_000, 72_000)
+        );
+        assert!(b.balanced());
     }
 
     /// T-12.2 (A): nobody out, every start fee (rebuys' and add-ons' too) and fee back.
