@@ -145,19 +145,42 @@ pub fn resolve(structure: &BlindStructure) -> Result<Structure, StructureError> 
     }
 }
 
-/// A preset: the common progression with a big-blind ante from level 5 and a 5-minute break
-/// after every sixth level.
+/// A preset: the common progression from 10/20 with a big-blind ante from level 5 and a
+/// 5-minute break after every sixth level. The families differ only in how long a level lasts:
+///
+/// | preset | level | source |
+/// |---|---|---|
+/// | standard | 15 min | 003: standard levels of 10 or 15 minutes |
+/// | turbo | 6 min | 003: turbo levels of 5, sometimes 6 minutes |
+/// | hyper-turbo | 3 min | 004 §4.36.9: blinds rise "mnohem rychleji" (much faster) |
+/// | deep stack | 20 min | 004 §4.36.7, 003: same starting blinds, longer levels |
+/// | short stack | 10 min | 004 §4.36.8: same starting blinds, shorter levels |
+///
+/// **Short stack** (004 §4.36.8, issue 38): "Turnaj označený jako „Short Stack“ znamená, že
+/// každý Sázející začíná hru s nižším počtem hracích žetonů při zachování počáteční výše Blinds
+/// […] Kromě toho se turnaje Short Stack, oproti ostatním turnajům, vyznačují kratšími obdobími,
+/// ve kterých je výše Blinds neměnná" (a tournament marked "Short Stack" means that every player
+/// starts with fewer chips **while the starting blinds are kept** […]; besides, Short Stack
+/// tournaments have shorter periods in which the blinds do not change). So the short-stack
+/// preset starts at the same 10/20 as every other preset and only its levels are shorter; it no
+/// longer starts four levels up (30/60), which kept the stack and raised the blinds instead.
+///
+/// The smaller stack itself is not the structure's: a tournament's starting stack is its
+/// definition's `starting_stack` (a structure holds blinds and times only), so a director who
+/// picks the short-stack (or deep-stack) preset sets a starting stack below (above) their
+/// standard one; the rulebooks give no figure. [`intended_stack`] says which way each preset
+/// means it.
 pub fn preset(kind: Preset) -> Structure {
-    let (seconds, skip) = match kind {
-        Preset::Standard => (900, 0),
-        Preset::Turbo => (360, 0),
-        Preset::HyperTurbo => (180, 0),
-        Preset::DeepStack => (1_200, 0),
-        Preset::ShortStack => (600, 4),
+    let seconds = match kind {
+        Preset::Standard => 900,
+        Preset::Turbo => 360,
+        Preset::HyperTurbo => 180,
+        Preset::DeepStack => 1_200,
+        Preset::ShortStack => 600,
     };
     let mut steps = Vec::new();
-    for (i, &(small_blind, big_blind)) in BLINDS.iter().skip(skip).enumerate() {
-        let big_blind_ante = i + skip >= 4;
+    for (i, &(small_blind, big_blind)) in BLINDS.iter().enumerate() {
+        let big_blind_ante = i >= 4;
         steps.push(Step::Level(Level {
             small_blind,
             big_blind,
@@ -170,6 +193,19 @@ pub fn preset(kind: Preset) -> Structure {
         }
     }
     Structure { steps, late_registration_levels: Some(6), rebuys_until_break: Some(1), push_hold_seconds: 0 }
+}
+
+/// The starting stack a preset is meant for, against the operator's standard starting stack
+/// (the definition's `starting_stack` holds the figure): smaller for short stack (004 §4.36.8
+/// "s nižším počtem hracích žetonů", with fewer chips), larger for deep stack (004 §4.36.7
+/// "s vyšším počtem hracích žetonů", with more chips; 003 "Deep Stacks" alike), the standard
+/// one otherwise; the blinds start the same for all.
+pub fn intended_stack(kind: Preset) -> std::cmp::Ordering {
+    match kind {
+        Preset::ShortStack => std::cmp::Ordering::Less,
+        Preset::DeepStack => std::cmp::Ordering::Greater,
+        Preset::Standard | Preset::Turbo | Preset::HyperTurbo => std::cmp::Ordering::Equal,
+    }
 }
 
 #[cfg(test)]
@@ -188,6 +224,56 @@ mod tests {
     fn every_preset_is_valid() {
         for kind in Preset::ALL {
             validate(&preset(kind)).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        }
+    }
+
+    fn levels(s: &Structure) -> Vec<Level> {
+        s.steps
+            .iter()
+            .filter_map(|step| match *step {
+                Step::Level(level) => Some(level),
+                Step::Break { .. } => None,
+            })
+            .collect()
+    }
+
+    /// 004 §4.36.8 (issue 38): "každý Sázející začíná hru s nižším počtem hracích žetonů při
+    /// zachování počáteční výše Blinds" (every player starts with fewer chips while the
+    /// starting blinds are kept), and "kratšími obdobími, ve kterých je výše Blinds neměnná"
+    /// (shorter periods in which the blinds stay the same).
+    #[test]
+    fn short_stack_keeps_the_standard_starting_blinds_with_shorter_levels() {
+        // Given the standard and the short-stack presets.
+        let (standard, short) = (preset(Preset::Standard), preset(Preset::ShortStack));
+        // When their levels are compared one by one.
+        let (standard, short) = (levels(&standard), levels(&short));
+        // Then the short stack starts at the standard 10/20 (not four levels up at 30/60) and
+        // keeps the standard blinds and antes at every level, each level shorter.
+        assert_eq!((short[0].small_blind, short[0].big_blind, short[0].ante), (10, 20, 0));
+        assert_eq!(short.len(), standard.len());
+        for (s, d) in short.iter().zip(&standard) {
+            assert_eq!((s.small_blind, s.big_blind, s.ante, s.big_blind_ante), (d.small_blind, d.big_blind, d.ante, d.big_blind_ante));
+            assert!(s.seconds < d.seconds, "short-stack levels are shorter: {} against {}", s.seconds, d.seconds);
+        }
+        // And the smaller stack is the definition's: the preset means one below the standard.
+        assert_eq!(intended_stack(Preset::ShortStack), std::cmp::Ordering::Less);
+        assert_eq!(intended_stack(Preset::DeepStack), std::cmp::Ordering::Greater);
+        assert_eq!(intended_stack(Preset::Standard), std::cmp::Ordering::Equal);
+    }
+
+    /// The other presets are as they were before the short-stack fix: 30 levels from 10/20 to
+    /// 10,000/20,000, big-blind ante from level 5, a 5-minute break after every sixth level.
+    #[test]
+    fn the_other_presets_are_unchanged() {
+        for (kind, seconds) in [(Preset::Standard, 900), (Preset::Turbo, 360), (Preset::HyperTurbo, 180), (Preset::DeepStack, 1_200)] {
+            let s = preset(kind);
+            assert_eq!(s.steps.len(), 35, "{kind:?}");
+            assert_eq!((s.late_registration_levels, s.rebuys_until_break, s.push_hold_seconds), (Some(6), Some(1), 0));
+            let l = levels(&s);
+            assert!(l.iter().all(|l| l.seconds == seconds), "{kind:?}");
+            assert_eq!((l[0].small_blind, l[0].big_blind, l[29].small_blind, l[29].big_blind), (10, 20, 10_000, 20_000));
+            assert_eq!(l.iter().position(|l| l.big_blind_ante), Some(4));
+            assert!(matches!(s.steps[6], Step::Break { seconds: 300, color_up: None }), "{kind:?}");
         }
     }
 
