@@ -8,7 +8,7 @@
 //! - **Headers**, on pages, the JSON API and the live feeds alike: `X-Frame-Options: DENY`,
 //!   `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer`, and a
 //!   `Content-Security-Policy` unless the handler set its own (the console's): for a page,
-//!   [`crate::html::page_policy`] (the page's own style and script by their hashes, the live
+//!   [`crate::pages::html::page_policy`] (the page's own style and script by their hashes, the live
 //!   feed from the same origin, nothing else), for anything else `default-src 'none';
 //!   frame-ancestors 'none'`.
 //! - **JSON errors**: an error status whose body is not JSON, not a page and not a feed is one
@@ -19,7 +19,7 @@
 //! What hyper answers before a request reaches axum cannot be changed here: see
 //! [`crate::server`].
 
-use crate::http::error;
+use crate::respond::error;
 use crate::server::{LARGEST_HEAD, LONGEST_URI, MOST_HEADERS};
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
@@ -108,7 +108,7 @@ pub async fn harden(request: Request, next: Next) -> Response {
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
     if !headers.contains_key(header::CONTENT_SECURITY_POLICY) {
-        let policy = if is_page { crate::html::page_policy() } else { NOT_A_PAGE_POLICY };
+        let policy = if is_page { crate::pages::html::page_policy() } else { NOT_A_PAGE_POLICY };
         headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(policy));
     }
     response

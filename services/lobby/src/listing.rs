@@ -1,7 +1,7 @@
 //! The tournament list's query: filters by state and format, the order, and pages. Pure: the
 //! instant a late registration is judged at comes in as an argument.
 
-use crate::domain::{LobbyDocument, LobbyState};
+use crate::document::{LobbyDocument, LobbyState};
 use chrono::{DateTime, Utc};
 use floor_events::tournament::EntryModel;
 
@@ -87,7 +87,7 @@ impl StateFilter {
 impl std::str::FromStr for StateFilter {
     type Err = QueryError;
     fn from_str(s: &str) -> Result<Self, QueryError> {
-        Self::ALL.into_iter().find(|f| f.as_str() == s).ok_or_else(|| QueryError::UnknownState(crate::http::echoed(s)))
+        Self::ALL.into_iter().find(|f| f.as_str() == s).ok_or_else(|| QueryError::UnknownState(crate::respond::echoed(s)))
     }
 }
 
@@ -167,7 +167,7 @@ impl Format {
 impl std::str::FromStr for Format {
     type Err = QueryError;
     fn from_str(s: &str) -> Result<Self, QueryError> {
-        Self::ALL.into_iter().find(|f| f.as_str() == s).ok_or_else(|| QueryError::UnknownFormat(crate::http::echoed(s)))
+        Self::ALL.into_iter().find(|f| f.as_str() == s).ok_or_else(|| QueryError::UnknownFormat(crate::respond::echoed(s)))
     }
 }
 
@@ -204,7 +204,7 @@ impl Query {
             v.parse::<u32>()
                 .ok()
                 .filter(|n| (1..=max).contains(n))
-                .ok_or_else(|| QueryError::BadNumber(name, bound, crate::http::echoed(v)))
+                .ok_or_else(|| QueryError::BadNumber(name, bound, crate::respond::echoed(v)))
         };
         Ok(Self {
             state: given(state).map(str::parse).transpose()?,
@@ -329,9 +329,9 @@ mod tests {
         let past = doc(LobbyState::Running, Some("2027-01-10T18:30:00Z"));
         let not_started = doc(LobbyState::Registering, Some("2027-01-10T20:00:00Z"));
         let mut closed_by_the_clock = open.clone();
-        closed_by_the_clock.clock = Some(crate::clock::LobbyClock {
+        closed_by_the_clock.clock = Some(crate::document::clock::LobbyClock {
             late_registration_closed: true,
-            ..crate::clock::LobbyClock::new(crate::clock::no_structure())
+            ..crate::document::clock::LobbyClock::new(crate::document::clock::no_structure())
         });
         let late = StateFilter::LateRegistration;
         assert!(late.matches(&open, now));

@@ -3,7 +3,7 @@
 //! rendered for the page), as Server-Sent Events.
 //!
 //! One KV watch per process feeds them all: the watch that keeps the list's cache
-//! ([`crate::http::LobbyCache`]) hands each new revision to [`Feeds::publish`], which passes it
+//! ([`crate::cache::LobbyCache`]) hands each new revision to [`Feeds::publish`], which passes it
 //! to the tournament's `tokio::sync::watch` channel if anyone listens. A thousand clients of
 //! one tournament are then one NATS consumer and one channel, not a thousand consumers.
 //!

@@ -21,7 +21,7 @@ pub async fn serve() -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::LobbyDocument;
+    use crate::document::LobbyDocument;
     use floor_events::tournament::{Start, TournamentDefinition};
     use serde_json::Value;
 

@@ -5,7 +5,7 @@
 //! checkpoint after them; each document also remembers the last sequence folded in, so a commit
 //! delivered twice (after a crash between the write and the checkpoint) changes nothing.
 
-use crate::domain::LobbyDocument;
+use crate::document::LobbyDocument;
 use async_nats::jetstream::kv;
 use floor_events::commit::Events;
 use floor_events::registration::TournamentEvent;

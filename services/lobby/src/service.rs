@@ -1,9 +1,10 @@
 //! Wiring: the lobby's two projection runners (documents, seat maps) and the HTTP server.
 
-use crate::http::{router, LobbyCache};
+use crate::cache::seats::SeatCache;
+use crate::cache::LobbyCache;
 use crate::projection::LobbyProjection;
+use crate::router::router;
 use crate::seat_map_store::SeatMapProjection;
-use crate::seat_pages::SeatCache;
 use floor_events::subjects;
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::projection::ProjectionRunner;

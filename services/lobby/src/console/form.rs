@@ -32,7 +32,7 @@ impl Fields {
     /// Decodes an urlencoded body with `form_urlencoded` (the WHATWG parser of the `url` crate):
     /// `+` is a space, `%XX` a byte; the result must be UTF-8.
     /// No field but the password may hold a character that is invisible or turns the text
-    /// around it ([`crate::html::is_hidden`]: a bidi override, a zero-width space…): a name or
+    /// around it ([`crate::pages::html::is_hidden`]: a bidi override, a zero-width space…): a name or
     /// a reason with one could pass for another in the pages and the audit (issue 34).
     ///
     /// # Errors
@@ -53,7 +53,7 @@ impl Fields {
         let mut fields = HashMap::new();
         for (name, value) in form_urlencoded::parse(body) {
             let hidden =
-                name.chars().chain(if name == "password" { "".chars() } else { value.chars() }).find(|c| crate::html::is_hidden(*c));
+                name.chars().chain(if name == "password" { "".chars() } else { value.chars() }).find(|c| crate::pages::html::is_hidden(*c));
             if let Some(c) = hidden {
                 return Err(invalid(
                     "text",

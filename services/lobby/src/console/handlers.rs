@@ -5,7 +5,7 @@ use super::form::{self, Action, Fields, FormError};
 use super::guard::{ClientKey, Refusal};
 use super::pages::{self, Audited, LastReports, Notice, Signed};
 use super::{auth::Session, Console};
-use crate::seat_pages::Held;
+use crate::cache::seats::Held;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -133,7 +133,7 @@ impl Console {
     }
 
     /// The tables of `tournament`, as the lobby's seat map holds them
-    /// ([`crate::seat_pages::SeatCache`]), and when each open one last reported.
+    /// ([`crate::cache::seats::SeatCache`]), and when each open one last reported.
     async fn tables(&self, tournament: TournamentId) -> (Held, LastReports) {
         let seats = self.cache.seats();
         seats.caught_up(tournament).await;

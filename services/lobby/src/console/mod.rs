@@ -42,7 +42,7 @@ pub mod guard;
 mod handlers;
 pub mod pages;
 
-use crate::http::LobbyCache;
+use crate::cache::LobbyCache;
 use async_nats::jetstream::{self, kv};
 use auth::{PasswordHash, Sessions};
 use floor_runtime::bootstrap::Backbone;

@@ -3,14 +3,14 @@
 //!
 //! As on the players' pages, every text that came from a user (tournament, player and director
 //! names, reasons, a service's message) is written as [`Text`] (escaped by
-//! [`crate::html::escape`]), in pages written with `maud`.
+//! [`crate::pages::html::escape`]), in pages written with `maud`.
 
 use super::form::{Action, Template};
-use crate::clock::ClockStatus;
-use crate::domain::{LobbyDocument, LobbyState};
-use crate::html::{csp_hash, duration, instant, name, Text, STYLE};
-use crate::list_page::state_badge;
-use crate::seat_pages::Held;
+use crate::cache::seats::Held;
+use crate::document::clock::ClockStatus;
+use crate::document::{LobbyDocument, LobbyState};
+use crate::pages::html::{csp_hash, duration, instant, name, Text, STYLE};
+use crate::pages::list::state_badge;
 use chrono::{DateTime, Utc};
 use floor_events::TournamentId;
 use maud::{html, Markup, PreEscaped, Render};
@@ -293,8 +293,8 @@ pub fn tournament(
         "\n"
         (notice(last))
         // Suspended (by a director, or by Floor when tables fell silent) or cancelled in play: why.
-        (crate::tournament_page::play_section(doc))
-        @if let Some(clock) = &doc.clock { (crate::tournament_page::clock_section(clock, now)) }
+        (crate::pages::tournament::play_section(doc))
+        @if let Some(clock) = &doc.clock { (crate::pages::tournament::clock_section(clock, now)) }
         (actions(doc, signed))
         (tables_section(tables, reports, now))
         (audit_section(audit))
@@ -403,7 +403,7 @@ fn tables_section(tables: &Held, reports: &LastReports, now: DateTime<Utc>) -> M
                                             Some(p) => { (name(p.as_str())) }
                                             None => { "entry " (o.entry) }
                                         }
-                                        " (" (crate::money::grouped(o.chips)) ")"
+                                        " (" (crate::pages::money::grouped(o.chips)) ")"
                                     }
                                     " " span class="muted" { "· " (table.seats.len()) " seated" }
                                 }
@@ -489,7 +489,7 @@ mod tests {
     /// is suspended: only Resume play restarts it; after the end nothing is.
     #[test]
     fn a_suspended_tournament_offers_resume_play_and_no_clock_resume_and_an_ended_one_nothing() {
-        use crate::clock::LobbyClock;
+        use crate::document::clock::LobbyClock;
         use floor_events::clock::{ClockEvent, StepCause};
         let definition: floor_events::tournament::TournamentDefinition = serde_json::from_value(serde_json::json!({
             "name": "Daily", "start": {"at": "2027-01-10T18:00:00Z"}, "table_size": 9, "starting_stack": 10000,

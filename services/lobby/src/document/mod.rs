@@ -2,6 +2,26 @@
 //!
 //! Everything in it is a counter or a copy of the definition, so a document is folded from its
 //! own previous value and the next commit alone: no player lists, no other state.
+//!
+//! Each service's part of the document is a section of its own, folded from that service's
+//! events, pure like the rest (no I/O: the projection stores what these fold):
+//!
+//! - [`clock`]: level, blinds, next level and break, folded from clock events.
+//! - [`payouts`]: the payout table (projected, then locked), cashes, a deal.
+//! - [`rebuys`]: terms, period, rebuys and add-ons bought, open offers.
+//! - [`bounties`]: terms, bounty pool, paid so far, remaining bounties, mystery envelopes left,
+//!   the target once public.
+//! - [`abort`]: the play section: suspended (the reason players are shown, since when) or
+//!   cancelled in play (why, the method, the statements' total).
+//! - [`bubble`]: the hand-for-hand section: off or on, hand k, the tables waited for and since
+//!   when.
+
+pub mod abort;
+pub mod bounties;
+pub mod bubble;
+pub mod clock;
+pub mod payouts;
+pub mod rebuys;
 
 use chrono::{DateTime, Utc};
 use floor_events::clock::ClockEvent;
@@ -51,7 +71,7 @@ pub struct Books {
     pub prize_pool: Money,
 }
 
-pub use crate::clock::LobbyClock;
+pub use clock::LobbyClock;
 
 /// One tournament in the lobby.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -109,19 +129,19 @@ pub struct LobbyDocument {
     pub payout_table: Option<floor_events::tournament::FixedPayouts>,
     /// Rebuys and the add-on, for a tournament that has them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rebuys: Option<crate::rebuys::LobbyRebuys>,
+    pub rebuys: Option<rebuys::LobbyRebuys>,
     /// Payout table (projected until locked), places paid, cashes.
     #[serde(default)]
-    pub payouts: Option<crate::payouts::LobbyPayouts>,
+    pub payouts: Option<payouts::LobbyPayouts>,
     /// Bounties, for a tournament that has them; `books.prize_pool` then leaves their parts out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bounties: Option<crate::bounties::LobbyBounties>,
+    pub bounties: Option<bounties::LobbyBounties>,
     /// Hand-for-hand: off or on, hand k, the tables waited for and since when.
     #[serde(default)]
-    pub hand_for_hand: crate::bubble::LobbyHandForHand,
+    pub hand_for_hand: bubble::LobbyHandForHand,
     /// Play suspended (and why), or cancelled in play (and its statements' total).
-    #[serde(default, skip_serializing_if = "crate::abort::LobbyPlay::is_quiet")]
-    pub play: crate::abort::LobbyPlay,
+    #[serde(default, skip_serializing_if = "abort::LobbyPlay::is_quiet")]
+    pub play: abort::LobbyPlay,
     /// Stream sequence of the last commit folded in: older commits are ignored.
     pub last_sequence: u64,
 }
@@ -160,9 +180,9 @@ impl LobbyDocument {
             cancellation: None,
             clock: None,
             payout_table: def.payout_table.clone(),
-            rebuys: (def.rebuy.is_some() || def.add_on.is_some()).then(|| crate::rebuys::LobbyRebuys::new(def.rebuy, def.add_on)),
+            rebuys: (def.rebuy.is_some() || def.add_on.is_some()).then(|| rebuys::LobbyRebuys::new(def.rebuy, def.add_on)),
             payouts: None,
-            bounties: def.bounty.as_ref().map(|terms| crate::bounties::LobbyBounties::new(terms, currency)),
+            bounties: def.bounty.as_ref().map(|terms| bounties::LobbyBounties::new(terms, currency)),
             hand_for_hand: Default::default(),
             play: Default::default(),
             last_sequence: sequence,
@@ -267,11 +287,11 @@ impl LobbyDocument {
 
     /// The table the field so far would lock; `None` once it is locked or when the one shown
     /// is for this field already.
-    pub fn projected_payouts(&self) -> Option<crate::payouts::LobbyPayouts> {
+    pub fn projected_payouts(&self) -> Option<payouts::LobbyPayouts> {
         if self.payouts.as_ref().is_some_and(|p| p.locked || p.entries == self.entrants) || self.state == LobbyState::Cancelled {
             return None;
         }
-        crate::payouts::LobbyPayouts::projected(&floor_rules::field::Field {
+        payouts::LobbyPayouts::projected(&floor_rules::field::Field {
             entries: self.entrants,
             contributions: self.books.prize_pool,
             guarantee: self.prize_pool.guarantee,

@@ -1,5 +1,5 @@
-//! Who sits where, served: the seat map and the player search, as pages and as JSON, from an
-//! in-memory copy of bucket [`crate::seat_map::BUCKET`] that a KV watch keeps current.
+//! Who sits where, served: the seat map and the player search, as pages and as JSON, from the
+//! in-memory copy of bucket [`crate::seat_map::BUCKET`] ([`crate::cache::seats::SeatCache`]).
 //!
 //! | route | what |
 //! |---|---|
@@ -8,148 +8,27 @@
 //! | `GET /api/tournaments/{id}/tables?page=&per_page=` | the same tables, JSON |
 //! | `GET /api/tournaments/{id}/players?name=` | the same search, JSON |
 
-use crate::html::{document, facts, Text};
-use crate::http::{bad_path, error, html, html_error, json, not_shown, path_id, LobbyCache, NotShown};
+use super::html::{document, facts, Text};
+use super::html_error;
+use super::money::grouped;
+use crate::cache::seats::{Held, SEARCH_LIMIT};
+use crate::cache::LobbyCache;
 use crate::listing::{Page, Query};
-use crate::money::grouped;
-use crate::seat_map::{search, Closure, Found, Key, RecentMove, RosterChunk, SeatsSummary, TableDoc};
-use async_nats::jetstream::kv;
+use crate::respond::{bad_path, echoed, error, html, json, not_shown, path_id, NotShown};
+use crate::seat_map::{Closure, Found, RecentMove, SeatsSummary, TableDoc};
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use floor_events::seating::MoveReason;
 use floor_events::TournamentId;
-use futures::StreamExt;
 use maud::{html, Markup, Render};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, RwLock};
-use std::time::Duration;
-use tokio_util::sync::CancellationToken;
 
-/// The most entries a search answers.
-pub const SEARCH_LIMIT: usize = 50;
 /// The longest name a search takes (a player id is at most 64 characters).
 pub const SEARCH_MOST: usize = 64;
 /// Tables per page of the seat map.
 pub const TABLES_PER_PAGE: u32 = 30;
-
-/// One tournament's seat map as the bucket holds it.
-#[derive(Debug, Default, Clone)]
-pub struct Held {
-    /// The summary, once stored.
-    pub summary: Option<SeatsSummary>,
-    /// Open tables.
-    pub tables: BTreeMap<u32, TableDoc>,
-    /// Roster parts.
-    pub roster: BTreeMap<u32, RosterChunk>,
-}
-
-/// How long a request waits for the cache to hold what the bucket already has.
-pub const CATCH_UP: Duration = Duration::from_secs(1);
-
-/// Tournament → its seat map, as last seen in the bucket.
-#[derive(Clone)]
-pub struct SeatCache {
-    // std RwLock: held only to copy in or out, never across an await.
-    held: Arc<RwLock<HashMap<TournamentId, Held>>>,
-    /// The bucket, to read a summary's newest revision (absent: a cache that stays empty).
-    bucket: Option<kv::Store>,
-    /// The newest revision the cache holds.
-    applied: tokio::sync::watch::Receiver<u64>,
-}
-
-impl Default for SeatCache {
-    fn default() -> Self {
-        Self { held: Arc::default(), bucket: None, applied: tokio::sync::watch::channel(0).1 }
-    }
-}
-
-impl SeatCache {
-    /// Starts watching the bucket (current values first, then changes) until `shutdown`.
-    ///
-    /// # Errors
-    /// When the watch cannot be started.
-    pub async fn watch(bucket: kv::Store, shutdown: CancellationToken) -> Result<Self, kv::WatchError> {
-        let (applied, revision) = tokio::sync::watch::channel(0);
-        let cache = Self { held: Arc::default(), bucket: Some(bucket.clone()), applied: revision };
-        let mut entries = bucket.watch_all_from_revision(1).await?;
-        let held = cache.held.clone();
-        tokio::spawn(async move {
-            loop {
-                let entry = tokio::select! {
-                    _ = shutdown.cancelled() => break,
-                    entry = entries.next() => entry,
-                };
-                match entry {
-                    Some(Ok(entry)) => {
-                        if let Some(key) = Key::parse(&entry.key) {
-                            let put = entry.operation == kv::Operation::Put;
-                            keep(&mut held.write().expect("seat cache poisoned"), key, put.then_some(&entry.value[..]));
-                        }
-                        applied.send_replace(entry.revision);
-                    }
-                    Some(Err(e)) => tracing::warn!(error = %e, "seat-map watch"),
-                    None => break,
-                }
-            }
-        });
-        Ok(cache)
-    }
-
-    /// One tournament's seat map, copied out.
-    pub fn get(&self, tournament: TournamentId) -> Option<Held> {
-        self.held.read().expect("seat cache poisoned").get(&tournament).cloned()
-    }
-
-    /// Waits (up to [`CATCH_UP`]) until the cache holds the tournament's summary the bucket
-    /// holds now, so a reader who saw a seat change in KV finds it here too. The summary is
-    /// stored after the tables and roster parts it counts, so those are in as well.
-    pub async fn caught_up(&self, tournament: TournamentId) {
-        let Some(bucket) = &self.bucket else { return };
-        let Ok(Some(entry)) = bucket.entry(crate::seat_map::summary_key(tournament)).await else { return };
-        let mut applied = self.applied.clone();
-        let _ = tokio::time::timeout(CATCH_UP, applied.wait_for(|a| *a >= entry.revision)).await;
-    }
-
-    /// One tournament's summary.
-    pub fn summary(&self, tournament: TournamentId) -> Option<SeatsSummary> {
-        self.held.read().expect("seat cache poisoned").get(&tournament).and_then(|h| h.summary.clone())
-    }
-
-    /// The entries of `tournament` whose player name holds `name`.
-    pub fn search(&self, tournament: TournamentId, name: &str) -> Vec<Found> {
-        let held = self.held.read().expect("seat cache poisoned");
-        let Some(map) = held.get(&tournament) else { return vec![] };
-        search(map.roster.values(), map.tables.values(), name, SEARCH_LIMIT)
-    }
-}
-
-/// Folds one bucket entry (`None`: deleted) into what is held. An unreadable document is left
-/// out and logged.
-fn keep(held: &mut HashMap<TournamentId, Held>, key: Key, value: Option<&[u8]>) {
-    fn read<T: serde::de::DeserializeOwned>(value: &[u8]) -> Option<T> {
-        serde_json::from_slice(value).map_err(|e| tracing::warn!(error = %e, "unreadable seat-map document")).ok()
-    }
-    match key {
-        Key::Summary(t) => held.entry(t).or_default().summary = value.and_then(read),
-        Key::Table(t, n) => {
-            let map = held.entry(t).or_default();
-            match value.and_then(read) {
-                Some(table) => drop(map.tables.insert(n, table)),
-                None => drop(map.tables.remove(&n)),
-            }
-        }
-        Key::Roster(t, k) => {
-            let map = held.entry(t).or_default();
-            match value.and_then(read) {
-                Some(chunk) => drop(map.roster.insert(k, chunk)),
-                None => drop(map.roster.remove(&k)),
-            }
-        }
-    }
-}
 
 /// The URL parameters of the seat map and the search.
 #[derive(Debug, Default, serde::Deserialize)]
@@ -253,7 +132,7 @@ async fn page_tournament(cache: &LobbyCache, id: Result<Path<String>, PathReject
     let Ok(Path(id)) = id else { return Err(html_error(StatusCode::BAD_REQUEST, "not a tournament id")) };
     match cache.document(&id).await {
         Ok(doc) => Ok((doc.tournament_id, doc.name)),
-        Err(NotShown::Unknown) => Err(html_error(StatusCode::NOT_FOUND, &format!("No tournament {}.", crate::http::echoed(&id)))),
+        Err(NotShown::Unknown) => Err(html_error(StatusCode::NOT_FOUND, &format!("No tournament {}.", echoed(&id)))),
         Err(NotShown::NotYet) => Err(html_error(StatusCode::SERVICE_UNAVAILABLE, "This tournament is just created; reload in a moment.")),
     }
 }
@@ -311,7 +190,7 @@ pub fn search_form(t: TournamentId, value: &str) -> Markup {
 fn player(p: Option<&floor_events::PlayerId>) -> Markup {
     html! {
         @match p {
-            Some(p) => { (crate::html::name(p.as_str())) }
+            Some(p) => { (super::html::name(p.as_str())) }
             None => { span class="muted" { "unknown" } }
         }
     }
@@ -398,7 +277,7 @@ pub(crate) fn render_tables(t: TournamentId, name: &str, summary: Option<&SeatsS
     document(
         &format!("{name}: tables"),
         html! {
-            h1 { (crate::html::name(name)) ": tables" }
+            h1 { (super::html::name(name)) ": tables" }
             "\n"
             p { a href={ "/tournaments/" (t) } { "Back to the tournament" } }
             "\n"
@@ -455,7 +334,7 @@ pub(crate) fn render_search(t: TournamentId, name: &str, wanted: &str, found: &[
     document(
         &format!("{name}: find a player"),
         html! {
-            h1 { (crate::html::name(name)) ": find a player" }
+            h1 { (super::html::name(name)) ": find a player" }
             "\n"
             p { a href={ "/tournaments/" (t) } { "Back to the tournament" } }
             "\n"
@@ -477,7 +356,7 @@ pub(crate) fn render_search(t: TournamentId, name: &str, wanted: &str, found: &[
                     tbody {
                         @for f in found {
                             tr class="player-hit" {
-                                td class="player" { (crate::html::name(f.player.as_str())) }
+                                td class="player" { (super::html::name(f.player.as_str())) }
                                 td class="num entry" { (f.entry.0) }
                                 @match (f.out, f.table, f.seat) {
                                     (true, ..) => { td class="num table" { "out" } td class="num seat" {} td class="num chips" {} }
@@ -507,7 +386,7 @@ pub(crate) fn render_search(t: TournamentId, name: &str, wanted: &str, found: &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::seat_map::{table_key, Occupant};
+    use crate::seat_map::Occupant;
     use floor_events::{EntryNo, PlayerId};
 
     fn t() -> TournamentId {
@@ -530,19 +409,6 @@ mod tests {
             hand_running: true,
             hands: 3,
         }
-    }
-
-    #[test]
-    fn the_cache_keeps_puts_and_forgets_deletes() {
-        let mut held = HashMap::new();
-        let doc = serde_json::to_vec(&table(3, &[(1, 1, "ana", 500)])).unwrap();
-        keep(&mut held, Key::parse(&table_key(t(), 3)).unwrap(), Some(&doc));
-        assert_eq!(held[&t()].tables[&3].seats[0].chips, 500);
-        keep(&mut held, Key::Table(t(), 3), Some(b"not json"));
-        assert!(held[&t()].tables.is_empty(), "an unreadable document is left out, not kept stale");
-        keep(&mut held, Key::Table(t(), 3), Some(&doc));
-        keep(&mut held, Key::Table(t(), 3), None);
-        assert!(held[&t()].tables.is_empty(), "a closed table's key is deleted");
     }
 
     #[test]

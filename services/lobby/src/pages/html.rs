@@ -21,9 +21,9 @@ use floor_events::Money;
 use maud::{html, Markup, PreEscaped, Render};
 
 /// The lobby's style sheet.
-pub const STYLE: &str = include_str!("../assets/lobby.css");
+pub const STYLE: &str = include_str!("../../assets/lobby.css");
 /// The lobby's script: instants in the viewer's time zone, countdowns, and the live feed.
-pub const SCRIPT: &str = include_str!("../assets/lobby.js");
+pub const SCRIPT: &str = include_str!("../../assets/lobby.js");
 
 /// Whether `c` is invisible or changes the direction of the text around it: the bidi
 /// embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), the marks (U+200E,
@@ -138,9 +138,9 @@ pub fn words<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_value(value).ok().and_then(|v| v.as_str().map(|s| s.replace('_', " "))).unwrap_or_default()
 }
 
-/// Money by the one rule ([`crate::money::format`]).
+/// Money by the one rule ([`super::money::format`]).
 pub fn money(amount: Money) -> Markup {
-    html! { (Text(&crate::money::format(amount))) }
+    html! { (Text(&super::money::format(amount))) }
 }
 
 /// An instant: UTC text in the page, which the script rewrites in the viewer's time zone.
@@ -252,12 +252,12 @@ mod tests {
 /// --nocapture`; with `RENDER_DUMP=dir`, each page is also written there, to compare outputs.
 #[cfg(test)]
 mod render_bench {
-    use crate::clock::LobbyClock;
+    use crate::cache::seats::Held;
     use crate::console::pages::{self, Audited, LastReports, Notice, Signed};
-    use crate::domain::{LobbyDocument, LobbyState};
+    use crate::document::clock::LobbyClock;
+    use crate::document::{LobbyDocument, LobbyState};
     use crate::listing::{Page, Query};
     use crate::seat_map::{ClosedTable, Closure, Found, Occupant, RecentMove, SeatsSummary, TableDoc};
-    use crate::seat_pages::Held;
     use chrono::{DateTime, Utc};
     use floor_events::abort::statement::{Books, Inputs, Line, LineKind, Rule, Statement};
     use floor_events::abort::Statements;
@@ -429,11 +429,11 @@ mod render_bench {
             .collect();
         let done = Notice::Done("Clock paused".into());
 
-        time("list", || crate::list_page::render(&Page::of(docs.clone(), 1, 20), &query, t0()));
-        time("tournament", || crate::tournament_page::render(&doc, Some(&structure), Some(&seats), t0()));
-        time("statement", || crate::statements::render(t, &doc.name, Currency::EUR, &player, &statements));
-        time("seat_map", || crate::seat_pages::render_tables(t, &doc.name, Some(&seats), &shown));
-        time("player_search", || crate::seat_pages::render_search(t, &doc.name, "player1", &found));
+        time("list", || crate::pages::list::render(&Page::of(docs.clone(), 1, 20), &query, t0()));
+        time("tournament", || crate::pages::tournament::render(&doc, Some(&structure), Some(&seats), t0()));
+        time("statement", || crate::pages::statements::render(t, &doc.name, Currency::EUR, &player, &statements));
+        time("seat_map", || crate::pages::seats::render_tables(t, &doc.name, Some(&seats), &shown));
+        time("player_search", || crate::pages::seats::render_search(t, &doc.name, "player1", &found));
         time("console_login", || pages::login(Some("Wrong password.")));
         time("console_index", || pages::index(&docs, &signed, Some(&done), t0()));
         time("console_tournament", || pages::tournament(&doc, &held, &reports, &audit, &signed, Some(&done), t0()));

@@ -2,11 +2,49 @@
 //! viewer's time zone, buy-in and fee, entrants, the prize pool with guarantee and overlay, and
 //! pages.
 
-use crate::domain::{LobbyDocument, LobbyState};
-use crate::html::{document, instant, money, name, Text};
-use crate::listing::{late_registration_open, Format, Page, Query, StateFilter};
+use super::html::{document, instant, money, name, Text};
+use super::html_error;
+use crate::cache::LobbyCache;
+use crate::document::{LobbyDocument, LobbyState};
+use crate::listing::{late_registration_open, Format, Page, Query, QueryError, StateFilter};
+use crate::respond::html;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
 use chrono::{DateTime, Utc};
 use maud::{html, Markup};
+use std::sync::Arc;
+
+/// The list's URL parameters, as given (parsed by [`Query::parse`], so a wrong value gets the
+/// lobby's own error).
+#[derive(Debug, Default, serde::Deserialize)]
+pub(crate) struct ListParams {
+    state: Option<String>,
+    format: Option<String>,
+    page: Option<String>,
+    per_page: Option<String>,
+}
+
+pub(crate) fn list_query(params: Result<axum::extract::Query<ListParams>, QueryRejection>) -> Result<Query, String> {
+    let axum::extract::Query(p) = params.map_err(|r| r.body_text())?;
+    Query::parse(p.state.as_deref(), p.format.as_deref(), p.page.as_deref(), p.per_page.as_deref()).map_err(|e: QueryError| e.to_string())
+}
+
+/// `GET /`: the list page.
+pub(crate) async fn list_html(
+    State(cache): State<LobbyCache>,
+    params: Result<axum::extract::Query<ListParams>, QueryRejection>,
+) -> Response {
+    let query = match list_query(params) {
+        Ok(query) => query,
+        Err(message) => return html_error(StatusCode::BAD_REQUEST, &message),
+    };
+    let selected = cache.select(&query);
+    let docs: Vec<Arc<LobbyDocument>> = selected.items.iter().filter_map(|(_, _, doc)| doc.clone()).collect();
+    let shown = Page { items: docs, page: selected.page, per_page: selected.per_page, total: selected.total, pages: selected.pages };
+    html(StatusCode::OK, render(&shown, &query, cache.clock.now()))
+}
 
 /// The list page for `query`, showing `shown` (one page of the filtered list), judged at `now`.
 pub fn render(shown: &Page<std::sync::Arc<LobbyDocument>>, query: &Query, now: DateTime<Utc>) -> String {

@@ -3,17 +3,43 @@
 //! frames it once, and the live feed (`GET /tournaments/{id}/events`) sends it again, rendered
 //! by the same function, at every new revision of the document.
 
-use crate::clock::{ClockStatus, LobbyClock};
-use crate::domain::{LobbyDocument, LobbyState};
-use crate::html::{countdown, document, duration, facts, instant, money, name, words, Text};
-use crate::list_page::{formats, state_badge};
-use crate::money::grouped;
+use super::html::{countdown, document, duration, facts, instant, money, name, words, Text};
+use super::html_error;
+use super::list::{formats, state_badge};
+use super::money::grouped;
+use crate::cache::LobbyCache;
+use crate::document::clock::{ClockStatus, LobbyClock};
+use crate::document::{LobbyDocument, LobbyState};
+use crate::respond::{echoed, html, NotShown};
 use crate::seat_map::SeatsSummary;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
 use chrono::{DateTime, Utc};
 use floor_events::clock::{Step, Structure};
 use floor_events::registration::CancellationReason;
 use floor_events::Money;
 use maud::{html, Markup, Render};
+
+/// `GET /tournaments/{id}`: the tournament page.
+pub(crate) async fn tournament_html(State(cache): State<LobbyCache>, id: Result<Path<String>, PathRejection>) -> Response {
+    let Ok(Path(id)) = id else { return html_error(StatusCode::BAD_REQUEST, "not a tournament id") };
+    let revision = match cache.get(&id).await {
+        Ok(revision) => revision,
+        Err(NotShown::Unknown) => return html_error(StatusCode::NOT_FOUND, &format!("No tournament {}.", echoed(&id))),
+        Err(NotShown::NotYet) => {
+            return html_error(StatusCode::SERVICE_UNAVAILABLE, "This tournament is just created; reload in a moment.")
+        }
+    };
+    let Ok(doc) = serde_json::from_slice::<LobbyDocument>(&revision.json) else {
+        return html_error(StatusCode::INTERNAL_SERVER_ERROR, "This tournament's document does not read.");
+    };
+    let structure = cache.structure(&id).await.and_then(|s| serde_json::from_slice(&s).ok());
+    cache.seats.caught_up(doc.tournament_id).await;
+    let seats = cache.seats.summary(doc.tournament_id);
+    html(StatusCode::OK, render(&doc, structure.as_ref(), seats.as_ref(), cache.clock.now()))
+}
 
 /// The whole page: the live part, and the structure (when it has one) below it.
 pub fn render(doc: &LobbyDocument, structure: Option<&Structure>, seats: Option<&SeatsSummary>, now: DateTime<Utc>) -> String {
@@ -21,12 +47,12 @@ pub fn render(doc: &LobbyDocument, structure: Option<&Structure>, seats: Option<
     document(
         &doc.name,
         html! {
-            main id="live" data-events={ "/tournaments/" (id) "/events" } { "\n" (live_markup(doc, now)) (crate::seat_pages::tables_section(id, seats)) }
+            main id="live" data-events={ "/tournaments/" (id) "/events" } { "\n" (live_markup(doc, now)) (super::seats::tables_section(id, seats)) }
             "\n"
             p class="muted" id="live-status" { "connecting…" }
             "\n"
             // Outside the live part: an update must not wipe what a player is typing.
-            (crate::seat_pages::search_form(id, ""))
+            (super::seats::search_form(id, ""))
             @if let Some(structure) = structure {
                 (structure_table(structure, doc.clock.as_ref().and_then(|c| c.step)))
             }
@@ -44,7 +70,7 @@ pub fn render(doc: &LobbyDocument, structure: Option<&Structure>, seats: Option<
 /// The live part with the tables section (counts, recent moves and closures) from the seat
 /// map as it stands: what the page shows and its feed sends.
 pub fn live_with_tables(doc: &LobbyDocument, seats: Option<&SeatsSummary>, now: DateTime<Utc>) -> String {
-    html! { (live_markup(doc, now)) (crate::seat_pages::tables_section(doc.tournament_id, seats)) }.into_string()
+    html! { (live_markup(doc, now)) (super::seats::tables_section(doc.tournament_id, seats)) }.into_string()
 }
 
 /// The part of the page that changes with the document.
@@ -271,7 +297,7 @@ pub(crate) fn play_section(doc: &LobbyDocument) -> Markup {
                     " " span class="muted" { "at " (instant(c.at)) }
                 }
                 p { (grouped(u64::from(c.statements))) " statements (" (Text(&words(&c.method))) "), " (money(c.total)) " in all. " }
-                (crate::statements::statement_form(doc.tournament_id, ""))
+                (super::statements::statement_form(doc.tournament_id, ""))
             }
             "\n"
         }
@@ -279,7 +305,7 @@ pub(crate) fn play_section(doc: &LobbyDocument) -> Markup {
 }
 
 /// A deal among the remaining players: who gets what, who has accepted.
-fn deal_section(deal: &crate::payouts::LobbyDeal, cash: &dyn Fn(u64) -> Markup) -> Markup {
+fn deal_section(deal: &crate::document::payouts::LobbyDeal, cash: &dyn Fn(u64) -> Markup) -> Markup {
     html! {
         div id="deal" {
             h3 {
@@ -308,7 +334,7 @@ fn deal_section(deal: &crate::payouts::LobbyDeal, cash: &dyn Fn(u64) -> Markup) 
 }
 
 /// The final table's places and the latest cashes, best place first, each once.
-fn finishers(p: &crate::payouts::LobbyPayouts) -> Vec<&floor_events::payouts::PlaceAward> {
+fn finishers(p: &crate::document::payouts::LobbyPayouts) -> Vec<&floor_events::payouts::PlaceAward> {
     let mut all: Vec<_> = p.final_table.iter().chain(&p.latest_cashes).collect();
     all.sort_by_key(|a| (a.place, a.entry));
     all.dedup_by_key(|a| (a.place, a.entry));
@@ -316,7 +342,7 @@ fn finishers(p: &crate::payouts::LobbyPayouts) -> Vec<&floor_events::payouts::Pl
 }
 
 fn rebuys_section(doc: &LobbyDocument) -> Markup {
-    use crate::rebuys::BuyingPeriod;
+    use crate::document::rebuys::BuyingPeriod;
     let Some(r) = &doc.rebuys else { return html! {} };
     let period = match r.period {
         BuyingPeriod::NotStarted => "not started",
@@ -489,7 +515,7 @@ pub fn structure_table(structure: &Structure, current: Option<u32>) -> Markup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clock::LobbyClock;
+    use crate::document::clock::LobbyClock;
     use floor_events::clock::{ClockEvent, Level, StepCause};
     use floor_events::payouts::{PayoutEvent, PlaceAward};
     use floor_events::tournament::TournamentDefinition;
@@ -601,7 +627,7 @@ mod tests {
     fn finishers_show_place_player_and_prize_best_first() {
         let mut doc = doc("Sunday");
         doc.entrants = 20;
-        doc.payouts = crate::payouts::LobbyPayouts::projected(&floor_rules::field::Field {
+        doc.payouts = crate::document::payouts::LobbyPayouts::projected(&floor_rules::field::Field {
             entries: 20,
             contributions: Money::new(20_000, doc.buy_in.currency),
             guarantee: None,

@@ -12,8 +12,10 @@
 //! owed nothing (out before it) has no statement: `statements` is empty, and the page says so.
 //! The abort service down: 503 `unavailable`; a tournament not cancelled: 409 `not_cancelled`.
 
-use crate::html::{document, facts, instant, money, words, Text};
-use crate::http::{bad_path, error, html, html_error, json, not_shown, path_id, LobbyCache, NotShown};
+use super::html::{document, facts, instant, money, words, Text};
+use super::html_error;
+use crate::cache::LobbyCache;
+use crate::respond::{bad_path, echoed, error, html, json, not_shown, path_id, NotShown};
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
@@ -120,7 +122,7 @@ pub(crate) async fn statement_html(
     let Ok(Path(id)) = id else { return html_error(StatusCode::BAD_REQUEST, "not a tournament id") };
     let doc = match cache.document(&id).await {
         Ok(doc) => doc,
-        Err(NotShown::Unknown) => return html_error(StatusCode::NOT_FOUND, &format!("No tournament {}.", crate::http::echoed(&id))),
+        Err(NotShown::Unknown) => return html_error(StatusCode::NOT_FOUND, &format!("No tournament {}.", echoed(&id))),
         Err(NotShown::NotYet) => {
             return html_error(StatusCode::SERVICE_UNAVAILABLE, "This tournament is just created; reload in a moment.")
         }
@@ -155,16 +157,16 @@ pub fn render(t: TournamentId, name: &str, currency: Currency, player: &PlayerId
     document(
         &format!("Statement of {} · {name}", player.as_str()),
         html! {
-            h1 { "Statement of " (crate::html::name(player.as_str())) }
+            h1 { "Statement of " (super::html::name(player.as_str())) }
             "\n"
-            p { a href={ "/tournaments/" (t) } { (crate::html::name(name)) } }
+            p { a href={ "/tournaments/" (t) } { (super::html::name(name)) } }
             "\n"
             (facts(&cancelled))
             @match statements.statements.iter().find(|s| &s.player == player) {
                 Some(statement) => { (lines(statement, currency)) }
                 None => {
                     p id="no-statement" {
-                        "No statement for " (crate::html::name(player.as_str()))
+                        "No statement for " (super::html::name(player.as_str()))
                         ": the cancellation owed them nothing (out before it), or they did not play. Names are matched exactly."
                     }
                     "\n"
@@ -204,12 +206,12 @@ fn lines(statement: &Statement, currency: Currency) -> Markup {
 /// The figures a line's formula was applied to, as text.
 fn figures(line: &Line, currency: Currency) -> String {
     let i = &line.inputs;
-    let mut parts = vec![format!("pot {}", crate::money::format(Money { amount: i.pot, currency }))];
+    let mut parts = vec![format!("pot {}", super::money::format(Money { amount: i.pot, currency }))];
     if let Some(weight) = i.weight {
-        parts.push(format!("weight {}", crate::money::grouped(weight)));
+        parts.push(format!("weight {}", super::money::grouped(weight)));
     }
     if let Some(of) = i.of {
-        parts.push(format!("of {}", crate::money::grouped(of)));
+        parts.push(format!("of {}", super::money::grouped(of)));
     }
     if let Some(place) = i.place {
         parts.push(format!("place {place}"));

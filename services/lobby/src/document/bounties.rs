@@ -186,7 +186,7 @@ impl LobbyBounties {
 
 #[cfg(test)]
 mod tests {
-    use crate::domain::LobbyDocument;
+    use crate::document::LobbyDocument;
     use floor_events::bounties::{BountyEvent, BountyTerms, PaidInBy};
     use floor_events::registration::{EntryKind, EntryRegistered, EntryUnregistered, TournamentEvent};
     use floor_events::tournament::{purchase_ledger, TournamentDefinition};
