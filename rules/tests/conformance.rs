@@ -311,3 +311,42 @@ fn a_sit_and_go_seats_2_to_360() {
         }
     }
 }
+
+/// 004 §4.36.10 "Variable Length": the periods without a blind increase have different lengths.
+/// A structure of 20-, 15- and 10-minute levels around a break loads, validates and keeps each
+/// level's own length.
+#[test]
+fn a_variable_length_structure_keeps_each_level_s_own_length() {
+    use floor_events::clock::Step;
+    let text = r#"
+        [[steps]]
+        kind = "level"
+        small_blind = 10
+        big_blind = 20
+        seconds = 1200
+        [[steps]]
+        kind = "level"
+        small_blind = 20
+        big_blind = 40
+        seconds = 900
+        [[steps]]
+        kind = "break"
+        seconds = 300
+        [[steps]]
+        kind = "level"
+        small_blind = 30
+        big_blind = 60
+        seconds = 600
+    "#;
+    let structure = floor_rules::structure::from_toml(text).expect("a variable-length structure is valid");
+    floor_rules::structure::validate(&structure).expect("and validates");
+    let lengths: Vec<u32> = structure
+        .steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Level(l) => Some(l.seconds),
+            Step::Break { .. } => None,
+        })
+        .collect();
+    assert_eq!(lengths, vec![1_200, 900, 600]);
+}
