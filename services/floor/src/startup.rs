@@ -117,9 +117,6 @@ pub enum StartupError {
     /// NATS could not be reached or prepared.
     #[error(transparent)]
     Backbone(#[from] BootstrapError),
-    /// The registration service could not start.
-    #[error("registration: {0}")]
-    Registration(String),
     /// The lobby could not start.
     #[error(transparent)]
     Lobby(#[from] floor_lobby::service::LobbyError),
@@ -243,20 +240,7 @@ fn starter(name: &str) -> Option<Start> {
                 .await?)
             })
         },
-        service::REGISTRATION => |s| {
-            Box::pin(async move {
-                let service = RegistrationService::build(
-                    s.backbone,
-                    s.config.clock.clone(),
-                    s.config.registration_snapshot_every,
-                    s.shutdown.clone(),
-                    s.tracker.clone(),
-                )
-                .await
-                .map_err(|e| StartupError::Registration(e.to_string()))?;
-                serve(s, RegistrationService::verbs(), service).await
-            })
-        },
+        service::REGISTRATION => |s| Box::pin(shell::<RegistrationService>(s, Some(s.config.registration_snapshot_every))),
         service::SEATING => |s| Box::pin(shell::<SeatingService>(s, Some(s.config.seating_snapshot_every))),
         service::CLOCK => |s| Box::pin(shell::<ClockService>(s, None)),
         service::PAYOUTS => |s| Box::pin(shell::<PayoutsService>(s, None)),
@@ -343,5 +327,6 @@ mod tests {
         SchedulerService::verbs().check().expect("scheduler");
         BountiesService::verbs().check().expect("bounties");
         AbortService::verbs().check().expect("abort");
+        SeatingService::verbs().check().expect("seating: none");
     }
 }

@@ -16,6 +16,7 @@ use floor_runtime::commits::Stored;
 use floor_runtime::endpoint::Verbs;
 use floor_runtime::follow::follow;
 use floor_runtime::policy::{PolicyConfig, PolicyRunner};
+use floor_runtime::shell::{Context, Service};
 use floor_runtime::snapshot::Snapshots;
 use floor_runtime::tail::Delivered;
 use floor_runtime::RETRY;
@@ -51,34 +52,32 @@ pub type StartError = floor_runtime::projection::ProjectionError;
 /// retried with its id must be answered with its entry, however late, never entered twice.
 pub const SNAPSHOT_EVERY: u64 = 25_000;
 
-impl RegistrationService {
+impl Service for RegistrationService {
+    type Error = StartError;
+
     /// Builds the service: hosts for both aggregates (a tournament snapshotted every
-    /// `snapshot_every` commits, [`SNAPSHOT_EVERY`] unless a test says less) and the set of
-    /// players with limits, caught up with the stream before the first command is served and
-    /// followed after; and registration's policy.
+    /// [`SNAPSHOT_EVERY`] commits unless the context says less) and the set of players with
+    /// limits, caught up with the stream before the first command is served and followed after;
+    /// and registration's policy.
     ///
     /// # Errors
     /// When the player events or the snapshot bucket cannot be read.
-    pub async fn build(
-        backbone: &Backbone,
-        clock: Arc<dyn Clock>,
-        snapshot_every: u64,
-        shutdown: CancellationToken,
-        tracker: TaskTracker,
-    ) -> Result<Self, StartError> {
+    async fn start(cx: &Context<'_>) -> Result<Self, StartError> {
+        let (backbone, shutdown, tracker) = (cx.backbone, cx.shutdown.clone(), cx.tracker);
         let store = JetStreamStore::new(backbone);
         let limited = Arc::new(RwLock::new(LimitedPlayers::default()));
-        follow_limits(backbone, limited.clone(), shutdown.clone(), &tracker).await?;
+        follow_limits(backbone, limited.clone(), shutdown.clone(), tracker).await?;
         let bucket = backbone.jetstream.get_object_store(subjects::SNAPSHOT_BUCKET).await.map_err(|e| {
             floor_runtime::projection::ProjectionError::with_source(floor_runtime::projection::ProjectionErrorKind::Read, e)
         })?;
-        let tournaments = AggregateHost::new(store.clone()).with_snapshots(Snapshots::json(bucket, SNAPSHOT_VERSION, snapshot_every));
-        run_closing_policy(backbone, tournaments.clone(), shutdown, &tracker).await?;
-        Ok(Self { inner: Arc::new(Inner { tournaments, players: AggregateHost::new(store), limited, clock }) })
+        let snapshots = Snapshots::json(bucket, SNAPSHOT_VERSION, cx.snapshot_every.unwrap_or(SNAPSHOT_EVERY));
+        let tournaments = AggregateHost::new(store.clone()).with_snapshots(snapshots);
+        run_closing_policy(backbone, tournaments.clone(), shutdown, tracker).await?;
+        Ok(Self { inner: Arc::new(Inner { tournaments, players: AggregateHost::new(store), limited, clock: cx.clock.clone() }) })
     }
 
     /// The verbs. Each is stamped with the service's time and handed to an aggregate.
-    pub fn verbs() -> Verbs<Self> {
+    fn verbs() -> Verbs<Self> {
         Verbs::new(subjects::service::REGISTRATION)
             .verb(verbs::CREATE_TOURNAMENT, |s: Self, r| async move { s.create_tournament(r).await })
             .verb(verbs::REGISTER, |s: Self, r| async move { s.register(r).await })
@@ -112,7 +111,9 @@ impl RegistrationService {
                 s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::Cancel { reason: r.reason, at }).await
             })
     }
+}
 
+impl RegistrationService {
     async fn create_tournament(&self, request: CreateTournament) -> Reply<TournamentCreatedReply> {
         let tournament_id = request.tournament_id.unwrap_or(TournamentId(request.command_id.0));
         let command = TournamentCommand::Create { tournament_id, definition: Box::new(request.definition), at: self.inner.clock.now() };

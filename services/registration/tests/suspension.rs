@@ -10,11 +10,11 @@ use floor_events::registration::{verbs, CreateTournament, Register, TournamentEv
 use floor_events::tournament::{Start, TournamentDefinition};
 use floor_events::{codes, subjects, CommandId, PlayerId, Reply, TournamentId};
 use floor_registration::RegistrationService;
-use floor_runtime::{bootstrap, Backbone, JetStreamStore, NatsServer, SystemClock};
+use floor_runtime::shell::{Context, Service};
+use floor_runtime::{bootstrap, Backbone, JetStreamStore, NatsServer};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
-use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -60,9 +60,7 @@ async fn a_held_registration_counts_nothing_against_limits_and_its_retry_after_t
     let client = bootstrap::connect(&nats.url()).await.expect("connect");
     let backbone = bootstrap::ensure_backbone(client).await.expect("backbone");
     let (shutdown, tracker) = (CancellationToken::new(), TaskTracker::new());
-    let service = RegistrationService::build(&backbone, Arc::new(SystemClock), 25_000, shutdown.clone(), tracker.clone())
-        .await
-        .expect("registration starts");
+    let service = RegistrationService::start(&Context::new(&backbone, shutdown.clone(), &tracker)).await.expect("registration starts");
     let (ready, serving) = tokio::sync::oneshot::channel();
     let client = backbone.client.clone();
     let stop = shutdown.clone();
