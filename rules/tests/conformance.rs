@@ -131,7 +131,7 @@ fn defines_test(source: &str, name: &str) -> bool {
             continue;
         }
         let before = &line[..at];
-        if !before.trim().split_whitespace().all(|w| ["pub", "pub(crate)", "async", "const", "unsafe"].contains(&w)) {
+        if !before.split_whitespace().all(|w| ["pub", "pub(crate)", "async", "const", "unsafe"].contains(&w)) {
             continue;
         }
         let mut j = i;
@@ -141,7 +141,7 @@ fn defines_test(source: &str, name: &str) -> bool {
             if above.starts_with("#[") && above.contains("test") {
                 return true;
             }
-            if !(above.starts_with("#[") || above.starts_with("//") || above.starts_with('#') && above.ends_with(']')) {
+            if !(above.starts_with('#') || above.starts_with("//")) {
                 break;
             }
         }
@@ -171,6 +171,19 @@ fn named_tests(test: &str) -> Vec<(String, String)> {
             None => (String::new(), t.to_string()),
         })
         .collect()
+}
+
+/// A delegated row that names a document in this repository (`docs/x.md (Heading)`): the file
+/// must exist and, when a heading is named in parentheses, hold a `#` heading of that name.
+fn check_document(root: &Path, test: &str) -> Option<String> {
+    let path = test.split_whitespace().next().filter(|p| p.ends_with(".md") && p.starts_with("docs/"))?;
+    let text = match fs::read_to_string(root.join(path)) {
+        Ok(text) => text,
+        Err(e) => return Some(format!("{path}: {e}")),
+    };
+    let heading = test.split_once('(').and_then(|(_, rest)| rest.strip_suffix(')'))?;
+    let found = text.lines().any(|l| l.starts_with('#') && l.trim_start_matches('#').trim() == heading);
+    (!found).then(|| format!("{path} has no heading {heading:?}"))
 }
 
 /// Every problem with the rows: an enforced row without a test that exists, a row not yet
@@ -216,6 +229,9 @@ fn check(root: &Path, doc: &str) -> (Vec<Row>, Vec<String>) {
             Status::Delegated => {
                 if row.test.contains(".rs::") {
                     problems.push(format!("{at}: delegated, but names a Rust test; name the document that delegates it, or —"));
+                }
+                if let Some(problem) = check_document(root, &row.test) {
+                    problems.push(format!("{at}: {problem}"));
                 }
             }
             Status::NotYet { .. } => {
@@ -270,7 +286,12 @@ fn the_checker_finds_every_kind_of_drift() {
         .replacen("conformance.rs::the_checker", "missing.rs::the_checker", 1)
         .replacen("| delegated |", "| done |", 1)
         .replacen("| not yet (issue 36) | — |", "| not yet (issue 36) | `rules/src/lib.rs::x` |", 1)
-        .replacen("## `tda-2024`", "## tda", 1);
+        .replacen("## `tda-2024`", "## tda", 1)
+        .replacen(
+            "| §2 | a rule | delegated | spec README §11 |",
+            "| §2 | a rule | delegated | `docs/table-servers.md` (No such heading) |",
+            1,
+        );
     let (_, problems) = check(&root, &broken);
     let all = problems.join("\n");
     assert!(all.contains("has no test `fn a_test_nobody_wrote`"), "{all}");
@@ -278,8 +299,9 @@ fn the_checker_finds_every_kind_of_drift() {
     assert!(all.contains("\"done\" is none of"), "{all}");
     assert!(all.contains("its test column is —"), "{all}");
     assert!(all.contains("profile tda-2024: no `## ` section"), "{all}");
-    // the five above, and tda-2024's rows, which no section holds
-    assert_eq!(problems.len(), 6, "{all}");
+    assert!(all.contains("docs/table-servers.md has no heading \"No such heading\""), "{all}");
+    // the six above, and tda-2024's rows, which no section holds
+    assert_eq!(problems.len(), 7, "{all}");
 
     // A helper that is not a test does not count.
     let helper = doc.replacen("conformance.rs::the_checker_finds_every_kind_of_drift", "conformance.rs::workspace_root", 1);
