@@ -3,7 +3,7 @@
 //! [`Bounties::books`]: what came into the bounty pool, what went back, what was paid out, and
 //! what is left.
 //!
-//! What players see of the bounties is the lobby's own fold (`services/lobby/src/bounties.rs`);
+//! What players see of the bounties is the lobby's own fold (`services/lobby/src/document/bounties.rs`);
 //! the bounties service keeps no lobby view of its own (issue 35).
 
 use floor_events::bounties::BountyEvent;

@@ -17,7 +17,7 @@
 //!   instructions go out through seating, which reacts to the bubble's events.
 //!
 //! What players see of hand-for-hand is the lobby's own fold of the bubble's events
-//! (`services/lobby/src/bubble.rs`); the bubble keeps no view of its own (issue 35).
+//! (`services/lobby/src/document/bubble.rs`); the bubble keeps no view of its own (issue 35).
 #![deny(missing_docs)]
 
 pub mod domain;
