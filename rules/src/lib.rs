@@ -13,7 +13,8 @@
 //!   aggregate's `apply_event`, and the lobby's clock section).
 //! - [`payout_table`]: places paid, and tables generated from the pool (integer-only, exact) or
 //!   fixed by the director (checked against the pool).
-//! - [`field`]: the table a field locks: pool, guarantee and overlay, places paid by profile.
+//! - [`field`]: the table a field locks: pool, guarantee and overlay, places paid, and 003's
+//!   cap of prize money at 95 % of the stakes (`field::prize_cap`).
 //! - [`hand_for_hand`]: when the bubble's trigger starts hand-for-hand, and the boundary it
 //!   counts from (the bubble decides with it; payouts knows the announcement hand by it).
 //! - [`standings`]: places for players eliminated in the same hand, by profile, and the split
@@ -43,7 +44,7 @@ pub mod structure;
 
 pub use clock::ClockState;
 pub use deal::{Deal, DealError, DealMethod, DealPlayer, DealTerms};
-pub use field::{table_for, Field, FieldError};
+pub use field::{table_for, table_with_stakes, Field, FieldError, Stakes};
 pub use icm::{IcmError, PlaceProbabilities};
 pub use payout_table::{generate, paid_places, Band, PayoutError, PayoutTable};
 pub use standings::{award, rank, AcrossTables, Bust, EqualStacks, Finish, Ordering};

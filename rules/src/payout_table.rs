@@ -116,7 +116,8 @@ impl PayoutTable {
 }
 
 /// Places paid for a field: `share_bps` of the entries (15 % is common), rounded up, at least
-/// one, at most `max_share_bps` of the entries (003: at most 95 %).
+/// one, at most `max_share_bps` of the entries. (No profile caps the places: 003's 95 % is a
+/// cap on prize money, `crate::field::prize_cap`, issue 38.)
 pub fn paid_places(entries: u32, share_bps: u32, max_share_bps: u32) -> u32 {
     let wanted = (u64::from(entries) * u64::from(share_bps)).div_ceil(10_000);
     let cap = u64::from(entries) * u64::from(max_share_bps) / 10_000;

@@ -26,7 +26,7 @@ fn fifteen_percent_of_the_field_is_paid_within_the_cap() {
     assert_eq!(paid_places(1_000, 1_500, 9_500), 150);
     assert_eq!(paid_places(250_000, 1_500, 9_500), 37_500);
     assert_eq!(paid_places(3, 1_500, 9_500), 1);
-    assert_eq!(paid_places(2, 9_900, 9_500), 1, "003: never more than 95 % of the entries");
+    assert_eq!(paid_places(2, 9_900, 9_500), 1, "never more than the max share of the entries");
 }
 
 #[test]

@@ -11,8 +11,14 @@
 //! from the prize pool, never waits for (or races) the bounties service. The bounties log gives
 //! what was paid out, and its own ledger lines, which must be the same bounty pool once the
 //! bounties are settled:
-//! `paid_in + overlay = fees + prize_pool + bounty_pool`, and at the end
+//! `paid_in + overlay = fees + prize_pool + bounty_pool + capped`, and at the end
 //! `bounty_pool = bounties_paid`.
+//!
+//! **The 95 % cap** (`reel-cz`, 003 App. 1 b ix, issue 38: "Provozovatel nevyplatí na výhrách
+//! více než 95 % z úhrnné výše všech vkladů", the operator will not pay out in prizes more than
+//! 95 % of all stakes): a locked table whose pool is below its contributions plus overlay was
+//! capped; `capped`, the difference, is the operator's, as the fees are, and the prize pool the
+//! books expect paid out is the capped one (`floor_rules::field::prize_cap`).
 //!
 //! Every sum is checked. Definitions are bounded so that no sum of a valid log can leave a
 //! `u64` (`floor_events::tournament::bounds`), but the books never trust that: a line that
@@ -176,6 +182,10 @@ pub struct Sums {
     /// books then do not reconcile, whatever the sums say.
     #[serde(default)]
     after_end: Option<String>,
+    /// What 003's 95 % cap kept out of the locked pool (contributions + overlay − pool): the
+    /// operator's, as the fees are.
+    #[serde(default)]
+    capped: u64,
 }
 
 /// A cancellation, as the books take it.
@@ -263,7 +273,11 @@ impl Sums {
     /// Folds one payouts event.
     pub fn apply_payout(&mut self, event: &PayoutEvent) {
         match event {
-            PayoutEvent::PayoutTableLocked { overlay, .. } => self.overlay = overlay.amount,
+            PayoutEvent::PayoutTableLocked { overlay, contributions, pool, .. } => {
+                self.overlay = overlay.amount;
+                // 003 App. 1 b ix: a pool below its contributions and overlay was capped.
+                self.capped = contributions.amount.saturating_add(overlay.amount).saturating_sub(pool.amount);
+            }
             PayoutEvent::PlacesAwarded { awards, .. } => {
                 if self.cancelled.is_some() {
                     self.moved_after_end(|| format!("{} places awarded", awards.len()));
@@ -307,10 +321,17 @@ impl Sums {
         }
         let too_large = || format!("a sum of the books does not fit in {}", u64::MAX);
         let prize_pool = ledger.contributions.checked_add(self.overlay).ok_or_else(too_large)?;
+        let prize_pool =
+            prize_pool.checked_sub(self.capped).ok_or_else(|| format!("the cap kept {} of a prize pool of {prize_pool}", self.capped))?;
         let money_in = ledger.paid_in.checked_add(self.overlay).ok_or_else(too_large)?;
-        let money_out = ledger.fees.checked_add(prize_pool).and_then(|m| m.checked_add(ledger.bounty_pool)).ok_or_else(too_large)?;
+        let money_out = ledger
+            .fees
+            .checked_add(prize_pool)
+            .and_then(|m| m.checked_add(ledger.bounty_pool))
+            .and_then(|m| m.checked_add(self.capped))
+            .ok_or_else(too_large)?;
         if money_in != money_out {
-            return Err(format!("paid in + overlay is {money_in}, fees + prize pool + bounty pool is {money_out}"));
+            return Err(format!("paid in + overlay is {money_in}, fees + prize pool + bounty pool + capped is {money_out}"));
         }
         if self.finished && prize_pool != self.prizes_paid {
             return Err(format!("the prize pool is {prize_pool} but {} was paid out", self.prizes_paid));
@@ -360,19 +381,21 @@ impl Sums {
     /// and operator cover in; fees kept, prizes and bounties paid and statements out.
     fn flows(&self) -> (i128, i128) {
         let ledger = &self.ledger;
-        let (operator_in, fees_kept, statements) = match self.cancelled {
-            Some(Cancelled::InPlay { operator_in, fees_kept, statements, .. }) => (operator_in, fees_kept, statements),
-            _ => (self.overlay, ledger.fees, 0),
+        // Kept by the operator: the fees, and what 003's 95 % cap kept out of the pool (a
+        // cancellation in play says itself what it kept).
+        let (operator_in, kept, statements) = match self.cancelled {
+            Some(Cancelled::InPlay { operator_in, fees_kept, statements, .. }) => (operator_in, i128::from(fees_kept), statements),
+            _ => (self.overlay, i128::from(ledger.fees) + i128::from(self.capped), 0),
         };
         let money_in = i128::from(ledger.paid_in) + i128::from(operator_in);
-        let money_out = i128::from(fees_kept) + i128::from(self.prizes_paid) + i128::from(self.bounties_paid) + i128::from(statements);
+        let money_out = kept + i128::from(self.prizes_paid) + i128::from(self.bounties_paid) + i128::from(statements);
         (money_in, money_out)
     }
 
     /// The books so far.
     pub fn books(&self, tournament_id: TournamentId) -> Books {
         let ledger = &self.ledger;
-        let prize_pool = ledger.contributions.saturating_add(self.overlay);
+        let prize_pool = ledger.contributions.saturating_add(self.overlay).saturating_sub(self.capped);
         let balance = self.balance();
         let balanced = balance.is_ok();
         Books {

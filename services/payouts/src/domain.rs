@@ -14,7 +14,7 @@ use esrs::Aggregate;
 use floor_events::bubble::ANNOUNCEMENT_HAND;
 use floor_events::payouts::{LockCause, PayoutEvent, PlaceAward, PrizeBand};
 use floor_events::{codes, subjects, EntryNo, Money, PlayerId};
-use floor_rules::field::{places_at_most, table_for, FieldError};
+use floor_rules::field::{places_at_most, table_with_stakes, FieldError, Stakes};
 use floor_rules::payout_table::{Band, PayoutTable};
 use floor_rules::standings::{award, rank, rank_together, Bust, Ordering};
 use std::collections::HashSet;
@@ -70,6 +70,16 @@ pub enum PayoutCommand {
         /// The hand-for-hand hand they went out in, every table's busts of it together (0: the
         /// announcement hand, whose busts share their places).
         hand_for_hand: Option<u64>,
+    },
+    /// A `Lock` or an `Award` with the field's stakes: under `reel-cz` a guaranteed pool is at
+    /// most 95 % of them (003 App. 1 b ix, [`floor_rules::field::prize_cap`], issue 38). The
+    /// policy sends its `Lock` and `Award` so wrapped for a field the cap can bind (a
+    /// guaranteed `reel-cz` tournament); any other command inside is handled as it is.
+    WithStakes {
+        /// What the players paid in, fees included, and its bounty pool.
+        stakes: Stakes,
+        /// The `Lock` or `Award`.
+        command: Box<PayoutCommand>,
     },
     /// A remaining player proposes a deal.
     ProposeDeal(Proposal),
@@ -201,8 +211,8 @@ pub struct PayoutState {
     pub deal: Option<DealState>,
 }
 
-fn locked(field: &Field, cause: LockCause) -> Result<PayoutEvent, PayoutsError> {
-    let (table, pool, overlay) = table_for(field)?;
+fn locked(field: &Field, stakes: Option<Stakes>, cause: LockCause) -> Result<PayoutEvent, PayoutsError> {
+    let (table, pool, overlay) = table_with_stakes(field, stakes)?;
     Ok(PayoutEvent::PayoutTableLocked {
         entries: field.entries,
         contributions: field.contributions,
@@ -218,6 +228,7 @@ fn locked(field: &Field, cause: LockCause) -> Result<PayoutEvent, PayoutsError> 
 fn award_hand(
     state: &PayoutState,
     field: &Field,
+    stakes: Option<Stakes>,
     players_left_before: u32,
     eliminated: Vec<Eliminated>,
     winner: Option<(EntryNo, PlayerId)>,
@@ -258,11 +269,11 @@ fn award_hand(
             if out == 0 && winner.is_none() || best > places_at_most(field) {
                 PayoutTable { bands: vec![] }
             } else {
-                let (projected, ..) = table_for(field)?;
+                let (projected, ..) = table_with_stakes(field, stakes)?;
                 if best > projected.places() {
                     PayoutTable { bands: vec![] }
                 } else {
-                    events.push(locked(field, LockCause::ReachedTheMoney)?);
+                    events.push(locked(field, stakes, LockCause::ReachedTheMoney)?);
                     projected
                 }
             }
@@ -313,6 +324,25 @@ fn award_hand(
     Ok(events)
 }
 
+/// A command, with the field's stakes if a `WithStakes` gave them.
+fn handle(state: &PayoutState, command: PayoutCommand, stakes: Option<Stakes>) -> Result<Vec<PayoutEvent>, PayoutsError> {
+    match command {
+        PayoutCommand::Lock { field, cause } => {
+            if state.table.is_some() {
+                return Ok(vec![]);
+            }
+            Ok(vec![locked(&field, stakes, cause)?])
+        }
+        PayoutCommand::Award { field, players_left_before, eliminated, winner, hand_for_hand } => {
+            award_hand(state, &field, stakes, players_left_before, eliminated, winner, hand_for_hand)
+        }
+        PayoutCommand::WithStakes { stakes, command } => handle(state, *command, Some(stakes)),
+        PayoutCommand::ProposeDeal(proposal) => deal::propose(state, proposal),
+        PayoutCommand::AcceptDeal { player } => deal::accept(state, player),
+        PayoutCommand::RejectDeal { player } => deal::reject(state, player),
+    }
+}
+
 impl Aggregate for PayoutsAggregate {
     const NAME: &'static str = subjects::aggregate::PAYOUTS;
     type State = PayoutState;
@@ -321,20 +351,7 @@ impl Aggregate for PayoutsAggregate {
     type Error = PayoutsError;
 
     fn handle_command(state: &PayoutState, command: PayoutCommand) -> Result<Vec<PayoutEvent>, PayoutsError> {
-        match command {
-            PayoutCommand::Lock { field, cause } => {
-                if state.table.is_some() {
-                    return Ok(vec![]);
-                }
-                Ok(vec![locked(&field, cause)?])
-            }
-            PayoutCommand::Award { field, players_left_before, eliminated, winner, hand_for_hand } => {
-                award_hand(state, &field, players_left_before, eliminated, winner, hand_for_hand)
-            }
-            PayoutCommand::ProposeDeal(proposal) => deal::propose(state, proposal),
-            PayoutCommand::AcceptDeal { player } => deal::accept(state, player),
-            PayoutCommand::RejectDeal { player } => deal::reject(state, player),
-        }
+        handle(state, command, None)
     }
 
     fn apply_event(mut state: PayoutState, event: PayoutEvent) -> PayoutState {

@@ -320,3 +320,44 @@ proptest! {
         prop_assert_eq!(b.paid_in, u64::from(entries) * (each + fee) + rebuys * (rebuy.0 + rebuy.1) + add_ons * (add_on.0 + add_on.1));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// 003 App. 1 b ix (issue 38): "v případě, že souhrn vkladů bude vyšší než předem stanovená
+    /// výše výhry, Provozovatel nevyplatí na výhrách více než 95 % z úhrnné výše všech vkladů"
+    /// (where the sum of the stakes is higher than the guaranteed prize, the operator will not
+    /// pay out in prizes more than 95 % of all stakes). Whatever the field, the fee and the
+    /// guarantee of a reel-cz tournament: above the guarantee the prizes paid are at most 95 %
+    /// of the stakes (fees included), at or below it the guarantee is paid, and the books
+    /// balance to the cent with nothing held.
+    #[test]
+    fn reel_cz_prizes_stay_within_95_percent_of_the_stakes_and_the_books_balance(
+        entries in 2u32..120, each in 1u64..5_000, fee in 0u64..500, guarantee in 0u64..1_000_000,
+    ) {
+        // Given a reel-cz field with a guarantee, locked with its stakes.
+        let f = Field { profile: RuleProfile::ReelCz, ..field(entries, each, Some(guarantee)) };
+        let paid_in = u64::from(entries) * (each + fee);
+        let stakes = floor_rules::field::Stakes { paid_in, bounty_pool: 0 };
+        let lock = C::WithStakes { stakes, command: Box::new(C::Lock { field: f.clone(), cause: LockCause::Started }) };
+        let mut log = when(&PayoutState::default(), lock).unwrap();
+        // When it is played to the end, one bust a hand.
+        for left in (2..=entries).rev() {
+            let winner = (left == 2).then(|| (EntryNo(entries), player(entries)));
+            let award = C::Award { field: f.clone(), players_left_before: left, eliminated: vec![out(entries + 1 - left, 1)], winner, hand_for_hand: None };
+            let events = when(&given(&log), award).unwrap();
+            log.extend(events);
+        }
+        // Then the prizes keep to the cap and the books balance.
+        let registration: Vec<TournamentEvent> = (1..=entries).map(|e| registered(e, each, fee)).collect();
+        let b = books(TournamentId(uuid::Uuid::nil()), &registration, [], &log);
+        prop_assert!(b.finished && b.balanced, "{:?}", b);
+        prop_assert_eq!((b.held, b.prize_pool), (0, b.prizes_paid));
+        if paid_in > guarantee {
+            prop_assert!(u128::from(b.prizes_paid) * 100 <= u128::from(paid_in) * 95, "{:?}", b);
+            prop_assert!(u128::from(b.prizes_paid + 1) * 100 > u128::from(paid_in) * 95 || b.prizes_paid == b.contributions.max(guarantee), "capped no lower than 95 %, else the contributions or the guarantee: {:?}", b);
+        } else {
+            prop_assert_eq!(b.prizes_paid, guarantee, "the guarantee, stakes at or below it");
+        }
+    }
+}

@@ -47,6 +47,7 @@ use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::TournamentEvent;
 use floor_events::seating::SeatingEvent;
 use floor_events::{CommandId, EntryNo, Money, PlayerId, RuleProfile, TournamentId};
+use floor_rules::field::Stakes;
 use floor_rules::hand_for_hand::{self, FieldSoFar};
 use floor_rules::standings::seat_order;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -148,8 +149,13 @@ impl Tournament {
         }
         let players_left_before = self.held_before;
         self.held_before = self.held_before.saturating_sub(eliminated.len() as u32);
-        let command =
-            PayoutCommand::Award { field: self.field(), players_left_before, eliminated, winner: None, hand_for_hand: Some(hand) };
+        let command = self.with_stakes(PayoutCommand::Award {
+            field: self.field(),
+            players_left_before,
+            eliminated,
+            winner: None,
+            hand_for_hand: Some(hand),
+        });
         Some(Order::Payouts((id, command_id, command)))
     }
 
@@ -176,6 +182,22 @@ impl Tournament {
         self.holding = true;
         self.hand = hand;
         self.hand_for_hand_started = true;
+    }
+
+    /// What the players paid in, fees included, and its bounty pool: 003 App. 1 b ix's stakes
+    /// ("vklady", `floor_rules::field::Stakes`).
+    fn stakes(&self) -> Stakes {
+        Stakes { paid_in: self.ledger.paid_in, bounty_pool: self.ledger.bounty_pool }
+    }
+
+    /// A `Lock` or `Award` with the stakes, for a field whose pool they can cap (a guaranteed
+    /// `reel-cz` tournament: 003 App. 1 b ix, issue 38); as it is for any other.
+    fn with_stakes(&self, command: PayoutCommand) -> PayoutCommand {
+        if self.profile == RuleProfile::ReelCz && self.guarantee.is_some() {
+            PayoutCommand::WithStakes { stakes: self.stakes(), command: Box::new(command) }
+        } else {
+            command
+        }
     }
 
     fn field(&self) -> Field {
@@ -266,7 +288,11 @@ impl Policy {
                 TournamentEvent::TournamentStarted(_) if !t.late_registration => {
                     t.field_closed = true;
                     if !t.buying {
-                        orders.push(Order::Payouts((id, lock_id(id), PayoutCommand::Lock { field: t.field(), cause: LockCause::Started })));
+                        orders.push(Order::Payouts((
+                            id,
+                            lock_id(id),
+                            t.with_stakes(PayoutCommand::Lock { field: t.field(), cause: LockCause::Started }),
+                        )));
                     }
                 }
                 // Registration's own close (issue 33, defect 1): in the same log as the entries, so
@@ -274,7 +300,7 @@ impl Policy {
                 TournamentEvent::RegistrationClosed(_) if t.late_registration && !t.field_closed => {
                     t.field_closed = true;
                     if !t.buying {
-                        let lock = PayoutCommand::Lock { field: t.field(), cause: LockCause::LateRegistrationClosed };
+                        let lock = t.with_stakes(PayoutCommand::Lock { field: t.field(), cause: LockCause::LateRegistrationClosed });
                         orders.push(Order::Payouts((id, lock_id(id), lock)));
                     }
                 }
@@ -315,7 +341,11 @@ impl Policy {
                 // Late registration may still be open (it can outlast the rebuy period): then
                 // its end locks the table.
                 if t.field_closed {
-                    orders.push(Order::Payouts((id, lock_id(id), PayoutCommand::Lock { field: t.field(), cause: LockCause::BuyingOver })));
+                    orders.push(Order::Payouts((
+                        id,
+                        lock_id(id),
+                        t.with_stakes(PayoutCommand::Lock { field: t.field(), cause: LockCause::BuyingOver }),
+                    )));
                 }
             }
         }
@@ -382,7 +412,8 @@ impl Policy {
         let mut orders: Vec<Order> =
             t.award_held(id, CommandId::derived(&format!("payouts-award-held:{id}:{sequence}"))).into_iter().collect();
         let players_left_before = players_left_after.unwrap_or(1) + eliminated.len() as u32;
-        let command = PayoutCommand::Award { field: t.field(), players_left_before, eliminated, winner, hand_for_hand: None };
+        let command =
+            t.with_stakes(PayoutCommand::Award { field: t.field(), players_left_before, eliminated, winner, hand_for_hand: None });
         orders.push(Order::Payouts((id, CommandId::derived(&format!("payouts-award:{id}:{sequence}")), command)));
         if t.trigger_starts() {
             t.hold_from(ANNOUNCEMENT_HAND);

@@ -388,3 +388,64 @@ fn an_elimination_carries_its_seat_order_in_the_hand_it_went_out_in() {
     assert_eq!(orders, vec![(2, after_button(2)), (3, after_button(9))]);
     assert!(after_button(9) < after_button(2), "seat 9 acts first after the button on 8, seat 2 third");
 }
+
+/// 003 App. 1 b ix (issue 38): "v případě, že souhrn vkladů bude vyšší než předem stanovená
+/// výše výhry, Provozovatel nevyplatí na výhrách více než 95 % z úhrnné výše všech vkladů"
+/// (where the sum of the stakes is higher than the predetermined prize, the operator will not
+/// pay out in prizes more than 95 % of the total of all stakes). Stakes ("vklady") are what the
+/// players paid in, fees included (003: the buy-in is the prize-pool part and the commission).
+#[test]
+fn a_reel_cz_guaranteed_table_pays_at_most_95_percent_of_the_stakes_and_the_books_balance() {
+    use crate::domain::{PayoutState, PayoutsAggregate};
+    use esrs::Aggregate;
+    // Given a reel-cz sit & go of three guaranteeing EUR 20, buy-in EUR 10 of which a 3 % fee
+    // (003 allows 2–17 %): stakes EUR 30, contributions EUR 29.10, 95 % of the stakes EUR 28.50.
+    let (mut policy, t) = (Policy::default(), TournamentId::new());
+    let definition = TournamentDefinition {
+        profile: RuleProfile::ReelCz,
+        fee: Fee::ShareOfBuyIn { basis_points: 300 },
+        guarantee: Some(eur(2_000)),
+        rebuy: None,
+        add_on: None,
+        ..definition(None)
+    };
+    definition.validate().expect("a valid reel-cz definition");
+    let mut registration = vec![created(t, definition.clone())];
+    for e in 1..=3 {
+        registration.push(TournamentEvent::EntryRegistered(EntryRegistered {
+            entry: EntryNo(e),
+            player: PlayerId::parse(&format!("p{e}")).unwrap(),
+            kind: EntryKind::Registration,
+            new_player: true,
+            ledger: definition.entry_ledger(),
+            at: at(),
+        }));
+    }
+    registration.push(TournamentEvent::TournamentStarted(TournamentStarted { entries: 3, cause: StartCause::LastSeatFilled, at: at() }));
+    // When it starts (the table locks) and is played to the end.
+    let orders = policy.on_tournament(t, &registration);
+    let [Order::Payouts((_, _, lock))] = &orders[..] else { panic!("one lock: {orders:?}") };
+    let PayoutCommand::WithStakes { stakes, command } = lock else { panic!("the lock carries the stakes: {lock:?}") };
+    assert_eq!((stakes.paid_in, stakes.bounty_pool), (3_000, 0), "everything paid in, fees included");
+    assert!(matches!(**command, PayoutCommand::Lock { .. }), "{command:?}");
+    let run = |log: &mut Vec<PayoutEvent>, command: PayoutCommand| {
+        let state = log.iter().cloned().fold(PayoutState::default(), PayoutsAggregate::apply_event);
+        log.extend(PayoutsAggregate::handle_command(&state, command).unwrap());
+    };
+    let mut log = Vec::new();
+    run(&mut log, lock.clone());
+    let orders = policy.on_seating(t, 10, &[out(1, 2, 1)]);
+    let [Order::Payouts((_, _, award))] = &orders[..] else { panic!("one award: {orders:?}") };
+    assert!(matches!(award, PayoutCommand::WithStakes { .. }), "awards carry the stakes too: {award:?}");
+    run(&mut log, award.clone());
+    let orders = policy.on_seating(t, 11, &[out(2, 1, 1), SeatingEvent::TournamentWon { entry: EntryNo(3) }]);
+    let [Order::Payouts((_, _, last))] = &orders[..] else { panic!("the last award: {orders:?}") };
+    run(&mut log, last.clone());
+    // Then the pool is EUR 28.50, not the EUR 29.10 contributed, and no overlay.
+    let Some(PayoutEvent::PayoutTableLocked { pool, overlay, contributions, .. }) = log.first() else { panic!("{log:?}") };
+    assert_eq!((pool.amount, overlay.amount, contributions.amount), (2_850, 0, 2_910));
+    // And the books balance: the EUR 0.60 the cap kept is the operator's, as the fees are.
+    let b = crate::books::books(t, &registration, [], &log);
+    assert!(b.finished && b.balanced, "{b:?}");
+    assert_eq!((b.paid_in, b.fees, b.contributions, b.prize_pool, b.prizes_paid, b.held), (3_000, 90, 2_910, 2_850, 2_850, 0));
+}
