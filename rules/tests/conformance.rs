@@ -372,3 +372,25 @@ fn a_variable_length_structure_keeps_each_level_s_own_length() {
         .collect();
     assert_eq!(lengths, vec![1_200, 900, 600]);
 }
+
+/// 003 GP §2: the tournament fee is "v rozmezí 2 a 17 %" (between 2 and 17 %) of the buy-in; the
+/// seed's own case: a fee of 1 % or 18 % is refused, 2 % and 17 % are the ends of the range.
+#[test]
+fn a_reel_cz_fee_is_two_to_seventeen_percent_of_the_buy_in() {
+    use floor_events::money::{Currency, Money};
+    use floor_events::profile::RuleProfile;
+    use floor_events::tournament::{Fee, TournamentDefinition};
+    // A buy-in of EUR 1,000, so a basis point of it is a whole cent and no rounding hides one.
+    let with_fee = |basis_points: u32| TournamentDefinition {
+        profile: RuleProfile::ReelCz,
+        buy_in: Money::new(100_000, Currency::EUR),
+        fee: Fee::ShareOfBuyIn { basis_points },
+        ..TournamentDefinition::example()
+    };
+    for bps in [200, 500, 1_000, 1_700] {
+        assert_eq!(with_fee(bps).validate(), Ok(()), "{bps} bps");
+    }
+    for bps in [100, 199, 1_701, 1_800] {
+        assert_eq!(with_fee(bps).validate().map_err(|e| (e.code, e.field)), Err((floor_events::codes::FEE_TOO_HIGH, "fee")), "{bps} bps");
+    }
+}
