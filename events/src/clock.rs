@@ -85,7 +85,9 @@ pub enum Preset {
     HyperTurbo,
     /// 20-minute levels.
     DeepStack,
-    /// 10-minute levels starting four levels up.
+    /// The standard starting blinds with 10-minute levels, for a smaller starting stack
+    /// (004 §4.36.8: "s nižším počtem hracích žetonů při zachování počáteční výše Blinds", fewer
+    /// chips with the starting blinds kept).
     ShortStack,
 }
 
