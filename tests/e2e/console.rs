@@ -163,8 +163,8 @@ async fn a_director_signs_in_pauses_the_clock_with_a_reason_and_the_event_names_
     assert_eq!(no_such_level.status, 422, "a rejection is shown with its code: {}", no_such_level.body);
     assert!(no_such_level.body.contains("Refused: <code>"), "{}", no_such_level.body);
 
-    // Suspend play from the console (asked again while the abort service has not read the start
-    // yet): the director's page then says play is suspended, and why.
+    // Suspend play from the console, once the abort service has read the tournament so far (its
+    // start among it): the director's page then says play is suspended, and why.
     let suspend = |command_id: String| {
         let (cookie, form_token) = (cookie.clone(), form_token.clone());
         async move {
@@ -173,16 +173,8 @@ async fn a_director_signs_in_pauses_the_clock_with_a_reason_and_the_event_names_
             exchange(http, "POST", &path, Some(&cookie), &fields).await
         }
     };
-    let command_id = uuid::Uuid::new_v4().to_string();
-    let mut suspended = suspend(command_id.clone()).await;
-    for _ in 0..100 {
-        if !suspended.body.contains(floor_events::codes::TOURNAMENT_NOT_STARTED) {
-            break;
-        }
-        // Polling the platform until the abort service has read the start.
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        suspended = suspend(command_id.clone()).await;
-    }
+    world.read_by(floor_events::subjects::service::ABORT, tournament, u64::MAX).await;
+    let suspended = suspend(uuid::Uuid::new_v4().to_string()).await;
     assert_eq!(suspended.status, 200, "{}", suspended.body);
     world.lobby_when(tournament, |d| d["play"]["suspended"].is_object()).await;
     let page = exchange(http, "GET", &format!("/console/tournaments/{tournament}"), Some(&cookie), &[]).await;

@@ -220,17 +220,105 @@ impl World {
 
     /// Sends a request to any service's verb again while it is refused with `code` (a service
     /// that has not read that far in the log yet: a tournament's start, a player's place), and
-    /// returns the first other answer. Polling the platform, not a timing assumption: the
-    /// answer comes, or the test fails after 200 tries.
+    /// returns the first other answer. No polling on a timer: after a refusal it waits until the
+    /// service has read every commit of the request's tournament stored so far
+    /// ([`World::read_by`]), and, when it had, for the tournament's next commit (only a new fact
+    /// can change the answer). The answer comes, or the test fails at [`DEADLINE`].
     pub async fn request_once_read<T: Serialize>(&self, service: &str, verb: &str, request: &T, code: &str) -> Reply<Value> {
-        for _ in 0..200 {
+        let tournament = serde_json::to_value(request)
+            .ok()
+            .and_then(|v| v.get("tournament_id").cloned())
+            .and_then(|id| serde_json::from_value::<TournamentId>(id).ok());
+        let started = std::time::Instant::now();
+        let mut seen = self.last_commit(tournament).await;
+        loop {
             let reply = self.request(service, verb, request).await;
             if !matches!(&reply, Reply::Error(e) if e.code == code) {
                 return reply;
             }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            assert!(started.elapsed() < DEADLINE, "{service}.{verb} still refused with {code} after {DEADLINE:?}");
+            match tournament {
+                Some(t) if !self.read_by(service, t, seen).await => seen = self.next_commit(t, seen).await,
+                Some(_) => {}
+                // No tournament to watch: a short pause, bounded by the deadline.
+                None => tokio::time::sleep(Duration::from_millis(50)).await,
+            }
         }
-        panic!("{service}.{verb} still refused with {code} after 200 tries");
+    }
+
+    /// The last commit stored on any of `t`'s subjects (every aggregate), 0 for none; with no
+    /// tournament, the stream's last.
+    async fn last_commit(&self, t: Option<TournamentId>) -> u64 {
+        let mut stream = self.backbone.jetstream.get_stream(subjects::EVENTS_STREAM).await.expect("the events stream");
+        let info = stream.info().await.expect("stream info");
+        let Some(t) = t else { return info.state.last_sequence };
+        let mut last = 0;
+        for aggregate in floor_events::registry::services().iter().flat_map(|s| s.writes.iter().map(|a| a.name)) {
+            if let Ok(message) = stream.direct_get_last_for_subject(subjects::event_subject(aggregate, t.0)).await {
+                last = last.max(message.sequence);
+            }
+        }
+        last
+    }
+
+    /// Waits until every checkpointed reader of `service` (as `floor-readers` and
+    /// `floor_events::registry::service_of_reader` say) has taken every commit of `t` it reads
+    /// up to stream sequence `upto`: its checkpoint in `floor-checkpoints` at or past the last
+    /// such commit. Returns whether it had to wait for any.
+    pub async fn read_by(&self, service: &str, t: TournamentId, upto: u64) -> bool {
+        let js = &self.backbone.jetstream;
+        let stream = js.get_stream(subjects::EVENTS_STREAM).await.expect("the events stream");
+        let checkpoints = js.get_key_value(subjects::CHECKPOINT_BUCKET).await.expect("checkpoints");
+        let readers = floor_runtime::readers::all(js).await.expect("the readers' records");
+        let names: Vec<String> = checkpoints.keys().await.expect("keys").filter_map(|k| async move { k.ok() }).collect().await;
+        let mut waited = false;
+        for name in names {
+            let Some(reads) = readers.get(&floor_runtime::health::key(&name)) else { continue };
+            if floor_events::registry::service_of_reader(&name) != service || reads.stream != subjects::EVENTS_STREAM {
+                continue;
+            }
+            let mut last = 0;
+            for filter in &reads.filters {
+                let Some(aggregate) = filter.strip_prefix("floor.ev.").and_then(|f| f.strip_suffix(".>").or(f.strip_suffix(".*"))) else {
+                    continue;
+                };
+                if let Ok(message) = stream.direct_get_last_for_subject(subjects::event_subject(aggregate, t.0)).await {
+                    last = last.max(message.sequence.min(upto));
+                }
+            }
+            if last == 0 {
+                continue;
+            }
+            let mut watch = checkpoints.watch_with_history(&name).await.expect("watch the checkpoint");
+            let taken = async {
+                while let Some(entry) = watch.next().await {
+                    let at = std::str::from_utf8(&entry.expect("entry").value).ok().and_then(|v| v.parse::<u64>().ok());
+                    if at.is_some_and(|at| at >= last) {
+                        return;
+                    }
+                    waited = true;
+                }
+            };
+            tokio::time::timeout(DEADLINE, taken).await.unwrap_or_else(|_| panic!("{name} did not take commit {last} of {t} in time"));
+        }
+        waited
+    }
+
+    /// Waits for the first commit on any of `t`'s subjects after stream sequence `after`;
+    /// returns its sequence.
+    async fn next_commit(&self, t: TournamentId, after: u64) -> u64 {
+        let stream = self.backbone.jetstream.get_stream(subjects::EVENTS_STREAM).await.expect("the events stream");
+        let consumer = stream
+            .create_consumer(jetstream::consumer::pull::OrderedConfig {
+                filter_subject: format!("floor.ev.*.{t}"),
+                deliver_policy: jetstream::consumer::DeliverPolicy::ByStartSequence { start_sequence: after + 1 },
+                ..Default::default()
+            })
+            .await
+            .expect("a consumer of the tournament's commits");
+        let mut messages = consumer.messages().await.expect("messages");
+        let next = tokio::time::timeout(DEADLINE, messages.next()).await.expect("a new commit of the tournament in time");
+        next.expect("the consumer ended").expect("a commit").info().expect("its info").stream_sequence
     }
 
     async fn request_raw(&self, service: &str, verb: &str, payload: Vec<u8>) -> Reply<Value> {
