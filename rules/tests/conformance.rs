@@ -138,7 +138,7 @@ fn defines_test(source: &str, name: &str) -> bool {
         while j > 0 {
             j -= 1;
             let above = lines[j].trim();
-            if above.starts_with("#[") && above.contains("test") {
+            if is_test_attribute(above) {
                 return true;
             }
             if !(above.starts_with('#') || above.starts_with("//")) {
@@ -159,6 +159,13 @@ fn defines_test(source: &str, name: &str) -> bool {
         }
     }
     false
+}
+
+/// `#[test]`, `#[tokio::test]`, `#[tokio::test(flavor = …)]` and the like; not `#[cfg(test)]`.
+fn is_test_attribute(line: &str) -> bool {
+    let Some(inner) = line.strip_prefix("#[").and_then(|l| l.strip_suffix(']')) else { return false };
+    let path = inner.split('(').next().unwrap_or(inner).trim();
+    path == "test" || path.ends_with("::test")
 }
 
 /// The tests a row names: `path.rs::name`, several separated by commas.
@@ -302,6 +309,20 @@ fn the_checker_finds_every_kind_of_drift() {
     assert!(all.contains("docs/table-servers.md has no heading \"No such heading\""), "{all}");
     // the six above, and tda-2024's rows, which no section holds
     assert_eq!(problems.len(), 7, "{all}");
+
+    // Test attributes, and what only looks like one.
+    for (line, test) in [
+        ("#[test]", true),
+        ("#[tokio::test]", true),
+        ("#[tokio::test(flavor = \"multi_thread\", worker_threads = 2)]", true),
+        ("#[cfg(test)]", false),
+        ("#[test_case(1)]", false),
+        ("#[path = \"policy_tests.rs\"]", false),
+    ] {
+        assert_eq!(is_test_attribute(line), test, "{line}");
+    }
+    let cfg_test_helper = "#[cfg(test)]\nfn sample() {}\n#[test]\nfn real() {}\n";
+    assert!(!defines_test(cfg_test_helper, "sample") && defines_test(cfg_test_helper, "real"));
 
     // A helper that is not a test does not count.
     let helper = doc.replacen("conformance.rs::the_checker_finds_every_kind_of_drift", "conformance.rs::workspace_root", 1);
