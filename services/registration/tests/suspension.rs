@@ -12,6 +12,7 @@ use floor_events::{codes, subjects, CommandId, PlayerId, Reply, TournamentId};
 use floor_registration::RegistrationService;
 use floor_runtime::shell::{Context, Service};
 use floor_runtime::{bootstrap, Backbone, JetStreamStore, NatsServer};
+use futures::StreamExt;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
@@ -42,16 +43,26 @@ async fn log<E: DeserializeOwned>(backbone: &Backbone, subject: &str) -> Vec<E> 
 }
 
 /// Waits until the tournament's log holds an event `wanted` takes (registration's policy has
-/// read the abort log that far).
+/// read the abort log that far): its commits, history first, then as they are stored.
 async fn until_recorded(backbone: &Backbone, t: TournamentId, wanted: impl Fn(&TournamentEvent) -> bool) {
+    use async_nats::jetstream::consumer::pull::OrderedConfig;
     let subject = subjects::event_subject(subjects::aggregate::TOURNAMENT, t.0);
-    for _ in 0..200 {
-        if log::<TournamentEvent>(backbone, &subject).await.iter().any(&wanted) {
-            return;
+    let stream = backbone.jetstream.get_stream(subjects::EVENTS_STREAM).await.expect("the events stream");
+    let consumer = stream.create_consumer(OrderedConfig { filter_subject: subject, ..Default::default() }).await.expect("a consumer");
+    let mut commits = consumer.messages().await.expect("messages");
+    let found = async {
+        while let Some(message) = commits.next().await {
+            let message = message.expect("a commit");
+            let commit = floor_events::commit::Commit::decode(&message.subject, &message.payload).expect("a tournament commit");
+            if let floor_events::commit::Events::Tournament(events) = commit.events {
+                if events.iter().any(&wanted) {
+                    return;
+                }
+            }
         }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("registration's policy never recorded it");
+        panic!("the commits ended");
+    };
+    tokio::time::timeout(Duration::from_secs(30), found).await.expect("registration's policy recorded it in time");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
