@@ -15,6 +15,8 @@ pub const UNKNOWN_VERB: &str = "unknown_verb";
 pub const INVALID_DEFINITION: &str = "invalid_definition";
 /// The fee is above what the tournament's rule profile allows.
 pub const FEE_TOO_HIGH: &str = "fee_too_high";
+/// The fee is below what the tournament's rule profile requires (003 GP §2: at least 2 %).
+pub const FEE_TOO_LOW: &str = "fee_too_low";
 /// The buy-in is above what the tournament's rule profile allows.
 pub const BUY_IN_TOO_HIGH: &str = "buy_in_too_high";
 /// A tournament with this id already exists.

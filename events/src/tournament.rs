@@ -481,18 +481,29 @@ impl TournamentDefinition {
         if let Some((low, high)) = rules.fee_share_bps {
             // Freerolls carry no fee and are outside the rule.
             if ledger.paid_in.amount > 0 {
-                let bps = u128::from(ledger.fee.amount) * 10_000 / u128::from(ledger.paid_in.amount);
-                if bps < u128::from(low) || bps > u128::from(high) {
+                // Compared exactly, fee / paid in against the bounds, with no rounding: a fee of
+                // 17.009 % is above 17 %, not 17.00 %.
+                let (fee, paid_in) = (u128::from(ledger.fee.amount) * 10_000, u128::from(ledger.paid_in.amount));
+                let code = if fee < u128::from(low) * paid_in {
+                    Some(codes::FEE_TOO_LOW)
+                } else if fee > u128::from(high) * paid_in {
+                    Some(codes::FEE_TOO_HIGH)
+                } else {
+                    None
+                };
+                // The share shown to three decimals of a percent.
+                let thousandths = fee * 10 / paid_in;
+                if let Some(code) = code {
                     return Err(DefinitionError {
-                        code: codes::FEE_TOO_HIGH,
+                        code,
                         field: "fee",
                         message: format!(
-                            "profile {} requires a fee of {}-{} % of the buy-in; this one is {}.{:02} %",
+                            "profile {} requires a fee of {}-{} % of the buy-in; this one is {}.{:03} %",
                             self.profile,
                             low / 100,
                             high / 100,
-                            bps / 100,
-                            bps % 100
+                            thousandths / 1_000,
+                            thousandths % 1_000
                         ),
                     });
                 }
@@ -677,8 +688,10 @@ pub(crate) mod tests {
     fn reel_cz_wants_a_fee_of_two_to_seventeen_percent() {
         let d = TournamentDefinition { profile: RuleProfile::ReelCz, ..sample() };
         d.validate().unwrap(); // 1 000 of 11 000 paid ≈ 9.09 %
-        let d = TournamentDefinition { fee: Fee::ShareOfBuyIn { basis_points: 100 }, ..d };
-        assert_eq!(d.validate().unwrap_err().code, codes::FEE_TOO_HIGH);
+        let low = TournamentDefinition { fee: Fee::ShareOfBuyIn { basis_points: 100 }, ..d.clone() };
+        assert_eq!(low.validate().unwrap_err().code, codes::FEE_TOO_LOW, "1 % is below the range, not above it");
+        let high = TournamentDefinition { fee: Fee::ShareOfBuyIn { basis_points: 1_800 }, ..d };
+        assert_eq!(high.validate().unwrap_err().code, codes::FEE_TOO_HIGH);
     }
 
     #[test]

@@ -398,6 +398,7 @@ fn a_variable_length_structure_keeps_each_level_s_own_length() {
 /// seed's own case: a fee of 1 % or 18 % is refused, 2 % and 17 % are the ends of the range.
 #[test]
 fn a_reel_cz_fee_is_two_to_seventeen_percent_of_the_buy_in() {
+    use floor_events::codes;
     use floor_events::money::{Currency, Money};
     use floor_events::profile::RuleProfile;
     use floor_events::tournament::{Fee, TournamentDefinition};
@@ -411,7 +412,19 @@ fn a_reel_cz_fee_is_two_to_seventeen_percent_of_the_buy_in() {
     for bps in [200, 500, 1_000, 1_700] {
         assert_eq!(with_fee(bps).validate(), Ok(()), "{bps} bps");
     }
-    for bps in [100, 199, 1_701, 1_800] {
-        assert_eq!(with_fee(bps).validate().map_err(|e| (e.code, e.field)), Err((floor_events::codes::FEE_TOO_HIGH, "fee")), "{bps} bps");
+    for (bps, code) in [(100, codes::FEE_TOO_LOW), (199, codes::FEE_TOO_LOW), (1_701, codes::FEE_TOO_HIGH), (1_800, codes::FEE_TOO_HIGH)] {
+        assert_eq!(with_fee(bps).validate().map_err(|e| (e.code, e.field)), Err((code, "fee")), "{bps} bps");
     }
+    // On top of the buy-in, a share no whole basis point gives: EUR 170.09 of EUR 1,000.00 paid
+    // in is 17.009 %, above the range (a rounded-down share once let it through as 17.00 %).
+    let on_top = |fee: u64| TournamentDefinition {
+        profile: RuleProfile::ReelCz,
+        buy_in: Money::new(100_000 - fee, Currency::EUR),
+        fee: Fee::OnTop(Money::new(fee, Currency::EUR)),
+        ..TournamentDefinition::example()
+    };
+    assert_eq!(on_top(17_000).validate(), Ok(()), "17.000 %");
+    let refused = on_top(17_009).validate().unwrap_err();
+    assert_eq!((refused.code, refused.field), (codes::FEE_TOO_HIGH, "fee"));
+    assert!(refused.message.contains("17.009 %"), "{}", refused.message);
 }
