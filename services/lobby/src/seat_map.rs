@@ -502,6 +502,27 @@ pub fn search<'a>(
     found
 }
 
+/// A table document for tests: table `n`, its seats as (seat, entry, player, chips), four hands
+/// dealt, one running.
+#[cfg(test)]
+pub(crate) fn test_table(n: u32, seats: &[(u8, u32, &str, u64)]) -> TableDoc {
+    TableDoc {
+        table: n,
+        seats: seats
+            .iter()
+            .map(|(seat, entry, p, chips)| Occupant {
+                seat: *seat,
+                entry: floor_events::EntryNo(*entry),
+                player: floor_events::PlayerId::parse(p).ok(),
+                chips: *chips,
+            })
+            .collect(),
+        last_hand: Some(4),
+        hand_running: true,
+        hands: 3,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -229,7 +229,12 @@ mod tests {
     #[test]
     fn a_director_sends_commands_but_never_a_service_verb_nor_reads_secrets() {
         let d = permissions(&user(Role::Director, None));
-        assert!(d.contains("\"floor.cmd.>\"") && d.contains("deny: [\"floor.cmd.registration.eliminate_entry\"]"), "{d}");
+        assert!(d.contains("\"floor.cmd.>\"") && d.contains("deny: [\"floor.cmd.registration.eliminate_entry\", "), "{d}");
+        // It reads the tables' reports (floor status), never Floor's own consumer of them.
+        assert!(
+            d.contains("\"$JS.API.DIRECT.GET.FLOOR_TABLES\"") && d.contains("\"$JS.API.CONSUMER.DELETE.FLOOR_TABLES.seating-reports\""),
+            "{d}"
+        );
         assert!(!d.contains("KV_floor-secrets") && !d.contains("floor-console-sessions"), "{d}");
         assert!(d.contains("subscribe: { allow: [\"_INBOX.>\"] }"), "subscribes to nothing but its replies: {d}");
         let block = authorization(&[user(Role::Service, None), user(Role::Director, None)]);

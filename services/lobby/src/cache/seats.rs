@@ -132,29 +132,10 @@ fn keep(held: &mut HashMap<TournamentId, Held>, key: Key, value: Option<&[u8]>) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::seat_map::{table_key, Occupant};
-    use floor_events::{EntryNo, PlayerId};
+    use crate::seat_map::{table_key, test_table as table};
 
     fn t() -> TournamentId {
         TournamentId(uuid::Uuid::from_u128(9))
-    }
-
-    fn table(n: u32, seats: &[(u8, u32, &str, u64)]) -> TableDoc {
-        TableDoc {
-            table: n,
-            seats: seats
-                .iter()
-                .map(|(seat, entry, p, chips)| Occupant {
-                    seat: *seat,
-                    entry: EntryNo(*entry),
-                    player: PlayerId::parse(p).ok(),
-                    chips: *chips,
-                })
-                .collect(),
-            last_hand: Some(4),
-            hand_running: true,
-            hands: 3,
-        }
     }
 
     #[test]

@@ -386,29 +386,11 @@ pub(crate) fn render_search(t: TournamentId, name: &str, wanted: &str, found: &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::seat_map::Occupant;
+    use crate::seat_map::test_table as table;
     use floor_events::{EntryNo, PlayerId};
 
     fn t() -> TournamentId {
         TournamentId(uuid::Uuid::from_u128(9))
-    }
-
-    fn table(n: u32, seats: &[(u8, u32, &str, u64)]) -> TableDoc {
-        TableDoc {
-            table: n,
-            seats: seats
-                .iter()
-                .map(|(seat, entry, p, chips)| Occupant {
-                    seat: *seat,
-                    entry: EntryNo(*entry),
-                    player: PlayerId::parse(p).ok(),
-                    chips: *chips,
-                })
-                .collect(),
-            last_hand: Some(4),
-            hand_running: true,
-            hands: 3,
-        }
     }
 
     #[test]
