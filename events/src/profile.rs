@@ -121,7 +121,14 @@ impl RuleProfile {
             RuleProfile::SvenskaSpel2012 => {
                 RegistrationRules { unregister_allowed: true, fee_caps: None, fee_share_bps: None, rebuy_below_zero_allowed: false }
             }
-            RuleProfile::HrvatskaLutrija2017 | RuleProfile::Tda2024 => {
+            // 001 Art. 4: "Jede Zahlung, die geleistet wurde, kann nicht rückgängig gemacht
+            // werden" (a payment once made cannot be reversed): no unregistering with a refund.
+            // What the operator refunds on its own account (a cancellation, Art. 15 and 21; a
+            // tournament that does not start) is its decision, not the player's reversal.
+            RuleProfile::HrvatskaLutrija2017 => {
+                RegistrationRules { unregister_allowed: false, fee_caps: None, fee_share_bps: None, rebuy_below_zero_allowed: true }
+            }
+            RuleProfile::Tda2024 => {
                 RegistrationRules { unregister_allowed: true, fee_caps: None, fee_share_bps: None, rebuy_below_zero_allowed: true }
             }
         }
@@ -269,5 +276,11 @@ mod tests {
     fn fortuna_registrations_are_final() {
         assert!(!RuleProfile::FortunaCz2024.registration().unregister_allowed);
         assert!(RuleProfile::Tda2024.registration().unregister_allowed);
+    }
+
+    /// 001 Art. 4: "Jede Zahlung, die geleistet wurde, kann nicht rückgängig gemacht werden."
+    #[test]
+    fn hrvatska_lutrija_payments_cannot_be_reversed_so_registrations_are_final() {
+        assert!(!RuleProfile::HrvatskaLutrija2017.registration().unregister_allowed);
     }
 }

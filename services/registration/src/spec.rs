@@ -206,6 +206,20 @@ fn fortuna_registrations_are_final() {
         .then_reject(codes::UNREGISTER_NOT_ALLOWED);
 }
 
+/// 001 Art. 4: "Jede Zahlung, die geleistet wurde, kann nicht rückgängig gemacht werden" (a
+/// payment once made cannot be reversed): a player cannot unregister for a refund; the
+/// operator's own refunds (a tournament below its minimum, a cancellation) still go back.
+#[test]
+fn hrvatska_lutrija_registrations_are_final_but_a_tournament_below_its_minimum_still_refunds() {
+    let def = TournamentDefinition { profile: RuleProfile::HrvatskaLutrija2017, min_players: 2, ..definition() };
+    let history = vec![created(def), registered(1, "ana", EntryKind::Registration, true, BEFORE_START)];
+    given::<TournamentAggregate>(history.clone())
+        .when(C::Unregister { player: p("ana"), entry: None, at: at(BEFORE_START) })
+        .then_reject(codes::UNREGISTER_NOT_ALLOWED);
+    let events = given::<TournamentAggregate>(history).when(C::Start { at: at("2026-12-06T18:00:00Z"), now: false }).accepted();
+    assert!(matches!(events.as_slice(), [TournamentEvent::TournamentCancelled(c)] if c.refunds.len() == 1), "{events:?}");
+}
+
 #[test]
 fn a_refused_player_is_refunded_before_the_start_and_cannot_come_back() {
     // 001 Art. 20: the operator may restrict a player's participation.
