@@ -140,16 +140,19 @@ impl RuleProfile {
     ///
     /// - A quarter of the open tables (at least one) silent: one table stopping is a table
     ///   server's fault the director handles; a quarter stopping is the system's (SCOOP 2017).
-    /// - Silent for 2 minutes online (an online hand takes about one), 5 minutes under the live
-    ///   rulebooks (`tda-2024`, FORTUNA's live game plan), where one hand can take that long.
+    /// - Silent for 2 minutes online (an online hand takes about one), 5 minutes under TDA's live
+    ///   rules, where one hand can take that long. 004 is an online rulebook: "Živá hra" is the
+    ///   Czech legal name of online multiplayer games (its definitions: played "prostřednictvím
+    ///   Aplikace", through the application, against software or through it against others), so
+    ///   FORTUNA takes the online value.
     /// - The limit: only 002 §2.8 T-12.5 sets one ("resumed as soon as possible, or, if it
     ///   cannot be within a time Svenska Spel deems reasonable, aborted"); Floor reads
     ///   "reasonable" as one hour. The other rulebooks leave it to the director.
     pub fn suspension(self) -> SuspensionRules {
         let (silent_seconds, limit_seconds) = match self {
             RuleProfile::SvenskaSpel2012 => (120, Some(3_600)),
-            RuleProfile::Win2day | RuleProfile::HrvatskaLutrija2017 | RuleProfile::ReelCz => (120, None),
-            RuleProfile::FortunaCz2024 | RuleProfile::Tda2024 => (300, None),
+            RuleProfile::Win2day | RuleProfile::HrvatskaLutrija2017 | RuleProfile::ReelCz | RuleProfile::FortunaCz2024 => (120, None),
+            RuleProfile::Tda2024 => (300, None),
         };
         SuspensionRules { silent_tables_bps: 2_500, silent_seconds, limit_seconds }
     }
@@ -159,21 +162,23 @@ impl RuleProfile {
     ///
     /// - trigger: paid places + 2 under 002 §2.3 ("one or two more than the prizes"); + 1
     ///   elsewhere (TDA practice; 000 §16.9 and 004 §4.35 give no number);
-    /// - clock: the TDA deduction of 2 minutes per hand (RP-8 B–D) for the live rulebooks (TDA,
-    ///   FORTUNA's live game plan); the online rulebooks say nothing and keep normal time;
-    /// - ordering: WSOP's tie across tables for FORTUNA's live game (as payouts has it); by
-    ///   starting stack, equal stacks split, elsewhere (PokerStars: REEL is PokerStars).
+    /// - clock: the TDA deduction of 2 minutes per hand (RP-8 B–D) under TDA's live rules; the
+    ///   online rulebooks (000–004: 004's "Živá hra" is online play through the application)
+    ///   say nothing and keep normal time;
+    /// - ordering: by starting stack, equal stacks split (PokerStars' online practice; REEL is
+    ///   PokerStars), under every profile: 004 leaves the order of busts at different tables
+    ///   open, and an online room ranks them by stack. WSOP's tie across tables is a definition's
+    ///   choice (`ordering.across_tables = "tie"`).
     pub fn hand_for_hand(self) -> HandForHandRules {
         let by_stack = EliminationOrdering { across_tables: AcrossTables::ByStack, equal_stacks: EqualStacks::Split };
         let deduct = HandForHandClock::Deduct { seconds: crate::bubble::RECOMMENDED_DEDUCTION_SECONDS };
         let one = Trigger::PlayersBeforeBubble { players: 1 };
         let (trigger, clock, ordering) = match self {
             RuleProfile::SvenskaSpel2012 => (Trigger::PlayersBeforeBubble { players: 2 }, HandForHandClock::Normal, by_stack),
-            RuleProfile::FortunaCz2024 => {
-                (one, deduct, EliminationOrdering { across_tables: AcrossTables::Tie, equal_stacks: EqualStacks::Split })
-            }
             RuleProfile::Tda2024 => (one, deduct, by_stack),
-            RuleProfile::Win2day | RuleProfile::HrvatskaLutrija2017 | RuleProfile::ReelCz => (one, HandForHandClock::Normal, by_stack),
+            RuleProfile::Win2day | RuleProfile::HrvatskaLutrija2017 | RuleProfile::ReelCz | RuleProfile::FortunaCz2024 => {
+                (one, HandForHandClock::Normal, by_stack)
+            }
         };
         HandForHandRules { trigger, boundary: Boundary::Money, clock, ordering }
     }
@@ -258,7 +263,10 @@ mod tests {
         assert_eq!(RuleProfile::SvenskaSpel2012.hand_for_hand().trigger, Trigger::PlayersBeforeBubble { players: 2 });
         assert_eq!(RuleProfile::Tda2024.hand_for_hand().trigger, Trigger::PlayersBeforeBubble { players: 1 });
         assert_eq!(RuleProfile::Tda2024.hand_for_hand().clock, HandForHandClock::Deduct { seconds: 120 });
-        assert_eq!(RuleProfile::FortunaCz2024.hand_for_hand().ordering.across_tables, AcrossTables::Tie);
+        // 004 is online play ("Živá hra" through the application): the online values.
+        assert_eq!(RuleProfile::FortunaCz2024.hand_for_hand().ordering.across_tables, AcrossTables::ByStack);
+        assert_eq!(RuleProfile::FortunaCz2024.hand_for_hand().clock, HandForHandClock::Normal);
+        assert_eq!(RuleProfile::FortunaCz2024.suspension().silent_seconds, 120);
         assert_eq!(RuleProfile::ReelCz.hand_for_hand().ordering.across_tables, AcrossTables::ByStack);
         for p in RuleProfile::ALL {
             let rules = p.hand_for_hand();

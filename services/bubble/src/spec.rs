@@ -146,10 +146,17 @@ fn two_busts_at_different_tables_in_one_hand_are_ranked_by_starting_stack_under_
     assert!(matches!(events.last(), Some(E::HandForHandEnded { cause: EndCause::Burst, players_left: 17, .. })), "{events:?}");
 }
 
+/// WSOP's rule (a definition's `ordering`), on TDA's other settings: busts at different tables
+/// in one hand tie.
+fn wsop() -> HandForHandRules {
+    let tie = EliminationOrdering { across_tables: AcrossTables::Tie, equal_stacks: EqualStacks::Split };
+    HandForHandRules { ordering: tie, ..rules(RuleProfile::Tda2024) }
+}
+
 #[test]
 fn two_busts_at_different_tables_tie_and_split_under_wsop_with_the_remainder_rule() {
-    // FORTUNA's live game follows WSOP: different tables, same hand: tie and split.
-    let mut history = at_hand_one(rules(RuleProfile::FortunaCz2024));
+    // WSOP's rule, a definition's choice: different tables, same hand: tie and split.
+    let mut history = at_hand_one(wsop());
     finish(&mut history, 1, vec![bust(11, 1, 4_000)]);
     finish(&mut history, 3, vec![]);
     let placed = completed(&finish(&mut history, 2, vec![bust(12, 2, 9_000)]));
@@ -169,7 +176,7 @@ fn three_busts_at_three_tables_by_each_profile_s_rule() {
         // Two equal stacks share places 18–19 and split their prizes; the short stack is 20th.
         // Within a shared range, the remainder order: equal stacks, so seat order (12 before 13).
         ("pokerstars", rules(RuleProfile::ReelCz), vec![(12, 18, 2), (13, 18, 2), (11, 20, 1)]),
-        ("wsop", rules(RuleProfile::FortunaCz2024), vec![(12, 18, 3), (13, 18, 3), (11, 18, 3)]),
+        ("wsop", wsop(), vec![(12, 18, 3), (13, 18, 3), (11, 18, 3)]),
         // Natural8: the equal stacks are ordered by seat (bust() seats entry 12 before 13).
         ("natural8", HandForHandRules { ordering: natural8, ..rules(RuleProfile::Tda2024) }, vec![(12, 18, 1), (13, 19, 1), (11, 20, 1)]),
     ];
