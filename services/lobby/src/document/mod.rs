@@ -26,7 +26,7 @@ pub mod rebuys;
 use chrono::{DateTime, Utc};
 use floor_events::clock::ClockEvent;
 use floor_events::registration::{CancellationReason, TournamentEvent};
-use floor_events::tournament::{EntryLedger, EntryModel, Fee, TournamentDefinition};
+use floor_events::tournament::{EntryLedger, EntryModel, TournamentDefinition};
 use floor_events::{Money, RuleProfile, TournamentId};
 use serde::{Deserialize, Serialize};
 
@@ -94,9 +94,10 @@ pub struct LobbyDocument {
     pub table_size: u8,
     /// Chips per entry.
     pub starting_stack: u64,
-    /// Buy-in.
+    /// Buy-in: what each entry puts in the prize pool (bounty part included). With `fee`, what
+    /// a player pays for an entry, however the definition sets the fee.
     pub buy_in: Money,
-    /// Fee per entry.
+    /// Fee per entry: what the operator keeps.
     pub fee: Money,
     /// Entry model.
     pub entry_model: EntryModel,
@@ -162,11 +163,10 @@ impl LobbyDocument {
             registration_deadline: def.registration_deadline(),
             table_size: def.table_size,
             starting_stack: def.starting_stack,
-            buy_in: def.buy_in,
-            fee: match def.fee {
-                Fee::OnTop(fee) => fee,
-                Fee::ShareOfBuyIn { .. } => ledger.fee,
-            },
+            // What each entry puts in the prize pool and what the operator keeps: together,
+            // what a player pays, whether the fee is on top or a share of the buy-in.
+            buy_in: ledger.prize_pool,
+            fee: ledger.fee,
             entry_model: def.entry_model,
             profile: def.profile,
             capacity: def.capacity,
@@ -372,6 +372,22 @@ mod tests {
             ledger: ledger(),
             at: "2026-12-06T17:00:00Z".parse().unwrap(),
         })
+    }
+
+    /// The price shown is what a player pays: with the fee a share of the buy-in (€22.00 with a
+    /// 10 % fee), "€19.80 + €2.20 fee", never "€22.00 + €2.20 fee" (issue 39: the lobby listed
+    /// `daily-turbo-reentry.toml` at €24.20 while each entry paid €22.00).
+    #[test]
+    fn buy_in_and_fee_add_up_to_what_a_player_pays_whichever_way_the_fee_is_set() {
+        use floor_events::tournament::Fee;
+        let at = "2026-12-01T00:00:00Z".parse().unwrap();
+        for fee in [Fee::ShareOfBuyIn { basis_points: 1_000 }, Fee::OnTop(eur(200))] {
+            let def = TournamentDefinition { buy_in: eur(2_200), fee, ..definition() };
+            let doc = LobbyDocument::created(TournamentId::new(), &def, at, 1);
+            let paid = def.entry_ledger();
+            assert_eq!(doc.buy_in.amount + doc.fee.amount, paid.paid_in.amount, "{fee:?}");
+            assert_eq!((doc.buy_in, doc.fee), (paid.prize_pool, paid.fee), "{fee:?}");
+        }
     }
 
     #[test]
