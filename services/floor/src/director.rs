@@ -362,7 +362,55 @@ pub fn tournament_files(dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> 
 /// # Errors
 /// `Usage` naming the file and the problem.
 pub fn read_definition(path: &Path) -> Result<TournamentDefinition, Failure> {
-    read_toml(path)
+    read_definition_at(path, chrono::Utc::now())
+}
+
+/// [`read_definition`] as of `now`: a file may give its start relative to when it is read, so
+/// an example never expires (`start = { in_minutes = 120 }`, and then `late_registration_until
+/// = { minutes_after_start = 60 }`, `registration_opens = { minutes_before_start = 30 }`); the
+/// definition sent carries absolute times, as the contract has them. The start is rounded up to
+/// the minute.
+///
+/// # Errors
+/// `Usage` naming the file and the problem.
+pub fn read_definition_at(path: &Path, now: chrono::DateTime<chrono::Utc>) -> Result<TournamentDefinition, Failure> {
+    let usage = |m: String| Failure::new(Exit::Usage, format!("{}: {m}", path.display()));
+    let mut value = read_toml::<serde_json::Value>(path)?;
+    resolve_relative_times(&mut value, now).map_err(usage)?;
+    serde_json::from_value(value).map_err(|e| usage(e.to_string()))
+}
+
+/// Replaces a definition's relative times with absolute ones (see [`read_definition_at`]).
+fn resolve_relative_times(value: &mut serde_json::Value, now: chrono::DateTime<chrono::Utc>) -> Result<(), String> {
+    use chrono::{Duration, Timelike};
+    let minutes = |v: &serde_json::Value, key: &str, what: &str| -> Result<Option<i64>, String> {
+        match v.get(key) {
+            None => Ok(None),
+            Some(m) => match m.as_i64() {
+                Some(m) if (0..=366 * 24 * 60).contains(&m) => Ok(Some(m)),
+                _ => Err(format!("{what}: {key} must be a whole number of minutes from 0 to a year's, not {m}")),
+            },
+        }
+    };
+    let Some(object) = value.as_object_mut() else { return Ok(()) };
+    let start = match object.get("start").map(|s| minutes(s, "in_minutes", "start")).transpose()?.flatten() {
+        Some(m) => {
+            let at = now + Duration::minutes(m);
+            let at = match at.second() == 0 && at.nanosecond() == 0 {
+                true => at,
+                false => at.with_second(0).and_then(|t| t.with_nanosecond(0)).unwrap_or(at) + Duration::minutes(1),
+            };
+            object.insert("start".into(), serde_json::json!({ "at": at.to_rfc3339() }));
+            Some(at)
+        }
+        None => None,
+    };
+    for (key, field, sign) in [("late_registration_until", "minutes_after_start", 1), ("registration_opens", "minutes_before_start", -1)] {
+        let Some(m) = object.get(key).map(|v| minutes(v, field, key)).transpose()?.flatten() else { continue };
+        let start = start.ok_or_else(|| format!("{key}: {field} needs a start given as {{ in_minutes = … }}"))?;
+        object.insert(key.into(), serde_json::Value::String((start + Duration::minutes(sign * m)).to_rfc3339()));
+    }
+    Ok(())
 }
 
 /// Reads any request body from TOML (a definition, a schedule template, a structure).
@@ -470,6 +518,50 @@ mod tests {
             }
         }
         assert!(seen >= 3, "examples/ should hold several tournaments, found {seen}");
+    }
+
+    /// Issue 39: the shipped examples started on fixed dates in January 2027 and would have been
+    /// refused from then on. Their starts are relative: created on any date, each is valid and
+    /// starts in the future, with its late registration after its start.
+    #[test]
+    fn every_example_can_be_created_on_any_date() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+        for now in ["2026-11-28T19:07:13Z", "2027-06-01T00:00:00Z", "2031-03-01T12:00:00Z"] {
+            let now: chrono::DateTime<chrono::Utc> = now.parse().unwrap();
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "toml") {
+                    let def = read_definition_at(&path, now).unwrap_or_else(|f| panic!("{}", f.message));
+                    def.validate_at(now).unwrap_or_else(|e| panic!("{} on {now}: {e}", path.display()));
+                    if let Some(start) = def.scheduled_start() {
+                        assert!(start > now, "{}: starts after it is created", path.display());
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn relative_times_resolve_against_the_reading_and_bad_ones_are_named() {
+        let now: chrono::DateTime<chrono::Utc> = "2026-11-28T19:07:13Z".parse().unwrap();
+        let mut v = serde_json::json!({
+            "start": { "in_minutes": 120 },
+            "late_registration_until": { "minutes_after_start": 60 },
+            "registration_opens": { "minutes_before_start": 30 }
+        });
+        resolve_relative_times(&mut v, now).unwrap();
+        assert_eq!(v["start"]["at"], "2026-11-28T21:08:00+00:00", "rounded up to the minute");
+        assert_eq!(v["late_registration_until"], "2026-11-28T22:08:00+00:00");
+        assert_eq!(v["registration_opens"], "2026-11-28T20:38:00+00:00");
+        let mut bad = serde_json::json!({ "start": { "in_minutes": -5 } });
+        assert!(resolve_relative_times(&mut bad, now).unwrap_err().contains("in_minutes"));
+        let mut orphan =
+            serde_json::json!({ "start": { "at": "2026-12-01T18:00:00Z" }, "late_registration_until": { "minutes_after_start": 60 } });
+        assert!(resolve_relative_times(&mut orphan, now).unwrap_err().contains("needs a start"));
+        let mut absolute =
+            serde_json::json!({ "start": { "at": "2026-12-01T18:00:00Z" }, "late_registration_until": "2026-12-01T19:00:00Z" });
+        resolve_relative_times(&mut absolute, now).unwrap();
+        assert_eq!(absolute["start"]["at"], "2026-12-01T18:00:00Z", "absolute times are kept");
     }
 
     #[test]
