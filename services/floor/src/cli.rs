@@ -56,7 +56,8 @@ pub enum Command {
         #[arg(long, env = "FLOOR_HTTP", default_value = "127.0.0.1:8080")]
         http: SocketAddr,
         /// Run only these services (comma-separated); default: all. The names are the
-        /// registry's: lobby, registration, clock, seating, payouts, rebuys, scheduler.
+        /// registry's: lobby, registration, clock, seating, payouts, rebuys, bounties, bubble,
+        /// abort, scheduler.
         #[arg(long, value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(floor_events::registry::names()))]
         only: Vec<String>,
         /// The director console.
@@ -84,7 +85,7 @@ pub enum Command {
         #[command(flatten)]
         server: floor_lobby::flags::HttpArgs,
     },
-    /// Tournaments: create, list, show.
+    /// Tournaments: create, list, show, start, cancel, suspend, resume, statement, books.
     #[command(subcommand)]
     Tournament(TournamentCommand),
     /// Table credentials for the embedded server of this data directory (docs/security.md):
@@ -106,7 +107,7 @@ pub enum Command {
         player: String,
     },
     /// Buy a rebuy for a player: at zero chips while the offer is open, or at or below the
-    /// tournament's limit where its profile allows (003).
+    /// tournament's limit where its profile allows (reel-cz: "chips ≤ X").
     Rebuy(PurchaseArgs),
     /// Decline the rebuy offered (or, at zero chips in the add-on break, the add-on): the entry
     /// is eliminated.
@@ -148,7 +149,7 @@ pub enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Rule profile.
-        #[arg(long, default_value = "tda-2024")]
+        #[arg(long, default_value = "tda-2024", value_parser = clap::builder::PossibleValuesParser::new(floor_events::RuleProfile::ALL.map(|p| p.name())))]
         profile: String,
         /// Seats per table.
         #[arg(long, default_value_t = 9)]
@@ -258,7 +259,8 @@ pub enum Command {
 /// refused and Floor does not start. Only its hash is kept.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ConsoleArgs {
-    /// A file whose first line is the console's password.
+    /// A file whose first line is the console's password (or the password itself in
+    /// FLOOR_CONSOLE_PASSWORD; without either the console is disabled).
     #[arg(long, env = "FLOOR_CONSOLE_PASSWORD_FILE")]
     pub console_password_file: Option<PathBuf>,
     /// How long a console session lasts, in hours.
@@ -629,8 +631,8 @@ pub enum TournamentCommand {
         /// Why (recorded, shown to players).
         #[arg(long)]
         reason: String,
-        /// After the start, where the profile offers a choice: `rollback` or `roll_forward`
-        /// (`rulebook`: the profile's own formula).
+        /// After the start, where the profile offers a choice: `rollback`, `roll-forward` or
+        /// `icm` (`rulebook`: the profile's own formula).
         #[arg(long, default_value = "rulebook")]
         method: String,
         /// After the start: whose fault the end of play is, `operator-fault` or
