@@ -283,7 +283,14 @@ mod tests {
 
     #[test]
     fn a_files_times_move_to_now_at_the_same_distances_from_the_start() {
-        let written = TournamentDefinition { registration_opens: Some(at("2027-01-10T12:00:00Z")), ..example("sunday-major.toml") };
+        // The file's times as a director might write them absolutely (the example's own are
+        // relative to its reading since issue 39).
+        let written = TournamentDefinition {
+            start: Start::At(at("2027-01-10T18:00:00Z")),
+            late_registration_until: Some(at("2027-01-10T20:00:00Z")),
+            registration_opens: Some(at("2027-01-10T12:00:00Z")),
+            ..example("sunday-major.toml")
+        };
         let now = at("2026-03-01T10:00:00Z");
         let moved = moved_to_now(&written, Duration::from_secs(30), now);
         assert_eq!(moved.start, Start::At(at("2026-03-01T10:00:30Z")));
