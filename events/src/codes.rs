@@ -55,6 +55,8 @@ pub const PLAYER_KEPT_APART: &str = "player_kept_apart";
 pub const ENTRY_LIMIT_REACHED: &str = "entry_limit_reached";
 /// The limits given are not valid (for example zero or decreasing windows).
 pub const INVALID_LIMITS: &str = "invalid_limits";
+/// The rulebook requires limits per day, calendar week and calendar month before a tournament, and the player has not set them (002 §2.3 T-2.2).
+pub const LIMITS_NOT_SET: &str = "limits_not_set";
 /// The aggregate kept changing under the command; it was not applied. Safe to retry.
 pub const CONFLICT: &str = "conflict";
 /// The event store or the bus failed; the command may or may not be applied. Retry with the same

@@ -10,18 +10,22 @@ use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Tournament-count limits; `None` means no limit for that window. Windows are rolling: a day is
-/// the 24 hours before the registration, a week 7 days, a month 30 days.
+/// Tournament-count limits; `None` means no limit for that window. How they count depends on the
+/// tournament's rulebook: under svenska-spel-2012 (002 §2.3) per calendar day, calendar week
+/// (Monday to Sunday) and calendar month in Swedish time, a raise applying from the next period
+/// and a lowering at once, and all three must be set before a tournament; under the others the
+/// windows are rolling (a day is the 24 hours before the registration, a week 7 days, a month 30
+/// days) and a change applies at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EntryLimits {
-    /// Tournaments per rolling 24 hours.
+    /// Tournaments per day (rolling 24 hours, or a calendar day under svenska-spel-2012).
     #[serde(default)]
     pub per_day: Option<u32>,
-    /// Tournaments per rolling 7 days.
+    /// Tournaments per week (rolling 7 days, or a calendar week under svenska-spel-2012).
     #[serde(default)]
     pub per_week: Option<u32>,
-    /// Tournaments per rolling 30 days.
+    /// Tournaments per month (rolling 30 days, or a calendar month under svenska-spel-2012).
     #[serde(default)]
     pub per_month: Option<u32>,
 }
@@ -51,7 +55,8 @@ pub enum PlayerEvent {
     TournamentUncounted(TournamentUncounted),
 }
 
-/// The player's limits changed.
+/// The player's limits changed (under svenska-spel-2012 a raise takes effect from the next
+/// period of its kind).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct PlayerLimitsSet {
     /// Who.

@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use floor_events::commit::{Commit, Events};
 use floor_events::player::{PlayerEvent, SetPlayerLimits};
 use floor_events::registration::*;
-use floor_events::{subjects, CommandId, ErrorBody, Reply, TournamentId};
+use floor_events::{subjects, CommandId, ErrorBody, Reply, RuleProfile, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::commits::Stored;
 use floor_runtime::endpoint::Verbs;
@@ -21,6 +21,7 @@ use floor_runtime::snapshot::Snapshots;
 use floor_runtime::tail::Delivered;
 use floor_runtime::RETRY;
 use floor_runtime::{reply, AggregateHost, Clock, JetStreamStore};
+use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -37,6 +38,11 @@ struct Inner {
     // std RwLock: read on every registration, written when a limit is set; never held across an
     // await.
     limited: Arc<RwLock<LimitedPlayers>>,
+    // The event store, to read a tournament's definition (its first commit) for its profile.
+    store: JetStreamStore,
+    events: async_nats::jetstream::stream::Stream,
+    // Tournament → its rulebook, read once per tournament (a definition never changes).
+    profiles: RwLock<HashMap<TournamentId, RuleProfile>>,
     clock: Arc<dyn Clock>,
 }
 
@@ -73,7 +79,17 @@ impl Service for RegistrationService {
         let snapshots = Snapshots::json(bucket, SNAPSHOT_VERSION, cx.snapshot_every.unwrap_or(SNAPSHOT_EVERY));
         let tournaments = AggregateHost::new(store.clone()).with_snapshots(snapshots);
         run_closing_policy(backbone, tournaments.clone(), shutdown, tracker).await?;
-        Ok(Self { inner: Arc::new(Inner { tournaments, players: AggregateHost::new(store), limited, clock: cx.clock.clone() }) })
+        Ok(Self {
+            inner: Arc::new(Inner {
+                tournaments,
+                players: AggregateHost::new(store.clone()),
+                limited,
+                store,
+                events: backbone.events.clone(),
+                profiles: RwLock::default(),
+                clock: cx.clock.clone(),
+            }),
+        })
     }
 
     /// The verbs. Each is stamped with the service's time and handed to an aggregate.
@@ -131,10 +147,23 @@ impl RegistrationService {
     /// that id would be answered from the player's history, and the entry not counted). A
     /// suspension stored between the check and the entry is refused by the tournament and the
     /// count released.
+    ///
+    /// The count carries the tournament's rulebook ([`PlayerCommand::under`]): under
+    /// svenska-spel-2012 the player aggregate counts calendar days, weeks and months in Swedish
+    /// time and defers raised limits (002 §2.3 T-2.2, T-2.4). The profile is read here because
+    /// only the tournament's log holds it and the player aggregate decides alone.
     async fn register(&self, request: Register) -> Reply<Registered> {
         let Register { command_id, tournament_id, player } = request;
         let has_limits = self.inner.limited.read().expect("limited players poisoned").contains(&player);
         let now = self.inner.clock.now();
+        let profile = if has_limits {
+            match self.profile_of(tournament_id).await {
+                Ok(profile) => profile,
+                Err(e) => return Reply::Error(e),
+            }
+        } else {
+            None
+        };
         if has_limits {
             // Only the hold answers here: every other refusal comes, as before, after the count.
             let check = self.inner.tournaments.execute(tournament_id.0, command_id, TournamentCommand::CheckHold { at: now }).await;
@@ -148,12 +177,18 @@ impl RegistrationService {
         let mut answer = None;
         loop {
             step = match step {
-                Step::Count(id, count) => match reply(self.inner.players.execute(player.aggregate_id(), id, count).await, |c| {
-                    !c.events.is_empty() && !c.duplicate
-                }) {
-                    Reply::Ok(newly) => saga.counted(newly),
-                    Reply::Error(e) => return Reply::Error(e),
-                },
+                Step::Count(id, count) => {
+                    let count = match profile {
+                        Some(profile) => count.under(profile),
+                        None => count,
+                    };
+                    match reply(self.inner.players.execute(player.aggregate_id(), id, count).await, |c| {
+                        !c.events.is_empty() && !c.duplicate
+                    }) {
+                        Reply::Ok(newly) => saga.counted(newly),
+                        Reply::Error(e) => return Reply::Error(e),
+                    }
+                }
                 Step::Register => {
                     let command = TournamentCommand::Register { player: player.clone(), at: saga.at() };
                     let outcome = self.inner.tournaments.execute(tournament_id.0, command_id, command).await;
@@ -172,6 +207,30 @@ impl RegistrationService {
             };
         }
         answer.unwrap_or_else(|| Reply::Error(ErrorBody::new(floor_events::codes::UNAVAILABLE, "registration stored no entry")))
+    }
+
+    /// The rulebook of `tournament_id`, from its first commit (its creation), kept once read;
+    /// `None` when no such tournament is stored (its decider then refuses the entry).
+    async fn profile_of(&self, tournament_id: TournamentId) -> Result<Option<RuleProfile>, ErrorBody> {
+        if let Some(profile) = self.inner.profiles.read().expect("profiles poisoned").get(&tournament_id) {
+            return Ok(Some(*profile));
+        }
+        let unavailable = |e: String| ErrorBody::new(floor_events::codes::UNAVAILABLE, format!("reading the tournament's rulebook: {e}"));
+        let subject = subjects::event_subject(subjects::aggregate::TOURNAMENT, tournament_id.0);
+        let first = match self.inner.events.direct_get_next_for_subject(&subject, Some(1)).await {
+            Ok(message) => message.sequence,
+            Err(e) if e.kind() == async_nats::jetstream::stream::DirectGetErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(unavailable(e.to_string())),
+        };
+        let commit = self.inner.store.commit_at::<TournamentEvent>(first).await.map_err(|e| unavailable(e.to_string()))?;
+        let profile = commit.events.iter().find_map(|e| match e {
+            TournamentEvent::TournamentCreated(created) => Some(created.definition.profile),
+            _ => None,
+        });
+        if let Some(profile) = profile {
+            self.inner.profiles.write().expect("profiles poisoned").insert(tournament_id, profile);
+        }
+        Ok(profile)
     }
 
     /// Executes the tournament command `make` builds with the service's time now.
