@@ -51,6 +51,25 @@ async fn a_tournament_read_over_http_the_moment_it_is_created_is_shown() {
     assert_eq!(status, 404, "an id that cannot be a tournament is unknown at once");
 }
 
+/// Issue 39: a director's write is visible to the next read. `floor register …` then `floor
+/// tournament show` (or `list`) right after showed the entries from before: the lobby stores in
+/// batches. A command on a tournament now answers once the lobby has taken its commit, so each
+/// read here, made the moment the write answered, already shows it, with no waiting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_directors_write_is_visible_to_the_next_read() {
+    let world = World::start().await;
+    let director = Director::join(&world.nats.url(), &world.service).await.expect("director joins");
+    let t = director.create_tournament(floor_tests::freezeout(100)).await.expect("created");
+    for (i, player) in ["ann", "ben", "cat"].into_iter().enumerate() {
+        director.register(t, PlayerId::parse(player).unwrap()).await.expect("registered");
+        let shown = director.tournament(t.0).await.expect("shown");
+        assert_eq!(shown["entrants"], i + 1, "the read right after the write: {shown}");
+        let listed = director.lobby().await.expect("listed");
+        let doc = listed.iter().find(|d| d["tournament_id"] == t.to_string()).expect("listed");
+        assert_eq!(doc["entrants"], i + 1, "the list right after the write");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn director_commands_find_the_platform_from_the_recorded_url() {
     let world = World::start().await;

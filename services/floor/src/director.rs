@@ -42,6 +42,12 @@ impl From<ErrorBody> for Failure {
     }
 }
 
+/// The lobby's reader: its checkpoint key and its record in `floor-readers`.
+const LOBBY_READER: &str = "lobby";
+
+/// How long a director's command waits for the lobby to show its effect.
+pub const SHOWN_WITHIN: Duration = Duration::from_secs(5);
+
 /// A connection to a running platform.
 pub struct Director {
     client: async_nats::Client,
@@ -87,12 +93,61 @@ impl Director {
     ///
     /// # Errors
     /// The platform's rejection (`Rejected`), or unavailability.
+    ///
+    /// A command on a tournament answers once the lobby shows its effect ([`Director::shown`]),
+    /// so the next `floor tournament list` or `show` reads it.
     pub async fn request<T: Serialize, R: DeserializeOwned>(&self, service: &str, verb: &str, body: &T) -> Result<R, Failure> {
         let payload = serde_json::to_vec(body).expect("request serializes");
         let reply = send(&self.client, service, verb, payload.into(), &self.patience, |w| (self.tell)(w)).await?.into_result()?;
+        let tournament =
+            serde_json::to_value(body).ok().and_then(|v| serde_json::from_value::<TournamentId>(v.get("tournament_id")?.clone()).ok());
+        if let Some(t) = tournament {
+            self.shown(t).await;
+        }
         serde_json::from_value(reply).map_err(|e| {
             Failure::new(Exit::Unavailable, format!("unreadable reply from {}: {e}", subjects::command_subject(service, verb)))
         })
+    }
+
+    /// Waits, at most [`SHOWN_WITHIN`], until the lobby has taken every commit of `t` stored so
+    /// far on the subjects it reads (its checkpoint in `floor-checkpoints` at or past the last
+    /// of them: it stores the documents first), so that the next read shows what a command
+    /// did (issue 39: `floor register …; floor tournament list` showed 0 entries). Best effort:
+    /// on a platform that never ran a lobby it returns at once; a lobby that keeps it waiting
+    /// gets one line on stderr, and the command's answer stands.
+    pub async fn shown(&self, t: TournamentId) {
+        let js = async_nats::jetstream::new(self.client.clone());
+        let (Ok(checkpoints), Ok(stream)) =
+            (js.get_key_value(subjects::CHECKPOINT_BUCKET).await, js.get_stream(subjects::EVENTS_STREAM).await)
+        else {
+            return;
+        };
+        let Ok(readers) = floor_runtime::readers::all(&js).await else { return };
+        let Some(reads) = readers.get(LOBBY_READER) else { return };
+        let mut last = 0;
+        for filter in &reads.filters {
+            let Some(aggregate) = filter.strip_prefix("floor.ev.").and_then(|f| f.strip_suffix(".>").or(f.strip_suffix(".*"))) else {
+                continue;
+            };
+            if let Ok(message) = stream.direct_get_last_for_subject(subjects::event_subject(aggregate, t.0)).await {
+                last = last.max(message.sequence);
+            }
+        }
+        if last == 0 {
+            return;
+        }
+        let Ok(mut watch) = checkpoints.watch_with_history(LOBBY_READER).await else { return };
+        let taken = async {
+            while let Some(Ok(entry)) = futures::StreamExt::next(&mut watch).await {
+                if std::str::from_utf8(&entry.value).ok().and_then(|v| v.parse::<u64>().ok()).is_some_and(|at| at >= last) {
+                    return true;
+                }
+            }
+            false
+        };
+        if !matches!(tokio::time::timeout(SHOWN_WITHIN, taken).await, Ok(true)) {
+            eprintln!("floor: done; the lobby has not shown it yet (is the lobby running?)");
+        }
     }
 
     /// Creates a tournament from a definition.
