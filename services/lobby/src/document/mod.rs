@@ -291,14 +291,19 @@ impl LobbyDocument {
         if self.payouts.as_ref().is_some_and(|p| p.locked || p.entries == self.entrants) || self.state == LobbyState::Cancelled {
             return None;
         }
-        payouts::LobbyPayouts::projected(&floor_rules::field::Field {
+        let stakes = floor_rules::field::Stakes {
+            paid_in: self.books.paid_in.amount.saturating_sub(self.books.refunded.amount),
+            bounty_pool: self.bounties.as_ref().map_or(0, |b| b.pool.amount),
+        };
+        let field = floor_rules::field::Field {
             entries: self.entrants,
             contributions: self.books.prize_pool,
             guarantee: self.prize_pool.guarantee,
             profile: self.profile,
             fixed: self.payout_table.clone(),
             ordering: None,
-        })
+        };
+        payouts::LobbyPayouts::projected(&field, stakes)
     }
 
     /// Folds one bubble event.

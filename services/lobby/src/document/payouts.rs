@@ -7,7 +7,7 @@
 use floor_events::payouts::{DealMethodKind, DealShare, PayoutEvent, PlaceAward, PrizeBand};
 use floor_events::Money;
 use floor_events::PlayerId;
-use floor_rules::field::{table_for, Field};
+use floor_rules::field::{table_with_stakes, Field, Stakes};
 use serde::{Deserialize, Serialize};
 
 /// Cashes kept in a document.
@@ -43,10 +43,12 @@ pub struct LobbyPayouts {
 }
 
 impl LobbyPayouts {
-    /// The table the field so far would lock.
-    pub fn projected(field: &Field) -> Option<Self> {
+    /// The table the field so far would lock, with its stakes (everything paid in, and the
+    /// bounty pool), so that a guaranteed `reel-cz` table is capped as payouts will lock it
+    /// (003 App. 1 b ix: `floor_rules::field::prize_cap`).
+    pub fn projected(field: &Field, stakes: Stakes) -> Option<Self> {
         let entries = field.entries;
-        let (table, pool, _) = table_for(field).ok()?;
+        let (table, pool, _) = table_with_stakes(field, Some(stakes)).ok()?;
         let bands = table.bands.iter().map(|b| PrizeBand { from: b.from, to: b.to, amount: b.amount }).collect();
         Some(Self {
             locked: false,
@@ -148,9 +150,22 @@ mod tests {
         PlaceAward { entry: EntryNo(entry), player: PlayerId::parse(&format!("p{entry}")).unwrap(), place, shared: 1, amount }
     }
 
+    /// 003 App. 1 b ix: a guaranteed reel-cz field whose stakes exceed the guarantee is
+    /// projected capped at 95 % of the stakes, as payouts will lock it: €1,000 paid in against a
+    /// €500 guarantee pays at most €950, not the €1,000 the pool holds; a tda field is not capped.
+    #[test]
+    fn a_guaranteed_reel_cz_projection_is_capped_as_the_locked_table_will_be() {
+        let reel = Field { profile: RuleProfile::ReelCz, ..field(100, eur(100_000), Some(eur(50_000))) };
+        let stakes = Stakes { paid_in: 100_000, bounty_pool: 0 };
+        let capped = LobbyPayouts::projected(&reel, stakes).unwrap();
+        assert_eq!(capped.pool, eur(95_000), "95 % of the stakes");
+        let tda = field(100, eur(100_000), Some(eur(50_000)));
+        assert_eq!(LobbyPayouts::projected(&tda, stakes).unwrap().pool, eur(100_000), "no cap outside reel-cz");
+    }
+
     #[test]
     fn the_projection_follows_the_field_until_the_locked_table_replaces_it() {
-        let projected = LobbyPayouts::projected(&field(100, eur(100_000), Some(eur(150_000)))).unwrap();
+        let projected = LobbyPayouts::projected(&field(100, eur(100_000), Some(eur(150_000))), Stakes::default()).unwrap();
         assert!(!projected.locked);
         assert_eq!((projected.places_paid, projected.pool), (15, eur(150_000)), "15 % paid; the guarantee makes the pool");
         let locked = projected.evolve(&PayoutEvent::PayoutTableLocked {
@@ -169,7 +184,7 @@ mod tests {
 
     #[test]
     fn cashes_are_counted_the_latest_kept_and_the_final_table_listed_best_first() {
-        let mut payouts = LobbyPayouts::projected(&field(100, eur(100_000), None)).unwrap();
+        let mut payouts = LobbyPayouts::projected(&field(100, eur(100_000), None), Stakes::default()).unwrap();
         for (i, place) in (1..=15).rev().enumerate() {
             let awards = vec![cash(i as u32 + 1, place, 1_000 * u64::from(16 - place)), cash(100 + i as u32, place + 20, 0)];
             payouts = payouts.evolve(&PayoutEvent::PlacesAwarded { players_left_before: place, awards, hand_for_hand: None });

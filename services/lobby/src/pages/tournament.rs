@@ -627,14 +627,17 @@ mod tests {
     fn finishers_show_place_player_and_prize_best_first() {
         let mut doc = doc("Sunday");
         doc.entrants = 20;
-        doc.payouts = crate::document::payouts::LobbyPayouts::projected(&floor_rules::field::Field {
-            entries: 20,
-            contributions: Money::new(20_000, doc.buy_in.currency),
-            guarantee: None,
-            profile: doc.profile,
-            fixed: None,
-            ordering: None,
-        });
+        doc.payouts = crate::document::payouts::LobbyPayouts::projected(
+            &floor_rules::field::Field {
+                entries: 20,
+                contributions: Money::new(20_000, doc.buy_in.currency),
+                guarantee: None,
+                profile: doc.profile,
+                fixed: None,
+                ordering: None,
+            },
+            floor_rules::field::Stakes::default(),
+        );
         let award = |entry: u32, place: u32, amount: u64| PlaceAward {
             entry: EntryNo(entry),
             player: PlayerId::parse(&format!("p{entry}")).unwrap(),
