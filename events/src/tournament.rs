@@ -428,6 +428,20 @@ impl TournamentDefinition {
             if add_on.chips == 0 {
                 return Err(invalid("add_on", "an add-on must add chips"));
             }
+            // 002 §2.3 T-6.3: "mot erläggande av ett belopp lika med startavgiften" (for an amount
+            // equal to the start fee); the start fee is what an entry puts in the prize pool
+            // ("Summan av startavgifterna är lika med turneringens sammanlagda prispott"), the
+            // registration fee ("anmälningsavgift") the operator's.
+            let start_fee = self.entry_ledger().prize_pool;
+            if self.profile == RuleProfile::SvenskaSpel2012 && add_on.price != start_fee {
+                return Err(invalid(
+                    "add_on",
+                    format!(
+                        "profile {} prices the add-on at the start fee, {start_fee} (002 §2.3); this one is {}",
+                        self.profile, add_on.price
+                    ),
+                ));
+            }
         }
         Ok(())
     }
@@ -682,6 +696,21 @@ pub(crate) mod tests {
         assert_eq!(d.validate().unwrap_err().code, codes::FEE_TOO_HIGH);
         let d = TournamentDefinition { buy_in: Money::new(60_000, Currency::EUR), ..d };
         assert_eq!(d.validate().unwrap_err().code, codes::BUY_IN_TOO_HIGH);
+    }
+
+    /// 002 §2.3 T-6.3: under svenska-spel-2012 the add-on costs the start fee, what an entry
+    /// puts in the prize pool; another price is refused, naming it. Other profiles leave the
+    /// price to the tournament's rules.
+    #[test]
+    fn svenska_spel_prices_the_add_on_at_the_start_fee() {
+        let add_on = |price: u64| AddOnTerms { price: Money::new(price, Currency::EUR), fee: Money::new(0, Currency::EUR), chips: 5_000 };
+        let d = TournamentDefinition { profile: RuleProfile::SvenskaSpel2012, add_on: Some(add_on(10_000)), ..sample() };
+        d.validate().unwrap();
+        let dear = TournamentDefinition { add_on: Some(add_on(15_000)), ..d.clone() };
+        let refused = dear.validate().unwrap_err();
+        assert_eq!((refused.code, refused.field), (codes::INVALID_DEFINITION, "add_on"));
+        assert!(refused.message.contains("002 §2.3"), "{}", refused.message);
+        TournamentDefinition { profile: RuleProfile::Tda2024, ..dear }.validate().unwrap();
     }
 
     #[test]
