@@ -114,9 +114,21 @@ pub fn parse_event_subject(subject: &str) -> Option<(&str, Uuid)> {
     Some((aggregate, Uuid::parse_str(id).ok()?))
 }
 
+/// The aggregate an events-stream filter reads: `floor.ev.<aggregate>.>` or `.*`.
+pub fn filter_aggregate(filter: &str) -> Option<&str> {
+    filter.strip_prefix("floor.ev.").and_then(|f| f.strip_suffix(".>").or_else(|| f.strip_suffix(".*")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_filter_names_its_aggregate() {
+        assert_eq!(filter_aggregate(&event_filter(aggregate::CLOCK)), Some(aggregate::CLOCK));
+        assert_eq!(filter_aggregate("floor.ev.seating.*"), Some("seating"));
+        assert_eq!(filter_aggregate("floor.table.*.*.out"), None);
+    }
 
     #[test]
     fn event_subjects_round_trip() {

@@ -34,7 +34,7 @@ const FOLLOWS: &[(&str, &[&str], &str)] = &[
 /// names none.
 fn read_of(reads: &Reads, filter: &str) -> Result<String, String> {
     let aggregate = match reads.stream.as_str() {
-        subjects::EVENTS_STREAM => filter.strip_prefix("floor.ev.").and_then(|f| f.strip_suffix(".*").or_else(|| f.strip_suffix(".>"))),
+        subjects::EVENTS_STREAM => subjects::filter_aggregate(filter),
         subjects::TABLES_STREAM if filter == "floor.table.*.*.out" => Some(TABLE_REPORTS),
         _ => None,
     };

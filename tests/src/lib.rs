@@ -277,29 +277,13 @@ impl World {
             if floor_events::registry::service_of_reader(&name) != service || reads.stream != subjects::EVENTS_STREAM {
                 continue;
             }
-            let mut last = 0;
-            for filter in &reads.filters {
-                let Some(aggregate) = filter.strip_prefix("floor.ev.").and_then(|f| f.strip_suffix(".>").or(f.strip_suffix(".*"))) else {
-                    continue;
-                };
-                if let Ok(message) = stream.direct_get_last_for_subject(subjects::event_subject(aggregate, t.0)).await {
-                    last = last.max(message.sequence.min(upto));
-                }
-            }
+            let last = floor_runtime::readers::last_commit_of(&stream, reads, t.0).await.min(upto);
             if last == 0 {
                 continue;
             }
-            let mut watch = checkpoints.watch_with_history(&name).await.expect("watch the checkpoint");
-            let taken = async {
-                while let Some(entry) = watch.next().await {
-                    let at = std::str::from_utf8(&entry.expect("entry").value).ok().and_then(|v| v.parse::<u64>().ok());
-                    if at.is_some_and(|at| at >= last) {
-                        return;
-                    }
-                    waited = true;
-                }
-            };
-            tokio::time::timeout(DEADLINE, taken).await.unwrap_or_else(|_| panic!("{name} did not take commit {last} of {t} in time"));
+            let taken = floor_runtime::readers::taken(&checkpoints, &name, last);
+            let had_to = tokio::time::timeout(DEADLINE, taken).await.ok().flatten();
+            waited |= had_to.unwrap_or_else(|| panic!("{name} did not take commit {last} of {t} in time"));
         }
         waited
     }

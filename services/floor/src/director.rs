@@ -124,28 +124,12 @@ impl Director {
         };
         let Ok(readers) = floor_runtime::readers::all(&js).await else { return };
         let Some(reads) = readers.get(LOBBY_READER) else { return };
-        let mut last = 0;
-        for filter in &reads.filters {
-            let Some(aggregate) = filter.strip_prefix("floor.ev.").and_then(|f| f.strip_suffix(".>").or(f.strip_suffix(".*"))) else {
-                continue;
-            };
-            if let Ok(message) = stream.direct_get_last_for_subject(subjects::event_subject(aggregate, t.0)).await {
-                last = last.max(message.sequence);
-            }
-        }
+        let last = floor_runtime::readers::last_commit_of(&stream, reads, t.0).await;
         if last == 0 {
             return;
         }
-        let Ok(mut watch) = checkpoints.watch_with_history(LOBBY_READER).await else { return };
-        let taken = async {
-            while let Some(Ok(entry)) = futures::StreamExt::next(&mut watch).await {
-                if std::str::from_utf8(&entry.value).ok().and_then(|v| v.parse::<u64>().ok()).is_some_and(|at| at >= last) {
-                    return true;
-                }
-            }
-            false
-        };
-        if !matches!(tokio::time::timeout(SHOWN_WITHIN, taken).await, Ok(true)) {
+        let taken = floor_runtime::readers::taken(&checkpoints, LOBBY_READER, last);
+        if !matches!(tokio::time::timeout(SHOWN_WITHIN, taken).await, Ok(Some(_))) {
             eprintln!("floor: done; the lobby has not shown it yet (is the lobby running?)");
         }
     }

@@ -54,3 +54,30 @@ pub async fn all(jetstream: &jetstream::Context) -> Result<BTreeMap<String, Read
     }
     Ok(all)
 }
+
+/// The last commit of aggregate id `id` stored on the subjects `reads` names on the events
+/// stream `stream` (one direct get per subject); 0 for none.
+pub async fn last_commit_of(stream: &jetstream::stream::Stream, reads: &Reads, id: uuid::Uuid) -> u64 {
+    let mut last = 0;
+    for aggregate in reads.filters.iter().filter_map(|f| subjects::filter_aggregate(f)) {
+        if let Ok(message) = stream.direct_get_last_for_subject(subjects::event_subject(aggregate, id)).await {
+            last = last.max(message.sequence);
+        }
+    }
+    last
+}
+
+/// Waits until reader `name`'s checkpoint in `checkpoints` (KV `floor-checkpoints`) is at or
+/// past `sequence`: `Some(waited)`, whether it was not there yet at the call; `None` when the
+/// watch cannot be had or ends first. Callers bound it with a timeout.
+pub async fn taken(checkpoints: &jetstream::kv::Store, name: &str, sequence: u64) -> Option<bool> {
+    let mut watch = checkpoints.watch_with_history(name).await.ok()?;
+    let mut waited = false;
+    while let Some(Ok(entry)) = watch.next().await {
+        if std::str::from_utf8(&entry.value).ok().and_then(|v| v.parse::<u64>().ok()).is_some_and(|at| at >= sequence) {
+            return Some(waited);
+        }
+        waited = true;
+    }
+    None
+}
