@@ -122,9 +122,8 @@ impl Director {
         else {
             return;
         };
-        let Ok(readers) = floor_runtime::readers::all(&js).await else { return };
-        let Some(reads) = readers.get(LOBBY_READER) else { return };
-        let last = floor_runtime::readers::last_commit_of(&stream, reads, t.0).await;
+        let Some(reads) = floor_runtime::readers::of(&js, LOBBY_READER).await else { return };
+        let last = floor_runtime::readers::last_commit_of(&stream, &reads, t.0).await;
         if last == 0 {
             return;
         }

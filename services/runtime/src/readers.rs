@@ -34,6 +34,14 @@ pub async fn announce(jetstream: &jetstream::Context, name: &str, reads: &Reads)
     }
 }
 
+/// What reader `name` recorded it reads; `None` when it recorded nothing (or the bucket cannot
+/// be read).
+pub async fn of(jetstream: &jetstream::Context, name: &str) -> Option<Reads> {
+    let bucket = jetstream.get_key_value(subjects::READERS_BUCKET).await.ok()?;
+    let body = bucket.get(crate::health::key(name)).await.ok()??;
+    serde_json::from_slice(&body).ok()
+}
+
 /// Every reader's record, by its key. A record that does not read is left out.
 ///
 /// # Errors
