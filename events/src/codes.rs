@@ -327,3 +327,19 @@ pub const DEAL_ALREADY_ACCEPTED: &str = "deal_already_accepted";
 /// A deal would pay a player less than the prize their place already guarantees (the next
 /// unpaid prize, which the next player out wins whatever happens).
 pub const DEAL_BELOW_GUARANTEED_PRIZE: &str = "deal_below_guaranteed_prize";
+/// A satellite's target tournament does not exist.
+pub const UNKNOWN_TARGET: &str = "unknown_target";
+/// A satellite's target has started, finished or been cancelled: no seat can be won for it.
+pub const TARGET_NOT_OPEN: &str = "target_not_open";
+/// A satellite's seat value is not what an entry to its target costs.
+pub const SEAT_VALUE_MISMATCH: &str = "seat_value_mismatch";
+/// A satellite costs as much as its target or more.
+pub const SATELLITE_COSTS_TOO_MUCH: &str = "satellite_costs_too_much";
+/// No such ticket.
+pub const UNKNOWN_TICKET: &str = "unknown_ticket";
+/// The ticket is spent, or being spent.
+pub const TICKET_SPENT: &str = "ticket_spent";
+/// The ticket belongs to another player.
+pub const TICKET_NOT_YOURS: &str = "ticket_not_yours";
+/// The ticket is worth another amount than an entry to this tournament costs.
+pub const TICKET_VALUE_MISMATCH: &str = "ticket_value_mismatch";

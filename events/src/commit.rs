@@ -14,6 +14,7 @@ use crate::player::PlayerEvent;
 use crate::rebuys::RebuyEvent;
 use crate::record::{decode_commit, RecordError};
 use crate::registration::TournamentEvent;
+use crate::satellites::SatelliteEvent;
 use crate::schedule::ScheduleEvent;
 use crate::seating::SeatingEvent;
 use crate::{subjects, TournamentId};
@@ -42,6 +43,8 @@ pub enum Events {
     Bubble(Vec<BubbleEvent>),
     /// `floor.ev.abort.<tournament>`.
     Abort(Vec<AbortEvent>),
+    /// `floor.ev.satellite.<satellite tournament>`.
+    Satellite(Vec<SatelliteEvent>),
 }
 
 impl Events {
@@ -62,6 +65,7 @@ impl Events {
             Events::Bounties(_) => a::BOUNTIES,
             Events::Bubble(_) => a::BUBBLE,
             Events::Abort(_) => a::ABORT,
+            Events::Satellite(_) => a::SATELLITE,
         }
     }
 
@@ -78,6 +82,7 @@ impl Events {
             Events::Bounties(e) => e.len(),
             Events::Bubble(e) => e.len(),
             Events::Abort(e) => e.len(),
+            Events::Satellite(e) => e.len(),
         }
     }
 
@@ -130,6 +135,7 @@ impl Commit {
             a::BOUNTIES => Events::Bounties(decode_commit(body)?),
             a::BUBBLE => Events::Bubble(decode_commit(body)?),
             a::ABORT => Events::Abort(decode_commit(body)?),
+            a::SATELLITE => Events::Satellite(decode_commit(body)?),
             other => return Err(CommitError::UnknownAggregate(other.to_owned())),
         };
         Ok(Self { id, events })
@@ -178,7 +184,8 @@ mod tests {
                 Events::Rebuys(_) => Some(Events::Bounties(vec![])),
                 Events::Bounties(_) => Some(Events::Bubble(vec![])),
                 Events::Bubble(_) => Some(Events::Abort(vec![])),
-                Events::Abort(_) => None,
+                Events::Abort(_) => Some(Events::Satellite(vec![])),
+                Events::Satellite(_) => None,
             };
             all.push(events);
         }

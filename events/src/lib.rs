@@ -25,6 +25,8 @@
 //!   events.
 //! - [`abort`]: suspend, resume, cancel: the director's requests, the abort aggregate's events,
 //!   the cancellation snapshot and the statements.
+//! - [`satellites`]: the satellite section of a definition, tickets, and the satellite
+//!   aggregate's events.
 //! - [`player`]: the player aggregate (responsible-gaming tournament-count limits).
 //! - [`text`]: the one check for text a stranger types (names, reasons): length, control
 //!   characters, blank.
@@ -50,6 +52,7 @@ pub mod record;
 pub mod registration;
 pub mod registry;
 pub mod reply;
+pub mod satellites;
 pub mod schedule;
 pub mod schema;
 pub mod seating;

@@ -4,6 +4,7 @@
 //! `command_id` (UUID v7): sending the same one twice applies it once.
 
 use crate::ids::{CommandId, EntryNo, PlayerId, TournamentId};
+use crate::money::Money;
 use crate::tournament::{EntryLedger, TournamentDefinition};
 use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
@@ -32,6 +33,8 @@ pub mod verbs {
         Verb::new(service::REGISTRATION, "set_player_limits");
     /// Start a scheduled tournament (or cancel it below its minimum).
     pub const START_TOURNAMENT: Verb<StartTournament, Recorded> = Verb::new(service::REGISTRATION, "start_tournament");
+    /// Register a player paid by a satellite's ticket (only the satellites service sends it).
+    pub const REGISTER_WITH_TICKET: Verb<RegisterWithTicket, Registered> = Verb::new(service::REGISTRATION, "register_with_ticket");
     /// Cancel a tournament before its start, refunding every entry.
     pub const CANCEL_TOURNAMENT: Verb<CancelTournament, Recorded> = Verb::new(service::REGISTRATION, "cancel_tournament");
 }
@@ -82,6 +85,25 @@ pub struct Register {
     pub tournament_id: TournamentId,
     /// The player.
     pub player: PlayerId,
+}
+
+/// Register a player paid by a satellite's ticket (issue 36): sent only by the satellites
+/// service, which holds the ticket as `spending` until the answer. Refused like `register`, and
+/// with `ticket_value_mismatch` when an entry costs another amount than the ticket is worth.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RegisterWithTicket {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// The player.
+    pub player: PlayerId,
+    /// The ticket that pays.
+    pub ticket: crate::satellites::TicketRef,
+    /// What the ticket is worth.
+    pub value: Money,
 }
 
 /// Take back a registration before the start (where the profile allows), with a full refund.
@@ -296,6 +318,19 @@ pub struct TournamentFinished {
     pub player: PlayerId,
     /// When.
     pub at: DateTime<Utc>,
+    /// A satellite that stopped with as many entries left as seats (issue 36, 000 §16.7): every
+    /// entry left, the winner first, each with the same prize. Empty: one winner.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared_by: Vec<Survivor>,
+}
+
+/// An entry still in when a satellite stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Survivor {
+    /// The entry.
+    pub entry: EntryNo,
+    /// Whose.
+    pub player: PlayerId,
 }
 
 /// A tournament was created.
@@ -325,6 +360,10 @@ pub struct EntryRegistered {
     pub ledger: EntryLedger,
     /// When.
     pub at: DateTime<Utc>,
+    /// The ticket that paid for it (issue 36): `paid_in` came from a satellite's prize, and a
+    /// refund goes back to the ticket, not in cash. Absent: paid in cash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ticket: Option<crate::satellites::TicketRef>,
 }
 
 /// An entry was withdrawn before the start and refunded in full.
@@ -486,6 +525,7 @@ mod tests {
                 new_player: true,
                 ledger,
                 at,
+                ticket: None,
             }),
             TournamentEvent::EntryUnregistered(EntryUnregistered {
                 entry: EntryNo(1),

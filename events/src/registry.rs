@@ -15,7 +15,7 @@
 
 use crate::contract::Verb;
 use crate::schema::{commit_schema, schema};
-use crate::{abort, bounties, bubble, clock, payouts, player, rebuys, registration, schedule, seating, subjects};
+use crate::{abort, bounties, bubble, clock, payouts, player, rebuys, registration, satellites, schedule, seating, subjects};
 use schemars::JsonSchema;
 use serde_json::Value;
 
@@ -133,6 +133,7 @@ pub fn services() -> Vec<ServiceInfo> {
                     VerbInfo::of(SET_PLAYER_LIMITS, "commands/set_player_limits.json", "replies/player_events.json"),
                     VerbInfo::of(START_TOURNAMENT, "commands/start_tournament.json", "replies/recorded.json"),
                     VerbInfo::of(CANCEL_TOURNAMENT, "commands/cancel_tournament.json", "replies/recorded.json"),
+                    VerbInfo::of(REGISTER_WITH_TICKET, "commands/register_with_ticket.json", "replies/registered.json"),
                 ]
             },
             writes: vec![
@@ -291,6 +292,25 @@ pub fn services() -> Vec<ServiceInfo> {
             reads: vec![a::TOURNAMENT, a::SEATING, a::REBUYS, a::PAYOUTS, a::BOUNTIES, a::BUBBLE, a::ABORT, a::CLOCK],
         },
         ServiceInfo {
+            name: s::SATELLITES,
+            description: "Floor satellites: seats and tickets won in satellites, spent in their targets",
+            verbs: {
+                use satellites::verbs::*;
+                vec![
+                    VerbInfo::of(SPEND_TICKET, "commands/satellites_spend_ticket.json", "replies/satellites_ticket.json"),
+                    VerbInfo::of(TICKETS, "commands/satellites_tickets.json", "replies/satellites_tickets.json"),
+                    VerbInfo::of(SATELLITE, "commands/satellites_satellite.json", "replies/satellites_satellite.json"),
+                ]
+            },
+            writes: vec![AggregateInfo::of::<satellites::SatelliteEvent>(
+                a::SATELLITE,
+                "tournament_id",
+                "events/satellite_event.json",
+                "events/satellite_commit.json",
+            )],
+            reads: vec![a::TOURNAMENT, a::PAYOUTS, a::SATELLITE],
+        },
+        ServiceInfo {
             name: s::SCHEDULER,
             description: "Floor scheduler: recurring tournaments and scheduled starts",
             verbs: {
@@ -372,7 +392,7 @@ mod tests {
         let written: Vec<&str> = services().iter().flat_map(|s| s.writes.iter().map(|a| a.name)).collect();
         let unique: HashSet<&str> = written.iter().copied().collect();
         assert_eq!(unique.len(), written.len(), "an aggregate is written by two services: {written:?}");
-        for aggregate in [TOURNAMENT, PLAYER, CLOCK, SCHEDULE, SEATING, PAYOUTS, REBUYS, BOUNTIES, BUBBLE, ABORT] {
+        for aggregate in [TOURNAMENT, PLAYER, CLOCK, SCHEDULE, SEATING, PAYOUTS, REBUYS, BOUNTIES, BUBBLE, ABORT, SATELLITE] {
             assert!(unique.contains(aggregate), "{aggregate} has no writer in the registry");
         }
     }

@@ -65,6 +65,8 @@ pub mod aggregate {
     pub const BOUNTIES: &str = "bounties";
     /// A tournament's suspensions and its cancellation with every player's statement.
     pub const ABORT: &str = "abort";
+    /// A satellite's tickets: every seat it won and each ticket's life (issue 36).
+    pub const SATELLITE: &str = "satellite";
 }
 
 /// Service names: the `<service>` part of command subjects and the NATS micro-service name.
@@ -87,6 +89,8 @@ pub mod service {
     pub const BOUNTIES: &str = "bounties";
     /// Abort: suspend, resume and cancel a tournament in play, with statements.
     pub const ABORT: &str = "abort";
+    /// Satellites: tickets won in satellites, seats in their targets, tickets spent (issue 36).
+    pub const SATELLITES: &str = "satellites";
     /// Seating: draws, balancing, breaking, the table-server protocol (no command verbs: tables
     /// speak on `floor.table.>`).
     pub const SEATING: &str = "seating";

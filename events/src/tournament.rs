@@ -78,6 +78,10 @@ pub struct TournamentDefinition {
     /// no bounties, and the whole net buy-in goes to the prize pool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bounty: Option<BountyTerms>,
+    /// A satellite: the prize is entries into another tournament (`crate::satellites`, issue
+    /// 36). Absent: an ordinary tournament.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub satellite: Option<crate::satellites::SatelliteTerms>,
 }
 
 /// A director's own payout table: place 1 first, each place's share of the prize pool in basis
@@ -287,6 +291,7 @@ impl TournamentDefinition {
             payout_table: None,
             hand_for_hand: None,
             bounty: None,
+            satellite: None,
         }
     }
 
@@ -361,7 +366,44 @@ impl TournamentDefinition {
         if let Some(settings) = &self.hand_for_hand {
             settings.check().map_err(|message| invalid("hand_for_hand", message))?;
         }
-        self.validate_bounty()
+        self.validate_bounty()?;
+        self.validate_satellite()
+    }
+
+    /// A satellite pays seats from its whole pool (issue 36): no bounty takes part of it, no
+    /// fixed table replaces the seats, and its seats are in its own currency. Rebuys and add-ons
+    /// grow the pool after the table locks on registration's close, which a satellite's stop
+    /// (entries left = seats) cannot follow yet: refused until it does.
+    fn validate_satellite(&self) -> Result<(), DefinitionError> {
+        let Some(terms) = &self.satellite else { return Ok(()) };
+        let refuse = |message: &str| Err(invalid("satellite", message));
+        if self.bounty.is_some() {
+            return refuse("a satellite pays its whole pool in seats: no bounty");
+        }
+        if self.payout_table.is_some() {
+            return refuse("a satellite's table is its seats: no fixed payout table");
+        }
+        if self.rebuy.is_some() || self.add_on.is_some() {
+            return refuse("satellites with rebuys or add-ons are not supported yet");
+        }
+        if terms.seat_value.currency != self.buy_in.currency {
+            return refuse("the seat value is in another currency than the buy-in");
+        }
+        if terms.seat_value.amount == 0 {
+            return refuse("the seat value must be more than zero");
+        }
+        if self.entry_ledger().paid_in.amount >= terms.seat_value.amount {
+            return Err(DefinitionError {
+                code: codes::SATELLITE_COSTS_TOO_MUCH,
+                field: "satellite",
+                message: format!(
+                    "an entry costs {} and a seat in the target {}: a satellite costs less than its target",
+                    self.entry_ledger().paid_in,
+                    terms.seat_value
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// Bounty terms within the profile's ranges (004 §4.36.15), mystery envelopes that are the

@@ -24,6 +24,8 @@
 //!   equities in cents.
 //! - [`deal`]: the money of a deal among the last players (issue 22): ICM, chip chop, equal
 //!   split or custom amounts, with an optional amount left to play for.
+//! - [`satellite`]: a satellite's seats: how many its pool buys, the table that pays them,
+//!   and when play stops (issue 36).
 //! - [`cents`]: splitting cents by weights so the parts sum exactly (the largest-remainder
 //!   rule every deal method uses).
 //!
@@ -39,6 +41,7 @@ pub mod field;
 pub mod hand_for_hand;
 pub mod icm;
 pub mod payout_table;
+pub mod satellite;
 pub mod standings;
 pub mod structure;
 

@@ -57,6 +57,7 @@ fn registered(no: u32, player: &str) -> TournamentEvent {
         new_player: true,
         ledger: ledger(),
         at: at("2026-11-24T17:00:00Z"),
+        ticket: None,
     })
 }
 

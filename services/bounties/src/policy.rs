@@ -291,6 +291,7 @@ mod tests {
                 new_player: true,
                 ledger: purchase_ledger(eur(2_000), eur(200)),
                 at: at(),
+                ticket: None,
             }));
         }
         events

@@ -155,6 +155,7 @@ mod tests {
             winner: floor_events::EntryNo(3),
             player: floor_events::PlayerId::parse("ana").unwrap(),
             at,
+            shared_by: vec![],
         });
         let (id, command) = react(t, &finished).expect("a reaction");
         assert_eq!(command, ClockCommand::Stop { at });

@@ -18,6 +18,7 @@ fn registered(entry: u32, ledger: EntryLedger) -> TournamentEvent {
         new_player: true,
         ledger,
         at: "2027-01-10T18:00:00Z".parse().unwrap(),
+        ticket: None,
     })
 }
 

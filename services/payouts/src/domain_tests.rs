@@ -238,6 +238,7 @@ pub(crate) fn registered(entry: u32, each: u64, fee: u64) -> TournamentEvent {
         new_player: true,
         ledger: EntryLedger { paid_in: eur(each + fee), fee: eur(fee), prize_pool: eur(each) },
         at: "2027-01-10T18:00:00Z".parse().unwrap(),
+        ticket: None,
     })
 }
 

@@ -58,6 +58,7 @@ fn filled(t: TournamentId, definition: TournamentDefinition, entries: u32) -> Ve
             new_player: true,
             ledger: purchase_ledger(eur(1_000), eur(100)),
             at: at(),
+            ticket: None,
         }));
     }
     events.push(TournamentEvent::TournamentStarted(TournamentStarted { entries, cause: StartCause::LastSeatFilled, at: at() }));
@@ -419,6 +420,7 @@ fn a_reel_cz_guaranteed_table_pays_at_most_95_percent_of_the_stakes_and_the_book
             new_player: true,
             ledger: definition.entry_ledger(),
             at: at(),
+            ticket: None,
         }));
     }
     registration.push(TournamentEvent::TournamentStarted(TournamentStarted { entries: 3, cause: StartCause::LastSeatFilled, at: at() }));

@@ -279,8 +279,12 @@ mod tests {
         let t = TournamentId::new();
         policy.tournaments.insert(t, Tournament::default());
         assert!(policy.on_seating(t, 9, at, &[SeatingEvent::TournamentWon { entry: EntryNo(1) }]).is_empty());
-        let finished =
-            TournamentEvent::TournamentFinished(TournamentFinished { winner: EntryNo(1), player: PlayerId::parse("ana").unwrap(), at });
+        let finished = TournamentEvent::TournamentFinished(TournamentFinished {
+            winner: EntryNo(1),
+            player: PlayerId::parse("ana").unwrap(),
+            at,
+            shared_by: vec![],
+        });
         let orders = policy.on_tournament(t, std::slice::from_ref(&finished));
         assert_eq!(orders, vec![(t, id("close-finished", t), RebuyCommand::Close { cause: ClosedCause::Finished, at })]);
 

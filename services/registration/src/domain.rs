@@ -484,8 +484,15 @@ fn register(
     }
     let entry = EntryNo(state.entries.len() as u32 + 1);
     let new_player = state.entries_of(&player).next().is_none();
-    let mut events =
-        vec![TournamentEvent::EntryRegistered(EntryRegistered { entry, player, kind, new_player, ledger: def.entry_ledger(), at })];
+    let mut events = vec![TournamentEvent::EntryRegistered(EntryRegistered {
+        entry,
+        player,
+        kind,
+        new_player,
+        ledger: def.entry_ledger(),
+        at,
+        ticket: None,
+    })];
     if sit_and_go && state.counted + 1 >= def.capacity {
         let entries = live_entries(state) + 1;
         events.push(TournamentEvent::TournamentStarted(TournamentStarted { entries, cause: StartCause::LastSeatFilled, at }));
@@ -688,7 +695,7 @@ fn eliminate(state: &TournamentState, entry: EntryNo, at: DateTime<Utc>) -> Resu
             // The last opponent is out: the one live entry left has won.
             let mut live = state.entries.iter().enumerate().filter(|(i, e)| e.status == EntryStatus::Live && *i + 1 != entry.0 as usize);
             if let (true, Some((i, winner)), None) = (state.start_recorded, live.next(), live.next()) {
-                let winner = TournamentFinished { winner: EntryNo(i as u32 + 1), player: winner.player.clone(), at };
+                let winner = TournamentFinished { winner: EntryNo(i as u32 + 1), player: winner.player.clone(), at, shared_by: vec![] };
                 events.push(TournamentEvent::TournamentFinished(winner));
             }
             Ok(events)

@@ -61,6 +61,7 @@ fn registered(entry: u32, player: &str, kind: EntryKind, new_player: bool, when:
         new_player,
         ledger: ledger(),
         at: at(when),
+        ticket: None,
     })
 }
 
@@ -257,7 +258,7 @@ fn the_last_elimination_finishes_the_tournament_with_its_winner() {
         .then(vec![eliminated(2, "ben")]);
     history.push(eliminated(2, "ben"));
     let events = given::<TournamentAggregate>(history).when(C::EliminateEntry { entry: EntryNo(1), at: at(LATE) }).accepted();
-    let winner = TournamentFinished { winner: EntryNo(3), player: p("cleo"), at: at(LATE) };
+    let winner = TournamentFinished { winner: EntryNo(3), player: p("cleo"), at: at(LATE), shared_by: vec![] };
     assert_eq!(events, vec![eliminated(1, "ana"), TournamentEvent::TournamentFinished(winner)]);
 }
 
@@ -557,7 +558,12 @@ fn a_cancellation_in_play_or_the_end_closes_registration_for_good() {
 
     let mut finished = history.clone();
     finished.push(eliminated(1, "ana"));
-    finished.push(TournamentEvent::TournamentFinished(TournamentFinished { winner: EntryNo(2), player: p("ben"), at: at(LATE) }));
+    finished.push(TournamentEvent::TournamentFinished(TournamentFinished {
+        winner: EntryNo(2),
+        player: p("ben"),
+        at: at(LATE),
+        shared_by: vec![],
+    }));
     given::<TournamentAggregate>(finished.clone()).when(register("cleo", LATE)).then_reject(codes::TOURNAMENT_FINISHED);
     given::<TournamentAggregate>(finished).when(cancelled.clone()).then(vec![]);
 
@@ -618,7 +624,7 @@ fn while_play_is_suspended_a_registration_is_refused_and_after_the_resume_it_is_
     // Eliminations still pass: a hand finished at the suspension has its busts.
     given::<TournamentAggregate>(history.clone()).when(C::EliminateEntry { entry: EntryNo(1), at: at(LATE) }).then(vec![
         eliminated(1, "ana"),
-        TournamentEvent::TournamentFinished(TournamentFinished { winner: EntryNo(2), player: p("ben"), at: at(LATE) }),
+        TournamentEvent::TournamentFinished(TournamentFinished { winner: EntryNo(2), player: p("ben"), at: at(LATE), shared_by: vec![] }),
     ]);
 
     history.push(resumed(LATE));
@@ -678,7 +684,12 @@ fn what_a_resume_would_not_open_is_answered_as_closed_while_suspended() {
 
     let mut finished = history.clone();
     finished.push(eliminated(1, "ana"));
-    finished.push(TournamentEvent::TournamentFinished(TournamentFinished { winner: EntryNo(2), player: p("ben"), at: at(LATE) }));
+    finished.push(TournamentEvent::TournamentFinished(TournamentFinished {
+        winner: EntryNo(2),
+        player: p("ben"),
+        at: at(LATE),
+        shared_by: vec![],
+    }));
     given::<TournamentAggregate>(finished.clone()).when(register("cleo", LATE)).then_reject(codes::TOURNAMENT_FINISHED);
     // A suspension read after the end stores nothing.
     let mut over = in_play();

@@ -73,7 +73,9 @@ pub struct TableScope {
 }
 
 /// Verbs only a service sends (one service telling another): a director's credential cannot.
-pub const SERVICE_ONLY_VERBS: &[&str] = &["floor.cmd.registration.eliminate_entry"];
+/// `register_with_ticket` says the entry is paid by a satellite's ticket: only the satellites
+/// service, which holds the ticket, may say so (issue 36).
+pub const SERVICE_ONLY_VERBS: &[&str] = &["floor.cmd.registration.eliminate_entry", "floor.cmd.registration.register_with_ticket"];
 
 /// Durable consumers Floor keeps on `FLOOR_TABLES`: no table may read, acknowledge or delete
 /// them.

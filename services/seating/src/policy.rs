@@ -280,6 +280,7 @@ mod tests {
                 new_player: true,
                 ledger: floor_events::tournament::EntryLedger { paid_in: zero, fee: zero, prize_pool: zero },
                 at: chrono::Utc::now(),
+                ticket: None,
             })
         };
         let caused: Vec<Queued> = [7, 8]

@@ -218,6 +218,7 @@ mod tests {
                 new_player: true,
                 ledger: purchase_ledger(eur(1_000), eur(100)),
                 at,
+                ticket: None,
             }));
         }
         doc

@@ -376,6 +376,7 @@ mod tests {
             new_player,
             ledger: ledger(),
             at: "2026-12-06T17:00:00Z".parse().unwrap(),
+            ticket: None,
         })
     }
 

@@ -1,0 +1,308 @@
+//! Satellites (issue 36): tournaments whose prize is an entry into another tournament. The
+//! definition's [`SatelliteTerms`] section, the satellite aggregate's events
+//! (`floor.ev.satellite.<satellite tournament id>`, one log per satellite holding every seat it
+//! won and each ticket's whole life), and the satellites service's requests. Spec §9; 000 §16.7,
+//! 002 §2.3 and §2.7 T-8.1–T-8.4, 003 App. 1 b iii, 004 §4.36.4.
+//!
+//! - **Seats** = ⌊prize pool ÷ seat value⌋, the seat value being what an entry to the target costs
+//!   (its buy-in plus fee, [`crate::tournament::TournamentDefinition::entry_ledger`]'s `paid_in`).
+//!   The payout table pays the seat value to places 1 … seats and the leftover (what is not a
+//!   whole seat) to the next place in cash ([`Leftover::NextPlace`]).
+//! - **Play stops** when the entries left equal the seats (000 §16.7: "the tournament ends when
+//!   every remaining player has the same prize"): registration records `tournament_finished` with
+//!   every survivor (`TournamentFinished::shared_by`), payouts pays each of them a seat.
+//! - **The prize** ([`SatellitePrize`]): a seat, registered in the target at once with the ticket
+//!   as payment, or a ticket the player spends later (`spend_ticket`). A seat the target refuses
+//!   (full, closed, the winner already in) stays a ticket, with the reason ([`SeatRefused`]):
+//!   nothing won is lost.
+//! - **Money across the link**: the satellite's books pay the seat value as a prize; the target's
+//!   books take it in as an entry's `paid_in` (the entry names its ticket). The ticket is the
+//!   line between them: issued = the satellite's seat prizes, spent = the target's entries by
+//!   ticket, refunded = a target's refund of a ticket entry, back in kind.
+
+use crate::ids::{CommandId, EntryNo, PlayerId, TournamentId};
+use crate::money::Money;
+use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Verbs of the satellites service: `floor.cmd.satellites.<verb>`.
+pub mod verbs {
+    use super::*;
+    use crate::contract::Verb;
+    use crate::subjects::service;
+
+    /// A player spends a ticket on a tournament of its value.
+    pub const SPEND_TICKET: Verb<SpendTicket, TicketView> = Verb::new(service::SATELLITES, "spend_ticket");
+    /// A player's tickets, every state.
+    pub const TICKETS: Verb<TicketsOf, Vec<TicketView>> = Verb::new(service::SATELLITES, "tickets");
+    /// One satellite: its target, seats and every ticket it issued.
+    pub const SATELLITE: Verb<SatelliteOf, SatelliteView> = Verb::new(service::SATELLITES, "satellite");
+}
+
+/// The satellite section of a tournament definition: the tournament's prize is entries into
+/// `target`. Checked against the target when the satellite is created (it exists, has not
+/// started, costs `seat_value`, more than the satellite).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SatelliteTerms {
+    /// The tournament the seats are for.
+    pub target: TournamentId,
+    /// What one entry to the target costs (its buy-in plus fee): the value of one seat.
+    pub seat_value: Money,
+    /// A seat in the target, or a ticket to spend later.
+    #[serde(default)]
+    pub prize: SatellitePrize,
+    /// What the pool holds beyond whole seats.
+    #[serde(default)]
+    pub leftover: Leftover,
+}
+
+/// How a satellite's winners receive their seats.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SatellitePrize {
+    /// Registered in the target at once, paid by a ticket issued and spent in one go.
+    #[default]
+    Seat,
+    /// A ticket, which the player spends on the target (or a tournament of the same value).
+    Ticket,
+}
+
+/// What a satellite pays from the part of the pool that is not a whole seat.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Leftover {
+    /// The next place after the last seat is paid the leftover in cash (the common online rule;
+    /// 004 §4.36.4: the win is an amount).
+    #[default]
+    NextPlace,
+}
+
+/// A ticket: the seat won by one entry of a satellite. Its id is the satellite and the entry, so
+/// a replay or a retry can never issue it twice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+pub struct TicketRef {
+    /// The satellite that issued it.
+    pub satellite: TournamentId,
+    /// The satellite's entry that won it.
+    pub entry: EntryNo,
+}
+
+impl std::fmt::Display for TicketRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.satellite, self.entry.0)
+    }
+}
+
+impl std::str::FromStr for TicketRef {
+    type Err = String;
+
+    /// `<satellite tournament id>/<entry>`, as [`TicketRef`]'s `Display` writes it.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (satellite, entry) = s.split_once('/').ok_or_else(|| format!("{s:?}: a ticket is <satellite id>/<entry>"))?;
+        let satellite = uuid::Uuid::parse_str(satellite).map(TournamentId).map_err(|e| format!("{satellite:?}: {e}"))?;
+        let entry = entry.parse::<u32>().map_err(|e| format!("{entry:?}: {e}"))?;
+        Ok(Self { satellite, entry: EntryNo(entry) })
+    }
+}
+
+/// Spend a ticket: register its holder in `tournament_id`, paid by the ticket.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpendTicket {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The ticket.
+    pub ticket: TicketRef,
+    /// Its holder (the ticket is refused for anyone else).
+    pub player: PlayerId,
+    /// The tournament to enter: the ticket's target, or one that costs the ticket's value.
+    pub tournament_id: TournamentId,
+}
+
+/// A player's tickets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TicketsOf {
+    /// The player.
+    pub player: PlayerId,
+}
+
+/// One satellite.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SatelliteOf {
+    /// The satellite tournament.
+    pub tournament_id: TournamentId,
+}
+
+/// Where a ticket stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TicketState {
+    /// Issued and not spent: the holder may spend it.
+    Issued,
+    /// Being spent on a tournament: registration has been asked.
+    Spending,
+    /// Spent: an entry of a tournament was paid with it.
+    Spent,
+}
+
+/// A ticket as the satellites service shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TicketView {
+    /// The ticket.
+    pub ticket: TicketRef,
+    /// Its holder.
+    pub player: PlayerId,
+    /// What it is worth: one entry to its target.
+    pub value: Money,
+    /// The tournament it was won for.
+    pub target: TournamentId,
+    /// Where it stands.
+    pub state: TicketState,
+    /// The tournament and entry it paid for, once spent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spent_on: Option<(TournamentId, EntryNo)>,
+    /// Why the seat it was won as was not taken, if it was not (it stayed a ticket).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat_refused: Option<String>,
+}
+
+/// One satellite as the satellites service shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SatelliteView {
+    /// The satellite.
+    pub tournament_id: TournamentId,
+    /// Its terms.
+    pub terms: SatelliteTerms,
+    /// Every ticket it issued.
+    pub tickets: Vec<TicketView>,
+}
+
+/// The satellite aggregate's events: `floor.ev.satellite.<satellite tournament id>`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum SatelliteEvent {
+    /// See [`TicketIssued`].
+    TicketIssued(TicketIssued),
+    /// See [`TicketSpending`].
+    TicketSpending(TicketSpending),
+    /// See [`TicketSpent`].
+    TicketSpent(TicketSpent),
+    /// See [`SpendingFailed`].
+    SpendingFailed(SpendingFailed),
+    /// See [`SeatRefused`].
+    SeatRefused(SeatRefused),
+    /// See [`TicketRefunded`].
+    TicketRefunded(TicketRefunded),
+}
+
+crate::tagged::tagged_events!(SatelliteEvent {
+    TicketIssued => "ticket_issued",
+    TicketSpending => "ticket_spending",
+    TicketSpent => "ticket_spent",
+    SpendingFailed => "spending_failed",
+    SeatRefused => "seat_refused",
+    TicketRefunded => "ticket_refunded",
+});
+
+/// An entry of the satellite won a seat: a ticket worth the seat value, for the target (payouts'
+/// award of the seat value to that entry's place).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TicketIssued {
+    /// The ticket.
+    pub ticket: TicketRef,
+    /// Its holder.
+    pub player: PlayerId,
+    /// Its value (the satellite's seat value).
+    pub value: Money,
+    /// The target.
+    pub target: TournamentId,
+    /// The place that won it.
+    pub place: u32,
+    /// Seat (registered at once) or ticket.
+    pub prize: SatellitePrize,
+    /// When.
+    pub at: DateTime<Utc>,
+}
+
+/// The ticket is being spent on `tournament`: registration was asked to register its holder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TicketSpending {
+    /// The ticket.
+    pub ticket: TicketRef,
+    /// Where.
+    pub tournament: TournamentId,
+    /// The command registration was sent (so a restart sends the same one).
+    pub command_id: CommandId,
+    /// When.
+    pub at: DateTime<Utc>,
+}
+
+/// The ticket paid for an entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TicketSpent {
+    /// The ticket.
+    pub ticket: TicketRef,
+    /// The tournament entered.
+    pub tournament: TournamentId,
+    /// The entry it paid for.
+    pub entry: EntryNo,
+    /// When.
+    pub at: DateTime<Utc>,
+}
+
+/// Registration refused the entry: the ticket is the holder's again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SpendingFailed {
+    /// The ticket.
+    pub ticket: TicketRef,
+    /// Registration's code.
+    pub code: String,
+    /// Its message.
+    pub reason: String,
+    /// When.
+    pub at: DateTime<Utc>,
+}
+
+/// A seat won could not be taken in the target (full, closed, the winner already in): the
+/// winner keeps the ticket, with the target's reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatRefused {
+    /// The ticket.
+    pub ticket: TicketRef,
+    /// Registration's code.
+    pub code: String,
+    /// Its message.
+    pub reason: String,
+    /// When.
+    pub at: DateTime<Utc>,
+}
+
+/// The entry the ticket paid for was refunded (unregistered, or its tournament cancelled): the
+/// ticket is back, in kind, not in cash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TicketRefunded {
+    /// The ticket.
+    pub ticket: TicketRef,
+    /// The tournament that refunded it.
+    pub tournament: TournamentId,
+    /// When.
+    pub at: DateTime<Utc>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ticket_reads_back_what_it_writes() {
+        let ticket = TicketRef { satellite: TournamentId::new(), entry: EntryNo(7) };
+        assert_eq!(ticket.to_string().parse::<TicketRef>(), Ok(ticket));
+        assert!("nope".parse::<TicketRef>().is_err());
+        assert!(format!("{}/x", ticket.satellite).parse::<TicketRef>().is_err());
+    }
+}
