@@ -16,6 +16,7 @@ use floor_runtime::endpoint::Verbs;
 use floor_runtime::roles::Role;
 use floor_runtime::shell::{Context, Service};
 use floor_runtime::Clock;
+use floor_satellites::SatellitesService;
 use floor_scheduler::service::SchedulerService;
 use floor_seating::service::SeatingService;
 use futures::future::BoxFuture;
@@ -249,6 +250,7 @@ fn starter(name: &str) -> Option<Start> {
         service::BUBBLE => |s| Box::pin(shell::<BubbleService>(s, None)),
         service::ABORT => |s| Box::pin(shell::<AbortService>(s, None)),
         service::SCHEDULER => |s| Box::pin(shell::<SchedulerService>(s, None)),
+        service::SATELLITES => |s| Box::pin(shell::<SatellitesService>(s, None)),
         _ => return None,
     };
     Some(start)

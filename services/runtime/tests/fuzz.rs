@@ -9,7 +9,9 @@
 //! `cargo test` (256 cases per target); `make fuzz` runs each with `PROPTEST_CASES=200000`.
 
 use floor_events::registry;
-use floor_events::{abort, bounties, bubble, clock, payouts, player, rebuys, record, registration, schedule, seating, table, tournament};
+use floor_events::{
+    abort, bounties, bubble, clock, payouts, player, rebuys, record, registration, satellites, schedule, seating, table, tournament,
+};
 use floor_runtime::endpoint::decode;
 use proptest::prelude::*;
 use serde::de::DeserializeOwned;
@@ -73,6 +75,10 @@ const COMMANDS: &[Target] = &[
     target!("commands/propose_deal.json", "payouts propose_deal", request, payouts::ProposeDeal),
     target!("commands/deal_answer.json", "payouts accept_deal/reject_deal", request, payouts::DealAnswer),
     target!("commands/deal_query.json", "payouts deal", request, payouts::DealQuery),
+    target!("commands/register_with_ticket.json", "register_with_ticket", request, registration::RegisterWithTicket),
+    target!("commands/satellites_spend_ticket.json", "satellites spend_ticket", request, satellites::SpendTicket),
+    target!("commands/satellites_tickets.json", "satellites tickets", request, satellites::TicketsOf),
+    target!("commands/satellites_satellite.json", "satellites satellite", request, satellites::SatelliteOf),
 ];
 
 /// Commits of every aggregate, table reports, and the documents the director writes in TOML.
@@ -87,6 +93,7 @@ const STORED_AND_REPORTED: &[Target] = &[
     target!("events/bounty_commit.json", "bounties commit", commit, bounties::BountyEvent),
     target!("events/bubble_commit.json", "bubble commit", commit, bubble::BubbleEvent),
     target!("events/abort_commit.json", "abort commit", commit, abort::AbortEvent),
+    target!("events/satellite_commit.json", "satellite commit", commit, satellites::SatelliteEvent),
     target!("tables/report.json", "table report", json_of, table::TableReport),
     target!("definitions/tournament_definition.json", "tournament definition", json_of, tournament::TournamentDefinition),
     target!("definitions/schedule_template.json", "schedule template", json_of, schedule::ScheduleTemplate),
@@ -307,6 +314,10 @@ near_valid_fuzz! {
     propose_deal_requests_never_panic: "commands/propose_deal.json";
     deal_answer_requests_never_panic: "commands/deal_answer.json";
     deal_query_requests_never_panic: "commands/deal_query.json";
+    register_with_ticket_requests_never_panic: "commands/register_with_ticket.json";
+    satellites_spend_ticket_requests_never_panic: "commands/satellites_spend_ticket.json";
+    satellites_tickets_requests_never_panic: "commands/satellites_tickets.json";
+    satellites_satellite_requests_never_panic: "commands/satellites_satellite.json";
     tournament_commits_never_panic: "events/tournament_commit.json";
     player_commits_never_panic: "events/player_commit.json";
     clock_commits_never_panic: "events/clock_commit.json";
@@ -317,6 +328,7 @@ near_valid_fuzz! {
     bounties_commits_never_panic: "events/bounty_commit.json";
     bubble_commits_never_panic: "events/bubble_commit.json";
     abort_commits_never_panic: "events/abort_commit.json";
+    satellite_commits_never_panic: "events/satellite_commit.json";
     table_reports_never_panic: "tables/report.json";
     tournament_definitions_never_panic: "definitions/tournament_definition.json";
     schedule_templates_never_panic: "definitions/schedule_template.json";

@@ -1,0 +1,339 @@
+//! The satellite aggregate: one per satellite tournament (`floor.ev.satellite.<satellite id>`),
+//! holding every ticket the satellite issued and each ticket's whole life. Pure: the time, the
+//! command id sent to registration and registration's answers come in the commands.
+//!
+//! A ticket is in exactly one state ([`TicketState`]):
+//!
+//! ```text
+//!            issue                 spend                 spent
+//!   (none) ───────▶ issued ───────────────▶ spending ───────────▶ spent
+//!                     ▲                        │                    │
+//!                     └── spend failed / ──────┘                    │
+//!                     │   seat refused                              │
+//!                     └─────────────────── refund ──────────────────┘
+//! ```
+//!
+//! - **Issue** stores a ticket once: a ticket issued again (a replay, a retry) stores nothing.
+//! - **Spend** is refused for an unknown ticket (`unknown_ticket`), another player's
+//!   (`ticket_not_yours`), and a ticket spent or being spent (`ticket_spent`); it records
+//!   `ticket_spending` with the command id registration is sent, so a restart sends the same one.
+//! - **Registration's answer** (spent, spending failed, seat refused) is taken only while the
+//!   ticket is being spent on that tournament; a late or repeated answer stores nothing.
+//! - **Refund**: the entry the ticket paid for was refunded; the ticket is back, issued. A
+//!   refund that arrives while the answer of the spend is still on its way (the player
+//!   unregistered at once) ends the spend too: the entry it paid for is gone.
+
+use chrono::{DateTime, Utc};
+use esrs::Aggregate;
+use floor_events::satellites::{
+    SatelliteEvent, SatellitePrize, SeatRefused as SeatRefusedEvent, SpendingFailed, TicketIssued, TicketRef, TicketRefunded,
+    TicketSpending, TicketSpent, TicketState, TicketView,
+};
+use floor_events::{codes, subjects, CommandId, EntryNo, Money, PlayerId, TournamentId};
+use std::collections::BTreeMap;
+
+/// The satellite aggregate.
+pub struct SatelliteAggregate;
+
+/// What the satellite aggregate is asked to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SatelliteCommand {
+    /// An entry of the satellite won a seat (payouts awarded it the seat value).
+    Issue {
+        /// The ticket (the satellite and the winning entry).
+        ticket: TicketRef,
+        /// The winner.
+        player: PlayerId,
+        /// Its value: the satellite's seat value.
+        value: Money,
+        /// The target.
+        target: TournamentId,
+        /// The place that won it.
+        place: u32,
+        /// Seat or ticket.
+        prize: SatellitePrize,
+        /// When.
+        at: DateTime<Utc>,
+    },
+    /// Spend a ticket on `tournament`: registration is about to be sent `command_id`.
+    Spend {
+        /// The ticket.
+        ticket: TicketRef,
+        /// Who spends it.
+        player: PlayerId,
+        /// Where.
+        tournament: TournamentId,
+        /// The command registration is sent.
+        command_id: CommandId,
+        /// When.
+        at: DateTime<Utc>,
+    },
+    /// Registration registered the entry the ticket pays for.
+    Spent {
+        /// The ticket.
+        ticket: TicketRef,
+        /// The tournament.
+        tournament: TournamentId,
+        /// The entry.
+        entry: EntryNo,
+        /// When.
+        at: DateTime<Utc>,
+    },
+    /// Registration refused a player's spend: the ticket is theirs again.
+    SpendFailed {
+        /// The ticket.
+        ticket: TicketRef,
+        /// Registration's code.
+        code: String,
+        /// Its message.
+        reason: String,
+        /// When.
+        at: DateTime<Utc>,
+    },
+    /// The target refused the seat won: the winner keeps the ticket.
+    SeatRefused {
+        /// The ticket.
+        ticket: TicketRef,
+        /// Registration's code.
+        code: String,
+        /// Its message.
+        reason: String,
+        /// When.
+        at: DateTime<Utc>,
+    },
+    /// The entry the ticket paid for in `tournament` was refunded: the ticket comes back.
+    Refund {
+        /// The ticket.
+        ticket: TicketRef,
+        /// The tournament that refunded it.
+        tournament: TournamentId,
+        /// When.
+        at: DateTime<Utc>,
+    },
+}
+
+/// Why the satellite aggregate said no.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SatelliteError {
+    /// No such ticket.
+    #[error("no ticket {0}")]
+    UnknownTicket(TicketRef),
+    /// The ticket is someone else's.
+    #[error("ticket {0} belongs to another player")]
+    NotYours(TicketRef),
+    /// The ticket is spent or being spent.
+    #[error("ticket {0} is {1}")]
+    Spent(TicketRef, &'static str),
+}
+
+impl floor_runtime::DomainError for SatelliteError {
+    fn code(&self) -> &'static str {
+        match self {
+            Self::UnknownTicket(_) => codes::UNKNOWN_TICKET,
+            Self::NotYours(_) => codes::TICKET_NOT_YOURS,
+            Self::Spent(..) => codes::TICKET_SPENT,
+        }
+    }
+}
+
+/// One ticket, folded (also the read model's, [`crate::projection`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Ticket {
+    /// Its holder.
+    pub player: PlayerId,
+    /// Its value.
+    pub value: Money,
+    /// The target it was won for.
+    pub target: TournamentId,
+    /// The place that won it.
+    pub place: u32,
+    /// Seat or ticket.
+    pub prize: SatellitePrize,
+    /// Where it stands.
+    pub state: TicketState,
+    /// While spending: where, and the command registration was sent.
+    pub spending: Option<(TournamentId, CommandId)>,
+    /// Once spent: the tournament and entry it paid for.
+    pub spent_on: Option<(TournamentId, EntryNo)>,
+    /// Why the seat it was won as was not taken, if it was not.
+    pub seat_refused: Option<String>,
+}
+
+impl Ticket {
+    /// The ticket as the service shows it.
+    pub fn view(&self, ticket: TicketRef) -> TicketView {
+        TicketView {
+            ticket,
+            player: self.player.clone(),
+            value: self.value,
+            target: self.target,
+            state: self.state,
+            spent_on: self.spent_on,
+            seat_refused: self.seat_refused.clone(),
+        }
+    }
+
+    /// A ticket as issued.
+    pub fn issued(e: &TicketIssued) -> Self {
+        Self {
+            player: e.player.clone(),
+            value: e.value,
+            target: e.target,
+            place: e.place,
+            prize: e.prize,
+            state: TicketState::Issued,
+            spending: None,
+            spent_on: None,
+            seat_refused: None,
+        }
+    }
+
+    /// Folds one event of this ticket (the event's ticket is this one). Never fails.
+    pub fn apply(&mut self, event: &SatelliteEvent) {
+        match event {
+            SatelliteEvent::TicketIssued(_) => {}
+            SatelliteEvent::TicketSpending(e) => {
+                self.state = TicketState::Spending;
+                self.spending = Some((e.tournament, e.command_id));
+                self.spent_on = None;
+            }
+            SatelliteEvent::TicketSpent(e) => {
+                self.state = TicketState::Spent;
+                self.spending = None;
+                self.spent_on = Some((e.tournament, e.entry));
+            }
+            SatelliteEvent::SpendingFailed(_) => {
+                self.state = TicketState::Issued;
+                self.spending = None;
+            }
+            SatelliteEvent::SeatRefused(e) => {
+                self.state = TicketState::Issued;
+                self.spending = None;
+                self.seat_refused = Some(format!("{}: {}", e.code, e.reason));
+            }
+            SatelliteEvent::TicketRefunded(_) => {
+                self.state = TicketState::Issued;
+                self.spending = None;
+                self.spent_on = None;
+            }
+        }
+    }
+}
+
+/// The ticket an event is about.
+pub fn ticket_of(event: &SatelliteEvent) -> TicketRef {
+    match event {
+        SatelliteEvent::TicketIssued(e) => e.ticket,
+        SatelliteEvent::TicketSpending(e) => e.ticket,
+        SatelliteEvent::TicketSpent(e) => e.ticket,
+        SatelliteEvent::SpendingFailed(e) => e.ticket,
+        SatelliteEvent::SeatRefused(e) => e.ticket,
+        SatelliteEvent::TicketRefunded(e) => e.ticket,
+    }
+}
+
+/// Every ticket of one satellite, folded from its events.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SatelliteState {
+    /// The tickets.
+    pub tickets: BTreeMap<TicketRef, Ticket>,
+}
+
+impl SatelliteState {
+    /// One ticket as the service shows it.
+    pub fn view(&self, ticket: TicketRef) -> Option<TicketView> {
+        self.tickets.get(&ticket).map(|t| t.view(ticket))
+    }
+
+    /// The ticket, or `unknown_ticket`.
+    fn ticket(&self, ticket: TicketRef) -> Result<&Ticket, SatelliteError> {
+        self.tickets.get(&ticket).ok_or(SatelliteError::UnknownTicket(ticket))
+    }
+
+    /// Whether `ticket` is being spent on `tournament`.
+    fn spending_on(&self, ticket: TicketRef, tournament: Option<TournamentId>) -> Result<bool, SatelliteError> {
+        let t = self.ticket(ticket)?;
+        Ok(t.state == TicketState::Spending && tournament.is_none_or(|on| t.spending.is_some_and(|(where_, _)| where_ == on)))
+    }
+}
+
+impl Aggregate for SatelliteAggregate {
+    const NAME: &'static str = subjects::aggregate::SATELLITE;
+    type State = SatelliteState;
+    type Command = SatelliteCommand;
+    type Event = SatelliteEvent;
+    type Error = SatelliteError;
+
+    fn handle_command(state: &SatelliteState, command: SatelliteCommand) -> Result<Vec<SatelliteEvent>, SatelliteError> {
+        use SatelliteCommand::*;
+        match command {
+            Issue { ticket, player, value, target, place, prize, at } => Ok(if state.tickets.contains_key(&ticket) {
+                vec![]
+            } else {
+                vec![SatelliteEvent::TicketIssued(TicketIssued { ticket, player, value, target, place, prize, at })]
+            }),
+            Spend { ticket, player, tournament, command_id, at } => {
+                let t = state.ticket(ticket)?;
+                if t.player != player {
+                    return Err(SatelliteError::NotYours(ticket));
+                }
+                match t.state {
+                    TicketState::Issued => Ok(vec![SatelliteEvent::TicketSpending(TicketSpending { ticket, tournament, command_id, at })]),
+                    TicketState::Spending => Err(SatelliteError::Spent(ticket, "being spent")),
+                    TicketState::Spent => Err(SatelliteError::Spent(ticket, "spent")),
+                }
+            }
+            Spent { ticket, tournament, entry, at } => Ok(if state.spending_on(ticket, Some(tournament))? {
+                vec![SatelliteEvent::TicketSpent(TicketSpent { ticket, tournament, entry, at })]
+            } else {
+                vec![]
+            }),
+            SpendFailed { ticket, code, reason, at } => Ok(if state.spending_on(ticket, None)? {
+                vec![SatelliteEvent::SpendingFailed(SpendingFailed { ticket, code, reason, at })]
+            } else {
+                vec![]
+            }),
+            SeatRefused { ticket, code, reason, at } => Ok(if state.spending_on(ticket, None)? {
+                vec![SatelliteEvent::SeatRefused(SeatRefusedEvent { ticket, code, reason, at })]
+            } else {
+                vec![]
+            }),
+            Refund { ticket, tournament, at } => {
+                let t = state.ticket(ticket)?;
+                let paid_there = match t.state {
+                    TicketState::Spent => t.spent_on.is_some_and(|(on, _)| on == tournament),
+                    TicketState::Spending => t.spending.is_some_and(|(on, _)| on == tournament),
+                    TicketState::Issued => false,
+                };
+                Ok(if paid_there { vec![SatelliteEvent::TicketRefunded(TicketRefunded { ticket, tournament, at })] } else { vec![] })
+            }
+        }
+    }
+
+    fn apply_event(mut state: SatelliteState, event: SatelliteEvent) -> SatelliteState {
+        let ticket = ticket_of(&event);
+        match &event {
+            SatelliteEvent::TicketIssued(e) => {
+                state.tickets.entry(ticket).or_insert_with(|| Ticket::issued(e));
+            }
+            other => {
+                if let Some(t) = state.tickets.get_mut(&ticket) {
+                    t.apply(other);
+                }
+            }
+        }
+        state
+    }
+}
+
+/// The command id registration is sent for the seat a ticket was won as: derived from the
+/// ticket alone, so the seat is asked for once, whoever asks (the service, or its restart).
+pub fn seat_registration_id(ticket: TicketRef) -> CommandId {
+    CommandId::derived(&format!("satellites-seat-register:{ticket}"))
+}
+
+/// The command id registration is sent when a player spends a ticket with request
+/// `command_id`: the same request (a retry) sends the same command, another spend another.
+pub fn spend_registration_id(ticket: TicketRef, command_id: CommandId) -> CommandId {
+    CommandId::derived(&format!("satellites-spend-register:{ticket}:{}", command_id.0))
+}

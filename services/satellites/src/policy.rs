@@ -1,0 +1,150 @@
+//! What the satellite aggregates are told, read from the log. Pure: the service feeds commits
+//! in stream order, with the instant each was stored, and runs the commands that come out.
+//!
+//! - registration: a tournament created with a satellite section is a satellite: its terms are
+//!   remembered. An entry registered with a ticket (in any tournament) is remembered as paid by
+//!   it; when that entry is refunded (`entry_unregistered`, or the refunds of
+//!   `tournament_cancelled`) the ticket comes back ([`SatelliteCommand::Refund`]).
+//! - payouts: each award of a satellite that is exactly its seat value is a seat won: a ticket
+//!   is issued for the entry ([`SatelliteCommand::Issue`], with the prize kind: the service
+//!   spends a seat's ticket on the target at once). An award of another amount is cash: the
+//!   leftover paid to the place after the last seat, and a seat split at a tie (two entries
+//!   sharing a seat and the leftover are paid half of both each, which is no whole seat: 000
+//!   §16.7 pays a seat whole or not at all), which payouts pays and the books hold as cash.
+//!
+//! Every command's id is derived from what it reacts to (the satellite and entry for a ticket,
+//! the tournament and entry for a refund), so reading the log again after a crash repeats
+//! nothing.
+
+use crate::domain::SatelliteCommand;
+use crate::projection::Views;
+use chrono::{DateTime, Utc};
+use floor_events::commit::Events;
+use floor_events::payouts::PayoutEvent;
+use floor_events::registration::TournamentEvent;
+use floor_events::satellites::{SatelliteTerms, TicketRef};
+use floor_events::{CommandId, EntryNo, TournamentId};
+use floor_runtime::policy::Stored;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// A command for one satellite's aggregate (the id is the satellite's).
+pub type Order = (TournamentId, CommandId, SatelliteCommand);
+
+/// The policy's memory: every satellite's terms and every entry paid by a ticket.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Policy {
+    #[serde(with = "floor_runtime::snapshot::pairs")]
+    satellites: HashMap<TournamentId, SatelliteTerms>,
+    /// Live entries paid by a ticket: (tournament, entry) → the ticket.
+    #[serde(with = "floor_runtime::snapshot::pairs")]
+    paid_by_ticket: HashMap<(TournamentId, EntryNo), TicketRef>,
+}
+
+/// The command id of a ticket's issue: one per satellite entry.
+pub fn issue_id(satellite: TournamentId, entry: EntryNo) -> CommandId {
+    CommandId::derived(&format!("satellites-issue:{satellite}:{}", entry.0))
+}
+
+/// The command id of a refund: one per refunded entry.
+pub fn refund_id(tournament: TournamentId, entry: EntryNo) -> CommandId {
+    CommandId::derived(&format!("satellites-refund:{tournament}:{}", entry.0))
+}
+
+impl Policy {
+    /// A satellite's terms, once its creation is read.
+    pub fn terms(&self, satellite: TournamentId) -> Option<SatelliteTerms> {
+        self.satellites.get(&satellite).copied()
+    }
+
+    /// Registration's events of tournament `t`.
+    pub fn on_tournament(&mut self, t: TournamentId, events: &[TournamentEvent]) -> Vec<Order> {
+        let mut orders = Vec::new();
+        for e in events {
+            match e {
+                TournamentEvent::TournamentCreated(created) => {
+                    if let Some(terms) = created.definition.satellite {
+                        self.satellites.insert(t, terms);
+                    }
+                }
+                TournamentEvent::EntryRegistered(registered) => {
+                    if let Some(ticket) = registered.ticket {
+                        self.paid_by_ticket.insert((t, registered.entry), ticket);
+                    }
+                }
+                TournamentEvent::EntryUnregistered(unregistered) => orders.extend(self.refund(t, unregistered.entry, unregistered.at)),
+                TournamentEvent::TournamentCancelled(cancelled) => {
+                    for refund in &cancelled.refunds {
+                        orders.extend(self.refund(t, refund.entry, cancelled.at));
+                    }
+                }
+                // Over: its entries are refunded no more, and forgotten.
+                TournamentEvent::TournamentFinished(_) => self.paid_by_ticket.retain(|(on, _), _| *on != t),
+                _ => {}
+            }
+        }
+        orders
+    }
+
+    fn refund(&mut self, t: TournamentId, entry: EntryNo, at: DateTime<Utc>) -> Option<Order> {
+        let ticket = self.paid_by_ticket.remove(&(t, entry))?;
+        Some((ticket.satellite, refund_id(t, entry), SatelliteCommand::Refund { ticket, tournament: t, at }))
+    }
+
+    /// Payouts' events of tournament `t`, stored at `at`: a seat won is a ticket.
+    pub fn on_payouts(&mut self, t: TournamentId, at: DateTime<Utc>, events: &[PayoutEvent]) -> Vec<Order> {
+        let Some(terms) = self.satellites.get(&t).copied() else { return vec![] };
+        let mut orders = Vec::new();
+        for e in events {
+            let PayoutEvent::PlacesAwarded { awards, .. } = e else { continue };
+            for award in awards.iter().filter(|a| a.amount > 0 && a.amount == terms.seat_value.amount) {
+                let ticket = TicketRef { satellite: t, entry: award.entry };
+                orders.push((
+                    t,
+                    issue_id(t, award.entry),
+                    SatelliteCommand::Issue {
+                        ticket,
+                        player: award.player.clone(),
+                        value: terms.seat_value,
+                        target: terms.target,
+                        place: award.place,
+                        prize: terms.prize,
+                        at,
+                    },
+                ));
+            }
+        }
+        orders
+    }
+}
+
+/// The satellites service's memory: the policy, and the read model its verbs answer from.
+/// Stored in the service's snapshot ([`floor_runtime::policy`]).
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Memory {
+    /// The policy.
+    pub policy: Policy,
+    /// Satellites and tickets.
+    pub views: Views,
+}
+
+impl floor_runtime::policy::Policy for Memory {
+    type Order = Order;
+
+    fn react(&mut self, commit: Stored<'_>) -> Vec<Order> {
+        let Some(decoded) = commit.commit("satellites") else { return vec![] };
+        let t = decoded.tournament();
+        match &decoded.events {
+            Events::Tournament(e) => {
+                self.views.apply_tournament(t, e);
+                self.policy.on_tournament(t, e)
+            }
+            Events::Payouts(e) => self.policy.on_payouts(t, commit.at, e),
+            Events::Satellite(e) => {
+                self.views.apply_satellite(e);
+                vec![]
+            }
+            _ => vec![],
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! The read model the `tickets` and `satellite` verbs answer from: every satellite's terms (from
+//! its definition) and every ticket as its satellite's log leaves it. Pure folds, kept in the
+//! satellites policy's memory (so snapshotted with it, [`crate::policy::Memory`]).
+
+use crate::domain::{ticket_of, Ticket};
+use floor_events::registration::TournamentEvent;
+use floor_events::satellites::{SatelliteEvent, SatelliteTerms, SatelliteView, TicketRef, TicketState, TicketView};
+use floor_events::{CommandId, PlayerId, TournamentId};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// Satellites and tickets.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Views {
+    /// Every satellite's terms, by the satellite's id.
+    #[serde(with = "floor_runtime::snapshot::pairs")]
+    satellites: HashMap<TournamentId, SatelliteTerms>,
+    /// Every ticket.
+    #[serde(with = "floor_runtime::snapshot::pairs")]
+    tickets: HashMap<TicketRef, Ticket>,
+}
+
+/// A ticket left being spent: registration was asked (`command_id`) and its answer is not
+/// stored. The service asks again at its start and stores the answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unfinished {
+    /// The ticket.
+    pub ticket: TicketRef,
+    /// Its holder.
+    pub player: PlayerId,
+    /// Where it is being spent.
+    pub tournament: TournamentId,
+    /// What it is worth.
+    pub value: floor_events::Money,
+    /// The command registration was sent.
+    pub command_id: CommandId,
+}
+
+impl Views {
+    /// Folds registration's events of tournament `t`: a satellite's terms at its creation.
+    pub fn apply_tournament(&mut self, t: TournamentId, events: &[TournamentEvent]) {
+        for e in events {
+            if let TournamentEvent::TournamentCreated(created) = e {
+                if let Some(terms) = created.definition.satellite {
+                    self.satellites.insert(t, terms);
+                }
+            }
+        }
+    }
+
+    /// Folds one commit of a satellite's tickets.
+    pub fn apply_satellite(&mut self, events: &[SatelliteEvent]) {
+        for e in events {
+            let ticket = ticket_of(e);
+            match e {
+                SatelliteEvent::TicketIssued(issued) => {
+                    self.tickets.entry(ticket).or_insert_with(|| Ticket::issued(issued));
+                }
+                other => {
+                    if let Some(t) = self.tickets.get_mut(&ticket) {
+                        t.apply(other);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A player's tickets, every state, in ticket order.
+    pub fn tickets_of(&self, player: &PlayerId) -> Vec<TicketView> {
+        let mut theirs: Vec<TicketView> = self.tickets.iter().filter(|(_, t)| &t.player == player).map(|(r, t)| t.view(*r)).collect();
+        theirs.sort_by_key(|v| v.ticket);
+        theirs
+    }
+
+    /// One ticket.
+    pub fn ticket(&self, ticket: TicketRef) -> Option<TicketView> {
+        self.tickets.get(&ticket).map(|t| t.view(ticket))
+    }
+
+    /// One satellite: its terms and every ticket it issued, in entry order. `None` for a
+    /// tournament that is no satellite.
+    pub fn satellite(&self, id: TournamentId) -> Option<SatelliteView> {
+        let terms = *self.satellites.get(&id)?;
+        let mut tickets: Vec<TicketView> = self.tickets.iter().filter(|(r, _)| r.satellite == id).map(|(r, t)| t.view(*r)).collect();
+        tickets.sort_by_key(|v| v.ticket);
+        Some(SatelliteView { tournament_id: id, terms, tickets })
+    }
+
+    /// Tickets being spent whose answer is not stored, in ticket order.
+    pub fn unfinished(&self) -> Vec<Unfinished> {
+        let mut open: Vec<Unfinished> = self
+            .tickets
+            .iter()
+            .filter(|(_, t)| t.state == TicketState::Spending)
+            .filter_map(|(r, t)| {
+                let (tournament, command_id) = t.spending?;
+                Some(Unfinished { ticket: *r, player: t.player.clone(), tournament, value: t.value, command_id })
+            })
+            .collect();
+        open.sort_by_key(|u| u.ticket);
+        open
+    }
+}

@@ -1,0 +1,387 @@
+//! The satellite decider and policy, case by case and by property.
+
+use crate::domain::{seat_registration_id, SatelliteAggregate, SatelliteCommand as C, SatelliteState};
+use crate::policy::{issue_id, refund_id, Memory, Policy};
+use chrono::{DateTime, Duration, Utc};
+use esrs::Aggregate;
+use floor_events::payouts::{PayoutEvent, PlaceAward};
+use floor_events::registration::{CancellationReason, EntryRegistered, EntryUnregistered, Refund, TournamentCancelled, TournamentEvent};
+use floor_events::satellites::{
+    SatelliteEvent as E, SatellitePrize, SatelliteTerms, SeatRefused, SpendingFailed, TicketIssued, TicketRef, TicketRefunded,
+    TicketSpending, TicketSpent, TicketState,
+};
+use floor_events::tournament::{EntryLedger, TournamentDefinition};
+use floor_events::{codes, CommandId, Currency, EntryNo, Money, PlayerId, TournamentId};
+use floor_runtime::spec::given;
+use proptest::prelude::*;
+use uuid::Uuid;
+
+fn eur(cents: u64) -> Money {
+    Money::new(cents, Currency::EUR)
+}
+
+fn t0() -> DateTime<Utc> {
+    "2026-12-06T18:00:00Z".parse().unwrap()
+}
+
+fn secs(s: i64) -> DateTime<Utc> {
+    t0() + Duration::seconds(s)
+}
+
+fn player(name: &str) -> PlayerId {
+    PlayerId::parse(name).unwrap()
+}
+
+fn satellite() -> TournamentId {
+    TournamentId(Uuid::from_u128(0x5a7e_0000_0000_7000_8000_0000_0000_0001))
+}
+
+fn target() -> TournamentId {
+    TournamentId(Uuid::from_u128(0x7a76_0000_0000_7000_8000_0000_0000_0002))
+}
+
+fn ticket(entry: u32) -> TicketRef {
+    TicketRef { satellite: satellite(), entry: EntryNo(entry) }
+}
+
+/// EUR 109 seats (the target's EUR 100 + 9), won as seats.
+fn terms() -> SatelliteTerms {
+    SatelliteTerms { target: target(), seat_value: eur(10_900), prize: SatellitePrize::Seat, leftover: Default::default() }
+}
+
+fn issue(entry: u32, name: &str) -> C {
+    C::Issue {
+        ticket: ticket(entry),
+        player: player(name),
+        value: eur(10_900),
+        target: target(),
+        place: entry,
+        prize: SatellitePrize::Seat,
+        at: t0(),
+    }
+}
+
+fn issued(entry: u32, name: &str) -> E {
+    E::TicketIssued(TicketIssued {
+        ticket: ticket(entry),
+        player: player(name),
+        value: eur(10_900),
+        target: target(),
+        place: entry,
+        prize: SatellitePrize::Seat,
+        at: t0(),
+    })
+}
+
+fn spend(entry: u32, name: &str) -> C {
+    C::Spend {
+        ticket: ticket(entry),
+        player: player(name),
+        tournament: target(),
+        command_id: seat_registration_id(ticket(entry)),
+        at: secs(1),
+    }
+}
+
+fn spending(entry: u32) -> E {
+    E::TicketSpending(TicketSpending {
+        ticket: ticket(entry),
+        tournament: target(),
+        command_id: seat_registration_id(ticket(entry)),
+        at: secs(1),
+    })
+}
+
+fn spent(entry: u32, on: u32) -> E {
+    E::TicketSpent(TicketSpent { ticket: ticket(entry), tournament: target(), entry: EntryNo(on), at: secs(2) })
+}
+
+#[test]
+fn a_seat_won_is_a_ticket_issued_once() {
+    given::<SatelliteAggregate>(vec![]).when(issue(1, "ana")).then(vec![issued(1, "ana")]);
+    given::<SatelliteAggregate>(vec![issued(1, "ana")]).when(issue(1, "ana")).then(vec![]);
+}
+
+#[test]
+fn a_ticket_is_spent_by_its_holder_once() {
+    given::<SatelliteAggregate>(vec![issued(1, "ana")]).when(spend(1, "ana")).then(vec![spending(1)]);
+    given::<SatelliteAggregate>(vec![issued(1, "ana"), spending(1)]).when(spend(1, "ana")).then_reject(codes::TICKET_SPENT);
+    given::<SatelliteAggregate>(vec![issued(1, "ana"), spending(1), spent(1, 7)]).when(spend(1, "ana")).then_reject(codes::TICKET_SPENT);
+    given::<SatelliteAggregate>(vec![issued(1, "ana")]).when(spend(1, "ben")).then_reject(codes::TICKET_NOT_YOURS);
+    given::<SatelliteAggregate>(vec![issued(1, "ana")]).when(spend(2, "ana")).then_reject(codes::UNKNOWN_TICKET);
+}
+
+#[test]
+fn registration_s_answer_ends_the_spend_and_a_late_one_stores_nothing() {
+    let history = vec![issued(1, "ana"), spending(1)];
+    given::<SatelliteAggregate>(history.clone())
+        .when(C::Spent { ticket: ticket(1), tournament: target(), entry: EntryNo(7), at: secs(2) })
+        .then(vec![spent(1, 7)]);
+    // The same answer again (a restart finishing it): nothing more.
+    let mut done = history.clone();
+    done.push(spent(1, 7));
+    given::<SatelliteAggregate>(done)
+        .when(C::Spent { ticket: ticket(1), tournament: target(), entry: EntryNo(7), at: secs(3) })
+        .then(vec![]);
+    // Spent in another tournament than the one it is being spent on: not this spend's answer.
+    given::<SatelliteAggregate>(history.clone())
+        .when(C::Spent { ticket: ticket(1), tournament: satellite(), entry: EntryNo(7), at: secs(2) })
+        .then(vec![]);
+    let failed = C::SpendFailed { ticket: ticket(1), code: codes::TICKET_VALUE_MISMATCH.into(), reason: "costs more".into(), at: secs(2) };
+    given::<SatelliteAggregate>(history).when(failed.clone()).then(vec![E::SpendingFailed(SpendingFailed {
+        ticket: ticket(1),
+        code: codes::TICKET_VALUE_MISMATCH.into(),
+        reason: "costs more".into(),
+        at: secs(2),
+    })]);
+    given::<SatelliteAggregate>(vec![issued(1, "ana")]).when(failed).then(vec![]);
+}
+
+#[test]
+fn a_seat_the_target_refuses_stays_a_ticket_its_winner_can_spend() {
+    let refused = E::SeatRefused(SeatRefused { ticket: ticket(1), code: "tournament_full".into(), reason: "full".into(), at: secs(2) });
+    given::<SatelliteAggregate>(vec![issued(1, "ana"), spending(1)])
+        .when(C::SeatRefused { ticket: ticket(1), code: "tournament_full".into(), reason: "full".into(), at: secs(2) })
+        .then(vec![refused.clone()]);
+    let after = given::<SatelliteAggregate>(vec![issued(1, "ana"), spending(1), refused.clone()]);
+    let held = after.state().view(ticket(1)).unwrap();
+    assert_eq!(held.state, TicketState::Issued);
+    assert_eq!(held.player, player("ana"), "the ticket stays with the winner");
+    assert_eq!(held.seat_refused.as_deref(), Some("tournament_full: full"));
+    after.when(spend(1, "ana")).then(vec![spending(1)]);
+}
+
+#[test]
+fn a_refunded_ticket_entry_gives_the_ticket_back_to_spend_again() {
+    let refunded = E::TicketRefunded(TicketRefunded { ticket: ticket(1), tournament: target(), at: secs(5) });
+    let history = vec![issued(1, "ana"), spending(1), spent(1, 7)];
+    given::<SatelliteAggregate>(history.clone())
+        .when(C::Refund { ticket: ticket(1), tournament: target(), at: secs(5) })
+        .then(vec![refunded.clone()]);
+    // A refund of another tournament is not this ticket's.
+    given::<SatelliteAggregate>(history.clone()).when(C::Refund { ticket: ticket(1), tournament: satellite(), at: secs(5) }).then(vec![]);
+    let mut back = history;
+    back.push(refunded);
+    given::<SatelliteAggregate>(back.clone()).when(C::Refund { ticket: ticket(1), tournament: target(), at: secs(6) }).then(vec![]);
+    given::<SatelliteAggregate>(back).when(spend(1, "ana")).then(vec![spending(1)]);
+    // Unregistered before the spend's answer was stored: the refund ends the spend.
+    let refunded_early = E::TicketRefunded(TicketRefunded { ticket: ticket(1), tournament: target(), at: secs(2) });
+    given::<SatelliteAggregate>(vec![issued(1, "ana"), spending(1)])
+        .when(C::Refund { ticket: ticket(1), tournament: target(), at: secs(2) })
+        .then(vec![refunded_early.clone()]);
+    given::<SatelliteAggregate>(vec![issued(1, "ana"), spending(1), refunded_early])
+        .when(C::Spent { ticket: ticket(1), tournament: target(), entry: EntryNo(7), at: secs(3) })
+        .then(vec![]);
+}
+
+// The policy.
+
+fn created(t: TournamentId, satellite: Option<SatelliteTerms>) -> TournamentEvent {
+    let mut definition = TournamentDefinition::example();
+    definition.satellite = satellite;
+    TournamentEvent::TournamentCreated(floor_events::registration::TournamentCreated { tournament_id: t, definition, at: t0() })
+}
+
+fn award(entry: u32, name: &str, place: u32, shared: u32, amount: u64) -> PlaceAward {
+    PlaceAward { entry: EntryNo(entry), player: player(name), place, shared, amount }
+}
+
+fn awarded(awards: Vec<PlaceAward>) -> PayoutEvent {
+    PayoutEvent::PlacesAwarded { players_left_before: 5, awards, hand_for_hand: None }
+}
+
+#[test]
+fn each_award_of_the_seat_value_is_a_ticket_and_cash_is_none() {
+    let mut policy = Policy::default();
+    assert!(policy.on_tournament(satellite(), &[created(satellite(), Some(terms()))]).is_empty());
+    // The three survivors at the stop win a seat each; the place after them the leftover; a
+    // tie sharing the last seat and the leftover is paid cash (no whole seat).
+    let orders = policy.on_payouts(
+        satellite(),
+        secs(9),
+        &[awarded(vec![
+            award(3, "cleo", 1, 1, 10_900),
+            award(1, "ana", 2, 1, 10_900),
+            award(2, "ben", 3, 1, 10_900),
+            award(4, "dan", 4, 1, 800),
+        ])],
+    );
+    let issued: Vec<(CommandId, TicketRef, u32)> = orders
+        .iter()
+        .map(|(on, id, c)| {
+            assert_eq!(*on, satellite());
+            match c {
+                C::Issue { ticket, place, prize, value, target: t, .. } => {
+                    assert_eq!((*prize, *value, *t), (SatellitePrize::Seat, eur(10_900), target()));
+                    (*id, *ticket, *place)
+                }
+                other => panic!("{other:?}"),
+            }
+        })
+        .collect();
+    assert_eq!(
+        issued,
+        vec![
+            (issue_id(satellite(), EntryNo(3)), ticket(3), 1),
+            (issue_id(satellite(), EntryNo(1)), ticket(1), 2),
+            (issue_id(satellite(), EntryNo(2)), ticket(2), 3)
+        ]
+    );
+    let tie = [awarded(vec![award(5, "eva", 3, 2, 5_850), award(6, "finn", 3, 2, 5_850)])];
+    assert!(policy.on_payouts(satellite(), secs(10), &tie).is_empty(), "a split seat is cash");
+    assert!(policy.on_payouts(target(), secs(11), &[awarded(vec![award(1, "ana", 1, 1, 10_900)])]).is_empty(), "no satellite");
+}
+
+#[test]
+fn a_refunded_entry_paid_by_a_ticket_gives_the_ticket_back() {
+    let mut policy = Policy::default();
+    let registered = |entry: u32, name: &str, ticket: Option<TicketRef>| {
+        TournamentEvent::EntryRegistered(EntryRegistered {
+            entry: EntryNo(entry),
+            player: player(name),
+            kind: floor_events::registration::EntryKind::Registration,
+            new_player: true,
+            ledger: EntryLedger { paid_in: eur(10_900), fee: eur(900), prize_pool: eur(10_000) },
+            at: t0(),
+            ticket,
+        })
+    };
+    let unregistered = |entry: u32, name: &str| {
+        TournamentEvent::EntryUnregistered(EntryUnregistered {
+            entry: EntryNo(entry),
+            player: player(name),
+            refund: EntryLedger { paid_in: eur(10_900), fee: eur(900), prize_pool: eur(10_000) },
+            by_operator: false,
+            player_left: true,
+            at: secs(30),
+        })
+    };
+    assert!(policy
+        .on_tournament(
+            target(),
+            &[registered(7, "ana", Some(ticket(1))), registered(8, "zoe", None), registered(9, "ben", Some(ticket(2)))]
+        )
+        .is_empty());
+    let orders = policy.on_tournament(target(), &[unregistered(7, "ana"), unregistered(8, "zoe")]);
+    assert_eq!(
+        orders,
+        vec![(satellite(), refund_id(target(), EntryNo(7)), C::Refund { ticket: ticket(1), tournament: target(), at: secs(30) })]
+    );
+    let cancelled = TournamentEvent::TournamentCancelled(TournamentCancelled {
+        reason: CancellationReason::Director { reason: "no room".into() },
+        refunds: vec![Refund {
+            entry: EntryNo(9),
+            player: player("ben"),
+            refund: EntryLedger { paid_in: eur(10_900), fee: eur(900), prize_pool: eur(10_000) },
+        }],
+        at: secs(60),
+    });
+    let orders = policy.on_tournament(target(), &[cancelled]);
+    assert_eq!(
+        orders,
+        vec![(satellite(), refund_id(target(), EntryNo(9)), C::Refund { ticket: ticket(2), tournament: target(), at: secs(60) })]
+    );
+}
+
+#[test]
+fn the_views_show_a_player_s_tickets_and_a_satellite_s() {
+    let mut memory = Memory::default();
+    memory.views.apply_tournament(satellite(), &[created(satellite(), Some(terms()))]);
+    memory.views.apply_satellite(&[issued(1, "ana"), issued(2, "ben")]);
+    memory.views.apply_satellite(&[spending(1)]);
+    assert_eq!(memory.views.unfinished().len(), 1, "ana's spend has no answer yet");
+    memory.views.apply_satellite(&[spent(1, 7)]);
+    assert!(memory.views.unfinished().is_empty());
+    let ana = memory.views.tickets_of(&player("ana"));
+    assert_eq!(ana.len(), 1);
+    assert_eq!((ana[0].state, ana[0].spent_on), (TicketState::Spent, Some((target(), EntryNo(7)))));
+    let view = memory.views.satellite(satellite()).unwrap();
+    assert_eq!(view.terms, terms());
+    assert_eq!(view.tickets.iter().map(|t| t.ticket).collect::<Vec<_>>(), vec![ticket(1), ticket(2)]);
+    assert!(memory.views.satellite(target()).is_none(), "no satellite");
+    let json = serde_json::to_string(&memory).unwrap();
+    assert_eq!(serde_json::from_str::<Memory>(&json).unwrap(), memory, "the snapshot reads back");
+}
+
+// By property.
+
+#[derive(Debug, Clone)]
+enum Step {
+    Issue(u32, usize),
+    Spend(u32, usize, bool),
+    Spent(u32, bool, u32),
+    SpendFailed(u32),
+    SeatRefused(u32),
+    Refund(u32, bool),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    let entry = 1u32..5;
+    let who = 0usize..3;
+    prop_oneof![
+        (entry.clone(), who.clone()).prop_map(|(e, w)| Step::Issue(e, w)),
+        (entry.clone(), who, any::<bool>()).prop_map(|(e, w, t)| Step::Spend(e, w, t)),
+        (entry.clone(), any::<bool>(), 1u32..20).prop_map(|(e, t, n)| Step::Spent(e, t, n)),
+        entry.clone().prop_map(Step::SpendFailed),
+        entry.clone().prop_map(Step::SeatRefused),
+        (entry, any::<bool>()).prop_map(|(e, t)| Step::Refund(e, t)),
+    ]
+}
+
+proptest! {
+    /// Whatever happens: nothing panics, every ticket is in exactly one state consistent with
+    /// what it holds (spending names where, spent names the entry, issued neither), a ticket is
+    /// issued once, and replaying the log gives the live state.
+    #[test]
+    fn random_commands_never_panic_and_every_ticket_is_in_one_state(steps in prop::collection::vec(step(), 1..80)) {
+        let names = ["ana", "ben", "cleo"];
+        let tournaments = [target(), TournamentId(Uuid::from_u128(3))];
+        let mut state = SatelliteState::default();
+        let mut log = Vec::new();
+        for (i, s) in steps.into_iter().enumerate() {
+            let at = secs(i as i64);
+            let command = match s {
+                Step::Issue(e, w) => C::Issue { ticket: ticket(e), player: player(names[w]), value: eur(10_900), target: target(), place: e, prize: SatellitePrize::Ticket, at },
+                Step::Spend(e, w, t) => C::Spend { ticket: ticket(e), player: player(names[w]), tournament: tournaments[usize::from(t)], command_id: CommandId::derived(&format!("{i}")), at },
+                Step::Spent(e, t, n) => C::Spent { ticket: ticket(e), tournament: tournaments[usize::from(t)], entry: EntryNo(n), at },
+                Step::SpendFailed(e) => C::SpendFailed { ticket: ticket(e), code: "x".into(), reason: "y".into(), at },
+                Step::SeatRefused(e) => C::SeatRefused { ticket: ticket(e), code: "x".into(), reason: "y".into(), at },
+                Step::Refund(e, t) => C::Refund { ticket: ticket(e), tournament: tournaments[usize::from(t)], at },
+            };
+            let Ok(events) = SatelliteAggregate::handle_command(&state, command) else { continue };
+            for e in &events {
+                if let E::TicketIssued(issued) = e {
+                    prop_assert!(!state.tickets.contains_key(&issued.ticket), "issued twice");
+                }
+            }
+            log.extend(events.iter().cloned());
+            state = events.into_iter().fold(state, SatelliteAggregate::apply_event);
+            for t in state.tickets.values() {
+                match t.state {
+                    TicketState::Issued => prop_assert!(t.spending.is_none() && t.spent_on.is_none()),
+                    TicketState::Spending => prop_assert!(t.spending.is_some() && t.spent_on.is_none()),
+                    TicketState::Spent => prop_assert!(t.spending.is_none() && t.spent_on.is_some()),
+                }
+            }
+        }
+        let replayed = log.into_iter().fold(SatelliteState::default(), SatelliteAggregate::apply_event);
+        prop_assert_eq!(replayed, state);
+    }
+
+    /// `apply_event` takes any event, of a ticket it knows or not, without panicking.
+    #[test]
+    fn apply_event_never_panics(entries in prop::collection::vec(0u32..4, 0..30)) {
+        let mut state = SatelliteState::default();
+        for (i, e) in entries.into_iter().enumerate() {
+            let event = match i % 6 {
+                0 => issued(e, "ana"),
+                1 => spending(e),
+                2 => spent(e, e),
+                3 => E::SpendingFailed(SpendingFailed { ticket: ticket(e), code: "x".into(), reason: "y".into(), at: t0() }),
+                4 => E::SeatRefused(SeatRefused { ticket: ticket(e), code: "x".into(), reason: "y".into(), at: t0() }),
+                _ => E::TicketRefunded(TicketRefunded { ticket: ticket(e), tournament: target(), at: t0() }),
+            };
+            state = SatelliteAggregate::apply_event(state, event);
+        }
+    }
+}
