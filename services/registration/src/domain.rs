@@ -10,13 +10,16 @@
 //! unregister after the start): those are answered as without the suspension, as they are
 //! after a cancellation in play.
 
+use crate::satellite;
+pub use crate::satellite::TargetFacts;
 use chrono::{DateTime, Utc};
 use esrs::Aggregate;
 use floor_events::codes;
 use floor_events::registration::*;
+use floor_events::satellites::TicketRef;
 use floor_events::text::{self, TextError};
 use floor_events::tournament::{DefinitionError, EntryLedger, EntryModel, Start, TournamentDefinition};
-use floor_events::{subjects, EntryNo, PlayerId, TournamentId};
+use floor_events::{subjects, EntryNo, Money, PlayerId, TournamentId};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 
@@ -40,10 +43,36 @@ pub enum TournamentCommand {
         /// Now.
         at: DateTime<Utc>,
     },
+    /// Create a satellite (issue 36): as [`TournamentCommand::Create`], with what the service
+    /// read of its target (`None`: no such tournament). A satellite created with `Create`
+    /// names no target facts, and is refused as for an unknown target.
+    CreateSatellite {
+        /// Its id.
+        tournament_id: TournamentId,
+        /// Its definition, with a satellite section.
+        definition: Box<TournamentDefinition>,
+        /// The target's facts, read from its log by the service.
+        target: Option<TargetFacts>,
+        /// Now.
+        at: DateTime<Utc>,
+    },
     /// Enter a player.
     Register {
         /// Who.
         player: PlayerId,
+        /// Now.
+        at: DateTime<Utc>,
+    },
+    /// Enter a player paid by a satellite's ticket (issue 36): refused as
+    /// [`TournamentCommand::Register`], and when the ticket is worth another amount than an
+    /// entry costs or already paid an entry here.
+    RegisterWithTicket {
+        /// Who.
+        player: PlayerId,
+        /// The ticket that pays.
+        ticket: TicketRef,
+        /// What the ticket is worth.
+        value: Money,
         /// Now.
         at: DateTime<Utc>,
     },
@@ -209,6 +238,35 @@ pub enum RegistrationError {
     /// A reason that is too long, holds a control character, or is missing where required.
     #[error("{0}")]
     Text(TextError),
+    /// A satellite's target does not exist (issue 36).
+    #[error("the satellite's target {0} does not exist")]
+    UnknownTarget(TournamentId),
+    /// A satellite's target has started, finished or been cancelled.
+    #[error("the satellite's target {0} {1}: no seat can be won for it")]
+    TargetNotOpen(TournamentId, &'static str),
+    /// A satellite's seat value is not what an entry to its target costs.
+    #[error("the seat value is {seat_value} but an entry to the target {target} costs {entry}")]
+    SeatValueMismatch {
+        /// The target.
+        target: TournamentId,
+        /// The satellite's seat value.
+        seat_value: Money,
+        /// What an entry to the target costs.
+        entry: Money,
+    },
+    /// A ticket worth another amount than an entry costs.
+    #[error("the ticket {ticket} is worth {value} but an entry costs {entry}")]
+    TicketValueMismatch {
+        /// The ticket.
+        ticket: TicketRef,
+        /// What it is worth.
+        value: Money,
+        /// What an entry costs.
+        entry: Money,
+    },
+    /// The ticket already paid an entry of this tournament.
+    #[error("the ticket {0} already paid an entry of this tournament")]
+    TicketSpent(TicketRef),
 }
 
 impl floor_runtime::DomainError for RegistrationError {
@@ -239,6 +297,11 @@ impl floor_runtime::DomainError for RegistrationError {
             StartsWhenFull => codes::STARTS_WHEN_FULL,
             TooFewEntries { .. } => codes::TOO_FEW_ENTRIES,
             Text(e) => e.code,
+            UnknownTarget(_) => codes::UNKNOWN_TARGET,
+            TargetNotOpen(..) => codes::TARGET_NOT_OPEN,
+            SeatValueMismatch { .. } => codes::SEAT_VALUE_MISMATCH,
+            TicketValueMismatch { .. } => codes::TICKET_VALUE_MISMATCH,
+            TicketSpent(_) => codes::TICKET_SPENT,
         }
     }
 }
@@ -263,6 +326,10 @@ pub struct Entry {
     pub status: EntryStatus,
     /// What it paid.
     pub ledger: EntryLedger,
+    /// The satellite's ticket that paid it (issue 36); `None`: paid in cash. A snapshot from
+    /// before the field reads `None`, as no entry was paid by a ticket then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ticket: Option<TicketRef>,
 }
 
 /// The tournament's state, folded from its events. Serialized only for snapshots
@@ -342,22 +409,32 @@ impl Aggregate for TournamentAggregate {
 
     fn handle_command(state: &TournamentState, command: TournamentCommand) -> Result<Vec<TournamentEvent>, RegistrationError> {
         use TournamentCommand::*;
-        if let Create { tournament_id, definition, at } = command {
-            return create(state, tournament_id, *definition, at);
+        match command {
+            Create { tournament_id, definition, at } => return create(state, tournament_id, *definition, None, at),
+            CreateSatellite { tournament_id, definition, target, at } => {
+                return create(state, tournament_id, *definition, target.as_ref(), at);
+            }
+            _ => {}
         }
         let Some(created) = &state.created else { return Err(RegistrationError::UnknownTournament) };
         if state.cancelled {
             return Err(RegistrationError::Cancelled);
         }
+        let def = &created.definition;
         match command {
-            Create { .. } => unreachable!("handled above"),
-            Register { player, at } => register(state, created, player, at),
+            Create { .. } | CreateSatellite { .. } => unreachable!("handled above"),
+            Register { player, at } => register(state, created, player, None, at).map(|e| satellite::with_stop(state, def, e, at)),
+            RegisterWithTicket { player, ticket, value, at } => {
+                register(state, created, player, Some((ticket, value)), at).map(|e| satellite::with_stop(state, def, e, at))
+            }
             Unregister { player, entry, at } => unregister(state, created, player, entry, at),
             RefusePlayer { player, reason, at } => refuse(state, player, reason, at),
             KeepApart { players, at } => keep_apart(state, players, at),
-            EliminateEntry { entry, at } => eliminate(state, entry, at),
-            Start { at, now } => start(state, created, at, now),
-            CloseRegistration { cause, at } => Ok(close_registration(state, created, cause, at)),
+            // A satellite that stopped has its winners: no survivor is eliminated after.
+            EliminateEntry { .. } if def.satellite.is_some() && state.finished => Err(RegistrationError::Finished),
+            EliminateEntry { entry, at } => eliminate(state, entry, at).map(|e| satellite::with_stop(state, def, e, at)),
+            Start { at, now } => start(state, created, at, now).map(|e| satellite::with_stop(state, def, e, at)),
+            CloseRegistration { cause, at } => Ok(satellite::with_stop(state, def, close_registration(state, created, cause, at), at)),
             Suspend { at } => {
                 Ok(if state.suspended || state.finished { vec![] } else { vec![TournamentEvent::PlaySuspended(PlaySuspended { at })] })
             }
@@ -380,7 +457,7 @@ impl Aggregate for TournamentAggregate {
             }
             TournamentEvent::EntryRegistered(e) => {
                 state.by_player.entry(e.player.clone()).or_default().push(e.entry);
-                state.entries.push(Entry { player: e.player, status: EntryStatus::Live, ledger: e.ledger });
+                state.entries.push(Entry { player: e.player, status: EntryStatus::Live, ledger: e.ledger, ticket: e.ticket });
                 state.counted += 1;
             }
             TournamentEvent::TournamentStarted(_) => state.start_recorded = true,
@@ -420,6 +497,7 @@ fn create(
     state: &TournamentState,
     tournament_id: TournamentId,
     definition: TournamentDefinition,
+    target: Option<&TargetFacts>,
     at: DateTime<Utc>,
 ) -> Result<Vec<TournamentEvent>, RegistrationError> {
     if state.created.is_some() {
@@ -436,15 +514,22 @@ fn create(
             })
         })?;
     }
+    // Issue 36: a satellite's target exists, is open and costs the seat value.
+    if let Some(terms) = &definition.satellite {
+        satellite::check_target(terms, target, at)?;
+    }
     Ok(vec![TournamentEvent::TournamentCreated(TournamentCreated { tournament_id, definition, at })])
 }
 
 /// Spec §2: only inside the registration window, while seats are free, not refused, not kept
-/// apart from an entrant, and as the entry model allows.
+/// apart from an entrant, and as the entry model allows. Paid in cash, or by a satellite's
+/// `ticket` and what it is worth (issue 36), which must be what an entry costs (in the same
+/// currency) and must not have paid another entry here (checked last).
 fn register(
     state: &TournamentState,
     created: &Created,
     player: PlayerId,
+    ticket: Option<(TicketRef, Money)>,
     at: DateTime<Utc>,
 ) -> Result<Vec<TournamentEvent>, RegistrationError> {
     registration_held(state, created, at)?;
@@ -482,6 +567,17 @@ fn register(
     if state.counted >= def.capacity {
         return Err(RegistrationError::FieldFull(def.capacity));
     }
+    // The ticket's own refusals after every refusal a cash entry gets: the same answers as
+    // `register` wherever the tournament would refuse anyone.
+    if let Some((ticket, value)) = ticket {
+        let entry = def.entry_ledger().paid_in;
+        if value != entry {
+            return Err(RegistrationError::TicketValueMismatch { ticket, value, entry });
+        }
+        if state.entries.iter().any(|e| e.status != EntryStatus::Unregistered && e.ticket == Some(ticket)) {
+            return Err(RegistrationError::TicketSpent(ticket));
+        }
+    }
     let entry = EntryNo(state.entries.len() as u32 + 1);
     let new_player = state.entries_of(&player).next().is_none();
     let mut events = vec![TournamentEvent::EntryRegistered(EntryRegistered {
@@ -491,7 +587,7 @@ fn register(
         new_player,
         ledger: def.entry_ledger(),
         at,
-        ticket: None,
+        ticket: ticket.map(|(ticket, _)| ticket),
     })];
     if sit_and_go && state.counted + 1 >= def.capacity {
         let entries = live_entries(state) + 1;
@@ -545,7 +641,7 @@ fn start(state: &TournamentState, created: &Created, at: DateTime<Utc>, now: boo
 }
 
 /// Late registration: a scheduled tournament whose deadline comes after its start.
-fn has_late_registration(def: &TournamentDefinition) -> bool {
+pub(crate) fn has_late_registration(def: &TournamentDefinition) -> bool {
     match def.start {
         Start::At(start) => def.late_registration_until.is_some_and(|until| until > start),
         Start::SitAndGo => false,

@@ -10,6 +10,8 @@
 //! - [`limits`]: the player aggregate: responsible-gaming tournament-count limits (002 §2.3). Pure.
 //! - [`policy`]: reactions: releasing a limit count when the registration it was taken for fails;
 //!   closing and holding registration from the clock's and the abort service's logs.
+//! - [`satellite`]: a satellite's rules in the decider (issue 36): its target checked at its
+//!   creation, and play's stop once no more entries are left than seats (000 §16.7). Pure.
 //! - [`projection`]: which players have limits, so registrations of the others skip the check.
 //! - [`service`]: wiring: the `floor.cmd.registration.*` endpoint and the hosts.
 
@@ -17,6 +19,7 @@ pub mod domain;
 pub mod limits;
 pub mod policy;
 pub mod projection;
+pub mod satellite;
 pub mod service;
 
 pub use domain::{RegistrationError, TournamentAggregate, TournamentCommand, TournamentState};

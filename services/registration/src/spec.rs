@@ -750,3 +750,252 @@ fn the_policy_holds_registration_on_a_suspension_and_opens_it_on_the_resume() {
     assert!(closes(t, &Events::Abort(vec![suspension(START), resume(START, LATE)])).is_empty(), "a suspension closes nothing");
     assert_ne!(holds(TournamentId::new(), &Events::Abort(vec![suspension(START)]))[0].1, orders[0].1, "another tournament, another id");
 }
+
+// Satellites (issue 36): `../shared/spec/README.md` §9 (seats = ⌊pool ÷ (target buy-in + fee)⌋,
+// a satellite's prize is an entry into its target) and 000 §16.7 ("Alternativ kann ein Turnier
+// auch dann enden, wenn alle Spielteilnehmer den gleichen Geldgewinnrang erreicht haben": play
+// ends when every player left has reached the same prize).
+
+use crate::satellite::TargetFacts;
+use floor_events::satellites::{SatelliteTerms, TicketRef};
+
+/// The target's id in these cases.
+fn target_id() -> TournamentId {
+    TournamentId(uuid::Uuid::from_u128(36))
+}
+
+/// A satellite of `definition()`'s shape: 10 + 1 (1,000 to the pool), seats worth `seat_value`
+/// (the target's buy-in plus fee), no late registration, room for 20.
+fn satellite(seat_value: u64) -> TournamentDefinition {
+    TournamentDefinition {
+        name: "Satellite".into(),
+        buy_in: eur(1_000),
+        fee: Fee::OnTop(eur(100)),
+        capacity: 20,
+        late_registration_until: None,
+        satellite: Some(SatelliteTerms {
+            target: target_id(),
+            seat_value: eur(seat_value),
+            prize: Default::default(),
+            leftover: Default::default(),
+        }),
+        ..definition()
+    }
+}
+
+/// The target as the service reads it: open, an entry costing `paid_in`.
+fn open_target(paid_in: u64) -> TargetFacts {
+    TargetFacts {
+        start: Start::At(at("2026-12-20T18:00:00Z")),
+        start_recorded: false,
+        cancelled: false,
+        finished: false,
+        paid_in: eur(paid_in),
+    }
+}
+
+fn create_satellite(def: TournamentDefinition, target: Option<TargetFacts>) -> C {
+    C::CreateSatellite { tournament_id: TournamentId(uuid_zero()), definition: Box::new(def), target, at: at(CREATED) }
+}
+
+/// One entry of the satellite (1,100 paid: 100 fee, 1,000 to the pool).
+fn satellite_entry(entry: u32, when: &str) -> TournamentEvent {
+    TournamentEvent::EntryRegistered(EntryRegistered {
+        entry: EntryNo(entry),
+        player: p(&format!("p{entry}")),
+        kind: EntryKind::Registration,
+        new_player: true,
+        ledger: EntryLedger { paid_in: eur(1_100), fee: eur(100), prize_pool: eur(1_000) },
+        at: at(when),
+        ticket: None,
+    })
+}
+
+fn out(entry: u32) -> TournamentEvent {
+    TournamentEvent::EntryEliminated(EntryEliminated { entry: EntryNo(entry), player: p(&format!("p{entry}")), at: at(LATE) })
+}
+
+fn eliminate(entry: u32) -> C {
+    C::EliminateEntry { entry: EntryNo(entry), at: at(LATE) }
+}
+
+/// The satellite `def` with `entries` registered before the start, and started.
+fn started_satellite(def: TournamentDefinition, entries: u32) -> Vec<TournamentEvent> {
+    let mut history = vec![created(def)];
+    history.extend((1..=entries).map(|n| satellite_entry(n, BEFORE_START)));
+    history.push(TournamentEvent::TournamentStarted(TournamentStarted { entries, cause: StartCause::Scheduled, at: at(START) }));
+    history
+}
+
+/// The stop's `tournament_finished`: every entry of `left`, the first the winner.
+fn shared_by(left: &[u32], when: &str) -> TournamentEvent {
+    let survivors: Vec<Survivor> = left.iter().map(|&n| Survivor { entry: EntryNo(n), player: p(&format!("p{n}")) }).collect();
+    TournamentEvent::TournamentFinished(TournamentFinished {
+        winner: survivors[0].entry,
+        player: survivors[0].player.clone(),
+        at: at(when),
+        shared_by: survivors,
+    })
+}
+
+/// README §9: a satellite names an open target whose entry costs its seat value; created so.
+#[test]
+fn readme_9_a_satellite_of_an_open_target_at_its_price_is_created() {
+    given::<TournamentAggregate>(vec![])
+        .when(create_satellite(satellite(3_300), Some(open_target(3_300))))
+        .then(vec![created(satellite(3_300))]);
+    // A satellite of a satellite is a satellite like another (its steps come later).
+    let facts = TargetFacts { paid_in: eur(3_300), ..open_target(0) };
+    given::<TournamentAggregate>(vec![]).when(create_satellite(satellite(3_300), Some(facts))).accepted();
+}
+
+/// README §9: no seat can be won for a tournament that does not exist; nothing is stored.
+#[test]
+fn readme_9_a_satellite_of_an_unknown_target_is_refused() {
+    given::<TournamentAggregate>(vec![]).when(create_satellite(satellite(3_300), None)).then_reject(codes::UNKNOWN_TARGET);
+    // Created without the target's facts (the plain create), a satellite's target is unknown.
+    let plain = C::Create { tournament_id: TournamentId(uuid_zero()), definition: Box::new(satellite(3_300)), at: at(CREATED) };
+    given::<TournamentAggregate>(vec![]).when(plain).then_reject(codes::UNKNOWN_TARGET);
+}
+
+/// README §9: a seat is an entry to come: a target under way, over or cancelled has none.
+#[test]
+fn readme_9_a_satellite_of_a_started_cancelled_or_finished_target_is_refused() {
+    let refused = |facts: TargetFacts| {
+        given::<TournamentAggregate>(vec![]).when(create_satellite(satellite(3_300), Some(facts))).then_reject(codes::TARGET_NOT_OPEN)
+    };
+    refused(TargetFacts { start_recorded: true, ..open_target(3_300) });
+    // Its start time has come at the satellite's creation, recorded or not.
+    refused(TargetFacts { start: Start::At(at(CREATED)), ..open_target(3_300) });
+    refused(TargetFacts { cancelled: true, ..open_target(3_300) });
+    refused(TargetFacts { finished: true, ..open_target(3_300) });
+    // A sit & go target is open until its last seat starts it.
+    given::<TournamentAggregate>(vec![])
+        .when(create_satellite(satellite(3_300), Some(TargetFacts { start: Start::SitAndGo, ..open_target(3_300) })))
+        .accepted();
+}
+
+/// README §9: a seat is worth what an entry to the target costs, buy-in plus fee; another
+/// amount is refused naming both.
+#[test]
+fn readme_9_a_seat_value_other_than_the_targets_price_is_refused_naming_both() {
+    given::<TournamentAggregate>(vec![])
+        .when(create_satellite(satellite(3_300), Some(open_target(3_000))))
+        .then_reject(codes::SEAT_VALUE_MISMATCH);
+    let error =
+        TournamentAggregate::handle_command(&TournamentState::default(), create_satellite(satellite(3_300), Some(open_target(3_000))))
+            .expect_err("refused");
+    let message = error.to_string();
+    assert!(message.contains(&eur(3_300).to_string()) && message.contains(&eur(3_000).to_string()), "{message}");
+}
+
+/// The facts the service hands over are the target's own log, folded.
+#[test]
+fn the_targets_facts_are_read_from_its_log() {
+    let mut target = vec![created(definition())];
+    assert_eq!(TargetFacts::of(&TournamentState::default()), None, "no log: no target");
+    let state = given::<TournamentAggregate>(target.clone()).state().clone();
+    assert_eq!(TargetFacts::of(&state).map(|f| (f.paid_in, f.start_recorded)), Some((eur(2_200), false)));
+    target.push(TournamentEvent::TournamentStarted(TournamentStarted { entries: 2, cause: StartCause::Scheduled, at: at(START) }));
+    let state = given::<TournamentAggregate>(target).state().clone();
+    assert!(TargetFacts::of(&state).is_some_and(|f| f.start_recorded));
+}
+
+fn ticket() -> TicketRef {
+    TicketRef { satellite: TournamentId(uuid::Uuid::from_u128(7)), entry: EntryNo(3) }
+}
+
+fn with_ticket(player: &str, value: Money, when: &str) -> C {
+    C::RegisterWithTicket { player: p(player), ticket: ticket(), value, at: at(when) }
+}
+
+/// README §9: a satellite's seat is an entry to the target paid by the ticket: the usual lines,
+/// the ticket named on the entry.
+#[test]
+fn readme_9_a_ticket_worth_an_entry_registers_with_the_ticket_on_the_entry() {
+    let TournamentEvent::EntryRegistered(cash) = registered(1, "ana", EntryKind::Registration, true, BEFORE_START) else { unreachable!() };
+    given::<TournamentAggregate>(vec![created(definition())])
+        .when(with_ticket("ana", eur(2_200), BEFORE_START))
+        .then(vec![TournamentEvent::EntryRegistered(EntryRegistered { ticket: Some(ticket()), ..cash })]);
+}
+
+/// A ticket worth another amount (or in another currency) than an entry pays for none; and a
+/// ticket registration is refused as any registration is, and pays one entry once.
+#[test]
+fn readme_9_a_ticket_of_another_value_is_refused_and_otherwise_as_a_registration() {
+    let open = vec![created(definition())];
+    given::<TournamentAggregate>(open.clone()).when(with_ticket("ana", eur(2_000), BEFORE_START)).then_reject(codes::TICKET_VALUE_MISMATCH);
+    given::<TournamentAggregate>(open.clone())
+        .when(with_ticket("ana", Money::new(2_200, Currency::parse("SEK").expect("currency")), BEFORE_START))
+        .then_reject(codes::TICKET_VALUE_MISMATCH);
+    given::<TournamentAggregate>(open.clone()).when(with_ticket("ana", eur(2_200), AFTER_DEADLINE)).then_reject(codes::REGISTRATION_CLOSED);
+    let mut entered = open;
+    entered.push(TournamentEvent::EntryRegistered(EntryRegistered {
+        ticket: Some(ticket()),
+        ..match registered(1, "ana", EntryKind::Registration, true, BEFORE_START) {
+            TournamentEvent::EntryRegistered(e) => e,
+            _ => unreachable!(),
+        }
+    }));
+    given::<TournamentAggregate>(entered.clone()).when(with_ticket("ana", eur(2_200), BEFORE_START)).then_reject(codes::ALREADY_REGISTERED);
+    given::<TournamentAggregate>(entered).when(with_ticket("ben", eur(2_200), BEFORE_START)).then_reject(codes::TICKET_SPENT);
+}
+
+/// 000 §16.7, README §9: ten entries, a seat worth 3.3 entries' pool: 3 seats (10,000 ÷ 3,300).
+/// Play stops at the elimination that leaves 3, each of them winning a seat, winner first.
+#[test]
+fn section_16_7_a_satellite_of_ten_with_three_seats_stops_when_three_are_left() {
+    let mut history = started_satellite(satellite(3_300), 10);
+    for n in 1..=6 {
+        given::<TournamentAggregate>(history.clone()).when(eliminate(n)).then(vec![out(n)]);
+        history.push(out(n));
+    }
+    given::<TournamentAggregate>(history.clone()).when(eliminate(9)).then(vec![out(9), shared_by(&[7, 8, 10], LATE)]);
+    history.extend([out(9), shared_by(&[7, 8, 10], LATE)]);
+    // The winners are not eliminated after the stop, and the stop is recorded once.
+    given::<TournamentAggregate>(history.clone()).when(eliminate(7)).then_reject(codes::TOURNAMENT_FINISHED);
+    given::<TournamentAggregate>(history)
+        .when(C::CloseRegistration { cause: RegistrationCloseCause::LateRegistrationLevel, at: at(LATE) })
+        .then(vec![]);
+}
+
+/// 000 §16.7: with late registration the field is not closed at the start: entries may still
+/// come and the seats grow, so play goes on below the seats until registration closes, and
+/// stops at the close.
+#[test]
+fn section_16_7_a_satellite_with_late_registration_stops_at_the_close_not_before() {
+    let late = TournamentDefinition { late_registration_until: Some(at(AFTER_DEADLINE)), ..satellite(3_300) };
+    // Seven entries: 7,000 buys 2 seats.
+    let mut history = started_satellite(late, 7);
+    for n in 1..=5 {
+        given::<TournamentAggregate>(history.clone()).when(eliminate(n)).then(vec![out(n)]);
+        history.push(out(n));
+    }
+    let closed =
+        TournamentEvent::RegistrationClosed(RegistrationClosed { cause: RegistrationCloseCause::LateRegistrationLevel, at: at(LATE) });
+    given::<TournamentAggregate>(history)
+        .when(C::CloseRegistration { cause: RegistrationCloseCause::LateRegistrationLevel, at: at(LATE) })
+        .then(vec![closed, shared_by(&[6, 7], LATE)]);
+}
+
+/// 000 §16.7 at the start: a guarantee of three seats and three entries: every entry has its
+/// seat before a card is dealt.
+#[test]
+fn section_16_7_a_satellite_whose_guarantee_seats_everyone_stops_at_its_start() {
+    let guaranteed = TournamentDefinition { guarantee: Some(eur(9_900)), ..satellite(3_300) };
+    let mut history = vec![created(guaranteed)];
+    history.extend((1..=3).map(|n| satellite_entry(n, BEFORE_START)));
+    let started = TournamentEvent::TournamentStarted(TournamentStarted { entries: 3, cause: StartCause::Scheduled, at: at(START) });
+    given::<TournamentAggregate>(history).when(C::Start { at: at(START), now: false }).then(vec![started, shared_by(&[1, 2, 3], START)]);
+}
+
+/// 000 §16.7 needs a prize to share: a pool below one seat (3,000 against 3,300) pays cash and
+/// plays to one winner, as any tournament.
+#[test]
+fn section_16_7_a_satellite_below_one_seat_plays_to_one_winner() {
+    let mut history = started_satellite(satellite(3_300), 3);
+    given::<TournamentAggregate>(history.clone()).when(eliminate(1)).then(vec![out(1)]);
+    history.push(out(1));
+    let winner = TournamentFinished { winner: EntryNo(3), player: p("p3"), at: at(LATE), shared_by: vec![] };
+    given::<TournamentAggregate>(history).when(eliminate(2)).then(vec![out(2), TournamentEvent::TournamentFinished(winner)]);
+}

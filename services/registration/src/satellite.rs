@@ -1,0 +1,186 @@
+//! A satellite's rules in the tournament decider (issue 36, `../shared/spec/README.md` §9,
+//! 000 §16.7). Pure, as the rest of the decider.
+//!
+//! - **Its target** ([`TargetFacts`], [`check_target`]): a satellite is created only for a
+//!   target that exists, has not started (no start recorded, its start time not come), is not
+//!   cancelled or finished, and whose entry costs the satellite's seat value. The service reads
+//!   the target's state and passes what the decider needs in the command; the decider judges.
+//!   A satellite of a satellite is allowed.
+//! - **The stop** ([`with_stop`]): once the field is closed (the start recorded without late
+//!   registration, or `registration_closed` recorded, and play begun), play stops as soon as
+//!   no more entries are left than the pool buys seats ([`floor_rules::satellite::stops`]):
+//!   `tournament_finished` names every entry left (`shared_by`), each winning a seat. Checked
+//!   after an elimination, a close of registration and the start (and a sit & go's last seat),
+//!   in the same decision, once.
+
+use crate::domain::{EntryStatus, RegistrationError, TournamentState};
+use chrono::{DateTime, Utc};
+use floor_events::registration::{Survivor, TournamentEvent, TournamentFinished};
+use floor_events::satellites::SatelliteTerms;
+use floor_events::tournament::{Start, TournamentDefinition};
+use floor_events::{EntryNo, Money, TournamentId};
+
+/// What the decider needs to know of a satellite's target when the satellite is created, read
+/// by the service from the target's own log (the registration service hosts every tournament).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TargetFacts {
+    /// The target's start.
+    pub start: Start,
+    /// `tournament_started` was recorded.
+    pub start_recorded: bool,
+    /// `tournament_cancelled` was recorded.
+    pub cancelled: bool,
+    /// `tournament_finished` was recorded.
+    pub finished: bool,
+    /// What one entry to the target costs (buy-in plus fee).
+    pub paid_in: Money,
+}
+
+impl TargetFacts {
+    /// The facts of a tournament's state; `None` when no such tournament was created.
+    pub fn of(state: &TournamentState) -> Option<Self> {
+        let created = state.created.as_ref()?;
+        Some(Self {
+            start: created.definition.start,
+            start_recorded: state.start_recorded,
+            cancelled: state.cancelled,
+            finished: state.finished,
+            paid_in: created.definition.entry_ledger().paid_in,
+        })
+    }
+
+    /// Why no seat can be won for it at `at`, if none can.
+    fn closed(&self, at: DateTime<Utc>) -> Option<&'static str> {
+        let started = self.start_recorded || matches!(self.start, Start::At(start) if at >= start);
+        if self.cancelled {
+            Some("was cancelled")
+        } else if self.finished {
+            Some("is finished")
+        } else if started {
+            Some("has started")
+        } else {
+            None
+        }
+    }
+}
+
+/// A satellite's target, checked at its creation: it exists (`target` is what the service read
+/// of it, `None` when nothing), is open at `at`, and an entry to it costs the seat value.
+pub fn check_target(terms: &SatelliteTerms, target: Option<&TargetFacts>, at: DateTime<Utc>) -> Result<(), RegistrationError> {
+    let Some(facts) = target else { return Err(RegistrationError::UnknownTarget(terms.target)) };
+    if let Some(why) = facts.closed(at) {
+        return Err(RegistrationError::TargetNotOpen(terms.target, why));
+    }
+    if facts.paid_in != terms.seat_value {
+        return Err(RegistrationError::SeatValueMismatch { target: terms.target, seat_value: terms.seat_value, entry: facts.paid_in });
+    }
+    Ok(())
+}
+
+/// The target named by a definition, for the service to read before the creation.
+pub fn target_of(definition: &TournamentDefinition) -> Option<TournamentId> {
+    definition.satellite.map(|terms| terms.target)
+}
+
+/// `events`, decided on `state`, with the satellite's stop (000 §16.7) when they bring it:
+/// the field closed, play begun and no more entries left than seats. The stop replaces a plain
+/// `tournament_finished` the events hold (the last elimination's), so the tournament finishes
+/// once. A tournament without a satellite section gets its events back untouched.
+pub fn with_stop(
+    state: &TournamentState,
+    definition: &TournamentDefinition,
+    mut events: Vec<TournamentEvent>,
+    at: DateTime<Utc>,
+) -> Vec<TournamentEvent> {
+    let Some(terms) = &definition.satellite else { return events };
+    if state.finished || state.cancelled {
+        return events;
+    }
+    let mut change = Change::default();
+    for event in &events {
+        match event {
+            TournamentEvent::EntryRegistered(e) => {
+                change.live_added = change.live_added.saturating_add(1);
+                change.pool_added = change.pool_added.saturating_add(e.ledger.prize_pool.amount);
+            }
+            TournamentEvent::EntryEliminated(e) => change.out.push(e.entry),
+            TournamentEvent::EntryUnregistered(e) => {
+                change.out.push(e.entry);
+                change.pool_removed = change.pool_removed.saturating_add(e.refund.prize_pool.amount);
+            }
+            TournamentEvent::TournamentStarted(_) => change.started = true,
+            TournamentEvent::RegistrationClosed(_) => change.closed = true,
+            TournamentEvent::TournamentCancelled(_) => return events,
+            _ => {}
+        }
+    }
+    if !(change.started || change.closed || !change.out.is_empty()) {
+        return events;
+    }
+    let started = state.start_recorded || change.started;
+    let closed = state.registration_closed.is_some() || change.closed || !crate::domain::has_late_registration(definition);
+    if !(started && closed) {
+        return events;
+    }
+    // Counted first, listed only at the stop: a large satellite's eliminations copy no field.
+    let stored_live = state.entries.iter().filter(|e| e.status == EntryStatus::Live).count();
+    let live = u32::try_from(stored_live).unwrap_or(u32::MAX).saturating_add(change.live_added);
+    let live = live.saturating_sub(u32::try_from(change.out.len()).unwrap_or(u32::MAX));
+    let pool = pool(state, definition, &change);
+    if !floor_rules::satellite::stops(live, pool, terms.seat_value.amount) {
+        return events;
+    }
+    let survivors = survivors(state, &events);
+    let Some(first) = survivors.first() else { return events };
+    events.retain(|e| !matches!(e, TournamentEvent::TournamentFinished(_)));
+    let finished = TournamentFinished { winner: first.entry, player: first.player.clone(), at, shared_by: survivors };
+    events.push(TournamentEvent::TournamentFinished(finished));
+    events
+}
+
+/// What a decision's events change of the field.
+#[derive(Default)]
+struct Change {
+    live_added: u32,
+    pool_added: u64,
+    pool_removed: u64,
+    out: Vec<EntryNo>,
+    started: bool,
+    closed: bool,
+}
+
+/// Every entry live after `events`, in ascending entry number.
+fn survivors(state: &TournamentState, events: &[TournamentEvent]) -> Vec<Survivor> {
+    let out = |no: EntryNo| {
+        events.iter().any(|e| match e {
+            TournamentEvent::EntryEliminated(e) => e.entry == no,
+            TournamentEvent::EntryUnregistered(e) => e.entry == no,
+            _ => false,
+        })
+    };
+    let stored = state
+        .entries
+        .iter()
+        .zip(1u32..)
+        .filter(|(e, _)| e.status == EntryStatus::Live)
+        .map(|(e, no)| Survivor { entry: EntryNo(no), player: e.player.clone() });
+    let new = events.iter().filter_map(|e| match e {
+        TournamentEvent::EntryRegistered(e) => Some(Survivor { entry: e.entry, player: e.player.clone() }),
+        _ => None,
+    });
+    let mut survivors: Vec<Survivor> = stored.chain(new).filter(|s| !out(s.entry)).collect();
+    survivors.sort_by_key(|s| s.entry);
+    survivors
+}
+
+/// The satellite's prize pool after the change: what every counted (not unregistered) entry put
+/// in the pool, or the guarantee if more. Saturating: a pool is bounded far below `u64::MAX`.
+fn pool(state: &TournamentState, definition: &TournamentDefinition, change: &Change) -> u64 {
+    let stored = state
+        .entries
+        .iter()
+        .filter(|e| e.status != EntryStatus::Unregistered)
+        .fold(0u64, |sum, e| sum.saturating_add(e.ledger.prize_pool.amount));
+    let pool = stored.saturating_add(change.pool_added).saturating_sub(change.pool_removed);
+    pool.max(definition.guarantee.map_or(0, |g| g.amount))
+}
