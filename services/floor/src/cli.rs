@@ -114,6 +114,10 @@ pub enum Command {
     Decline(PurchaseArgs),
     /// Buy the add-on for a player, in the break that ends the rebuy period.
     AddOn(PurchaseArgs),
+    /// Satellite tickets: a player's tickets, one satellite's or one ticket, spending one
+    /// (docs: examples/satellite.toml).
+    #[command(subcommand)]
+    Ticket(TicketCommand),
     /// Rebuy periods: director commands.
     #[command(subcommand)]
     Rebuys(RebuysCommand),
@@ -155,8 +159,8 @@ pub enum Command {
         #[arg(long, default_value_t = 9)]
         table_size: u8,
         /// Tournament format: a freezeout, rebuys (two per entry) and an add-on taken by
-        /// simulated players, or a freezeout with knockout, progressive knockout or mystery
-        /// bounties.
+        /// simulated players, a freezeout with knockout, progressive knockout or mystery
+        /// bounties, or a satellite played to its seats and then its target to a winner.
         #[arg(long, value_enum, default_value_t = SimFormat::Freezeout)]
         format: SimFormat,
         /// The tournament's id (default: from the seed on the sim's own platform, a fresh one
@@ -364,6 +368,45 @@ pub enum SimFormat {
     Pko,
     /// Mystery bounties: 50 % of each buy-in into eight envelopes drawn from 9 players left.
     Mystery,
+    /// A satellite and its target: the satellite plays until as many players are left as its
+    /// pool buys seats, its winners are registered in the target by their tickets, then the
+    /// target plays to a winner with them and ordinary entries.
+    Satellite,
+}
+
+/// `floor ticket …`: satellite tickets (issue 36), through the satellites service.
+#[derive(Debug, Subcommand)]
+pub enum TicketCommand {
+    /// A player's tickets, every state: issued (to spend), spending, spent.
+    List {
+        /// Player account name.
+        #[arg(long)]
+        player: String,
+        /// Print the service's answer as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One ticket (`<satellite id>/<entry>`, as `list` prints it), or one satellite (its id
+    /// alone): its target, seat value and every ticket it issued.
+    Show {
+        /// `<satellite id>/<entry>`, or `<satellite id>`.
+        ticket: String,
+        /// Print the service's answer as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Spend a ticket: register its holder in a tournament, paid by the ticket (its target, or
+    /// one whose entry costs what the ticket is worth).
+    Spend {
+        /// `<satellite id>/<entry>`.
+        ticket: String,
+        /// The ticket's holder.
+        #[arg(long)]
+        player: String,
+        /// The tournament to enter.
+        #[arg(long)]
+        tournament: uuid::Uuid,
+    },
 }
 
 /// Who buys: a player, and which entry when they hold several.
@@ -604,6 +647,10 @@ pub enum TournamentCommand {
         /// The definition (see examples/).
         #[arg(long)]
         file: PathBuf,
+        /// A satellite's target: replaces the file's `[satellite] target` (examples/satellite.toml
+        /// leaves it as the placeholder 00000000-0000-0000-0000-000000000000 for this flag).
+        #[arg(long)]
+        target: Option<uuid::Uuid>,
     },
     /// List tournaments from the lobby.
     List,

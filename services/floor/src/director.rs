@@ -475,6 +475,68 @@ fn toml_to_json(value: toml::Value) -> serde_json::Value {
     }
 }
 
+/// The target a satellite's file leaves for `floor tournament create --target` to give
+/// (examples/satellite.toml: a target's id is known only once it is created).
+pub const TARGET_PLACEHOLDER: uuid::Uuid = uuid::Uuid::nil();
+
+/// A definition with its satellite's target as `--target` gives it (issue 36): the flag
+/// replaces the file's `[satellite] target`; a file whose target is still
+/// [`TARGET_PLACEHOLDER`] needs the flag, and the flag needs a `[satellite]` section.
+///
+/// # Errors
+/// `Usage` naming the file and what to give.
+pub fn with_target(mut definition: TournamentDefinition, target: Option<TournamentId>, path: &Path) -> Result<TournamentDefinition, Failure> {
+    let usage = |m: String| Failure::new(Exit::Usage, format!("{}: {m}", path.display()));
+    match (definition.satellite.as_mut(), target) {
+        (Some(terms), Some(target)) => terms.target = target,
+        (None, Some(_)) => return Err(usage("--target is a satellite's target, and this file has no [satellite] section".into())),
+        (Some(terms), None) if terms.target.0 == TARGET_PLACEHOLDER => {
+            return Err(usage(format!(
+                "[satellite] target is the placeholder {TARGET_PLACEHOLDER}: give the target's id with --target <id> (the id \
+                 `floor tournament create` printed for it, or `floor tournament list` shows)"
+            )))
+        }
+        (_, None) => {}
+    }
+    Ok(definition)
+}
+
+/// One line per ticket for `floor ticket list` and `show`: the ticket, its state, its value,
+/// its target, and what became of it.
+pub fn ticket_line(ticket: &floor_events::satellites::TicketView) -> String {
+    use floor_events::satellites::TicketState;
+    let state = match ticket.state {
+        TicketState::Issued => "issued",
+        TicketState::Spending => "spending",
+        TicketState::Spent => "spent",
+    };
+    let mut line = format!("{}  {:<8}  {}  {}  for {}", ticket.ticket, state, ticket.player, ticket.value, ticket.target);
+    if let Some((tournament, entry)) = ticket.spent_on {
+        line.push_str(&format!("  spent on {tournament} entry {}", entry.0));
+    }
+    if let Some(reason) = &ticket.seat_refused {
+        line.push_str(&format!("  (the seat was refused: {reason}; spend it with floor ticket spend)"));
+    }
+    line
+}
+
+/// `floor ticket show <satellite id>`: the satellite's terms, then one line per ticket.
+pub fn satellite_lines(view: &floor_events::satellites::SatelliteView) -> Vec<String> {
+    use floor_events::satellites::SatellitePrize;
+    let prize = match view.terms.prize {
+        SatellitePrize::Seat => "a seat, registered in the target at once",
+        SatellitePrize::Ticket => "a ticket to spend",
+    };
+    let mut lines = vec![
+        format!("satellite {}", view.tournament_id),
+        format!("target    {}", view.terms.target),
+        format!("seat      {} ({prize})", view.terms.seat_value),
+        format!("tickets   {}", view.tickets.len()),
+    ];
+    lines.extend(view.tickets.iter().map(ticket_line));
+    lines
+}
+
 /// One line per tournament for `floor tournament list`.
 pub fn list_line(doc: &serde_json::Value) -> String {
     let s = |k: &str| doc.get(k).and_then(|v| v.as_str()).unwrap_or("-").to_owned();
@@ -600,6 +662,27 @@ mod tests {
             serde_json::json!({ "start": { "at": "2026-12-01T18:00:00Z" }, "late_registration_until": "2026-12-01T19:00:00Z" });
         resolve_relative_times(&mut absolute, now).unwrap();
         assert_eq!(absolute["start"]["at"], "2026-12-01T18:00:00Z", "absolute times are kept");
+    }
+
+    /// Issue 36: examples/satellite.toml leaves its target to `--target`; without it the
+    /// placeholder is refused by name, and `--target` on a file without a satellite too.
+    #[test]
+    fn a_satellites_target_comes_from_the_flag_when_the_file_leaves_the_placeholder() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+        let file = dir.join("satellite.toml");
+        let definition = read_definition(&file).unwrap_or_else(|f| panic!("{}", f.message));
+        assert_eq!(definition.satellite.map(|s| s.target.0), Some(TARGET_PLACEHOLDER));
+        let refused = with_target(definition.clone(), None, &file).unwrap_err();
+        assert!(refused.message.contains("--target"), "{}", refused.message);
+        let target = TournamentId::new();
+        let given = with_target(definition, Some(target), &file).expect("a target given");
+        assert_eq!(given.satellite.map(|s| s.target), Some(target));
+        let major = read_definition(&dir.join("sunday-major.toml")).unwrap_or_else(|f| panic!("{}", f.message));
+        assert!(with_target(major.clone(), Some(target), &file).is_err(), "not a satellite");
+        assert_eq!(with_target(major.clone(), None, &file).map(|d| d.satellite.is_none()).ok(), Some(true));
+        // The example's seat is an entry to the shipped major it names in its comments.
+        let seat = read_definition(&file).unwrap_or_else(|f| panic!("{}", f.message)).satellite.expect("satellite").seat_value;
+        assert_eq!(seat, major.entry_ledger().paid_in, "seat_value = Sunday Major's buy-in + fee");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use clap::Parser;
 use floor::cli::{
     BountyCommand, BubbleCommand, Cli, ClockCommand, Command, Preset, PurchaseArgs, RebuysCommand, ScheduleCommand, SimFormat,
-    TableCheckArgs, TournamentCommand,
+    TableCheckArgs, TicketCommand, TournamentCommand,
 };
 use floor::director::{self, Director, Failure};
 use floor::exit::Exit;
@@ -106,8 +106,8 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             };
             serve(config).await
         }
-        Command::Tournament(TournamentCommand::Create { file }) => {
-            let definition = director::read_definition(file)?;
+        Command::Tournament(TournamentCommand::Create { file, target }) => {
+            let definition = director::with_target(director::read_definition(file)?, target.map(TournamentId), file)?;
             let id = Director::connect(&cli.data).await?.create_tournament(definition).await?;
             say!("{id}");
             Ok(())
@@ -161,6 +161,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Clock(command) => clock_command(&cli, command).await,
         Command::Bubble(command) => bubble_command(&cli, command).await,
         Command::Bounty(command) => bounty_command(&cli, command).await,
+        Command::Ticket(command) => ticket_command(&cli, command).await,
         Command::Deal(command) => match floor::deal::run(&director(&cli).await?, command).await? {
             floor::deal::Answer::Json(reply) => print_reply(reply),
             floor::deal::Answer::Lines(lines) => {
@@ -207,8 +208,9 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                     SimFormat::Ko => floor::sim::bounty_terms("ko"),
                     SimFormat::Pko => floor::sim::bounty_terms("pko"),
                     SimFormat::Mystery => floor::sim::bounty_terms("mystery"),
-                    SimFormat::Freezeout | SimFormat::Rebuy => None,
+                    SimFormat::Freezeout | SimFormat::Rebuy | SimFormat::Satellite => None,
                 },
+                satellite: *format == SimFormat::Satellite,
                 tournament_id: tournament_id.map(TournamentId),
                 seed_key: seed_key.map(|k| k.0),
                 start_after: start_after.map(std::time::Duration::from_secs),
@@ -354,6 +356,8 @@ struct SimArgs<'a> {
     console: Option<floor_lobby::console::ConsoleConfig>,
     /// `--definition`: a tournament to play instead of the sim's own.
     definition: Option<floor_events::tournament::TournamentDefinition>,
+    /// `--format satellite`: a satellite and its target.
+    satellite: bool,
 }
 
 async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
@@ -401,9 +405,10 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
         None => {
             let services: &[&str] = {
                 use subjects::service::*;
-                match bounty.is_some() || file.is_some_and(|d| d.bounty.is_some()) {
-                    true => &[REGISTRATION, SEATING, PAYOUTS, REBUYS, BUBBLE, BOUNTIES],
-                    false => &[REGISTRATION, SEATING, PAYOUTS, REBUYS, BUBBLE],
+                match (bounty.is_some() || file.is_some_and(|d| d.bounty.is_some()), asked.satellite) {
+                    (_, true) => &[REGISTRATION, SEATING, PAYOUTS, REBUYS, BUBBLE, SATELLITES],
+                    (true, false) => &[REGISTRATION, SEATING, PAYOUTS, REBUYS, BUBBLE, BOUNTIES],
+                    (false, false) => &[REGISTRATION, SEATING, PAYOUTS, REBUYS, BUBBLE],
                 }
             };
             let nats = Nats::Embedded(scratch.path().to_owned());
@@ -470,6 +475,7 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
         suspend_at: asked.suspend_at,
         watchable: asked.watchable.clone(),
         definition: asked.definition.clone(),
+        satellite: asked.satellite,
     };
     let mut shown = std::time::Instant::now();
     let summary = floor::sim::run(&backbone, &config, |p| {

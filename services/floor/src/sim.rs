@@ -46,6 +46,11 @@
 //! the clock, hand-for-hand only if the file asks for it, and with late registration part of the
 //! field enters between rounds until registration closes (`sim/late.rs`).
 //!
+//! With `--format satellite` ([`satellite`], issue 36) it plays a target and its satellite: the
+//! satellite to its seats, its winners registered in the target by the satellites service, then
+//! the target to a winner; the summary line is the target's, with the satellite's under
+//! `satellite`.
+//!
 //! Its players and tables are clients Floor ships: a command its service does not answer (the
 //! service killed with it in flight, or restarting) is sent again with the same command id
 //! ([`crate::director::send`]), so a run outlives a killed service.
@@ -72,6 +77,7 @@ mod interruption;
 mod late;
 pub mod lockstep;
 mod players;
+pub mod satellite;
 mod summary;
 
 use books::{finish, paid_books, Paid};
@@ -80,6 +86,7 @@ use interruption::{cancel, cancellation, suspend, Suspension};
 use late::LateEntries;
 use lockstep::{Lockstep, STALL};
 use players::SimPlayers;
+pub use satellite::SatelliteSummary;
 pub use summary::{BountySummary, CancelledSummary, HandForHandSummary, LateSummary, Summary};
 
 /// What to simulate.
@@ -129,6 +136,10 @@ pub struct SimConfig {
     /// ([`moved_to_now`]: the start `start_after` ahead). With late registration, part of the
     /// field enters during play (`sim/late.rs`). `None`: the simulator's own.
     pub definition: Option<TournamentDefinition>,
+    /// `--format satellite` ([`satellite`], issue 36): a satellite of `entrants` players is
+    /// played to its seats, then its target (`tournament_id`) with the seat winners and
+    /// `entrants` more to a winner.
+    pub satellite: bool,
 }
 
 impl SimConfig {
@@ -151,6 +162,7 @@ impl SimConfig {
             suspend_at: None,
             watchable: None,
             definition: None,
+            satellite: false,
         }
     }
 }
@@ -271,6 +283,9 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     if config.entrants < 2 {
         return Err("a tournament needs at least 2 entrants".into());
     }
+    if config.satellite {
+        return satellite::run(backbone, config, progress).await;
+    }
     if (config.free || config.watchable.is_some()) && (config.cancel_at.is_some() || config.suspend_at.is_some()) {
         return Err("--cancel-at and --suspend-at act between lockstep rounds: not with --free or --hand-every".into());
     }
@@ -356,6 +371,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         bounties,
         hand_for_hand,
         cancelled,
+        satellite: None,
         pace: if config.watchable.is_some() {
             "watchable"
         } else if config.free {

@@ -161,6 +161,90 @@ pub(crate) async fn schedule_command(cli: &Cli, command: &ScheduleCommand) -> Re
     }
 }
 
+/// `floor ticket …` (issue 36): the satellites service's `tickets`, `satellite` and
+/// `spend_ticket`, answered in lines (`--json`: the service's answer as it is).
+pub(crate) async fn ticket_command(cli: &Cli, command: &TicketCommand) -> Result<(), Failure> {
+    use floor_events::satellites::{verbs, SatelliteOf, SatelliteView, SpendTicket, TicketRef, TicketView, TicketsOf};
+    let usage = |m: String| Failure { message: m, exit: Exit::Usage };
+    let ticket_ref = |text: &str| text.parse::<TicketRef>().map_err(|e| usage(format!("ticket {e} (as `floor ticket list` prints it)")));
+    let service = subjects::service::SATELLITES;
+    match command {
+        TicketCommand::List { player, json } => {
+            let request = TicketsOf { player: parse_player(player)? };
+            let tickets: Vec<TicketView> = director(cli).await?.request(service, verbs::TICKETS.name(), &request).await?;
+            if *json {
+                return print_reply(serde_json::to_value(&tickets).expect("tickets serialize"));
+            }
+            if tickets.is_empty() {
+                eprintln!("{player} holds no ticket");
+            }
+            tickets.iter().for_each(|t| say!("{}", director::ticket_line(t)));
+            Ok(())
+        }
+        TicketCommand::Show { ticket, json } => {
+            // `<satellite>/<entry>`: that ticket; `<satellite>` alone: the whole satellite.
+            let (satellite, entry) = match ticket.split_once('/') {
+                Some(_) => {
+                    let t = ticket_ref(ticket)?;
+                    (t.satellite, Some(t))
+                }
+                None => (
+                    uuid::Uuid::parse_str(ticket)
+                        .map(TournamentId)
+                        .map_err(|e| usage(format!("{ticket:?}: a satellite's id or <satellite id>/<entry>: {e}")))?,
+                    None,
+                ),
+            };
+            let request = SatelliteOf { tournament_id: satellite };
+            let view: SatelliteView = director(cli).await?.request(service, verbs::SATELLITE.name(), &request).await?;
+            match entry {
+                None if *json => print_reply(serde_json::to_value(&view).expect("satellite serializes")),
+                None => {
+                    director::satellite_lines(&view).iter().for_each(|l| say!("{l}"));
+                    Ok(())
+                }
+                Some(wanted) => {
+                    let Some(found) = view.tickets.iter().find(|t| t.ticket == wanted) else {
+                        return Err(Failure {
+                            message: format!(
+                                "{}: no ticket {wanted}: satellite {satellite} issued {} (floor ticket show {satellite} lists them)",
+                                codes::UNKNOWN_TICKET,
+                                view.tickets.len()
+                            ),
+                            exit: Exit::Rejected,
+                        });
+                    };
+                    match json {
+                        true => print_reply(serde_json::to_value(found).expect("ticket serializes")),
+                        false => {
+                            say!("{}", director::ticket_line(found));
+                            Ok(())
+                        }
+                    }
+                }
+            }
+        }
+        TicketCommand::Spend { ticket, player, tournament } => {
+            let request = SpendTicket {
+                command_id: CommandId::new(),
+                ticket: ticket_ref(ticket)?,
+                player: parse_player(player)?,
+                tournament_id: TournamentId(*tournament),
+            };
+            let spent: TicketView = director(cli).await?.request(service, verbs::SPEND_TICKET.name(), &request).await.map_err(|f| {
+                let hint = match f.message.split(':').next() {
+                    Some(codes::TICKET_NOT_YOURS | codes::UNKNOWN_TICKET) => format!(" (floor ticket list --player {player} lists theirs)"),
+                    Some(codes::TICKET_VALUE_MISMATCH) => " (a ticket enters its target, or a tournament whose entry costs its value)".into(),
+                    _ => String::new(),
+                };
+                Failure { message: format!("{}{hint}", f.message), ..f }
+            })?;
+            say!("{}", director::ticket_line(&spent));
+            Ok(())
+        }
+    }
+}
+
 pub(crate) fn parse_player(name: &str) -> Result<PlayerId, Failure> {
     PlayerId::parse(name).map_err(|m| Failure { message: m, exit: Exit::Usage })
 }

@@ -30,6 +30,13 @@
 //!   payouts subjects it reads too are left out: only the locked table's paid places matter
 //!   to it, locked at the start of a sit & go and never waited for by the tables.
 //!
+//! - with `--format satellite` ([`policy_settled`]), how far the satellites policy has acted
+//!   (KV key `satellites-policy`) against the satellite's tournament, payouts and satellite
+//!   subjects, before the simulator reads whether the seats reached the target: a ticket per
+//!   seat is its reaction to payouts' awards, and each seat's registration in the target its
+//!   reaction to its own ticket; registering the target's own field or starting it before then
+//!   would race the seats (a seat refused as `tournament_started`, entry numbers by timing).
+//!
 //! [`Lockstep::acted_on`] is the same reading for one report, without waiting for Floor to be
 //! quiet: `floor sim --free`'s tables deal their next hand once Floor has acted on their last.
 
@@ -148,6 +155,44 @@ async fn taken(stream: &Stream, checkpoints: &kv::Store, runner: &str) -> Option
     let checkpoint = checkpoint.ok().flatten().and_then(|v| std::str::from_utf8(&v).ok()?.parse::<u64>().ok());
     let acknowledged = consumer.ok().map(|info| info.ack_floor.stream_sequence);
     checkpoint.max(acknowledged)
+}
+
+/// Waits until the policy `runner` (its checkpoint, KV `floor-checkpoints`) has acted on
+/// everything stored on `subjects`, the store read again after: its reactions land on subjects
+/// it reads, so only a pass in which nothing new was stored proves it done.
+///
+/// # Errors
+/// A stall (neither the store nor the checkpoint moved for [`STALL`]), or a store that cannot be
+/// read.
+pub async fn policy_settled(backbone: &Backbone, runner: &str, subjects: &[String]) -> Result<(), String> {
+    let checkpoints = backbone.jetstream.get_key_value(subjects::CHECKPOINT_BUCKET).await.map_err(text)?;
+    let store = JetStreamStore::new(backbone);
+    let last = || async {
+        let mut last = 0;
+        for subject in subjects {
+            last = last.max(store.last_sequence(subject).await.map_err(text)?);
+        }
+        Ok::<u64, String>(last)
+    };
+    let (mut seen, mut moved_at, mut pause) = (None, Instant::now(), Duration::from_millis(1));
+    loop {
+        let stored = last().await?;
+        let took = taken(&backbone.events, &checkpoints, runner).await;
+        if took.is_some_and(|t| t >= stored) && last().await? == stored {
+            return Ok(());
+        }
+        if Some((stored, took)) != seen {
+            (seen, moved_at) = (Some((stored, took)), Instant::now());
+        } else if moved_at.elapsed() > STALL {
+            return Err(format!(
+                "{runner} has not acted on the satellite's commits in {} s (is its service running?): checkpoint {took:?}, \
+                 last commit {stored}",
+                STALL.as_secs()
+            ));
+        }
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(Duration::from_millis(50));
+    }
 }
 
 impl Lockstep {

@@ -44,6 +44,10 @@ pub struct Summary {
     /// The cancellation (`floor sim --cancel-at`), as the abort service states it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cancelled: Option<CancelledSummary>,
+    /// `--format satellite`: the satellite that sent its winners to this tournament, its seats,
+    /// tickets and books (issue 36).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub satellite: Option<super::SatelliteSummary>,
     /// How the tables dealt: `lockstep` (rounds) or `free` (each at its own pace).
     pub pace: &'static str,
     /// Whether the same seed plays the same tournament again (on a fresh platform, or one whose

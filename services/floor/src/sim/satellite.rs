@@ -1,0 +1,338 @@
+//! `floor sim --format satellite` (issue 36): a target and its satellite, end to end over the
+//! public protocol.
+//!
+//! 1. The target is created first (the sim's own freezeout at EUR 10 + 1, scheduled an hour
+//!    ahead so it is open while the satellite plays, room for the whole field and the seats).
+//! 2. The satellite is created for it: EUR 2 + 0.20 an entry, the seat value the target's entry
+//!    price (EUR 11), so `--entrants N` buy ⌊2N ÷ 11⌋ seats (60 buy 10, EUR 10 left over for
+//!    11th). Its players (`sat-1` …) register and it plays in lockstep until registration stops
+//!    it with as many entries left as seats (000 §16.7) and seating closes its tables.
+//! 3. Its books are read once payouts has paid every place, then the simulator waits for the
+//!    satellites policy (KV `floor-checkpoints` key `satellites-policy`, see
+//!    [`lockstep::policy_settled`]) to have acted on the satellite's logs: a ticket issued for
+//!    each seat and each seat registered in the target, paid by its ticket. The winners the
+//!    registration log names (`tournament_finished.shared_by`) must be exactly the players the
+//!    target's log registered with a ticket of this satellite.
+//! 4. The target's ordinary players (`sim-1` …) register, the simulator starts it and plays it
+//!    to a winner; its books are read as any run's.
+//!
+//! The summary line is the target's, as for every format, with the satellite's figures under
+//! `satellite` (its seats, tickets, the winners registered, and its own books): both books
+//! must balance on their own, the seat values being a prize paid out by one and an entry paid in
+//! to the other.
+
+use super::*;
+use floor_events::money::Money;
+use floor_events::payouts::Books;
+use floor_events::registration::TournamentEvent;
+use floor_events::satellites::{Leftover, SatelliteEvent, SatellitePrize, SatelliteTerms};
+use floor_events::tournament::{Fee, Start};
+use floor_events::Currency;
+use std::collections::BTreeSet;
+
+/// The satellites policy's checkpoint key (`floor_satellites::service::POLICY_NAME`).
+pub const SATELLITES_POLICY: &str = "satellites-policy";
+
+/// A satellite's entry: EUR 2 to the pool and EUR 0.20 fee.
+const SATELLITE_BUY_IN: u64 = 200;
+const SATELLITE_FEE: u64 = 20;
+
+/// The satellite part of the summary line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SatelliteSummary {
+    /// The satellite.
+    pub tournament_id: TournamentId,
+    /// Its target (the summary line's own tournament).
+    pub target: TournamentId,
+    /// Players who entered the satellite.
+    pub entrants: u32,
+    /// What one seat is worth (minor units): the target's entry price.
+    pub seat_value: u64,
+    /// Seats its pool bought: ⌊pool ÷ seat value⌋.
+    pub seats: u32,
+    /// The pool beyond whole seats, paid in cash to the place after the last seat.
+    pub leftover: u64,
+    /// Players left when play stopped (registration's `shared_by`): one per seat.
+    pub stopped_with: u32,
+    /// Tickets the satellites service issued.
+    pub tickets_issued: u32,
+    /// Tickets spent on a seat in the target.
+    pub tickets_spent: u32,
+    /// Seats the target refused (kept as tickets).
+    pub seats_refused: u32,
+    /// Entries of the target paid by this satellite's tickets.
+    pub entered_by_ticket: u32,
+    /// The seat winners are exactly the target's entries paid by this satellite's tickets.
+    pub winners_registered: bool,
+    /// The seat winners, by account name.
+    pub winners: Vec<String>,
+    /// Hands dealt in the satellite.
+    pub hands: u64,
+    /// Players moved in it.
+    pub moves: u64,
+    /// Its books once paid (the target's are the line's own `books`).
+    pub books: Books,
+}
+
+/// The satellite of the target `t`: an id that follows from the target's, so a seed repeats
+/// both tournaments.
+pub fn satellite_of(t: TournamentId) -> TournamentId {
+    TournamentId(uuid::Uuid::from_u128(t.0.as_u128() ^ 0x5a7e_111e_0000_0000_0000_0000_0000_0036))
+}
+
+/// The target: the sim's own freezeout for the whole field plus the seats, scheduled an hour
+/// ahead (the simulator starts it once both fields are in), no late registration.
+fn target_definition(config: &SimConfig, now: chrono::DateTime<chrono::Utc>) -> TournamentDefinition {
+    let own = definition::own(config, now);
+    TournamentDefinition {
+        name: format!("Simulation {} target ({} players)", config.seed, config.entrants),
+        start: Start::At(now + chrono::Duration::hours(1)),
+        capacity: config.entrants.saturating_mul(2),
+        min_players: 2,
+        late_registration_until: None,
+        ..own
+    }
+}
+
+/// The satellite: a sit & go (a scheduled field above 360) at EUR 2 + 0.20 whose seats are
+/// entries to `target`, worth `seat_value`.
+fn satellite_definition(
+    config: &SimConfig,
+    target: TournamentId,
+    seat_value: Money,
+    now: chrono::DateTime<chrono::Utc>,
+) -> TournamentDefinition {
+    let own = definition::own(config, now);
+    TournamentDefinition {
+        name: format!("Simulation {} satellite ({} players)", config.seed, config.entrants),
+        buy_in: Money::new(SATELLITE_BUY_IN, Currency::EUR),
+        fee: Fee::OnTop(Money::new(SATELLITE_FEE, Currency::EUR)),
+        satellite: Some(SatelliteTerms { target, seat_value, prize: SatellitePrize::Seat, leftover: Leftover::NextPlace }),
+        ..own
+    }
+}
+
+/// Registers `count` players named `<prefix>-<i>` in `t`, one at a time (entry numbers follow
+/// player numbers).
+async fn register_field(
+    backbone: &Backbone,
+    t: TournamentId,
+    prefix: &str,
+    count: u32,
+    progress: &mut impl FnMut(&Progress),
+) -> Result<(), String> {
+    for i in 1..=count {
+        let player = PlayerId::parse(&format!("{prefix}-{i}")).expect("valid");
+        let register = Register { command_id: CommandId::derived(&format!("sim:{t}:{prefix}:{i}")), tournament_id: t, player };
+        request(backbone, verbs::REGISTER.name(), &register).await?;
+        progress(&Progress::Registering { registered: i, entrants: count });
+    }
+    Ok(())
+}
+
+/// Plays both tournaments (see the module's documentation).
+///
+/// # Errors
+/// A rejected command, a stall, or a satellite whose winners did not reach the target.
+pub(super) async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnMut(&Progress)) -> Result<Summary, String> {
+    if config.free || config.watchable.is_some() || config.definition.is_some() || config.rebuys || config.bounty.is_some() {
+        return Err("--format satellite plays the sim's own satellite and target in lockstep: not with --free, --hand-every or \
+                    --definition"
+            .into());
+    }
+    if config.cancel_at.is_some() || config.suspend_at.is_some() {
+        return Err("--format satellite plays both tournaments to their end: not with --cancel-at or --suspend-at".into());
+    }
+    let seat_value = Money::new(1_100, Currency::EUR);
+    if u64::from(config.entrants) * SATELLITE_BUY_IN < seat_value.amount {
+        return Err(format!(
+            "--format satellite: {} entries of EUR 2 do not buy one seat of EUR 11; give --entrants 6 or more",
+            config.entrants
+        ));
+    }
+    let started = Instant::now();
+    let now = chrono::Utc::now();
+    let target = config.tournament_id;
+    let satellite = satellite_of(target);
+    let target_def = target_definition(config, now);
+    debug_assert_eq!(target_def.entry_ledger().paid_in, seat_value, "the seat value is the target's entry price");
+    let create = CreateTournament { command_id: CommandId(target.0), tournament_id: Some(target), definition: target_def };
+    request(backbone, verbs::CREATE_TOURNAMENT.name(), &create).await?;
+
+    // The satellite, to its stop.
+    let satellite_def = satellite_definition(config, target, seat_value, now);
+    let scheduled = satellite_def.scheduled_start();
+    let create = CreateTournament { command_id: CommandId(satellite.0), tournament_id: Some(satellite), definition: satellite_def };
+    request(backbone, verbs::CREATE_TOURNAMENT.name(), &create).await?;
+    register_field(backbone, satellite, "sat", config.entrants, &mut progress).await?;
+    if scheduled.is_some() {
+        start_now(backbone, satellite).await?;
+    }
+    let satellite_config = SimConfig { tournament_id: satellite, ..config.clone() };
+    let lockstep = Lockstep::new(backbone, satellite).await?;
+    let played = rounds(backbone, &satellite_config, lockstep, None, None, started, &mut progress).await?;
+    let (books, standings, _) = paid_books(backbone, satellite, false).await?;
+    let seats = floor_rules::satellite::seats(books.prize_pool, seat_value.amount);
+    let leftover = floor_rules::satellite::leftover(books.prize_pool, seat_value.amount);
+
+    // The satellites policy issues a ticket per seat and registers each winner in the target.
+    let subjects: Vec<String> = [subjects::aggregate::TOURNAMENT, subjects::aggregate::PAYOUTS, subjects::aggregate::SATELLITE]
+        .iter()
+        .map(|a| subjects::event_subject(a, satellite.0))
+        .collect();
+    lockstep::policy_settled(backbone, SATELLITES_POLICY, &subjects).await?;
+    let seen = seats_taken(backbone, satellite, target, seats).await?;
+    let winners: BTreeSet<String> = seen.shared_by.iter().cloned().collect();
+    let by_ticket: BTreeSet<String> = seen.entered.iter().cloned().collect();
+    let satellite_summary = SatelliteSummary {
+        tournament_id: satellite,
+        target,
+        entrants: config.entrants,
+        seat_value: seat_value.amount,
+        seats,
+        leftover,
+        stopped_with: seen.shared_by.len() as u32,
+        tickets_issued: seen.issued,
+        tickets_spent: seen.spent,
+        seats_refused: seen.refused,
+        entered_by_ticket: seen.entered.len() as u32,
+        winners_registered: !winners.is_empty() && winners == by_ticket && winners.len() as u32 == seats,
+        winners: winners.iter().cloned().collect(),
+        hands: played.hands,
+        moves: played.moves,
+        books,
+    };
+    if !satellite_summary.winners_registered {
+        return Err(format!(
+            "the satellite's winners did not all reach the target: shared_by {:?}, entered by ticket {:?}, seats {seats}, \
+             tickets issued {} spent {} refused {} (standings {:?})",
+            seen.shared_by,
+            seen.entered,
+            seen.issued,
+            seen.spent,
+            seen.refused,
+            standings.iter().map(|a| (a.place, a.player.to_string(), a.amount)).collect::<Vec<_>>()
+        ));
+    }
+
+    // The target, with the winners and its own field, to a winner.
+    register_field(backbone, target, "sim", config.entrants, &mut progress).await?;
+    start_now(backbone, target).await?;
+    let target_config = SimConfig { tournament_id: target, ..config.clone() };
+    let lockstep = Lockstep::new(backbone, target).await?;
+    let Played { tables, hands, moves, broken, rounds: began, .. } =
+        rounds(backbone, &target_config, lockstep, None, None, started, &mut progress).await?;
+    let survivors: Vec<String> = tables.values().flat_map(|t| t.seats.values().map(|(_, player, _)| player.to_string())).collect();
+    let [winner] = &survivors[..] else { return Err(format!("the target's tables ended with {} players seated", survivors.len())) };
+    let (books, standings, _) = paid_books(backbone, target, false).await?;
+    let hand_for_hand = bubble_log(backbone, target, &began).await?;
+    let events = backbone.events.clone().info().await.map_err(|e| e.to_string())?.state.last_sequence;
+    Ok(Summary {
+        entrants: config.entrants + satellite_summary.entered_by_ticket,
+        late: LateSummary::default(),
+        winner: winner.clone(),
+        hands,
+        moves,
+        tables_broken: broken,
+        events,
+        wall_s: started.elapsed().as_secs_f64(),
+        books,
+        standings,
+        bounties: None,
+        hand_for_hand,
+        cancelled: None,
+        pace: "lockstep",
+        reproducible: true,
+        satellite: Some(satellite_summary),
+    })
+}
+
+/// What the logs say of the seats: the satellite's survivors, its tickets, and the target's
+/// entries paid by them.
+#[derive(Debug, Default)]
+struct Seats {
+    shared_by: Vec<String>,
+    issued: u32,
+    spent: u32,
+    refused: u32,
+    /// Players of the target's entries paid by this satellite's tickets.
+    entered: Vec<String>,
+}
+
+/// Reads the logs until every seat has its ticket and every ticket is spent or refused (at most
+/// [`STALL`] without change).
+async fn seats_taken(backbone: &Backbone, satellite: TournamentId, target: TournamentId, seats: u32) -> Result<Seats, String> {
+    let store = floor_runtime::JetStreamStore::new(backbone);
+    let (mut last, mut moved_at) = (None, Instant::now());
+    loop {
+        let mut seen = Seats::default();
+        let log = |aggregate: &str, t: TournamentId| subjects::event_subject(aggregate, t.0);
+        let finished = store.load::<TournamentEvent>(&log(subjects::aggregate::TOURNAMENT, satellite), 0).await.map_err(|e| e.to_string())?;
+        for event in finished.into_iter().flat_map(|c| c.events) {
+            if let TournamentEvent::TournamentFinished(f) = event {
+                seen.shared_by = f.shared_by.iter().map(|s| s.player.to_string()).collect();
+            }
+        }
+        let tickets = store.load::<SatelliteEvent>(&log(subjects::aggregate::SATELLITE, satellite), 0).await.map_err(|e| e.to_string())?;
+        for event in tickets.into_iter().flat_map(|c| c.events) {
+            match event {
+                SatelliteEvent::TicketIssued(_) => seen.issued += 1,
+                SatelliteEvent::TicketSpent(_) => seen.spent += 1,
+                SatelliteEvent::SeatRefused(_) => seen.refused += 1,
+                _ => {}
+            }
+        }
+        let entries = store.load::<TournamentEvent>(&log(subjects::aggregate::TOURNAMENT, target), 0).await.map_err(|e| e.to_string())?;
+        for event in entries.into_iter().flat_map(|c| c.events) {
+            if let TournamentEvent::EntryRegistered(e) = event {
+                if e.ticket.is_some_and(|t| t.satellite == satellite) {
+                    seen.entered.push(e.player.to_string());
+                }
+            }
+        }
+        if seen.issued >= seats && seen.spent + seen.refused >= seen.issued && !seen.shared_by.is_empty() {
+            return Ok(seen);
+        }
+        let state = (seen.shared_by.len(), seen.issued, seen.spent, seen.refused, seen.entered.len());
+        if Some(state) != last {
+            (last, moved_at) = (Some(state), Instant::now());
+        } else if moved_at.elapsed() > STALL {
+            return Err(format!(
+                "the satellite's seats did not reach the target in {} s (is the satellites service running?): {seats} seats, \
+                 {} survivors, tickets issued {} spent {} refused {}, {} entries by ticket",
+                STALL.as_secs(),
+                seen.shared_by.len(),
+                seen.issued,
+                seen.spent,
+                seen.refused,
+                seen.entered.len()
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_satellite_costs_less_than_its_target_and_its_seat_is_the_targets_entry() {
+        let config = SimConfig::new(60, 7, TournamentId(uuid::Uuid::from_u128(36)));
+        let now = "2027-01-10T17:00:00Z".parse().unwrap();
+        let target = target_definition(&config, now);
+        let seat_value = target.entry_ledger().paid_in;
+        assert_eq!(seat_value, Money::new(1_100, Currency::EUR));
+        let satellite = satellite_definition(&config, config.tournament_id, seat_value, now);
+        satellite.validate_at(now).expect("a valid satellite");
+        target.validate_at(now).expect("a valid target");
+        assert_eq!(satellite.start, Start::SitAndGo, "60 players: a sit & go");
+        assert!(target.capacity >= 60 + 10, "room for the field and the seats");
+        let pool = 60 * SATELLITE_BUY_IN;
+        assert_eq!(
+            (floor_rules::satellite::seats(pool, seat_value.amount), floor_rules::satellite::leftover(pool, seat_value.amount)),
+            (10, 1_000)
+        );
+        assert_ne!(satellite_of(config.tournament_id), config.tournament_id);
+    }
+}
