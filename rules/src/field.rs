@@ -5,7 +5,8 @@
 //! both through [`table_for`], so the lobby never shows a table the service would not lock for
 //! that field.
 //!
-//! Spec: `../shared/spec/README.md` §1 (guarantees) and §7; `practice.md` §4.4 (payout
+//! Spec: `../shared/spec/README.md` §1 (guarantees), §7 and §9 (satellites: a field with a
+//! `seat_value` pays seats, [`crate::satellite::table`], issue 36); `practice.md` §4.4 (payout
 //! generators); 003 App. 1 b ix (the 95 % cap on prize money: [`prize_cap`]).
 //!
 //! # 003 App. 1 b ix: a cap on money, not on places (issue 38)
@@ -77,6 +78,11 @@ pub struct Field {
     /// How players out in the same hand rank, when the tournament's definition sets its own
     /// (`hand_for_hand.ordering`, as the bubble ranks them); `None`: the profile's.
     pub ordering: Option<EliminationOrdering>,
+    /// A satellite's seat value in minor units of the pool's currency (the definition's
+    /// `satellite.seat_value`, issue 36): the table is then seats, not a generated table
+    /// ([`crate::satellite::table`]: the seat value to places 1 … ⌊pool ÷ seat value⌋, the
+    /// leftover to the next place; 000 §16.7, README §9). `None`: an ordinary tournament.
+    pub seat_value: Option<u64>,
 }
 
 impl Field {
@@ -188,6 +194,11 @@ pub fn table_with_stakes(field: &Field, stakes: Option<Stakes>) -> Result<(Payou
         None => uncapped,
     };
     let overlay = pool.saturating_sub(field.contributions.amount);
+    if let Some(seat_value) = field.seat_value {
+        // A satellite (issue 36; README §9, 000 §16.7): seats of the seat value from the whole
+        // pool, the leftover in cash to the next place; sums to the pool exactly.
+        return Ok((crate::satellite::table(pool, seat_value), Money::new(pool, currency), overlay));
+    }
     if let Some(fixed) = &field.fixed {
         // Validated with the definition (whole pool, descending), so this cannot fail; an empty
         // table would pay nothing and leave the books unbalanced for all to see.
@@ -205,8 +216,18 @@ pub fn table_with_stakes(field: &Field, stakes: Option<Stakes>) -> Result<(Payou
     Ok((table, Money::new(pool, currency), overlay))
 }
 
-/// The places [`table_for`] would pay, at most, without building the table.
+/// The places [`table_for`] would pay, at most, without building the table. A satellite's:
+/// its seats and the leftover's place, for the pool uncapped (003's cap only lowers the pool,
+/// so never more places).
 pub fn places_at_most(field: &Field) -> u32 {
+    if let Some(seat_value) = field.seat_value {
+        let pool = match field.guarantee {
+            Some(g) if g.currency == field.contributions.currency => field.contributions.amount.max(g.amount),
+            _ => field.contributions.amount,
+        };
+        let leftover = u32::from(crate::satellite::leftover(pool, seat_value) > 0);
+        return crate::satellite::seats(pool, seat_value).saturating_add(leftover);
+    }
     match &field.fixed {
         Some(fixed) => fixed.shares_bps.len() as u32,
         None => paid_places(field.entries, PAID_SHARE_BPS, 10_000),
@@ -225,8 +246,15 @@ mod tests {
     fn field(profile: RuleProfile, entries: u32, fee_bps: u64, guarantee: Option<u64>) -> (Field, Stakes) {
         let paid_in = u64::from(entries) * 1_000;
         let contributions = u64::from(entries) * (1_000 - 1_000 * fee_bps / 10_000);
-        let field =
-            Field { entries, contributions: eur(contributions), guarantee: guarantee.map(eur), profile, fixed: None, ordering: None };
+        let field = Field {
+            entries,
+            contributions: eur(contributions),
+            guarantee: guarantee.map(eur),
+            profile,
+            fixed: None,
+            ordering: None,
+            seat_value: None,
+        };
         (field, Stakes { paid_in, bounty_pool: 0 })
     }
 
@@ -324,5 +352,62 @@ mod tests {
         assert!(!guarantee_requirement_met(RuleProfile::ReelCz, Some(eur(100_001)), 50_000));
         assert!(guarantee_requirement_met(RuleProfile::ReelCz, None, 0));
         assert!(guarantee_requirement_met(RuleProfile::FortunaCz2024, g, 0));
+    }
+
+    /// A satellite of `entries` at €10 contributed each, seats worth `seat` (issue 36).
+    fn satellite(entries: u32, seat: u64, guarantee: Option<u64>) -> Field {
+        Field { seat_value: Some(seat), ..field(RuleProfile::Tda2024, entries, 0, guarantee).0 }
+    }
+
+    /// README §9 / 000 §16.7: seats = ⌊pool ÷ seat value⌋, each paid the seat value, the
+    /// leftover in cash to the next place; the lobby's projection (`table_for`) and the lock
+    /// (`table_with_stakes`) give the same table.
+    #[test]
+    fn a_satellite_s_table_is_its_seats_and_the_leftover_to_the_next_place() {
+        // Given 10 entries contributing €10 each (€100) and seats worth €33.
+        let field = satellite(10, 3_300, None);
+        // When its table is computed.
+        let (table, pool, overlay) = table_for(&field).unwrap();
+        // Then three seats of €33 and €1 to fourth, the whole pool, no overlay.
+        assert_eq!(
+            table.bands,
+            vec![crate::payout_table::Band { from: 1, to: 3, amount: 3_300 }, crate::payout_table::Band { from: 4, to: 4, amount: 100 }]
+        );
+        assert_eq!((pool, overlay, table.total()), (eur(10_000), 0, 10_000));
+        assert_eq!(places_at_most(&field), 4);
+        assert_eq!(table_with_stakes(&field, Some(Stakes { paid_in: 11_000, bounty_pool: 0 })).unwrap().0, table);
+    }
+
+    /// The pool is the contributions topped up to the guarantee, as for any tournament: a
+    /// guarantee buys whole seats too.
+    #[test]
+    fn a_guaranteed_satellite_pays_seats_from_the_guaranteed_pool() {
+        let field = satellite(10, 3_300, Some(13_200));
+        let (table, pool, overlay) = table_for(&field).unwrap();
+        assert_eq!(table.bands, vec![crate::payout_table::Band { from: 1, to: 4, amount: 3_300 }]);
+        assert_eq!((pool, overlay), (eur(13_200), 3_200));
+        assert_eq!(places_at_most(&field), 4);
+    }
+
+    proptest::proptest! {
+        /// Money in = money out: a satellite's table pays exactly its pool, and never more
+        /// places than `places_at_most` says.
+        #[test]
+        fn a_satellite_table_pays_its_pool_to_the_cent(
+            entries in 0u32..5_000,
+            each in 1u64..100_000,
+            seat in 1u64..10_000_000,
+            guarantee in proptest::option::of(0u64..1_000_000_000),
+        ) {
+            let field = Field {
+                seat_value: Some(seat),
+                contributions: eur(u64::from(entries) * each),
+                ..satellite(entries, seat, guarantee)
+            };
+            let (table, pool, _) = table_for(&field).unwrap();
+            proptest::prop_assert_eq!(table.total(), pool.amount);
+            proptest::prop_assert!(table.places() <= places_at_most(&field));
+            proptest::prop_assert_eq!(table.prize(1), if pool.amount >= seat { seat } else { pool.amount });
+        }
     }
 }

@@ -35,6 +35,7 @@ pub fn boundary(rules: &HandForHandRules, paid_places: Option<u32>, field: Field
                 profile: field.profile,
                 fixed: field.fixed.cloned(),
                 ordering: None,
+                seat_value: None,
             })
         }),
     }

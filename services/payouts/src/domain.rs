@@ -4,7 +4,9 @@
 //! It locks the payout table once the field is final, gives every eliminated player their
 //! place (players out in the same hand ranked by the profile, shared places split to the minor
 //! unit), and, when the last opponent is out, pays the winner and records that every paid
-//! place is paid. Nobody is placed twice; the prizes sum to the pool exactly.
+//! place is paid. Nobody is placed twice; the prizes sum to the pool exactly. A satellite that
+//! stops with as many entries left as seats (issue 36) pays every survivor a place at once
+//! ([`PayoutCommand::Shared`]).
 //!
 //! Deals (`crate::deal`): the remaining players propose, accept or reject a division of the
 //! unpaid prizes; once agreed, each elimination is paid its share instead of the table's prize.
@@ -71,7 +73,17 @@ pub enum PayoutCommand {
         /// announcement hand, whose busts share their places).
         hand_for_hand: Option<u64>,
     },
-    /// A `Lock` or an `Award` with the field's stakes: under `reel-cz` a guaranteed pool is at
+    /// A satellite stopped with as many entries left as seats (issue 36, 000 §16.7:
+    /// registration's `tournament_finished` with `shared_by`): every survivor not placed yet
+    /// takes a place, 1 … n in the order given (the winner first), each paid its place's prize
+    /// (the seat value), and the tournament is paid. Locks the table first if it is not yet.
+    Shared {
+        /// The field now.
+        field: Field,
+        /// The entries still in, the winner first.
+        survivors: Vec<(EntryNo, PlayerId)>,
+    },
+    /// A `Lock`, an `Award` or a `Shared` with the field's stakes: under `reel-cz` a guaranteed pool is at
     /// most 95 % of them (003 App. 1 b ix, [`floor_rules::field::prize_cap`], issue 38). The
     /// policy sends its `Lock` and `Award` so wrapped for a field the cap can bind (a
     /// guaranteed `reel-cz` tournament); any other command inside is handled as it is.
@@ -324,6 +336,61 @@ fn award_hand(
     Ok(events)
 }
 
+/// A satellite's shared finish (issue 36; 000 §16.7: "Alternativ kann ein Turnier auch dann
+/// enden, wenn alle Spielteilnehmer den gleichen Geldgewinnrang erreicht haben", a tournament
+/// may also end when every player has reached the same prize rank; README §9): the survivors
+/// not placed yet take places 1 … n in the order given, `shared: 1` each (every one of those
+/// places pays the seat value: the stop comes at entries left ≤ seats), then `tournament_paid`.
+///
+/// A survivor placed already is skipped: seating may have recorded a bust at another table
+/// before registration's stop reached it (the places below were then taken by the busts, so
+/// 1 … n are exactly the places left). An agreed deal pays each survivor its share, the first
+/// the amount left to play for too, as a winner's award does.
+fn shared_finish(
+    state: &PayoutState,
+    field: &Field,
+    stakes: Option<Stakes>,
+    survivors: Vec<(EntryNo, PlayerId)>,
+) -> Result<Vec<PayoutEvent>, PayoutsError> {
+    if state.paid {
+        return Err(PayoutsError::AlreadyPaid);
+    }
+    let mut seen = HashSet::new();
+    for (entry, _) in &survivors {
+        if !seen.insert(*entry) {
+            return Err(PayoutsError::AlreadyPlaced(*entry));
+        }
+    }
+    let unplaced: Vec<(EntryNo, PlayerId)> = survivors.into_iter().filter(|(entry, _)| !state.placed.contains(entry)).collect();
+    let mut events = Vec::new();
+    let table = match &state.table {
+        Some((table, _)) => table.clone(),
+        None => {
+            let (table, ..) = table_with_stakes(field, stakes)?;
+            events.push(locked(field, stakes, LockCause::ReachedTheMoney)?);
+            table
+        }
+    };
+    let agreed = state.deal.as_ref().filter(|d| d.agreed);
+    let mut paid_now: u64 = 0;
+    let mut awards = Vec::with_capacity(unplaced.len());
+    for (place, (entry, player)) in (1u32..).zip(unplaced) {
+        let amount = match agreed {
+            Some(deal) if place == 1 => deal.share(entry).saturating_add(deal.left_to_play_for),
+            Some(deal) => deal.share(entry),
+            None => table.prize(place),
+        };
+        paid_now = paid_now.saturating_add(amount);
+        awards.push(PlaceAward { entry, player, place, shared: 1, amount });
+    }
+    if !awards.is_empty() {
+        events.push(PayoutEvent::PlacesAwarded { players_left_before: awards.len() as u32, awards, hand_for_hand: None });
+    }
+    let currency = state.table.as_ref().map(|(_, pool)| pool.currency).unwrap_or(field.contributions.currency);
+    events.push(PayoutEvent::TournamentPaid { prizes_paid: Money::new(state.prizes_paid.saturating_add(paid_now), currency) });
+    Ok(events)
+}
+
 /// A command, with the field's stakes if a `WithStakes` gave them.
 fn handle(state: &PayoutState, command: PayoutCommand, stakes: Option<Stakes>) -> Result<Vec<PayoutEvent>, PayoutsError> {
     match command {
@@ -336,6 +403,7 @@ fn handle(state: &PayoutState, command: PayoutCommand, stakes: Option<Stakes>) -
         PayoutCommand::Award { field, players_left_before, eliminated, winner, hand_for_hand } => {
             award_hand(state, &field, stakes, players_left_before, eliminated, winner, hand_for_hand)
         }
+        PayoutCommand::Shared { field, survivors } => shared_finish(state, &field, stakes, survivors),
         PayoutCommand::WithStakes { stakes, command } => handle(state, *command, Some(stakes)),
         PayoutCommand::ProposeDeal(proposal) => deal::propose(state, proposal),
         PayoutCommand::AcceptDeal { player } => deal::accept(state, player),

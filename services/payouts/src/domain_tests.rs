@@ -25,6 +25,7 @@ pub(crate) fn field(entries: u32, each: u64, guarantee: Option<u64>) -> Field {
         profile: RuleProfile::Tda2024,
         fixed: None,
         ordering: None,
+        seat_value: None,
     }
 }
 
@@ -360,5 +361,167 @@ proptest! {
         } else {
             prop_assert_eq!(b.prizes_paid, guarantee, "the guarantee, stakes at or below it");
         }
+    }
+}
+
+/// A satellite of `entries` contributing `each`, seats worth `seat` (issue 36).
+pub(crate) fn satellite(entries: u32, each: u64, seat: u64, guarantee: Option<u64>) -> Field {
+    Field { seat_value: Some(seat), ..field(entries, each, guarantee) }
+}
+
+pub(crate) fn survivors(entries: &[u32]) -> Vec<(EntryNo, PlayerId)> {
+    entries.iter().map(|&e| (EntryNo(e), player(e))).collect()
+}
+
+/// Issue 36 (README §9: seats = ⌊pool ÷ seat value⌋; 000 §16.7: "Alternativ kann ein Turnier
+/// auch dann enden, wenn alle Spielteilnehmer den gleichen Geldgewinnrang erreicht haben": a
+/// tournament may also end when every player has reached the same prize rank).
+#[test]
+fn a_satellite_stopped_at_its_seats_pays_every_survivor_a_seat_and_the_books_balance() {
+    // Given a satellite of 10 entries at €10 + €1 (pool €100), seats worth €33: its table
+    // locks as three seats and €1 to fourth.
+    let f = satellite(10, 1_000, 3_300, None);
+    let mut log = lock(&f);
+    let PayoutEvent::PayoutTableLocked { places, ref bands, pool, .. } = log[0] else { panic!("locked") };
+    assert_eq!((places, pool), (4, eur(10_000)));
+    assert_eq!(
+        bands,
+        &vec![
+            floor_events::payouts::PrizeBand { from: 1, to: 3, amount: 3_300 },
+            floor_events::payouts::PrizeBand { from: 4, to: 4, amount: 100 }
+        ]
+    );
+    // And entries 1 … 7 busted one a hand, down to three left: 10th … 5th unpaid, 4th €1.
+    for entry in 1..=7u32 {
+        let award = C::Award {
+            field: f.clone(),
+            players_left_before: 11 - entry,
+            eliminated: vec![out(entry, 500)],
+            winner: None,
+            hand_for_hand: None,
+        };
+        log.extend(when(&given(&log), award).unwrap());
+    }
+    assert_eq!(
+        awards(&log).iter().map(|a| (a.place, a.amount)).collect::<Vec<_>>(),
+        [(10, 0), (9, 0), (8, 0), (7, 0), (6, 0), (5, 0), (4, 100)]
+    );
+
+    // When registration stops it with entries 9, 8 and 10 left (the winner first).
+    let shared = when(&given(&log), C::Shared { field: f, survivors: survivors(&[9, 8, 10]) }).unwrap();
+
+    // Then every survivor takes a place, 1 … 3 in that order, each the seat value, unshared;
+    // and the tournament is paid: the whole pool.
+    let [PayoutEvent::PlacesAwarded { players_left_before: 3, awards: seats, hand_for_hand: None }, PayoutEvent::TournamentPaid { prizes_paid }] =
+        &shared[..]
+    else {
+        panic!("{shared:?}")
+    };
+    let paid: Vec<(u32, u32, u32, u64)> = seats.iter().map(|a| (a.entry.0, a.place, a.shared, a.amount)).collect();
+    assert_eq!(paid, [(9, 1, 1, 3_300), (8, 2, 1, 3_300), (10, 3, 1, 3_300)]);
+    assert_eq!(*prizes_paid, eur(10_000));
+    log.extend(shared);
+    let registration: Vec<TournamentEvent> = (1..=10).map(|e| registered(e, 1_000, 100)).collect();
+    let b = books(TournamentId(uuid::Uuid::nil()), &registration, [], &log);
+    assert!(b.finished && b.balanced, "{b:?}");
+    assert_eq!((b.prize_pool, b.prizes_paid, b.paid_in, b.fees), (10_000, 10_000, 11_000, 1_000));
+
+    // And the tournament paid, a second stop or a late award is refused, writing nothing.
+    assert_eq!(
+        when(&given(&log), C::Shared { field: satellite(10, 1_000, 3_300, None), survivors: survivors(&[9, 8, 10]) }),
+        Err(PayoutsError::AlreadyPaid)
+    );
+}
+
+/// A bust at another table stored before registration's stop reached seating: that survivor
+/// has its place already (a seat, here) and the others take the places left, 1 … n.
+#[test]
+fn a_survivor_placed_before_the_stop_keeps_its_place_and_the_others_take_the_places_above() {
+    let f = satellite(10, 1_000, 3_300, None);
+    let mut log = lock(&f);
+    for entry in 1..=7u32 {
+        let award = C::Award {
+            field: f.clone(),
+            players_left_before: 11 - entry,
+            eliminated: vec![out(entry, 500)],
+            winner: None,
+            hand_for_hand: None,
+        };
+        log.extend(when(&given(&log), award).unwrap());
+    }
+    // Entry 8 busts third at another table before the stop names it a survivor.
+    let third = C::Award { field: f.clone(), players_left_before: 3, eliminated: vec![out(8, 500)], winner: None, hand_for_hand: None };
+    log.extend(when(&given(&log), third).unwrap());
+    let shared = when(&given(&log), C::Shared { field: f, survivors: survivors(&[9, 8, 10]) }).unwrap();
+    let placed: Vec<(u32, u32, u64)> = awards(&shared).iter().map(|a| (a.entry.0, a.place, a.amount)).collect();
+    assert_eq!(placed, [(9, 1, 3_300), (10, 2, 3_300)]);
+    log.extend(shared);
+    let registration: Vec<TournamentEvent> = (1..=10).map(|e| registered(e, 1_000, 100)).collect();
+    let b = books(TournamentId(uuid::Uuid::nil()), &registration, [], &log);
+    assert!(b.finished && b.balanced && b.prize_pool == b.prizes_paid, "{b:?}");
+    // A survivor named twice is refused.
+    let twice = when(&PayoutState::default(), C::Shared { field: satellite(10, 1_000, 3_300, None), survivors: survivors(&[9, 9]) });
+    assert_eq!(twice, Err(PayoutsError::AlreadyPlaced(EntryNo(9))));
+}
+
+/// The table not locked yet when the stop comes (it always is in practice: the stop needs the
+/// field closed): it is locked on the field first, then the survivors are paid from it.
+#[test]
+fn a_stop_before_the_lock_locks_the_seats_first() {
+    let f = satellite(4, 1_000, 1_500, None);
+    let events = when(&PayoutState::default(), C::Shared { field: f, survivors: survivors(&[1, 2]) }).unwrap();
+    assert!(matches!(events[0], PayoutEvent::PayoutTableLocked { cause: LockCause::ReachedTheMoney, places: 3, .. }), "{events:?}");
+    assert_eq!(awards(&events).iter().map(|a| a.amount).collect::<Vec<_>>(), [1_500, 1_500]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Money in = money out for any satellite (issue 36): played down by random groups of busts
+    /// until no more entries are left than seats, then stopped with every survivor sharing; or,
+    /// with a pool below one seat, to a winner. Every place paid once, the books balance.
+    #[test]
+    fn a_satellite_s_books_balance_whatever_the_field_and_the_busts(
+        entries in 2u32..200,
+        each in 1u64..5_000,
+        fee in 0u64..500,
+        seat_factor in 1u64..20,
+        extra in 1u64..5_000,
+        groups in proptest::collection::vec(proptest::collection::vec(1u64..4, 1..4), 200),
+    ) {
+        // A seat costs more than an entry (the definition refuses otherwise).
+        let seat = each + fee + each * seat_factor + extra;
+        let f = satellite(entries, each, seat, None);
+        let seats = floor_rules::satellite::seats(u64::from(entries) * each, seat);
+        let mut log = lock(&f);
+        let mut left = entries;
+        let mut next = 1u32;
+        let mut groups = groups.into_iter();
+        while left > 1 && !floor_rules::satellite::stops(left, u64::from(entries) * each, seat) {
+            let stacks = groups.next().unwrap_or_else(|| vec![1]);
+            let n = (stacks.len() as u32).min(left - 1);
+            let eliminated: Vec<Eliminated> = stacks.iter().take(n as usize).enumerate().map(|(i, &s)| out(next + i as u32, s)).collect();
+            next += n;
+            let winner = (left - n == 1).then(|| (EntryNo(entries), player(entries)));
+            log.extend(when(&given(&log), C::Award { field: f.clone(), players_left_before: left, eliminated, winner, hand_for_hand: None }).unwrap());
+            left -= n;
+        }
+        if left > 1 || awards(&log).len() < entries as usize {
+            prop_assert!(seats > 0 && left <= seats);
+            let shared = when(&given(&log), C::Shared { field: f.clone(), survivors: (next..=entries).map(|e| (EntryNo(e), player(e))).collect() }).unwrap();
+            prop_assert!(awards(&shared).iter().all(|a| a.amount == seat && a.shared == 1), "every survivor a seat: {:?}", shared);
+            log.extend(shared);
+        }
+        let placed = awards(&log);
+        let mut places: Vec<u32> = placed.iter().flat_map(|a| a.place..a.place + a.shared).collect();
+        places.sort_unstable();
+        places.dedup();
+        prop_assert_eq!(placed.len() as u32, entries, "every entry placed once");
+        prop_assert_eq!(places, (1..=entries).collect::<Vec<_>>(), "every place taken");
+        let registration: Vec<TournamentEvent> = (1..=entries).map(|e| registered(e, each, fee)).collect();
+        let b = books(TournamentId(uuid::Uuid::nil()), &registration, [], &log);
+        prop_assert!(b.finished && b.balanced, "{:?}", b);
+        prop_assert_eq!(b.prize_pool, b.prizes_paid);
+        prop_assert_eq!(b.prize_pool, u64::from(entries) * each);
     }
 }

@@ -28,6 +28,12 @@
 //! event: busts stored before it are paid as they come. Each award carries the hand-for-hand
 //! hand (`places_awarded.hand_for_hand`).
 //!
+//! A satellite (issue 36): the field carries the definition's seat value, so the table locked
+//! is its seats (`floor_rules::satellite::table`). When registration stops it with as many
+//! entries left as seats (`tournament_finished` with `shared_by`, 000 §16.7), the held
+//! eliminations are awarded, then every survivor a place in one `Shared` command
+//! (`payouts-shared:<t>`); seating's and the bubble's later commits award nothing.
+//!
 //! Deals: the policy keeps each remaining entry's chips as the tables report them (the last
 //! `hand_started` or `hand_finished` that names it, plus chips bought since), which a proposal
 //! carries to the aggregate; and the payouts log's own deal events pause the clock while a deal
@@ -122,6 +128,15 @@ struct Tournament {
     /// not start it again.
     #[serde(default)]
     hand_for_hand_started: bool,
+    /// A satellite's seat value (the definition's `satellite.seat_value`, minor units): the
+    /// table is its seats (issue 36).
+    #[serde(default)]
+    seat_value: Option<u64>,
+    /// Registration stopped the satellite with its survivors sharing the seats (its
+    /// `tournament_finished` with `shared_by`): seating's later commits (a hand that finished
+    /// after the stop) award nothing.
+    #[serde(default)]
+    shared_finish: bool,
 }
 
 impl Tournament {
@@ -209,6 +224,7 @@ impl Tournament {
             profile: self.profile,
             fixed: self.fixed.clone(),
             ordering: self.ordering,
+            seat_value: self.seat_value,
         }
     }
 }
@@ -281,6 +297,7 @@ impl Policy {
                     t.ordering = created.definition.hand_for_hand.as_ref().and_then(|h| h.ordering);
                     t.late_registration = created.definition.late_registration_until.is_some();
                     t.buying = created.definition.rebuy.is_some() || created.definition.add_on.is_some();
+                    t.seat_value = created.definition.satellite.map(|s| s.seat_value.amount);
                 }
                 TournamentEvent::EntryRegistered(entry) => {
                     t.players.insert(entry.entry, entry.player.clone());
@@ -303,6 +320,17 @@ impl Policy {
                         let lock = t.with_stakes(PayoutCommand::Lock { field: t.field(), cause: LockCause::LateRegistrationClosed });
                         orders.push(Order::Payouts((id, lock_id(id), lock)));
                     }
+                }
+                // A satellite stopped with as many entries left as seats (issue 36, 000 §16.7):
+                // what hand-for-hand held is awarded first (those players went out before the
+                // stop), then every survivor a place.
+                TournamentEvent::TournamentFinished(finished) if !finished.shared_by.is_empty() && !t.shared_finish => {
+                    t.shared_finish = true;
+                    orders.extend(t.award_held(id, CommandId::derived(&format!("payouts-award-held:{id}:shared"))));
+                    t.holding = false;
+                    let survivors = finished.shared_by.iter().map(|s| (s.entry, s.player.clone())).collect();
+                    let command = t.with_stakes(PayoutCommand::Shared { field: t.field(), survivors });
+                    orders.push(Order::Payouts((id, CommandId::derived(&format!("payouts-shared:{id}")), command)));
                 }
                 TournamentEvent::TournamentCancelled(_) => {
                     self.tournaments.remove(&id);
@@ -355,7 +383,7 @@ impl Policy {
     /// A seating commit: its eliminations (one hand at one table) and the winner become one
     /// award, identified by the commit's stream sequence.
     pub fn on_seating(&mut self, id: TournamentId, sequence: u64, events: &[SeatingEvent]) -> Vec<Order> {
-        let Some(t) = self.tournaments.get_mut(&id) else { return vec![] };
+        let Some(t) = self.tournaments.get_mut(&id).filter(|t| !t.shared_finish) else { return vec![] };
         // Seat orders of the hand they went out in, read before their stacks go.
         let seat_orders: HashMap<EntryNo, u32> = events
             .iter()
@@ -425,7 +453,7 @@ impl Policy {
     /// and awarded at its completion, a late table's as their own group, what is held at the
     /// end of hand-for-hand (ids derived from the commit and the event).
     pub fn on_bubble(&mut self, id: TournamentId, sequence: u64, events: &[BubbleEvent]) -> Vec<Order> {
-        let Some(t) = self.tournaments.get_mut(&id) else { return vec![] };
+        let Some(t) = self.tournaments.get_mut(&id).filter(|t| !t.shared_finish) else { return vec![] };
         let mut orders = Vec::new();
         for (i, e) in events.iter().enumerate() {
             let command_id = CommandId::derived(&format!("payouts-award-hand:{id}:{sequence}:{i}"));

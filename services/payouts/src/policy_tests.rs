@@ -451,3 +451,94 @@ fn a_reel_cz_guaranteed_table_pays_at_most_95_percent_of_the_stakes_and_the_book
     assert!(b.finished && b.balanced, "{b:?}");
     assert_eq!((b.paid_in, b.fees, b.contributions, b.prize_pool, b.prizes_paid, b.held), (3_000, 90, 2_910, 2_850, 2_850, 0));
 }
+
+/// A satellite of ten at EUR 10 + 1, seats worth EUR 33 (issue 36): created, filled, started.
+fn satellite_started(policy: &mut Policy, t: TournamentId) -> Vec<Order> {
+    use floor_events::satellites::{Leftover, SatellitePrize, SatelliteTerms};
+    let terms =
+        SatelliteTerms { target: TournamentId::new(), seat_value: eur(3_300), prize: SatellitePrize::Seat, leftover: Leftover::NextPlace };
+    let definition = TournamentDefinition {
+        name: "Satellite".into(),
+        start: Start::SitAndGo,
+        buy_in: eur(1_000),
+        fee: Fee::OnTop(eur(100)),
+        capacity: 10,
+        min_players: 10,
+        satellite: Some(terms),
+        ..TournamentDefinition::example()
+    };
+    policy.on_tournament(t, &filled(t, definition, 10))
+}
+
+fn shared_by(entries: &[u32]) -> TournamentEvent {
+    use floor_events::registration::{Survivor, TournamentFinished};
+    let survivors: Vec<Survivor> =
+        entries.iter().map(|&e| Survivor { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap() }).collect();
+    TournamentEvent::TournamentFinished(TournamentFinished {
+        winner: survivors[0].entry,
+        player: survivors[0].player.clone(),
+        at: at(),
+        shared_by: survivors,
+    })
+}
+
+/// Issue 36 (000 §16.7, README §9): a satellite's table is locked as its seats; when
+/// registration stops it with the survivors sharing the seats, what hand-for-hand held is
+/// awarded first, then one `Shared` names every survivor, winner first; seating's and the
+/// bubble's commits after the stop award nothing, and the stop read again orders nothing.
+#[test]
+fn a_satellite_locks_its_seats_and_its_shared_finish_pays_every_survivor() {
+    let (mut policy, t) = (Policy::default(), TournamentId::new());
+    // Given a satellite of ten started: its table locks with the seat value in the field.
+    let orders = satellite_started(&mut policy, t);
+    let [Order::Payouts((_, _, PayoutCommand::Lock { field, .. }))] = &orders[..] else { panic!("{orders:?}") };
+    assert_eq!((field.seat_value, field.contributions), (Some(3_300), eur(10_000)));
+    let (table, pool, _) = floor_rules::field::table_for(field).unwrap();
+    assert_eq!((table.places(), table.prize(1), table.prize(3), table.prize(4), pool), (4, 3_300, 3_300, 100, eur(10_000)));
+    // And six busts, one a hand, then hand-for-hand: hand 1 released, entry 7 out in it (held).
+    for entry in 1..=6u32 {
+        assert_eq!(awarded(&policy.on_seating(t, 10 + u64::from(entry), &[out(entry, 10 - entry, 1)])).len(), 1);
+    }
+    assert!(policy.on_bubble(t, 30, &[released(1)]).is_empty());
+    assert!(policy.on_seating(t, 31, &[out(7, 3, 2)]).is_empty(), "held for hand 1's award");
+
+    // When registration stops it with entries 9, 8 and 10 left.
+    let orders = policy.on_tournament(t, &[shared_by(&[9, 8, 10])]);
+
+    // Then the held bust is awarded (4th, the leftover), then every survivor in one command.
+    let [Order::Payouts((_, held_id, PayoutCommand::Award { players_left_before: 4, eliminated, hand_for_hand: Some(1), .. })), Order::Payouts((_, id, PayoutCommand::Shared { field, survivors }))] =
+        &orders[..]
+    else {
+        panic!("{orders:?}")
+    };
+    assert_eq!(eliminated.iter().map(|e| e.entry.0).collect::<Vec<_>>(), [7]);
+    assert_eq!(*held_id, CommandId::derived(&format!("payouts-award-held:{t}:shared")));
+    assert_eq!(*id, CommandId::derived(&format!("payouts-shared:{t}")));
+    assert_eq!(field.seat_value, Some(3_300));
+    assert_eq!(
+        survivors.iter().map(|(e, p)| (e.0, p.to_string())).collect::<Vec<_>>(),
+        [(9, "p9".into()), (8, "p8".into()), (10, "p10".into())]
+    );
+
+    // And a hand that finished after the stop, the bubble's completion, the stop again: nothing.
+    assert!(policy.on_seating(t, 40, &[out(8, 2, 1), SeatingEvent::TournamentWon { entry: EntryNo(9) }]).is_empty());
+    assert!(policy.on_bubble(t, 41, &[completed(1)]).is_empty());
+    assert!(policy.on_tournament(t, &[shared_by(&[9, 8, 10])]).is_empty());
+}
+
+/// A `tournament_finished` without `shared_by` (one winner) orders nothing, as before issue 36:
+/// the winner is paid from seating's `tournament_won`.
+#[test]
+fn a_finish_with_one_winner_orders_nothing() {
+    let (mut policy, t) = (Policy::default(), TournamentId::new());
+    started(&mut policy, t);
+    let finished = floor_events::registration::TournamentFinished {
+        winner: EntryNo(1),
+        player: PlayerId::parse("p1").unwrap(),
+        at: at(),
+        shared_by: vec![],
+    };
+    assert!(policy.on_tournament(t, &[TournamentEvent::TournamentFinished(finished)]).is_empty());
+    let orders = policy.on_seating(t, 12, &[out(2, 1, 1), SeatingEvent::TournamentWon { entry: EntryNo(1) }]);
+    assert!(matches!(&orders[..], [Order::Payouts((_, _, PayoutCommand::Award { winner: Some(_), .. }))]), "{orders:?}");
+}

@@ -40,7 +40,7 @@ const BOOKS_WAIT: Duration = Duration::from_secs(5);
 pub const POLICY_NAME: &str = "payouts-policy";
 
 /// The shape of [`Memory`] in snapshots: change it whenever that shape or meaning changes.
-const MEMORY_VERSION: &str = "payouts-5";
+const MEMORY_VERSION: &str = "payouts-6";
 
 /// The payouts service. Cheap to clone.
 #[derive(Clone)]

@@ -54,6 +54,7 @@ fn main() {
         profile: RuleProfile::Tda2024,
         fixed: None,
         ordering: None,
+        seat_value: None,
     };
     let start = Instant::now();
     let mut aggregate = PayoutState::default();

@@ -302,6 +302,7 @@ impl LobbyDocument {
             profile: self.profile,
             fixed: self.payout_table.clone(),
             ordering: None,
+            seat_value: None,
         };
         payouts::LobbyPayouts::projected(&field, stakes)
     }

@@ -139,7 +139,7 @@ mod tests {
     use floor_events::{Currency, EntryNo, PlayerId, RuleProfile};
 
     fn field(entries: u32, contributions: Money, guarantee: Option<Money>) -> Field {
-        Field { entries, contributions, guarantee, profile: RuleProfile::Tda2024, fixed: None, ordering: None }
+        Field { entries, contributions, guarantee, profile: RuleProfile::Tda2024, fixed: None, ordering: None, seat_value: None }
     }
 
     fn eur(amount: u64) -> Money {

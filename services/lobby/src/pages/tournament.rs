@@ -635,6 +635,7 @@ mod tests {
                 profile: doc.profile,
                 fixed: None,
                 ordering: None,
+                seat_value: None,
             },
             floor_rules::field::Stakes::default(),
         );
