@@ -116,7 +116,7 @@ pub fn services() -> Vec<ServiceInfo> {
             description: "Floor lobby: one document per tournament, in NATS KV and over HTTP",
             verbs: vec![],
             writes: vec![],
-            reads: vec![a::TOURNAMENT, a::CLOCK, a::SEATING, a::PAYOUTS, a::REBUYS, a::BOUNTIES, a::BUBBLE, a::ABORT],
+            reads: vec![a::TOURNAMENT, a::CLOCK, a::SEATING, a::PAYOUTS, a::REBUYS, a::BOUNTIES, a::BUBBLE, a::ABORT, a::SATELLITE],
         },
         ServiceInfo {
             name: s::REGISTRATION,

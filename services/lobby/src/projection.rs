@@ -1,5 +1,5 @@
-//! The lobby projection: tournament, clock, payouts, rebuys, bounties, bubble and abort commits folded into one
-//! KV document per tournament.
+//! The lobby projection: tournament, clock, payouts, rebuys, bounties, bubble, abort and satellite
+//! commits folded into one KV document per tournament.
 //!
 //! Documents are folded in memory and written once per batch ([`Projection::flush`]), the
 //! checkpoint after them; each document also remembers the last sequence folded in, so a commit
@@ -101,6 +101,7 @@ impl Projection for LobbyProjection {
             subjects::event_filter(subjects::aggregate::BOUNTIES),
             subjects::event_filter(subjects::aggregate::BUBBLE),
             subjects::event_filter(subjects::aggregate::ABORT),
+            subjects::event_filter(subjects::aggregate::SATELLITE),
         ]
     }
 
@@ -117,7 +118,11 @@ impl Projection for LobbyProjection {
         let doc = match (self.docs.remove(&id), &commit.events) {
             (Some(doc), _) => doc,
             (None, Events::Tournament(events)) => match events.first() {
-                Some(TournamentEvent::TournamentCreated(c)) => LobbyDocument::created(id, &c.definition, c.at, sequence),
+                Some(TournamentEvent::TournamentCreated(c)) => {
+                    // A satellite names its target as the lobby knows it (created before it).
+                    let target = c.definition.satellite.as_ref().and_then(|s| self.docs.get(&s.target)).map(|t| t.name.clone());
+                    LobbyDocument::created(id, &c.definition, c.at, sequence).with_target_name(target)
+                }
                 _ => {
                     tracing::warn!(subject, sequence, "commit for a tournament the lobby never saw created");
                     return;
@@ -136,6 +141,7 @@ impl Projection for LobbyProjection {
             Events::Bubble(events) => Some(events.iter().fold(doc, LobbyDocument::evolve_bubble)),
             Events::Payouts(events) => Some(events.iter().fold(doc, LobbyDocument::evolve_payouts)),
             Events::Abort(events) => Some(events.iter().fold(doc, LobbyDocument::evolve_abort)),
+            Events::Satellite(events) => Some(events.iter().fold(doc, LobbyDocument::evolve_satellite)),
             // Not in the lobby's filters: the document goes back as it was.
             _ => {
                 self.docs.insert(id, doc);

@@ -15,6 +15,9 @@
 //!   cancelled in play (why, the method, the statements' total).
 //! - [`bubble`]: the hand-for-hand section: off or on, hand k, the tables waited for and since
 //!   when.
+//! - [`satellite`]: a satellite's target, seat value, seats guaranteed so far, leftover and
+//!   prize kind, and the seats its log says were won (issue 36); a target counts its entries
+//!   paid by a ticket (`entered_by_ticket`).
 
 pub mod abort;
 pub mod bounties;
@@ -22,6 +25,7 @@ pub mod bubble;
 pub mod clock;
 pub mod payouts;
 pub mod rebuys;
+pub mod satellite;
 
 use chrono::{DateTime, Utc};
 use floor_events::clock::ClockEvent;
@@ -143,6 +147,13 @@ pub struct LobbyDocument {
     /// Play suspended (and why), or cancelled in play (and its statements' total).
     #[serde(default, skip_serializing_if = "abort::LobbyPlay::is_quiet")]
     pub play: abort::LobbyPlay,
+    /// A satellite: its target, seats and the seats won (issue 36).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub satellite: Option<satellite::LobbySatellite>,
+    /// Entries paid by a satellite's ticket (their `entry_registered` names it), withdrawn ones
+    /// included.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub entered_by_ticket: u32,
     /// Stream sequence of the last commit folded in: older commits are ignored.
     pub last_sequence: u64,
 }
@@ -185,6 +196,8 @@ impl LobbyDocument {
             bounties: def.bounty.as_ref().map(|terms| bounties::LobbyBounties::new(terms, currency)),
             hand_for_hand: Default::default(),
             play: Default::default(),
+            satellite: def.satellite.as_ref().map(|terms| satellite::LobbySatellite::new(terms, None)),
+            entered_by_ticket: 0,
             last_sequence: sequence,
         };
         doc.settle_prize_pool();
@@ -203,6 +216,7 @@ impl LobbyDocument {
                 self.live_entries += 1;
                 self.unique_players += u32::from(e.new_player);
                 self.re_entries += u32::from(e.kind == EntryKind::ReEntry);
+                self.entered_by_ticket += u32::from(e.ticket.is_some());
                 self.books.paid_in = add(self.books.paid_in, e.ledger.paid_in);
                 self.books.fees = add(self.books.fees, e.ledger.fee);
                 self.books.prize_pool = add(self.books.prize_pool, self.without_bounty(e.ledger.prize_pool, true));
@@ -278,10 +292,27 @@ impl LobbyDocument {
         self
     }
 
-    /// Folds one payouts event.
+    /// Folds one payouts event; a satellite's seats are then the locked pool's.
     pub fn evolve_payouts(mut self, event: &floor_events::payouts::PayoutEvent) -> Self {
         let current = self.projected_payouts().or_else(|| self.payouts.take());
         self.payouts = current.map(|p| p.evolve(event));
+        if let floor_events::payouts::PayoutEvent::PayoutTableLocked { pool, .. } = event {
+            self.satellite = self.satellite.take().map(|s| s.with_pool(*pool, true));
+        }
+        self
+    }
+
+    /// Folds one event of the satellite's own log (issue 36).
+    pub fn evolve_satellite(mut self, event: &floor_events::satellites::SatelliteEvent) -> Self {
+        self.satellite = self.satellite.take().map(|s| s.evolve(event));
+        self
+    }
+
+    /// Names a satellite's target, as the lobby knows it.
+    pub fn with_target_name(mut self, name: Option<String>) -> Self {
+        if let Some(s) = self.satellite.as_mut() {
+            s.target_name = name;
+        }
         self
     }
 
@@ -302,7 +333,8 @@ impl LobbyDocument {
             profile: self.profile,
             fixed: self.payout_table.clone(),
             ordering: None,
-            seat_value: None,
+            // A satellite's table is its seats, as payouts locks it (issue 36).
+            seat_value: self.satellite.as_ref().map(|s| s.seat_value.amount),
         };
         payouts::LobbyPayouts::projected(&field, stakes)
     }
@@ -340,7 +372,13 @@ impl LobbyDocument {
         self.prize_pool.collected = collected;
         self.prize_pool.overlay = overlay;
         self.prize_pool.total = collected.checked_add(overlay).unwrap_or(collected);
+        let total = self.prize_pool.total;
+        self.satellite = self.satellite.take().map(|s| s.with_pool(total, false));
     }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]

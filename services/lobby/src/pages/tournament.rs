@@ -112,6 +112,7 @@ fn live_markup(doc: &LobbyDocument, now: DateTime<Utc>) -> Markup {
         (rebuys_section(doc))
         (hand_for_hand_section(doc))
         (bounties_section(doc))
+        (satellite_section(doc))
     }
 }
 
@@ -458,6 +459,46 @@ fn bounties_section(doc: &LobbyDocument) -> Markup {
     }
 }
 
+/// A satellite's seats (issue 36), and a target's entries paid by a satellite's ticket.
+fn satellite_section(doc: &LobbyDocument) -> Markup {
+    use floor_events::satellites::SatellitePrize;
+    let mut rows = Vec::new();
+    if let Some(s) = &doc.satellite {
+        let target = html! {
+            a href={ "/tournaments/" (s.target) } {
+                @match &s.target_name { Some(n) => { (name(n)) }, None => { (s.target) } }
+            }
+        };
+        rows.push(("Seats for", target));
+        rows.push(("Seat value", money(s.seat_value)));
+        let prize = match s.prize {
+            SatellitePrize::Seat => "a seat, registered in the target at once",
+            SatellitePrize::Ticket => "a ticket to spend on the target",
+        };
+        rows.push(("Prize", prize.render()));
+        let seats = format!("{} {}", grouped(s.seats.into()), if s.locked { "(final)" } else { "guaranteed so far" });
+        rows.push(("Seats", seats.render()));
+        if s.leftover.amount > 0 {
+            rows.push(("Leftover", html! { (money(s.leftover)) " in cash to place " (s.seats.saturating_add(1)) }));
+        }
+        if s.tickets_issued > 0 {
+            rows.push(("Seats awarded", grouped(s.tickets_issued.into()).render()));
+            rows.push(("Tickets spent", grouped(s.tickets_spent.into()).render()));
+        }
+        if s.seats_refused > 0 {
+            rows.push(("Seats refused by the target", format!("{} (kept as tickets)", s.seats_refused).render()));
+        }
+    }
+    if doc.entered_by_ticket > 0 {
+        rows.push(("Entered by satellite", grouped(doc.entered_by_ticket.into()).render()));
+    }
+    if rows.is_empty() {
+        return html! {};
+    }
+    let title = if doc.satellite.is_some() { "Satellite" } else { "Satellites" };
+    html! { section id="satellite" { h2 { (title) } (facts(&rows)) } "\n" }
+}
+
 /// A step's length as its clock shows it: `20:00`, `0:45`, `1:30:00`.
 fn length(seconds: u32) -> String {
     duration(u64::from(seconds) * 1_000)
@@ -660,4 +701,47 @@ mod tests {
         assert!(finishers.contains("<td>1</td><td>p9</td><td class=\"num\">€90.00</td>"));
         assert!(live.contains("3 cashed so far"));
     }
+
+    /// Issue 36: a satellite's page names its target (linked), the seat value, the seats so far
+    /// and the leftover; the target's page counts its entries by satellite.
+    #[test]
+    fn a_satellite_shows_its_target_and_seats_and_a_target_its_entries_by_ticket() {
+        use floor_events::registration::{EntryKind, EntryRegistered, TournamentEvent};
+        use floor_events::satellites::{SatellitePrize, SatelliteTerms, TicketRef};
+        use floor_events::tournament::{purchase_ledger, Fee, Start};
+        let eur = |c: u64| Money::new(c, floor_events::Currency::EUR);
+        let target = TournamentId::new();
+        let definition = TournamentDefinition {
+            name: "Qualifier".into(),
+            start: Start::At(t0()),
+            buy_in: eur(1_000),
+            fee: Fee::OnTop(eur(100)),
+            satellite: Some(SatelliteTerms { target, seat_value: eur(10_900), prize: SatellitePrize::Seat, leftover: Default::default() }),
+            ..TournamentDefinition::example()
+        };
+        let registered = |entry: u32, ticket: Option<TicketRef>| {
+            TournamentEvent::EntryRegistered(EntryRegistered {
+                entry: EntryNo(entry),
+                player: PlayerId::parse(&format!("p{entry}")).unwrap(),
+                kind: EntryKind::Registration,
+                new_player: true,
+                ledger: purchase_ledger(eur(1_000), eur(100)),
+                at: t0(),
+                ticket,
+            })
+        };
+        let mut satellite = LobbyDocument::created(TournamentId::new(), &definition, t0(), 1).with_target_name(Some("<b>Major</b>".into()));
+        for entry in 1..=12 {
+            satellite = satellite.evolve(&registered(entry, None));
+        }
+        let page = live(&satellite, t0());
+        assert!(page.contains(&format!("href=\"/tournaments/{target}\"")) && page.contains("&lt;b&gt;Major&lt;/b&gt;"), "{page}");
+        assert!(page.contains("€109.00") && page.contains("1 guaranteed so far"), "{page}");
+        assert!(page.contains("€11.00 in cash to place 2"), "{page}");
+        let mut major = doc("Major");
+        major = major.evolve(&registered(1, Some(TicketRef { satellite: satellite.tournament_id, entry: EntryNo(4) })));
+        assert!(live(&major, t0()).contains("Entered by satellite"), "the target counts its entries by ticket");
+        assert!(!live(&doc("Plain"), t0()).contains("id=\"satellite\""), "no section for an ordinary tournament");
+    }
+
 }
