@@ -2,15 +2,18 @@
 //!
 //! No rules here: decode, stamp the time, hand to the aggregate, encode the reply.
 
-use crate::domain::{TournamentAggregate, TournamentCommand, SNAPSHOT_VERSION};
+use crate::domain::{TournamentAggregate, TournamentCommand, TournamentState, SNAPSHOT_VERSION};
 use crate::limits::{PlayerAggregate, PlayerCommand};
 use crate::policy::{closing_filters, ClosingPolicy, Order, RegistrationSaga, Step, CLOSING_POLICY, CLOSING_POLICY_MEMORY};
 use crate::projection::LimitedPlayers;
+use crate::satellite::{target_of, TargetFacts};
 use chrono::{DateTime, Utc};
+use esrs::Aggregate;
 use floor_events::commit::{Commit, Events};
 use floor_events::player::{PlayerEvent, SetPlayerLimits};
 use floor_events::registration::*;
-use floor_events::{subjects, CommandId, ErrorBody, Reply, RuleProfile, TournamentId};
+use floor_events::satellites::TicketRef;
+use floor_events::{subjects, CommandId, ErrorBody, Money, PlayerId, Reply, RuleProfile, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_runtime::commits::Stored;
 use floor_runtime::endpoint::Verbs;
@@ -43,6 +46,9 @@ struct Inner {
     events: async_nats::jetstream::stream::Stream,
     // Tournament → its rulebook, read once per tournament (a definition never changes).
     profiles: RwLock<HashMap<TournamentId, RuleProfile>>,
+    // The tournaments' snapshots, read to fold a satellite's target (issue 36) from its last
+    // snapshot rather than its first commit.
+    snapshots: Snapshots<TournamentState>,
     clock: Arc<dyn Clock>,
 }
 
@@ -76,7 +82,8 @@ impl Service for RegistrationService {
         let bucket = backbone.jetstream.get_object_store(subjects::SNAPSHOT_BUCKET).await.map_err(|e| {
             floor_runtime::projection::ProjectionError::with_source(floor_runtime::projection::ProjectionErrorKind::Read, e)
         })?;
-        let snapshots = Snapshots::json(bucket, SNAPSHOT_VERSION, cx.snapshot_every.unwrap_or(SNAPSHOT_EVERY));
+        let every = cx.snapshot_every.unwrap_or(SNAPSHOT_EVERY);
+        let snapshots = Snapshots::json(bucket.clone(), SNAPSHOT_VERSION, every);
         let tournaments = AggregateHost::new(store.clone()).with_snapshots(snapshots);
         run_closing_policy(backbone, tournaments.clone(), shutdown, tracker).await?;
         Ok(Self {
@@ -87,6 +94,7 @@ impl Service for RegistrationService {
                 store,
                 events: backbone.events.clone(),
                 profiles: RwLock::default(),
+                snapshots: Snapshots::json(bucket, SNAPSHOT_VERSION, every),
                 clock: cx.clock.clone(),
             }),
         })
@@ -96,7 +104,10 @@ impl Service for RegistrationService {
     fn verbs() -> Verbs<Self> {
         Verbs::new(subjects::service::REGISTRATION)
             .verb(verbs::CREATE_TOURNAMENT, |s: Self, r| async move { s.create_tournament(r).await })
-            .verb(verbs::REGISTER, |s: Self, r| async move { s.register(r).await })
+            .verb(verbs::REGISTER, |s: Self, r: Register| async move { s.register(r.command_id, r.tournament_id, r.player, None).await })
+            .verb(verbs::REGISTER_WITH_TICKET, |s: Self, r: RegisterWithTicket| async move {
+                s.register(r.command_id, r.tournament_id, r.player, Some((r.ticket, r.value))).await
+            })
             .verb(verbs::SET_PLAYER_LIMITS, |s: Self, r| async move { s.set_player_limits(r).await })
             .verb(verbs::UNREGISTER, |s: Self, r: Unregister| async move {
                 s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::Unregister {
@@ -130,9 +141,21 @@ impl Service for RegistrationService {
 }
 
 impl RegistrationService {
+    /// Creates a tournament. A satellite's target (issue 36) is read first from its log and
+    /// handed to the decider, which judges it: the decider stays pure, and the target's state
+    /// is the one its own commits hold now. A target that starts between the read and the
+    /// creation is not seen; the satellite's seats are then refused by the target and stay
+    /// tickets (nothing won is lost).
     async fn create_tournament(&self, request: CreateTournament) -> Reply<TournamentCreatedReply> {
         let tournament_id = request.tournament_id.unwrap_or(TournamentId(request.command_id.0));
-        let command = TournamentCommand::Create { tournament_id, definition: Box::new(request.definition), at: self.inner.clock.now() };
+        let (definition, at) = (Box::new(request.definition), self.inner.clock.now());
+        let command = match target_of(&definition) {
+            Some(target) => match self.target_facts(target).await {
+                Ok(target) => TournamentCommand::CreateSatellite { tournament_id, definition, target, at },
+                Err(e) => return Reply::Error(e),
+            },
+            None => TournamentCommand::Create { tournament_id, definition, at },
+        };
         let outcome = self.inner.tournaments.execute(tournament_id.0, request.command_id, command).await;
         reply(outcome, |_| TournamentCreatedReply { tournament_id })
     }
@@ -152,8 +175,17 @@ impl RegistrationService {
     /// svenska-spel-2012 the player aggregate counts calendar days, weeks and months in Swedish
     /// time and defers raised limits (002 §2.3 T-2.2, T-2.4). The profile is read here because
     /// only the tournament's log holds it and the player aggregate decides alone.
-    async fn register(&self, request: Register) -> Reply<Registered> {
-        let Register { command_id, tournament_id, player } = request;
+    ///
+    /// A registration paid by a satellite's ticket (`ticket`, with what it is worth: issue 36)
+    /// takes the same steps, limits counted alike; only its entry is decided as
+    /// [`TournamentCommand::RegisterWithTicket`].
+    async fn register(
+        &self,
+        command_id: CommandId,
+        tournament_id: TournamentId,
+        player: PlayerId,
+        ticket: Option<(TicketRef, Money)>,
+    ) -> Reply<Registered> {
         let has_limits = self.inner.limited.read().expect("limited players poisoned").contains(&player);
         let now = self.inner.clock.now();
         let profile = if has_limits {
@@ -190,7 +222,11 @@ impl RegistrationService {
                     }
                 }
                 Step::Register => {
-                    let command = TournamentCommand::Register { player: player.clone(), at: saga.at() };
+                    let (player, at) = (player.clone(), saga.at());
+                    let command = match ticket {
+                        Some((ticket, value)) => TournamentCommand::RegisterWithTicket { player, ticket, value, at },
+                        None => TournamentCommand::Register { player, at },
+                    };
                     let outcome = self.inner.tournaments.execute(tournament_id.0, command_id, command).await;
                     let registered = reply(outcome, |c| registered(tournament_id, c.events)).and_then_ok();
                     let next = saga.registered(matches!(registered, Reply::Ok(_)));
@@ -207,6 +243,26 @@ impl RegistrationService {
             };
         }
         answer.unwrap_or_else(|| Reply::Error(ErrorBody::new(floor_events::codes::UNAVAILABLE, "registration stored no entry")))
+    }
+
+    /// What the decider needs of a satellite's target: its state folded from its last snapshot
+    /// and the commits after it; `None` when no such tournament is stored.
+    async fn target_facts(&self, target: TournamentId) -> Result<Option<TargetFacts>, ErrorBody> {
+        let unavailable = |e: String| ErrorBody::new(floor_events::codes::UNAVAILABLE, format!("reading the satellite's target: {e}"));
+        let subject = subjects::event_subject(subjects::aggregate::TOURNAMENT, target.0);
+        let (mut state, after) = match self.inner.snapshots.load(&subject).await {
+            Ok(Some(restored)) => (restored.state, restored.sequence),
+            Ok(None) => (TournamentState::default(), 0),
+            Err(e) => {
+                tracing::warn!(%subject, error = %e, "snapshot ignored; folding the target's whole log");
+                (TournamentState::default(), 0)
+            }
+        };
+        let commits = self.inner.store.load::<TournamentEvent>(&subject, after).await.map_err(|e| unavailable(e.to_string()))?;
+        for commit in commits {
+            state = commit.events.into_iter().fold(state, TournamentAggregate::apply_event);
+        }
+        Ok(TargetFacts::of(&state))
     }
 
     /// The rulebook of `tournament_id`, from its first commit (its creation), kept once read;
