@@ -4,12 +4,15 @@
 //! nothing, every accepted sequence replays through `apply_event` to the same state, and the
 //! money of every accepted entry adds up without wrapping. With suspensions and resumes among
 //! the commands (issue 35), no entry is bought or withdrawn by its player while suspended.
+//! Satellites (issue 36) among the definitions and ticket registrations among the commands: a
+//! tournament finishes once, and a satellite's stop is shared by exactly the entries left.
 
-use crate::domain::{EntryStatus, TournamentAggregate, TournamentCommand as C, TournamentState};
+use crate::domain::{EntryStatus, TargetFacts, TournamentAggregate, TournamentCommand as C, TournamentState};
 use chrono::{DateTime, Duration, Utc};
 use esrs::Aggregate;
 use floor_events::money::{MAX_AMOUNT, MAX_TOTAL};
-use floor_events::registration::TournamentEvent;
+use floor_events::registration::{RegistrationCloseCause, TournamentEvent};
+use floor_events::satellites::{SatelliteTerms, TicketRef};
 use floor_events::tournament::{AddOnTerms, EntryModel, Fee, RebuyCondition, RebuyTerms, Start, TournamentDefinition};
 use floor_events::{Currency, EntryNo, Money, PlayerId, TournamentId};
 use proptest::prelude::*;
@@ -80,6 +83,7 @@ enum Twist {
     Rebuy(u64, u64, u64, u32),
     AddOn(u64, u64, u64),
     Late(Option<DateTime<Utc>>),
+    Satellite(u64),
 }
 
 fn twist() -> BoxedStrategy<Twist> {
@@ -104,6 +108,7 @@ fn twist() -> BoxedStrategy<Twist> {
         (amount(), amount(), amount(), count()).prop_map(|(p, f, c, n)| Twist::Rebuy(p, f, c, n)),
         (amount(), amount(), amount()).prop_map(|(p, f, c)| Twist::AddOn(p, f, c)),
         prop::option::of(instant()).prop_map(Twist::Late),
+        prop_oneof![Just(1_650u64), Just(2_200), Just(3_300), amount()].prop_map(Twist::Satellite),
     ]
     .boxed()
 }
@@ -139,6 +144,11 @@ fn definition() -> BoxedStrategy<TournamentDefinition> {
                     }
                     Twist::AddOn(price, fee, chips) => d.add_on = Some(AddOnTerms { price: eur(price), fee: eur(fee), chips }),
                     Twist::Late(until) => d.late_registration_until = until,
+                    Twist::Satellite(seat_value) => {
+                        let target = TournamentId(uuid::Uuid::from_u128(36));
+                        let (prize, leftover) = (Default::default(), Default::default());
+                        d.satellite = Some(SatelliteTerms { target, seat_value: eur(seat_value), prize, leftover });
+                    }
                 }
             }
             d
@@ -167,6 +177,11 @@ fn command() -> BoxedStrategy<C> {
         1 => instant().prop_map(|at| C::Suspend { at }),
         1 => instant().prop_map(|at| C::Resume { at }),
         1 => instant().prop_map(|at| C::CheckHold { at }),
+        1 => instant().prop_map(|at| C::CloseRegistration { cause: RegistrationCloseCause::LateRegistrationLevel, at }),
+        2 => (player(), entry(), prop_oneof![Just(1_100u64), amount()], instant()).prop_map(|(player, entry, value, at)| {
+            let ticket = TicketRef { satellite: TournamentId(uuid::Uuid::from_u128(7)), entry };
+            C::RegisterWithTicket { player, ticket, value: eur(value), at }
+        }),
     ]
     .boxed()
 }
@@ -194,7 +209,15 @@ proptest! {
         first in (definition(), prop_oneof![4 => Just(created_at()), 1 => instant()]),
         commands in prop::collection::vec(command(), 0..40),
     ) {
-        let create = C::Create { tournament_id: TournamentId(uuid::Uuid::nil()), definition: Box::new(first.0), at: first.1 };
+        // A satellite is created with its target's facts: open, an entry costing its seat value.
+        let create = match first.0.satellite {
+            Some(terms) => {
+                let start = Start::At(created_at() + Duration::days(30));
+                let target = TargetFacts { start, start_recorded: false, cancelled: false, finished: false, paid_in: terms.seat_value };
+                C::CreateSatellite { tournament_id: TournamentId(uuid::Uuid::nil()), definition: Box::new(first.0), target: Some(target), at: first.1 }
+            }
+            None => C::Create { tournament_id: TournamentId(uuid::Uuid::nil()), definition: Box::new(first.0), at: first.1 },
+        };
         let mut state = TournamentState::default();
         let mut log = Vec::new();
         for command in std::iter::once(create).chain(commands) {
@@ -231,10 +254,97 @@ proptest! {
             .filter(|e| e.status != EntryStatus::Unregistered)
             .try_fold(0u64, |sum, e| sum.checked_add(e.ledger.paid_in.amount));
         prop_assert!(kept.is_some_and(|k| k <= MAX_TOTAL), "what the entries paid in all fits: {:?}", kept);
+        // Issue 36: a tournament finishes once; a satellite's stop names, winner first and in
+        // order, exactly the entries left, and nobody is eliminated after it.
+        let finishes: Vec<_> = log.iter().filter_map(|e| match e { TournamentEvent::TournamentFinished(f) => Some(f), _ => None }).collect();
+        prop_assert!(finishes.len() <= 1, "finished twice: {:?}", finishes);
+        if let Some(stop) = finishes.first().filter(|f| !f.shared_by.is_empty()) {
+            let live: Vec<EntryNo> = state.entries.iter().zip(1u32..).filter(|(e, _)| e.status == EntryStatus::Live).map(|(_, n)| EntryNo(n)).collect();
+            prop_assert_eq!(stop.shared_by.iter().map(|s| s.entry).collect::<Vec<_>>(), live, "shared by the entries left");
+            prop_assert_eq!(stop.winner, stop.shared_by[0].entry);
+        }
         let replayed = log.into_iter().fold(TournamentState::default(), TournamentAggregate::apply_event);
         prop_assert_eq!(summary(&replayed), summary(&state), "replaying the log gives the same state");
         let snapshot = serde_json::to_vec(&state).expect("every state a decider allowed encodes");
         let restored: TournamentState = serde_json::from_slice(&snapshot).expect("and decodes");
         prop_assert_eq!(summary(&restored), summary(&state), "a snapshot restores the same state");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// 000 §16.7 (issue 36): a satellite of any size and seat value, its field closed at the
+    /// start or at a close of late registration, eliminated in any order: it finishes once, at
+    /// the first decision after the close that leaves no more entries than seats, shared by
+    /// exactly the entries left (or at the last opponent's elimination, one winner, when the
+    /// pool buys no seat or the field is still open); its log replays to the same state.
+    #[test]
+    fn a_satellite_stops_once_when_no_more_entries_are_left_than_seats(
+        entries in 2u32..16,
+        seat_value in 1_101u64..20_000,
+        guarantee in prop::option::of(0u64..40_000),
+        late in any::<bool>(),
+        order in Just((1u32..16).collect::<Vec<u32>>()).prop_shuffle(),
+        close_after in 0usize..16,
+    ) {
+        let start = created_at() + Duration::days(5);
+        let terms = SatelliteTerms { target: TournamentId(uuid::Uuid::from_u128(36)), seat_value: eur(seat_value), prize: Default::default(), leftover: Default::default() };
+        let definition = TournamentDefinition {
+            name: "Satellite".into(),
+            start: Start::At(start),
+            capacity: 20,
+            late_registration_until: late.then(|| start + Duration::hours(1)),
+            guarantee: guarantee.map(eur),
+            satellite: Some(terms),
+            ..TournamentDefinition::example()
+        };
+        let facts = TargetFacts { start: Start::At(start + Duration::days(30)), start_recorded: false, cancelled: false, finished: false, paid_in: eur(seat_value) };
+        let mut commands = vec![C::CreateSatellite { tournament_id: TournamentId(uuid::Uuid::nil()), definition: Box::new(definition), target: Some(facts), at: created_at() }];
+        commands.extend((0..entries).map(|n| C::Register { player: PlayerId::parse(&format!("p{n}")).expect("player"), at: created_at() }));
+        commands.push(C::Start { at: start, now: false });
+        let during = start + Duration::minutes(30);
+        let mut eliminations: Vec<C> = order.into_iter().filter(|&n| n <= entries).map(|n| C::EliminateEntry { entry: EntryNo(n), at: during }).collect();
+        eliminations.insert(close_after.min(eliminations.len()), C::CloseRegistration { cause: RegistrationCloseCause::LateRegistrationLevel, at: during });
+        commands.extend(eliminations);
+
+        let pool = u64::from(entries).saturating_mul(1_000).max(guarantee.unwrap_or(0));
+        let seats = floor_rules::satellite::seats(pool, seat_value);
+        let (mut state, mut log, mut closed) = (TournamentState::default(), Vec::new(), !late);
+        for command in commands {
+            let was_finished = state.finished;
+            let closing = matches!(command, C::CloseRegistration { .. });
+            let events = match TournamentAggregate::handle_command(&state, command) {
+                Ok(events) => events,
+                Err(e) => {
+                    prop_assert!(was_finished, "only a finished satellite refuses here: {}", e);
+                    continue;
+                }
+            };
+            closed |= closing;
+            for event in events {
+                log.push(event.clone());
+                state = TournamentAggregate::apply_event(state, event);
+            }
+            let live = state.entries.iter().filter(|e| e.status == EntryStatus::Live).count() as u32;
+            let stopped = seats > 0 && closed && state.start_recorded && live <= seats;
+            if !was_finished && stopped {
+                prop_assert!(state.finished, "{} left of {} seats and play goes on", live, seats);
+            }
+        }
+        let finishes: Vec<_> = log.iter().filter_map(|e| match e { TournamentEvent::TournamentFinished(f) => Some(f), _ => None }).collect();
+        prop_assert_eq!(finishes.len(), 1, "finished once");
+        let live: Vec<EntryNo> = state.entries.iter().zip(1u32..).filter(|(e, _)| e.status == EntryStatus::Live).map(|(_, n)| EntryNo(n)).collect();
+        prop_assert_eq!(finishes[0].winner, live[0]);
+        // Shared by the entries left, no more than seats; or, below one seat or with the field
+        // still open at the last opponent's elimination, one winner as in any tournament.
+        if finishes[0].shared_by.is_empty() {
+            prop_assert_eq!(live.len(), 1);
+        } else {
+            prop_assert_eq!(finishes[0].shared_by.iter().map(|s| s.entry).collect::<Vec<_>>(), live.clone());
+            prop_assert!(live.len() as u32 <= seats);
+        }
+        let replayed = log.into_iter().fold(TournamentState::default(), TournamentAggregate::apply_event);
+        prop_assert_eq!(summary(&replayed), summary(&state), "replaying the log gives the same state");
     }
 }
