@@ -30,6 +30,7 @@ mod rebuys;
 mod recovery;
 mod registry;
 mod roles;
+mod satellites;
 mod scheduler;
 mod seat_map;
 mod seating;

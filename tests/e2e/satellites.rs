@@ -1,0 +1,205 @@
+//! Satellites (issue 36), against a real nats-server: a four-handed sit & go whose prize is
+//! seats in a scheduled tournament (EUR 10 + 1, the seat value EUR 11) is played to its stop.
+//! Its pool (4 × EUR 6) buys two seats and EUR 2 of leftover: the second player out is paid the
+//! EUR 2 in cash, and play stops with two left, each winning a seat. Each seat is a ticket
+//! issued once and spent at once on the target: the winner is registered there, the entry
+//! naming the ticket; both tournaments' books balance on their own; the `satellite` and
+//! `tickets` verbs show the spent tickets. Killed while a seat is being taken and restarted,
+//! the platform finishes it: each seat is registered exactly once.
+
+use floor_events::payouts::{Books, BooksRequest};
+use floor_events::registration::TournamentEvent;
+use floor_events::satellites::{
+    SatelliteEvent, SatelliteOf, SatellitePrize, SatelliteTerms, SatelliteView, TicketRef, TicketState, TicketView, TicketsOf,
+};
+use floor_events::table::{BustReport, PotWon, Report, SeatStack};
+use floor_events::tournament::{Fee, TournamentDefinition};
+use floor_events::{subjects, Currency, EntryNo, Money, PlayerId, Reply, TournamentId};
+use floor_tests::{four_handed, freezeout, World};
+use std::collections::BTreeMap;
+
+const NAMES: [&str; 4] = ["ann", "bob", "cat", "dan"];
+
+fn eur(cents: u64) -> Money {
+    Money::new(cents, Currency::EUR)
+}
+
+/// A scheduled tournament tomorrow, EUR 10 + 1 (an entry costs 1,100), room for 100.
+fn target() -> TournamentDefinition {
+    TournamentDefinition { guarantee: None, ..freezeout(100) }
+}
+
+/// A four-handed sit & go at EUR 6 + 0.50 whose prize is seats in `target` worth 1,100 each.
+fn satellite(target: TournamentId) -> TournamentDefinition {
+    TournamentDefinition {
+        name: "E2E Satellite".into(),
+        buy_in: eur(600),
+        fee: Fee::OnTop(eur(50)),
+        satellite: Some(SatelliteTerms { target, seat_value: eur(1_100), prize: SatellitePrize::Seat, leftover: Default::default() }),
+        ..four_handed()
+    }
+}
+
+/// One hand at table 1: `winner` takes `loser`'s whole stack. Returns the stacks after.
+async fn bust(world: &World, t: TournamentId, hand: u64, seats: &[SeatStack], winner: SeatStack, loser: SeatStack) -> Vec<SeatStack> {
+    world
+        .report(t, &format!("h{hand}-start"), Report::HandStarted { hand, button: winner.seat, stacks: seats.to_vec(), deal_hand: None })
+        .await;
+    let report = BustReport {
+        entry: loser.entry,
+        stack_at_start: loser.chips,
+        pots: vec![PotWon { winners: vec![winner.entry], chips: loser.chips }],
+        best_high_hand: None,
+    };
+    let after: Vec<SeatStack> = seats
+        .iter()
+        .filter(|s| s.entry != loser.entry)
+        .map(|s| if s.entry == winner.entry { SeatStack { chips: s.chips + loser.chips, ..*s } } else { *s })
+        .collect();
+    world.report(t, &format!("h{hand}-end"), Report::HandFinished { hand, stacks: after.clone(), busts: vec![report] }).await;
+    after
+}
+
+/// The target and its satellite, created; the four registered in the satellite (which starts
+/// with the fourth); the first player out. Returns both ids and the three left.
+async fn to_three(world: &World) -> (TournamentId, TournamentId, Vec<SeatStack>) {
+    let major = world.create(target()).await;
+    let sat = world.create(satellite(major)).await;
+    for p in NAMES {
+        assert!(matches!(world.register(sat, p).await, Reply::Ok(_)), "{p} registers");
+    }
+    let seats = world.seated(sat, 4).await;
+    let three = bust(world, sat, 1, &seats, seats[0], seats[1]).await;
+    (major, sat, three)
+}
+
+fn player_of(entry: EntryNo) -> PlayerId {
+    PlayerId::parse(NAMES[entry.0 as usize - 1]).unwrap()
+}
+
+/// The target's entries paid by a ticket: ticket → (entry, player), failing on a ticket that
+/// paid two entries.
+async fn ticket_entries(world: &World, major: TournamentId) -> BTreeMap<TicketRef, (EntryNo, PlayerId)> {
+    let mut paid = BTreeMap::new();
+    for e in world.commits(major).await.into_iter().flat_map(|c| c.events) {
+        if let TournamentEvent::EntryRegistered(r) = e {
+            if let Some(ticket) = r.ticket {
+                assert_eq!(r.ledger.paid_in, eur(1_100), "the ticket pays the entry's price");
+                assert!(paid.insert(ticket, (r.entry, r.player)).is_none(), "ticket {ticket} paid two entries");
+            }
+        }
+    }
+    paid
+}
+
+/// The satellite's log: each ticket issued once, each spent once on `major`.
+async fn tickets_in_log(world: &World, sat: TournamentId, major: TournamentId) -> BTreeMap<TicketRef, EntryNo> {
+    let subject = subjects::event_subject(subjects::aggregate::SATELLITE, sat.0);
+    let commits: Vec<floor_runtime::store::StoredCommit<SatelliteEvent>> =
+        floor_runtime::JetStreamStore::new(&world.backbone).load(&subject, 0).await.expect("the satellite's log");
+    let (mut issued, mut spent) = (Vec::new(), BTreeMap::new());
+    for e in commits.into_iter().flat_map(|c| c.events) {
+        match e {
+            SatelliteEvent::TicketIssued(i) => {
+                assert!(!issued.contains(&i.ticket), "ticket {} issued twice", i.ticket);
+                assert_eq!((i.value, i.target, i.prize), (eur(1_100), major, SatellitePrize::Seat));
+                issued.push(i.ticket);
+            }
+            SatelliteEvent::TicketSpent(s) => {
+                assert_eq!(s.tournament, major);
+                assert!(spent.insert(s.ticket, s.entry).is_none(), "ticket {} spent twice", s.ticket);
+            }
+            SatelliteEvent::SeatRefused(r) => panic!("seat refused: {r:?}"),
+            _ => {}
+        }
+    }
+    assert_eq!(issued.len(), spent.len(), "every ticket issued was spent");
+    spent
+}
+
+async fn books(world: &World, t: TournamentId) -> Books {
+    world.read_by(subjects::service::PAYOUTS, t, u64::MAX).await;
+    match world.request(subjects::service::PAYOUTS, "books", &BooksRequest { tournament_id: t }).await {
+        Reply::Ok(v) => serde_json::from_value(v).expect("books"),
+        Reply::Error(e) => panic!("books refused: {e:?}"),
+    }
+}
+
+/// The two seats are registered in the target, each once, paid by its ticket; the satellite's
+/// log and the target's agree; both books balance.
+async fn assert_two_seats_taken(world: &World, sat: TournamentId, major: TournamentId, survivors: &[SeatStack]) {
+    let mut log = world.watch_events::<SatelliteEvent>(subjects::aggregate::SATELLITE, sat).await;
+    for _ in 0..2 {
+        log.next_where(|e| matches!(e, SatelliteEvent::TicketSpent(_))).await;
+    }
+    let spent = tickets_in_log(world, sat, major).await;
+    let paid = ticket_entries(world, major).await;
+    let winners: Vec<TicketRef> = survivors.iter().map(|s| TicketRef { satellite: sat, entry: s.entry }).collect();
+    assert_eq!(
+        spent.keys().copied().collect::<Vec<_>>(),
+        {
+            let mut w = winners.clone();
+            w.sort();
+            w
+        },
+        "a ticket per survivor"
+    );
+    assert_eq!(paid.len(), 2, "two seats taken in the target: {paid:?}");
+    for ticket in &winners {
+        let (entry, player) = paid.get(ticket).unwrap_or_else(|| panic!("{ticket} paid no entry"));
+        assert_eq!(*player, player_of(ticket.entry), "the seat is the winner's");
+        assert_eq!(spent[ticket], *entry, "the satellite's log names the target's entry");
+    }
+
+    let books_sat = books(world, sat).await;
+    assert!(books_sat.balanced, "the satellite's books: {books_sat:?}");
+    assert_eq!((books_sat.prize_pool, books_sat.prizes_paid), (2_400, 2_400), "two seats and the leftover paid: {books_sat:?}");
+    let books_major = books(world, major).await;
+    assert!(books_major.balanced, "the target's books: {books_major:?}");
+    assert_eq!((books_major.entries, books_major.paid_in), (2, 2_200), "the tickets paid the target's entries: {books_major:?}");
+
+    // The read model: the satellite and each winner's ticket, spent.
+    world.read_by(subjects::service::SATELLITES, sat, u64::MAX).await;
+    let view: SatelliteView = match world.request(subjects::service::SATELLITES, "satellite", &SatelliteOf { tournament_id: sat }).await {
+        Reply::Ok(v) => serde_json::from_value(v).expect("a satellite view"),
+        Reply::Error(e) => panic!("satellite refused: {e:?}"),
+    };
+    assert_eq!(view.terms.target, major);
+    assert_eq!(view.tickets.len(), 2);
+    assert!(view.tickets.iter().all(|t| t.state == TicketState::Spent && t.spent_on.is_some_and(|(on, _)| on == major)), "{view:?}");
+    let winner = survivors[0];
+    let theirs: Vec<TicketView> =
+        match world.request(subjects::service::SATELLITES, "tickets", &TicketsOf { player: player_of(winner.entry) }).await {
+            Reply::Ok(v) => serde_json::from_value(v).expect("tickets"),
+            Reply::Error(e) => panic!("tickets refused: {e:?}"),
+        };
+    assert_eq!(theirs.iter().map(|t| (t.ticket.entry, t.state)).collect::<Vec<_>>(), vec![(winner.entry, TicketState::Spent)]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_satellite_s_survivors_at_its_stop_are_registered_in_the_target_by_their_tickets() {
+    let world = World::start_configured(|c| c.skip("scheduler")).await;
+    let (major, sat, three) = to_three(&world).await;
+    // The second out is third: the EUR 2 leftover, in cash; two are left, as many as the seats.
+    let two = bust(&world, sat, 2, &three, three[0], three[1]).await;
+    assert_two_seats_taken(&world, sat, major, &two).await;
+    let finished = world.commits(sat).await.into_iter().flat_map(|c| c.events).find_map(|e| match e {
+        TournamentEvent::TournamentFinished(f) => Some(f),
+        _ => None,
+    });
+    let shared: Vec<EntryNo> = finished.expect("the satellite stops").shared_by.iter().map(|s| s.entry).collect();
+    assert_eq!(shared.len(), 2, "the survivors share the stop: {shared:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_while_a_seat_is_taken_the_platform_registers_each_seat_once_after_its_restart() {
+    let mut world = World::start_configured(|c| c.skip("scheduler")).await;
+    let (major, sat, three) = to_three(&world).await;
+    let mut log = world.watch_events::<SatelliteEvent>(subjects::aggregate::SATELLITE, sat).await;
+    let two = bust(&world, sat, 2, &three, three[0], three[1]).await;
+    // Killed once the first seat is being taken: registration may or may not have been asked.
+    log.next_where(|e| matches!(e, SatelliteEvent::TicketSpending(_))).await;
+    world.kill_platform();
+    world.restart_platform().await;
+    assert_two_seats_taken(&world, sat, major, &two).await;
+}
