@@ -289,7 +289,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     if (config.free || config.watchable.is_some()) && (config.cancel_at.is_some() || config.suspend_at.is_some()) {
         return Err("--cancel-at and --suspend-at act between lockstep rounds: not with --free or --hand-every".into());
     }
-    let plan = definition::plan(config, chrono::Utc::now())?;
+    let mut plan = definition::plan(config, chrono::Utc::now())?;
     if (config.free || config.watchable.is_some()) && plan.rebuys {
         return Err("--free plays freezeouts (with or without bounties): the simulated players answer rebuy offers between the \
                     lockstep's rounds"
@@ -302,6 +302,11 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         true => Some(SimPlayers::follow(backbone, t, plan.add_on).await?),
         false => None,
     };
+    // A satellite's file that leaves its target to whoever creates it (examples/satellite.toml):
+    // the simulator creates one whose entry costs the seat value.
+    if let Some(terms) = plan.definition.satellite.as_mut().filter(|s| s.target.0 == director::TARGET_PLACEHOLDER) {
+        terms.target = satellite::create_target(backbone, config, t, terms.seat_value).await?;
+    }
     let scheduled = plan.definition.scheduled_start();
     let create = CreateTournament { command_id: CommandId(t.0), tournament_id: Some(t), definition: plan.definition.clone() };
     request(backbone, verbs::CREATE_TOURNAMENT.name(), &create).await?;
@@ -349,11 +354,29 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
             (String::new(), books, standings, None, Some(cancellation(backbone, t, players_left, took).await?))
         }
         None => {
-            let survivors: Vec<String> = tables.values().flat_map(|t| t.seats.values().map(|(_, player, _)| player.to_string())).collect();
-            let [winner] = &survivors[..] else { return Err(format!("the tables ended with {} players seated", survivors.len())) };
+            let winner = match plan.definition.satellite {
+                // A satellite stops with an entry left per seat (000 §16.7): registration's winner.
+                Some(_) => satellite::finished_by(backbone, t).await?,
+                None => {
+                    let survivors: Vec<String> =
+                        tables.values().flat_map(|t| t.seats.values().map(|(_, player, _)| player.to_string())).collect();
+                    let [winner] = &survivors[..] else {
+                        return Err(format!("the tables ended with {} players seated", survivors.len()));
+                    };
+                    winner.clone()
+                }
+            };
             let (books, standings, bounties) = paid_books(backbone, t, plan.bounty).await?;
-            (winner.clone(), books, standings, bounties, None)
+            (winner, books, standings, bounties, None)
         }
+    };
+    // A satellite's seats reach its target (`--definition` of a satellite; `--format satellite`
+    // plays its own in `sim/satellite.rs`).
+    let satellite = match (&plan.definition.satellite, &cancelled) {
+        (Some(terms), None) => Some(
+            satellite::reached_target(backbone, t, terms, plan.early + late.late_entries, (hands, moves), books.clone()).await?,
+        ),
+        _ => None,
     };
     let hand_for_hand = bubble_log(backbone, t, &rounds).await?;
     let events = backbone.events.clone().info().await.map_err(|e| e.to_string())?.state.last_sequence;
@@ -371,7 +394,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         bounties,
         hand_for_hand,
         cancelled,
-        satellite: None,
+        satellite,
         pace: if config.watchable.is_some() {
             "watchable"
         } else if config.free {

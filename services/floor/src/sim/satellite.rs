@@ -81,17 +81,100 @@ pub fn satellite_of(t: TournamentId) -> TournamentId {
 }
 
 /// The target: the sim's own freezeout for the whole field plus the seats, scheduled an hour
-/// ahead (the simulator starts it once both fields are in), no late registration.
-fn target_definition(config: &SimConfig, now: chrono::DateTime<chrono::Utc>) -> TournamentDefinition {
-    let own = definition::own(config, now);
+/// ahead (the simulator starts it once both fields are in), no late registration, its entry
+/// costing `seat_value` (ten elevenths to the pool, the rest the fee: EUR 10 + 1 for EUR 11).
+fn target_definition(config: &SimConfig, seat_value: Money, now: chrono::DateTime<chrono::Utc>) -> TournamentDefinition {
+    let fee = Money::new(seat_value.amount / 11, seat_value.currency);
     TournamentDefinition {
         name: format!("Simulation {} target ({} players)", config.seed, config.entrants),
         start: Start::At(now + chrono::Duration::hours(1)),
+        buy_in: Money::new(seat_value.amount - fee.amount, seat_value.currency),
+        fee: Fee::OnTop(fee),
         capacity: config.entrants.saturating_mul(2),
         min_players: 2,
         late_registration_until: None,
-        ..own
+        ..definition::own(config, now)
     }
+}
+
+/// Creates the target of the satellite `satellite` (a file's satellite that leaves its target
+/// to whoever creates it, `examples/satellite.toml`): one whose entry costs `seat_value`, its id
+/// following from the satellite's.
+///
+/// # Errors
+/// A rejected command.
+pub(super) async fn create_target(backbone: &Backbone, config: &SimConfig, satellite: TournamentId, seat_value: Money) -> Result<TournamentId, String> {
+    let target = satellite_of(satellite);
+    let definition = target_definition(config, seat_value, chrono::Utc::now());
+    let create = CreateTournament { command_id: CommandId(target.0), tournament_id: Some(target), definition };
+    request(backbone, verbs::CREATE_TOURNAMENT.name(), &create).await?;
+    Ok(target)
+}
+
+/// A satellite's winner: registration's, the first of the entries left at the stop (000 §16.7).
+///
+/// # Errors
+/// A log that cannot be read, or no `tournament_finished` in it.
+pub(super) async fn finished_by(backbone: &Backbone, satellite: TournamentId) -> Result<String, String> {
+    let subject = subjects::event_subject(subjects::aggregate::TOURNAMENT, satellite.0);
+    let log = floor_runtime::JetStreamStore::new(backbone).load::<TournamentEvent>(&subject, 0).await.map_err(|e| e.to_string())?;
+    log.into_iter()
+        .flat_map(|c| c.events)
+        .find_map(|e| if let TournamentEvent::TournamentFinished(f) = e { Some(f.player.to_string()) } else { None })
+        .ok_or_else(|| "the satellite's tables closed and registration has not finished it".into())
+}
+
+/// Once the satellite is paid: waits for the satellites policy to have acted on its logs, reads
+/// its seats and tickets, and checks that its winners are exactly the target's entries paid by
+/// its tickets.
+///
+/// # Errors
+/// A stall, or winners that did not reach the target.
+pub(super) async fn reached_target(
+    backbone: &Backbone,
+    satellite: TournamentId,
+    terms: &SatelliteTerms,
+    entrants: u32,
+    played: (u64, u64),
+    books: Books,
+) -> Result<SatelliteSummary, String> {
+    let seat_value = terms.seat_value;
+    let seats = floor_rules::satellite::seats(books.prize_pool, seat_value.amount);
+    let leftover = floor_rules::satellite::leftover(books.prize_pool, seat_value.amount);
+    let subjects: Vec<String> = [subjects::aggregate::TOURNAMENT, subjects::aggregate::PAYOUTS, subjects::aggregate::SATELLITE]
+        .iter()
+        .map(|a| subjects::event_subject(a, satellite.0))
+        .collect();
+    lockstep::policy_settled(backbone, SATELLITES_POLICY, &subjects).await?;
+    let seen = seats_taken(backbone, satellite, terms.target, seats).await?;
+    let winners: BTreeSet<String> = seen.shared_by.iter().cloned().collect();
+    let by_ticket: BTreeSet<String> = seen.entered.iter().cloned().collect();
+    let summary = SatelliteSummary {
+        tournament_id: satellite,
+        target: terms.target,
+        entrants,
+        seat_value: seat_value.amount,
+        seats,
+        leftover,
+        stopped_with: seen.shared_by.len() as u32,
+        tickets_issued: seen.issued,
+        tickets_spent: seen.spent,
+        seats_refused: seen.refused,
+        entered_by_ticket: seen.entered.len() as u32,
+        winners_registered: !winners.is_empty() && winners == by_ticket && winners.len() as u32 == seats,
+        winners: winners.iter().cloned().collect(),
+        hands: played.0,
+        moves: played.1,
+        books,
+    };
+    if !summary.winners_registered {
+        return Err(format!(
+            "the satellite's winners did not all reach the target: shared_by {:?}, entered by ticket {:?}, seats {seats}, \
+             tickets issued {} spent {} refused {}",
+            seen.shared_by, seen.entered, seen.issued, seen.spent, seen.refused,
+        ));
+    }
+    Ok(summary)
 }
 
 /// The satellite: a sit & go (a scheduled field above 360) at EUR 2 + 0.20 whose seats are
@@ -154,13 +237,12 @@ pub(super) async fn run(backbone: &Backbone, config: &SimConfig, mut progress: i
     let now = chrono::Utc::now();
     let target = config.tournament_id;
     let satellite = satellite_of(target);
-    let target_def = target_definition(config, now);
-    debug_assert_eq!(target_def.entry_ledger().paid_in, seat_value, "the seat value is the target's entry price");
-    let create = CreateTournament { command_id: CommandId(target.0), tournament_id: Some(target), definition: target_def };
-    request(backbone, verbs::CREATE_TOURNAMENT.name(), &create).await?;
+    let created = create_target(backbone, config, satellite, seat_value).await?;
+    debug_assert_eq!(created, target);
 
     // The satellite, to its stop.
     let satellite_def = satellite_definition(config, target, seat_value, now);
+    let terms = satellite_def.satellite.expect("a satellite");
     let scheduled = satellite_def.scheduled_start();
     let create = CreateTournament { command_id: CommandId(satellite.0), tournament_id: Some(satellite), definition: satellite_def };
     request(backbone, verbs::CREATE_TOURNAMENT.name(), &create).await?;
@@ -171,49 +253,9 @@ pub(super) async fn run(backbone: &Backbone, config: &SimConfig, mut progress: i
     let satellite_config = SimConfig { tournament_id: satellite, ..config.clone() };
     let lockstep = Lockstep::new(backbone, satellite).await?;
     let played = rounds(backbone, &satellite_config, lockstep, None, None, started, &mut progress).await?;
-    let (books, standings, _) = paid_books(backbone, satellite, false).await?;
-    let seats = floor_rules::satellite::seats(books.prize_pool, seat_value.amount);
-    let leftover = floor_rules::satellite::leftover(books.prize_pool, seat_value.amount);
-
+    let (books, _, _) = paid_books(backbone, satellite, false).await?;
     // The satellites policy issues a ticket per seat and registers each winner in the target.
-    let subjects: Vec<String> = [subjects::aggregate::TOURNAMENT, subjects::aggregate::PAYOUTS, subjects::aggregate::SATELLITE]
-        .iter()
-        .map(|a| subjects::event_subject(a, satellite.0))
-        .collect();
-    lockstep::policy_settled(backbone, SATELLITES_POLICY, &subjects).await?;
-    let seen = seats_taken(backbone, satellite, target, seats).await?;
-    let winners: BTreeSet<String> = seen.shared_by.iter().cloned().collect();
-    let by_ticket: BTreeSet<String> = seen.entered.iter().cloned().collect();
-    let satellite_summary = SatelliteSummary {
-        tournament_id: satellite,
-        target,
-        entrants: config.entrants,
-        seat_value: seat_value.amount,
-        seats,
-        leftover,
-        stopped_with: seen.shared_by.len() as u32,
-        tickets_issued: seen.issued,
-        tickets_spent: seen.spent,
-        seats_refused: seen.refused,
-        entered_by_ticket: seen.entered.len() as u32,
-        winners_registered: !winners.is_empty() && winners == by_ticket && winners.len() as u32 == seats,
-        winners: winners.iter().cloned().collect(),
-        hands: played.hands,
-        moves: played.moves,
-        books,
-    };
-    if !satellite_summary.winners_registered {
-        return Err(format!(
-            "the satellite's winners did not all reach the target: shared_by {:?}, entered by ticket {:?}, seats {seats}, \
-             tickets issued {} spent {} refused {} (standings {:?})",
-            seen.shared_by,
-            seen.entered,
-            seen.issued,
-            seen.spent,
-            seen.refused,
-            standings.iter().map(|a| (a.place, a.player.to_string(), a.amount)).collect::<Vec<_>>()
-        ));
-    }
+    let satellite_summary = reached_target(backbone, satellite, &terms, config.entrants, (played.hands, played.moves), books).await?;
 
     // The target, with the winners and its own field, to a winner.
     register_field(backbone, target, "sim", config.entrants, &mut progress).await?;
@@ -320,9 +362,11 @@ mod tests {
     fn the_satellite_costs_less_than_its_target_and_its_seat_is_the_targets_entry() {
         let config = SimConfig::new(60, 7, TournamentId(uuid::Uuid::from_u128(36)));
         let now = "2027-01-10T17:00:00Z".parse().unwrap();
-        let target = target_definition(&config, now);
-        let seat_value = target.entry_ledger().paid_in;
-        assert_eq!(seat_value, Money::new(1_100, Currency::EUR));
+        let seat_value = Money::new(1_100, Currency::EUR);
+        let target = target_definition(&config, seat_value, now);
+        assert_eq!(target.entry_ledger().paid_in, seat_value, "EUR 10 + 1");
+        let major = target_definition(&config, Money::new(10_900, Currency::EUR), now);
+        assert_eq!(major.entry_ledger().paid_in.amount, 10_900, "any seat value: the file's");
         let satellite = satellite_definition(&config, config.tournament_id, seat_value, now);
         satellite.validate_at(now).expect("a valid satellite");
         target.validate_at(now).expect("a valid target");
