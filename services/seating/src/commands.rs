@@ -125,7 +125,9 @@ pub enum SeatingCommand {
     /// Play resumes after a suspension: `resume` to every paused table, and to a table under
     /// hand-for-hand's hold its hold and unplayed `deal_hand`s again.
     ResumePlay,
-    /// The tournament is cancelled in play (the abort service's event): every table is closed.
+    /// Play is over without a winner: the tournament is cancelled in play (the abort service's
+    /// event), or a satellite stopped with its survivors sharing the seats (registration's
+    /// `tournament_finished` with `shared_by`, issue 36). Every table is closed.
     CloseTables,
     /// A table's report, with the seed for any draw the decision after it needs.
     Report {

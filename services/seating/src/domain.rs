@@ -157,6 +157,14 @@ impl SeatingState {
         self.started && self.drawn_tables < self.draw_total
     }
 
+    /// Play is over without a winner: the draw made and every table closed with entries still
+    /// in. A satellite stopped with its survivors sharing the seats (issue 36, 000 §16.7:
+    /// registration's `tournament_finished` with `shared_by`), or a cancellation in play. Hand
+    /// reports are then refused (`tournament_finished`), and a move confirmed seats nobody.
+    pub fn over(&self) -> bool {
+        self.started && !self.drawing() && self.winner.is_none() && self.room.is_empty() && !self.entries.is_empty()
+    }
+
     /// Where an entry plays now: its source seat while leaving, else its seat.
     pub fn physical(&self, entry: EntryNo) -> Option<(u32, Seat)> {
         self.leaving.get(&entry).map(|l| (l.table, l.seat)).or_else(|| self.located.get(&entry).copied())
@@ -685,6 +693,10 @@ fn confirmed(state: &SeatingState, table: u32, sequence: u64) -> Vec<SeatingEven
     let Some(&(to_table, to_seat)) = state.located.get(&entry) else { return vec![] };
     let mut out = Outbox::new(state);
     out.push(SeatingEvent::MoveConfirmed { entry });
-    out.seat(to_table, entry, to_seat, leaving.wait_for_button);
+    // After the end (every table closed) the player is let go and seated nowhere: a closed
+    // table hears nothing but a `remove_player` (docs/table-servers.md).
+    if !state.over() {
+        out.seat(to_table, entry, to_seat, leaving.wait_for_button);
+    }
     out.events
 }

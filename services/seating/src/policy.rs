@@ -4,6 +4,8 @@
 //!   commitment is published now, the seed when the seats are drawn).
 //! - An entry registered or withdrawn: it joins or leaves the seat pool.
 //! - The tournament started: draw the seats.
+//! - A satellite finished with its survivors sharing the seats (`shared_by`, issue 36): every
+//!   table is closed.
 //! - A level started: its blinds go to every table for the next hand.
 //! - A rebuy or add-on bought: its chips go to the entry's table; a rebuy forgone: the entry at
 //!   zero is eliminated; the rebuy period over: busted stacks are out at once from now on.
@@ -88,6 +90,12 @@ pub fn react_to_tournament(tournament: TournamentId, event: &TournamentEvent, ke
         TournamentEvent::EntryUnregistered(e) => vec![(id(format!("leave-{}", e.entry.0)), SeatingCommand::Leave { entry: e.entry })],
         TournamentEvent::TournamentStarted(started) => {
             vec![(id("start".into()), SeatingCommand::Start { seed: key.draw(tournament), at: started.at })]
+        }
+        // A satellite stopped with as many entries left as seats (issue 36, 000 §16.7): the
+        // survivors are still seated, so every table is told to stop (`close_table`). A finish
+        // with one winner needs nothing: seating decided it, and closed the last table then.
+        TournamentEvent::TournamentFinished(finished) if !finished.shared_by.is_empty() => {
+            vec![(id("finish".into()), SeatingCommand::CloseTables)]
         }
         _ => vec![],
     }
@@ -223,6 +231,26 @@ mod tests {
         assert_ne!(key.decision(a, 1, "r1"), key.decision(a, 1, "r2"));
         assert_ne!(commitment(&key.draw(a)), key.draw(a));
         assert_ne!(SeedKey([8; 32]).draw(a), key.draw(a), "another key, other seeds");
+    }
+
+    /// Issue 36: a satellite's `tournament_finished` with `shared_by` closes every table (one
+    /// command, its id derived from the tournament); a finish with one winner calls for nothing,
+    /// as before.
+    #[test]
+    fn a_shared_finish_closes_every_table_and_a_single_winner_s_finish_does_nothing() {
+        use floor_events::registration::{Survivor, TournamentFinished};
+        let t = TournamentId::new();
+        let key = SeedKey([1; 32]);
+        let p = |e: u32| PlayerId::parse(&format!("p{e}")).unwrap();
+        let finished = |shared_by: Vec<Survivor>| {
+            TournamentEvent::TournamentFinished(TournamentFinished { winner: EntryNo(3), player: p(3), at: chrono::Utc::now(), shared_by })
+        };
+        let survivors = [3, 1, 2].map(|e| Survivor { entry: EntryNo(e), player: p(e) }).to_vec();
+        assert_eq!(
+            react_to_tournament(t, &finished(survivors), &key),
+            vec![(CommandId::derived(&format!("seating-finish:{t}")), SeatingCommand::CloseTables)]
+        );
+        assert!(react_to_tournament(t, &finished(vec![]), &key).is_empty());
     }
 
     fn join(entry: u32) -> SeatingCommand {

@@ -158,6 +158,11 @@ pub enum Rejection {
     /// Hand-for-hand: a finish for a hand the table was not dealing (not released to it).
     #[error("hand {0} finished, but it is not the hand-for-hand hand released to this table")]
     HandNotReleased(u64),
+    /// Play is over without a winner and every table is closed: a satellite stopped with its
+    /// survivors sharing the seats (issue 36, 000 §16.7), or a cancellation in play. A hand
+    /// still in play then counts for nothing (its bets go back), and none starts.
+    #[error("the tournament is over ({0} entries left share the end): hand {1} is not played")]
+    TournamentOver(usize, u64),
 }
 
 impl Rejection {
@@ -181,6 +186,7 @@ impl Rejection {
             Self::NotConfirmed(_) => codes::INSTRUCTION_NOT_CONFIRMED,
             Self::TableHeld(..) => codes::TABLE_HELD,
             Self::HandNotReleased(_) => codes::HAND_NOT_RELEASED,
+            Self::TournamentOver(..) => codes::TOURNAMENT_FINISHED,
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Tables stopped by another service: hand-for-hand's hold (the bubble), a suspension's pause
-//! and a cancellation's close (abort). Both are instructions numbered in each table's sequence; one `resume` ends
+//! and a cancellation's close (abort), and a satellite's shared finish (registration, issue 36). Both are instructions numbered in each table's sequence; one `resume` ends
 //! both at a table (the table protocol), so each side sends again what the other still needs.
 
 use super::*;
@@ -68,8 +68,11 @@ pub(super) fn resume_play(state: &SeatingState) -> Vec<SeatingEvent> {
     out.events
 }
 
-/// The tournament is cancelled: every open table is closed (`close_table`; reports after it
-/// are refused as from an unknown table). Nothing open: nothing.
+/// Play is over without a winner: cancelled in play (abort), or a satellite stopped with as many
+/// entries left as seats (issue 36: registration's `tournament_finished` with `shared_by`).
+/// Every open table is closed (`table_closed`, and `close_table` numbered in its sequence);
+/// hand reports after it are refused (`tournament_finished`, [`SeatingState::over`]). Nothing
+/// open: nothing.
 pub(super) fn close_tables(state: &SeatingState) -> Vec<SeatingEvent> {
     let mut tables: Vec<u32> = state.room.tables().map(|t| t.number).collect();
     tables.sort_unstable();

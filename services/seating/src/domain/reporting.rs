@@ -23,6 +23,12 @@ pub(super) fn refused(table: u32, report_id: String, why: &Rejection) -> Vec<Sea
 
 pub(super) fn on_report(state: &SeatingState, report: TableReport, seed: &Seed) -> Vec<SeatingEvent> {
     let table = report.table;
+    // Play is over without a winner (a satellite's shared finish, a cancellation in play):
+    // every table is closed, and a hand in play then counts for nothing. Without this, a hand
+    // that finished after the stop would eliminate a player who has already won a seat.
+    if let (true, Report::HandStarted { hand, .. } | Report::HandFinished { hand, .. }) = (state.over(), &report.report) {
+        return rejected(&report, Rejection::TournamentOver(state.entries.len(), *hand));
+    }
     match &report.report {
         Report::HandStarted { hand, button, stacks, deal_hand } => match check_started(state, table, *hand, *button, stacks, *deal_hand) {
             Ok(crossing) => vec![SeatingEvent::HandStarted { table, hand: *hand, button: *button, stacks: stacks.clone(), crossing }],
