@@ -485,7 +485,11 @@ pub const TARGET_PLACEHOLDER: uuid::Uuid = uuid::Uuid::nil();
 ///
 /// # Errors
 /// `Usage` naming the file and what to give.
-pub fn with_target(mut definition: TournamentDefinition, target: Option<TournamentId>, path: &Path) -> Result<TournamentDefinition, Failure> {
+pub fn with_target(
+    mut definition: TournamentDefinition,
+    target: Option<TournamentId>,
+    path: &Path,
+) -> Result<TournamentDefinition, Failure> {
     let usage = |m: String| Failure::new(Exit::Usage, format!("{}: {m}", path.display()));
     match (definition.satellite.as_mut(), target) {
         (Some(terms), Some(target)) => terms.target = target,

@@ -405,7 +405,10 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
         None => {
             let services: &[&str] = {
                 use subjects::service::*;
-                match (bounty.is_some() || file.is_some_and(|d| d.bounty.is_some()), asked.satellite || file.is_some_and(|d| d.satellite.is_some())) {
+                match (
+                    bounty.is_some() || file.is_some_and(|d| d.bounty.is_some()),
+                    asked.satellite || file.is_some_and(|d| d.satellite.is_some()),
+                ) {
                     (_, true) => &[REGISTRATION, SEATING, PAYOUTS, REBUYS, BUBBLE, SATELLITES],
                     (true, false) => &[REGISTRATION, SEATING, PAYOUTS, REBUYS, BUBBLE, BOUNTIES],
                     (false, false) => &[REGISTRATION, SEATING, PAYOUTS, REBUYS, BUBBLE],

@@ -373,9 +373,9 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     // A satellite's seats reach its target (`--definition` of a satellite; `--format satellite`
     // plays its own in `sim/satellite.rs`).
     let satellite = match (&plan.definition.satellite, &cancelled) {
-        (Some(terms), None) => Some(
-            satellite::reached_target(backbone, t, terms, plan.early + late.late_entries, (hands, moves), books.clone()).await?,
-        ),
+        (Some(terms), None) => {
+            Some(satellite::reached_target(backbone, t, terms, plan.early + late.late_entries, (hands, moves), books.clone()).await?)
+        }
         _ => None,
     };
     let hand_for_hand = bubble_log(backbone, t, &rounds).await?;

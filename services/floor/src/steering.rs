@@ -234,7 +234,9 @@ pub(crate) async fn ticket_command(cli: &Cli, command: &TicketCommand) -> Result
             let spent: TicketView = director(cli).await?.request(service, verbs::SPEND_TICKET.name(), &request).await.map_err(|f| {
                 let hint = match f.message.split(':').next() {
                     Some(codes::TICKET_NOT_YOURS | codes::UNKNOWN_TICKET) => format!(" (floor ticket list --player {player} lists theirs)"),
-                    Some(codes::TICKET_VALUE_MISMATCH) => " (a ticket enters its target, or a tournament whose entry costs its value)".into(),
+                    Some(codes::TICKET_VALUE_MISMATCH) => {
+                        " (a ticket enters its target, or a tournament whose entry costs its value)".into()
+                    }
                     _ => String::new(),
                 };
                 Failure { message: format!("{}{hint}", f.message), ..f }

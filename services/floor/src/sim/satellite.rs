@@ -103,7 +103,12 @@ fn target_definition(config: &SimConfig, seat_value: Money, now: chrono::DateTim
 ///
 /// # Errors
 /// A rejected command.
-pub(super) async fn create_target(backbone: &Backbone, config: &SimConfig, satellite: TournamentId, seat_value: Money) -> Result<TournamentId, String> {
+pub(super) async fn create_target(
+    backbone: &Backbone,
+    config: &SimConfig,
+    satellite: TournamentId,
+    seat_value: Money,
+) -> Result<TournamentId, String> {
     let target = satellite_of(satellite);
     let definition = target_definition(config, seat_value, chrono::Utc::now());
     let create = CreateTournament { command_id: CommandId(target.0), tournament_id: Some(target), definition };
@@ -309,7 +314,8 @@ async fn seats_taken(backbone: &Backbone, satellite: TournamentId, target: Tourn
     loop {
         let mut seen = Seats::default();
         let log = |aggregate: &str, t: TournamentId| subjects::event_subject(aggregate, t.0);
-        let finished = store.load::<TournamentEvent>(&log(subjects::aggregate::TOURNAMENT, satellite), 0).await.map_err(|e| e.to_string())?;
+        let finished =
+            store.load::<TournamentEvent>(&log(subjects::aggregate::TOURNAMENT, satellite), 0).await.map_err(|e| e.to_string())?;
         for event in finished.into_iter().flat_map(|c| c.events) {
             if let TournamentEvent::TournamentFinished(f) = event {
                 seen.shared_by = f.shared_by.iter().map(|s| s.player.to_string()).collect();

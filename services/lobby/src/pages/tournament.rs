@@ -743,5 +743,4 @@ mod tests {
         assert!(live(&major, t0()).contains("Entered by satellite"), "the target counts its entries by ticket");
         assert!(!live(&doc("Plain"), t0()).contains("id=\"satellite\""), "no section for an ordinary tournament");
     }
-
 }
