@@ -8,13 +8,13 @@
 //! the platform finishes it: each seat is registered exactly once.
 
 use floor_events::payouts::{Books, BooksRequest};
-use floor_events::registration::TournamentEvent;
+use floor_events::registration::{TournamentEvent, Unregister};
 use floor_events::satellites::{
-    SatelliteEvent, SatelliteOf, SatellitePrize, SatelliteTerms, SatelliteView, TicketRef, TicketState, TicketView, TicketsOf,
+    SatelliteEvent, SatelliteOf, SatellitePrize, SatelliteTerms, SatelliteView, SpendTicket, TicketRef, TicketState, TicketView, TicketsOf,
 };
 use floor_events::table::{BustReport, PotWon, Report, SeatStack};
 use floor_events::tournament::{Fee, TournamentDefinition};
-use floor_events::{subjects, Currency, EntryNo, Money, PlayerId, Reply, TournamentId};
+use floor_events::{codes, subjects, CommandId, Currency, EntryNo, Money, PlayerId, Reply, TournamentId};
 use floor_tests::{four_handed, freezeout, World};
 use std::collections::BTreeMap;
 
@@ -202,4 +202,91 @@ async fn killed_while_a_seat_is_taken_the_platform_registers_each_seat_once_afte
     world.kill_platform();
     world.restart_platform().await;
     assert_two_seats_taken(&world, sat, major, &two).await;
+}
+
+async fn spend(world: &World, ticket: TicketRef, player: &PlayerId, on: TournamentId, command_id: CommandId) -> Reply<serde_json::Value> {
+    let request = SpendTicket { command_id, ticket, player: player.clone(), tournament_id: on };
+    world.request(subjects::service::SATELLITES, "spend_ticket", &request).await
+}
+
+/// A target with one place left takes one seat and refuses the other: that winner keeps a
+/// ticket, with the reason. Nobody else may spend it, a spent ticket is not spent again, and an
+/// unknown one is refused; spent on the full target it is refused by registration and back in
+/// its holder's hands; once a place is free (a cash entry unregisters) it pays an entry. The
+/// entry a ticket paid, unregistered, gives the ticket back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_a_full_target_refuses_stays_a_ticket_its_winner_spends_later_and_a_refund_gives_it_back() {
+    let world = World::start_configured(|c| c.skip("scheduler")).await;
+    let major = world.create(TournamentDefinition { capacity: 2, ..target() }).await;
+    assert!(matches!(world.register(major, "zoe").await, Reply::Ok(_)), "zoe pays cash");
+    let sat = world.create(satellite(major)).await;
+    for p in NAMES {
+        assert!(matches!(world.register(sat, p).await, Reply::Ok(_)), "{p} registers");
+    }
+    let mut log = world.watch_events::<SatelliteEvent>(subjects::aggregate::SATELLITE, sat).await;
+    let seats = world.seated(sat, 4).await;
+    let three = bust(&world, sat, 1, &seats, seats[0], seats[1]).await;
+    bust(&world, sat, 2, &three, three[0], three[1]).await;
+
+    let (mut spent, mut refused) = (None, None);
+    while spent.is_none() || refused.is_none() {
+        match log.next_where(|e| matches!(e, SatelliteEvent::TicketSpent(_) | SatelliteEvent::SeatRefused(_))).await {
+            SatelliteEvent::TicketSpent(s) => spent = Some(s),
+            SatelliteEvent::SeatRefused(r) => refused = Some(r),
+            other => unreachable!("{other:?}"),
+        }
+    }
+    let (spent, refused) = (spent.unwrap(), refused.unwrap());
+    let (holder, other) = (player_of(refused.ticket.entry), player_of(spent.ticket.entry));
+
+    // Refused: another player's, an unknown ticket, a spent one.
+    let code = |reply: Reply<serde_json::Value>| match reply {
+        Reply::Error(e) => e.code,
+        Reply::Ok(v) => panic!("expected a refusal, got {v}"),
+    };
+    assert_eq!(code(spend(&world, refused.ticket, &other, major, CommandId::new()).await), codes::TICKET_NOT_YOURS);
+    let unknown = TicketRef { satellite: sat, entry: EntryNo(99) };
+    assert_eq!(code(spend(&world, unknown, &holder, major, CommandId::new()).await), codes::UNKNOWN_TICKET);
+    assert_eq!(code(spend(&world, spent.ticket, &other, major, CommandId::new()).await), codes::TICKET_SPENT);
+
+    // Still full: registration refuses, and the ticket is the holder's again.
+    let full = code(spend(&world, refused.ticket, &holder, major, CommandId::new()).await);
+    assert!(
+        ![codes::TICKET_NOT_YOURS, codes::UNKNOWN_TICKET, codes::TICKET_SPENT].contains(&full.as_str()),
+        "registration's refusal: {full}"
+    );
+    log.next_where(|e| matches!(e, SatelliteEvent::SpendingFailed(f) if f.ticket == refused.ticket)).await;
+
+    // A place frees: the ticket pays an entry (a retry of the same request answers the same).
+    let zoe = Unregister { command_id: CommandId::new(), tournament_id: major, player: PlayerId::parse("zoe").unwrap(), entry: None };
+    assert!(matches!(world.send("unregister", &zoe).await, Reply::Ok(_)), "zoe leaves");
+    let id = CommandId::new();
+    let view: TicketView = match spend(&world, refused.ticket, &holder, major, id).await {
+        Reply::Ok(v) => serde_json::from_value(v).expect("a ticket"),
+        Reply::Error(e) => panic!("spend refused: {e:?}"),
+    };
+    assert_eq!(view.state, TicketState::Spent);
+    assert!(view.seat_refused.is_some(), "the refusal is remembered: {view:?}");
+    let again: TicketView = match spend(&world, refused.ticket, &holder, major, id).await {
+        Reply::Ok(v) => serde_json::from_value(v).expect("a ticket"),
+        Reply::Error(e) => panic!("the retry refused: {e:?}"),
+    };
+    assert_eq!(again, view, "a retry is answered, not spent twice");
+    let paid = ticket_entries(&world, major).await;
+    assert_eq!(paid.len(), 2, "{paid:?}");
+    assert_eq!(paid[&refused.ticket], (view.spent_on.unwrap().1, holder.clone()));
+
+    // The other winner unregisters: the ticket is back, to spend again.
+    let out = Unregister { command_id: CommandId::new(), tournament_id: major, player: other.clone(), entry: None };
+    assert!(matches!(world.send("unregister", &out).await, Reply::Ok(_)), "the other winner leaves");
+    log.next_where(|e| matches!(e, SatelliteEvent::TicketRefunded(r) if r.ticket == spent.ticket && r.tournament == major)).await;
+    world.read_by(subjects::service::SATELLITES, sat, u64::MAX).await;
+    let theirs: Vec<TicketView> = match world.request(subjects::service::SATELLITES, "tickets", &TicketsOf { player: other.clone() }).await
+    {
+        Reply::Ok(v) => serde_json::from_value(v).expect("tickets"),
+        Reply::Error(e) => panic!("tickets refused: {e:?}"),
+    };
+    assert_eq!(theirs.iter().map(|t| (t.ticket, t.state)).collect::<Vec<_>>(), vec![(spent.ticket, TicketState::Issued)]);
+    let major_books = books(&world, major).await;
+    assert!(major_books.balanced, "{major_books:?}");
 }

@@ -30,7 +30,7 @@ use floor_runtime::projection::ProjectionError;
 use floor_runtime::shell::{Context, Service};
 use floor_runtime::sync::lock;
 use floor_runtime::RETRY;
-use floor_runtime::{AggregateHost, Clock, Commands, Committed, DomainError, JetStreamStore};
+use floor_runtime::{AggregateHost, Clock, CommandErrorKind, Commands, Committed, DomainError, JetStreamStore};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
@@ -79,6 +79,10 @@ enum Ended {
     Spent,
     /// Refused by registration: its answer.
     Refused(ErrorBody),
+    /// An answer this build does not understand (another version of registration): whether
+    /// the entry was registered is not known, so the ticket stays `spending` (held, never
+    /// spent twice) and the next start asks again.
+    NotUnderstood,
     /// The platform is stopping: the ticket stays `spending` for the next start.
     Stopping,
 }
@@ -190,9 +194,9 @@ impl SatellitesService {
             None => return Ended::Stopping,
             Some(Ok(registered)) => (SatelliteCommand::Spent { ticket, tournament, entry: registered.entry, at }, Ended::Spent),
             Some(Err(e)) => {
-                let body = match e.code() {
-                    Some(code) => ErrorBody::new(code, e.to_string()),
-                    None => ErrorBody::new(codes::UNAVAILABLE, e.to_string()),
+                let CommandErrorKind::Rejected(body) = e.kind() else {
+                    tracing::error!(%ticket, %tournament, error = %e, "registration's answer not understood: the ticket stays held");
+                    return Ended::NotUnderstood;
                 };
                 let (code, reason) = (body.code.clone(), body.message.clone());
                 let command = match kind {
@@ -276,10 +280,10 @@ impl SatellitesService {
             match self.register(ticket, player, held.value, tournament, register_id, Spending::Player).await {
                 Ended::Spent => {}
                 Ended::Refused(body) => return Reply::Error(body),
-                Ended::Stopping => {
+                Ended::Stopping | Ended::NotUnderstood => {
                     return Reply::Error(ErrorBody::new(
                         codes::UNAVAILABLE,
-                        "the satellites service is stopping: the spend finishes at its start",
+                        "registration's answer is not stored yet: the spend finishes at the service's next start",
                     ))
                 }
             }
