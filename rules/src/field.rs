@@ -197,6 +197,8 @@ pub fn table_with_stakes(field: &Field, stakes: Option<Stakes>) -> Result<(Payou
     if let Some(seat_value) = field.seat_value {
         // A satellite (issue 36; README §9, 000 §16.7): seats of the seat value from the whole
         // pool, the leftover in cash to the next place; sums to the pool exactly.
+        let pool = satellite_pool(field, pool, seat_value);
+        let overlay = pool.saturating_sub(field.contributions.amount);
         return Ok((crate::satellite::table(pool, seat_value), Money::new(pool, currency), overlay));
     }
     if let Some(fixed) = &field.fixed {
@@ -216,6 +218,21 @@ pub fn table_with_stakes(field: &Field, stakes: Option<Stakes>) -> Result<(Payou
     Ok((table, Money::new(pool, currency), overlay))
 }
 
+/// A satellite's pool: `pool` (the contributions topped up to the guarantee, capped where 003
+/// caps it), except that a table never pays more places than the field has entries (as
+/// [`paid_places`] never does): a guarantee that buys at least as many seats as there are
+/// entries pays every entry a seat ("every survivor gets a seat", README §9) and nothing more;
+/// the seats nobody can take, and a leftover with no place to go to, are not paid, so the
+/// overlay is only what those seats need. Never below the contributions (they are the
+/// players' money, paid out whole).
+fn satellite_pool(field: &Field, pool: u64, seat_value: u64) -> u64 {
+    if u64::from(crate::satellite::seats(pool, seat_value)) < u64::from(field.entries) {
+        return pool;
+    }
+    let seats_for_all = u64::from(field.entries).saturating_mul(seat_value);
+    pool.min(seats_for_all.max(field.contributions.amount))
+}
+
 /// The places [`table_for`] would pay, at most, without building the table. A satellite's:
 /// its seats and the leftover's place, for the pool uncapped (003's cap only lowers the pool,
 /// so never more places).
@@ -225,6 +242,7 @@ pub fn places_at_most(field: &Field) -> u32 {
             Some(g) if g.currency == field.contributions.currency => field.contributions.amount.max(g.amount),
             _ => field.contributions.amount,
         };
+        let pool = satellite_pool(field, pool, seat_value);
         let leftover = u32::from(crate::satellite::leftover(pool, seat_value) > 0);
         return crate::satellite::seats(pool, seat_value).saturating_add(leftover);
     }
@@ -389,9 +407,28 @@ mod tests {
         assert_eq!(places_at_most(&field), 4);
     }
 
+    /// A guarantee that buys more seats than there are entries: every entry a seat, no more
+    /// (no place beyond the field, as no table pays one); the overlay is what those seats need.
+    #[test]
+    fn a_guarantee_above_the_field_pays_every_entry_a_seat_and_no_more() {
+        // Given 3 entries (€30 contributed) and €100 guaranteed with seats worth €33: the
+        // guarantee buys three seats and €1 for a fourth place nobody can take.
+        let field = satellite(3, 3_300, Some(10_000));
+        let (table, pool, overlay) = table_for(&field).unwrap();
+        // Then three seats, the pool what they cost, the overlay what they need beyond €30.
+        assert_eq!(table.bands, vec![crate::payout_table::Band { from: 1, to: 3, amount: 3_300 }]);
+        assert_eq!((pool, overlay, places_at_most(&field)), (eur(9_900), 6_900, 3));
+        // And with two entries, two seats.
+        let (table, pool, _) = table_for(&satellite(2, 3_300, Some(10_000))).unwrap();
+        assert_eq!((table.places(), pool), (2, eur(6_600)));
+        // And with four, the guaranteed pool as it is: three seats and €1 to fourth.
+        let (table, pool, _) = table_for(&satellite(4, 3_300, Some(10_000))).unwrap();
+        assert_eq!((table.places(), table.prize(4), pool), (4, 100, eur(10_000)));
+    }
+
     proptest::proptest! {
         /// Money in = money out: a satellite's table pays exactly its pool, and never more
-        /// places than `places_at_most` says.
+        /// places than `places_at_most` says, nor than the field has entries.
         #[test]
         fn a_satellite_table_pays_its_pool_to_the_cent(
             entries in 0u32..5_000,
@@ -407,7 +444,12 @@ mod tests {
             let (table, pool, _) = table_for(&field).unwrap();
             proptest::prop_assert_eq!(table.total(), pool.amount);
             proptest::prop_assert!(table.places() <= places_at_most(&field));
-            proptest::prop_assert_eq!(table.prize(1), if pool.amount >= seat { seat } else { pool.amount });
+            proptest::prop_assert!(pool.amount >= field.contributions.amount);
+            if each < seat {
+                // A seat costs more than an entry (as a definition requires): no place beyond the field.
+                proptest::prop_assert!(table.places() <= entries.max(1), "{:?} for {} entries", table, entries);
+                proptest::prop_assert_eq!(table.prize(1), if pool.amount >= seat { seat } else { pool.amount });
+            }
         }
     }
 }

@@ -479,7 +479,8 @@ proptest! {
 
     /// Money in = money out for any satellite (issue 36): played down by random groups of busts
     /// until no more entries are left than seats, then stopped with every survivor sharing; or,
-    /// with a pool below one seat, to a winner. Every place paid once, the books balance.
+    /// with a pool below one seat, to a winner. With or without a guarantee (one that buys more
+    /// seats than entries pays each entry a seat). Every place paid once, the books balance.
     #[test]
     fn a_satellite_s_books_balance_whatever_the_field_and_the_busts(
         entries in 2u32..200,
@@ -487,17 +488,20 @@ proptest! {
         fee in 0u64..500,
         seat_factor in 1u64..20,
         extra in 1u64..5_000,
+        guarantee in proptest::option::of(0u64..2_000_000),
         groups in proptest::collection::vec(proptest::collection::vec(1u64..4, 1..4), 200),
     ) {
         // A seat costs more than an entry (the definition refuses otherwise).
         let seat = each + fee + each * seat_factor + extra;
-        let f = satellite(entries, each, seat, None);
-        let seats = floor_rules::satellite::seats(u64::from(entries) * each, seat);
+        let f = satellite(entries, each, seat, guarantee);
+        // Registration stops on the pool topped up to the guarantee (floor_rules::satellite::stops).
+        let pool = (u64::from(entries) * each).max(guarantee.unwrap_or(0));
+        let seats = floor_rules::satellite::seats(pool, seat);
         let mut log = lock(&f);
         let mut left = entries;
         let mut next = 1u32;
         let mut groups = groups.into_iter();
-        while left > 1 && !floor_rules::satellite::stops(left, u64::from(entries) * each, seat) {
+        while left > 1 && !floor_rules::satellite::stops(left, pool, seat) {
             let stacks = groups.next().unwrap_or_else(|| vec![1]);
             let n = (stacks.len() as u32).min(left - 1);
             let eliminated: Vec<Eliminated> = stacks.iter().take(n as usize).enumerate().map(|(i, &s)| out(next + i as u32, s)).collect();
@@ -522,6 +526,6 @@ proptest! {
         let b = books(TournamentId(uuid::Uuid::nil()), &registration, [], &log);
         prop_assert!(b.finished && b.balanced, "{:?}", b);
         prop_assert_eq!(b.prize_pool, b.prizes_paid);
-        prop_assert_eq!(b.prize_pool, u64::from(entries) * each);
+        prop_assert_eq!(b.prize_pool, u64::from(entries) * each + b.overlay);
     }
 }
