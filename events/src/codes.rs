@@ -343,3 +343,7 @@ pub const TICKET_SPENT: &str = "ticket_spent";
 pub const TICKET_NOT_YOURS: &str = "ticket_not_yours";
 /// The ticket is worth another amount than an entry to this tournament costs.
 pub const TICKET_VALUE_MISMATCH: &str = "ticket_value_mismatch";
+/// A lottery prize table's probabilities do not sum to one (1,000,000 per million).
+pub const LOTTERY_ODDS_NOT_ONE: &str = "lottery_odds_not_one";
+/// A lottery prize table's expected prize pool is more than the players pay in.
+pub const LOTTERY_PAYS_MORE_THAN_IN: &str = "lottery_pays_more_than_in";

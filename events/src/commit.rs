@@ -9,6 +9,7 @@ use crate::abort::AbortEvent;
 use crate::bounties::BountyEvent;
 use crate::bubble::BubbleEvent;
 use crate::clock::ClockEvent;
+use crate::lottery::LotteryEvent;
 use crate::payouts::PayoutEvent;
 use crate::player::PlayerEvent;
 use crate::rebuys::RebuyEvent;
@@ -17,6 +18,7 @@ use crate::registration::TournamentEvent;
 use crate::satellites::SatelliteEvent;
 use crate::schedule::ScheduleEvent;
 use crate::seating::SeatingEvent;
+use crate::shootouts::ShootoutEvent;
 use crate::{subjects, TournamentId};
 use uuid::Uuid;
 
@@ -45,6 +47,10 @@ pub enum Events {
     Abort(Vec<AbortEvent>),
     /// `floor.ev.satellite.<satellite tournament>`.
     Satellite(Vec<SatelliteEvent>),
+    /// `floor.ev.shootout.<tournament>`.
+    Shootout(Vec<ShootoutEvent>),
+    /// `floor.ev.lottery.<tournament>`.
+    Lottery(Vec<LotteryEvent>),
 }
 
 impl Events {
@@ -66,6 +72,8 @@ impl Events {
             Events::Bubble(_) => a::BUBBLE,
             Events::Abort(_) => a::ABORT,
             Events::Satellite(_) => a::SATELLITE,
+            Events::Shootout(_) => a::SHOOTOUT,
+            Events::Lottery(_) => a::LOTTERY,
         }
     }
 
@@ -83,6 +91,8 @@ impl Events {
             Events::Bubble(e) => e.len(),
             Events::Abort(e) => e.len(),
             Events::Satellite(e) => e.len(),
+            Events::Shootout(e) => e.len(),
+            Events::Lottery(e) => e.len(),
         }
     }
 
@@ -136,6 +146,8 @@ impl Commit {
             a::BUBBLE => Events::Bubble(decode_commit(body)?),
             a::ABORT => Events::Abort(decode_commit(body)?),
             a::SATELLITE => Events::Satellite(decode_commit(body)?),
+            a::SHOOTOUT => Events::Shootout(decode_commit(body)?),
+            a::LOTTERY => Events::Lottery(decode_commit(body)?),
             other => return Err(CommitError::UnknownAggregate(other.to_owned())),
         };
         Ok(Self { id, events })
@@ -163,8 +175,8 @@ mod tests {
         let as_clock = Commit::decode(&subjects::event_subject(subjects::aggregate::CLOCK, id), &body);
         assert!(matches!(as_clock, Err(CommitError::Record(_))), "a rebuys body is not a clock commit");
         assert!(matches!(Commit::decode("floor.ev.nonsense.x", &body), Err(CommitError::Subject(_))));
-        let unknown = Commit::decode(&format!("floor.ev.lottery.{id}"), &body);
-        assert!(matches!(unknown, Err(CommitError::UnknownAggregate(a)) if a == "lottery"));
+        let unknown = Commit::decode(&format!("floor.ev.raffle.{id}"), &body);
+        assert!(matches!(unknown, Err(CommitError::UnknownAggregate(a)) if a == "raffle"));
     }
 
     /// Every variant, empty, in declaration order. Each arm names the one after it, so a new
@@ -185,7 +197,9 @@ mod tests {
                 Events::Bounties(_) => Some(Events::Bubble(vec![])),
                 Events::Bubble(_) => Some(Events::Abort(vec![])),
                 Events::Abort(_) => Some(Events::Satellite(vec![])),
-                Events::Satellite(_) => None,
+                Events::Satellite(_) => Some(Events::Shootout(vec![])),
+                Events::Shootout(_) => Some(Events::Lottery(vec![])),
+                Events::Lottery(_) => None,
             };
             all.push(events);
         }

@@ -27,6 +27,10 @@
 //!   the cancellation snapshot and the statements.
 //! - [`satellites`]: the satellite section of a definition, tickets, and the satellite
 //!   aggregate's events.
+//! - [`shootouts`]: the shootout and double-or-nothing sections of a definition, and the
+//!   shootout aggregate's events.
+//! - [`lottery`]: the lottery sit & go's published prize table, and the lottery aggregate's
+//!   events (the audited draw).
 //! - [`player`]: the player aggregate (responsible-gaming tournament-count limits).
 //! - [`text`]: the one check for text a stranger types (names, reasons): length, control
 //!   characters, blank.
@@ -43,6 +47,7 @@ pub mod codes;
 pub mod commit;
 pub mod contract;
 pub mod ids;
+pub mod lottery;
 pub mod money;
 pub mod payouts;
 pub mod player;
@@ -56,6 +61,7 @@ pub mod satellites;
 pub mod schedule;
 pub mod schema;
 pub mod seating;
+pub mod shootouts;
 pub mod subjects;
 pub mod table;
 mod tagged;

@@ -15,7 +15,9 @@
 
 use crate::contract::Verb;
 use crate::schema::{commit_schema, schema};
-use crate::{abort, bounties, bubble, clock, payouts, player, rebuys, registration, satellites, schedule, seating, subjects};
+use crate::{
+    abort, bounties, bubble, clock, lottery, payouts, player, rebuys, registration, satellites, schedule, seating, shootouts, subjects,
+};
 use schemars::JsonSchema;
 use serde_json::Value;
 
@@ -116,7 +118,19 @@ pub fn services() -> Vec<ServiceInfo> {
             description: "Floor lobby: one document per tournament, in NATS KV and over HTTP",
             verbs: vec![],
             writes: vec![],
-            reads: vec![a::TOURNAMENT, a::CLOCK, a::SEATING, a::PAYOUTS, a::REBUYS, a::BOUNTIES, a::BUBBLE, a::ABORT, a::SATELLITE],
+            reads: vec![
+                a::TOURNAMENT,
+                a::CLOCK,
+                a::SEATING,
+                a::PAYOUTS,
+                a::REBUYS,
+                a::BOUNTIES,
+                a::BUBBLE,
+                a::ABORT,
+                a::SATELLITE,
+                a::SHOOTOUT,
+                a::LOTTERY,
+            ],
         },
         ServiceInfo {
             name: s::REGISTRATION,
@@ -186,7 +200,7 @@ pub fn services() -> Vec<ServiceInfo> {
                 "events/seating_event.json",
                 "events/seating_commit.json",
             )],
-            reads: vec![a::TOURNAMENT, a::CLOCK, a::REBUYS, a::BUBBLE, a::ABORT, a::SEATING, TABLE_REPORTS],
+            reads: vec![a::TOURNAMENT, a::CLOCK, a::REBUYS, a::BUBBLE, a::ABORT, a::SEATING, a::SHOOTOUT, TABLE_REPORTS],
         },
         ServiceInfo {
             name: s::PAYOUTS,
@@ -204,7 +218,7 @@ pub fn services() -> Vec<ServiceInfo> {
                 "events/payout_event.json",
                 "events/payout_commit.json",
             )],
-            reads: vec![a::TOURNAMENT, a::CLOCK, a::SEATING, a::REBUYS, a::PAYOUTS, a::BOUNTIES, a::BUBBLE, a::ABORT],
+            reads: vec![a::TOURNAMENT, a::CLOCK, a::SEATING, a::REBUYS, a::PAYOUTS, a::BOUNTIES, a::BUBBLE, a::ABORT, a::LOTTERY],
         },
         ServiceInfo {
             name: s::REBUYS,
@@ -311,6 +325,36 @@ pub fn services() -> Vec<ServiceInfo> {
             reads: vec![a::TOURNAMENT, a::PAYOUTS, a::SATELLITE],
         },
         ServiceInfo {
+            name: s::SHOOTOUTS,
+            description: "Floor shootouts: rounds played table by table, winners drawn to the next round",
+            verbs: {
+                use shootouts::verbs::*;
+                vec![VerbInfo::of(BRACKET, "commands/shootouts_bracket.json", "replies/shootouts_bracket.json")]
+            },
+            writes: vec![AggregateInfo::of::<shootouts::ShootoutEvent>(
+                a::SHOOTOUT,
+                "tournament_id",
+                "events/shootout_event.json",
+                "events/shootout_commit.json",
+            )],
+            reads: vec![a::TOURNAMENT, a::SEATING, a::SHOOTOUT],
+        },
+        ServiceInfo {
+            name: s::LOTTERY,
+            description: "Floor lottery sit & gos: the prize pool drawn from a published table with an audited seed",
+            verbs: {
+                use lottery::verbs::*;
+                vec![VerbInfo::of(FREQUENCIES, "commands/lottery_frequencies.json", "replies/lottery_frequencies.json")]
+            },
+            writes: vec![AggregateInfo::of::<lottery::LotteryEvent>(
+                a::LOTTERY,
+                "tournament_id",
+                "events/lottery_event.json",
+                "events/lottery_commit.json",
+            )],
+            reads: vec![a::TOURNAMENT, a::LOTTERY],
+        },
+        ServiceInfo {
             name: s::SCHEDULER,
             description: "Floor scheduler: recurring tournaments and scheduled starts",
             verbs: {
@@ -392,7 +436,9 @@ mod tests {
         let written: Vec<&str> = services().iter().flat_map(|s| s.writes.iter().map(|a| a.name)).collect();
         let unique: HashSet<&str> = written.iter().copied().collect();
         assert_eq!(unique.len(), written.len(), "an aggregate is written by two services: {written:?}");
-        for aggregate in [TOURNAMENT, PLAYER, CLOCK, SCHEDULE, SEATING, PAYOUTS, REBUYS, BOUNTIES, BUBBLE, ABORT, SATELLITE] {
+        for aggregate in
+            [TOURNAMENT, PLAYER, CLOCK, SCHEDULE, SEATING, PAYOUTS, REBUYS, BOUNTIES, BUBBLE, ABORT, SATELLITE, SHOOTOUT, LOTTERY]
+        {
             assert!(unique.contains(aggregate), "{aggregate} has no writer in the registry");
         }
     }

@@ -67,6 +67,10 @@ pub mod aggregate {
     pub const ABORT: &str = "abort";
     /// A satellite's tickets: every seat it won and each ticket's life (issue 36).
     pub const SATELLITE: &str = "satellite";
+    /// A shootout's rounds (issue 37).
+    pub const SHOOTOUT: &str = "shootout";
+    /// A lottery sit & go's draw: the commitment, then the multiplier drawn (issue 37).
+    pub const LOTTERY: &str = "lottery";
 }
 
 /// Service names: the `<service>` part of command subjects and the NATS micro-service name.
@@ -91,6 +95,10 @@ pub mod service {
     pub const ABORT: &str = "abort";
     /// Satellites: tickets won in satellites, seats in their targets, tickets spent (issue 36).
     pub const SATELLITES: &str = "satellites";
+    /// Shootouts: rounds, table winners, the next round's start (issue 37).
+    pub const SHOOTOUTS: &str = "shootouts";
+    /// Lottery sit & gos: the audited draw of the prize pool (issue 37).
+    pub const LOTTERY: &str = "lottery";
     /// Seating: draws, balancing, breaking, the table-server protocol (no command verbs: tables
     /// speak on `floor.table.>`).
     pub const SEATING: &str = "seating";

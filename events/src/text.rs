@@ -38,6 +38,8 @@ pub const CANCEL_REASON: TextRule = TextRule { field: "reason", max_chars: 500, 
 pub const PAUSE_REASON: TextRule = TextRule { field: "reason", max_chars: 500, blank: None };
 /// Why the operator refuses a player (audit trail).
 pub const REFUSAL_REASON: TextRule = TextRule { field: "reason", max_chars: 500, blank: None };
+/// A lottery prize table's published version (issue 37).
+pub const TABLE_VERSION: TextRule = TextRule { field: "version", max_chars: 64, blank: Some(codes::INVALID_DEFINITION) };
 
 /// A text that breaks its field's rule.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -82,6 +82,18 @@ pub struct TournamentDefinition {
     /// 36). Absent: an ordinary tournament.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub satellite: Option<crate::satellites::SatelliteTerms>,
+    /// A shootout: each table plays to its winners, who meet at the next round's tables
+    /// (`crate::shootouts`, issue 37). Absent: tables are balanced and broken as usual.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shootout: Option<crate::shootouts::ShootoutTerms>,
+    /// Double or nothing (or triple, …): play stops when the field is down to its
+    /// `1 / fraction`, each paid the same (`crate::shootouts::CutTerms`, issue 37).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<crate::shootouts::CutTerms>,
+    /// A lottery sit & go: the prize pool is drawn from this published table when the seats fill
+    /// (`crate::lottery`, issue 37).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lottery: Option<crate::lottery::LotteryTerms>,
 }
 
 /// A director's own payout table: place 1 first, each place's share of the prize pool in basis
@@ -292,6 +304,9 @@ impl TournamentDefinition {
             hand_for_hand: None,
             bounty: None,
             satellite: None,
+            shootout: None,
+            cut: None,
+            lottery: None,
         }
     }
 
@@ -367,7 +382,9 @@ impl TournamentDefinition {
             settings.check().map_err(|message| invalid("hand_for_hand", message))?;
         }
         self.validate_bounty()?;
-        self.validate_satellite()
+        self.validate_satellite()?;
+        crate::shootouts::validate(self)?;
+        crate::lottery::validate(self)
     }
 
     /// A satellite pays seats from its whole pool (issue 36): no bounty takes part of it, no
