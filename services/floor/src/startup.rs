@@ -7,6 +7,7 @@ use floor_bounties::BountiesService;
 use floor_bubble::BubbleService;
 use floor_clock::ClockService;
 use floor_events::registry;
+use floor_lottery::LotteryService;
 use floor_payouts::service::PayoutsService;
 use floor_rebuys::RebuysService;
 use floor_registration::RegistrationService;
@@ -19,6 +20,7 @@ use floor_runtime::Clock;
 use floor_satellites::SatellitesService;
 use floor_scheduler::service::SchedulerService;
 use floor_seating::service::SeatingService;
+use floor_shootouts::ShootoutsService;
 use futures::future::BoxFuture;
 use std::collections::BTreeSet;
 use std::future::Future;
@@ -251,6 +253,8 @@ fn starter(name: &str) -> Option<Start> {
         service::ABORT => |s| Box::pin(shell::<AbortService>(s, None)),
         service::SCHEDULER => |s| Box::pin(shell::<SchedulerService>(s, None)),
         service::SATELLITES => |s| Box::pin(shell::<SatellitesService>(s, None)),
+        service::SHOOTOUTS => |s| Box::pin(shell::<ShootoutsService>(s, None)),
+        service::LOTTERY => |s| Box::pin(shell::<LotteryService>(s, None)),
         _ => return None,
     };
     Some(start)

@@ -10,7 +10,8 @@
 
 use floor_events::registry;
 use floor_events::{
-    abort, bounties, bubble, clock, payouts, player, rebuys, record, registration, satellites, schedule, seating, table, tournament,
+    abort, bounties, bubble, clock, lottery, payouts, player, rebuys, record, registration, satellites, schedule, seating, shootouts,
+    table, tournament,
 };
 use floor_runtime::endpoint::decode;
 use proptest::prelude::*;
@@ -79,6 +80,8 @@ const COMMANDS: &[Target] = &[
     target!("commands/satellites_spend_ticket.json", "satellites spend_ticket", request, satellites::SpendTicket),
     target!("commands/satellites_tickets.json", "satellites tickets", request, satellites::TicketsOf),
     target!("commands/satellites_satellite.json", "satellites satellite", request, satellites::SatelliteOf),
+    target!("commands/shootouts_bracket.json", "shootouts bracket", request, shootouts::BracketOf),
+    target!("commands/lottery_frequencies.json", "lottery frequencies", request, lottery::FrequenciesOf),
 ];
 
 /// Commits of every aggregate, table reports, and the documents the director writes in TOML.
@@ -94,6 +97,8 @@ const STORED_AND_REPORTED: &[Target] = &[
     target!("events/bubble_commit.json", "bubble commit", commit, bubble::BubbleEvent),
     target!("events/abort_commit.json", "abort commit", commit, abort::AbortEvent),
     target!("events/satellite_commit.json", "satellite commit", commit, satellites::SatelliteEvent),
+    target!("events/shootout_commit.json", "shootout commit", commit, shootouts::ShootoutEvent),
+    target!("events/lottery_commit.json", "lottery commit", commit, lottery::LotteryEvent),
     target!("tables/report.json", "table report", json_of, table::TableReport),
     target!("definitions/tournament_definition.json", "tournament definition", json_of, tournament::TournamentDefinition),
     target!("definitions/schedule_template.json", "schedule template", json_of, schedule::ScheduleTemplate),
@@ -318,6 +323,8 @@ near_valid_fuzz! {
     satellites_spend_ticket_requests_never_panic: "commands/satellites_spend_ticket.json";
     satellites_tickets_requests_never_panic: "commands/satellites_tickets.json";
     satellites_satellite_requests_never_panic: "commands/satellites_satellite.json";
+    shootouts_bracket_requests_never_panic: "commands/shootouts_bracket.json";
+    lottery_frequencies_requests_never_panic: "commands/lottery_frequencies.json";
     tournament_commits_never_panic: "events/tournament_commit.json";
     player_commits_never_panic: "events/player_commit.json";
     clock_commits_never_panic: "events/clock_commit.json";
@@ -329,6 +336,8 @@ near_valid_fuzz! {
     bubble_commits_never_panic: "events/bubble_commit.json";
     abort_commits_never_panic: "events/abort_commit.json";
     satellite_commits_never_panic: "events/satellite_commit.json";
+    shootout_commits_never_panic: "events/shootout_commit.json";
+    lottery_commits_never_panic: "events/lottery_commit.json";
     table_reports_never_panic: "tables/report.json";
     tournament_definitions_never_panic: "definitions/tournament_definition.json";
     schedule_templates_never_panic: "definitions/schedule_template.json";
