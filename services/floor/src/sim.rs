@@ -374,7 +374,8 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     // plays its own in `sim/satellite.rs`).
     let satellite = match (&plan.definition.satellite, &cancelled) {
         (Some(terms), None) => {
-            Some(satellite::reached_target(backbone, t, terms, plan.early + late.late_entries, (hands, moves), books.clone()).await?)
+            let entrants = plan.early + late.late_entries;
+            Some(satellite::reached_target(backbone, t, terms, entrants, (hands, moves), books.clone(), &standings).await?)
         }
         _ => None,
     };
