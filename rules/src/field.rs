@@ -81,7 +81,9 @@ pub struct Field {
     /// A satellite's seat value in minor units of the pool's currency (the definition's
     /// `satellite.seat_value`, issue 36): the table is then seats, not a generated table
     /// ([`crate::satellite::table`]: the seat value to places 1 … ⌊pool ÷ seat value⌋, the
-    /// leftover to the next place; 000 §16.7, README §9). `None`: an ordinary tournament.
+    /// leftover to the next place; 000 §16.7, README §9). A double or nothing's equal prize
+    /// (`fraction` × an entry's prize-pool part, issue 37) pays by the same table: fill it from
+    /// [`crate::satellite::equal_prize`]. `None`: an ordinary tournament.
     pub seat_value: Option<u64>,
 }
 

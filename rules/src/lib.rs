@@ -24,7 +24,8 @@
 //!   equities in cents.
 //! - [`deal`]: the money of a deal among the last players (issue 22): ICM, chip chop, equal
 //!   split or custom amounts, with an optional amount left to play for.
-//! - [`satellite`]: a satellite's seats: how many its pool buys, the table that pays them,
+//! - [`satellite`]: a satellite's seats and double or nothing's equal prizes (issue 37): the
+//!   equal prize a stop pays, how many its pool buys, the table that pays them,
 //!   and when play stops (issue 36).
 //! - [`cents`]: splitting cents by weights so the parts sum exactly (the largest-remainder
 //!   rule every deal method uses).
