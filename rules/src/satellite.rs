@@ -163,10 +163,8 @@ mod tests {
     /// share of the buy-in, the part is the buy-in less it.
     #[test]
     fn a_third_wins_triple_from_the_same_rule() {
-        let triple = TournamentDefinition {
-            fee: floor_events::tournament::Fee::ShareOfBuyIn { basis_points: 1_000 },
-            ..double_or_nothing(9, 3)
-        };
+        let triple =
+            TournamentDefinition { fee: floor_events::tournament::Fee::ShareOfBuyIn { basis_points: 1_000 }, ..double_or_nothing(9, 3) };
         assert_eq!(triple.validate(), Ok(()));
         let prize = equal_prize(&triple).expect("a cut");
         assert_eq!(prize.amount, 3 * 900);

@@ -430,8 +430,11 @@ impl Aggregate for TournamentAggregate {
             Unregister { player, entry, at } => unregister(state, created, player, entry, at),
             RefusePlayer { player, reason, at } => refuse(state, player, reason, at),
             KeepApart { players, at } => keep_apart(state, players, at),
-            // A satellite that stopped has its winners: no survivor is eliminated after.
-            EliminateEntry { .. } if def.satellite.is_some() && state.finished => Err(RegistrationError::Finished),
+            // A satellite or a double or nothing that stopped has its winners: no survivor is
+            // eliminated after (issue 37: a bigger stack out in the stop's hand keeps its prize).
+            EliminateEntry { .. } if state.finished && floor_rules::satellite::equal_prize(def).is_some() => {
+                Err(RegistrationError::Finished)
+            }
             EliminateEntry { entry, at } => eliminate(state, entry, at).map(|e| satellite::with_stop(state, def, e, at)),
             Start { at, now } => start(state, created, at, now).map(|e| satellite::with_stop(state, def, e, at)),
             CloseRegistration { cause, at } => Ok(satellite::with_stop(state, def, close_registration(state, created, cause, at), at)),

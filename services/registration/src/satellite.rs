@@ -12,6 +12,23 @@
 //!   `tournament_finished` names every entry left (`shared_by`), each winning a seat. Checked
 //!   after an elimination, a close of registration and the start (and a sit & go's last seat),
 //!   in the same decision, once.
+//! - **Double or nothing** (issue 37; 003 App. 1 b xi, 004 §4.36.16: "Turnaj končí v okamžiku,
+//!   kdy je vyřazena polovina jeho účastníků; druhá polovina má potom nárok na výhru", the
+//!   tournament ends the moment half its participants are out, the other half then entitled
+//!   to a prize) is the same stop with the cut's equal prize
+//!   ([`floor_rules::satellite::equal_prize`]: `fraction` × an entry's prize-pool part). A sit &
+//!   go is full at its start, so its pool buys `capacity ÷ fraction` prizes and it stops when
+//!   that many entries are left (a third wins triple: 9 seats at 3 stop at 3).
+//! - **Players out in one hand, across the stop.** Registration decides one elimination at a
+//!   time, so the stop falls at the first elimination that reaches it and any later one of the
+//!   same hand is refused (`tournament_finished`): that entry is among the survivors and keeps
+//!   its prize. Seating records a hand's busts smallest starting stack first (ties by entry
+//!   number) and eliminates them in that order, so the smaller stack is out and the bigger one
+//!   shares the prize: the cut is never crossed, and the order is the one payouts ranks the
+//!   hand's places by (`floor_rules::standings`: the bigger stack at the start finishes higher),
+//!   so the places it pays agree. Equal stacks are where the profile's rule decides: split
+//!   (every profile's default), payouts shares the places across the cut between them, each
+//!   paid half a prize, however registration names the survivor.
 
 use crate::domain::{EntryStatus, RegistrationError, TournamentState};
 use chrono::{DateTime, Utc};
@@ -92,7 +109,9 @@ pub fn with_stop(
     mut events: Vec<TournamentEvent>,
     at: DateTime<Utc>,
 ) -> Vec<TournamentEvent> {
-    let Some(terms) = &definition.satellite else { return events };
+    // A satellite's seat value, or a double or nothing's fraction × prize-pool part (issue 37):
+    // the same stop, one amount.
+    let Some(prize) = floor_rules::satellite::equal_prize(definition) else { return events };
     if state.finished || state.cancelled {
         return events;
     }
@@ -127,7 +146,7 @@ pub fn with_stop(
     let live = u32::try_from(stored_live).unwrap_or(u32::MAX).saturating_add(change.live_added);
     let live = live.saturating_sub(u32::try_from(change.out.len()).unwrap_or(u32::MAX));
     let pool = pool(state, definition, &change);
-    if !floor_rules::satellite::stops(live, pool, terms.seat_value.amount) {
+    if !floor_rules::satellite::stops(live, pool, prize.amount) {
         return events;
     }
     let survivors = survivors(state, &events);

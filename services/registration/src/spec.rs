@@ -999,3 +999,118 @@ fn section_16_7_a_satellite_below_one_seat_plays_to_one_winner() {
     let winner = TournamentFinished { winner: EntryNo(3), player: p("p3"), at: at(LATE), shared_by: vec![] };
     given::<TournamentAggregate>(history).when(eliminate(2)).then(vec![out(2), TournamentEvent::TournamentFinished(winner)]);
 }
+
+// Double or nothing (issue 37): the satellite's stop with the cut's equal prize.
+
+/// A double or nothing (or, with `fraction` 3, a triple up) sit & go of `capacity` seats at
+/// 10 + 1 (1,000 to the pool), as `satellite()`'s entries pay.
+fn cut(capacity: u32, fraction: u32) -> TournamentDefinition {
+    TournamentDefinition {
+        name: "Double or Nothing".into(),
+        start: Start::SitAndGo,
+        buy_in: eur(1_000),
+        fee: Fee::OnTop(eur(100)),
+        capacity,
+        min_players: capacity,
+        late_registration_until: None,
+        cut: Some(floor_events::shootouts::CutTerms { fraction }),
+        ..definition()
+    }
+}
+
+/// The cut `def` full: its `capacity` entries registered, the last seat starting it.
+fn full_cut(def: TournamentDefinition) -> Vec<TournamentEvent> {
+    let capacity = def.capacity;
+    let mut history = vec![created(def)];
+    history.extend((1..=capacity).map(|n| satellite_entry(n, BEFORE_START)));
+    history.push(TournamentEvent::TournamentStarted(TournamentStarted {
+        entries: capacity,
+        cause: StartCause::LastSeatFilled,
+        at: at(BEFORE_START),
+    }));
+    history
+}
+
+/// 003 App. 1 b xi: "vyhrává polovina účastníků hazardní hry dvojnásobek buy-inu. Turnaj končí
+/// v okamžiku, kdy je vyřazena polovina jeho účastníků; druhá polovina má potom nárok na výhru"
+/// (half the participants win twice the buy-in; it ends the moment half are out, the other
+/// half then entitled to a prize). 004 §4.36.16 says the same. Ten seats: the fifth
+/// elimination stops play, the five left sharing the end, the lowest entry first.
+#[test]
+fn app_1_b_xi_a_ten_seat_double_or_nothing_stops_when_five_are_left() {
+    // Given a full 10-seat double or nothing, its last seat filled (the start stops nothing).
+    let mut history = vec![created(cut(10, 2))];
+    history.extend((1..=9).map(|n| satellite_entry(n, BEFORE_START)));
+    let started =
+        TournamentEvent::TournamentStarted(TournamentStarted { entries: 10, cause: StartCause::LastSeatFilled, at: at(BEFORE_START) });
+    given::<TournamentAggregate>(history.clone()).when(register("p10", BEFORE_START)).then(vec![
+        TournamentEvent::EntryRegistered(EntryRegistered { player: p("p10"), ..entry_of(satellite_entry(10, BEFORE_START)) }),
+        started.clone(),
+    ]);
+    let mut history = full_cut(cut(10, 2));
+    // When four are eliminated, play goes on.
+    for n in [2, 4, 6, 8] {
+        given::<TournamentAggregate>(history.clone()).when(eliminate(n)).then(vec![out(n)]);
+        history.push(out(n));
+    }
+    // Then the fifth leaves five: the tournament finishes, shared by the five left.
+    given::<TournamentAggregate>(history.clone()).when(eliminate(10)).then(vec![out(10), shared_by(&[1, 3, 5, 7, 9], LATE)]);
+    history.extend([out(10), shared_by(&[1, 3, 5, 7, 9], LATE)]);
+    // And nobody left is eliminated after: each keeps the prize.
+    given::<TournamentAggregate>(history).when(eliminate(1)).then_reject(codes::TOURNAMENT_FINISHED);
+}
+
+fn entry_of(event: TournamentEvent) -> EntryRegistered {
+    match event {
+        TournamentEvent::EntryRegistered(e) => e,
+        _ => unreachable!("an entry"),
+    }
+}
+
+/// Issue 37, variants from the same rule: "a third wins triple". Nine seats at fraction 3
+/// stop when three are left.
+#[test]
+fn a_third_wins_triple_nine_seats_stop_at_three() {
+    let mut history = full_cut(cut(9, 3));
+    for n in 1..=5 {
+        given::<TournamentAggregate>(history.clone()).when(eliminate(n)).then(vec![out(n)]);
+        history.push(out(n));
+    }
+    given::<TournamentAggregate>(history).when(eliminate(6)).then(vec![out(6), shared_by(&[7, 8, 9], LATE)]);
+}
+
+/// 004 §4.36.16: "Turnaj končí v okamžiku, kdy je vyřazena polovina jeho Sázejících" (it ends
+/// the moment half its players are out): two players out in one hand across the cut. Seating
+/// eliminates a hand's busts smallest starting stack first, so the smaller stack (entry 3, out
+/// with 800 chips) is the fifth out and stops play; the bigger one (entry 4, 2,500 chips) is
+/// then refused as finished and shares the end with its prize: the cut is never crossed.
+#[test]
+fn section_4_36_16_a_double_bust_across_the_cut_puts_out_the_smaller_stack_and_the_bigger_keeps_the_prize() {
+    // Given a 10-seat double or nothing with six left (entries 3, 4 and 7 … 10).
+    let mut history = full_cut(cut(10, 2));
+    for n in [1, 2, 5, 6] {
+        history.push(out(n));
+    }
+    // When one hand busts entry 3 (the smaller stack, sent first) and entry 4.
+    given::<TournamentAggregate>(history.clone()).when(eliminate(3)).then(vec![out(3), shared_by(&[4, 7, 8, 9, 10], LATE)]);
+    history.extend([out(3), shared_by(&[4, 7, 8, 9, 10], LATE)]);
+    // Then the bigger stack's elimination comes after the stop and is refused: entry 4 is one
+    // of the five paid, and nobody crosses the cut.
+    given::<TournamentAggregate>(history.clone()).when(eliminate(4)).then_reject(codes::TOURNAMENT_FINISHED);
+    let state = given::<TournamentAggregate>(history).state().clone();
+    assert_eq!(state.entries.iter().filter(|e| e.status == crate::domain::EntryStatus::Live).count(), 5);
+}
+
+/// A double or nothing is not a satellite: no target is asked for, and an ordinary sit & go
+/// (no cut) still plays to one winner.
+#[test]
+fn a_double_or_nothing_needs_no_target_and_a_plain_sit_and_go_plays_to_one_winner() {
+    given::<TournamentAggregate>(vec![])
+        .when(C::Create { tournament_id: TournamentId(uuid_zero()), definition: Box::new(cut(10, 2)), at: at(CREATED) })
+        .then(vec![created(cut(10, 2))]);
+    let plain = TournamentDefinition { cut: None, ..cut(4, 2) };
+    let mut history = full_cut(plain);
+    history.extend([out(1), out(2)]);
+    let winner = TournamentFinished { winner: EntryNo(4), player: p("p4"), at: at(LATE), shared_by: vec![] };
+    given::<TournamentAggregate>(history).when(eliminate(3)).then(vec![out(3), TournamentEvent::TournamentFinished(winner)]);
+}
