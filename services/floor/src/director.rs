@@ -689,6 +689,42 @@ mod tests {
         assert_eq!(seat, major.entry_ledger().paid_in, "seat_value = Sunday Major's buy-in + fee");
     }
 
+    /// `floor ticket list` and `show` (issue 36): the ticket as `spend` takes it, its state, its
+    /// value as money, its target, and what became of it.
+    #[test]
+    fn a_ticket_line_reads_as_money_and_states_what_became_of_it() {
+        use floor_events::satellites::{SatelliteView, TicketRef, TicketState, TicketView};
+        use floor_events::{Currency, EntryNo, Money, PlayerId};
+        let (satellite, target) = (TournamentId::new(), TournamentId::new());
+        let ticket = TicketView {
+            ticket: TicketRef { satellite, entry: EntryNo(7) },
+            player: PlayerId::parse("ana").unwrap(),
+            value: Money::new(10_900, Currency::EUR),
+            target,
+            state: TicketState::Issued,
+            spent_on: None,
+            seat_refused: Some("field_full: the field is full".into()),
+        };
+        let line = ticket_line(&ticket);
+        assert!(line.starts_with(&format!("{satellite}/7  issued")), "{line}");
+        assert!(line.contains("ana  109.00 EUR  for ") && line.contains("the seat was refused: field_full"), "{line}");
+        let spent = TicketView { state: TicketState::Spent, spent_on: Some((target, EntryNo(31))), seat_refused: None, ..ticket };
+        assert!(ticket_line(&spent).ends_with(&format!("spent on {target} entry 31")), "{}", ticket_line(&spent));
+        let view = SatelliteView {
+            tournament_id: satellite,
+            terms: floor_events::satellites::SatelliteTerms {
+                target,
+                seat_value: Money::new(10_900, Currency::EUR),
+                prize: Default::default(),
+                leftover: Default::default(),
+            },
+            tickets: vec![spent],
+        };
+        let lines = satellite_lines(&view);
+        assert_eq!(lines.len(), 5, "{lines:?}");
+        assert!(lines[2].contains("109.00 EUR (a seat, registered in the target at once)"), "{lines:?}");
+    }
+
     #[test]
     fn every_example_schedule_and_structure_file_is_valid() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
