@@ -20,6 +20,14 @@
 //! capped; `capped`, the difference, is the operator's, as the fees are, and the prize pool the
 //! books expect paid out is the capped one (`floor_rules::field::prize_cap`).
 //!
+//! **A lottery sit & go** (issue 37, 000 §16.10): its table is locked from the draw, whose pool
+//! is the multiplier × the buy-in, not the contributions. Drawn above them, the difference is the
+//! operator's money in, as an overlay (`overlay`); drawn below, the operator keeps it
+//! (`lottery_kept`, counted as the fees are): `paid_in + overlay = fees + prize_pool + capped +
+//! lottery_kept`, to the cent, either way, and the prize pool the books expect paid out is the
+//! drawn one. (The books' reply has no line of its own for it yet: it is `contributions +
+//! overlay − prize_pool`.)
+//!
 //! Every sum is checked. Definitions are bounded so that no sum of a valid log can leave a
 //! `u64` (`floor_events::tournament::bounds`), but the books never trust that: a line that
 //! would wrap a sum, or a refund of more than was paid, is recorded as the books' fault, and the
@@ -186,6 +194,14 @@ pub struct Sums {
     /// operator's, as the fees are.
     #[serde(default)]
     capped: u64,
+    /// A lottery sit & go (issue 37): its pool is drawn, not contributed.
+    #[serde(default)]
+    lottery: bool,
+    /// What a lottery game's draw left of the contributions (contributions − drawn pool, when
+    /// the draw is below them): the operator's, as the fees are. A draw above them is the
+    /// overlay, the operator's money in.
+    #[serde(default)]
+    lottery_kept: u64,
 }
 
 /// A cancellation, as the books take it.
@@ -233,6 +249,9 @@ impl Sums {
             self.moved_after_end(|| format!("entry {} bought for {}", e.entry, e.ledger.paid_in));
         }
         self.ledger.apply(event);
+        if let TournamentEvent::TournamentCreated(created) = event {
+            self.lottery = created.definition.lottery.is_some();
+        }
         if let TournamentEvent::TournamentCancelled(_) = event {
             self.cancelled.get_or_insert(Cancelled::BeforeStart);
         }
@@ -275,8 +294,14 @@ impl Sums {
         match event {
             PayoutEvent::PayoutTableLocked { overlay, contributions, pool, .. } => {
                 self.overlay = overlay.amount;
-                // 003 App. 1 b ix: a pool below its contributions and overlay was capped.
-                self.capped = contributions.amount.saturating_add(overlay.amount).saturating_sub(pool.amount);
+                // 003 App. 1 b ix: a pool below its contributions and overlay was capped; a
+                // lottery game's below them was drawn so (issue 37).
+                let below = contributions.amount.saturating_add(overlay.amount).saturating_sub(pool.amount);
+                if self.lottery {
+                    self.lottery_kept = below;
+                } else {
+                    self.capped = below;
+                }
             }
             PayoutEvent::PlacesAwarded { awards, .. } => {
                 if self.cancelled.is_some() {
@@ -323,15 +348,19 @@ impl Sums {
         let prize_pool = ledger.contributions.checked_add(self.overlay).ok_or_else(too_large)?;
         let prize_pool =
             prize_pool.checked_sub(self.capped).ok_or_else(|| format!("the cap kept {} of a prize pool of {prize_pool}", self.capped))?;
+        let prize_pool = prize_pool
+            .checked_sub(self.lottery_kept)
+            .ok_or_else(|| format!("the lottery draw kept {} of a prize pool of {prize_pool}", self.lottery_kept))?;
         let money_in = ledger.paid_in.checked_add(self.overlay).ok_or_else(too_large)?;
         let money_out = ledger
             .fees
             .checked_add(prize_pool)
             .and_then(|m| m.checked_add(ledger.bounty_pool))
             .and_then(|m| m.checked_add(self.capped))
+            .and_then(|m| m.checked_add(self.lottery_kept))
             .ok_or_else(too_large)?;
         if money_in != money_out {
-            return Err(format!("paid in + overlay is {money_in}, fees + prize pool + bounty pool + capped is {money_out}"));
+            return Err(format!("paid in + overlay is {money_in}, fees + prize pool + bounty pool + capped + lottery kept is {money_out}"));
         }
         if self.finished && prize_pool != self.prizes_paid {
             return Err(format!("the prize pool is {prize_pool} but {} was paid out", self.prizes_paid));
@@ -385,7 +414,7 @@ impl Sums {
         // cancellation in play says itself what it kept).
         let (operator_in, kept, statements) = match self.cancelled {
             Some(Cancelled::InPlay { operator_in, fees_kept, statements, .. }) => (operator_in, i128::from(fees_kept), statements),
-            _ => (self.overlay, i128::from(ledger.fees) + i128::from(self.capped), 0),
+            _ => (self.overlay, i128::from(ledger.fees) + i128::from(self.capped) + i128::from(self.lottery_kept), 0),
         };
         let money_in = i128::from(ledger.paid_in) + i128::from(operator_in);
         let money_out = kept + i128::from(self.prizes_paid) + i128::from(self.bounties_paid) + i128::from(statements);
@@ -395,7 +424,7 @@ impl Sums {
     /// The books so far.
     pub fn books(&self, tournament_id: TournamentId) -> Books {
         let ledger = &self.ledger;
-        let prize_pool = ledger.contributions.saturating_add(self.overlay).saturating_sub(self.capped);
+        let prize_pool = ledger.contributions.saturating_add(self.overlay).saturating_sub(self.capped).saturating_sub(self.lottery_kept);
         let balance = self.balance();
         let balanced = balance.is_ok();
         Books {

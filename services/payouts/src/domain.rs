@@ -6,7 +6,9 @@
 //! unit), and, when the last opponent is out, pays the winner and records that every paid
 //! place is paid. Nobody is placed twice; the prizes sum to the pool exactly. A satellite that
 //! stops with as many entries left as seats (issue 36) pays every survivor a place at once
-//! ([`PayoutCommand::Shared`]).
+//! ([`PayoutCommand::Shared`]); so does a double or nothing (issue 37), whose field's
+//! `seat_value` is the cut's equal prize. A lottery sit & go's table is its draw
+//! ([`PayoutCommand::LockDrawn`], issue 37).
 //!
 //! Deals (`crate::deal`): the remaining players propose, accept or reject a division of the
 //! unpaid prizes; once agreed, each elimination is paid its share instead of the table's prize.
@@ -82,6 +84,18 @@ pub enum PayoutCommand {
         field: Field,
         /// The entries still in, the winner first.
         survivors: Vec<(EntryNo, PlayerId)>,
+    },
+    /// A lottery sit & go's table, drawn (issue 37; the lottery aggregate's `prize_drawn`): the
+    /// pool is the drawn pool and each place pays its drawn prize, whatever the field
+    /// contributed. What the drawn pool holds beyond the contributions is the operator's
+    /// overlay; what it holds less, the operator keeps (the books' lottery line). Locks once.
+    LockDrawn {
+        /// The field (its entries and contributions, for the books).
+        field: Field,
+        /// The drawn pool.
+        pool: Money,
+        /// Each place's prize, first place first; sums to `pool`.
+        prizes: Vec<u64>,
     },
     /// A `Lock`, an `Award` or a `Shared` with the field's stakes: under `reel-cz` a guaranteed pool is at
     /// most 95 % of them (003 App. 1 b ix, [`floor_rules::field::prize_cap`], issue 38). The
@@ -174,6 +188,15 @@ pub enum PayoutsError {
     /// The money of the deal does not work out ([`floor_rules::deal::DealError`]).
     #[error(transparent)]
     Deal(floor_rules::deal::DealError),
+    /// A lottery draw whose prizes do not sum to its pool (or do not fit a sum): nothing is
+    /// locked from it.
+    #[error("the drawn prizes sum to {prizes}, not to the drawn pool {pool}")]
+    DrawDoesNotSum {
+        /// The prizes' sum (`None`: past `u64::MAX`).
+        prizes: String,
+        /// The drawn pool.
+        pool: u64,
+    },
 }
 
 impl From<FieldError> for PayoutsError {
@@ -191,7 +214,7 @@ impl floor_runtime::DomainError for PayoutsError {
         match self {
             Self::AlreadyPaid => codes::ALREADY_PAID,
             Self::AlreadyPlaced(_) => codes::ALREADY_PLACED,
-            Self::MorePlayersOutThanIn { .. } => codes::INVALID_FIELD,
+            Self::MorePlayersOutThanIn { .. } | Self::DrawDoesNotSum { .. } => codes::INVALID_FIELD,
             Self::CurrencyMismatch { .. } | Self::DealCurrency { .. } => codes::CURRENCY_MISMATCH,
             Self::TableNotLocked => codes::DEAL_TABLE_NOT_LOCKED,
             Self::NotRemaining(_) => codes::NOT_REMAINING,
@@ -391,6 +414,41 @@ fn shared_finish(
     Ok(events)
 }
 
+/// A lottery game's table from its draw (issue 37): one band per run of equal prizes, places
+/// with no prize left out at the end; the pool the drawn one. The overlay is what the pool holds
+/// beyond the contributions (the operator adds it); a pool below them is locked as it is, the
+/// books counting the difference as the operator's (`crate::books`).
+fn locked_drawn(field: &Field, pool: Money, prizes: &[u64]) -> Result<PayoutEvent, PayoutsError> {
+    let currency = field.contributions.currency;
+    if pool.currency != currency && field.entries > 0 {
+        return Err(PayoutsError::CurrencyMismatch { guarantee: pool.currency.to_string(), pool: currency.to_string() });
+    }
+    let sum = prizes.iter().try_fold(0u64, |sum, &p| sum.checked_add(p));
+    if sum != Some(pool.amount) {
+        let prizes = sum.map_or_else(|| format!("more than {}", u64::MAX), |s| s.to_string());
+        return Err(PayoutsError::DrawDoesNotSum { prizes, pool: pool.amount });
+    }
+    let paid = prizes.iter().rposition(|&p| p > 0).map_or(0, |last| last + 1);
+    let mut bands: Vec<PrizeBand> = Vec::new();
+    for (place, &amount) in (1u32..).zip(&prizes[..paid]) {
+        match bands.last_mut() {
+            Some(band) if band.amount == amount => band.to = place,
+            _ => bands.push(PrizeBand { from: place, to: place, amount }),
+        }
+    }
+    Ok(PayoutEvent::PayoutTableLocked {
+        entries: field.entries,
+        contributions: field.contributions,
+        guarantee: field.guarantee,
+        overlay: Money::new(pool.amount.saturating_sub(field.contributions.amount), currency),
+        pool: Money::new(pool.amount, currency),
+        places: bands.last().map_or(0, |b| b.to),
+        bands,
+        // The field was final at the start (a sit & go's last seat), and the draw was made then.
+        cause: LockCause::Started,
+    })
+}
+
 /// A command, with the field's stakes if a `WithStakes` gave them.
 fn handle(state: &PayoutState, command: PayoutCommand, stakes: Option<Stakes>) -> Result<Vec<PayoutEvent>, PayoutsError> {
     match command {
@@ -404,6 +462,12 @@ fn handle(state: &PayoutState, command: PayoutCommand, stakes: Option<Stakes>) -
             award_hand(state, &field, stakes, players_left_before, eliminated, winner, hand_for_hand)
         }
         PayoutCommand::Shared { field, survivors } => shared_finish(state, &field, stakes, survivors),
+        PayoutCommand::LockDrawn { field, pool, prizes } => {
+            if state.table.is_some() {
+                return Ok(vec![]);
+            }
+            Ok(vec![locked_drawn(&field, pool, &prizes)?])
+        }
         PayoutCommand::WithStakes { stakes, command } => handle(state, *command, Some(stakes)),
         PayoutCommand::ProposeDeal(proposal) => deal::propose(state, proposal),
         PayoutCommand::AcceptDeal { player } => deal::accept(state, player),

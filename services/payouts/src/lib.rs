@@ -26,6 +26,8 @@ pub mod projection;
 pub mod service;
 
 #[cfg(test)]
+mod cut_lottery_tests;
+#[cfg(test)]
 mod deal_tests;
 #[cfg(test)]
 mod domain_tests;

@@ -34,6 +34,17 @@
 //! eliminations are awarded, then every survivor a place in one `Shared` command
 //! (`payouts-shared:<t>`); seating's and the bubble's later commits award nothing.
 //!
+//! A double or nothing (issue 37) is the satellite's stop with cash: the field's seat value is
+//! the cut's equal prize (`floor_rules::satellite::equal_prize`: `fraction` × an entry's
+//! prize-pool part), so the table locked at the start pays it to places 1 … capacity ÷ fraction,
+//! and registration's `shared_by` pays every survivor one.
+//!
+//! A lottery sit & go (issue 37, 000 §16.10): no table is locked at the start; the lottery
+//! aggregate's `prize_drawn` locks it ([`Policy::on_lottery`]: the drawn pool, the drawn prizes
+//! by place). Eliminations read before the draw wait for it, in log order, and are awarded once
+//! it locks the table (a game whose draw never comes, its lottery service down, waits: nobody is
+//! paid from a table the draw did not make).
+//!
 //! Deals: the policy keeps each remaining entry's chips as the tables report them (the last
 //! `hand_started` or `hand_finished` that names it, plus chips bought since), which a proposal
 //! carries to the aggregate; and the payouts log's own deal events pause the clock while a deal
@@ -48,6 +59,7 @@ use crate::books::Ledger;
 use crate::domain::{Eliminated, Field, PayoutCommand};
 use floor_events::bubble::{BubbleEvent, HandForHandRules, ANNOUNCEMENT_HAND};
 use floor_events::clock::{ClockEvent, ClockRequest, PauseClock};
+use floor_events::lottery::{LotteryEvent, PrizeDrawn};
 use floor_events::payouts::{LockCause, PayoutEvent};
 use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::TournamentEvent;
@@ -137,6 +149,28 @@ struct Tournament {
     /// after the stop) award nothing.
     #[serde(default)]
     shared_finish: bool,
+    /// A lottery sit & go (issue 37): its table is the lottery aggregate's draw, not the field's.
+    #[serde(default)]
+    lottery: bool,
+    /// The draw is read and its table ordered locked.
+    #[serde(default)]
+    drawn: bool,
+    /// A lottery game's awards read before its draw, in log order: each is ordered once the
+    /// draw locks the table (a draw that never comes leaves them waiting, unpaid, never paid from
+    /// a table the draw did not make).
+    #[serde(default)]
+    waiting: Vec<Waiting>,
+}
+
+/// An award a lottery game owes once its table is drawn: what the `Award` command carries, and
+/// the id it would have had.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Waiting {
+    command_id: CommandId,
+    players_left_before: u32,
+    eliminated: Vec<Eliminated>,
+    winner: Option<(EntryNo, PlayerId)>,
+    hand_for_hand: Option<u64>,
 }
 
 impl Tournament {
@@ -164,14 +198,29 @@ impl Tournament {
         }
         let players_left_before = self.held_before;
         self.held_before = self.held_before.saturating_sub(eliminated.len() as u32);
-        let command = self.with_stakes(PayoutCommand::Award {
-            field: self.field(),
-            players_left_before,
-            eliminated,
-            winner: None,
-            hand_for_hand: Some(hand),
-        });
-        Some(Order::Payouts((id, command_id, command)))
+        self.award(id, Waiting { command_id, players_left_before, eliminated, winner: None, hand_for_hand: Some(hand) })
+    }
+
+    /// A lottery game still waiting for its draw (issue 37): its table is not known yet.
+    fn waits_for_draw(&self) -> bool {
+        self.lottery && !self.drawn
+    }
+
+    /// The `Award` order for `award`, or, while a lottery game waits for its draw, nothing now:
+    /// the award waits, in log order, for the draw ([`Policy::on_lottery`]).
+    fn award(&mut self, id: TournamentId, award: Waiting) -> Option<Order> {
+        if self.waits_for_draw() {
+            self.waiting.push(award);
+            return None;
+        }
+        Some(self.award_order(id, award))
+    }
+
+    fn award_order(&self, id: TournamentId, award: Waiting) -> Order {
+        let Waiting { command_id, players_left_before, eliminated, winner, hand_for_hand } = award;
+        let command =
+            self.with_stakes(PayoutCommand::Award { field: self.field(), players_left_before, eliminated, winner, hand_for_hand });
+        Order::Payouts((id, command_id, command))
     }
 
     /// Every held elimination as one award (`None`: nothing held).
@@ -297,14 +346,18 @@ impl Policy {
                     t.ordering = created.definition.hand_for_hand.as_ref().and_then(|h| h.ordering);
                     t.late_registration = created.definition.late_registration_until.is_some();
                     t.buying = created.definition.rebuy.is_some() || created.definition.add_on.is_some();
-                    t.seat_value = created.definition.satellite.map(|s| s.seat_value.amount);
+                    // A satellite's seat value, or a double or nothing's equal prize (issue 37):
+                    // the table is those prizes from the whole pool.
+                    t.seat_value = floor_rules::satellite::equal_prize(&created.definition).map(|prize| prize.amount);
+                    t.lottery = created.definition.lottery.is_some();
                 }
                 TournamentEvent::EntryRegistered(entry) => {
                     t.players.insert(entry.entry, entry.player.clone());
                 }
                 TournamentEvent::TournamentStarted(_) if !t.late_registration => {
                     t.field_closed = true;
-                    if !t.buying {
+                    // A lottery game's table is its draw (issue 37): locked by `on_lottery`.
+                    if !t.buying && !t.lottery {
                         orders.push(Order::Payouts((
                             id,
                             lock_id(id),
@@ -440,9 +493,8 @@ impl Policy {
         let mut orders: Vec<Order> =
             t.award_held(id, CommandId::derived(&format!("payouts-award-held:{id}:{sequence}"))).into_iter().collect();
         let players_left_before = players_left_after.unwrap_or(1) + eliminated.len() as u32;
-        let command =
-            t.with_stakes(PayoutCommand::Award { field: t.field(), players_left_before, eliminated, winner, hand_for_hand: None });
-        orders.push(Order::Payouts((id, CommandId::derived(&format!("payouts-award:{id}:{sequence}")), command)));
+        let command_id = CommandId::derived(&format!("payouts-award:{id}:{sequence}"));
+        orders.extend(t.award(id, Waiting { command_id, players_left_before, eliminated, winner, hand_for_hand: None }));
         if t.trigger_starts() {
             t.hold_from(ANNOUNCEMENT_HAND);
         }
@@ -476,6 +528,29 @@ impl Policy {
                     t.holding = false;
                 }
                 _ => {}
+            }
+        }
+        orders
+    }
+
+    /// The lottery aggregate's log (issue 37): a lottery game's `prize_drawn` locks its table
+    /// (the drawn pool, the drawn prizes by place), then every award that waited for it, in log
+    /// order. Once: a second draw, or a draw for a tournament that is not a lottery game, calls
+    /// for nothing; so does a draw whose prizes do not sum to its pool (the aggregate would
+    /// refuse it): the game keeps waiting, as for a draw that never comes.
+    pub fn on_lottery(&mut self, id: TournamentId, events: &[LotteryEvent]) -> Vec<Order> {
+        let Some(t) = self.tournaments.get_mut(&id) else { return vec![] };
+        let mut orders = Vec::new();
+        for e in events {
+            let LotteryEvent::PrizeDrawn(drawn) = e else { continue };
+            if !t.waits_for_draw() || !adds_up(drawn) {
+                continue;
+            }
+            t.drawn = true;
+            let lock = PayoutCommand::LockDrawn { field: t.field(), pool: drawn.pool, prizes: drawn.prizes.clone() };
+            orders.push(Order::Payouts((id, lock_id(id), lock)));
+            for award in std::mem::take(&mut t.waiting) {
+                orders.push(t.award_order(id, award));
             }
         }
         orders
@@ -548,6 +623,11 @@ fn follow_stacks(stacks: &mut BTreeMap<EntryNo, Stack>, event: &SeatingEvent) {
         }
         _ => {}
     }
+}
+
+/// A draw whose prizes sum to its pool, to the cent.
+fn adds_up(drawn: &PrizeDrawn) -> bool {
+    drawn.prizes.iter().try_fold(0u64, |sum, &p| sum.checked_add(p)) == Some(drawn.pool.amount)
 }
 
 fn lock_id(id: TournamentId) -> CommandId {

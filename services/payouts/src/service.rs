@@ -40,7 +40,7 @@ const BOOKS_WAIT: Duration = Duration::from_secs(5);
 pub const POLICY_NAME: &str = "payouts-policy";
 
 /// The shape of [`Memory`] in snapshots: change it whenever that shape or meaning changes.
-const MEMORY_VERSION: &str = "payouts-6";
+const MEMORY_VERSION: &str = "payouts-7";
 
 /// The payouts service. Cheap to clone.
 #[derive(Clone)]
@@ -82,6 +82,7 @@ pub fn filters() -> Vec<String> {
         subjects::aggregate::BOUNTIES,
         subjects::aggregate::BUBBLE,
         subjects::aggregate::ABORT,
+        subjects::aggregate::LOTTERY,
     ]
     .iter()
     .map(|a| subjects::event_filter(a))
@@ -268,6 +269,7 @@ impl floor_runtime::policy::Policy for Memory {
                 books.on_abort(t, e);
                 vec![]
             }
+            Events::Lottery(e) => policy.on_lottery(t, e),
             _ => vec![],
         }
     }
