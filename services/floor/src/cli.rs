@@ -57,7 +57,7 @@ pub enum Command {
         http: SocketAddr,
         /// Run only these services (comma-separated); default: all. The names are the
         /// registry's: lobby, registration, clock, seating, payouts, rebuys, bounties, bubble,
-        /// abort, scheduler.
+        /// abort, satellites, scheduler (every one is listed below as a possible value).
         #[arg(long, value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(floor_events::registry::names()))]
         only: Vec<String>,
         /// The director console.
