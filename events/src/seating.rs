@@ -5,6 +5,7 @@
 //! and never lost once the log holds it.
 
 use crate::ids::{EntryNo, PlayerId, TournamentId};
+use crate::shootouts::RoundStacks;
 use crate::table::{BustReport, SeatNo, SeatStack, TableInstruction};
 use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
@@ -251,5 +252,49 @@ pub enum SeatingEvent {
     TournamentWon {
         /// The winning entry.
         entry: EntryNo,
+    },
+    /// The tournament is a shootout (issue 37, 003 App. 1 b ii, 004 §4.36.3): its tables are
+    /// never balanced or broken; each table of a round plays until `advance` players are left
+    /// ([`SeatingEvent::TableWon`]), and the winners are drawn afresh onto the next round's
+    /// tables ([`SeatingEvent::RoundDrawn`]). Recorded with `seating_configured`.
+    ShootoutConfigured {
+        /// Players who advance from each table of a round that is not the last.
+        advance: u32,
+        /// Whether a round's players keep the stacks they won with, or start afresh.
+        stacks: RoundStacks,
+    },
+    /// The seed of a shootout round's draw is fixed (issue 37): its SHA-256, published when the
+    /// round before starts, before anyone knows who will play in it.
+    RoundDrawCommitted {
+        /// The round whose draw it seeds (2 or more: the first is the start-of-play draw).
+        round: u32,
+        /// SHA-256 of the seed, hex.
+        commitment: String,
+    },
+    /// A shootout round's draw (round 2 or more; the first is `tables_drawn`): the entries the
+    /// shootout aggregate's `round_started` names, drawn afresh onto new tables numbered after
+    /// every table before. The seed is revealed, so anyone can recompute it; the stacks are in
+    /// the `seat_player` instructions.
+    RoundDrawn {
+        /// The round.
+        round: u32,
+        /// The seed, hex; its SHA-256 is the round's `round_draw_committed`.
+        seed: String,
+        /// The round's tables.
+        tables: Vec<DrawnTable>,
+        /// When.
+        at: DateTime<Utc>,
+    },
+    /// A shootout table of a round that is not the last is down to its winners (`advance`
+    /// players, or fewer when simultaneous busts crossed the line): it stops (`close_table`)
+    /// and its winners wait for the next round's draw. The last round's single table records
+    /// it too, with the tournament's winner.
+    TableWon {
+        /// The round.
+        round: u32,
+        /// The table.
+        table: u32,
+        /// Who is left at it, in seat order.
+        winners: Vec<EntryNo>,
     },
 }

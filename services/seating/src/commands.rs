@@ -4,6 +4,7 @@
 use crate::draw::Seed;
 use chrono::{DateTime, Utc};
 use floor_events::table::TableReport;
+use floor_events::shootouts::ShootoutTerms;
 use floor_events::{codes, EntryNo, PlayerId, TournamentId};
 
 /// What seating is asked to do.
@@ -20,6 +21,33 @@ pub enum SeatingCommand {
         /// The tournament has rebuys: a stack that reaches zero keeps its seat until
         /// [`SeatingCommand::Eliminate`] or [`SeatingCommand::AddChips`] (000 §16.7).
         rebuys: bool,
+    },
+    /// The tournament is a shootout (issue 37; sent after [`SeatingCommand::Configure`], before
+    /// the draw): its tables are never balanced or broken, each table of a round that is not
+    /// the last stops when `advance` players are left.
+    ConfigureShootout {
+        /// The definition's shootout section.
+        terms: ShootoutTerms,
+    },
+    /// Fix the seed of a shootout round's draw (its SHA-256 is published when the round before
+    /// starts, before anyone knows who will play in it).
+    CommitRound {
+        /// The round the seed draws (2 or more).
+        round: u32,
+        /// SHA-256 of the seed.
+        commitment: [u8; 32],
+    },
+    /// A shootout round starts (the shootout aggregate's `round_started`, round 2 or more):
+    /// draw its entries, the winners of the round before, afresh onto new tables.
+    DrawRound {
+        /// The round.
+        round: u32,
+        /// Its entries.
+        entries: Vec<EntryNo>,
+        /// The seed committed for it.
+        seed: Seed,
+        /// Now.
+        at: DateTime<Utc>,
     },
     /// An entry needs a seat (before the start: at the draw; after: now), with the starting
     /// stack.
@@ -176,6 +204,20 @@ pub enum SeatingError {
     /// Only an entry at zero chips can be eliminated by command.
     #[error("entry {0} still has chips or a seat in play")]
     StillInPlay(EntryNo),
+    /// A shootout's command for a tournament that is no shootout.
+    #[error("this tournament is no shootout")]
+    NotAShootout,
+    /// A round is drawn only once every table of the round before has its winners.
+    #[error("round {round} cannot be drawn: round {playing} is still being played")]
+    RoundNotOver {
+        /// The round asked for.
+        round: u32,
+        /// The round being played.
+        playing: u32,
+    },
+    /// A round's entries are the winners of the round before.
+    #[error("entry {0} did not win its table in the round before")]
+    NotAWinner(EntryNo),
 }
 
 impl floor_runtime::DomainError for SeatingError {
@@ -187,6 +229,9 @@ impl floor_runtime::DomainError for SeatingError {
             Self::TooFewEntries(_) => codes::TOO_FEW_ENTRIES,
             Self::UnknownEntry(_) => codes::UNKNOWN_ENTRY,
             Self::StillInPlay(_) => codes::STILL_IN_PLAY,
+            Self::NotAShootout => codes::INVALID_DEFINITION,
+            Self::RoundNotOver { .. } => codes::CONFLICT,
+            Self::NotAWinner(_) => codes::UNKNOWN_ENTRY,
         }
     }
 }

@@ -24,11 +24,13 @@ use floor_events::table::{BustReport, Instruction, Removal, Report, SeatNo, Seat
 use floor_events::{subjects, EntryNo, PlayerId, TournamentId};
 use floor_runtime::encoding::{hex, unhex};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 mod holds;
 mod joining;
 pub(crate) mod reporting;
+mod shootout;
+pub use shootout::ShootoutState;
 use holds::{close_tables, hand_for_hand, resume_play, suspend};
 use joining::{continue_draw, join, join_pool, start};
 use reporting::{on_report, refused};
@@ -40,7 +42,7 @@ pub struct SeatingAggregate;
 
 /// Names the shape of [`SeatingState`] in snapshots: change it with any change to the state's
 /// fields or their meaning, and old snapshots are ignored (the log is folded instead).
-pub const SNAPSHOT_VERSION: &str = "seating-3";
+pub const SNAPSHOT_VERSION: &str = "seating-4";
 
 /// Where a moving player still plays until the source table lets them go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -135,6 +137,9 @@ pub struct SeatingState {
     /// [`TABLES_PER_COMMIT`] per commit, and a part tells those not told yet).
     #[serde(default)]
     pub blinds_told: HashMap<u32, Instruction>,
+    /// A shootout's rounds (issue 37); `None` for every other tournament.
+    #[serde(default)]
+    pub shootout: Option<ShootoutState>,
 }
 
 /// A table under hand-for-hand's hold: how many hands it may still deal.
@@ -161,8 +166,16 @@ impl SeatingState {
     /// in. A satellite stopped with its survivors sharing the seats (issue 36, 000 §16.7:
     /// registration's `tournament_finished` with `shared_by`), or a cancellation in play. Hand
     /// reports are then refused (`tournament_finished`), and a move confirmed seats nobody.
+    ///
+    /// A shootout whose round has every table won is not over: its winners wait for the next
+    /// round's draw (issue 37).
     pub fn over(&self) -> bool {
-        self.started && !self.drawing() && self.winner.is_none() && self.room.is_empty() && !self.entries.is_empty()
+        self.started
+            && !self.drawing()
+            && self.winner.is_none()
+            && self.room.is_empty()
+            && !self.entries.is_empty()
+            && !self.shootout.as_ref().is_some_and(ShootoutState::between_rounds)
     }
 
     /// Where an entry plays now: its source seat while leaving, else its seat.
@@ -175,7 +188,9 @@ impl SeatingState {
             table_size: usize::from(self.table_size),
             when: BalanceWhen::DifferenceAboveOne,
             mover: Mover::DueBigBlind,
-            shootout: false,
+            // 003 App. 1 b ii: "V turnaji shootout se toto vyvažování nedělá" (a shootout does
+            // no balancing); 004 §4.36.3 likewise.
+            shootout: self.shootout.is_some(),
         }
     }
 }
@@ -279,6 +294,9 @@ impl Aggregate for SeatingAggregate {
                 Ok(if state.commitment.is_some() { vec![] } else { vec![SeatingEvent::DrawCommitted { commitment: hex(&commitment) }] })
             }
             Start { seed, at } => start(state, seed, at),
+            ConfigureShootout { terms } => shootout::configure(state, terms),
+            CommitRound { round, commitment } => shootout::commit_round(state, round, &commitment),
+            DrawRound { round, entries, seed, at } => shootout::draw_round(state, round, &entries, seed, at),
             ContinueDraw { .. } => Ok(continue_draw(state)),
             Blinds { level, small_blind, big_blind, ante, big_blind_ante } => {
                 let mut out = Outbox::new(state);
@@ -367,6 +385,9 @@ impl Aggregate for SeatingAggregate {
                 }
                 state.draw_total = total_tables.max(state.draw_total);
                 let size = usize::from(state.table_size);
+                if let Some(shootout) = state.shootout.as_mut() {
+                    shootout.first_round_drawn(total_tables, tables.iter().map(|t| (t.table, t.seats.len() as u32)));
+                }
                 for drawn in tables {
                     let mut table = Table::new(drawn.table, size);
                     for s in drawn.seats {
@@ -510,6 +531,18 @@ impl Aggregate for SeatingAggregate {
                 }
             }
             TournamentWon { entry } => state.winner = Some(entry),
+            ShootoutConfigured { advance, stacks } => state.shootout = Some(ShootoutState::new(advance, stacks)),
+            RoundDrawCommitted { round, commitment } => {
+                if let Some(shootout) = state.shootout.as_mut() {
+                    shootout.commitments.insert(round, commitment);
+                }
+            }
+            RoundDrawn { round, tables, .. } => shootout::apply_round_drawn(&mut state, round, tables),
+            TableWon { round, table, .. } => {
+                if let Some(shootout) = state.shootout.as_mut().filter(|s| s.round == round) {
+                    shootout.won.insert(table);
+                }
+            }
         }
         state
     }
@@ -609,6 +642,12 @@ fn eliminate(state: &SeatingState, out: &mut Outbox<'_>, gone: &[(EntryNo, Optio
             out.instruct(at, Instruction::RemovePlayer { entry, reason: Removal::Eliminated });
         }
     }
+    // A shootout's table that is down to its winners stops (issue 37); no table is ever
+    // balanced or broken ([`SeatingState::rules`]).
+    if let Some(shootout) = &state.shootout {
+        let tables: BTreeSet<u32> = gone.iter().filter_map(|&(entry, _)| state.physical(entry).map(|(t, _)| t)).collect();
+        shootout::tables_won(shootout, &room, tables, out);
+    }
     // While a large draw is still being stored the room is not whole: balancing waits for the
     // first decision after the draw, which balances every table at once.
     if state.drawing() {
@@ -617,6 +656,10 @@ fn eliminate(state: &SeatingState, out: &mut Outbox<'_>, gone: &[(EntryNo, Optio
     if players_left <= 1 {
         let busted: HashSet<EntryNo> = gone.iter().map(|g| g.0).collect();
         if let Some(&winner) = state.entries.keys().find(|e| !busted.contains(e)) {
+            // A shootout's last table is won by the tournament's winner.
+            if let (Some(shootout), Some(table)) = (&state.shootout, room.tables().next()) {
+                out.push(SeatingEvent::TableWon { round: shootout.round, table: table.number, winners: vec![winner] });
+            }
             out.push(SeatingEvent::TournamentWon { entry: winner });
         }
         for number in room.tables().map(|t| t.number).chain(state.closing.iter().copied()).collect::<Vec<_>>() {

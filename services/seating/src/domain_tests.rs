@@ -21,6 +21,7 @@ const STACK: u64 = 1_000;
 
 mod hand_for_hand;
 mod holds;
+mod shootout;
 
 fn at() -> DateTime<Utc> {
     "2027-01-10T18:00:00Z".parse().unwrap()

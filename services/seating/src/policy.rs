@@ -9,6 +9,8 @@
 //! - A level started: its blinds go to every table for the next hand.
 //! - A rebuy or add-on bought: its chips go to the entry's table; a rebuy forgone: the entry at
 //!   zero is eliminated; the rebuy period over: busted stacks are out at once from now on.
+//! - A shootout (issue 37): configured as one at creation; each round's start
+//!   (`round_started`) commits the next round's seed, and a round after the first is drawn.
 //! - Hand-for-hand (the bubble's events): `hold_for_deal` to every table at the announcement,
 //!   `deal_hand {hand}` to the tables a release names, `resume` at the end.
 //!
@@ -28,6 +30,7 @@ use floor_events::abort::{AbortEvent, SuspendReason};
 use floor_events::bubble::BubbleEvent;
 use floor_events::clock::ClockEvent;
 use floor_events::rebuys::RebuyEvent;
+use floor_events::shootouts::ShootoutEvent;
 use floor_events::registration::TournamentEvent;
 use floor_events::{CommandId, EntryNo, PlayerId, TournamentId};
 use sha2::{Digest, Sha256};
@@ -56,6 +59,11 @@ impl SeedKey {
         self.derive(&format!("draw:{tournament}"))
     }
 
+    /// The seed of a shootout round's draw (round 2 or more; issue 37).
+    pub fn round(&self, tournament: TournamentId, round: u32) -> Seed {
+        self.derive(&format!("draw:{tournament}:round:{round}"))
+    }
+
     /// The seed of the decision after an elimination by command (a rebuy forgone).
     pub fn elimination(&self, tournament: TournamentId, entry: EntryNo) -> Seed {
         self.derive(&format!("eliminate:{tournament}:{}", entry.0))
@@ -72,18 +80,21 @@ impl SeedKey {
 pub fn react_to_tournament(tournament: TournamentId, event: &TournamentEvent, key: &SeedKey) -> Vec<(CommandId, SeatingCommand)> {
     let id = |what: String| CommandId::derived(&format!("seating-{what}:{tournament}"));
     match event {
-        TournamentEvent::TournamentCreated(created) => vec![
-            (
-                id("configure".into()),
-                SeatingCommand::Configure {
-                    tournament_id: tournament,
-                    table_size: created.definition.table_size,
-                    starting_stack: created.definition.starting_stack,
-                    rebuys: created.definition.rebuy.is_some(),
-                },
-            ),
-            (id("commit".into()), SeatingCommand::CommitDraw { commitment: commitment(&key.draw(tournament)) }),
-        ],
+        TournamentEvent::TournamentCreated(created) => {
+            let configure = SeatingCommand::Configure {
+                tournament_id: tournament,
+                table_size: created.definition.table_size,
+                starting_stack: created.definition.starting_stack,
+                rebuys: created.definition.rebuy.is_some(),
+            };
+            let mut commands = vec![(id("configure".into()), configure)];
+            // A shootout's tables are never balanced or broken (issue 37).
+            if let Some(terms) = created.definition.shootout {
+                commands.push((id("shootout".into()), SeatingCommand::ConfigureShootout { terms }));
+            }
+            commands.push((id("commit".into()), SeatingCommand::CommitDraw { commitment: commitment(&key.draw(tournament)) }));
+            commands
+        }
         TournamentEvent::EntryRegistered(e) => {
             vec![(join_id(tournament, e.entry), SeatingCommand::Join { entry: e.entry, player: e.player.clone() })]
         }
@@ -192,6 +203,23 @@ pub fn react_to_abort(tournament: TournamentId, event: &AbortEvent) -> Option<(C
         AbortEvent::Resumed { at, .. } => Some((id(format!("resume-{}", at.timestamp_micros())), SeatingCommand::ResumePlay)),
         AbortEvent::Cancelled { at, .. } => Some((id(format!("close-{}", at.timestamp_micros())), SeatingCommand::CloseTables)),
     }
+}
+
+/// What a shootout round's start asks of seating (issue 37): round 2 or more is drawn with its
+/// seed (`draw:<t>:round:<r>`), and the next round's seed is committed now, before anyone
+/// knows who will play in it. Round 1 is the start-of-play draw, made at the tournament's start.
+pub fn react_to_shootout(tournament: TournamentId, event: &ShootoutEvent, key: &SeedKey) -> Vec<(CommandId, SeatingCommand)> {
+    let ShootoutEvent::RoundStarted(started) = event else { return vec![] };
+    let id = |what: &str, round: u32| CommandId::derived(&format!("seating-round-{what}:{tournament}:{round}"));
+    let mut commands = Vec::new();
+    if started.round >= 2 {
+        let seed = key.round(tournament, started.round);
+        let draw = SeatingCommand::DrawRound { round: started.round, entries: started.entries.clone(), seed, at: started.at };
+        commands.push((id("draw", started.round), draw));
+    }
+    let next = started.round.saturating_add(1);
+    commands.push((id("commit", next), SeatingCommand::CommitRound { round: next, commitment: commitment(&key.round(tournament, next)) }));
+    commands
 }
 
 /// The seating commands a rebuys event calls for, with their ids.

@@ -1,7 +1,8 @@
 //! Wiring: three runners around the seating aggregate, each on a durable consumer with a
 //! checkpoint, so a crash loses nothing and repeats nothing that matters.
 //!
-//! - **policy**: tournament, clock, rebuys and bubble events → seating commands ([`crate::policy`]).
+//! - **policy**: tournament, clock, rebuys, bubble, abort and shootout events → seating commands
+//!   ([`crate::policy`]).
 //! - **reports**: table reports from `floor.table.<t>.<table>.out` (stream `FLOOR_TABLES`) →
 //!   the aggregate, in stream order, each with a command id derived from the report.
 //! - **outbox**: the aggregate's `instructed` events → `floor.table.<t>.<table>.in`, with
@@ -19,7 +20,8 @@
 use crate::commands::SeatingError;
 use crate::domain::{SeatingAggregate, SeatingCommand, SNAPSHOT_VERSION};
 use crate::policy::{
-    enqueue, react_to_abort, react_to_bubble, react_to_clock, react_to_rebuys, react_to_tournament, split_pool, Queued, SeedKey,
+    enqueue, react_to_abort, react_to_bubble, react_to_clock, react_to_rebuys, react_to_shootout, react_to_tournament, split_pool, Queued,
+    SeedKey,
 };
 use crate::publishing::{self, InFlight, Publisher};
 use crate::reports;
@@ -230,6 +232,7 @@ impl Projection for Policy {
             subjects::aggregate::REBUYS,
             subjects::aggregate::BUBBLE,
             subjects::aggregate::ABORT,
+            subjects::aggregate::SHOOTOUT,
         ]
         .iter()
         .map(|a| subjects::event_filter(a))
@@ -245,6 +248,7 @@ impl Projection for Policy {
             Events::Bubble(events) => events.iter().filter_map(|e| react_to_bubble(tournament, e)).collect(),
             Events::Abort(events) => events.iter().filter_map(|e| react_to_abort(tournament, e)).collect(),
             Events::Tournament(events) => events.iter().flat_map(|e| react_to_tournament(tournament, e, &self.key)).collect(),
+            Events::Shootout(events) => events.iter().flat_map(|e| react_to_shootout(tournament, e, &self.key)).collect(),
             _ => vec![],
         };
         for (id, command) in reactions {

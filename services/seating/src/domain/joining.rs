@@ -112,5 +112,12 @@ fn draw_part(state: &SeatingState, entries: &[EntryNo], seed: Seed, from: usize,
             out.seat(table.number, occupant.entry, seat, false);
         }
     }
+    // A shootout's first round (issue 37): a table drawn with no more players than advance
+    // from it is won at once.
+    if let (Some(shootout), true) = (&state.shootout, tables.len() > 1) {
+        for table in part {
+            super::shootout::won_at_draw(shootout.advance, 1, table.number, table, &mut out);
+        }
+    }
     out.events
 }
