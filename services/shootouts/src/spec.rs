@@ -1,0 +1,357 @@
+//! The shootout decider and policy, case by case (the rulebooks' own) and by property.
+//!
+//! 004 §4.36.3: "Například turnaj typu Double Shootout může začít s osmi (8) plnými hracími
+//! stoly, dohromady tedy s šedesáti čtyřmi (64) Sázejícími v prvním kole. Každý z těchto
+//! hracích stolů bude hrát až do určení jednoho vítěze a osm (8) vítězů se přesune k finálovému
+//! hracímu stolu, kde se bude hrát až do určení jednoho konečného vítěze." (a double shootout
+//! may start with eight full tables, 64 players; each table plays to one winner and the eight
+//! winners move to the final table, played to one final winner.)
+
+use crate::domain::{ShootoutAggregate, ShootoutCommand as C, ShootoutState};
+use crate::policy::{complete_id, start_id, Memory, Policy};
+use chrono::{DateTime, Duration, Utc};
+use esrs::Aggregate;
+use floor_events::registration::{EntryKind, EntryRegistered, EntryUnregistered, StartCause, TournamentEvent, TournamentStarted};
+use floor_events::seating::{DrawnTable, SeatedEntry, SeatingEvent};
+use floor_events::shootouts::{RoundCompleted, RoundStarted, RoundStacks, ShootoutEvent as E, ShootoutTerms, ShortField};
+use floor_events::table::SeatNo;
+use floor_events::tournament::{EntryLedger, TournamentDefinition};
+use floor_events::{codes, Currency, EntryNo, Money, PlayerId, TournamentId};
+use floor_runtime::spec::given;
+use proptest::prelude::*;
+use uuid::Uuid;
+
+fn t0() -> DateTime<Utc> {
+    "2026-12-06T18:00:00Z".parse().unwrap()
+}
+
+fn secs(s: i64) -> DateTime<Utc> {
+    t0() + Duration::seconds(s)
+}
+
+fn shootout() -> TournamentId {
+    TournamentId(Uuid::from_u128(0x5400_0000_0000_7000_8000_0000_0000_0001))
+}
+
+fn entries(range: std::ops::RangeInclusive<u32>) -> Vec<EntryNo> {
+    range.map(EntryNo).collect()
+}
+
+fn started(round: u32, entries: Vec<EntryNo>) -> E {
+    E::RoundStarted(RoundStarted { round, entries, at: t0() })
+}
+
+fn completed(round: u32, advancing: Vec<EntryNo>) -> E {
+    E::RoundCompleted(RoundCompleted { round, advancing, at: t0() })
+}
+
+fn start(round: u32, entries: Vec<EntryNo>) -> C {
+    C::StartRound { round, entries, at: t0() }
+}
+
+fn complete(round: u32, advancing: Vec<EntryNo>) -> C {
+    C::CompleteRound { round, advancing, at: t0() }
+}
+
+/// The winner of each of the first round's eight tables of eight: the first seat's entry.
+fn eight_winners() -> Vec<EntryNo> {
+    (0..8).map(|t| EntryNo(t * 8 + 1)).collect()
+}
+
+// ---- the aggregate ----
+
+#[test]
+fn a_64_player_double_shootout_starts_with_its_field_and_its_final_table_with_the_eight_table_winners() {
+    given::<ShootoutAggregate>(vec![]).when(start(1, entries(1..=64))).then(vec![started(1, entries(1..=64))]);
+    given::<ShootoutAggregate>(vec![started(1, entries(1..=64))])
+        .when(complete(1, eight_winners()))
+        .then(vec![completed(1, eight_winners())]);
+    let first_round = vec![started(1, entries(1..=64)), completed(1, eight_winners())];
+    given::<ShootoutAggregate>(first_round.clone()).when(start(2, eight_winners())).then(vec![started(2, eight_winners())]);
+    let the_final = [first_round, vec![started(2, eight_winners())]].concat();
+    given::<ShootoutAggregate>(the_final.clone()).when(complete(2, vec![EntryNo(17)])).then(vec![completed(2, vec![EntryNo(17)])]);
+    // One winner: nothing follows.
+    let over = [the_final, vec![completed(2, vec![EntryNo(17)])]].concat();
+    given::<ShootoutAggregate>(over).when(start(3, vec![EntryNo(17), EntryNo(25)])).then_reject(codes::CONFLICT);
+}
+
+#[test]
+fn a_round_is_held_until_it_is_complete() {
+    given::<ShootoutAggregate>(vec![started(1, entries(1..=64))]).when(start(2, eight_winners())).then_reject(codes::CONFLICT);
+    given::<ShootoutAggregate>(vec![]).when(complete(1, eight_winners())).then_reject(codes::CONFLICT);
+    given::<ShootoutAggregate>(vec![]).when(start(2, eight_winners())).then_reject(codes::CONFLICT);
+}
+
+#[test]
+fn the_next_round_is_exactly_the_winners_of_the_round_before() {
+    let first_round = vec![started(1, entries(1..=64)), completed(1, eight_winners())];
+    let mut other = eight_winners();
+    other[0] = EntryNo(2);
+    given::<ShootoutAggregate>(first_round).when(start(2, other)).then_reject(codes::UNKNOWN_ENTRY);
+    given::<ShootoutAggregate>(vec![started(1, entries(1..=8))]).when(complete(1, vec![EntryNo(9)])).then_reject(codes::UNKNOWN_ENTRY);
+    given::<ShootoutAggregate>(vec![started(1, entries(1..=8))]).when(complete(1, entries(1..=8))).then_reject(codes::INVALID_FIELD);
+    given::<ShootoutAggregate>(vec![started(1, entries(1..=8))]).when(complete(1, vec![])).then_reject(codes::INVALID_FIELD);
+    given::<ShootoutAggregate>(vec![]).when(start(1, vec![EntryNo(1), EntryNo(1)])).then_reject(codes::TOO_FEW_ENTRIES);
+}
+
+/// "advance: 2": two winners per table go on; the entries are kept sorted, each once.
+#[test]
+fn advance_two_completes_a_round_with_two_per_table() {
+    let winners = vec![EntryNo(9), EntryNo(1), EntryNo(4), EntryNo(12)];
+    let mut sorted = winners.clone();
+    sorted.sort();
+    given::<ShootoutAggregate>(vec![started(1, entries(1..=12))]).when(complete(1, winners)).then(vec![completed(1, sorted)]);
+}
+
+/// A round's start or completion told again (a restart) records nothing; told otherwise, it is
+/// refused.
+#[test]
+fn a_round_told_again_records_nothing_and_told_otherwise_is_refused() {
+    let first_round = vec![started(1, entries(1..=64)), completed(1, eight_winners())];
+    given::<ShootoutAggregate>(first_round.clone()).when(start(1, entries(1..=64))).then(vec![]);
+    given::<ShootoutAggregate>(first_round.clone()).when(complete(1, eight_winners())).then(vec![]);
+    given::<ShootoutAggregate>(first_round.clone()).when(start(1, entries(1..=63))).then_reject(codes::CONFLICT);
+    given::<ShootoutAggregate>(first_round).when(complete(1, vec![EntryNo(1)])).then_reject(codes::CONFLICT);
+}
+
+// ---- the policy ----
+
+fn definition(shootout: Option<ShootoutTerms>, table_size: u8) -> TournamentDefinition {
+    TournamentDefinition { table_size, shootout, ..TournamentDefinition::example() }
+}
+
+fn terms(advance: u32) -> ShootoutTerms {
+    ShootoutTerms { advance, short_field: ShortField::Uneven, stacks: RoundStacks::Carry }
+}
+
+fn created(definition: TournamentDefinition) -> TournamentEvent {
+    TournamentEvent::TournamentCreated(floor_events::registration::TournamentCreated { tournament_id: shootout(), definition, at: t0() })
+}
+
+fn registered(entry: u32) -> TournamentEvent {
+    let zero = Money::zero(Currency::EUR);
+    TournamentEvent::EntryRegistered(EntryRegistered {
+        entry: EntryNo(entry),
+        player: PlayerId::parse(&format!("p{entry}")).unwrap(),
+        kind: EntryKind::Registration,
+        new_player: true,
+        ledger: EntryLedger { paid_in: zero, fee: zero, prize_pool: zero },
+        at: t0(),
+        ticket: None,
+    })
+}
+
+fn unregistered(entry: u32) -> TournamentEvent {
+    let zero = Money::zero(Currency::EUR);
+    TournamentEvent::EntryUnregistered(EntryUnregistered {
+        entry: EntryNo(entry),
+        player: PlayerId::parse(&format!("p{entry}")).unwrap(),
+        refund: EntryLedger { paid_in: zero, fee: zero, prize_pool: zero },
+        by_operator: false,
+        player_left: true,
+        at: t0(),
+    })
+}
+
+fn tournament_started() -> TournamentEvent {
+    TournamentEvent::TournamentStarted(TournamentStarted { entries: 0, cause: StartCause::Scheduled, at: t0() })
+}
+
+/// Tables of the given sizes, numbered from `first`, entries dealt in order.
+fn drawn(first: u32, sizes: &[u32], from_entry: u32) -> Vec<DrawnTable> {
+    let mut entry = from_entry;
+    sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &size)| DrawnTable {
+            table: first + i as u32,
+            seats: (0..size)
+                .map(|s| {
+                    entry += 1;
+                    SeatedEntry { seat: SeatNo(s as u8 + 1), entry: EntryNo(entry - 1) }
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+fn tables_drawn(sizes: &[u32]) -> SeatingEvent {
+    SeatingEvent::TablesDrawn { seed: "00".into(), total_tables: sizes.len() as u32, tables: drawn(1, sizes, 1), at: t0() }
+}
+
+fn won(round: u32, table: u32, winners: &[u32]) -> SeatingEvent {
+    SeatingEvent::TableWon { round, table, winners: winners.iter().copied().map(EntryNo).collect() }
+}
+
+/// A shootout created and `field` entries registered.
+fn registered_field(advance: u32, table_size: u8, field: u32) -> Policy {
+    let mut policy = Policy::default();
+    let mut events = vec![created(definition(Some(terms(advance)), table_size))];
+    events.extend((1..=field).map(registered));
+    assert!(policy.on_tournament(shootout(), &events).is_empty());
+    policy
+}
+
+#[test]
+fn the_policy_plays_a_64_player_double_shootout_round_by_round() {
+    let t = shootout();
+    let mut policy = registered_field(1, 8, 64);
+    assert_eq!(
+        policy.on_tournament(t, &[tournament_started()]),
+        vec![(t, start_id(t, 1), C::StartRound { round: 1, entries: entries(1..=64), at: t0() })]
+    );
+    assert!(policy.on_seating(t, secs(1), &[tables_drawn(&[8; 8])]).is_empty());
+    for table in 1..=7 {
+        let winner = (table - 1) * 8 + 1;
+        assert!(policy.on_seating(t, secs(10), &[won(1, table, &[winner])]).is_empty(), "table {table} of 8: the round waits");
+    }
+    let orders = policy.on_seating(t, secs(20), &[won(1, 8, &[57])]);
+    assert_eq!(
+        orders,
+        vec![
+            (t, complete_id(t, 1), C::CompleteRound { round: 1, advancing: eight_winners(), at: secs(20) }),
+            (t, start_id(t, 2), C::StartRound { round: 2, entries: eight_winners(), at: secs(20) }),
+        ]
+    );
+    let final_table = SeatingEvent::RoundDrawn { round: 2, seed: "01".into(), tables: drawn(9, &[8], 1), at: secs(21) };
+    assert!(policy.on_seating(t, secs(21), &[final_table]).is_empty());
+    assert_eq!(
+        policy.on_seating(t, secs(30), &[won(2, 9, &[17])]),
+        vec![(t, complete_id(t, 2), C::CompleteRound { round: 2, advancing: vec![EntryNo(17)], at: secs(30) })],
+        "the final table is the last round: no round 3"
+    );
+}
+
+/// 004 §4.36.3: "Pokud nebude Shootout plně obsazen, některé hrací stoly v prvním kole mohou
+/// mít více Sázejících než jiné." 20 players on 9-max: tables of 7, 7 and 6, one unregistered
+/// before the start is not in the round.
+#[test]
+fn uneven_first_round_tables_complete_when_each_has_its_winner() {
+    let t = shootout();
+    let mut policy = registered_field(1, 9, 21);
+    assert!(policy.on_tournament(t, &[unregistered(21)]).is_empty());
+    let orders = policy.on_tournament(t, &[tournament_started()]);
+    assert_eq!(orders, vec![(t, start_id(t, 1), C::StartRound { round: 1, entries: entries(1..=20), at: t0() })]);
+    assert!(policy.on_seating(t, secs(1), &[tables_drawn(&[7, 7, 6])]).is_empty());
+    assert!(policy.on_seating(t, secs(2), &[won(1, 3, &[20])]).is_empty());
+    assert!(policy.on_seating(t, secs(3), &[won(1, 1, &[2])]).is_empty());
+    let orders = policy.on_seating(t, secs(4), &[won(1, 2, &[9])]);
+    let advancing = vec![EntryNo(2), EntryNo(9), EntryNo(20)];
+    assert_eq!(orders[0], (t, complete_id(t, 1), C::CompleteRound { round: 1, advancing: advancing.clone(), at: secs(4) }));
+    assert_eq!(orders[1], (t, start_id(t, 2), C::StartRound { round: 2, entries: advancing, at: secs(4) }));
+}
+
+/// A round is held until its last table finishes: a table's win told twice does not count
+/// twice, and a round completes once.
+#[test]
+fn a_round_waits_for_its_last_table_and_completes_once() {
+    let t = shootout();
+    let mut policy = registered_field(1, 9, 18);
+    policy.on_tournament(t, &[tournament_started()]);
+    policy.on_seating(t, secs(1), &[tables_drawn(&[9, 9])]);
+    assert!(policy.on_seating(t, secs(2), &[won(1, 1, &[3])]).is_empty());
+    assert!(policy.on_seating(t, secs(3), &[won(1, 1, &[3])]).is_empty(), "the same table again: still waiting for table 2");
+    assert_eq!(policy.on_seating(t, secs(4), &[won(1, 2, &[12])]).len(), 2);
+    assert!(policy.on_seating(t, secs(5), &[won(1, 2, &[12])]).is_empty(), "completed once");
+}
+
+/// "advance: 2": both of each table's winners go on.
+#[test]
+fn advance_two_takes_both_of_each_table_s_winners_on() {
+    let t = shootout();
+    let mut policy = registered_field(2, 6, 24);
+    policy.on_tournament(t, &[tournament_started()]);
+    policy.on_seating(t, secs(1), &[tables_drawn(&[6, 6, 6, 6])]);
+    for (table, pair) in [(1, [1, 2]), (2, [7, 11]), (3, [13, 18])] {
+        assert!(policy.on_seating(t, secs(2), &[won(1, table, &pair)]).is_empty());
+    }
+    let orders = policy.on_seating(t, secs(3), &[won(1, 4, &[24, 19])]);
+    let advancing: Vec<EntryNo> = [1, 2, 7, 11, 13, 18, 19, 24].map(EntryNo).to_vec();
+    assert_eq!(orders[1], (t, start_id(t, 2), C::StartRound { round: 2, entries: advancing, at: secs(3) }));
+}
+
+/// A tournament that is no shootout causes nothing.
+#[test]
+fn a_tournament_that_is_no_shootout_causes_nothing() {
+    let t = shootout();
+    let mut policy = Policy::default();
+    let mut events = vec![created(definition(None, 9))];
+    events.extend((1..=18).map(registered));
+    events.push(tournament_started());
+    assert!(policy.on_tournament(t, &events).is_empty());
+    assert!(policy.on_seating(t, secs(1), &[tables_drawn(&[9, 9]), won(1, 1, &[1]), won(1, 2, &[10])]).is_empty());
+    assert!(policy.shootout(t).is_none());
+}
+
+/// The log read again from the start (a restart with no snapshot) orders the same commands
+/// with the same ids: the aggregate answers them from its history, so the next round is formed
+/// once.
+#[test]
+fn a_restart_orders_the_same_rounds_with_the_same_ids() {
+    let t = shootout();
+    let run = || {
+        let mut policy = registered_field(1, 3, 6);
+        let mut orders = policy.on_tournament(t, &[tournament_started()]);
+        orders.extend(policy.on_seating(t, secs(1), &[tables_drawn(&[3, 3])]));
+        orders.extend(policy.on_seating(t, secs(2), &[won(1, 1, &[2])]));
+        orders.extend(policy.on_seating(t, secs(3), &[won(1, 2, &[5])]));
+        orders
+    };
+    let (first, again) = (run(), run());
+    assert_eq!(first, again);
+    assert_eq!(first.iter().map(|o| o.1).collect::<Vec<_>>(), vec![start_id(t, 1), complete_id(t, 1), start_id(t, 2)]);
+    // The aggregate, told round 2 again, records nothing.
+    let mut state = ShootoutState::default();
+    for (_, _, command) in &first {
+        for e in ShootoutAggregate::handle_command(&state, command.clone()).unwrap() {
+            state = ShootoutAggregate::apply_event(state, e);
+        }
+    }
+    assert_eq!(ShootoutAggregate::handle_command(&state, first[2].2.clone()), Ok(vec![]));
+    assert_eq!(state.rounds.len(), 2);
+}
+
+/// The bracket folds the aggregate's events.
+#[test]
+fn the_bracket_shows_each_round_with_its_entries_and_winners() {
+    let mut memory = Memory::default();
+    memory.brackets.apply(shootout(), &[started(1, entries(1..=6)), completed(1, vec![EntryNo(2), EntryNo(5)])]);
+    memory.brackets.apply(shootout(), &[started(2, vec![EntryNo(2), EntryNo(5)])]);
+    let bracket = memory.brackets.bracket(shootout()).unwrap();
+    assert_eq!(bracket.rounds.len(), 2);
+    assert_eq!(bracket.rounds[0].advancing, Some(vec![EntryNo(2), EntryNo(5)]));
+    assert_eq!(bracket.rounds[1].entries, vec![EntryNo(2), EntryNo(5)]);
+    assert_eq!(bracket.rounds[1].advancing, None);
+}
+
+fn command() -> impl Strategy<Value = C> {
+    let entries = proptest::collection::vec(1u32..40, 0..12).prop_map(|v| v.into_iter().map(EntryNo).collect::<Vec<_>>());
+    prop_oneof![
+        (0u32..5, entries.clone()).prop_map(|(round, entries)| start(round, entries)),
+        (0u32..5, entries).prop_map(|(round, advancing)| complete(round, advancing)),
+    ]
+}
+
+proptest! {
+    /// Random commands never panic, rounds stay in order (each started round after the first
+    /// names the winners of the one before), and the state replays from its events.
+    #[test]
+    fn random_commands_keep_rounds_in_order_and_replay_to_the_same_state(commands in proptest::collection::vec(command(), 0..40)) {
+        let mut state = ShootoutState::default();
+        let mut log = Vec::new();
+        for c in commands {
+            if let Ok(events) = ShootoutAggregate::handle_command(&state, c) {
+                for e in events {
+                    state = ShootoutAggregate::apply_event(state, e.clone());
+                    log.push(e);
+                }
+            }
+        }
+        for (i, pair) in state.rounds.windows(2).enumerate() {
+            prop_assert_eq!(pair[0].round as usize, i + 1);
+            prop_assert_eq!(pair[0].advancing.as_ref(), Some(&pair[1].entries));
+        }
+        let replayed = log.into_iter().fold(ShootoutState::default(), ShootoutAggregate::apply_event);
+        prop_assert_eq!(replayed, state);
+    }
+}
