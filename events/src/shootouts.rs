@@ -101,7 +101,7 @@ pub fn validate(definition: &TournamentDefinition) -> Result<(), DefinitionError
         if cut.fraction < 2 || cut.fraction > definition.capacity {
             return Err(invalid("cut", format!("fraction must be 2..={} (the capacity)", definition.capacity)));
         }
-        if definition.capacity % cut.fraction != 0 {
+        if !definition.capacity.is_multiple_of(cut.fraction) {
             return Err(invalid(
                 "cut",
                 format!("{} seats do not split into {} equal parts: an odd field is refused", definition.capacity, cut.fraction),

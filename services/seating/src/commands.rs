@@ -3,8 +3,8 @@
 
 use crate::draw::Seed;
 use chrono::{DateTime, Utc};
-use floor_events::table::TableReport;
 use floor_events::shootouts::ShootoutTerms;
+use floor_events::table::TableReport;
 use floor_events::{codes, EntryNo, PlayerId, TournamentId};
 
 /// What seating is asked to do.

@@ -30,10 +30,10 @@ mod holds;
 mod joining;
 pub(crate) mod reporting;
 mod shootout;
-pub use shootout::ShootoutState;
 use holds::{close_tables, hand_for_hand, resume_play, suspend};
 use joining::{continue_draw, join, join_pool, start};
 use reporting::{on_report, refused};
+pub use shootout::ShootoutState;
 
 pub use crate::commands::{SeatingCommand, SeatingError, TABLES_PER_COMMIT};
 

@@ -90,7 +90,9 @@ impl ShootoutsService {
             None if memory.policy.shootout(r.tournament_id).is_some() => {
                 Reply::Ok(Bracket { tournament_id: r.tournament_id, rounds: vec![] })
             }
-            None => Reply::Error(ErrorBody::new(codes::UNKNOWN_TOURNAMENT, format!("{} is no shootout (or not one seen yet)", r.tournament_id))),
+            None => {
+                Reply::Error(ErrorBody::new(codes::UNKNOWN_TOURNAMENT, format!("{} is no shootout (or not one seen yet)", r.tournament_id)))
+            }
         }
     }
 }

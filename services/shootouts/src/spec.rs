@@ -13,7 +13,7 @@ use chrono::{DateTime, Duration, Utc};
 use esrs::Aggregate;
 use floor_events::registration::{EntryKind, EntryRegistered, EntryUnregistered, StartCause, TournamentEvent, TournamentStarted};
 use floor_events::seating::{DrawnTable, SeatedEntry, SeatingEvent};
-use floor_events::shootouts::{RoundCompleted, RoundStarted, RoundStacks, ShootoutEvent as E, ShootoutTerms, ShortField};
+use floor_events::shootouts::{RoundCompleted, RoundStacks, RoundStarted, ShootoutEvent as E, ShootoutTerms, ShortField};
 use floor_events::table::SeatNo;
 use floor_events::tournament::{EntryLedger, TournamentDefinition};
 use floor_events::{codes, Currency, EntryNo, Money, PlayerId, TournamentId};

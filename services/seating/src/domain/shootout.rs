@@ -123,9 +123,10 @@ pub(super) fn draw_round(
         return Err(SeatingError::TooFewEntries(distinct.len()));
     }
     // The round's entries are players still in, waiting at a table won in the round before.
-    if let Some(&stranger) = distinct.iter().find(|e| {
-        !state.entries.contains_key(e) || state.located.get(e).is_none_or(|(table, _)| state.room.table(*table).is_some())
-    }) {
+    if let Some(&stranger) = distinct
+        .iter()
+        .find(|e| !state.entries.contains_key(e) || state.located.get(e).is_none_or(|(table, _)| state.room.table(*table).is_some()))
+    {
         return Err(SeatingError::NotAWinner(stranger));
     }
     let size = state.table_size;

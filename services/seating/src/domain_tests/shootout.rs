@@ -109,12 +109,7 @@ fn play_round(floor: &mut Floor, room: &mut Room, tournament_id: TournamentId, c
 
 /// Plays a whole shootout: each round to its winners, the next drawn from them, until the last
 /// table has a winner. Returns the log and the entries of each round.
-fn shootout(
-    entrants: u32,
-    table_size: u8,
-    terms: ShootoutTerms,
-    run_seed: u64,
-) -> (Vec<SeatingEvent>, SeatingState, Vec<Vec<EntryNo>>) {
+fn shootout(entrants: u32, table_size: u8, terms: ShootoutTerms, run_seed: u64) -> (Vec<SeatingEvent>, SeatingState, Vec<Vec<EntryNo>>) {
     let (tournament_id, mut floor, mut room) = drawn_shootout(entrants, table_size, terms, run_seed);
     let mut rounds = vec![(1..=entrants).map(EntryNo).collect::<Vec<_>>()];
     let mut chips = u64::from(entrants) * STACK;
@@ -216,10 +211,8 @@ fn a_round_is_held_until_its_last_table_has_its_winner() {
     assert!(!shootout.between_rounds());
     assert_eq!(floor.state.room.table(2).map(|t| t.count()), Some(9), "table 2 plays on, untouched");
     let winner = winners_of(&floor.log, 1);
-    let refused = SeatingAggregate::handle_command(
-        &floor.state,
-        C::DrawRound { round: 2, entries: winner.clone(), seed: round_seed(2), at: at() },
-    );
+    let refused =
+        SeatingAggregate::handle_command(&floor.state, C::DrawRound { round: 2, entries: winner.clone(), seed: round_seed(2), at: at() });
     assert_eq!(refused, Err(SeatingError::RoundNotOver { round: 2, playing: 1 }));
 }
 
@@ -257,10 +250,8 @@ fn a_round_two_draw_seats_exactly_the_winners_with_their_stacks_carried_or_reset
         let loser = (1..=27).map(EntryNo).find(|e| !winners.contains(e)).unwrap();
         let mut with_loser = winners.clone();
         with_loser.push(loser);
-        let stranger = SeatingAggregate::handle_command(
-            &floor.state,
-            C::DrawRound { round: 2, entries: with_loser, seed: round_seed(2), at: at() },
-        );
+        let stranger =
+            SeatingAggregate::handle_command(&floor.state, C::DrawRound { round: 2, entries: with_loser, seed: round_seed(2), at: at() });
         assert_eq!(stranger, Err(SeatingError::NotAWinner(loser)));
 
         let events = floor.run(C::DrawRound { round: 2, entries: winners.clone(), seed: round_seed(2), at: at() });
@@ -281,7 +272,10 @@ fn a_round_two_draw_seats_exactly_the_winners_with_their_stacks_carried_or_reset
         // The blinds in force go to the new table with its opening.
         assert!(events.iter().any(|e| matches!(e, SeatingEvent::Instructed { instruction } if instruction.table == 4 && matches!(instruction.instruction, Instruction::OpenTable { seats: 9 }))));
         // A replay of the round's start draws nothing more.
-        assert_eq!(SeatingAggregate::handle_command(&floor.state, C::DrawRound { round: 2, entries: winners, seed: round_seed(2), at: at() }), Ok(vec![]));
+        assert_eq!(
+            SeatingAggregate::handle_command(&floor.state, C::DrawRound { round: 2, entries: winners, seed: round_seed(2), at: at() }),
+            Ok(vec![])
+        );
     }
 }
 
