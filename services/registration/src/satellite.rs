@@ -23,12 +23,15 @@
 //!   time, so the stop falls at the first elimination that reaches it and any later one of the
 //!   same hand is refused (`tournament_finished`): that entry is among the survivors and keeps
 //!   its prize. Seating records a hand's busts smallest starting stack first (ties by entry
-//!   number) and eliminates them in that order, so the smaller stack is out and the bigger one
-//!   shares the prize: the cut is never crossed, and the order is the one payouts ranks the
+//!   number) and is to eliminate them in that order, so the smaller stack is out and the bigger
+//!   one shares the prize: the cut is never crossed, and the order is the one payouts ranks the
 //!   hand's places by (`floor_rules::standings`: the bigger stack at the start finishes higher),
 //!   so the places it pays agree. Equal stacks are where the profile's rule decides: split
 //!   (every profile's default), payouts shares the places across the cut between them, each
-//!   paid half a prize, however registration names the survivor.
+//!   paid half a prize, however registration names the survivor. Payouts pays by seating's
+//!   ranking of the hand, never by the order registration was told of it: an elimination that
+//!   reached registration out of order (seating's outbox sends its requests concurrently, issue
+//!   37's report) can change whom `shared_by` names, never who is paid.
 
 use crate::domain::{EntryStatus, RegistrationError, TournamentState};
 use chrono::{DateTime, Utc};
