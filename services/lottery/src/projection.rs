@@ -9,7 +9,7 @@
 //! published table of its version does not have (a table changed without a new version) gets a
 //! row of its own with 0 per million, after the published ones: the drift is shown, not hidden.
 
-use floor_events::lottery::{Frequencies as Reply, FrequencyRow, LotteryEvent};
+use floor_events::lottery::{Frequencies as Answer, FrequenciesOf, FrequencyRow, LotteryEvent};
 use floor_events::registration::TournamentEvent;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -61,10 +61,20 @@ impl Frequencies {
         }
     }
 
+    /// The `frequencies` verb's answer: the version's frequencies ([`Frequencies::of`]), or the
+    /// text rule a version breaks (too long, control characters, blank), as a definition's
+    /// table version would be refused.
+    pub fn answer(&self, request: &FrequenciesOf) -> floor_events::Reply<Answer> {
+        match floor_events::text::TABLE_VERSION.check(&request.version) {
+            Ok(()) => floor_events::Reply::Ok(self.of(&request.version)),
+            Err(e) => floor_events::Reply::Error(floor_events::ErrorBody::new(e.code, e.to_string())),
+        }
+    }
+
     /// One version's published and drawn frequencies; no games and no rows for a version never
     /// read.
-    pub fn of(&self, version: &str) -> Reply {
-        let Some(v) = self.versions.get(version) else { return Reply { version: version.to_owned(), games: 0, rows: vec![] } };
+    pub fn of(&self, version: &str) -> Answer {
+        let Some(v) = self.versions.get(version) else { return Answer { version: version.to_owned(), games: 0, rows: vec![] } };
         let count = |m: u32| v.drawn.get(&m).copied().unwrap_or(0);
         let mut rows: Vec<FrequencyRow> = v
             .published
@@ -76,6 +86,6 @@ impl Frequencies {
                 rows.push(FrequencyRow { multiplier, per_million: 0, drawn });
             }
         }
-        Reply { version: version.to_owned(), games: v.games, rows }
+        Answer { version: version.to_owned(), games: v.games, rows }
     }
 }

@@ -15,7 +15,7 @@
 use crate::domain::LotteryAggregate;
 use crate::policy::{Memory, Order, SeedKey};
 use floor_events::lottery::{verbs, FrequenciesOf};
-use floor_events::{subjects, Reply};
+use floor_events::subjects;
 use floor_runtime::endpoint::Verbs;
 use floor_runtime::policy::{PolicyConfig, PolicyRunner};
 use floor_runtime::projection::ProjectionError;
@@ -78,7 +78,7 @@ impl Service for LotteryService {
     /// The director's comparison of drawn with published frequencies.
     fn verbs() -> Verbs<Self> {
         Verbs::new(subjects::service::LOTTERY)
-            .verb(verbs::FREQUENCIES, |s: Self, r: FrequenciesOf| async move { Reply::Ok(lock(&s.memory).frequencies.of(&r.version)) })
+            .verb(verbs::FREQUENCIES, |s: Self, r: FrequenciesOf| async move { lock(&s.memory).frequencies.answer(&r) })
     }
 }
 

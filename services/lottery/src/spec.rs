@@ -7,12 +7,12 @@ use crate::policy::{commit_id, draw_id, Memory, Policy, SeedKey};
 use crate::projection::Frequencies;
 use chrono::{DateTime, Duration, Utc};
 use esrs::Aggregate;
-use floor_events::lottery::{DrawCommitted, FrequencyRow, LotteryEvent as E, LotteryTerms, PrizeDrawn};
+use floor_events::lottery::{DrawCommitted, FrequenciesOf, FrequencyRow, LotteryEvent as E, LotteryTerms, PrizeDrawn};
 use floor_events::registration::{
     CancellationReason, StartCause, TournamentCancelled, TournamentCreated, TournamentEvent, TournamentStarted,
 };
 use floor_events::tournament::{Start, TournamentDefinition};
-use floor_events::{codes, Currency, Money, TournamentId};
+use floor_events::{codes, CommandId, Currency, Money, Reply, TournamentId};
 use floor_runtime::spec::given;
 use proptest::prelude::*;
 use uuid::Uuid;
@@ -257,6 +257,26 @@ fn frequencies_count_each_game_s_multiplier_beside_the_published_odds() {
     g.apply_tournament(&[created(game(), Some(LotteryTerms { prizes: table().prizes[..1].to_vec(), ..twice }))]);
     assert_eq!(g.of("twice").rows[0], FrequencyRow { multiplier: 1_000, per_million: 100, drawn: 0 });
     assert_eq!(g.of("twice").rows.len(), 6);
+}
+
+#[test]
+fn the_frequencies_verb_answers_a_version_the_table_rules_take() {
+    let mut f = Frequencies::default();
+    f.apply_tournament(&[created(game(), Some(table()))]);
+    f.apply_lottery(&[prize_drawn("spin-2026-1", 3)]);
+    let ask = |version: &str| f.answer(&FrequenciesOf { version: version.into(), command_id: CommandId::new() });
+    match ask("spin-2026-1") {
+        Reply::Ok(of) => assert_eq!((of.games, of.rows.len()), (1, 7)),
+        Reply::Error(e) => panic!("refused: {e:?}"),
+    }
+    for (version, code) in
+        [("v".repeat(65), codes::TEXT_TOO_LONG), ("a\nb".into(), codes::CONTROL_CHARACTER), (String::new(), codes::INVALID_DEFINITION)]
+    {
+        match ask(&version) {
+            Reply::Error(e) => assert_eq!(e.code, code),
+            Reply::Ok(of) => panic!("{version:?} answered: {of:?}"),
+        }
+    }
 }
 
 #[test]
