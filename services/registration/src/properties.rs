@@ -348,3 +348,55 @@ proptest! {
         prop_assert_eq!(summary(&replayed), summary(&state), "replaying the log gives the same state");
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// 003 App. 1 b xi, 004 §4.36.16 (issue 37): a double or nothing (or a third wins triple,
+    /// …) of any capacity its fraction divides, full at its start, eliminated in any order:
+    /// it finishes once, at the elimination that leaves capacity ÷ fraction, shared by exactly
+    /// those left; nobody is eliminated after; its log replays to the same state.
+    #[test]
+    fn a_cut_stops_once_at_capacity_over_fraction(
+        share in 1u32..6,
+        fraction in 2u32..5,
+        order in Just((1u32..=20).collect::<Vec<u32>>()).prop_shuffle(),
+    ) {
+        let capacity = share * fraction;
+        let definition = TournamentDefinition {
+            name: "Double or Nothing".into(),
+            start: Start::SitAndGo,
+            capacity,
+            min_players: capacity,
+            cut: Some(floor_events::shootouts::CutTerms { fraction }),
+            ..TournamentDefinition::example()
+        };
+        let mut commands = vec![C::Create { tournament_id: TournamentId(uuid::Uuid::nil()), definition: Box::new(definition), at: created_at() }];
+        commands.extend((0..capacity).map(|n| C::Register { player: PlayerId::parse(&format!("p{n}")).expect("player"), at: created_at() }));
+        let during = created_at() + Duration::minutes(30);
+        commands.extend(order.into_iter().filter(|&n| n <= capacity).map(|n| C::EliminateEntry { entry: EntryNo(n), at: during }));
+        let (mut state, mut log) = (TournamentState::default(), Vec::new());
+        for command in commands {
+            let was_finished = state.finished;
+            let events = match TournamentAggregate::handle_command(&state, command) {
+                Ok(events) => events,
+                Err(e) => {
+                    prop_assert!(was_finished, "only a stopped game refuses here: {}", e);
+                    continue;
+                }
+            };
+            prop_assert!(!was_finished || events.is_empty(), "nothing after the stop: {:?}", events);
+            for event in events {
+                log.push(event.clone());
+                state = TournamentAggregate::apply_event(state, event);
+            }
+        }
+        let finishes: Vec<_> = log.iter().filter_map(|e| match e { TournamentEvent::TournamentFinished(f) => Some(f), _ => None }).collect();
+        prop_assert_eq!(finishes.len(), 1, "finished once");
+        let live: Vec<EntryNo> = state.entries.iter().zip(1u32..).filter(|(e, _)| e.status == EntryStatus::Live).map(|(_, n)| EntryNo(n)).collect();
+        prop_assert_eq!(live.len() as u32, share, "capacity ÷ fraction left");
+        prop_assert_eq!(finishes[0].shared_by.iter().map(|s| s.entry).collect::<Vec<_>>(), live);
+        let replayed = log.into_iter().fold(TournamentState::default(), TournamentAggregate::apply_event);
+        prop_assert_eq!(summary(&replayed), summary(&state), "replaying the log gives the same state");
+    }
+}
