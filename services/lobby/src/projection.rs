@@ -1,5 +1,5 @@
-//! The lobby projection: tournament, clock, payouts, rebuys, bounties, bubble, abort and satellite
-//! commits folded into one KV document per tournament.
+//! The lobby projection: tournament, clock, payouts, rebuys, bounties, bubble, abort, satellite,
+//! shootout and lottery commits folded into one KV document per tournament.
 //!
 //! Documents are folded in memory and written once per batch ([`Projection::flush`]), the
 //! checkpoint after them; each document also remembers the last sequence folded in, so a commit
@@ -102,6 +102,8 @@ impl Projection for LobbyProjection {
             subjects::event_filter(subjects::aggregate::BUBBLE),
             subjects::event_filter(subjects::aggregate::ABORT),
             subjects::event_filter(subjects::aggregate::SATELLITE),
+            subjects::event_filter(subjects::aggregate::SHOOTOUT),
+            subjects::event_filter(subjects::aggregate::LOTTERY),
         ]
     }
 
@@ -142,6 +144,8 @@ impl Projection for LobbyProjection {
             Events::Payouts(events) => Some(events.iter().fold(doc, LobbyDocument::evolve_payouts)),
             Events::Abort(events) => Some(events.iter().fold(doc, LobbyDocument::evolve_abort)),
             Events::Satellite(events) => Some(events.iter().fold(doc, LobbyDocument::evolve_satellite)),
+            Events::Shootout(events) => Some(events.iter().fold(doc, LobbyDocument::evolve_shootout)),
+            Events::Lottery(events) => Some(events.iter().fold(doc, LobbyDocument::evolve_lottery)),
             // Not in the lobby's filters: the document goes back as it was.
             _ => {
                 self.docs.insert(id, doc);

@@ -12,6 +12,7 @@
 //! Stacks are those of the last hand the table reported (or the starting stack before one).
 
 use floor_events::seating::{MoveReason, SeatingEvent};
+use floor_events::shootouts::RoundStacks;
 use floor_events::{EntryNo, PlayerId, TournamentId};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -132,6 +133,11 @@ pub enum Closure {
     },
     /// The tournament is over.
     TournamentOver,
+    /// A shootout table down to its winners (issue 37): they wait for the next round's draw.
+    Won {
+        /// The round.
+        round: u32,
+    },
 }
 
 /// A table that closed.
@@ -165,8 +171,69 @@ pub struct SeatsSummary {
     pub tables_closed: u32,
     /// The winner, once there is one.
     pub winner: Option<EntryNo>,
+    /// A shootout's round in play and each of its tables' progress (issue 37); absent for any
+    /// other tournament.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shootout: Option<ShootoutProgress>,
     /// The last seating commit folded in (a commit delivered twice changes nothing).
     pub last_sequence: u64,
+}
+
+/// A shootout's round as seating plays it (issue 37): folded from `shootout_configured`, the
+/// draws (`tables_drawn` for round 1, `round_drawn` after) and `table_won`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShootoutProgress {
+    /// Players who advance from each table of a round that is not the last.
+    pub advance: u32,
+    /// Stacks carried into the next round, or reset.
+    pub stacks: RoundStacks,
+    /// The round in play (0 before the first draw).
+    pub round: u32,
+    /// Its tables, by number, with their progress.
+    pub tables: Vec<RoundTable>,
+    /// The commitment of the next round's draw, once published (SHA-256 of its seed, hex).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_commitment: Option<String>,
+    /// The seed of the round's draw, revealed (rounds 2 and later; round 1's is the seat
+    /// draw's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<String>,
+}
+
+impl ShootoutProgress {
+    /// Tables of the round won so far.
+    pub fn won(&self) -> usize {
+        self.tables.iter().filter(|t| t.winners.is_some()).count()
+    }
+
+    /// Every table of the round has its winners and more than one table played it: the
+    /// winners wait for the next round's draw.
+    pub fn between_rounds(&self) -> bool {
+        self.tables.len() > 1 && self.won() == self.tables.len()
+    }
+}
+
+/// One table of a shootout round.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundTable {
+    /// The table.
+    pub table: u32,
+    /// Players it was drawn with.
+    pub drawn: u32,
+    /// Players still at it (its winners, once won).
+    pub players: u32,
+    /// Who won it, once it is won: they advance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub winners: Option<Vec<Winner>>,
+}
+
+/// A table's winner.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Winner {
+    /// The entry.
+    pub entry: EntryNo,
+    /// Whose.
+    pub player: Option<PlayerId>,
 }
 
 /// One entry as the roster holds it.
@@ -238,6 +305,7 @@ impl SeatMap {
                 closed: vec![],
                 tables_closed: 0,
                 winner: None,
+                shootout: None,
                 last_sequence: 0,
             },
             vec![],
@@ -314,6 +382,33 @@ impl SeatMap {
         self.summary.seated = self.at.len() as u32;
         self.summary.waiting = joined.saturating_sub(self.summary.seated).saturating_sub(self.summary.out);
         self.summary.tables = self.tables.keys().copied().collect();
+        if let Some(progress) = self.summary.shootout.as_mut() {
+            for t in progress.tables.iter_mut().filter(|t| t.winners.is_none()) {
+                t.players = self.tables.get(&t.table).map_or(0, |doc| doc.seats.len() as u32);
+            }
+        }
+    }
+
+    /// A shootout round's tables as drawn (issue 37).
+    fn round_drawn(&mut self, round: u32, tables: &[floor_events::seating::DrawnTable], seed: Option<&str>) {
+        let Some(progress) = self.summary.shootout.as_mut() else { return };
+        if round < progress.round || (round == progress.round && seed.is_some()) {
+            return;
+        }
+        if round > progress.round {
+            progress.round = round;
+            progress.tables.clear();
+            progress.seed = seed.map(str::to_owned);
+            progress.next_commitment = None;
+        }
+        for drawn in tables {
+            let players = drawn.seats.len() as u32;
+            match progress.tables.iter_mut().find(|t| t.table == drawn.table) {
+                Some(t) => (t.drawn, t.players) = (players, players),
+                None => progress.tables.push(RoundTable { table: drawn.table, drawn: players, players, winners: None }),
+            }
+        }
+        progress.tables.sort_by_key(|t| t.table);
     }
 
     fn stacks(&mut self, table: u32, stacks: &[floor_events::table::SeatStack]) {
@@ -364,6 +459,47 @@ impl SeatMap {
                     for seated in &drawn.seats {
                         let chips = self.starting_stack(seated.entry);
                         self.sit(seated.entry, drawn.table, seated.seat.0, chips);
+                    }
+                }
+                self.round_drawn(1, tables, None);
+            }
+            SeatingEvent::ShootoutConfigured { advance, stacks } => {
+                if self.summary.shootout.is_none() {
+                    self.summary.shootout = Some(ShootoutProgress {
+                        advance: *advance,
+                        stacks: *stacks,
+                        round: 0,
+                        tables: vec![],
+                        next_commitment: None,
+                        seed: None,
+                    });
+                }
+            }
+            SeatingEvent::RoundDrawCommitted { commitment, round } => {
+                if let Some(progress) = self.summary.shootout.as_mut().filter(|p| p.round < *round) {
+                    progress.next_commitment = Some(commitment.clone());
+                }
+            }
+            SeatingEvent::RoundDrawn { round, seed, tables, .. } => {
+                // The stacks (carried or reset) are the `seat_player` instructions' that follow.
+                for drawn in tables {
+                    for seated in &drawn.seats {
+                        let chips = self.starting_stack(seated.entry);
+                        self.sit(seated.entry, drawn.table, seated.seat.0, chips);
+                    }
+                }
+                self.round_drawn(*round, tables, Some(seed));
+            }
+            SeatingEvent::TableWon { round, table, winners } => {
+                let named: Vec<Winner> = winners.iter().map(|e| Winner { entry: *e, player: self.player(*e) }).collect();
+                if let Some(progress) = self.summary.shootout.as_mut().filter(|p| p.round == *round) {
+                    let players = named.len() as u32;
+                    match progress.tables.iter_mut().find(|t| t.table == *table) {
+                        Some(t) => (t.players, t.winners) = (players, Some(named)),
+                        None => {
+                            progress.tables.push(RoundTable { table: *table, drawn: players, players, winners: Some(named) });
+                            progress.tables.sort_by_key(|t| t.table);
+                        }
                     }
                 }
             }
@@ -427,7 +563,13 @@ impl SeatMap {
                 }
                 // Why its players left: the newest move away from it.
                 let left = self.summary.moves.iter().find(|m| m.from.0 == *table).map(|m| m.reason);
+                let won = self
+                    .summary
+                    .shootout
+                    .as_ref()
+                    .and_then(|p| p.tables.iter().any(|t| t.table == *table && t.winners.is_some()).then_some(p.round));
                 let closure = match left {
+                    _ if won.is_some() => Closure::Won { round: won.unwrap_or_default() },
                     Some(MoveReason::Break { players_left, tables_needed }) => Closure::Broken { players_left, tables_needed },
                     Some(MoveReason::FinalTable { players_left, .. }) => Closure::FinalTable { players_left },
                     // A table players left only to balance others closes when the game ends.
@@ -439,6 +581,20 @@ impl SeatMap {
                 self.changed.closed.insert(*table);
             }
             SeatingEvent::TournamentWon { entry } => self.summary.winner = Some(*entry),
+            // A shootout round's players sit with the stack their `seat_player` says (carried
+            // from the round before, or the starting stack again).
+            SeatingEvent::Instructed { instruction } if self.summary.shootout.is_some() => {
+                if let floor_events::table::Instruction::SeatPlayer { entry, seat, stack, .. } = &instruction.instruction {
+                    if self.at.get(entry) == Some(&(instruction.table, seat.0)) {
+                        if let Some(o) =
+                            self.tables.get_mut(&instruction.table).and_then(|d| d.seats.iter_mut().find(|o| o.entry == *entry))
+                        {
+                            o.chips = *stack;
+                            self.changed.tables.insert(instruction.table);
+                        }
+                    }
+                }
+            }
             SeatingEvent::SeatingConfigured { .. }
             | SeatingEvent::RebuysEnded
             | SeatingEvent::ChipsBought { .. }
@@ -763,6 +919,105 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Issue 37: a shootout's round 1 is the seat draw; each table won shows its winners and
+    /// closes as won; round 2 is drawn afresh with the stacks its `seat_player` says, its seed
+    /// revealed and the table numbered after the first round's.
+    #[test]
+    fn a_shootout_shows_each_tables_progress_and_the_next_round() {
+        use floor_events::table::{Instruction, TableInstruction};
+        let mut map = SeatMap::new(t());
+        map.apply(1, &[SeatingEvent::ShootoutConfigured { advance: 1, stacks: RoundStacks::Carry }]);
+        assert_eq!(map.summary().shootout.as_ref().map(|p| p.round), Some(0));
+        let mut drawn = drawn();
+        drawn.summary.shootout = map.summary.shootout.clone();
+        let mut map = drawn;
+        // `drawn()` folded the draw before the shootout was known: fold it again as a round.
+        map.round_drawn(
+            1,
+            &[
+                DrawnTable { table: 1, seats: vec![seat(1, 1), seat(2, 2)] },
+                DrawnTable { table: 2, seats: vec![seat(1, 3), seat(2, 1003)] },
+            ],
+            None,
+        );
+        map.recount();
+        let progress = map.summary().shootout.clone().unwrap();
+        assert_eq!((progress.round, progress.tables.len(), progress.won(), progress.between_rounds()), (1, 2, 0, false));
+        assert_eq!(progress.tables[0], RoundTable { table: 1, drawn: 2, players: 2, winners: None });
+        map.apply(
+            3,
+            &[
+                SeatingEvent::HandFinished {
+                    table: 1,
+                    hand: 1,
+                    stacks: vec![SeatStack { seat: SeatNo(1), entry: EntryNo(1), chips: 20_000 }],
+                    busts: vec![],
+                },
+                SeatingEvent::EntryEliminated { entry: EntryNo(2), players_left: 3, stack_at_start: None, table: Some(1) },
+                SeatingEvent::TableWon { round: 1, table: 1, winners: vec![EntryNo(1)] },
+                SeatingEvent::TableClosed { table: 1 },
+                SeatingEvent::RoundDrawCommitted { round: 2, commitment: "abc".into() },
+            ],
+        );
+        let progress = map.summary().shootout.clone().unwrap();
+        let winner = Winner { entry: EntryNo(1), player: PlayerId::parse("ana").ok() };
+        assert_eq!(progress.tables[0], RoundTable { table: 1, drawn: 2, players: 1, winners: Some(vec![winner]) });
+        assert_eq!((progress.won(), progress.next_commitment.as_deref()), (1, Some("abc")));
+        assert_eq!(map.summary().closed[0], ClosedTable { table: 1, closure: Closure::Won { round: 1 } });
+        assert_eq!((map.summary().waiting, map.summary().tables.clone()), (1, vec![2]), "the winner waits for round 2");
+        map.apply(
+            4,
+            &[
+                SeatingEvent::EntryEliminated { entry: EntryNo(1003), players_left: 2, stack_at_start: None, table: Some(2) },
+                SeatingEvent::TableWon { round: 1, table: 2, winners: vec![EntryNo(3)] },
+                SeatingEvent::TableClosed { table: 2 },
+            ],
+        );
+        assert!(map.summary().shootout.as_ref().unwrap().between_rounds());
+        map.apply(
+            5,
+            &[
+                SeatingEvent::RoundDrawn {
+                    round: 2,
+                    seed: "5eed".into(),
+                    tables: vec![DrawnTable { table: 3, seats: vec![seat(1, 3), seat(2, 1)] }],
+                    at: "2027-01-10T19:00:00Z".parse().unwrap(),
+                },
+                SeatingEvent::TableOpened { table: 3, seats: 2 },
+                SeatingEvent::Instructed {
+                    instruction: TableInstruction {
+                        tournament_id: t(),
+                        table: 3,
+                        sequence: 1,
+                        instruction: Instruction::SeatPlayer {
+                            entry: EntryNo(1),
+                            player: PlayerId::parse("ana").unwrap(),
+                            seat: SeatNo(2),
+                            stack: 20_000,
+                            wait_for_button: false,
+                        },
+                    },
+                },
+            ],
+        );
+        let progress = map.summary().shootout.clone().unwrap();
+        assert_eq!((progress.round, progress.seed.as_deref(), progress.next_commitment.as_deref()), (2, Some("5eed"), None));
+        assert_eq!(progress.tables, vec![RoundTable { table: 3, drawn: 2, players: 2, winners: None }]);
+        let table = map.table(3).unwrap();
+        assert_eq!(
+            table.seats.iter().map(|o| (o.entry.0, o.chips)).collect::<Vec<_>>(),
+            [(3, 10_000), (1, 20_000)],
+            "carried by seat_player"
+        );
+        let json = serde_json::to_value(map.summary()).unwrap();
+        assert_eq!(json["shootout"]["round"], 2);
+        assert!(serde_json::to_value(drawn_plain().summary()).unwrap().get("shootout").is_none(), "absent for other tournaments");
+    }
+
+    fn drawn_plain() -> SeatMap {
+        drawn()
     }
 
     #[test]

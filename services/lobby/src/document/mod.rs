@@ -18,14 +18,23 @@
 //! - [`satellite`]: a satellite's target, seat value, seats guaranteed so far, leftover and
 //!   prize kind, and the seats its log says were won (issue 36); a target counts its entries
 //!   paid by a ticket (`entered_by_ticket`).
+//! - [`shootout`]: a shootout's terms, its bracket as planned, the rounds played and the round
+//!   in play (issue 37; each table's progress is the seat map's).
+//! - [`cut`]: double or nothing's cut: the fraction, the players paid and the prize each,
+//!   stated before registration, and how many shared it at the stop (issue 37).
+//! - [`lottery`]: a lottery sit & go's published prize table, the commitment to its draw, and
+//!   the draw (multiplier, pool, prizes, the seed revealed and checked) (issue 37).
 
 pub mod abort;
 pub mod bounties;
 pub mod bubble;
 pub mod clock;
+pub mod cut;
+pub mod lottery;
 pub mod payouts;
 pub mod rebuys;
 pub mod satellite;
+pub mod shootout;
 
 use chrono::{DateTime, Utc};
 use floor_events::clock::ClockEvent;
@@ -154,6 +163,15 @@ pub struct LobbyDocument {
     /// included.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub entered_by_ticket: u32,
+    /// A shootout: its terms, bracket and rounds (issue 37).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shootout: Option<shootout::LobbyShootout>,
+    /// Double or nothing: the cut, the players paid and the prize each (issue 37).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<cut::LobbyCut>,
+    /// A lottery sit & go: the published table, the commitment, the draw (issue 37).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lottery: Option<lottery::LobbyLottery>,
     /// Stream sequence of the last commit folded in: older commits are ignored.
     pub last_sequence: u64,
 }
@@ -198,6 +216,9 @@ impl LobbyDocument {
             play: Default::default(),
             satellite: def.satellite.as_ref().map(|terms| satellite::LobbySatellite::new(terms, None)),
             entered_by_ticket: 0,
+            shootout: def.shootout.as_ref().map(|terms| shootout::LobbyShootout::new(terms, def.capacity, def.table_size)),
+            cut: cut::LobbyCut::new(def),
+            lottery: lottery::LobbyLottery::new(def),
             last_sequence: sequence,
         };
         doc.settle_prize_pool();
@@ -235,7 +256,10 @@ impl LobbyDocument {
                 e.refunds.iter().for_each(|r| self.refund(&r.refund));
             }
             TournamentEvent::EntryEliminated(_) => self.live_entries = self.live_entries.saturating_sub(1),
-            TournamentEvent::TournamentFinished(_) => self.state = LobbyState::Finished,
+            TournamentEvent::TournamentFinished(_) => {
+                self.state = LobbyState::Finished;
+                self.cut = self.cut.take().map(|c| c.evolve(event));
+            }
             // Shown from the clock section's `late_registration_closed` (the clock's end of the
             // level, which registration's close follows) and the deadline.
             // Suspensions are shown from the abort log (registration's own follow it).
@@ -294,7 +318,24 @@ impl LobbyDocument {
 
     /// Folds one payouts event; a satellite's seats are then the locked pool's.
     pub fn evolve_payouts(mut self, event: &floor_events::payouts::PayoutEvent) -> Self {
-        let current = self.projected_payouts().or_else(|| self.payouts.take());
+        let mut current = self.projected_payouts().or_else(|| self.payouts.take());
+        // A lottery game has no table before its draw: payouts locks the drawn one (issue 37).
+        if current.is_none() && self.lottery.is_some() {
+            if let floor_events::payouts::PayoutEvent::PayoutTableLocked { pool, .. } = event {
+                current = Some(payouts::LobbyPayouts {
+                    locked: false,
+                    entries: 0,
+                    places_paid: 0,
+                    pool: *pool,
+                    bands: vec![],
+                    cashes: 0,
+                    latest_cashes: vec![],
+                    final_table: vec![],
+                    paid: false,
+                    deal: None,
+                });
+            }
+        }
         self.payouts = current.map(|p| p.evolve(event));
         if let floor_events::payouts::PayoutEvent::PayoutTableLocked { pool, .. } = event {
             self.satellite = self.satellite.take().map(|s| s.with_pool(*pool, true));
@@ -305,6 +346,19 @@ impl LobbyDocument {
     /// Folds one event of the satellite's own log (issue 36).
     pub fn evolve_satellite(mut self, event: &floor_events::satellites::SatelliteEvent) -> Self {
         self.satellite = self.satellite.take().map(|s| s.evolve(event));
+        self
+    }
+
+    /// Folds one event of a shootout's own log (issue 37).
+    pub fn evolve_shootout(mut self, event: &floor_events::shootouts::ShootoutEvent) -> Self {
+        let size = self.table_size;
+        self.shootout = self.shootout.take().map(|s| s.evolve(event, size));
+        self
+    }
+
+    /// Folds one event of a lottery game's own log (issue 37).
+    pub fn evolve_lottery(mut self, event: &floor_events::lottery::LotteryEvent) -> Self {
+        self.lottery = self.lottery.take().map(|l| l.evolve(event));
         self
     }
 
@@ -322,6 +376,10 @@ impl LobbyDocument {
         if self.payouts.as_ref().is_some_and(|p| p.locked || p.entries == self.entrants) || self.state == LobbyState::Cancelled {
             return None;
         }
+        // A lottery game's pool is drawn when its seats fill: no table to project (issue 37).
+        if self.lottery.is_some() {
+            return None;
+        }
         let stakes = floor_rules::field::Stakes {
             paid_in: self.books.paid_in.amount.saturating_sub(self.books.refunded.amount),
             bounty_pool: self.bounties.as_ref().map_or(0, |b| b.pool.amount),
@@ -333,8 +391,9 @@ impl LobbyDocument {
             profile: self.profile,
             fixed: self.payout_table.clone(),
             ordering: None,
-            // A satellite's table is its seats, as payouts locks it (issue 36).
-            seat_value: self.satellite.as_ref().map(|s| s.seat_value.amount),
+            // A satellite's table is its seats, as payouts locks it (issue 36); double or
+            // nothing's is the cut's equal prize (issue 37).
+            seat_value: self.satellite.as_ref().map(|s| s.seat_value.amount).or(self.cut.as_ref().map(|c| c.prize.amount)),
         };
         payouts::LobbyPayouts::projected(&field, stakes)
     }

@@ -351,6 +351,7 @@ mod render_bench {
             closed: vec![ClosedTable { table: 5, closure: Closure::Broken { players_left: 30, tables_needed: 4 } }],
             tables_closed: 1,
             winner: None,
+            shootout: None,
             last_sequence: 9,
         }
     }

@@ -15,7 +15,7 @@ use crate::cache::seats::{Held, SEARCH_LIMIT};
 use crate::cache::LobbyCache;
 use crate::listing::{Page, Query};
 use crate::respond::{bad_path, echoed, error, html, json, not_shown, path_id, NotShown};
-use crate::seat_map::{Closure, Found, RecentMove, SeatsSummary, TableDoc};
+use crate::seat_map::{Closure, Found, RecentMove, SeatsSummary, ShootoutProgress, TableDoc};
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -211,6 +211,51 @@ fn closure(c: &Closure) -> String {
         Closure::Broken { players_left, tables_needed } => format!("broken: {players_left} players left need {tables_needed} tables"),
         Closure::FinalTable { players_left } => format!("combined into the final table ({players_left} players)"),
         Closure::TournamentOver => "the tournament is over".to_owned(),
+        Closure::Won { round } => format!("won in round {round}: its winners wait for the next round's draw"),
+    }
+}
+
+/// A shootout's round in play (issue 37): each table's players left, or its winners.
+pub fn shootout_round(progress: &ShootoutProgress) -> Markup {
+    if progress.round == 0 {
+        return html! { p { "Shootout: the first round is drawn when play starts." } "\n" };
+    }
+    let tables = progress.tables.len();
+    html! {
+        h3 { "Round " (progress.round) }
+        p {
+            (grouped(progress.won() as u64)) " of " (grouped(tables as u64)) " tables won"
+            @if progress.between_rounds() { " · every table has its winners: the next round is being drawn" }
+            @else if tables > 1 { " · the round ends when its last table is won" }
+            @else { " · the final table" }
+        }
+        "\n"
+        ul class="round" {
+            @for t in &progress.tables {
+                li {
+                    "Table " (t.table) ": "
+                    @match &t.winners {
+                        Some(winners) => {
+                            "won by "
+                            @for (i, w) in winners.iter().enumerate() {
+                                @if i > 0 { ", " }
+                                (player(w.player.as_ref())) " (entry " (w.entry.0) ")"
+                            }
+                        }
+                        None => { (t.players) " of " (t.drawn) " players left" }
+                    }
+                }
+            }
+        }
+        "\n"
+        @if let Some(seed) = &progress.seed {
+            p class="muted" { "This round's draw seed: " code { (seed) } }
+            "\n"
+        }
+        @if let Some(c) = &progress.next_commitment {
+            p class="muted" { "The next round's draw is committed: SHA-256 " code { (c) } }
+            "\n"
+        }
     }
 }
 
@@ -256,6 +301,7 @@ pub fn tables_section(t: TournamentId, summary: Option<&SeatsSummary>) -> Markup
                         a href={ "/tournaments/" (t) "/tables" } { "who sits where" }
                     }
                     "\n"
+                    @if let Some(progress) = &s.shootout { (shootout_round(progress)) }
                     (moves_and_closures(s, 5))
                 }
                 None => { p class="muted" { "No seats yet." } "\n" }
