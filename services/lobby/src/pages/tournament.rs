@@ -113,6 +113,9 @@ fn live_markup(doc: &LobbyDocument, now: DateTime<Utc>) -> Markup {
         (hand_for_hand_section(doc))
         (bounties_section(doc))
         (satellite_section(doc))
+        (shootout_section(doc))
+        (cut_section(doc))
+        (lottery_section(doc))
     }
 }
 
@@ -499,6 +502,187 @@ fn satellite_section(doc: &LobbyDocument) -> Markup {
     html! { section id="satellite" { h2 { (title) } (facts(&rows)) } "\n" }
 }
 
+/// A share in basis points as a percentage: `80 %`, `12.5 %`.
+fn percent(bps: u32) -> String {
+    let whole = bps / 100;
+    match bps % 100 {
+        0 => format!("{whole} %"),
+        rest if rest % 10 == 0 => format!("{whole}.{} %", rest / 10),
+        rest => format!("{whole}.{rest:02} %"),
+    }
+}
+
+/// Odds per million as players read them: `1 in 4`, `1 in 1,000,000`.
+fn odds(per_million: u32) -> String {
+    if per_million == 0 {
+        return "never".into();
+    }
+    let one_in = f64::from(floor_events::lottery::PER_MILLION) / f64::from(per_million);
+    if (one_in - one_in.round()).abs() < 0.005 {
+        format!("1 in {}", grouped(one_in.round() as u64))
+    } else {
+        format!("1 in {one_in:.2}")
+    }
+}
+
+/// A shootout's terms and bracket (issue 37): each table's progress is the tables section's.
+fn shootout_section(doc: &LobbyDocument) -> Markup {
+    use floor_events::shootouts::{RoundStacks, ShortField};
+    let Some(s) = &doc.shootout else { return html! {} };
+    let mut rows: Vec<(&str, Markup)> = Vec::new();
+    let advance = match s.advance {
+        1 => "the winner of each table goes on to the next round".to_owned(),
+        n => format!("the last {n} players of each table go on to the next round"),
+    };
+    rows.push(("Format", html! { "Shootout: tables are never balanced or broken; " (advance) }));
+    let stacks = match s.stacks {
+        RoundStacks::Carry => "carried: a round starts with the chips its players won with",
+        RoundStacks::Reset => "reset: every round starts with the starting stack",
+    };
+    rows.push(("Stacks", stacks.render()));
+    let short = match s.short_field {
+        ShortField::Uneven => "a field that does not fill the tables plays at uneven first-round tables",
+    };
+    rows.push(("Short field", short.render()));
+    rows.push(("No", "late registration, rebuys or add-ons".render()));
+    if let Some(r) = s.in_play() {
+        rows.push((
+            "Now",
+            format!("round {} of {}, {} players", r.round, s.plan.len().max(r.round as usize), grouped(r.entries.into())).render(),
+        ));
+    } else if let Some(last) = s.rounds.last() {
+        rows.push(("Rounds played", format!("{} (the last won by {})", s.rounds.len(), last.advancing.unwrap_or(0)).render()));
+    }
+    let played = |round: u32| s.rounds.iter().find(|r| r.round == round);
+    html! {
+        section id="shootout" {
+            h2 { "Shootout" }
+            (facts(&rows))
+            "\n"
+            @if !s.plan.is_empty() {
+                table class="bracket" {
+                    caption { "Bracket for " (grouped(s.planned_for.into())) " players" }
+                    thead { tr { th { "Round" } th class="num" { "Players" } th class="num" { "Tables" } th class="num" { "Advancing" } th { "" } } }
+                    tbody {
+                        @for p in &s.plan {
+                            tr {
+                                td { (p.round) }
+                                td class="num" { (grouped(played(p.round).map_or(p.entries, |r| r.entries).into())) }
+                                td class="num" { (grouped(p.tables.into())) }
+                                td class="num" {
+                                    @if p.tables == 1 && p.advancing == 1 { "the winner" }
+                                    @else { (grouped(played(p.round).and_then(|r| r.advancing).unwrap_or(p.advancing).into())) }
+                                }
+                                td {
+                                    @match played(p.round) {
+                                        Some(r) if r.advancing.is_some() => { "complete" }
+                                        Some(_) => { "in play" }
+                                        None => {}
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                "\n"
+            }
+        }
+        "\n"
+    }
+}
+
+/// Double or nothing's cut (issue 37), stated before registration.
+fn cut_section(doc: &LobbyDocument) -> Markup {
+    let Some(c) = &doc.cut else { return html! {} };
+    let kind = match c.fraction {
+        2 => "Double or nothing".to_owned(),
+        3 => "Triple up".to_owned(),
+        n => format!("1 in {n} wins {n}×"),
+    };
+    let mut rows: Vec<(&str, Markup)> = Vec::new();
+    rows.push((
+        "Play stops",
+        html! { "when " (grouped(c.survivors.into())) " of the " (grouped(doc.capacity.into())) " players are left" },
+    ));
+    rows.push((
+        "Each of them wins",
+        html! { (money(c.prize)) " (" (c.fraction) " × the buy-in" @if !c.fee_included { ", the fee not included" } ")" },
+    ));
+    if let Some(n) = c.shared_by {
+        rows.push(("Shared by", format!("{} players", grouped(n.into())).render()));
+    }
+    html! { section id="cut" { h2 { (kind) } (facts(&rows)) } "\n" }
+}
+
+/// A lottery game's published prize table, its commitment and its draw (issue 37).
+fn lottery_section(doc: &LobbyDocument) -> Markup {
+    let Some(l) = &doc.lottery else { return html! {} };
+    let drawn_row = l.drawn.as_ref().map(|d| d.multiplier);
+    html! {
+        section id="lottery" {
+            h2 { "Lottery: the prize pool is drawn" }
+            @if let Some(d) = &l.drawn {
+                p class="drawn" {
+                    strong { "×" (grouped(d.multiplier.into())) } " drawn: a prize pool of " (money(d.pool)) " ("
+                    @for (i, prize) in d.prizes.iter().enumerate() {
+                        @if i > 0 { ", " }
+                        (place(i as u32 + 1)) " " (money(*prize))
+                    }
+                    ")."
+                }
+                p class="muted" {
+                    "Number " (d.number) " of 0–999,999. Seed " code { (d.seed) } " · "
+                    @if d.verified { "its SHA-256 is the commitment published before registration." }
+                    @else { strong { "its SHA-256 is NOT the commitment published before registration." } }
+                }
+                "\n"
+            } @else {
+                p { "When the " (doc.capacity) " seats fill, a multiplier is drawn from the published table below with an audited seed." }
+                "\n"
+            }
+            @if let Some(c) = &l.commitment {
+                p class="muted" { "Commitment (SHA-256 of the seed): " code { (c) } }
+                "\n"
+            }
+            table class="prize-table" {
+                caption { "Published table " (Text(&l.version)) ", buy-in " (money(l.buy_in)) }
+                thead { tr { th class="num" { "Multiplier" } th class="num" { "Prize pool" } th class="num" { "Odds" } th { "Split" } } }
+                tbody {
+                    @for r in &l.prizes {
+                        tr class=[(drawn_row == Some(r.multiplier)).then_some("on")] {
+                            td class="num" { "×" (grouped(r.multiplier.into())) }
+                            td class="num" { (money(r.pool)) }
+                            td class="num" { (odds(r.per_million)) " (" (grouped(r.per_million.into())) " per million)" }
+                            td {
+                                @for (i, bps) in r.split_bps.iter().enumerate() {
+                                    @if i > 0 { ", " }
+                                    (place(i as u32 + 1)) " " (percent(*bps))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            "\n"
+            p class="muted" { "Expected prize pool " (money(l.expected_pool)) " of the " (money(l.paid_in)) " a full game pays in." }
+            "\n"
+        }
+        "\n"
+    }
+}
+
+/// `1st`, `2nd`, `3rd`, `4th`, …
+fn place(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 /// A step's length as its clock shows it: `20:00`, `0:45`, `1:30:00`.
 fn length(seconds: u32) -> String {
     duration(u64::from(seconds) * 1_000)
@@ -742,5 +926,93 @@ mod tests {
         major = major.evolve(&registered(1, Some(TicketRef { satellite: satellite.tournament_id, entry: EntryNo(4) })));
         assert!(live(&major, t0()).contains("Entered by satellite"), "the target counts its entries by ticket");
         assert!(!live(&doc("Plain"), t0()).contains("id=\"satellite\""), "no section for an ordinary tournament");
+    }
+
+    /// Issue 37: a shootout's terms and bracket, double or nothing's cut, and a lottery game's
+    /// published table before registration, then its commitment and its draw.
+    #[test]
+    fn the_three_formats_show_what_players_are_promised() {
+        use floor_events::lottery::{DrawCommitted, LotteryEvent, LotteryPrize, LotteryTerms, PrizeDrawn};
+        use floor_events::shootouts::{CutTerms, RoundStacks, RoundStarted, ShootoutEvent, ShootoutTerms, ShortField};
+        use floor_events::tournament::{Fee, Start};
+        let eur = |c: u64| Money::new(c, floor_events::Currency::EUR);
+        let shootout = TournamentDefinition {
+            name: "Shootout".into(),
+            start: Start::At(t0()),
+            table_size: 9,
+            capacity: 81,
+            late_registration_until: None,
+            shootout: Some(ShootoutTerms { advance: 1, short_field: ShortField::Uneven, stacks: RoundStacks::Carry }),
+            ..TournamentDefinition::example()
+        };
+        let mut doc = LobbyDocument::created(TournamentId::new(), &shootout, t0(), 1);
+        let page = live(&doc, t0());
+        assert!(page.contains("id=\"shootout\"") && page.contains("the winner of each table goes on"), "{page}");
+        assert!(page.contains("Bracket for 81 players") && page.contains("carried"), "{page}");
+        doc = doc.evolve_shootout(&ShootoutEvent::RoundStarted(RoundStarted {
+            round: 1,
+            entries: (1..=81).map(EntryNo).collect(),
+            at: t0(),
+        }));
+        assert!(live(&doc, t0()).contains("round 1 of 2, 81 players"));
+
+        let don = TournamentDefinition {
+            name: "DoN".into(),
+            start: Start::SitAndGo,
+            capacity: 10,
+            min_players: 10,
+            table_size: 10,
+            buy_in: eur(1_000),
+            fee: Fee::OnTop(eur(80)),
+            late_registration_until: None,
+            cut: Some(CutTerms { fraction: 2 }),
+            ..TournamentDefinition::example()
+        };
+        let page = live(&LobbyDocument::created(TournamentId::new(), &don, t0(), 1), t0());
+        assert!(page.contains("Double or nothing") && page.contains("when 5 of the 10 players are left"), "{page}");
+        assert!(page.contains("€20.00") && page.contains("the fee not included"), "{page}");
+
+        let row = |multiplier, per_million, split: &[u32]| LotteryPrize { multiplier, per_million, split_bps: split.to_vec() };
+        let lottery = TournamentDefinition {
+            name: "Spin".into(),
+            start: Start::SitAndGo,
+            capacity: 3,
+            min_players: 3,
+            table_size: 3,
+            buy_in: eur(500),
+            fee: Fee::OnTop(eur(25)),
+            late_registration_until: None,
+            lottery: Some(LotteryTerms {
+                version: "<spin-1>".into(),
+                prizes: vec![row(100, 1_000, &[8_000, 1_250, 750]), row(2, 999_000, &[10_000])],
+            }),
+            ..TournamentDefinition::example()
+        };
+        let mut doc = LobbyDocument::created(TournamentId::new(), &lottery, t0(), 1);
+        let page = live(&doc, t0());
+        assert!(page.contains("&lt;spin-1&gt;") && page.contains("×100") && page.contains("1 in 1,000"), "{page}");
+        assert!(page.contains("1st 80 %, 2nd 12.5 %, 3rd 7.5 %") && page.contains("€500.00"), "{page}");
+        assert!(page.contains("When the 3 seats fill"), "{page}");
+        let seed = "ab".repeat(32);
+        let commitment = crate::document::lottery::seed_hash(&seed).unwrap();
+        doc = doc.evolve_lottery(&LotteryEvent::DrawCommitted(DrawCommitted {
+            version: "<spin-1>".into(),
+            commitment: commitment.clone(),
+            at: t0(),
+        }));
+        assert!(live(&doc, t0()).contains(&commitment));
+        doc = doc.evolve_lottery(&LotteryEvent::PrizeDrawn(PrizeDrawn {
+            version: "<spin-1>".into(),
+            number: 400,
+            multiplier: 100,
+            pool: eur(50_000),
+            prizes: vec![40_000, 6_250, 3_750],
+            seed: seed.clone(),
+            at: t0(),
+        }));
+        let page = live(&doc, t0());
+        assert!(page.contains("×100</strong> drawn: a prize pool of €500.00 (1st €400.00, 2nd €62.50, 3rd €37.50)"), "{page}");
+        assert!(page.contains(&seed) && page.contains("its SHA-256 is the commitment"), "{page}");
+        assert!(!live(&doc, t0()).contains("id=\"cut\"") && !live(&doc, t0()).contains("id=\"shootout\""));
     }
 }
