@@ -212,6 +212,10 @@ pub struct TournamentView {
     pub sit_and_go: bool,
     /// At most one table's seats: a single-table tournament.
     pub single_table: bool,
+    /// A lottery sit & go ("Twister", 000 §16.10): cancelled under the multi-table rule, "mit
+    /// Ausnahme der Variante Twister" (000 §16.11), whatever its seats (issue 37).
+    #[serde(default)]
+    pub twister: bool,
     /// The definition has bounties: every purchase's bounty part must be in the bounties'
     /// ledger before a cancellation reads it.
     pub bounties: bool,
@@ -254,6 +258,7 @@ impl TournamentView {
                     self.late_registration_until = d.late_registration_until;
                     self.sit_and_go = matches!(d.start, Start::SitAndGo);
                     self.single_table = d.capacity <= u32::from(d.table_size);
+                    self.twister = d.lottery.is_some();
                     self.bounties = d.bounty.is_some();
                     self.rebuys_open = d.rebuy.is_some();
                     self.add_ons_open = d.add_on.is_some();
@@ -502,7 +507,11 @@ impl TournamentView {
     }
 
     fn format(&self) -> Format {
-        Format { tables: if self.single_table { Tables::Single } else { Tables::Multi }, sit_and_go: self.sit_and_go, twister: false }
+        Format {
+            tables: if self.single_table { Tables::Single } else { Tables::Multi },
+            sit_and_go: self.sit_and_go,
+            twister: self.twister,
+        }
     }
 
     /// One entry of a snapshot: what it paid, with its bounty parts in a bounty tournament.
