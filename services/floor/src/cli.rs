@@ -118,6 +118,12 @@ pub enum Command {
     /// (docs: examples/satellite.toml).
     #[command(subcommand)]
     Ticket(TicketCommand),
+    /// Shootouts: a shootout's bracket (docs: examples/shootout.toml).
+    #[command(subcommand)]
+    Shootout(ShootoutCommand),
+    /// Lottery sit & gos: drawn against published frequencies (docs: examples/lottery.toml).
+    #[command(subcommand)]
+    Lottery(LotteryCommand),
     /// Rebuy periods: director commands.
     #[command(subcommand)]
     Rebuys(RebuysCommand),
@@ -146,7 +152,8 @@ pub enum Command {
     /// Without NATS_URL it starts the whole platform itself (in a temporary directory), so
     /// one command shows a whole tournament; the same seed then gives the same tournament.
     Sim {
-        /// Players (default 100; with a sit & go's --definition, its capacity).
+        /// Players (default 100; with a sit & go's --definition, its capacity; 81 for a shootout, 10
+        /// for double or nothing, 3 for a lottery game).
         #[arg(long)]
         entrants: Option<u32>,
         /// Seed of the hands and the draw.
@@ -160,7 +167,8 @@ pub enum Command {
         table_size: u8,
         /// Tournament format: a freezeout, rebuys (two per entry) and an add-on taken by
         /// simulated players, a freezeout with knockout, progressive knockout or mystery
-        /// bounties, or a satellite played to its seats and then its target to a winner.
+        /// bounties, a satellite played to its seats and then its target to a winner, or
+        /// (issue 37) a shootout, a double or nothing or a lottery sit & go.
         #[arg(long, value_enum, default_value_t = SimFormat::Freezeout)]
         format: SimFormat,
         /// The tournament's id (default: from the seed on the sim's own platform, a fresh one
@@ -372,6 +380,42 @@ pub enum SimFormat {
     /// pool buys seats, its winners are registered in the target by their tickets, then the
     /// target plays to a winner with them and ordinary entries.
     Satellite,
+    /// A shootout (issue 37): each table plays to its winner, the winners drawn afresh onto
+    /// the next round's tables, until one table plays to the winner.
+    Shootout,
+    /// Double or nothing (issue 37): a sit & go that stops when half the field is left, each
+    /// paid twice the buy-in.
+    Don,
+    /// A lottery sit & go (issue 37): three seats, the prize pool drawn from a published table
+    /// with an audited seed when they fill.
+    Lottery,
+}
+
+/// `floor shootout …`: shootouts (issue 37), through the shootouts service.
+#[derive(Debug, Subcommand)]
+pub enum ShootoutCommand {
+    /// A shootout's bracket: every round so far, its entries and, once complete, who advanced.
+    Bracket {
+        /// The shootout's id.
+        tournament: uuid::Uuid,
+        /// Print the service's answer as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `floor lottery …`: lottery sit & gos (issue 37), through the lottery service.
+#[derive(Debug, Subcommand)]
+pub enum LotteryCommand {
+    /// Every game of a published table version: each multiplier's published odds beside how
+    /// often it was drawn.
+    Frequencies {
+        /// The table's version (the definition's `[lottery] version`).
+        version: String,
+        /// Print the service's answer as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// `floor ticket …`: satellite tickets (issue 36), through the satellites service.

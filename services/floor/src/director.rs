@@ -541,6 +541,52 @@ pub fn satellite_lines(view: &floor_events::satellites::SatelliteView) -> Vec<St
     lines
 }
 
+/// `floor shootout bracket` (issue 37): the shootout, then one line per round: its entries and,
+/// once complete, who advanced (a round still in play says so).
+pub fn bracket_lines(bracket: &floor_events::shootouts::Bracket) -> Vec<String> {
+    let entries = |list: &[floor_events::EntryNo]| list.iter().map(|e| e.0.to_string()).collect::<Vec<_>>().join(" ");
+    let mut lines = vec![format!("shootout {}", bracket.tournament_id)];
+    if bracket.rounds.is_empty() {
+        lines.push("no round yet: round 1 starts with the field when the shootout starts".into());
+    }
+    for round in &bracket.rounds {
+        lines.push(match &round.advancing {
+            Some(advancing) if advancing.len() == 1 => {
+                format!("round {}  {} entries  won by entry {}", round.round, round.entries.len(), advancing[0].0)
+            }
+            Some(advancing) => {
+                format!("round {}  {} entries  {} advanced: {}", round.round, round.entries.len(), advancing.len(), entries(advancing))
+            }
+            None => format!("round {}  {} entries  in play: {}", round.round, round.entries.len(), entries(&round.entries)),
+        });
+    }
+    lines
+}
+
+/// `floor lottery frequencies` (issue 37): the version and games, then one line per multiplier:
+/// published odds, the games expected to draw it, the games that did.
+pub fn frequency_lines(frequencies: &floor_events::lottery::Frequencies) -> Vec<String> {
+    let per_million = f64::from(floor_events::lottery::PER_MILLION);
+    let games = frequencies.games;
+    let mut lines = vec![
+        format!("table {}  {games} game{} drawn", frequencies.version, if games == 1 { "" } else { "s" }),
+        format!("{:>10}  {:>12}  {:>12}  {:>10}  {:>10}", "multiplier", "published", "expected", "drawn", "drawn %"),
+    ];
+    for row in &frequencies.rows {
+        let published = f64::from(row.per_million) / per_million;
+        let drawn = if games == 0 { 0.0 } else { row.drawn as f64 / games as f64 };
+        lines.push(format!(
+            "{:>10}  {:>11.4}%  {:>12.1}  {:>10}  {:>9.4}%",
+            format!("x{}", row.multiplier),
+            published * 100.0,
+            published * games as f64,
+            row.drawn,
+            drawn * 100.0
+        ));
+    }
+    lines
+}
+
 /// One line per tournament for `floor tournament list`.
 pub fn list_line(doc: &serde_json::Value) -> String {
     let s = |k: &str| doc.get(k).and_then(|v| v.as_str()).unwrap_or("-").to_owned();
@@ -723,6 +769,47 @@ mod tests {
         let lines = satellite_lines(&view);
         assert_eq!(lines.len(), 5, "{lines:?}");
         assert!(lines[2].contains("109.00 EUR (a seat, registered in the target at once)"), "{lines:?}");
+    }
+
+    /// Issue 37: a bracket reads round by round (the winners, a round in play, the winner);
+    /// frequencies read as the published odds beside the games drawn.
+    #[test]
+    fn a_bracket_and_frequencies_read_as_lines() {
+        use floor_events::lottery::{Frequencies, FrequencyRow};
+        use floor_events::shootouts::{Bracket, BracketRound};
+        use floor_events::EntryNo;
+        let t = TournamentId::new();
+        let e = |list: &[u32]| list.iter().copied().map(EntryNo).collect::<Vec<_>>();
+        let bracket = Bracket {
+            tournament_id: t,
+            rounds: vec![
+                BracketRound { round: 1, entries: e(&[1, 2, 3, 4, 5, 6]), advancing: Some(e(&[2, 6])) },
+                BracketRound { round: 2, entries: e(&[2, 6]), advancing: None },
+            ],
+        };
+        assert_eq!(
+            bracket_lines(&bracket),
+            [format!("shootout {t}"), "round 1  6 entries  2 advanced: 2 6".into(), "round 2  2 entries  in play: 2 6".into()]
+        );
+        let done = Bracket { tournament_id: t, rounds: vec![BracketRound { round: 2, entries: e(&[2, 6]), advancing: Some(e(&[6])) }] };
+        assert_eq!(bracket_lines(&done)[1], "round 2  2 entries  won by entry 6");
+        assert!(bracket_lines(&Bracket { tournament_id: t, rounds: vec![] })[1].starts_with("no round yet"));
+        let frequencies = Frequencies {
+            version: "spin-1".into(),
+            games: 1_000,
+            rows: vec![
+                FrequencyRow { multiplier: 10, per_million: 100_000, drawn: 97 },
+                FrequencyRow { multiplier: 2, per_million: 900_000, drawn: 903 },
+            ],
+        };
+        let lines = frequency_lines(&frequencies);
+        assert_eq!(lines[0], "table spin-1  1000 games drawn");
+        assert!(
+            lines[2].contains("x10") && lines[2].contains("10.0000%") && lines[2].contains("100.0") && lines[2].contains(" 97 "),
+            "{}",
+            lines[2]
+        );
+        assert!(lines[3].contains("x2") && lines[3].contains("90.3000%"), "{}", lines[3]);
     }
 
     #[test]

@@ -2,8 +2,8 @@
 
 use clap::Parser;
 use floor::cli::{
-    BountyCommand, BubbleCommand, Cli, ClockCommand, Command, Preset, PurchaseArgs, RebuysCommand, ScheduleCommand, SimFormat,
-    TableCheckArgs, TicketCommand, TournamentCommand,
+    BountyCommand, BubbleCommand, Cli, ClockCommand, Command, LotteryCommand, Preset, PurchaseArgs, RebuysCommand, ScheduleCommand,
+    ShootoutCommand, SimFormat, TableCheckArgs, TicketCommand, TournamentCommand,
 };
 use floor::director::{self, Director, Failure};
 use floor::exit::Exit;
@@ -162,6 +162,8 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Bubble(command) => bubble_command(&cli, command).await,
         Command::Bounty(command) => bounty_command(&cli, command).await,
         Command::Ticket(command) => ticket_command(&cli, command).await,
+        Command::Shootout(command) => shootout_command(&cli, command).await,
+        Command::Lottery(command) => lottery_command(&cli, command).await,
         Command::Deal(command) => match floor::deal::run(&director(&cli).await?, command).await? {
             floor::deal::Answer::Json(reply) => print_reply(reply),
             floor::deal::Answer::Lines(lines) => {
@@ -192,9 +194,23 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             definition,
         } => {
             let definition = definition.as_deref().map(director::read_definition).transpose()?;
+            // Issue 37's formats are definitions of the simulator's own.
+            let kind = match format {
+                SimFormat::Shootout => Some(floor::sim::formats::Kind::Shootout),
+                SimFormat::Don => Some(floor::sim::formats::Kind::Don),
+                SimFormat::Lottery => Some(floor::sim::formats::Kind::Lottery),
+                _ => None,
+            };
+            if kind.is_some() && definition.is_some() {
+                return Err(Failure {
+                    message: "--format shootout|don|lottery plays a definition of its own: not with --definition".into(),
+                    exit: Exit::Usage,
+                });
+            }
             // A sit & go starts when full: its capacity, unless asked otherwise.
             let sit_and_go = definition.as_ref().filter(|d| d.start == floor_events::tournament::Start::SitAndGo);
-            let entrants = entrants.unwrap_or_else(|| sit_and_go.map_or(100, |d| d.capacity));
+            let entrants =
+                entrants.unwrap_or_else(|| kind.map_or_else(|| sit_and_go.map_or(100, |d| d.capacity), |k| k.default_entrants()));
             if let Some(d) = &definition {
                 floor::sim::fits(d, entrants).map_err(|message| Failure { message, exit: Exit::Usage })?;
             }
@@ -208,9 +224,10 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                     SimFormat::Ko => floor::sim::bounty_terms("ko"),
                     SimFormat::Pko => floor::sim::bounty_terms("pko"),
                     SimFormat::Mystery => floor::sim::bounty_terms("mystery"),
-                    SimFormat::Freezeout | SimFormat::Rebuy | SimFormat::Satellite => None,
+                    _ => None,
                 },
                 satellite: *format == SimFormat::Satellite,
+                kind,
                 tournament_id: tournament_id.map(TournamentId),
                 seed_key: seed_key.map(|k| k.0),
                 start_after: start_after.map(std::time::Duration::from_secs),
@@ -358,14 +375,27 @@ struct SimArgs<'a> {
     definition: Option<floor_events::tournament::TournamentDefinition>,
     /// `--format satellite`: a satellite and its target.
     satellite: bool,
+    /// `--format shootout|don|lottery` (issue 37).
+    kind: Option<floor::sim::formats::Kind>,
 }
 
 async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
     let SimArgs { entrants, seed, profile, table_size, rebuys, .. } = asked;
     let bounty = asked.bounty.clone();
-    let file = asked.definition.as_ref();
-    let rebuys_played = rebuys || file.is_some_and(|d| d.rebuy.is_some());
     let usage = |m: String| Failure { message: m, exit: Exit::Usage };
+    // `--format shootout|don|lottery` (issue 37): the simulator's own definition, played as a
+    // file's is.
+    let own = match asked.kind {
+        Some(kind) => {
+            let profile = serde_json::from_value(Value::String(profile.to_owned())).map_err(|e| usage(format!("--profile: {e}")))?;
+            let shape =
+                floor::sim::SimConfig { table_size, profile, ..floor::sim::SimConfig::new(entrants, seed, TournamentId::default()) };
+            Some(floor::sim::formats::definition(kind, &shape, chrono::Utc::now()).map_err(usage)?)
+        }
+        None => None,
+    };
+    let file = asked.definition.as_ref().or(own.as_ref());
+    let rebuys_played = rebuys || file.is_some_and(|d| d.rebuy.is_some());
     let unavailable = |m: String| Failure { message: m, exit: Exit::Unavailable };
     let profile: floor_events::RuleProfile =
         serde_json::from_value(Value::String(profile.to_owned())).map_err(|e| usage(format!("--profile: {e}")))?;
@@ -403,17 +433,26 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
             asked.start_after.unwrap_or_else(|| floor::sim::start_after_on_a_shared_platform(entrants)),
         ),
         None => {
-            let services: &[&str] = {
+            let services: Vec<&str> = {
                 use subjects::service::*;
-                match (
-                    bounty.is_some() || file.is_some_and(|d| d.bounty.is_some()),
-                    asked.satellite || file.is_some_and(|d| d.satellite.is_some()),
-                ) {
-                    (_, true) => &[REGISTRATION, SEATING, PAYOUTS, REBUYS, BUBBLE, SATELLITES],
-                    (true, false) => &[REGISTRATION, SEATING, PAYOUTS, REBUYS, BUBBLE, BOUNTIES],
-                    (false, false) => &[REGISTRATION, SEATING, PAYOUTS, REBUYS, BUBBLE],
+                let mut services = vec![REGISTRATION, SEATING, PAYOUTS, REBUYS, BUBBLE];
+                if bounty.is_some() || file.is_some_and(|d| d.bounty.is_some()) {
+                    services.push(BOUNTIES);
                 }
+                if asked.satellite || file.is_some_and(|d| d.satellite.is_some()) {
+                    services.retain(|s| *s != BOUNTIES);
+                    services.push(SATELLITES);
+                }
+                // Issue 37: a shootout's rounds and a lottery game's draw.
+                if file.is_some_and(|d| d.shootout.is_some()) {
+                    services.push(SHOOTOUTS);
+                }
+                if file.is_some_and(|d| d.lottery.is_some()) {
+                    services.push(LOTTERY);
+                }
+                services
             };
+            let services: &[&str] = &services;
             let nats = Nats::Embedded(scratch.path().to_owned());
             let config = PlatformConfig {
                 seed_key: Some(asked.seed_key.unwrap_or_else(|| digest("key"))),
@@ -477,7 +516,7 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
         cancel_at: asked.cancel_at,
         suspend_at: asked.suspend_at,
         watchable: asked.watchable.clone(),
-        definition: asked.definition.clone(),
+        definition: file.cloned(),
         satellite: asked.satellite,
     };
     let mut shown = std::time::Instant::now();

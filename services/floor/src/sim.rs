@@ -51,6 +51,11 @@
 //! the target to a winner; the summary line is the target's, with the satellite's under
 //! `satellite`.
 //!
+//! With `--format shootout|don|lottery` ([`formats`], issue 37) it plays a shootout (rounds of
+//! tables played to their winners, each round drawn afresh), a double or nothing (stopped when
+//! half the field is left) or a lottery sit & go (its prize pool drawn when the seats fill), as
+//! a definition of its own; the line then has the rounds, the cut or the draw.
+//!
 //! Its players and tables are clients Floor ships: a command its service does not answer (the
 //! service killed with it in flight, or restarting) is sent again with the same command id
 //! ([`crate::director::send`]), so a run outlives a killed service.
@@ -72,6 +77,7 @@ use std::time::{Duration, Instant};
 
 mod books;
 mod definition;
+pub mod formats;
 pub mod free;
 mod interruption;
 mod late;
@@ -340,6 +346,9 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     if plan.rebuys {
         lockstep = lockstep.with_rebuys();
     }
+    if plan.definition.shootout.is_some() {
+        lockstep = lockstep.with_shootout();
+    }
     let played = match config.free || config.watchable.is_some() {
         true => free::play(backbone, config, lockstep, started, &mut progress).await?,
         false => rounds(backbone, config, lockstep, rebuys.as_mut(), late.as_mut(), started, &mut progress).await?,
@@ -354,10 +363,13 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
             (String::new(), books, standings, None, Some(cancellation(backbone, t, players_left, took).await?))
         }
         None => {
-            let winner = match plan.definition.satellite {
-                // A satellite stops with an entry left per seat (000 §16.7): registration's winner.
-                Some(_) => satellite::finished_by(backbone, t).await?,
-                None => {
+            let d = &plan.definition;
+            let winner = match d.satellite.is_some() || d.cut.is_some() || d.shootout.is_some() {
+                // A satellite stops with an entry left per seat (000 §16.7), double or nothing
+                // at its cut, and a shootout's won tables close with their winners still seated
+                // (issue 37): registration's winner.
+                true => satellite::finished_by(backbone, t).await?,
+                false => {
                     let survivors: Vec<String> =
                         tables.values().flat_map(|t| t.seats.values().map(|(_, player, _)| player.to_string())).collect();
                     let [winner] = &survivors[..] else {
@@ -379,6 +391,10 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         }
         _ => None,
     };
+    let formats = match &cancelled {
+        None => formats::read(backbone, t, &plan.definition, &standings).await?,
+        Some(_) => formats::FormatSummary::default(),
+    };
     let hand_for_hand = bubble_log(backbone, t, &rounds).await?;
     let events = backbone.events.clone().info().await.map_err(|e| e.to_string())?.state.last_sequence;
     Ok(Summary {
@@ -396,6 +412,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         hand_for_hand,
         cancelled,
         satellite,
+        formats,
         pace: if config.watchable.is_some() {
             "watchable"
         } else if config.free {

@@ -247,6 +247,43 @@ pub(crate) async fn ticket_command(cli: &Cli, command: &TicketCommand) -> Result
     }
 }
 
+/// `floor shootout bracket` (issue 37): the shootouts service's `bracket`, one line per round
+/// (`--json`: the service's answer as it is).
+pub(crate) async fn shootout_command(cli: &Cli, command: &ShootoutCommand) -> Result<(), Failure> {
+    use floor_events::shootouts::{verbs, Bracket, BracketOf};
+    let ShootoutCommand::Bracket { tournament, json } = command;
+    let request = BracketOf { tournament_id: TournamentId(*tournament), command_id: CommandId::new() };
+    let bracket: Bracket =
+        director(cli).await?.request(subjects::service::SHOOTOUTS, verbs::BRACKET.name(), &request).await.map_err(|f| {
+            let hint = match f.message.split(':').next() {
+                Some(codes::UNKNOWN_TOURNAMENT) => {
+                    " (a shootout's id, as `floor tournament list` shows it; its bracket starts when it does)"
+                }
+                _ => "",
+            };
+            Failure { message: format!("{}{hint}", f.message), ..f }
+        })?;
+    if *json {
+        return print_reply(serde_json::to_value(&bracket).expect("bracket serializes"));
+    }
+    director::bracket_lines(&bracket).iter().for_each(|l| say!("{l}"));
+    Ok(())
+}
+
+/// `floor lottery frequencies` (issue 37): the lottery service's `frequencies`, one line per
+/// multiplier, published against drawn (`--json`: the service's answer as it is).
+pub(crate) async fn lottery_command(cli: &Cli, command: &LotteryCommand) -> Result<(), Failure> {
+    use floor_events::lottery::{verbs, Frequencies, FrequenciesOf};
+    let LotteryCommand::Frequencies { version, json } = command;
+    let request = FrequenciesOf { version: version.clone(), command_id: CommandId::new() };
+    let frequencies: Frequencies = director(cli).await?.request(subjects::service::LOTTERY, verbs::FREQUENCIES.name(), &request).await?;
+    if *json {
+        return print_reply(serde_json::to_value(&frequencies).expect("frequencies serialize"));
+    }
+    director::frequency_lines(&frequencies).iter().for_each(|l| say!("{l}"));
+    Ok(())
+}
+
 pub(crate) fn parse_player(name: &str) -> Result<PlayerId, Failure> {
     PlayerId::parse(name).map_err(|m| Failure { message: m, exit: Exit::Usage })
 }

@@ -37,6 +37,14 @@
 //!   reaction to its own ticket; registering the target's own field or starting it before then
 //!   would race the seats (a seat refused as `tournament_started`, entry numbers by timing).
 //!
+//! - for a shootout ([`Lockstep::with_shootout`], issue 37), how far the shootouts policy has
+//!   acted (KV key `shootouts-policy`) against the tournament's, seating's and the shootout's
+//!   own subjects, and seating's policy against the shootout's too: a round ends with every
+//!   table closed (`table_won`, `close_table`), and the next one exists only once the shootouts
+//!   policy has read the last table won (`round_completed`, `round_started`) and seating has
+//!   drawn it (`round_drawn`, the tables' `seat_player`). Without it the simulator would see
+//!   every table closed and end the run between two rounds.
+//!
 //! [`Lockstep::acted_on`] is the same reading for one report, without waiting for Floor to be
 //! quiet: `floor sim --free`'s tables deal their next hand once Floor has acted on their last.
 
@@ -62,12 +70,13 @@ const PASSES: u32 = 3;
 fn stalled(taken: &Taken) -> String {
     format!(
         "Floor has made no progress with the tables in {} s (are the seating and bubble services running?); checkpoints: \
-         seating-policy {:?}, seating-reports {:?}, seating-outbox {:?}, bubble-policy {:?}",
+         seating-policy {:?}, seating-reports {:?}, seating-outbox {:?}, bubble-policy {:?}{}",
         STALL.as_secs(),
         taken.policy,
         taken.reports,
         taken.outbox,
-        taken.bubble
+        taken.bubble,
+        taken.shootouts.map(|s| format!(", shootouts-policy {s}")).unwrap_or_default()
     )
 }
 
@@ -86,6 +95,8 @@ pub struct Lockstep {
     reported: u64,
     /// Whether the rebuys policy must have acted on everything stored too.
     rebuys: bool,
+    /// Whether the shootouts policy must have acted on everything stored too (issue 37).
+    shootout: bool,
 }
 
 /// The bubble policy's checkpoint key (`floor_bubble::service::POLICY_NAME`).
@@ -99,6 +110,8 @@ struct Stored {
     rebuys: u64,
     seating: u64,
     bubble: u64,
+    /// The shootout's own subject (0 for any other tournament).
+    shootout: u64,
 }
 
 /// How far each runner has taken the log (`None`: nothing says yet).
@@ -109,18 +122,21 @@ struct Taken {
     outbox: Option<u64>,
     rebuys: Option<u64>,
     bubble: Option<u64>,
+    /// The shootouts policy (only asked for a shootout).
+    shootouts: Option<u64>,
 }
 
 impl Stored {
     /// Whether every runner has acted on everything stored here (and the reports runner on
     /// every report up to `reported`).
-    fn taken_by(&self, taken: &Taken, reported: u64, rebuys: bool) -> bool {
-        let Self { tournament, clock, rebuys: rebuy_log, seating, bubble } = *self;
-        taken.policy.is_some_and(|p| p >= tournament.max(clock).max(rebuy_log).max(bubble))
+    fn taken_by(&self, taken: &Taken, reported: u64, rebuys: bool, shootout: bool) -> bool {
+        let Self { tournament, clock, rebuys: rebuy_log, seating, bubble, shootout: shootout_log } = *self;
+        taken.policy.is_some_and(|p| p >= tournament.max(clock).max(rebuy_log).max(bubble).max(shootout_log))
             && taken.reports.is_some_and(|r| r >= reported)
             && taken.outbox.is_some_and(|o| o >= seating)
             && (!rebuys || taken.rebuys.is_some_and(|r| r >= tournament.max(clock).max(rebuy_log).max(seating)))
             && taken.bubble.is_some_and(|b| b >= tournament.max(seating).max(bubble))
+            && (!shootout || taken.shootouts.is_some_and(|s| s >= tournament.max(seating).max(shootout_log)))
     }
 }
 
@@ -185,7 +201,7 @@ pub async fn policy_settled(backbone: &Backbone, runner: &str, subjects: &[Strin
             (seen, moved_at) = (Some((stored, took)), Instant::now());
         } else if moved_at.elapsed() > STALL {
             return Err(format!(
-                "{runner} has not acted on the satellite's commits in {} s (is its service running?): checkpoint {took:?}, \
+                "{runner} has not acted on the tournament's commits in {} s (is its service running?): checkpoint {took:?}, \
                  last commit {stored}",
                 STALL.as_secs()
             ));
@@ -216,13 +232,21 @@ impl Lockstep {
             })
             .await
             .map_err(text)?;
-        Ok(Self { tournament, checkpoints, instructions, filter, received: 0, reported: 0, rebuys: false })
+        Ok(Self { tournament, checkpoints, instructions, filter, received: 0, reported: 0, rebuys: false, shootout: false })
     }
 
     /// Also waits, at every settling, until the rebuys policy has acted on everything stored
     /// (a tournament with rebuys: busts are offered or forgone before any player answers).
     pub fn with_rebuys(mut self) -> Self {
         self.rebuys = true;
+        self
+    }
+
+    /// Also waits, at every settling, until the shootouts policy has acted on everything stored
+    /// (a shootout: the next round is started, and drawn, before the simulator looks at the
+    /// tables again).
+    pub fn with_shootout(mut self) -> Self {
+        self.shootout = true;
         self
     }
 
@@ -235,24 +259,32 @@ impl Lockstep {
     /// and the bubble policy read.
     async fn stored(&self, backbone: &Backbone) -> Result<Stored, String> {
         let t = self.tournament.0;
-        let [tournament, clock, rebuys, seating, bubble] = [
+        let [tournament, clock, rebuys, seating, bubble, shootout] = [
             subjects::aggregate::TOURNAMENT,
             subjects::aggregate::CLOCK,
             subjects::aggregate::REBUYS,
             subjects::aggregate::SEATING,
             subjects::aggregate::BUBBLE,
+            subjects::aggregate::SHOOTOUT,
         ]
         .map(|aggregate| subjects::event_subject(aggregate, t));
         let store = JetStreamStore::new(backbone);
-        let (tournament, clock, rebuys, seating, bubble) = futures::try_join!(
+        let shootout_log = async {
+            match self.shootout {
+                true => store.last_sequence(&shootout).await,
+                false => Ok(0),
+            }
+        };
+        let (tournament, clock, rebuys, seating, bubble, shootout) = futures::try_join!(
             store.last_sequence(&tournament),
             store.last_sequence(&clock),
             store.last_sequence(&rebuys),
             store.last_sequence(&seating),
-            store.last_sequence(&bubble)
+            store.last_sequence(&bubble),
+            shootout_log
         )
         .map_err(text)?;
-        Ok(Stored { tournament, clock, rebuys, seating, bubble })
+        Ok(Stored { tournament, clock, rebuys, seating, bubble, shootout })
     }
 
     /// How far each runner has taken the log, read concurrently.
@@ -263,14 +295,21 @@ impl Lockstep {
                 false => None,
             }
         };
-        let (policy, reports, outbox, rebuys, bubble) = futures::join!(
+        let shootouts_policy = async {
+            match self.shootout {
+                true => taken(&backbone.events, &self.checkpoints, super::formats::SHOOTOUTS_POLICY).await,
+                false => None,
+            }
+        };
+        let (policy, reports, outbox, rebuys, bubble, shootouts) = futures::join!(
             taken(&backbone.events, &self.checkpoints, "seating-policy"),
             taken(&backbone.tables, &self.checkpoints, "seating-reports"),
             taken(&backbone.events, &self.checkpoints, "seating-outbox"),
             rebuys_policy,
-            taken(&backbone.events, &self.checkpoints, BUBBLE_POLICY)
+            taken(&backbone.events, &self.checkpoints, BUBBLE_POLICY),
+            shootouts_policy
         );
-        Taken { policy, reports, outbox, rebuys, bubble }
+        Taken { policy, reports, outbox, rebuys, bubble, shootouts }
     }
 
     /// Waits until Floor has taken every report and stored every instruction that follows.
@@ -307,7 +346,7 @@ impl Lockstep {
             let stored = self.stored(backbone).await?;
             // Each group of reads concurrently, the groups in order: store, runners, store.
             let taken = self.taken(backbone).await;
-            if stored.taken_by(&taken, reported, self.rebuys) && self.stored(backbone).await? == stored {
+            if stored.taken_by(&taken, reported, self.rebuys, self.shootout) && self.stored(backbone).await? == stored {
                 return Ok(());
             }
             // Anything stored for the tables (cheaper than asking for this tournament's subjects).
@@ -340,7 +379,7 @@ impl Lockstep {
             let taken = self.taken(backbone).await;
             let done = match &target {
                 None => taken.reports.is_some_and(|r| r >= report),
-                Some(stored) => stored.taken_by(&taken, report, self.rebuys),
+                Some(stored) => stored.taken_by(&taken, report, self.rebuys, self.shootout),
             };
             if done {
                 if passes == PASSES {

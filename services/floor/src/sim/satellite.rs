@@ -321,6 +321,7 @@ pub(super) async fn run(backbone: &Backbone, config: &SimConfig, mut progress: i
         pace: "lockstep",
         reproducible: true,
         satellite: Some(satellite_summary),
+        formats: Default::default(),
     })
 }
 

@@ -48,6 +48,9 @@ pub struct Summary {
     /// tickets and books (issue 36).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub satellite: Option<super::SatelliteSummary>,
+    /// `--format shootout|don|lottery` (issue 37): the rounds, the cut or the draw.
+    #[serde(flatten)]
+    pub formats: super::formats::FormatSummary,
     /// How the tables dealt: `lockstep` (rounds) or `free` (each at its own pace).
     pub pace: &'static str,
     /// Whether the same seed plays the same tournament again (on a fresh platform, or one whose
