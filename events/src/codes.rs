@@ -347,3 +347,8 @@ pub const TICKET_VALUE_MISMATCH: &str = "ticket_value_mismatch";
 pub const LOTTERY_ODDS_NOT_ONE: &str = "lottery_odds_not_one";
 /// A lottery prize table's expected prize pool is more than the players pay in.
 pub const LOTTERY_PAYS_MORE_THAN_IN: &str = "lottery_pays_more_than_in";
+/// The ticket is for another tournament: it pays its target, and another tournament of its
+/// value only where its satellite's terms allow it.
+pub const TICKET_WRONG_TOURNAMENT: &str = "ticket_wrong_tournament";
+/// The ticket is void: its seat was passed down to the next finisher of its satellite.
+pub const TICKET_PASSED_DOWN: &str = "ticket_passed_down";

@@ -15,6 +15,16 @@
 //!   as payment, or a ticket the player spends later (`spend_ticket`). A seat the target refuses
 //!   (full, closed, the winner already in) stays a ticket, with the reason ([`SeatRefused`]):
 //!   nothing won is lost.
+//! - **The winner already registered** in the target ([`IfRegistered`], per definition, shown
+//!   with the terms before anyone registers): the seat stays the winner's ticket
+//!   ([`IfRegistered::KeepTicket`]), or passes down to the next finisher below the last seat who
+//!   holds no ticket ([`IfRegistered::PassDown`]: [`SeatPassedDown`] voids the winner's ticket
+//!   and a new one is issued to that finisher, whose seat is then taken). Cash of the buy-in
+//!   instead is not offered: it needs payouts to pay it.
+//! - **Where a ticket is spent**: on its target always; on another tournament only where the
+//!   terms allow it ([`SatelliteTerms::any_of_same_value`]) and an entry there costs exactly the
+//!   ticket's value (registration checks the value: `ticket_value_mismatch`); otherwise
+//!   `ticket_wrong_tournament`.
 //! - **Money across the link**: the satellite's books pay the seat value as a prize; the target's
 //!   books take it in as an entry's `paid_in` (the entry names its ticket). The ticket is the
 //!   line between them: issued = the satellite's seat prizes, spent = the target's entries by
@@ -56,6 +66,31 @@ pub struct SatelliteTerms {
     /// What the pool holds beyond whole seats.
     #[serde(default)]
     pub leftover: Leftover,
+    /// A seat won by a player already registered in the target (the lobby shows it with the
+    /// terms, before anyone registers).
+    #[serde(default)]
+    pub if_registered: IfRegistered,
+    /// Whether a ticket may also pay an entry of another tournament that costs exactly its value
+    /// (not only its target).
+    #[serde(default)]
+    pub any_of_same_value: bool,
+}
+
+/// What becomes of a seat won by a player the target refuses as already registered
+/// (`already_registered`). None of the rulebooks says (000 §16.7, 002 §2.7, 003 App. 1 b iii,
+/// 004 §4.36.4), so every profile keeps the ticket unless the definition says otherwise. Cash
+/// of the buy-in instead (004's prize is an amount) is not offered yet: payouts would pay it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum IfRegistered {
+    /// The seat refused stays its winner's ticket, to spend later (a second entry's worth).
+    #[default]
+    KeepTicket,
+    /// The seat passes down to the next finisher below the last seat who holds no ticket of
+    /// the satellite: the winner's ticket is void ([`SeatPassedDown`]) and a new one, for the
+    /// same target and value, is issued to that finisher and spent on the target at once. With
+    /// no such finisher left, the winner keeps the ticket.
+    PassDown,
 }
 
 /// How a satellite's winners receive their seats.
@@ -148,6 +183,9 @@ pub enum TicketState {
     Spending,
     /// Spent: an entry of a tournament was paid with it.
     Spent,
+    /// Void: its winner was already registered in the target and the seat passed down to the
+    /// next finisher, who holds a new ticket (`passed_to`). Final.
+    PassedDown,
 }
 
 /// A ticket as the satellites service shows it.
@@ -169,6 +207,12 @@ pub struct TicketView {
     /// Why the seat it was won as was not taken, if it was not (it stayed a ticket).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seat_refused: Option<String>,
+    /// The ticket its seat was passed down to (the state is `passed_down`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passed_to: Option<TicketRef>,
+    /// The ticket whose seat was passed down to this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passed_from: Option<TicketRef>,
 }
 
 /// One satellite as the satellites service shows it.
@@ -198,6 +242,8 @@ pub enum SatelliteEvent {
     SeatRefused(SeatRefused),
     /// See [`TicketRefunded`].
     TicketRefunded(TicketRefunded),
+    /// See [`SeatPassedDown`].
+    SeatPassedDown(SeatPassedDown),
 }
 
 crate::tagged::tagged_events!(SatelliteEvent {
@@ -207,6 +253,7 @@ crate::tagged::tagged_events!(SatelliteEvent {
     SpendingFailed => "spending_failed",
     SeatRefused => "seat_refused",
     TicketRefunded => "ticket_refunded",
+    SeatPassedDown => "seat_passed_down",
 });
 
 /// An entry of the satellite won a seat: a ticket worth the seat value, for the target (payouts'
@@ -290,6 +337,27 @@ pub struct TicketRefunded {
     pub ticket: TicketRef,
     /// The tournament that refunded it.
     pub tournament: TournamentId,
+    /// When.
+    pub at: DateTime<Utc>,
+}
+
+/// The winner of a seat was already registered in the target and the satellite passes such a
+/// seat down ([`IfRegistered::PassDown`]): the winner's ticket is void, and the ticket issued in
+/// the same commit (`to`, the next finisher below the last seat who held none) holds the seat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatPassedDown {
+    /// The winner's ticket, now void.
+    pub ticket: TicketRef,
+    /// The ticket issued to the next finisher.
+    pub to: TicketRef,
+    /// The next finisher.
+    pub player: PlayerId,
+    /// Their place in the satellite.
+    pub place: u32,
+    /// Registration's code for the winner (`already_registered`).
+    pub code: String,
+    /// Its message.
+    pub reason: String,
     /// When.
     pub at: DateTime<Utc>,
 }

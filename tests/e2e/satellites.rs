@@ -6,11 +6,17 @@
 //! naming the ticket; both tournaments' books balance on their own; the `satellite` and
 //! `tickets` verbs show the spent tickets. Killed while a seat is being taken and restarted,
 //! the platform finishes it: each seat is registered exactly once.
+//!
+//! A winner already registered in the target, in a satellite that passes such a seat down: the
+//! seat goes to the next finisher (the leftover's), who is registered by a new ticket; the
+//! winner's ticket is void; both books balance. The target cancelled: every ticket that paid an
+//! entry there comes back, and a seat won after stays a ticket with the target's code.
 
 use floor_events::payouts::{Books, BooksRequest};
-use floor_events::registration::{TournamentEvent, Unregister};
+use floor_events::registration::{CancelTournament, TournamentEvent, Unregister};
 use floor_events::satellites::{
-    SatelliteEvent, SatelliteOf, SatellitePrize, SatelliteTerms, SatelliteView, SpendTicket, TicketRef, TicketState, TicketView, TicketsOf,
+    IfRegistered, SatelliteEvent, SatelliteOf, SatellitePrize, SatelliteTerms, SatelliteView, SpendTicket, TicketRef, TicketState,
+    TicketView, TicketsOf,
 };
 use floor_events::table::{BustReport, PotWon, Report, SeatStack};
 use floor_events::tournament::{Fee, TournamentDefinition};
@@ -35,7 +41,14 @@ fn satellite(target: TournamentId) -> TournamentDefinition {
         name: "E2E Satellite".into(),
         buy_in: eur(600),
         fee: Fee::OnTop(eur(50)),
-        satellite: Some(SatelliteTerms { target, seat_value: eur(1_100), prize: SatellitePrize::Seat, leftover: Default::default() }),
+        satellite: Some(SatelliteTerms {
+            target,
+            seat_value: eur(1_100),
+            prize: SatellitePrize::Seat,
+            leftover: Default::default(),
+            if_registered: IfRegistered::KeepTicket,
+            any_of_same_value: false,
+        }),
         ..four_handed()
     }
 }
@@ -289,4 +302,144 @@ async fn a_seat_a_full_target_refuses_stays_a_ticket_its_winner_spends_later_and
     assert_eq!(theirs.iter().map(|t| (t.ticket, t.state)).collect::<Vec<_>>(), vec![(spent.ticket, TicketState::Issued)]);
     let major_books = books(&world, major).await;
     assert!(major_books.balanced, "{major_books:?}");
+}
+
+/// The same satellite, passing a seat won by a player already in the target down.
+fn passing_down(target: TournamentId) -> TournamentDefinition {
+    let mut definition = satellite(target);
+    definition.satellite = definition.satellite.map(|t| SatelliteTerms { if_registered: IfRegistered::PassDown, ..t });
+    definition
+}
+
+async fn satellite_view(world: &World, sat: TournamentId) -> SatelliteView {
+    world.read_by(subjects::service::SATELLITES, sat, u64::MAX).await;
+    match world.request(subjects::service::SATELLITES, "satellite", &SatelliteOf { tournament_id: sat }).await {
+        Reply::Ok(v) => serde_json::from_value(v).expect("a satellite view"),
+        Reply::Error(e) => panic!("satellite refused: {e:?}"),
+    }
+}
+
+fn refusal(reply: Reply<serde_json::Value>) -> String {
+    match reply {
+        Reply::Error(e) => e.code,
+        Reply::Ok(v) => panic!("expected a refusal, got {v}"),
+    }
+}
+
+/// Issue 36, the winner already registered, `pass_down`: the first of the two survivors paid
+/// cash for the target before the stop. Their seat is refused (`already_registered`) and goes
+/// to the next finisher below the last seat, the third (paid the EUR 2 leftover), who is
+/// registered in the target by a new ticket; the winner's ticket is void and cannot be spent.
+/// The target holds the winner's cash entry and two entries by ticket, the satellite two seats
+/// and the leftover: both books balance.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_won_by_a_player_already_in_the_target_passes_down_to_the_next_finisher() {
+    let world = World::start_configured(|c| c.skip("scheduler")).await;
+    let major = world.create(target()).await;
+    let sat = world.create(passing_down(major)).await;
+    for p in NAMES {
+        assert!(matches!(world.register(sat, p).await, Reply::Ok(_)), "{p} registers");
+    }
+    let mut log = world.watch_events::<SatelliteEvent>(subjects::aggregate::SATELLITE, sat).await;
+    let seats = world.seated(sat, 4).await;
+    let three = bust(&world, sat, 1, &seats, seats[0], seats[1]).await;
+    let (already, third) = (three[0], three[1]);
+    let winner = player_of(already.entry);
+    assert!(matches!(world.register(major, winner.as_str()).await, Reply::Ok(_)), "{winner} pays cash for the target");
+    let two = bust(&world, sat, 2, &three, three[0], three[1]).await;
+    let other = two.iter().copied().find(|s| s.entry != already.entry).expect("the other survivor");
+
+    let passed = match log.next_where(|e| matches!(e, SatelliteEvent::SeatPassedDown(_))).await {
+        SatelliteEvent::SeatPassedDown(p) => p,
+        other => unreachable!("{other:?}"),
+    };
+    let (void, new) = (TicketRef { satellite: sat, entry: already.entry }, TicketRef { satellite: sat, entry: third.entry });
+    assert_eq!((passed.ticket, passed.to, passed.place), (void, new, 3), "to the third, below the last seat: {passed:?}");
+    assert_eq!((passed.player.clone(), passed.code.as_str()), (player_of(third.entry), codes::ALREADY_REGISTERED));
+    log.next_where(|e| matches!(e, SatelliteEvent::TicketSpent(s) if s.ticket == new)).await;
+
+    // The target: the winner's cash entry, the other survivor's and the third's by ticket, each
+    // ticket once; the void ticket paid nothing.
+    let paid = ticket_entries(&world, major).await;
+    assert_eq!(paid.keys().copied().collect::<Vec<_>>(), {
+        let mut both = vec![TicketRef { satellite: sat, entry: other.entry }, new];
+        both.sort();
+        both
+    });
+    assert_eq!(paid[&new].1, player_of(third.entry), "the seat is the third's");
+    let view = satellite_view(&world, sat).await;
+    let states: BTreeMap<TicketRef, (TicketState, Option<TicketRef>, Option<TicketRef>)> =
+        view.tickets.iter().map(|t| (t.ticket, (t.state, t.passed_to, t.passed_from))).collect();
+    assert_eq!(states.len(), 3, "{view:?}");
+    assert_eq!(states[&void], (TicketState::PassedDown, Some(new), None));
+    assert_eq!(states[&new], (TicketState::Spent, None, Some(void)));
+    assert_eq!(states[&TicketRef { satellite: sat, entry: other.entry }].0, TicketState::Spent);
+    assert_eq!(refusal(spend(&world, void, &winner, major, CommandId::new()).await), codes::TICKET_PASSED_DOWN);
+
+    let books_sat = books(&world, sat).await;
+    assert!(books_sat.balanced, "the satellite's books: {books_sat:?}");
+    assert_eq!((books_sat.prize_pool, books_sat.prizes_paid), (2_400, 2_400), "{books_sat:?}");
+    let books_major = books(&world, major).await;
+    assert!(books_major.balanced, "the target's books: {books_major:?}");
+    assert_eq!((books_major.entries, books_major.paid_in), (3, 3_300), "a cash entry and two by ticket: {books_major:?}");
+}
+
+/// Plays a four-handed satellite to its stop: the two left win the seats.
+async fn to_the_stop(world: &World, sat: TournamentId) -> Vec<SeatStack> {
+    let seats = world.seated(sat, 4).await;
+    let three = bust(world, sat, 1, &seats, seats[0], seats[1]).await;
+    bust(world, sat, 2, &three, three[0], three[1]).await
+}
+
+/// Issue 36, the target cancelled: a satellite's two seats are registered in the target, which
+/// is then cancelled: both tickets come back, issued, to spend again (and not on another
+/// tournament: the terms allow only the target). A second satellite to the same target, which
+/// passes seats down, stops after the cancellation: both seats are refused with the target's
+/// code and stay their winners' tickets.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_target_cancelled_gives_every_ticket_back_and_a_seat_won_after_stays_a_ticket() {
+    let world = World::start_configured(|c| c.skip("scheduler")).await;
+    let major = world.create(target()).await;
+    let (first, second) = (world.create(satellite(major)).await, world.create(passing_down(major)).await);
+    for sat in [first, second] {
+        for p in NAMES {
+            assert!(matches!(world.register(sat, p).await, Reply::Ok(_)), "{p} registers");
+        }
+    }
+    let mut log = world.watch_events::<SatelliteEvent>(subjects::aggregate::SATELLITE, first).await;
+    let two = to_the_stop(&world, first).await;
+    for _ in 0..2 {
+        log.next_where(|e| matches!(e, SatelliteEvent::TicketSpent(_))).await;
+    }
+    assert_eq!(ticket_entries(&world, major).await.len(), 2);
+
+    let cancel = CancelTournament { command_id: CommandId::new(), tournament_id: major, reason: "no room".into() };
+    assert!(matches!(world.send("cancel_tournament", &cancel).await, Reply::Ok(_)), "the target is cancelled");
+    for _ in 0..2 {
+        log.next_where(|e| matches!(e, SatelliteEvent::TicketRefunded(r) if r.tournament == major)).await;
+    }
+    let view = satellite_view(&world, first).await;
+    assert_eq!(view.tickets.len(), 2);
+    assert!(view.tickets.iter().all(|t| t.state == TicketState::Issued && t.spent_on.is_none()), "every ticket back: {view:?}");
+    let holder = player_of(two[0].entry);
+    let back = TicketRef { satellite: first, entry: two[0].entry };
+    assert_eq!(refusal(spend(&world, back, &holder, second, CommandId::new()).await), codes::TICKET_WRONG_TOURNAMENT);
+
+    let mut later = world.watch_events::<SatelliteEvent>(subjects::aggregate::SATELLITE, second).await;
+    let winners = to_the_stop(&world, second).await;
+    let mut refused = Vec::new();
+    for _ in 0..2 {
+        match later.next_where(|e| matches!(e, SatelliteEvent::SeatRefused(_) | SatelliteEvent::TicketSpent(_))).await {
+            SatelliteEvent::SeatRefused(r) => refused.push(r),
+            other => panic!("a seat in a cancelled target: {other:?}"),
+        }
+    }
+    assert!(refused.iter().all(|r| r.code == codes::TOURNAMENT_CANCELLED), "{refused:?}");
+    let view = satellite_view(&world, second).await;
+    let mut held: Vec<(EntryNo, TicketState)> = view.tickets.iter().map(|t| (t.ticket.entry, t.state)).collect();
+    held.sort_by_key(|h| h.0);
+    let mut expected: Vec<(EntryNo, TicketState)> = winners.iter().map(|s| (s.entry, TicketState::Issued)).collect();
+    expected.sort_by_key(|h| h.0);
+    assert_eq!(held, expected, "each winner keeps a ticket: {view:?}");
+    assert!(view.tickets.iter().all(|t| t.seat_refused.as_deref().is_some_and(|r| r.starts_with(codes::TOURNAMENT_CANCELLED))));
 }

@@ -11,14 +11,27 @@
 //!                     └── spend failed / ──────┘                    │
 //!                     │   seat refused                              │
 //!                     └─────────────────── refund ──────────────────┘
+//!
+//!   spending ── seat refused, the winner already registered, passed down ──▶ passed_down (void)
+//!                 (and a new ticket issued to the next finisher: (none) ──▶ issued)
 //! ```
 //!
 //! - **Issue** stores a ticket once: a ticket issued again (a replay, a retry) stores nothing.
 //! - **Spend** is refused for an unknown ticket (`unknown_ticket`), another player's
-//!   (`ticket_not_yours`), and a ticket spent or being spent (`ticket_spent`); it records
+//!   (`ticket_not_yours`), a ticket spent or being spent (`ticket_spent`), a void one
+//!   (`ticket_passed_down`), and a tournament other than the ticket's target unless the
+//!   satellite's terms allow another of the same value (`ticket_wrong_tournament`; the value
+//!   itself is registration's check, `ticket_value_mismatch`); it records
 //!   `ticket_spending` with the command id registration is sent, so a restart sends the same one.
 //! - **Registration's answer** (spent, spending failed, seat refused) is taken only while the
 //!   ticket is being spent on that tournament; a late or repeated answer stores nothing.
+//! - **Seat refused, passed down**: a seat refused with finishers to pass it to (the service
+//!   gives them only when the satellite passes seats down and the winner is already registered)
+//!   goes to the first of them, in place order, who holds no ticket of the satellite (neither
+//!   the entry nor the player): `seat_passed_down` voids the winner's ticket and a new ticket is
+//!   issued to that finisher in the same commit, so no moment holds both or neither. With none
+//!   left, the winner keeps the ticket (`seat_refused`). A ticket is issued to an entry at most
+//!   once, so no seat is doubled.
 //! - **Refund**: the entry the ticket paid for was refunded; the ticket is back, issued. A
 //!   refund that arrives while the answer of the spend is still on its way (the player
 //!   unregistered at once) ends the spend too: the entry it paid for is gone.
@@ -26,8 +39,8 @@
 use chrono::{DateTime, Utc};
 use esrs::Aggregate;
 use floor_events::satellites::{
-    SatelliteEvent, SatellitePrize, SeatRefused as SeatRefusedEvent, SpendingFailed, TicketIssued, TicketRef, TicketRefunded,
-    TicketSpending, TicketSpent, TicketState, TicketView,
+    SatelliteEvent, SatellitePrize, SeatPassedDown, SeatRefused as SeatRefusedEvent, SpendingFailed, TicketIssued, TicketRef,
+    TicketRefunded, TicketSpending, TicketSpent, TicketState, TicketView,
 };
 use floor_events::{codes, subjects, CommandId, EntryNo, Money, PlayerId, TournamentId};
 use std::collections::BTreeMap;
@@ -65,6 +78,9 @@ pub enum SatelliteCommand {
         tournament: TournamentId,
         /// The command registration is sent.
         command_id: CommandId,
+        /// Whether the satellite's terms let the ticket pay another tournament than its target
+        /// (of the same value: registration checks that).
+        any_of_same_value: bool,
         /// When.
         at: DateTime<Utc>,
     },
@@ -90,7 +106,8 @@ pub enum SatelliteCommand {
         /// When.
         at: DateTime<Utc>,
     },
-    /// The target refused the seat won: the winner keeps the ticket.
+    /// The target refused the seat won: the winner keeps the ticket, or the seat passes down to
+    /// the first of `pass_down` who holds no ticket of the satellite.
     SeatRefused {
         /// The ticket.
         ticket: TicketRef,
@@ -98,6 +115,9 @@ pub enum SatelliteCommand {
         code: String,
         /// Its message.
         reason: String,
+        /// The satellite's finishers below its seats, best place first: empty unless the
+        /// satellite passes a seat down and the winner was already registered.
+        pass_down: Vec<Finisher>,
         /// When.
         at: DateTime<Utc>,
     },
@@ -112,6 +132,18 @@ pub enum SatelliteCommand {
     },
 }
 
+/// A finisher of a satellite below its seats (payouts' place), a candidate for a seat passed
+/// down.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Finisher {
+    /// The entry.
+    pub entry: EntryNo,
+    /// Whose.
+    pub player: PlayerId,
+    /// Its place.
+    pub place: u32,
+}
+
 /// Why the satellite aggregate said no.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SatelliteError {
@@ -124,6 +156,17 @@ pub enum SatelliteError {
     /// The ticket is spent or being spent.
     #[error("ticket {0} is {1}")]
     Spent(TicketRef, &'static str),
+    /// The ticket is void: its seat passed down.
+    #[error("ticket {0} is void: its seat was passed down to {1}")]
+    PassedDown(TicketRef, TicketRef),
+    /// The ticket may not pay that tournament.
+    #[error("ticket {ticket} is for {target}, and its satellite lets it pay no other tournament")]
+    WrongTournament {
+        /// The ticket.
+        ticket: TicketRef,
+        /// Its target.
+        target: TournamentId,
+    },
 }
 
 impl floor_runtime::DomainError for SatelliteError {
@@ -132,6 +175,8 @@ impl floor_runtime::DomainError for SatelliteError {
             Self::UnknownTicket(_) => codes::UNKNOWN_TICKET,
             Self::NotYours(_) => codes::TICKET_NOT_YOURS,
             Self::Spent(..) => codes::TICKET_SPENT,
+            Self::PassedDown(..) => codes::TICKET_PASSED_DOWN,
+            Self::WrongTournament { .. } => codes::TICKET_WRONG_TOURNAMENT,
         }
     }
 }
@@ -157,6 +202,12 @@ pub struct Ticket {
     pub spent_on: Option<(TournamentId, EntryNo)>,
     /// Why the seat it was won as was not taken, if it was not.
     pub seat_refused: Option<String>,
+    /// The ticket its seat passed down to (void).
+    #[serde(default)]
+    pub passed_to: Option<TicketRef>,
+    /// The ticket whose seat passed down to this one.
+    #[serde(default)]
+    pub passed_from: Option<TicketRef>,
 }
 
 impl Ticket {
@@ -170,6 +221,8 @@ impl Ticket {
             state: self.state,
             spent_on: self.spent_on,
             seat_refused: self.seat_refused.clone(),
+            passed_to: self.passed_to,
+            passed_from: self.passed_from,
         }
     }
 
@@ -185,10 +238,13 @@ impl Ticket {
             spending: None,
             spent_on: None,
             seat_refused: None,
+            passed_to: None,
+            passed_from: None,
         }
     }
 
-    /// Folds one event of this ticket (the event's ticket is this one). Never fails.
+    /// Folds one event of this ticket (the event's ticket is this one; [`fold`] folds the
+    /// other ticket a `seat_passed_down` names). Never fails.
     pub fn apply(&mut self, event: &SatelliteEvent) {
         match event {
             SatelliteEvent::TicketIssued(_) => {}
@@ -216,6 +272,12 @@ impl Ticket {
                 self.spending = None;
                 self.spent_on = None;
             }
+            SatelliteEvent::SeatPassedDown(e) => {
+                self.state = TicketState::PassedDown;
+                self.spending = None;
+                self.passed_to = Some(e.to);
+                self.seat_refused = Some(format!("{}: {}", e.code, e.reason));
+            }
         }
     }
 }
@@ -229,6 +291,55 @@ pub fn ticket_of(event: &SatelliteEvent) -> TicketRef {
         SatelliteEvent::SpendingFailed(e) => e.ticket,
         SatelliteEvent::SeatRefused(e) => e.ticket,
         SatelliteEvent::TicketRefunded(e) => e.ticket,
+        SatelliteEvent::SeatPassedDown(e) => e.ticket,
+    }
+}
+
+/// Folds one event into a map of tickets (the aggregate's and the read model's): an issue
+/// stores a ticket once; any other event changes its ticket, and `seat_passed_down` also names
+/// the ticket it passed to as coming from it. An event of an unknown ticket changes nothing.
+pub fn fold<M>(tickets: &mut M, event: &SatelliteEvent)
+where
+    M: Tickets,
+{
+    match event {
+        SatelliteEvent::TicketIssued(e) => tickets.issue(e),
+        other => {
+            if let Some(t) = tickets.ticket_mut(ticket_of(other)) {
+                t.apply(other);
+            }
+            if let SatelliteEvent::SeatPassedDown(e) = other {
+                if let Some(to) = tickets.ticket_mut(e.to) {
+                    to.passed_from = Some(e.ticket);
+                }
+            }
+        }
+    }
+}
+
+/// A map of tickets [`fold`] folds into.
+pub trait Tickets {
+    /// Stores an issued ticket unless it is known.
+    fn issue(&mut self, e: &TicketIssued);
+    /// One ticket.
+    fn ticket_mut(&mut self, ticket: TicketRef) -> Option<&mut Ticket>;
+}
+
+impl Tickets for BTreeMap<TicketRef, Ticket> {
+    fn issue(&mut self, e: &TicketIssued) {
+        self.entry(e.ticket).or_insert_with(|| Ticket::issued(e));
+    }
+    fn ticket_mut(&mut self, ticket: TicketRef) -> Option<&mut Ticket> {
+        self.get_mut(&ticket)
+    }
+}
+
+impl Tickets for std::collections::HashMap<TicketRef, Ticket> {
+    fn issue(&mut self, e: &TicketIssued) {
+        self.entry(e.ticket).or_insert_with(|| Ticket::issued(e));
+    }
+    fn ticket_mut(&mut self, ticket: TicketRef) -> Option<&mut Ticket> {
+        self.get_mut(&ticket)
     }
 }
 
@@ -272,16 +383,21 @@ impl Aggregate for SatelliteAggregate {
             } else {
                 vec![SatelliteEvent::TicketIssued(TicketIssued { ticket, player, value, target, place, prize, at })]
             }),
-            Spend { ticket, player, tournament, command_id, at } => {
+            Spend { ticket, player, tournament, command_id, any_of_same_value, at } => {
                 let t = state.ticket(ticket)?;
                 if t.player != player {
                     return Err(SatelliteError::NotYours(ticket));
                 }
                 match t.state {
-                    TicketState::Issued => Ok(vec![SatelliteEvent::TicketSpending(TicketSpending { ticket, tournament, command_id, at })]),
-                    TicketState::Spending => Err(SatelliteError::Spent(ticket, "being spent")),
-                    TicketState::Spent => Err(SatelliteError::Spent(ticket, "spent")),
+                    TicketState::Issued => {}
+                    TicketState::Spending => return Err(SatelliteError::Spent(ticket, "being spent")),
+                    TicketState::Spent => return Err(SatelliteError::Spent(ticket, "spent")),
+                    TicketState::PassedDown => return Err(SatelliteError::PassedDown(ticket, t.passed_to.unwrap_or(ticket))),
                 }
+                if tournament != t.target && !any_of_same_value {
+                    return Err(SatelliteError::WrongTournament { ticket, target: t.target });
+                }
+                Ok(vec![SatelliteEvent::TicketSpending(TicketSpending { ticket, tournament, command_id, at })])
             }
             Spent { ticket, tournament, entry, at } => Ok(if state.spending_on(ticket, Some(tournament))? {
                 vec![SatelliteEvent::TicketSpent(TicketSpent { ticket, tournament, entry, at })]
@@ -293,17 +409,48 @@ impl Aggregate for SatelliteAggregate {
             } else {
                 vec![]
             }),
-            SeatRefused { ticket, code, reason, at } => Ok(if state.spending_on(ticket, None)? {
-                vec![SatelliteEvent::SeatRefused(SeatRefusedEvent { ticket, code, reason, at })]
-            } else {
-                vec![]
-            }),
+            SeatRefused { ticket, code, reason, pass_down, at } => {
+                if !state.spending_on(ticket, None)? {
+                    return Ok(vec![]);
+                }
+                let won = &state.tickets[&ticket];
+                let holders: std::collections::HashSet<&PlayerId> = state.tickets.values().map(|t| &t.player).collect();
+                let holds = |f: &Finisher| {
+                    state.tickets.contains_key(&TicketRef { satellite: ticket.satellite, entry: f.entry }) || holders.contains(&f.player)
+                };
+                Ok(match pass_down.into_iter().find(|f| !holds(f)) {
+                    None => vec![SatelliteEvent::SeatRefused(SeatRefusedEvent { ticket, code, reason, at })],
+                    Some(next) => {
+                        let to = TicketRef { satellite: ticket.satellite, entry: next.entry };
+                        vec![
+                            SatelliteEvent::TicketIssued(TicketIssued {
+                                ticket: to,
+                                player: next.player.clone(),
+                                value: won.value,
+                                target: won.target,
+                                place: next.place,
+                                prize: SatellitePrize::Seat,
+                                at,
+                            }),
+                            SatelliteEvent::SeatPassedDown(SeatPassedDown {
+                                ticket,
+                                to,
+                                player: next.player,
+                                place: next.place,
+                                code,
+                                reason,
+                                at,
+                            }),
+                        ]
+                    }
+                })
+            }
             Refund { ticket, tournament, at } => {
                 let t = state.ticket(ticket)?;
                 let paid_there = match t.state {
                     TicketState::Spent => t.spent_on.is_some_and(|(on, _)| on == tournament),
                     TicketState::Spending => t.spending.is_some_and(|(on, _)| on == tournament),
-                    TicketState::Issued => false,
+                    TicketState::Issued | TicketState::PassedDown => false,
                 };
                 Ok(if paid_there { vec![SatelliteEvent::TicketRefunded(TicketRefunded { ticket, tournament, at })] } else { vec![] })
             }
@@ -311,17 +458,7 @@ impl Aggregate for SatelliteAggregate {
     }
 
     fn apply_event(mut state: SatelliteState, event: SatelliteEvent) -> SatelliteState {
-        let ticket = ticket_of(&event);
-        match &event {
-            SatelliteEvent::TicketIssued(e) => {
-                state.tickets.entry(ticket).or_insert_with(|| Ticket::issued(e));
-            }
-            other => {
-                if let Some(t) = state.tickets.get_mut(&ticket) {
-                    t.apply(other);
-                }
-            }
-        }
+        fold(&mut state.tickets, &event);
         state
     }
 }

@@ -12,17 +12,26 @@
 //!   sharing a seat and the leftover are paid half of both each, which is no whole seat: 000
 //!   §16.7 pays a seat whole or not at all), which payouts pays and the books hold as cash.
 //!
+//! - payouts, for a satellite that passes a seat down when its winner is already registered in
+//!   the target (`if_registered = "pass_down"`): every place below the seats (an award of
+//!   another amount than the seat value), remembered as the finishers a refused seat may pass
+//!   to ([`Policy::pass_down`]).
+//! - the satellites' own logs: a seat passed down issued its new ticket in the same commit; the
+//!   ticket is ordered issued again ([`SatelliteCommand::Issue`], which stores nothing now) so
+//!   the service takes its seat on the target as it does any seat won, from the checkpointed
+//!   log: a crash between the pass and the seat never loses it.
+//!
 //! Every command's id is derived from what it reacts to (the satellite and entry for a ticket,
 //! the tournament and entry for a refund), so reading the log again after a crash repeats
 //! nothing.
 
-use crate::domain::SatelliteCommand;
+use crate::domain::{Finisher, SatelliteCommand};
 use crate::projection::Views;
 use chrono::{DateTime, Utc};
 use floor_events::commit::Events;
 use floor_events::payouts::PayoutEvent;
 use floor_events::registration::TournamentEvent;
-use floor_events::satellites::{SatelliteTerms, TicketRef};
+use floor_events::satellites::{IfRegistered, SatelliteEvent, SatellitePrize, SatelliteTerms, TicketRef};
 use floor_events::{CommandId, EntryNo, TournamentId};
 use floor_runtime::policy::Stored;
 use serde::{Deserialize, Serialize};
@@ -39,6 +48,9 @@ pub struct Policy {
     /// Live entries paid by a ticket: (tournament, entry) → the ticket.
     #[serde(with = "floor_runtime::snapshot::pairs")]
     paid_by_ticket: HashMap<(TournamentId, EntryNo), TicketRef>,
+    /// Satellites that pass a seat down: their places below the seats, as awarded.
+    #[serde(with = "floor_runtime::snapshot::pairs")]
+    finishers: HashMap<TournamentId, Vec<Finisher>>,
 }
 
 /// The command id of a ticket's issue: one per satellite entry.
@@ -55,6 +67,20 @@ impl Policy {
     /// A satellite's terms, once its creation is read.
     pub fn terms(&self, satellite: TournamentId) -> Option<SatelliteTerms> {
         self.satellites.get(&satellite).copied()
+    }
+
+    /// The finishers a seat of `satellite` refused with registration's `code` may pass down
+    /// to, best place first (then the lower entry): none unless the code says the winner is
+    /// already registered and the satellite's terms pass such a seat down (any other refusal,
+    /// the target full, closed or cancelled, leaves the seat its winner's ticket).
+    pub fn pass_down(&self, satellite: TournamentId, code: &str) -> Vec<Finisher> {
+        let passes = self.terms(satellite).is_some_and(|t| t.if_registered == IfRegistered::PassDown && t.prize == SatellitePrize::Seat);
+        if !passes || code != floor_events::codes::ALREADY_REGISTERED {
+            return vec![];
+        }
+        let mut below = self.finishers.get(&satellite).cloned().unwrap_or_default();
+        below.sort_by_key(|f| (f.place, f.entry));
+        below
     }
 
     /// Registration's events of tournament `t`.
@@ -94,9 +120,18 @@ impl Policy {
     /// Payouts' events of tournament `t`, stored at `at`: a seat won is a ticket.
     pub fn on_payouts(&mut self, t: TournamentId, at: DateTime<Utc>, events: &[PayoutEvent]) -> Vec<Order> {
         let Some(terms) = self.satellites.get(&t).copied() else { return vec![] };
+        let passes_down = terms.if_registered == IfRegistered::PassDown && terms.prize == SatellitePrize::Seat;
         let mut orders = Vec::new();
         for e in events {
             let PayoutEvent::PlacesAwarded { awards, .. } = e else { continue };
+            if passes_down {
+                let below = self.finishers.entry(t).or_default();
+                for award in awards.iter().filter(|a| a.amount != terms.seat_value.amount) {
+                    if !below.iter().any(|f| f.entry == award.entry) {
+                        below.push(Finisher { entry: award.entry, player: award.player.clone(), place: award.place });
+                    }
+                }
+            }
             for award in awards.iter().filter(|a| a.amount > 0 && a.amount == terms.seat_value.amount) {
                 let ticket = TicketRef { satellite: t, entry: award.entry };
                 orders.push((
@@ -115,6 +150,36 @@ impl Policy {
             }
         }
         orders
+    }
+
+    /// A satellite's own events: the ticket a seat passed down to is ordered issued (again),
+    /// which takes its seat on the target.
+    pub fn on_satellite(&self, satellite: TournamentId, events: &[SatelliteEvent]) -> Vec<Order> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                SatelliteEvent::SeatPassedDown(passed) => events.iter().find_map(|i| match i {
+                    SatelliteEvent::TicketIssued(issued) if issued.ticket == passed.to => Some(issued),
+                    _ => None,
+                }),
+                _ => None,
+            })
+            .map(|issued| {
+                (
+                    satellite,
+                    issue_id(satellite, issued.ticket.entry),
+                    SatelliteCommand::Issue {
+                        ticket: issued.ticket,
+                        player: issued.player.clone(),
+                        value: issued.value,
+                        target: issued.target,
+                        place: issued.place,
+                        prize: SatellitePrize::Seat,
+                        at: issued.at,
+                    },
+                )
+            })
+            .collect()
     }
 }
 
@@ -142,7 +207,7 @@ impl floor_runtime::policy::Policy for Memory {
             Events::Payouts(e) => self.policy.on_payouts(t, commit.at, e),
             Events::Satellite(e) => {
                 self.views.apply_satellite(e);
-                vec![]
+                self.policy.on_satellite(t, e)
             }
             _ => vec![],
         }

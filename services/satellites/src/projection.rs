@@ -2,7 +2,7 @@
 //! its definition) and every ticket as its satellite's log leaves it. Pure folds, kept in the
 //! satellites policy's memory (so snapshotted with it, [`crate::policy::Memory`]).
 
-use crate::domain::{ticket_of, Ticket};
+use crate::domain::{fold, Ticket};
 use floor_events::registration::TournamentEvent;
 use floor_events::satellites::{SatelliteEvent, SatelliteTerms, SatelliteView, TicketRef, TicketState, TicketView};
 use floor_events::{CommandId, PlayerId, TournamentId};
@@ -51,17 +51,7 @@ impl Views {
     /// Folds one commit of a satellite's tickets.
     pub fn apply_satellite(&mut self, events: &[SatelliteEvent]) {
         for e in events {
-            let ticket = ticket_of(e);
-            match e {
-                SatelliteEvent::TicketIssued(issued) => {
-                    self.tickets.entry(ticket).or_insert_with(|| Ticket::issued(issued));
-                }
-                other => {
-                    if let Some(t) = self.tickets.get_mut(&ticket) {
-                        t.apply(other);
-                    }
-                }
-            }
+            fold(&mut self.tickets, e);
         }
     }
 

@@ -10,6 +10,12 @@
 //! next start ([`Views::unfinished`]: every ticket still `spending` is asked for again with its
 //! recorded command id), and the entry is registered once.
 //!
+//! **A seat refused to a winner already registered** (`already_registered`) in a satellite that
+//! passes such seats down: the refusal is stored with the satellite's finishers below its seats
+//! ([`crate::policy::Policy::pass_down`]), and the aggregate voids the ticket and issues one to
+//! the first finisher holding none; the policy reads that commit and the new ticket's seat is
+//! taken as any other (and passed down again if that finisher is already registered too).
+//!
 //! **A seat** is spent as soon as its ticket is issued: the policy's issue order runs, then the
 //! spend, with an id derived from the ticket (`satellites-seat:<satellite>:<entry>`). When the
 //! order runs again after a restart, the spend is answered from the aggregate's history
@@ -38,7 +44,7 @@ use tokio_util::sync::CancellationToken;
 pub const POLICY_NAME: &str = "satellites-policy";
 
 /// The shape of [`Memory`] in snapshots: change it whenever that shape or meaning changes.
-const MEMORY_VERSION: &str = "satellites-1";
+const MEMORY_VERSION: &str = "satellites-2";
 
 /// The subjects the satellites policy reads: registration (definitions, entries paid by
 /// tickets, refunds), payouts (the seats won) and the satellites' own tickets (the read model).
@@ -165,8 +171,14 @@ impl SatellitesService {
     async fn take_seat(&self, ticket: TicketRef, player: PlayerId, value: Money, target: TournamentId) -> bool {
         let spend_id = CommandId::derived(&format!("satellites-seat:{}:{}", ticket.satellite, ticket.entry.0));
         let register_id = seat_registration_id(ticket);
-        let spend =
-            SatelliteCommand::Spend { ticket, player: player.clone(), tournament: target, command_id: register_id, at: self.clock.now() };
+        let spend = SatelliteCommand::Spend {
+            ticket,
+            player: player.clone(),
+            tournament: target,
+            command_id: register_id,
+            any_of_same_value: false,
+            at: self.clock.now(),
+        };
         match self.until_decided(ticket.satellite, spend_id, spend).await {
             None => false,
             Some(Some(committed)) if !committed.duplicate && !committed.events.is_empty() => {
@@ -200,7 +212,10 @@ impl SatellitesService {
                 };
                 let (code, reason) = (body.code.clone(), body.message.clone());
                 let command = match kind {
-                    Spending::Seat => SatelliteCommand::SeatRefused { ticket, code, reason, at },
+                    Spending::Seat => {
+                        let pass_down = lock(&self.memory).policy.pass_down(ticket.satellite, &code);
+                        SatelliteCommand::SeatRefused { ticket, code, reason, pass_down, at }
+                    }
                     Spending::Player => SatelliteCommand::SpendFailed { ticket, code, reason, at },
                 };
                 (command, Ended::Refused(body))
@@ -247,11 +262,13 @@ impl SatellitesService {
     /// A player spends a ticket: `spend`, registration, the answer; the ticket as it stands.
     async fn spend_ticket(&self, SpendTicket { command_id, ticket, player, tournament_id }: SpendTicket) -> Reply<TicketView> {
         let register_id = spend_registration_id(ticket, command_id);
+        let any_of_same_value = lock(&self.memory).policy.terms(ticket.satellite).is_some_and(|t| t.any_of_same_value);
         let spend = SatelliteCommand::Spend {
             ticket,
             player: player.clone(),
             tournament: tournament_id,
             command_id: register_id,
+            any_of_same_value,
             at: self.clock.now(),
         };
         let committed = match self.host.execute(ticket.satellite.0, command_id, spend).await {

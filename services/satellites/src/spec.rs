@@ -1,14 +1,14 @@
 //! The satellite decider and policy, case by case and by property.
 
-use crate::domain::{seat_registration_id, SatelliteAggregate, SatelliteCommand as C, SatelliteState};
+use crate::domain::{seat_registration_id, Finisher, SatelliteAggregate, SatelliteCommand as C, SatelliteState};
 use crate::policy::{issue_id, refund_id, Memory, Policy};
 use chrono::{DateTime, Duration, Utc};
 use esrs::Aggregate;
 use floor_events::payouts::{PayoutEvent, PlaceAward};
 use floor_events::registration::{CancellationReason, EntryRegistered, EntryUnregistered, Refund, TournamentCancelled, TournamentEvent};
 use floor_events::satellites::{
-    SatelliteEvent as E, SatellitePrize, SatelliteTerms, SeatRefused, SpendingFailed, TicketIssued, TicketRef, TicketRefunded,
-    TicketSpending, TicketSpent, TicketState,
+    IfRegistered, SatelliteEvent as E, SatellitePrize, SatelliteTerms, SeatPassedDown, SeatRefused, SpendingFailed, TicketIssued,
+    TicketRef, TicketRefunded, TicketSpending, TicketSpent, TicketState,
 };
 use floor_events::tournament::{EntryLedger, TournamentDefinition};
 use floor_events::{codes, CommandId, Currency, EntryNo, Money, PlayerId, TournamentId};
@@ -46,7 +46,14 @@ fn ticket(entry: u32) -> TicketRef {
 
 /// EUR 109 seats (the target's EUR 100 + 9), won as seats.
 fn terms() -> SatelliteTerms {
-    SatelliteTerms { target: target(), seat_value: eur(10_900), prize: SatellitePrize::Seat, leftover: Default::default() }
+    SatelliteTerms {
+        target: target(),
+        seat_value: eur(10_900),
+        prize: SatellitePrize::Seat,
+        leftover: Default::default(),
+        if_registered: IfRegistered::KeepTicket,
+        any_of_same_value: false,
+    }
 }
 
 fn issue(entry: u32, name: &str) -> C {
@@ -79,6 +86,7 @@ fn spend(entry: u32, name: &str) -> C {
         player: player(name),
         tournament: target(),
         command_id: seat_registration_id(ticket(entry)),
+        any_of_same_value: false,
         at: secs(1),
     }
 }
@@ -141,7 +149,7 @@ fn registration_s_answer_ends_the_spend_and_a_late_one_stores_nothing() {
 fn a_seat_the_target_refuses_stays_a_ticket_its_winner_can_spend() {
     let refused = E::SeatRefused(SeatRefused { ticket: ticket(1), code: "tournament_full".into(), reason: "full".into(), at: secs(2) });
     given::<SatelliteAggregate>(vec![issued(1, "ana"), spending(1)])
-        .when(C::SeatRefused { ticket: ticket(1), code: "tournament_full".into(), reason: "full".into(), at: secs(2) })
+        .when(C::SeatRefused { ticket: ticket(1), code: "tournament_full".into(), reason: "full".into(), pass_down: vec![], at: secs(2) })
         .then(vec![refused.clone()]);
     let after = given::<SatelliteAggregate>(vec![issued(1, "ana"), spending(1), refused.clone()]);
     let held = after.state().view(ticket(1)).unwrap();
@@ -149,6 +157,114 @@ fn a_seat_the_target_refuses_stays_a_ticket_its_winner_can_spend() {
     assert_eq!(held.player, player("ana"), "the ticket stays with the winner");
     assert_eq!(held.seat_refused.as_deref(), Some("tournament_full: full"));
     after.when(spend(1, "ana")).then(vec![spending(1)]);
+}
+
+fn finisher(entry: u32, name: &str, place: u32) -> Finisher {
+    Finisher { entry: EntryNo(entry), player: player(name), place }
+}
+
+fn refused(entry: u32, code: &str, pass_down: Vec<Finisher>) -> C {
+    C::SeatRefused { ticket: ticket(entry), code: code.into(), reason: "no".into(), pass_down, at: secs(2) }
+}
+
+/// The seat passed from `from` to `to` (`name`, `place`): the new ticket, then the void.
+fn passed(from: u32, to: u32, name: &str, place: u32) -> Vec<E> {
+    vec![
+        E::TicketIssued(TicketIssued {
+            ticket: ticket(to),
+            player: player(name),
+            value: eur(10_900),
+            target: target(),
+            place,
+            prize: SatellitePrize::Seat,
+            at: secs(2),
+        }),
+        E::SeatPassedDown(SeatPassedDown {
+            ticket: ticket(from),
+            to: ticket(to),
+            player: player(name),
+            place,
+            code: codes::ALREADY_REGISTERED.into(),
+            reason: "no".into(),
+            at: secs(2),
+        }),
+    ]
+}
+
+/// Issue 36, the winner already registered in the target, `pass_down`: ana (1st) and ben (2nd)
+/// won the two seats; ana is already in the target. Her seat goes to the next finisher below
+/// the last seat who holds no ticket: cleo (3rd, who was paid the leftover), ben's other entry
+/// (5th) never, as ben holds a seat. Her ticket is void, cleo's is issued in the same commit;
+/// ana's ticket cannot be spent. Cleo already registered too: the seat goes on to dan (4th).
+/// Nobody left to take it: the winner keeps the ticket, as with `keep_ticket` (no finishers).
+#[test]
+fn a_seat_refused_to_a_winner_already_registered_passes_down_to_the_next_finisher_holding_none() {
+    let won = vec![issued(1, "ana"), issued(2, "ben"), spending(1)];
+    let below = || vec![finisher(5, "ben", 3), finisher(3, "cleo", 3), finisher(4, "dan", 4)];
+    given::<SatelliteAggregate>(won.clone()).when(refused(1, codes::ALREADY_REGISTERED, below())).then(passed(1, 3, "cleo", 3));
+
+    let mut after = won.clone();
+    after.extend(passed(1, 3, "cleo", 3));
+    let state = given::<SatelliteAggregate>(after.clone()).state().clone();
+    let (ana, cleo) = (state.view(ticket(1)).unwrap(), state.view(ticket(3)).unwrap());
+    assert_eq!((ana.state, ana.passed_to), (TicketState::PassedDown, Some(ticket(3))), "ana's ticket is void");
+    assert_eq!(ana.seat_refused.as_deref(), Some("already_registered: no"));
+    assert_eq!((cleo.state, cleo.passed_from, cleo.player.clone()), (TicketState::Issued, Some(ticket(1)), player("cleo")));
+    assert_eq!(state.tickets.values().filter(|t| t.state != TicketState::PassedDown).count(), 2, "still two seats");
+    given::<SatelliteAggregate>(after.clone()).when(spend(1, "ana")).then_reject(codes::TICKET_PASSED_DOWN);
+    // The refusal told again (a restart): the spend is over, nothing more.
+    given::<SatelliteAggregate>(after.clone()).when(refused(1, codes::ALREADY_REGISTERED, below())).then(vec![]);
+
+    // Cleo's seat is taken in turn, and she is already in: dan.
+    after.push(spending(3));
+    given::<SatelliteAggregate>(after.clone()).when(refused(3, codes::ALREADY_REGISTERED, below())).then(passed(3, 4, "dan", 4));
+    after.extend(passed(3, 4, "dan", 4));
+    after.push(spending(4));
+    // Dan too, and nobody below: dan keeps the ticket.
+    given::<SatelliteAggregate>(after).when(refused(4, codes::ALREADY_REGISTERED, below())).then(vec![E::SeatRefused(SeatRefused {
+        ticket: ticket(4),
+        code: codes::ALREADY_REGISTERED.into(),
+        reason: "no".into(),
+        at: secs(2),
+    })]);
+
+    // keep_ticket (no finishers given): the seat stays ana's ticket.
+    given::<SatelliteAggregate>(won).when(refused(1, codes::ALREADY_REGISTERED, vec![])).then(vec![E::SeatRefused(SeatRefused {
+        ticket: ticket(1),
+        code: codes::ALREADY_REGISTERED.into(),
+        reason: "no".into(),
+        at: secs(2),
+    })]);
+}
+
+fn spend_on(entry: u32, name: &str, on: TournamentId, any_of_same_value: bool) -> C {
+    C::Spend {
+        ticket: ticket(entry),
+        player: player(name),
+        tournament: on,
+        command_id: CommandId::derived("x"),
+        any_of_same_value,
+        at: secs(1),
+    }
+}
+
+/// Issue 36: a ticket pays its target always, another tournament only where its satellite's
+/// terms allow it (`any_of_same_value`; that the entry there costs exactly the ticket's value
+/// is registration's `ticket_value_mismatch`). Refused: `ticket_wrong_tournament`, no event.
+#[test]
+fn a_ticket_pays_its_target_and_another_tournament_only_where_the_terms_allow() {
+    let other = TournamentId(Uuid::from_u128(0x07e5));
+    let spending_on = |on: TournamentId| {
+        E::TicketSpending(TicketSpending { ticket: ticket(1), tournament: on, command_id: CommandId::derived("x"), at: secs(1) })
+    };
+    given::<SatelliteAggregate>(vec![issued(1, "ana")]).when(spend_on(1, "ana", target(), false)).then(vec![spending_on(target())]);
+    given::<SatelliteAggregate>(vec![issued(1, "ana")]).when(spend_on(1, "ana", other, false)).then_reject(codes::TICKET_WRONG_TOURNAMENT);
+    given::<SatelliteAggregate>(vec![issued(1, "ana")]).when(spend_on(1, "ana", other, true)).then(vec![spending_on(other)]);
+    // The holder's and the state's refusals come first.
+    given::<SatelliteAggregate>(vec![issued(1, "ana")]).when(spend_on(1, "ben", other, false)).then_reject(codes::TICKET_NOT_YOURS);
+    given::<SatelliteAggregate>(vec![issued(1, "ana"), spending(1), spent(1, 7)])
+        .when(spend_on(1, "ana", other, false))
+        .then_reject(codes::TICKET_SPENT);
 }
 
 #[test]
@@ -283,6 +399,123 @@ fn a_refunded_entry_paid_by_a_ticket_gives_the_ticket_back() {
     );
 }
 
+fn passing_down() -> SatelliteTerms {
+    SatelliteTerms { if_registered: IfRegistered::PassDown, ..terms() }
+}
+
+/// A satellite that passes seats down remembers its places below the seats as payouts awards
+/// them (the leftover's and those out of the money), and gives them, best place first, for a
+/// seat refused as `already_registered` only: a full, closed or cancelled target leaves the
+/// seat a ticket. A satellite that keeps tickets gives none. The commit that passed a seat down
+/// is ordered issued again, so the new ticket's seat is taken from the checkpointed log.
+#[test]
+fn a_satellite_that_passes_seats_down_gives_its_finishers_below_the_seats_for_a_winner_already_registered() {
+    let mut policy = Policy::default();
+    let keeps = TournamentId(Uuid::from_u128(0x6ee9));
+    policy.on_tournament(satellite(), &[created(satellite(), Some(passing_down()))]);
+    policy.on_tournament(keeps, &[created(keeps, Some(terms()))]);
+    for t in [satellite(), keeps] {
+        assert!(policy.on_payouts(t, secs(1), &[awarded(vec![award(4, "dan", 4, 1, 0)])]).is_empty());
+        assert!(policy.on_payouts(t, secs(2), &[awarded(vec![award(3, "cleo", 3, 1, 800)])]).is_empty());
+        let seats = policy.on_payouts(t, secs(3), &[awarded(vec![award(1, "ana", 1, 1, 10_900), award(2, "ben", 2, 1, 10_900)])]);
+        assert_eq!(seats.len(), 2);
+    }
+    assert_eq!(policy.pass_down(satellite(), codes::ALREADY_REGISTERED), vec![finisher(3, "cleo", 3), finisher(4, "dan", 4)]);
+    for code in [codes::TOURNAMENT_CANCELLED, codes::FIELD_FULL, codes::REGISTRATION_CLOSED] {
+        assert!(policy.pass_down(satellite(), code).is_empty(), "{code}: the seat stays a ticket");
+    }
+    assert!(policy.pass_down(keeps, codes::ALREADY_REGISTERED).is_empty(), "keep_ticket");
+
+    let orders = policy.on_satellite(satellite(), &passed(1, 3, "cleo", 3));
+    assert_eq!(
+        orders,
+        vec![(
+            satellite(),
+            issue_id(satellite(), EntryNo(3)),
+            C::Issue {
+                ticket: ticket(3),
+                player: player("cleo"),
+                value: eur(10_900),
+                target: target(),
+                place: 3,
+                prize: SatellitePrize::Seat,
+                at: secs(2)
+            }
+        )]
+    );
+    assert!(policy.on_satellite(satellite(), &[issued(1, "ana"), spending(1), spent(1, 7)]).is_empty());
+    // Issued again, the ticket passed down stores nothing more.
+    let mut history = vec![issued(1, "ana"), issued(2, "ben"), spending(1)];
+    history.extend(passed(1, 3, "cleo", 3));
+    given::<SatelliteAggregate>(history).when(orders[0].2.clone()).then(vec![]);
+}
+
+/// Issue 36, the target cancelled: every entry of it paid by a ticket is refunded in kind (the
+/// ticket back, issued, to spend again), the cash entries are not the satellites' business; a
+/// seat won after the target was cancelled is refused by registration and stays its winner's
+/// ticket with the target's code, even where seats pass down.
+#[test]
+fn the_target_cancelled_gives_every_ticket_back_and_a_seat_won_after_stays_a_ticket() {
+    let mut policy = Policy::default();
+    policy.on_tournament(satellite(), &[created(satellite(), Some(passing_down()))]);
+    let ledger = EntryLedger { paid_in: eur(10_900), fee: eur(900), prize_pool: eur(10_000) };
+    let registered = |entry: u32, name: &str, ticket: Option<TicketRef>| {
+        TournamentEvent::EntryRegistered(EntryRegistered {
+            entry: EntryNo(entry),
+            player: player(name),
+            kind: floor_events::registration::EntryKind::Registration,
+            new_player: true,
+            ledger,
+            at: t0(),
+            ticket,
+        })
+    };
+    policy.on_tournament(
+        target(),
+        &[registered(7, "ana", Some(ticket(1))), registered(8, "zoe", None), registered(9, "ben", Some(ticket(2)))],
+    );
+    let cancelled = TournamentEvent::TournamentCancelled(TournamentCancelled {
+        reason: CancellationReason::Director { reason: "no room".into() },
+        refunds: [(7, "ana"), (8, "zoe"), (9, "ben")]
+            .into_iter()
+            .map(|(e, p)| Refund { entry: EntryNo(e), player: player(p), refund: ledger })
+            .collect(),
+        at: secs(60),
+    });
+    let orders = policy.on_tournament(target(), std::slice::from_ref(&cancelled));
+    assert_eq!(
+        orders,
+        vec![
+            (satellite(), refund_id(target(), EntryNo(7)), C::Refund { ticket: ticket(1), tournament: target(), at: secs(60) }),
+            (satellite(), refund_id(target(), EntryNo(9)), C::Refund { ticket: ticket(2), tournament: target(), at: secs(60) }),
+        ]
+    );
+    assert!(policy.on_tournament(target(), &[cancelled]).is_empty(), "refunded once");
+
+    let mut history = vec![issued(1, "ana"), issued(2, "ben"), spending(1), spent(1, 7), spending(2), spent(2, 9)];
+    for (i, (_, _, refund)) in orders.into_iter().enumerate() {
+        let t = ticket(i as u32 + 1);
+        given::<SatelliteAggregate>(history.clone()).when(refund).then(vec![E::TicketRefunded(TicketRefunded {
+            ticket: t,
+            tournament: target(),
+            at: secs(60),
+        })]);
+        history.push(E::TicketRefunded(TicketRefunded { ticket: t, tournament: target(), at: secs(60) }));
+    }
+    let state = given::<SatelliteAggregate>(history).state().clone();
+    assert!(state.tickets.values().all(|t| t.state == TicketState::Issued && t.spent_on.is_none()), "every ticket back: {state:?}");
+
+    // A seat won after: the cancelled target refuses it; no finisher is offered; a ticket.
+    let pass_down = policy.pass_down(satellite(), codes::TOURNAMENT_CANCELLED);
+    assert!(pass_down.is_empty());
+    let after = vec![issued(3, "cleo"), spending(3)];
+    let refusal =
+        E::SeatRefused(SeatRefused { ticket: ticket(3), code: codes::TOURNAMENT_CANCELLED.into(), reason: "no".into(), at: secs(2) });
+    given::<SatelliteAggregate>(after.clone()).when(refused(3, codes::TOURNAMENT_CANCELLED, pass_down)).then(vec![refusal.clone()]);
+    let held = given::<SatelliteAggregate>([after, vec![refusal]].concat()).state().view(ticket(3)).unwrap();
+    assert_eq!((held.state, held.seat_refused.as_deref()), (TicketState::Issued, Some("tournament_cancelled: no")));
+}
+
 #[test]
 fn the_views_show_a_player_s_tickets_and_a_satellite_s() {
     let mut memory = Memory::default();
@@ -308,10 +541,11 @@ fn the_views_show_a_player_s_tickets_and_a_satellite_s() {
 #[derive(Debug, Clone)]
 enum Step {
     Issue(u32, usize),
-    Spend(u32, usize, bool),
+    Spend(u32, usize, bool, bool),
     Spent(u32, bool, u32),
     SpendFailed(u32),
-    SeatRefused(u32),
+    /// Refused, with finishers (entry, player) to pass the seat down to (empty: kept).
+    SeatRefused(u32, Vec<(u32, usize)>),
     Refund(u32, bool),
 }
 
@@ -320,49 +554,80 @@ fn step() -> impl Strategy<Value = Step> {
     let who = 0usize..3;
     prop_oneof![
         (entry.clone(), who.clone()).prop_map(|(e, w)| Step::Issue(e, w)),
-        (entry.clone(), who, any::<bool>()).prop_map(|(e, w, t)| Step::Spend(e, w, t)),
+        (entry.clone(), who.clone(), any::<bool>(), any::<bool>()).prop_map(|(e, w, t, a)| Step::Spend(e, w, t, a)),
         (entry.clone(), any::<bool>(), 1u32..20).prop_map(|(e, t, n)| Step::Spent(e, t, n)),
         entry.clone().prop_map(Step::SpendFailed),
-        entry.clone().prop_map(Step::SeatRefused),
+        (entry.clone(), prop::collection::vec((1u32..9, who), 0..5)).prop_map(|(e, below)| Step::SeatRefused(e, below)),
         (entry, any::<bool>()).prop_map(|(e, t)| Step::Refund(e, t)),
     ]
 }
 
 proptest! {
-    /// Whatever happens: nothing panics, every ticket is in exactly one state consistent with
-    /// what it holds (spending names where, spent names the entry, issued neither), a ticket is
-    /// issued once, and replaying the log gives the live state.
+    /// Whatever happens, seats passed down in the mix: nothing panics, every ticket is in
+    /// exactly one state consistent with what it holds (spending names where, spent names the
+    /// entry, void names the ticket its seat went to, which names it back, issued none), a
+    /// ticket is issued once, a seat passes only to a player holding no ticket, the tickets not
+    /// void are exactly the seats issued (none doubled, none lost), and replaying the log gives
+    /// the live state.
     #[test]
     fn random_commands_never_panic_and_every_ticket_is_in_one_state(steps in prop::collection::vec(step(), 1..80)) {
         let names = ["ana", "ben", "cleo"];
         let tournaments = [target(), TournamentId(Uuid::from_u128(3))];
         let mut state = SatelliteState::default();
         let mut log = Vec::new();
+        let mut seats = 0usize;
         for (i, s) in steps.into_iter().enumerate() {
             let at = secs(i as i64);
             let command = match s {
                 Step::Issue(e, w) => C::Issue { ticket: ticket(e), player: player(names[w]), value: eur(10_900), target: target(), place: e, prize: SatellitePrize::Ticket, at },
-                Step::Spend(e, w, t) => C::Spend { ticket: ticket(e), player: player(names[w]), tournament: tournaments[usize::from(t)], command_id: CommandId::derived(&format!("{i}")), at },
+                Step::Spend(e, w, t, any) => C::Spend { ticket: ticket(e), player: player(names[w]), tournament: tournaments[usize::from(t)], command_id: CommandId::derived(&format!("{i}")), any_of_same_value: any, at },
                 Step::Spent(e, t, n) => C::Spent { ticket: ticket(e), tournament: tournaments[usize::from(t)], entry: EntryNo(n), at },
                 Step::SpendFailed(e) => C::SpendFailed { ticket: ticket(e), code: "x".into(), reason: "y".into(), at },
-                Step::SeatRefused(e) => C::SeatRefused { ticket: ticket(e), code: "x".into(), reason: "y".into(), at },
+                Step::SeatRefused(e, below) => C::SeatRefused {
+                    ticket: ticket(e),
+                    code: "x".into(),
+                    reason: "y".into(),
+                    pass_down: below.into_iter().map(|(f, w)| Finisher { entry: EntryNo(f), player: player(names[w]), place: f }).collect(),
+                    at,
+                },
                 Step::Refund(e, t) => C::Refund { ticket: ticket(e), tournament: tournaments[usize::from(t)], at },
             };
             let Ok(events) = SatelliteAggregate::handle_command(&state, command) else { continue };
             for e in &events {
-                if let E::TicketIssued(issued) = e {
-                    prop_assert!(!state.tickets.contains_key(&issued.ticket), "issued twice");
+                match e {
+                    E::TicketIssued(issued) => {
+                        prop_assert!(!state.tickets.contains_key(&issued.ticket), "issued twice");
+                        let passed = events.iter().any(|p| matches!(p, E::SeatPassedDown(p) if p.to == issued.ticket));
+                        if passed {
+                            prop_assert!(state.tickets.values().all(|t| t.player != issued.player), "a seat passed to a holder");
+                        } else {
+                            seats += 1;
+                        }
+                    }
+                    E::SeatPassedDown(p) => {
+                        prop_assert_eq!(state.tickets[&p.ticket].state, TicketState::Spending, "only a seat being taken passes down");
+                    }
+                    _ => {}
                 }
             }
             log.extend(events.iter().cloned());
             state = events.into_iter().fold(state, SatelliteAggregate::apply_event);
-            for t in state.tickets.values() {
+            for (r, t) in &state.tickets {
                 match t.state {
-                    TicketState::Issued => prop_assert!(t.spending.is_none() && t.spent_on.is_none()),
-                    TicketState::Spending => prop_assert!(t.spending.is_some() && t.spent_on.is_none()),
-                    TicketState::Spent => prop_assert!(t.spending.is_none() && t.spent_on.is_some()),
+                    TicketState::Issued => prop_assert!(t.spending.is_none() && t.spent_on.is_none() && t.passed_to.is_none()),
+                    TicketState::Spending => prop_assert!(t.spending.is_some() && t.spent_on.is_none() && t.passed_to.is_none()),
+                    TicketState::Spent => prop_assert!(t.spending.is_none() && t.spent_on.is_some() && t.passed_to.is_none()),
+                    TicketState::PassedDown => {
+                        prop_assert!(t.spending.is_none() && t.spent_on.is_none());
+                        let to = t.passed_to.expect("a void ticket names where its seat went");
+                        prop_assert_eq!(state.tickets[&to].passed_from, Some(*r), "passed to a ticket that names it");
+                    }
                 }
             }
+            // No seat doubled or lost: every seat issued is held by exactly one ticket that is
+            // not void, whatever was passed down.
+            let live = state.tickets.values().filter(|t| t.state != TicketState::PassedDown).count();
+            prop_assert_eq!(live, seats);
         }
         let replayed = log.into_iter().fold(SatelliteState::default(), SatelliteAggregate::apply_event);
         prop_assert_eq!(replayed, state);
@@ -373,12 +638,13 @@ proptest! {
     fn apply_event_never_panics(entries in prop::collection::vec(0u32..4, 0..30)) {
         let mut state = SatelliteState::default();
         for (i, e) in entries.into_iter().enumerate() {
-            let event = match i % 6 {
+            let event = match i % 7 {
                 0 => issued(e, "ana"),
                 1 => spending(e),
                 2 => spent(e, e),
                 3 => E::SpendingFailed(SpendingFailed { ticket: ticket(e), code: "x".into(), reason: "y".into(), at: t0() }),
                 4 => E::SeatRefused(SeatRefused { ticket: ticket(e), code: "x".into(), reason: "y".into(), at: t0() }),
+                5 => E::SeatPassedDown(SeatPassedDown { ticket: ticket(e), to: ticket(e + 1), player: player("ben"), place: 3, code: "x".into(), reason: "y".into(), at: t0() }),
                 _ => E::TicketRefunded(TicketRefunded { ticket: ticket(e), tournament: target(), at: t0() }),
             };
             state = SatelliteAggregate::apply_event(state, event);
