@@ -281,6 +281,56 @@ mod tests {
         assert!(react_to_tournament(t, &finished(vec![]), &key).is_empty());
     }
 
+    /// Issue 37: a shootout is configured as one between its seating and its draw's
+    /// commitment; any other tournament gets the two commands it always did.
+    #[test]
+    fn a_shootout_is_configured_as_one_and_any_other_tournament_as_before() {
+        use floor_events::registration::TournamentCreated;
+        use floor_events::shootouts::{RoundStacks, ShootoutTerms, ShortField};
+        use floor_events::tournament::TournamentDefinition;
+        let t = TournamentId::new();
+        let key = SeedKey([2; 32]);
+        let created = |shootout| {
+            let definition = TournamentDefinition { shootout, ..TournamentDefinition::example() };
+            TournamentEvent::TournamentCreated(TournamentCreated { tournament_id: t, definition, at: chrono::Utc::now() })
+        };
+        let ids = |commands: Vec<(CommandId, SeatingCommand)>| commands.into_iter().map(|(id, _)| id).collect::<Vec<_>>();
+        let id = |what: &str| CommandId::derived(&format!("seating-{what}:{t}"));
+        assert_eq!(ids(react_to_tournament(t, &created(None), &key)), vec![id("configure"), id("commit")]);
+        let terms = ShootoutTerms { advance: 1, short_field: ShortField::Uneven, stacks: RoundStacks::Reset };
+        let commands = react_to_tournament(t, &created(Some(terms)), &key);
+        assert_eq!(commands[1], (id("shootout"), SeatingCommand::ConfigureShootout { terms }));
+        assert_eq!(ids(commands), vec![id("configure"), id("shootout"), id("commit")]);
+    }
+
+    /// Issue 37: round 1's start commits round 2's seed; round 2's start draws it with that
+    /// seed (`draw:<t>:round:2`) and commits round 3's. Ids follow the round, so a replay is
+    /// answered, not drawn twice.
+    #[test]
+    fn a_round_start_draws_the_round_with_the_seed_committed_at_the_round_before() {
+        use floor_events::shootouts::{RoundStarted, ShootoutEvent};
+        let t = TournamentId::new();
+        let key = SeedKey([3; 32]);
+        let at = chrono::Utc::now();
+        let started = |round: u32, entries: Vec<EntryNo>| ShootoutEvent::RoundStarted(RoundStarted { round, entries, at });
+        let id = |what: &str, round: u32| CommandId::derived(&format!("seating-round-{what}:{t}:{round}"));
+        let first = react_to_shootout(t, &started(1, (1..=6).map(EntryNo).collect()), &key);
+        assert_eq!(first, vec![(id("commit", 2), SeatingCommand::CommitRound { round: 2, commitment: commitment(&key.round(t, 2)) })]);
+        let winners = vec![EntryNo(2), EntryNo(5)];
+        let second = react_to_shootout(t, &started(2, winners.clone()), &key);
+        assert_eq!(
+            second,
+            vec![
+                (id("draw", 2), SeatingCommand::DrawRound { round: 2, entries: winners, seed: key.round(t, 2), at }),
+                (id("commit", 3), SeatingCommand::CommitRound { round: 3, commitment: commitment(&key.round(t, 3)) }),
+            ]
+        );
+        assert_ne!(key.round(t, 2), key.draw(t), "a round's seed is not the start-of-play draw's");
+        assert_ne!(key.round(t, 2), key.round(t, 3));
+        let completed = floor_events::shootouts::RoundCompleted { round: 1, advancing: vec![EntryNo(2)], at };
+        assert!(react_to_shootout(t, &ShootoutEvent::RoundCompleted(completed), &key).is_empty());
+    }
+
     fn join(entry: u32) -> SeatingCommand {
         SeatingCommand::Join { entry: EntryNo(entry), player: PlayerId::parse(&format!("p{entry}")).unwrap() }
     }

@@ -314,3 +314,15 @@ proptest! {
         prop_assert!(!moved, "a shootout moved a player");
     }
 }
+
+/// A table the draw gives no more players than `advance` plays until one of them is out, so
+/// every round is smaller than the one before: 10 players on 9-max tables with `advance: 8`
+/// are two tables of five, each played down to four, then a final table of eight.
+#[test]
+fn a_table_drawn_with_no_more_players_than_advance_plays_until_one_is_out() {
+    let (log, state, rounds) = shootout(10, 9, terms(8, RoundStacks::Carry), 13);
+    assert_eq!(tables_drawn(&log), vec![5, 5]);
+    let sizes: Vec<usize> = rounds.iter().map(Vec::len).collect();
+    assert!(sizes[1] <= 8 && sizes.len() == 2, "{sizes:?}");
+    assert!(state.winner.is_some());
+}
