@@ -16,6 +16,9 @@
 //! - [`domain`]: the seating aggregate: the draw, late seats, reports checked against where
 //!   players physically sit, decisions after each hand, and every table instruction as an
 //!   event (the outbox).
+//!   A shootout (issue 37, `domain/shootout.rs`) is never balanced or broken: each table of a
+//!   round stops at its winners (`table_won`, `close_table`) and each later round is a fresh
+//!   audited draw of the winners (`round_draw_committed`, `round_drawn`).
 //!
 //! - [`policy`]: reactions to the tournament, its clock and its rebuys; the seeds of draws.
 //! - [`simulated`]: a protocol-following table server with seeded random hands (`floor sim`,
