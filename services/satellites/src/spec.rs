@@ -553,12 +553,12 @@ fn step() -> impl Strategy<Value = Step> {
     let entry = 1u32..5;
     let who = 0usize..3;
     prop_oneof![
-        (entry.clone(), who.clone()).prop_map(|(e, w)| Step::Issue(e, w)),
-        (entry.clone(), who.clone(), any::<bool>(), any::<bool>()).prop_map(|(e, w, t, a)| Step::Spend(e, w, t, a)),
-        (entry.clone(), any::<bool>(), 1u32..20).prop_map(|(e, t, n)| Step::Spent(e, t, n)),
-        entry.clone().prop_map(Step::SpendFailed),
-        (entry.clone(), prop::collection::vec((1u32..9, who), 0..5)).prop_map(|(e, below)| Step::SeatRefused(e, below)),
-        (entry, any::<bool>()).prop_map(|(e, t)| Step::Refund(e, t)),
+        2 => (entry.clone(), who.clone()).prop_map(|(e, w)| Step::Issue(e, w)),
+        3 => (entry.clone(), who.clone(), any::<bool>(), any::<bool>()).prop_map(|(e, w, t, a)| Step::Spend(e, w, t, a)),
+        1 => (entry.clone(), any::<bool>(), 1u32..20).prop_map(|(e, t, n)| Step::Spent(e, t, n)),
+        1 => entry.clone().prop_map(Step::SpendFailed),
+        3 => (entry.clone(), prop::collection::vec((1u32..9, who), 0..5)).prop_map(|(e, below)| Step::SeatRefused(e, below)),
+        1 => (entry, any::<bool>()).prop_map(|(e, t)| Step::Refund(e, t)),
     ]
 }
 
