@@ -218,6 +218,10 @@ pub enum SeatingError {
     /// A round's entries are the winners of the round before.
     #[error("entry {0} did not win its table in the round before")]
     NotAWinner(EntryNo),
+    /// A round after the first is drawn in one commit (one NATS message): at most
+    /// `ROUND_TABLES_AT_MOST` tables.
+    #[error("round of {0} tables is more than one commit holds")]
+    RoundTooLarge(usize),
 }
 
 impl floor_runtime::DomainError for SeatingError {
@@ -232,6 +236,7 @@ impl floor_runtime::DomainError for SeatingError {
             Self::NotAShootout => codes::INVALID_DEFINITION,
             Self::RoundNotOver { .. } => codes::CONFLICT,
             Self::NotAWinner(_) => codes::UNKNOWN_ENTRY,
+            Self::RoundTooLarge(_) => codes::INVALID_FIELD,
         }
     }
 }

@@ -99,6 +99,13 @@ pub(super) fn commit_round(state: &SeatingState, round: u32, seed_commitment: &[
     Ok(vec![SeatingEvent::RoundDrawCommitted { round, commitment: hex(seed_commitment) }])
 }
 
+/// Tables a round after the first may have: its draw is one commit, one NATS message of at
+/// most 1 MiB (about 3.5 kB a table of nine: its opening, its blinds, nine seats). 200 tables
+/// hold 1,800 players at 9-max, so a triple shootout of 6,561 (a second round of 729 on 81
+/// tables) fits many times over. A larger round is refused (and logged by the policy) rather
+/// than retried forever; drawing it in parts as the start-of-play draw is would lift this.
+pub const ROUND_TABLES_AT_MOST: usize = 200;
+
 pub(super) fn draw_round(
     state: &SeatingState,
     round: u32,
@@ -131,6 +138,9 @@ pub(super) fn draw_round(
     }
     let size = state.table_size;
     let drawn = initial_seating(&distinct, usize::from(size), &seed);
+    if drawn.len() > ROUND_TABLES_AT_MOST {
+        return Err(SeatingError::RoundTooLarge(drawn.len()));
+    }
     let number = |t: &Table| shootout.last_table + t.number;
     let mut out = Outbox::new(state);
     let tables = drawn

@@ -31,8 +31,13 @@ fn drawn_shootout(entrants: u32, table_size: u8, terms: ShootoutTerms, run_seed:
     let entries: Vec<(EntryNo, PlayerId)> = (1..=entrants).map(|e| (EntryNo(e), PlayerId::parse(&format!("p{e}")).unwrap())).collect();
     floor.run(C::JoinPool { entries });
     let mut room = Room { tables: BTreeMap::new(), rng: ChaCha8Rng::seed_from_u64(run_seed) };
-    let stored = floor.run(C::Start { seed: draw_seed, at: at() });
-    room.deliver(&stored);
+    let mut stored = floor.run(C::Start { seed: draw_seed, at: at() });
+    let mut part = 1;
+    while !stored.is_empty() {
+        room.deliver(&stored);
+        stored = floor.run(C::ContinueDraw { part });
+        part += 1;
+    }
     // The shootout aggregate's round 1 starts: round 2's seed is committed.
     room.deliver(&floor.run(C::CommitRound { round: 2, commitment: commitment(&round_seed(2)) }));
     (tournament_id, floor, room)
@@ -325,4 +330,16 @@ fn a_table_drawn_with_no_more_players_than_advance_plays_until_one_is_out() {
     let sizes: Vec<usize> = rounds.iter().map(Vec::len).collect();
     assert!(sizes[1] <= 8 && sizes.len() == 2, "{sizes:?}");
     assert!(state.winner.is_some());
+}
+
+/// A round after the first is drawn in one commit: more tables than one holds is refused.
+#[test]
+fn a_round_too_large_for_one_commit_is_refused() {
+    let (tournament_id, mut floor, mut room) = drawn_shootout(804, 2, terms(1, RoundStacks::Carry), 17);
+    play_round(&mut floor, &mut room, tournament_id, 804 * STACK);
+    let winners = winners_of(&floor.log, 1);
+    assert_eq!(winners.len(), 402);
+    let refused =
+        SeatingAggregate::handle_command(&floor.state, C::DrawRound { round: 2, entries: winners, seed: round_seed(2), at: at() });
+    assert_eq!(refused, Err(SeatingError::RoundTooLarge(201)));
 }
