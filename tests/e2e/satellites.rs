@@ -9,7 +9,8 @@
 //!
 //! A winner already registered in the target, in a satellite that passes such a seat down: the
 //! seat goes to the next finisher (the leftover's), who is registered by a new ticket; the
-//! winner's ticket is void; both books balance. The target cancelled: every ticket that paid an
+//! winner's ticket is void; both books balance; killed as the seat passes down, the platform
+//! registers the next finisher once after its restart. The target cancelled: every ticket that paid an
 //! entry there comes back, and a seat won after stays a ticket with the target's code.
 
 use floor_events::payouts::{Books, BooksRequest};
@@ -382,6 +383,45 @@ async fn a_seat_won_by_a_player_already_in_the_target_passes_down_to_the_next_fi
     let books_major = books(&world, major).await;
     assert!(books_major.balanced, "the target's books: {books_major:?}");
     assert_eq!((books_major.entries, books_major.paid_in), (3, 3_300), "a cash entry and two by ticket: {books_major:?}");
+}
+
+/// Killed as soon as a seat is passed down (the new ticket issued, its seat perhaps not yet
+/// asked for) and restarted: the policy takes the passed seat from its checkpointed log, once;
+/// the target holds exactly the two entries by ticket and the winner's cash entry.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_as_a_seat_passes_down_the_next_finisher_is_registered_once_after_the_restart() {
+    let mut world = World::start_configured(|c| c.skip("scheduler")).await;
+    let major = world.create(target()).await;
+    let sat = world.create(passing_down(major)).await;
+    for p in NAMES {
+        assert!(matches!(world.register(sat, p).await, Reply::Ok(_)), "{p} registers");
+    }
+    let mut log = world.watch_events::<SatelliteEvent>(subjects::aggregate::SATELLITE, sat).await;
+    let seats = world.seated(sat, 4).await;
+    let three = bust(&world, sat, 1, &seats, seats[0], seats[1]).await;
+    let (already, third) = (three[0], three[1]);
+    assert!(matches!(world.register(major, player_of(already.entry).as_str()).await, Reply::Ok(_)));
+    bust(&world, sat, 2, &three, three[0], three[1]).await;
+    log.next_where(|e| matches!(e, SatelliteEvent::SeatPassedDown(_))).await;
+    world.kill_platform();
+    world.restart_platform().await;
+
+    let new = TicketRef { satellite: sat, entry: third.entry };
+    let mut log = world.watch_events::<SatelliteEvent>(subjects::aggregate::SATELLITE, sat).await;
+    log.next_where(|e| matches!(e, SatelliteEvent::TicketSpent(s) if s.ticket == new)).await;
+    let paid = ticket_entries(&world, major).await;
+    assert_eq!(paid.len(), 2, "{paid:?}");
+    assert_eq!(paid[&new].1, player_of(third.entry));
+    let passes = {
+        let subject = subjects::event_subject(subjects::aggregate::SATELLITE, sat.0);
+        let commits: Vec<floor_runtime::store::StoredCommit<SatelliteEvent>> =
+            floor_runtime::JetStreamStore::new(&world.backbone).load(&subject, 0).await.expect("the satellite's log");
+        commits.into_iter().flat_map(|c| c.events).filter(|e| matches!(e, SatelliteEvent::SeatPassedDown(_))).count()
+    };
+    assert_eq!(passes, 1, "the seat passed down once");
+    let books_major = books(&world, major).await;
+    assert!(books_major.balanced, "{books_major:?}");
+    assert_eq!((books_major.entries, books_major.paid_in), (3, 3_300), "{books_major:?}");
 }
 
 /// Plays a four-handed satellite to its stop: the two left win the seats.
