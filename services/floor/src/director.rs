@@ -513,13 +513,19 @@ pub fn ticket_line(ticket: &floor_events::satellites::TicketView) -> String {
         TicketState::Issued => "issued",
         TicketState::Spending => "spending",
         TicketState::Spent => "spent",
+        TicketState::PassedDown => "passed down",
     };
     let mut line = format!("{}  {:<8}  {}  {}  for {}", ticket.ticket, state, ticket.player, ticket.value, ticket.target);
     if let Some((tournament, entry)) = ticket.spent_on {
         line.push_str(&format!("  spent on {tournament} entry {}", entry.0));
     }
-    if let Some(reason) = &ticket.seat_refused {
-        line.push_str(&format!("  (the seat was refused: {reason}; spend it with floor ticket spend)"));
+    if let Some(from) = &ticket.passed_from {
+        line.push_str(&format!("  (the seat of {from}, passed down)"));
+    }
+    match (&ticket.passed_to, &ticket.seat_refused) {
+        (Some(to), _) => line.push_str(&format!("  (void: the winner was already registered; the seat passed down to {to})")),
+        (None, Some(reason)) => line.push_str(&format!("  (the seat was refused: {reason}; spend it with floor ticket spend)")),
+        (None, None) => {}
     }
     line
 }
@@ -750,12 +756,29 @@ mod tests {
             state: TicketState::Issued,
             spent_on: None,
             seat_refused: Some("field_full: the field is full".into()),
+            passed_to: None,
+            passed_from: None,
         };
         let line = ticket_line(&ticket);
         assert!(line.starts_with(&format!("{satellite}/7  issued")), "{line}");
         assert!(line.contains("ana  109.00 EUR  for ") && line.contains("the seat was refused: field_full"), "{line}");
-        let spent = TicketView { state: TicketState::Spent, spent_on: Some((target, EntryNo(31))), seat_refused: None, ..ticket };
+        let spent = TicketView { state: TicketState::Spent, spent_on: Some((target, EntryNo(31))), seat_refused: None, ..ticket.clone() };
         assert!(ticket_line(&spent).ends_with(&format!("spent on {target} entry 31")), "{}", ticket_line(&spent));
+        // Issue 36's pass-down: the winner's ticket is void, the next finisher's names it.
+        let to = TicketRef { satellite, entry: EntryNo(9) };
+        let void = TicketView {
+            state: TicketState::PassedDown,
+            passed_to: Some(to),
+            seat_refused: Some("already_registered".into()),
+            ..ticket.clone()
+        };
+        assert!(
+            ticket_line(&void).contains(&format!("passed down  ana")) && ticket_line(&void).contains(&format!("passed down to {to}")),
+            "{}",
+            ticket_line(&void)
+        );
+        let heir = TicketView { ticket: to, passed_from: Some(ticket.ticket), seat_refused: None, ..ticket.clone() };
+        assert!(ticket_line(&heir).contains(&format!("the seat of {satellite}/7, passed down")), "{}", ticket_line(&heir));
         let view = SatelliteView {
             tournament_id: satellite,
             terms: floor_events::satellites::SatelliteTerms {
@@ -763,6 +786,8 @@ mod tests {
                 seat_value: Money::new(10_900, Currency::EUR),
                 prize: Default::default(),
                 leftover: Default::default(),
+                if_registered: Default::default(),
+                any_of_same_value: false,
             },
             tickets: vec![spent],
         };

@@ -567,6 +567,8 @@ impl SeatMap {
                     .summary
                     .shootout
                     .as_ref()
+                    // The last round's one table is won by the tournament's winner: it is over.
+                    .filter(|p| p.tables.len() > 1)
                     .and_then(|p| p.tables.iter().any(|t| t.table == *table && t.winners.is_some()).then_some(p.round));
                 let closure = match left {
                     _ if won.is_some() => Closure::Won { round: won.unwrap_or_default() },
@@ -1013,6 +1015,18 @@ mod tests {
         );
         let json = serde_json::to_value(map.summary()).unwrap();
         assert_eq!(json["shootout"]["round"], 2);
+        // The final table's winner wins the tournament: its closure says so.
+        map.apply(
+            6,
+            &[
+                SeatingEvent::EntryEliminated { entry: EntryNo(3), players_left: 1, stack_at_start: None, table: Some(3) },
+                SeatingEvent::TableWon { round: 2, table: 3, winners: vec![EntryNo(1)] },
+                SeatingEvent::TableClosed { table: 3 },
+                SeatingEvent::TournamentWon { entry: EntryNo(1) },
+            ],
+        );
+        assert_eq!(map.summary().closed[0], ClosedTable { table: 3, closure: Closure::TournamentOver });
+        assert_eq!(map.summary().shootout.as_ref().map(ShootoutProgress::won), Some(1));
         assert!(serde_json::to_value(drawn_plain().summary()).unwrap().get("shootout").is_none(), "absent for other tournaments");
     }
 

@@ -224,7 +224,14 @@ fn satellite_definition(
         late_registration_until: None,
         buy_in: Money::new(SATELLITE_BUY_IN, Currency::EUR),
         fee: Fee::OnTop(Money::new(SATELLITE_FEE, Currency::EUR)),
-        satellite: Some(SatelliteTerms { target, seat_value, prize: SatellitePrize::Seat, leftover: Leftover::NextPlace }),
+        satellite: Some(SatelliteTerms {
+            target,
+            seat_value,
+            prize: SatellitePrize::Seat,
+            leftover: Leftover::NextPlace,
+            if_registered: Default::default(),
+            any_of_same_value: false,
+        }),
         ..own
     }
 }

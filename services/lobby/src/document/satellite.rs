@@ -43,6 +43,10 @@ pub struct LobbySatellite {
     pub seats_refused: u32,
     /// Entries paid by a ticket that their tournament refunded: the tickets are back.
     pub tickets_refunded: u32,
+    /// Seats whose winner was already registered in the target, passed down to the next
+    /// finisher (the winner's ticket void, a new one issued): counted once in `tickets_issued`.
+    #[serde(default, skip_serializing_if = "super::is_zero")]
+    pub seats_passed_down: u32,
 }
 
 impl LobbySatellite {
@@ -60,6 +64,7 @@ impl LobbySatellite {
             tickets_spent: 0,
             seats_refused: 0,
             tickets_refunded: 0,
+            seats_passed_down: 0,
         }
     }
 
@@ -84,6 +89,12 @@ impl LobbySatellite {
             SatelliteEvent::TicketRefunded(_) => {
                 self.tickets_refunded += 1;
                 self.tickets_spent = self.tickets_spent.saturating_sub(1);
+            }
+            // The winner's ticket is void and the next finisher's, issued with it, takes the
+            // seat: one seat awarded, not two.
+            SatelliteEvent::SeatPassedDown(_) => {
+                self.seats_passed_down += 1;
+                self.tickets_issued = self.tickets_issued.saturating_sub(1);
             }
             // In flight, or back with its holder: nothing a player counts.
             SatelliteEvent::TicketSpending(_) | SatelliteEvent::SpendingFailed(_) => {}
@@ -117,7 +128,14 @@ mod tests {
             start: Start::At("2027-01-10T18:00:00Z".parse().unwrap()),
             buy_in: eur(1_000),
             fee: Fee::OnTop(eur(100)),
-            satellite: Some(SatelliteTerms { target, seat_value: eur(10_900), prize: SatellitePrize::Seat, leftover: Default::default() }),
+            satellite: Some(SatelliteTerms {
+                target,
+                seat_value: eur(10_900),
+                prize: SatellitePrize::Seat,
+                leftover: Default::default(),
+                if_registered: Default::default(),
+                any_of_same_value: false,
+            }),
             ..TournamentDefinition::example()
         }
     }
@@ -228,5 +246,40 @@ mod tests {
         let json = serde_json::to_value(&doc).unwrap();
         assert_eq!(json["entered_by_ticket"], 2);
         assert!(json.get("satellite").is_none(), "absent for a tournament that is not a satellite");
+    }
+
+    /// Issue 36's pass-down: the winner's ticket is void and the next finisher's issued with it
+    /// takes the seat: one seat awarded, one passed down.
+    #[test]
+    fn a_seat_passed_down_is_one_seat_awarded() {
+        use floor_events::satellites::SeatPassedDown;
+        let id = TournamentId::new();
+        let mut doc = LobbyDocument::created(id, &satellite(TournamentId::new()), at(), 1);
+        let issued = |entry: u32| {
+            SatelliteEvent::TicketIssued(TicketIssued {
+                ticket: ticket(id, entry),
+                player: PlayerId::parse(&format!("p{entry}")).unwrap(),
+                value: eur(10_900),
+                target: TournamentId::new(),
+                place: 1,
+                prize: SatellitePrize::Seat,
+                at: at(),
+            })
+        };
+        let passed = SatelliteEvent::SeatPassedDown(SeatPassedDown {
+            ticket: ticket(id, 4),
+            to: ticket(id, 9),
+            player: PlayerId::parse("p9").unwrap(),
+            place: 3,
+            code: "already_registered".into(),
+            reason: "p4 is in".into(),
+            at: at(),
+        });
+        for event in [issued(4), passed, issued(9)] {
+            doc = doc.evolve_satellite(&event);
+        }
+        let s = doc.satellite.as_ref().unwrap();
+        assert_eq!((s.tickets_issued, s.seats_passed_down), (1, 1));
+        assert_eq!(serde_json::to_value(s).unwrap()["seats_passed_down"], 1);
     }
 }

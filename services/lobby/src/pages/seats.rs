@@ -252,7 +252,7 @@ pub fn shootout_round(progress: &ShootoutProgress) -> Markup {
             p class="muted" { "This round's draw seed: " code { (seed) } }
             "\n"
         }
-        @if let Some(c) = &progress.next_commitment {
+        @if let Some(c) = progress.next_commitment.as_ref().filter(|_| tables > 1) {
             p class="muted" { "The next round's draw is committed: SHA-256 " code { (c) } }
             "\n"
         }

@@ -488,6 +488,9 @@ fn satellite_section(doc: &LobbyDocument) -> Markup {
             rows.push(("Seats awarded", grouped(s.tickets_issued.into()).render()));
             rows.push(("Tickets spent", grouped(s.tickets_spent.into()).render()));
         }
+        if s.seats_passed_down > 0 {
+            rows.push(("Seats passed down", format!("{} (the winner already in the target)", s.seats_passed_down).render()));
+        }
         if s.seats_refused > 0 {
             rows.push(("Seats refused by the target", format!("{} (kept as tickets)", s.seats_refused).render()));
         }
@@ -900,7 +903,14 @@ mod tests {
             start: Start::At(t0()),
             buy_in: eur(1_000),
             fee: Fee::OnTop(eur(100)),
-            satellite: Some(SatelliteTerms { target, seat_value: eur(10_900), prize: SatellitePrize::Seat, leftover: Default::default() }),
+            satellite: Some(SatelliteTerms {
+                target,
+                seat_value: eur(10_900),
+                prize: SatellitePrize::Seat,
+                leftover: Default::default(),
+                if_registered: Default::default(),
+                any_of_same_value: false,
+            }),
             ..TournamentDefinition::example()
         };
         let registered = |entry: u32, ticket: Option<TicketRef>| {
