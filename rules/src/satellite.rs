@@ -183,6 +183,8 @@ mod tests {
                 seat_value: seat,
                 prize: Default::default(),
                 leftover: Default::default(),
+                if_registered: Default::default(),
+                any_of_same_value: false,
             }),
             ..TournamentDefinition::example()
         };

@@ -778,6 +778,8 @@ fn satellite(seat_value: u64) -> TournamentDefinition {
             seat_value: eur(seat_value),
             prize: Default::default(),
             leftover: Default::default(),
+            if_registered: Default::default(),
+            any_of_same_value: false,
         }),
         ..definition()
     }
