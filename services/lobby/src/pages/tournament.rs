@@ -554,7 +554,11 @@ fn shootout_section(doc: &LobbyDocument) -> Markup {
             format!("round {} of {}, {} players", r.round, s.plan.len().max(r.round as usize), grouped(r.entries.into())).render(),
         ));
     } else if let Some(last) = s.rounds.last() {
-        rows.push(("Rounds played", format!("{} (the last won by {})", s.rounds.len(), last.advancing.unwrap_or(0)).render()));
+        let played = match last.advancing {
+            Some(1) => format!("{}: the shootout has its winner", s.rounds.len()),
+            _ => format!("{}: the next round is being drawn", s.rounds.len()),
+        };
+        rows.push(("Rounds played", played.render()));
     }
     let played = |round: u32| s.rounds.iter().find(|r| r.round == round);
     html! {
