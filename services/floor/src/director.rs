@@ -773,7 +773,7 @@ mod tests {
             ..ticket.clone()
         };
         assert!(
-            ticket_line(&void).contains(&format!("passed down  ana")) && ticket_line(&void).contains(&format!("passed down to {to}")),
+            ticket_line(&void).contains("passed down  ana") && ticket_line(&void).contains(&format!("passed down to {to}")),
             "{}",
             ticket_line(&void)
         );

@@ -120,7 +120,7 @@ pub fn definition(kind: Kind, config: &SimConfig, now: chrono::DateTime<chrono::
             }
         }
         Kind::Don => {
-            if entrants % 2 != 0 || entrants > LARGEST_SIT_AND_GO {
+            if !entrants.is_multiple_of(2) || entrants > LARGEST_SIT_AND_GO {
                 return Err(format!(
                     "double or nothing halves its field: --entrants {entrants} must be even, at most {LARGEST_SIT_AND_GO}"
                 ));

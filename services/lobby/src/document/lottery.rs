@@ -70,7 +70,7 @@ pub struct LotteryDrawn {
 
 /// SHA-256 of a hex seed, as lower-case hex; `None` for a seed that is not hex.
 pub fn seed_hash(seed: &str) -> Option<String> {
-    if seed.len() % 2 != 0 {
+    if !seed.len().is_multiple_of(2) {
         return None;
     }
     let bytes: Option<Vec<u8>> = (0..seed.len()).step_by(2).map(|i| u8::from_str_radix(seed.get(i..i + 2)?, 16).ok()).collect();

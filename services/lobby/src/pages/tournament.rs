@@ -510,7 +510,7 @@ fn percent(bps: u32) -> String {
     let whole = bps / 100;
     match bps % 100 {
         0 => format!("{whole} %"),
-        rest if rest % 10 == 0 => format!("{whole}.{} %", rest / 10),
+        rest if rest.is_multiple_of(10) => format!("{whole}.{} %", rest / 10),
         rest => format!("{whole}.{rest:02} %"),
     }
 }
