@@ -296,6 +296,11 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         return Err("--cancel-at and --suspend-at act between lockstep rounds: not with --free or --hand-every".into());
     }
     let mut plan = definition::plan(config, chrono::Utc::now())?;
+    if (config.free || config.watchable.is_some()) && plan.definition.shootout.is_some() {
+        return Err("a shootout plays in lockstep rounds: between two of its rounds every table is closed until the next is \
+                    drawn, which --free and --hand-every would take for the end"
+            .into());
+    }
     if (config.free || config.watchable.is_some()) && plan.rebuys {
         return Err("--free plays freezeouts (with or without bounties): the simulated players answer rebuy offers between the \
                     lockstep's rounds"
