@@ -39,6 +39,8 @@ struct Frames {
     json: OnceLock<Option<bytes::Bytes>>,
     /// `GET /tournaments/{id}/events`.
     page: OnceLock<Option<bytes::Bytes>>,
+    /// `GET /tournaments/{id}/events?view=clock`.
+    clock: OnceLock<Option<bytes::Bytes>>,
 }
 
 /// Which feed an event is for.
@@ -48,6 +50,8 @@ pub enum Feed {
     Json,
     /// The page's live part, rendered.
     Page,
+    /// The clock screen's live part, rendered (issue 39).
+    Clock,
 }
 
 /// One Server-Sent Event: `event:`, `id:`, and `data` a line per line of it (a carriage return,
@@ -81,6 +85,7 @@ impl Revision {
         let slot = match feed {
             Feed::Json => &self.frames.json,
             Feed::Page => &self.frames.page,
+            Feed::Clock => &self.frames.clock,
         };
         slot.get_or_init(|| encode(self)).clone()
     }

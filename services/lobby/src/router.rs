@@ -6,7 +6,8 @@
 //! |---|---|
 //! | `GET /` | the tournament list as a page ([`crate::pages::list`]) |
 //! | `GET /tournaments/{id}` | one tournament as a page ([`crate::pages::tournament`]) |
-//! | `GET /tournaments/{id}/events` | its live part, rendered, at every new revision (SSE) |
+//! | `GET /tournaments/{id}/events` | its live part, rendered, at every new revision (SSE); `?view=clock`: the clock screen's |
+//! | `GET /tournaments/{id}/clock` | the clock screen for the room's TV, live ([`crate::pages::clock`]) |
 //! | `GET /api` | this list, as text |
 //! | `GET /api/tournaments?state=&format=&page=&per_page=` | one page of the list, JSON |
 //! | `GET /api/tournaments/{id}` | one document |
@@ -123,8 +124,33 @@ async fn events(State(cache): State<LobbyCache>, id: Result<Path<String>, PathRe
     .await
 }
 
-/// `GET /tournaments/{id}/events`: the page's live part, rendered, at every revision.
-async fn page_events(State(cache): State<LobbyCache>, id: Result<Path<String>, PathRejection>) -> Response {
+/// Which page a tournament's rendered feed is for.
+#[derive(Debug, Default, serde::Deserialize)]
+struct View {
+    view: Option<String>,
+}
+
+/// `GET /tournaments/{id}/events`: the page's live part, rendered, at every revision; with
+/// `?view=clock`, the clock screen's ([`crate::pages::clock`], issue 39).
+async fn page_events(
+    State(cache): State<LobbyCache>,
+    id: Result<Path<String>, PathRejection>,
+    view: Result<axum::extract::Query<View>, QueryRejection>,
+) -> Response {
+    match view.as_ref().map(|v| v.view.as_deref()) {
+        Ok(None | Some("page")) => {}
+        Ok(Some("clock")) => {
+            return feed(cache, id, |cache, _, revision| {
+                revision.framed(Feed::Clock, |revision| {
+                    let doc: LobbyDocument = serde_json::from_slice(&revision.json).ok()?;
+                    let screen = crate::pages::clock::screen(&doc, cache.clock.now());
+                    Some(crate::live::frame("document", revision.revision, &screen))
+                })
+            })
+            .await
+        }
+        _ => return error(StatusCode::BAD_REQUEST, floor_events::codes::INVALID_FIELD, "view must be page or clock".to_owned()),
+    }
     feed(cache, id, |cache, _, revision| {
         // Rendered once per revision for every client of the tournament. `now` only sets the
         // countdowns' text until the page's script takes over.
@@ -155,6 +181,7 @@ const ROUTES: &str = "Floor lobby
 
 GET /                                   the tournament list (a page)
 GET /tournaments/{id}                   one tournament (a page, live)
+GET /tournaments/{id}/clock             the clock screen for the room's TV or projector (a page, live)
 GET /tournaments/{id}/tables            who sits where (a page): ?page=
 GET /tournaments/{id}/players?name=     find a player's entries, table, seat and stack (a page)
 GET /tournaments/{id}/statement?player= a cancelled tournament's statement for one player (a page)
@@ -205,6 +232,7 @@ pub fn router(cache: LobbyCache, console: Router, body_limit: usize) -> Router {
         .route("/", get(crate::pages::list::list_html))
         .route("/tournaments/{id}", get(crate::pages::tournament::tournament_html))
         .route("/tournaments/{id}/events", get(page_events))
+        .route("/tournaments/{id}/clock", get(crate::pages::clock::clock_html))
         .route("/tournaments/{id}/tables", get(crate::pages::seats::tables_html))
         .route("/tournaments/{id}/players", get(crate::pages::seats::players_html))
         .route("/tournaments/{id}/statement", get(crate::pages::statements::statement_html))

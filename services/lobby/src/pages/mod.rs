@@ -7,9 +7,11 @@
 //! - [`money`]: the one rule money is shown by (`€10.00`).
 //! - [`list`]: `GET /`, the tournament list.
 //! - [`tournament`]: `GET /tournaments/{id}`, one tournament, and its live part.
+//! - [`clock`]: `GET /tournaments/{id}/clock`, the clock screen for the room's TV (issue 39).
 //! - [`seats`]: the seat map and the player search, as pages and JSON.
 //! - [`statements`]: a cancelled tournament's statement for one player, as a page and JSON.
 
+pub mod clock;
 pub mod html;
 pub mod list;
 pub mod money;

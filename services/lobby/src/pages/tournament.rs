@@ -53,6 +53,10 @@ pub fn render(doc: &LobbyDocument, structure: Option<&Structure>, seats: Option<
             "\n"
             // Outside the live part: an update must not wipe what a player is typing.
             (super::seats::search_form(id, ""))
+            p id="screens" {
+                a href={ "/tournaments/" (id) "/clock" } { "Clock screen" } " (full screen, for the room's TV)"
+            }
+            "\n"
             @if let Some(structure) = structure {
                 (structure_table(structure, doc.clock.as_ref().and_then(|c| c.step)))
             }
@@ -119,7 +123,7 @@ fn live_markup(doc: &LobbyDocument, now: DateTime<Utc>) -> Markup {
     }
 }
 
-fn blinds(level: &floor_events::clock::Level) -> String {
+pub(crate) fn blinds(level: &floor_events::clock::Level) -> String {
     let mut out = format!("{} / {}", grouped(level.small_blind), grouped(level.big_blind));
     if level.ante > 0 {
         out.push_str(&format!(", ante {}{}", grouped(level.ante), if level.big_blind_ante { " (big blind ante)" } else { "" }));
