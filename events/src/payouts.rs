@@ -55,6 +55,9 @@ pub enum LockCause {
     /// The rebuy period and the add-on break are over (and late registration closed): the
     /// pool stops growing.
     BuyingOver,
+    /// A lottery sit & go's table, locked from its draw (issue 37, the lottery aggregate's
+    /// `prize_drawn`): the drawn pool and prizes, whatever the field contributed.
+    LotteryDrawn,
 }
 
 /// One finishing place and what it pays.
@@ -374,6 +377,12 @@ pub struct Books {
     /// paid, statements): what the tournament still holds. Zero once it is over.
     #[serde(default)]
     pub held: u64,
+    /// What a lottery sit & go's draw left of the contributions, kept by the operator
+    /// (contributions − drawn pool when the draw is below them; issue 37): counted as the fees
+    /// are, `paid_in + overlay = fees + prize_pool + bounty_pool + lottery_kept` (plus what a
+    /// 95 % cap kept). Zero for any other tournament.
+    #[serde(default)]
+    pub lottery_kept: u64,
     /// The identities above hold to the minor unit.
     pub balanced: bool,
     /// Why `balanced` is false: a sum that does not fit, a refund of more than was paid, or

@@ -35,6 +35,9 @@ pub mod verbs {
     pub const START_TOURNAMENT: Verb<StartTournament, Recorded> = Verb::new(service::REGISTRATION, "start_tournament");
     /// Register a player paid by a satellite's ticket (only the satellites service sends it).
     pub const REGISTER_WITH_TICKET: Verb<RegisterWithTicket, Registered> = Verb::new(service::REGISTRATION, "register_with_ticket");
+    /// Stop a satellite or a double or nothing at its equal-prize stop with the survivors
+    /// payouts ranked within the equal places (only the payouts service sends it: issues 36/37).
+    pub const STOP_SHARED: Verb<StopShared, Recorded> = Verb::new(service::REGISTRATION, "stop_shared");
     /// Cancel a tournament before its start, refunding every entry.
     pub const CANCEL_TOURNAMENT: Verb<CancelTournament, Recorded> = Verb::new(service::REGISTRATION, "cancel_tournament");
 }
@@ -164,6 +167,26 @@ pub struct EliminateEntry {
     pub tournament_id: TournamentId,
     /// The entry.
     pub entry: EntryNo,
+}
+
+/// A tournament with an equal prize (a satellite's seat, a double or nothing's cut: issues
+/// 36/37) reached its stop as payouts ranked it: sent only by the payouts service (command id
+/// derived `payouts-stop:<tournament>`), which ranks a hand's busts by the profile's rule (chips
+/// at the start of the hand, one hand-for-hand hand across tables together). Registration
+/// records `tournament_finished` with the first survivor as `winner` and `shared_by` the
+/// survivors in the order given. Refused after a finish, for a tournament without an equal
+/// prize, and for an entry that is not the tournament's or was unregistered (an eliminated entry
+/// is allowed: payouts ranked it above the cut in the stop's hand).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StopShared {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// The entries that share the equal prize, the winner first.
+    pub survivors: Vec<EntryNo>,
 }
 
 /// Start a scheduled tournament at its start time: it starts if the minimum number of players

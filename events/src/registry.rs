@@ -148,6 +148,7 @@ pub fn services() -> Vec<ServiceInfo> {
                     VerbInfo::of(START_TOURNAMENT, "commands/start_tournament.json", "replies/recorded.json"),
                     VerbInfo::of(CANCEL_TOURNAMENT, "commands/cancel_tournament.json", "replies/recorded.json"),
                     VerbInfo::of(REGISTER_WITH_TICKET, "commands/register_with_ticket.json", "replies/registered.json"),
+                    VerbInfo::of(STOP_SHARED, "commands/stop_shared.json", "replies/recorded.json"),
                 ]
             },
             writes: vec![

@@ -452,6 +452,7 @@ impl Sums {
                 let (money_in, money_out) = self.flows();
                 u64::try_from(money_in - money_out).unwrap_or(0)
             },
+            lottery_kept: self.lottery_kept,
             balanced,
             unbalanced: balance.err(),
         }

@@ -444,8 +444,8 @@ fn locked_drawn(field: &Field, pool: Money, prizes: &[u64]) -> Result<PayoutEven
         pool: Money::new(pool.amount, currency),
         places: bands.last().map_or(0, |b| b.to),
         bands,
-        // The field was final at the start (a sit & go's last seat), and the draw was made then.
-        cause: LockCause::Started,
+        // The field was final at the start (a sit & go's last seat); the table is the draw's.
+        cause: LockCause::LotteryDrawn,
     })
 }
 

@@ -74,8 +74,11 @@ pub struct TableScope {
 
 /// Verbs only a service sends (one service telling another): a director's credential cannot.
 /// `register_with_ticket` says the entry is paid by a satellite's ticket: only the satellites
-/// service, which holds the ticket, may say so (issue 36).
-pub const SERVICE_ONLY_VERBS: &[&str] = &["floor.cmd.registration.eliminate_entry", "floor.cmd.registration.register_with_ticket"];
+/// service, which holds the ticket, may say so (issue 36). `stop_shared` ends a satellite or a
+/// double or nothing at its stop with the survivors payouts ranked (issues 36/37): only payouts
+/// may say who they are.
+pub const SERVICE_ONLY_VERBS: &[&str] =
+    &["floor.cmd.registration.eliminate_entry", "floor.cmd.registration.register_with_ticket", "floor.cmd.registration.stop_shared"];
 
 /// Durable consumers Floor keeps on `FLOOR_TABLES`: no table may read, acknowledge or delete
 /// them.

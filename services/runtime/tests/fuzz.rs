@@ -77,6 +77,7 @@ const COMMANDS: &[Target] = &[
     target!("commands/deal_answer.json", "payouts accept_deal/reject_deal", request, payouts::DealAnswer),
     target!("commands/deal_query.json", "payouts deal", request, payouts::DealQuery),
     target!("commands/register_with_ticket.json", "register_with_ticket", request, registration::RegisterWithTicket),
+    target!("commands/stop_shared.json", "stop_shared", request, registration::StopShared),
     target!("commands/satellites_spend_ticket.json", "satellites spend_ticket", request, satellites::SpendTicket),
     target!("commands/satellites_tickets.json", "satellites tickets", request, satellites::TicketsOf),
     target!("commands/satellites_satellite.json", "satellites satellite", request, satellites::SatelliteOf),
@@ -320,6 +321,7 @@ near_valid_fuzz! {
     deal_answer_requests_never_panic: "commands/deal_answer.json";
     deal_query_requests_never_panic: "commands/deal_query.json";
     register_with_ticket_requests_never_panic: "commands/register_with_ticket.json";
+    stop_shared_requests_never_panic: "commands/stop_shared.json";
     satellites_spend_ticket_requests_never_panic: "commands/satellites_spend_ticket.json";
     satellites_tickets_requests_never_panic: "commands/satellites_tickets.json";
     satellites_satellite_requests_never_panic: "commands/satellites_satellite.json";
