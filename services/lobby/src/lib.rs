@@ -15,6 +15,8 @@
 //! - [`structures`]: each tournament's blind structure, its own resource (KV
 //!   `floor-lobby-structures`), kept out of the document.
 //! - [`projection`]: the [`floor_runtime::projection::Projection`] that keeps the documents in KV.
+//! - [`results`]: every finisher's place and prize (issue 39), in chunks of bounded size in KV
+//!   `floor-lobby-results`, written by the projection: the document keeps only the latest.
 //! - [`seat_map`]: who sits where, folded from a tournament's seating log into small documents
 //!   (a summary with recent moves and closed tables, one per open table, roster parts).
 //! - [`seat_map_store`]: the projection that keeps them in KV `floor-lobby-tables`.
@@ -31,7 +33,8 @@
 //! - [`pages`]: the pages, each with its handlers: [`pages::html`] (escaping, the page frame,
 //!   shared pieces), [`pages::money`] (the one rule money is shown by, `€10.00`),
 //!   [`pages::list`] (`GET /`), [`pages::tournament`] (`GET /tournaments/{id}` and its live
-//!   part), [`pages::seats`] (the seat map and the player search), [`pages::statements`] (a
+//!   part), [`pages::seats`] (the seat map and the player search), [`pages::clock`] (the clock screen),
+//!   [`pages::results`] (every finisher), [`pages::statements`] (a
 //!   cancelled tournament's statement for one player).
 //! - [`openapi`]: `GET /api/openapi.json`, the OpenAPI document of the JSON API.
 //! - [`router`]: the routes, on top: the pages, the JSON API (the list paged and filtered, one
@@ -59,6 +62,7 @@ pub mod openapi;
 pub mod pages;
 pub mod projection;
 pub mod respond;
+pub mod results;
 pub mod router;
 pub mod seat_map;
 pub mod seat_map_store;

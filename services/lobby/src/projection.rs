@@ -1,5 +1,6 @@
 //! The lobby projection: tournament, clock, payouts, rebuys, bounties, bubble, abort, satellite,
-//! shootout and lottery commits folded into one KV document per tournament.
+//! shootout and lottery commits folded into one KV document per tournament, and the places
+//! awarded into each tournament's results ([`crate::results`], issue 39).
 //!
 //! Documents are folded in memory and written once per batch ([`Projection::flush`]), the
 //! checkpoint after them; each document also remembers the last sequence folded in, so a commit
@@ -28,6 +29,10 @@ pub struct LobbyProjection {
     dirty: HashSet<TournamentId>,
     /// Tournaments whose structure changed since the last flush.
     dirty_structures: HashSet<TournamentId>,
+    /// Every finisher's place and prize ([`crate::results`], issue 39).
+    results: kv::Store,
+    /// Places awarded since the last flush, for [`crate::results::store`].
+    awarded: Vec<(TournamentId, floor_events::payouts::PlaceAward)>,
 }
 
 fn read<E: Into<Box<dyn std::error::Error + Send + Sync>>>(e: E) -> ProjectionError {
@@ -46,6 +51,7 @@ impl LobbyProjection {
     pub async fn load(backbone: &Backbone) -> Result<Self, ProjectionError> {
         let bucket = backbone.jetstream.get_key_value(subjects::LOBBY_BUCKET).await.map_err(read)?;
         let structures = crate::structures::bucket(&backbone.jetstream).await.map_err(read)?;
+        let results = crate::results::bucket(&backbone.jetstream).await.map_err(read)?;
         let mut dirty_structures = HashSet::new();
         let mut docs = HashMap::new();
         let keys: Vec<String> = bucket.keys().await.map_err(read)?.try_collect().await.map_err(read)?;
@@ -73,7 +79,7 @@ impl LobbyProjection {
                 }
             }
         }
-        Ok(Self { bucket, structures, docs, dirty: HashSet::new(), dirty_structures })
+        Ok(Self { bucket, structures, docs, dirty: HashSet::new(), dirty_structures, results, awarded: Vec::new() })
     }
 
     /// A document, as folded so far.
@@ -152,6 +158,13 @@ impl Projection for LobbyProjection {
                 None
             }
         };
+        if let (Some(_), Events::Payouts(events)) = (&folded, &commit.events) {
+            for event in events {
+                if let floor_events::payouts::PayoutEvent::PlacesAwarded { awards, .. } = event {
+                    self.awarded.extend(awards.iter().map(|a| (id, a.clone())));
+                }
+            }
+        }
         if let Some(mut doc) = folded {
             if let Events::Clock(events) = &commit.events {
                 if events.iter().any(|e| matches!(e, floor_events::clock::ClockEvent::StructureSet { .. })) {
@@ -189,6 +202,11 @@ impl Projection for LobbyProjection {
             .try_collect::<Vec<_>>()
             .await
             .map_err(write)?;
+        // The results before the documents: a document that counts a cash finds its line.
+        if !self.awarded.is_empty() {
+            crate::results::store(&self.results, &self.awarded).await.map_err(write)?;
+            self.awarded.clear();
+        }
         let writes: Vec<(String, bytes::Bytes)> = self
             .dirty
             .drain()
@@ -209,7 +227,8 @@ impl Projection for LobbyProjection {
         self.docs.clear();
         self.dirty.clear();
         self.dirty_structures.clear();
-        for bucket in [&self.bucket, &self.structures] {
+        self.awarded.clear();
+        for bucket in [&self.bucket, &self.structures, &self.results] {
             let keys: Vec<String> = bucket.keys().await.map_err(read)?.try_collect().await.map_err(read)?;
             for key in keys {
                 bucket.purge(key).await.map_err(write)?;

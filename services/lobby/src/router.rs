@@ -7,6 +7,7 @@
 //! | `GET /` | the tournament list as a page ([`crate::pages::list`]) |
 //! | `GET /tournaments/{id}` | one tournament as a page ([`crate::pages::tournament`]) |
 //! | `GET /tournaments/{id}/events` | its live part, rendered, at every new revision (SSE); `?view=clock`: the clock screen's |
+//! | `GET /tournaments/{id}/results?page=`, and the same under `/api` | every finisher, place and prize, 500 places a page ([`crate::pages::results`]) |
 //! | `GET /tournaments/{id}/clock` | the clock screen for the room's TV, live ([`crate::pages::clock`]) |
 //! | `GET /api` | this list, as text |
 //! | `GET /api/tournaments?state=&format=&page=&per_page=` | one page of the list, JSON |
@@ -182,6 +183,7 @@ const ROUTES: &str = "Floor lobby
 GET /                                   the tournament list (a page)
 GET /tournaments/{id}                   one tournament (a page, live)
 GET /tournaments/{id}/clock             the clock screen for the room's TV or projector (a page, live)
+GET /tournaments/{id}/results?page=    every finisher, place and prize, 500 places a page (a page)
 GET /tournaments/{id}/tables            who sits where (a page): ?page=
 GET /tournaments/{id}/players?name=     find a player's entries, table, seat and stack (a page)
 GET /tournaments/{id}/statement?player= a cancelled tournament's statement for one player (a page)
@@ -192,6 +194,7 @@ GET /api/tournaments/{id}               one tournament
 GET /api/tournaments/{id}/structure     its blind structure
 GET /api/tournaments/{id}/events        its document at every change (Server-Sent Events)
 GET /api/tournaments/{id}/tables        its open tables, seat by seat with stacks: ?page=1&per_page=25
+GET /api/tournaments/{id}/results?page= every finisher, place and prize: places (page-1)*500+1 to page*500
 GET /api/tournaments/{id}/players?name= entries whose player name holds name: table, seat, stack
 GET /api/tournaments/{id}/statement?player= that player's statement, its lines and the books (cancelled in play)
 GET /api/health                         poison commits the readers survived, what tournaments wait on
@@ -233,6 +236,7 @@ pub fn router(cache: LobbyCache, console: Router, body_limit: usize) -> Router {
         .route("/tournaments/{id}", get(crate::pages::tournament::tournament_html))
         .route("/tournaments/{id}/events", get(page_events))
         .route("/tournaments/{id}/clock", get(crate::pages::clock::clock_html))
+        .route("/tournaments/{id}/results", get(crate::pages::results::results_html))
         .route("/tournaments/{id}/tables", get(crate::pages::seats::tables_html))
         .route("/tournaments/{id}/players", get(crate::pages::seats::players_html))
         .route("/tournaments/{id}/statement", get(crate::pages::statements::statement_html))
@@ -243,6 +247,7 @@ pub fn router(cache: LobbyCache, console: Router, body_limit: usize) -> Router {
         .route("/api/tournaments/{id}/events", get(events))
         .route("/api/tournaments/{id}/tables", get(crate::pages::seats::api_tables))
         .route("/api/tournaments/{id}/players", get(crate::pages::seats::api_players))
+        .route("/api/tournaments/{id}/results", get(crate::pages::results::api_results))
         .route("/api/tournaments/{id}/statement", get(crate::pages::statements::api_statement))
         .route("/api/health", get(health))
         .route("/api/openapi.json", get(crate::openapi::serve))

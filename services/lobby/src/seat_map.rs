@@ -380,7 +380,11 @@ impl SeatMap {
     fn recount(&mut self) {
         let joined = self.roster.values().map(|c| c.entries.len() as u32).sum::<u32>();
         self.summary.seated = self.at.len() as u32;
-        self.summary.waiting = joined.saturating_sub(self.summary.seated).saturating_sub(self.summary.out);
+        // The winner, once their last table closed, sits nowhere and is not out: not waiting
+        // for a seat either (issue 39: the finished page counted them as waiting).
+        let winner_unseated = self.summary.winner.is_some_and(|w| !self.at.contains_key(&w));
+        self.summary.waiting =
+            joined.saturating_sub(self.summary.seated).saturating_sub(self.summary.out).saturating_sub(u32::from(winner_unseated));
         self.summary.tables = self.tables.keys().copied().collect();
         if let Some(progress) = self.summary.shootout.as_mut() {
             for t in progress.tables.iter_mut().filter(|t| t.winners.is_none()) {
@@ -626,6 +630,15 @@ pub struct Found {
     pub seat: Option<u8>,
     /// Its chips after the last hand its table reported.
     pub chips: Option<u64>,
+    /// Its place once out, or the winner's (issue 39: from [`crate::results`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place: Option<u32>,
+    /// Players who shared that place (out in the same hand), once placed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared: Option<u32>,
+    /// The prize that place paid (zero out of the money), once placed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prize: Option<floor_events::Money>,
 }
 
 /// The entries whose player name contains `name` (ASCII case ignored), by entry number, at
@@ -645,7 +658,17 @@ pub fn search<'a>(
         .flat_map(|c| c.entries.iter())
         .filter(|(_, e)| e.player.as_str().to_ascii_lowercase().contains(&name))
         .take(limit)
-        .map(|(n, e)| Found { entry: EntryNo(*n), player: e.player.clone(), out: e.out, table: None, seat: None, chips: None })
+        .map(|(n, e)| Found {
+            entry: EntryNo(*n),
+            player: e.player.clone(),
+            out: e.out,
+            table: None,
+            seat: None,
+            chips: None,
+            place: None,
+            shared: None,
+            prize: None,
+        })
         .collect();
     found.sort_by_key(|f| f.entry.0);
     let wanted: HashMap<EntryNo, usize> = found.iter().enumerate().map(|(i, f)| (f.entry, i)).collect();
@@ -741,6 +764,22 @@ mod tests {
         assert_eq!(changes.roster, BTreeSet::from([0, 1]), "entry 1003 is in the second roster document");
         assert!(changes.summary);
         assert_eq!(map.take_changes(), Changes::default(), "taken once");
+    }
+
+    /// Issue 39: the winner, their last table closed, is neither seated, out nor waiting.
+    #[test]
+    fn the_winner_is_not_counted_as_waiting_for_a_seat() {
+        let mut map = drawn();
+        let out = |entry: u32, players_left: u32, table: u32| SeatingEvent::EntryEliminated {
+            entry: EntryNo(entry),
+            players_left,
+            stack_at_start: None,
+            table: Some(table),
+        };
+        map.apply(3, &[out(1003, 3, 2), out(3, 2, 2), SeatingEvent::TableClosed { table: 2 }, out(2, 1, 1)]);
+        map.apply(4, &[SeatingEvent::TableClosed { table: 1 }, SeatingEvent::TournamentWon { entry: EntryNo(1) }]);
+        let s = map.summary();
+        assert_eq!((s.seated, s.waiting, s.out, s.winner), (0, 0, 3, Some(EntryNo(1))));
     }
 
     #[test]

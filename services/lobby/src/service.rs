@@ -100,7 +100,8 @@ pub async fn start(
         },
         async { SeatCache::watch(seats_bucket, shutdown.clone()).await.map_err(|e| LobbyError::Bucket(e.to_string())) }
     )?;
-    let cache = cache.with_seats(seats);
+    let results = crate::results::bucket(&backbone.jetstream).await.map_err(LobbyError::Bucket)?;
+    let cache = cache.with_seats(seats).with_results(results);
     tracing::info!(ms = started.elapsed().as_millis() as u64, "lobby caches watching");
     tracker.spawn(crate::waiting::run(backbone.jetstream.clone(), clock.clone(), cache.waits(), shutdown.clone()));
     // Before anything listens: a certificate that does not load stops the start.

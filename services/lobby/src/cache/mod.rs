@@ -60,6 +60,8 @@ pub struct LobbyCache {
     pub(crate) shutdown: CancellationToken,
     /// Who sits where ([`seats`]).
     pub(crate) seats: seats::SeatCache,
+    /// Every finisher ([`crate::results`]); read per request, chunk by chunk.
+    pub(crate) results: Option<kv::Store>,
 }
 
 /// A tournament's document from the bucket; for a tournament in the log that the projection has
@@ -131,6 +133,7 @@ impl LobbyCache {
             clock,
             shutdown: shutdown.clone(),
             seats: Default::default(),
+            results: None,
         };
         let mut entries = bucket.watch_all_from_revision(1).await?;
         let (docs, feeds) = (cache.docs.clone(), cache.feeds.clone());
@@ -161,6 +164,19 @@ impl LobbyCache {
             }
         });
         Ok(cache)
+    }
+
+    /// Serves the results from `results` ([`crate::results`]; without it, none are shown).
+    pub fn with_results(self, results: kv::Store) -> Self {
+        Self { results: Some(results), ..self }
+    }
+
+    /// The results chunk at `key`; empty without the bucket or when it does not answer.
+    pub async fn results_chunk(&self, key: &str) -> crate::results::ResultsChunk {
+        match &self.results {
+            Some(bucket) => crate::results::chunk(bucket, key).await.unwrap_or_default(),
+            None => Default::default(),
+        }
     }
 
     /// Serves `seats` as who sits where (a cache that stays empty otherwise).

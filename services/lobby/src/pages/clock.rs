@@ -158,7 +158,6 @@ fn payouts(doc: &LobbyDocument) -> Markup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::clock::LobbyClock;
     use floor_events::clock::{ClockEvent, Level, Step, StepCause, Structure};
     use floor_events::tournament::TournamentDefinition;
     use floor_events::TournamentId;

@@ -395,6 +395,9 @@ mod render_bench {
                 table: Some(1),
                 seat: Some(seat),
                 chips: Some(10_000),
+                place: None,
+                shared: None,
+                prize: None,
             })
             .collect();
         let player = PlayerId::parse("ana.b").unwrap();

@@ -7,6 +7,7 @@
 //! - [`money`]: the one rule money is shown by (`€10.00`).
 //! - [`list`]: `GET /`, the tournament list.
 //! - [`tournament`]: `GET /tournaments/{id}`, one tournament, and its live part.
+//! - [`results`]: every finisher, place and prize, a page of 500 places at a time (issue 39).
 //! - [`clock`]: `GET /tournaments/{id}/clock`, the clock screen for the room's TV (issue 39).
 //! - [`seats`]: the seat map and the player search, as pages and JSON.
 //! - [`statements`]: a cancelled tournament's statement for one player, as a page and JSON.
@@ -15,6 +16,7 @@ pub mod clock;
 pub mod html;
 pub mod list;
 pub mod money;
+pub mod results;
 pub mod seats;
 pub mod statements;
 pub mod tournament;

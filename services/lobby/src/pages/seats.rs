@@ -21,7 +21,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use floor_events::seating::MoveReason;
-use floor_events::TournamentId;
+use floor_events::{Currency, TournamentId};
 use maud::{html, Markup, Render};
 use serde::Serialize;
 
@@ -38,11 +38,26 @@ pub(crate) struct SeatParams {
     name: Option<String>,
 }
 
-/// The tournament a path names, known to the lobby: its id and name.
-async fn tournament(cache: &LobbyCache, id: Result<Path<String>, PathRejection>) -> Result<(TournamentId, String), Response> {
+/// The tournament a path names, known to the lobby: its id, name and currency.
+async fn tournament(cache: &LobbyCache, id: Result<Path<String>, PathRejection>) -> Result<(TournamentId, String, Currency), Response> {
     let id = path_id(id).map_err(bad_path)?;
     let doc = cache.document(&id).await.map_err(|why| not_shown(&id, why))?;
-    Ok((doc.tournament_id, doc.name))
+    Ok((doc.tournament_id, doc.name, doc.buy_in.currency))
+}
+
+/// Each entry found that sits nowhere (out, or the winner) with its place and prize, from the
+/// results ([`crate::results`], issue 39): one chunk read per thousand entries concerned.
+async fn placed(cache: &LobbyCache, t: TournamentId, currency: Currency, found: &mut [Found]) {
+    let keys: std::collections::BTreeSet<String> =
+        found.iter().filter(|f| f.table.is_none()).map(|f| crate::results::entry_key(t, f.entry)).collect();
+    for key in keys {
+        let chunk = cache.results_chunk(&key).await;
+        for f in found.iter_mut().filter(|f| f.table.is_none()) {
+            if let Some(a) = chunk.of(f.entry) {
+                (f.place, f.shared, f.prize) = (Some(a.place), Some(a.shared), Some(floor_events::Money::new(a.amount, currency)));
+            }
+        }
+    }
 }
 
 fn params(given: Result<axum::extract::Query<SeatParams>, QueryRejection>) -> Result<SeatParams, String> {
@@ -80,7 +95,7 @@ pub(crate) async fn api_tables(
     id: Result<Path<String>, PathRejection>,
     given: Result<axum::extract::Query<SeatParams>, QueryRejection>,
 ) -> Response {
-    let (t, _) = match tournament(&cache, id).await {
+    let (t, _, _) = match tournament(&cache, id).await {
         Ok(t) => t,
         Err(answer) => return answer,
     };
@@ -115,7 +130,7 @@ pub(crate) async fn api_players(
     id: Result<Path<String>, PathRejection>,
     given: Result<axum::extract::Query<SeatParams>, QueryRejection>,
 ) -> Response {
-    let (t, _) = match tournament(&cache, id).await {
+    let (t, _, currency) = match tournament(&cache, id).await {
         Ok(t) => t,
         Err(answer) => return answer,
     };
@@ -124,14 +139,18 @@ pub(crate) async fn api_players(
         Err(message) => return error(StatusCode::BAD_REQUEST, floor_events::codes::INVALID_FIELD, message),
     };
     cache.seats().caught_up(t).await;
-    let found = cache.seats().search(t, &name);
+    let mut found = cache.seats().search(t, &name);
+    placed(&cache, t, currency, &mut found).await;
     json(StatusCode::OK, serde_json::to_vec(&PlayersJson { tournament_id: t, name, found }).expect("search serializes"))
 }
 
-async fn page_tournament(cache: &LobbyCache, id: Result<Path<String>, PathRejection>) -> Result<(TournamentId, String), Response> {
+async fn page_tournament(
+    cache: &LobbyCache,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<(TournamentId, String, Currency), Response> {
     let Ok(Path(id)) = id else { return Err(html_error(StatusCode::BAD_REQUEST, "not a tournament id")) };
     match cache.document(&id).await {
-        Ok(doc) => Ok((doc.tournament_id, doc.name)),
+        Ok(doc) => Ok((doc.tournament_id, doc.name, doc.buy_in.currency)),
         Err(NotShown::Unknown) => Err(html_error(StatusCode::NOT_FOUND, &format!("No tournament {}.", echoed(&id)))),
         Err(NotShown::NotYet) => Err(html_error(StatusCode::SERVICE_UNAVAILABLE, "This tournament is just created; reload in a moment.")),
     }
@@ -143,7 +162,7 @@ pub(crate) async fn tables_html(
     id: Result<Path<String>, PathRejection>,
     given: Result<axum::extract::Query<SeatParams>, QueryRejection>,
 ) -> Response {
-    let (t, name) = match page_tournament(&cache, id).await {
+    let (t, name, _) = match page_tournament(&cache, id).await {
         Ok(t) => t,
         Err(answer) => return answer,
     };
@@ -161,14 +180,15 @@ pub(crate) async fn players_html(
     id: Result<Path<String>, PathRejection>,
     given: Result<axum::extract::Query<SeatParams>, QueryRejection>,
 ) -> Response {
-    let (t, name) = match page_tournament(&cache, id).await {
+    let (t, name, currency) = match page_tournament(&cache, id).await {
         Ok(t) => t,
         Err(answer) => return answer,
     };
     match params(given).and_then(|p| search_name(&p)) {
         Ok(wanted) => {
             cache.seats().caught_up(t).await;
-            let found = cache.seats().search(t, &wanted);
+            let mut found = cache.seats().search(t, &wanted);
+            placed(&cache, t, currency, &mut found).await;
             html(StatusCode::OK, render_search(t, &name, &wanted, &found))
         }
         Err(message) => html_error(StatusCode::BAD_REQUEST, &message),
@@ -396,7 +416,7 @@ pub(crate) fn render_search(t: TournamentId, name: &str, wanted: &str, found: &[
                     thead {
                         tr {
                             th { "Player" } th class="num" { "Entry" } th class="num" { "Table" } th class="num" { "Seat" }
-                            th class="num" { "Chips" }
+                            th class="num" { "Chips" } th { "Finished" }
                         }
                     }
                     tbody {
@@ -411,8 +431,19 @@ pub(crate) fn render_search(t: TournamentId, name: &str, wanted: &str, found: &[
                                         td class="num seat" { (seat) }
                                         td class="num chips" { @if let Some(chips) = f.chips { (grouped(chips)) } }
                                     }
+                                    (false, ..) if f.place.is_some() => {
+                                        td class="num table" { "winner" } td class="num seat" {} td class="num chips" {}
+                                    }
                                     (false, ..) => {
                                         td class="num table" { "waiting for a seat" } td class="num seat" {} td class="num chips" {}
+                                    }
+                                }
+                                td class="finish" {
+                                    @if let (Some(place), Some(prize)) = (f.place, f.prize) {
+                                        (crate::results::ordinal(place))
+                                        @if f.shared.is_some_and(|n| n > 1) { " (shared by " (f.shared.unwrap_or(1)) ")" }
+                                        " · "
+                                        @if prize.amount > 0 { (super::html::money(prize)) } @else { "no prize" }
                                     }
                                 }
                             }
@@ -453,6 +484,9 @@ mod tests {
             table: Some(7),
             seat: Some(2),
             chips: Some(12_345),
+            place: None,
+            shared: None,
+            prize: None,
         }];
         let page = render_search(t(), evil, "\"><img src=x onerror=alert(1)>", &found);
         assert!(!page.contains("<img src=x"), "the typed name is text too");
@@ -465,10 +499,34 @@ mod tests {
     #[test]
     fn an_entry_out_or_waiting_says_so() {
         let found = [
-            Found { entry: EntryNo(1), player: PlayerId::parse("ann").unwrap(), out: true, table: None, seat: None, chips: None },
-            Found { entry: EntryNo(2), player: PlayerId::parse("anna").unwrap(), out: false, table: None, seat: None, chips: None },
+            Found { entry: EntryNo(1), player: PlayerId::parse("ann").unwrap(), out: true, table: None, seat: None, chips: None, place: None, shared: None, prize: None },
+            Found { entry: EntryNo(2), player: PlayerId::parse("anna").unwrap(), out: false, table: None, seat: None, chips: None, place: None, shared: None, prize: None },
         ];
         let page = render_search(t(), "Daily", "ann", &found);
         assert!(page.contains(">out<") && page.contains(">waiting for a seat<"), "{page}");
+        assert!(!page.contains("no prize"), "not placed: no place shown");
+    }
+
+    /// Issue 39: a busted player's search result shows their place and prize, the winner's
+    /// says winner, not waiting for a seat.
+    #[test]
+    fn a_placed_entry_shows_its_place_and_prize() {
+        let eur = |c: u64| floor_events::Money::new(c, Currency::EUR);
+        let hit = |entry: u32, player: &str, out: bool, place: u32, shared: u32, prize: u64| Found {
+            entry: EntryNo(entry),
+            player: PlayerId::parse(player).unwrap(),
+            out,
+            table: None,
+            seat: None,
+            chips: None,
+            place: Some(place),
+            shared: Some(shared),
+            prize: Some(eur(prize)),
+        };
+        let found = [hit(1, "ann", true, 37, 1, 1_250), hit(2, "anna", false, 1, 1, 90_000), hit(3, "annie", true, 150, 2, 0)];
+        let page = render_search(t(), "Daily", "ann", &found);
+        assert!(page.contains("<td class=\"finish\">37th · €12.50</td>"), "{page}");
+        assert!(page.contains(">winner<") && page.contains("1st · €900.00") && !page.contains("waiting for a seat"), "{page}");
+        assert!(page.contains("150th (shared by 2) · no prize"), "{page}");
     }
 }

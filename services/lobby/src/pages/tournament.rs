@@ -54,7 +54,8 @@ pub fn render(doc: &LobbyDocument, structure: Option<&Structure>, seats: Option<
             // Outside the live part: an update must not wipe what a player is typing.
             (super::seats::search_form(id, ""))
             p id="screens" {
-                a href={ "/tournaments/" (id) "/clock" } { "Clock screen" } " (full screen, for the room's TV)"
+                a href={ "/tournaments/" (id) "/clock" } { "Clock screen" } " (full screen, for the room's TV) · "
+                a href={ "/tournaments/" (id) "/results" } { "Results" } " (every finisher, place and prize)"
             }
             "\n"
             @if let Some(structure) = structure {
@@ -242,6 +243,9 @@ fn payouts_section(doc: &LobbyDocument) -> Markup {
                 (if p.locked { "final" } else { "projected for the entries so far" }) " · "
                 (grouped(p.cashes.into())) " cashed so far"
                 @if p.paid { " · every place paid" }
+                @if p.cashes > p.places_paid {
+                    " (players out in the same hand share their places' prizes: a split on the bubble pays one more player)"
+                }
             }
             "\n"
             @if !p.bands.is_empty() {
@@ -261,6 +265,10 @@ fn payouts_section(doc: &LobbyDocument) -> Markup {
             @if let Some(deal) = &p.deal { (deal_section(deal, &cash)) }
             @if !finishers.is_empty() {
                 h2 { "Finishers" }
+                p class="muted" {
+                    "The final table and the latest cashes; "
+                    a href={ "/tournaments/" (doc.tournament_id) "/results" } { "every finisher" } "."
+                }
                 table class="finishers" {
                     thead { tr { th { "Place" } th { "Player" } th class="num" { "Prize" } } }
                     tbody {
