@@ -41,6 +41,21 @@ pub fn boundary(rules: &HandForHandRules, paid_places: Option<u32>, field: Field
     }
 }
 
+/// The places the money boundary counts from once payouts has locked its table (`places` paid
+/// from `pool`): for a tournament with an equal prize (`equal_prize`, minor units: a
+/// satellite's seat, a double or nothing's cut; issues 36/37,
+/// [`crate::satellite::equal_prize`]) its equal places, ⌊pool ÷ prize⌋ (the seats), not the
+/// places paid, which include the leftover's place after the last seat: hand-for-hand then
+/// runs until the stop, and the stop's hand is dealt in step at every table. A pool below one
+/// equal prize, and any other tournament, count from the places paid. The bubble and payouts
+/// both read the lock through it, so they agree on when hand-for-hand starts.
+pub fn locked_places(places: u32, pool: u64, equal_prize: Option<u64>) -> u32 {
+    match equal_prize.map(|prize| crate::satellite::seats(pool, prize)) {
+        Some(seats) if seats > 0 => seats.min(places),
+        _ => places,
+    }
+}
+
 /// Whether `players_left` is within the trigger's reach: above the boundary, at most the rules'
 /// number of players before it. Never under a director's trigger.
 pub fn within_reach(rules: &HandForHandRules, players_left: u32, boundary: u32) -> bool {
@@ -75,6 +90,17 @@ mod tests {
         assert!(!trigger_starts(&r, 53, 50, 9));
         assert!(!within_reach(&r, u32::MAX, u32::MAX), "nothing is above u32::MAX");
         assert!(within_reach(&rules(Trigger::PlayersBeforeBubble { players: 1000 }, Boundary::Money), u32::MAX, u32::MAX - 1));
+    }
+
+    /// Issues 36/37: a satellite of 10 seats and a leftover pays 11 places; hand-for-hand counts
+    /// from the 10 seats, so it runs until the stop. A double or nothing's places are its
+    /// prizes; a pool below one seat, and a tournament without an equal prize, count the places.
+    #[test]
+    fn an_equal_prize_counts_the_boundary_from_its_seats_not_the_leftover_place() {
+        assert_eq!(locked_places(11, 10 * 1_090 + 500, Some(1_090)), 10);
+        assert_eq!(locked_places(5, 10_000, Some(2_000)), 5);
+        assert_eq!(locked_places(1, 500, Some(1_090)), 1);
+        assert_eq!(locked_places(15, 100_000, None), 15);
     }
 
     #[test]

@@ -113,6 +113,10 @@ struct Tournament {
     /// hears the close after that finish. Released nothing more.
     #[serde(default)]
     closing: BTreeMap<u32, Table>,
+    /// A satellite's seat value or a double or nothing's equal prize (minor units; issues 36/37):
+    /// the money boundary is its seats ([`hand_for_hand::locked_places`]).
+    #[serde(default)]
+    equal_prize: Option<u64>,
     /// The tournament is suspended (the abort service's log): no hand is released until it is
     /// resumed, as a director's pause of hand-for-hand holds it.
     #[serde(default)]
@@ -169,6 +173,7 @@ impl Tournament {
             rebuying: BTreeSet::new(),
             deciding: BTreeMap::new(),
             closing: BTreeMap::new(),
+            equal_prize: None,
             suspended: false,
         }
     }
@@ -239,7 +244,9 @@ impl Policy {
                 TournamentEvent::TournamentCreated(created) => {
                     let d = &created.definition;
                     let rules = gated(d);
-                    self.tournaments.insert(t, Tournament::created(rules, d.profile, d.payout_table.clone()));
+                    let mut x = Tournament::created(rules, d.profile, d.payout_table.clone());
+                    x.equal_prize = floor_rules::satellite::equal_prize(d).map(|prize| prize.amount);
+                    self.tournaments.insert(t, x);
                     orders.push(Order::Bubble(t, id("configure", t), BubbleCommand::Configure { tournament_id: t, rules }));
                 }
                 TournamentEvent::EntryRegistered(_) => {
@@ -265,8 +272,9 @@ impl Policy {
     pub fn on_payouts(&mut self, t: TournamentId, events: &[PayoutEvent]) {
         let Some(x) = self.tournaments.get_mut(&t) else { return };
         for e in events {
-            if let PayoutEvent::PayoutTableLocked { places, .. } = e {
-                x.paid_places = Some(*places);
+            if let PayoutEvent::PayoutTableLocked { places, pool, .. } = e {
+                // An equal prize's boundary is its seats, not the leftover's place (issues 36/37).
+                x.paid_places = Some(hand_for_hand::locked_places(*places, pool.amount, x.equal_prize));
             }
         }
     }

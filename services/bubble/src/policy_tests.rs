@@ -337,3 +337,27 @@ fn a_suspension_holds_the_release_and_the_resume_releases_the_hand_waiting() {
     let orders = policy.on_abort(t, at(), &[resumed]);
     assert!(matches!(&orders[..], [Order::Bubble(_, _, BubbleCommand::Release { tables, .. })] if tables == &vec![1, 2]), "{orders:?}");
 }
+
+/// Issues 36/37: a satellite's table pays its seats and the leftover's place after them (54
+/// seats of 1,100 and 600 to 55th); the bubble counts hand-for-hand from the 54 seats, so it
+/// runs until the stop, not until 55 are left. An ordinary tournament counts the places paid.
+#[test]
+fn an_equal_prize_tournaments_boundary_is_its_seats_not_the_leftovers_place() {
+    let locked = |places: u32, pool: u64| floor_events::payouts::PayoutEvent::PayoutTableLocked {
+        entries: 300,
+        contributions: floor_events::Money::new(pool, floor_events::Currency::EUR),
+        guarantee: None,
+        overlay: floor_events::Money::new(0, floor_events::Currency::EUR),
+        pool: floor_events::Money::new(pool, floor_events::Currency::EUR),
+        places,
+        bands: vec![],
+        cause: floor_events::payouts::LockCause::Started,
+    };
+    let (t, mut policy) = two_tables_near_the_bubble();
+    policy.tournaments.get_mut(&t).expect("followed").equal_prize = Some(1_100);
+    policy.on_payouts(t, &[locked(55, 60_000)]);
+    assert_eq!(policy.field(t).map(|f| f.boundary), Some(54));
+    let (plain, mut other) = two_tables_near_the_bubble();
+    other.on_payouts(plain, &[locked(55, 60_000)]);
+    assert_eq!(other.field(plain).map(|f| f.boundary), Some(55));
+}

@@ -13,8 +13,10 @@ use crate::books::books;
 use crate::domain::{PayoutCommand, PayoutState, PayoutsAggregate, PayoutsError};
 use crate::policy::{Order, Policy};
 use esrs::Aggregate;
+use floor_events::bubble::BubbleEvent;
 use floor_events::lottery::{LotteryEvent, LotteryPrize, LotteryTerms, PrizeDrawn};
 use floor_events::payouts::{Books, PayoutEvent, PlaceAward};
+use floor_events::registration::StopShared;
 use floor_events::registration::{
     EntryKind, EntryRegistered, StartCause, Survivor, TournamentCreated, TournamentEvent, TournamentFinished, TournamentStarted,
 };
@@ -123,6 +125,8 @@ struct Run {
     policy: Policy,
     log: Vec<PayoutEvent>,
     sequence: u64,
+    /// The equal-prize stops the policy sent registration (issues 36/37).
+    stops: Vec<StopShared>,
 }
 
 impl Run {
@@ -132,6 +136,9 @@ impl Run {
 
     fn orders(&mut self, t: TournamentId, orders: Vec<Order>) {
         for order in orders {
+            if let Order::StopShared(stop) = &order {
+                self.stops.push(stop.clone());
+            }
             let Order::Payouts((_, _, command)) = order else { continue };
             let events = PayoutsAggregate::handle_command(&self.state(), command).expect("the aggregate takes the policy's command");
             self.sequence += 1;
@@ -150,6 +157,22 @@ impl Run {
         self.sequence += 1;
         let orders = self.policy.on_seating(t, self.sequence, events);
         self.orders(t, orders);
+    }
+
+    fn bubble(&mut self, t: TournamentId, events: &[BubbleEvent]) {
+        self.sequence += 1;
+        let orders = self.policy.on_bubble(t, self.sequence, events);
+        self.orders(t, orders);
+    }
+
+    /// Registration records the policy's one stop as `stop_shared` does: `tournament_finished`
+    /// shared by the survivors in the order given.
+    fn registration_stops(&mut self, t: TournamentId) -> Vec<u32> {
+        let [stop] = &self.stops[..] else { panic!("one stop: {:?}", self.stops) };
+        assert_eq!(stop.command_id, floor_events::CommandId::derived(&format!("payouts-stop:{t}")));
+        let survivors: Vec<u32> = stop.survivors.iter().map(|e| e.0).collect();
+        self.registration(t, &[shared_by(&survivors)]);
+        survivors
     }
 
     fn lottery(&mut self, t: TournamentId, events: &[LotteryEvent]) {
@@ -243,6 +266,119 @@ fn section_4_36_16_a_double_bust_across_the_cut_pays_the_bigger_stack_and_the_bo
     assert_eq!(b.prizes_paid, 10_000);
 }
 
+/// Seating's draw: every entry of 1 ..= `capacity` joins with 5,000 chips.
+fn seated(capacity: u32) -> Vec<SeatingEvent> {
+    (1..=capacity).map(|e| SeatingEvent::EntryJoined { entry: EntryNo(e), player: player(e), stack: 5_000 }).collect()
+}
+
+/// One bust at `table`, `players_left` after it, out with `stack` chips at the start of the hand.
+fn bust(entry: u32, stack: u64, table: u32, players_left: u32) -> SeatingEvent {
+    SeatingEvent::EntryEliminated { entry: EntryNo(entry), players_left, stack_at_start: Some(stack), table: Some(table) }
+}
+
+/// A 20-seat double or nothing (ten prizes of 2,000) seated at two tables, entries 1 … 9 out
+/// one a hand: eleven left (10 … 20), one above the cut.
+fn twenty_with_eleven_left(run: &mut Run, t: TournamentId) -> Vec<TournamentEvent> {
+    let registration = filled(t, &cut(20, 2, 1_000, 100));
+    run.registration(t, &registration);
+    run.seating(t, &seated(20));
+    for entry in 1..=9u32 {
+        run.seating(t, &[bust(entry, 500, 1 + entry % 2, 20 - entry)]);
+    }
+    assert!(run.stops.is_empty(), "no stop above the cut: {:?}", run.stops);
+    registration
+}
+
+fn released(hand: u64) -> BubbleEvent {
+    BubbleEvent::HandReleased { hand, tables: vec![1, 2], at: at() }
+}
+
+fn completed(hand: u64) -> BubbleEvent {
+    BubbleEvent::HandCompleted { hand, players_left_before: 0, placed: vec![], at: at() }
+}
+
+/// Issues 36/37, the stop's hand hand-for-hand: entry 12 (5,000 chips at the start) is out at
+/// table 1 and entry 11 (800) at table 2 in the same hand, eleven left before it and ten prizes.
+/// Payouts holds both until the bubble completes the hand and ranks them together by chips:
+/// entry 12 is 10th (a prize, a survivor), entry 11 is 11th (nothing), whichever table's report
+/// was stored first. Registration, told the busts in arrival order, would have stopped at the
+/// first and named the second a survivor: payouts decides the stop and names the survivors.
+#[test]
+fn a_hand_for_hand_hand_across_the_cut_gives_the_prize_to_the_bigger_stack_whatever_the_arrival_order() {
+    for bigger_first in [true, false] {
+        let (mut run, t) = (Run::default(), TournamentId::new());
+        let registration = twenty_with_eleven_left(&mut run, t);
+        // Given hand 4 released at both tables.
+        run.bubble(t, &[released(4)]);
+        // When the tables report their busts in either order.
+        let (first, second) =
+            if bigger_first { (bust(12, 5_000, 1, 10), bust(11, 800, 2, 9)) } else { (bust(11, 800, 2, 10), bust(12, 5_000, 1, 9)) };
+        run.seating(t, &[first]);
+        run.seating(t, &[second]);
+        assert!(run.stops.is_empty() && run.awards().len() == 9, "held until the hand completes");
+        // And the bubble completes the hand.
+        run.bubble(t, &[completed(4)]);
+        // Then payouts stops it: the nine at the tables and entry 12, ranked 10th.
+        let survivors = run.registration_stops(t);
+        assert_eq!(survivors, [10, 13, 14, 15, 16, 17, 18, 19, 20, 12], "bigger first: {bigger_first}");
+        let place = |entry: u32| run.awards().iter().find(|a| a.entry == EntryNo(entry)).map(|a| (a.place, a.amount));
+        assert_eq!((place(12), place(11)), (Some((10, 2_000)), Some((11, 0))));
+        for entry in survivors {
+            assert_eq!(run.paid(entry), 2_000, "entry {entry}");
+        }
+        assert_eq!(run.awards().len(), 20, "every entry placed once");
+        // And nothing is awarded after the stop.
+        run.seating(t, &[bust(10, 500, 1, 8)]);
+        assert_eq!(run.awards().len(), 20);
+        let b = run.books(t, &registration);
+        assert!(b.finished && b.balanced && b.prizes_paid == 20_000, "{b:?}");
+    }
+}
+
+/// Equal stacks straddling the cut (the profile's rule: equal stacks share and split their
+/// places): entries 11 and 12 out in one hand-for-hand hand with 800 chips each share 10th and
+/// 11th, each paid half a prize in cash, and neither is a survivor: the nine left are.
+#[test]
+fn equal_stacks_straddling_the_cut_split_in_cash_and_are_not_survivors() {
+    let (mut run, t) = (Run::default(), TournamentId::new());
+    let registration = twenty_with_eleven_left(&mut run, t);
+    run.bubble(t, &[released(4)]);
+    run.seating(t, &[bust(12, 800, 1, 10)]);
+    run.seating(t, &[bust(11, 800, 2, 9)]);
+    run.bubble(t, &[completed(4)]);
+    let survivors = run.registration_stops(t);
+    assert_eq!(survivors, [10, 13, 14, 15, 16, 17, 18, 19, 20]);
+    let place = |entry: u32| run.awards().iter().find(|a| a.entry == EntryNo(entry)).map(|a| (a.place, a.shared, a.amount));
+    assert_eq!((place(11), place(12)), (Some((10, 2, 1_000)), Some((10, 2, 1_000))));
+    for entry in survivors {
+        assert_eq!(run.paid(entry), 2_000, "entry {entry}");
+    }
+    let b = run.books(t, &registration);
+    assert!(b.finished && b.balanced && b.prizes_paid == 20_000, "{b:?}");
+}
+
+/// 004 §4.36.16, a double bust at one table across the cut, the bigger stack stored first (as
+/// an outbox may send them): payouts ranks by chips at the start of the hand, stops, and names
+/// the bigger stack with the four left; the smaller is 6th with nothing.
+#[test]
+fn a_double_or_nothing_double_bust_names_the_bigger_stack_a_survivor_whatever_the_order() {
+    let (mut run, t) = (Run::default(), TournamentId::new());
+    let registration = filled(t, &cut(10, 2, 1_000, 100));
+    run.registration(t, &registration);
+    run.seating(t, &seated(10));
+    for (n, entry) in [1u32, 2, 5, 6].into_iter().enumerate() {
+        run.seating(t, &[bust(entry, 500, 1, 9 - n as u32)]);
+    }
+    assert!(run.stops.is_empty());
+    run.seating(t, &[bust(4, 2_500, 1, 5), bust(3, 800, 1, 4)]);
+    let survivors = run.registration_stops(t);
+    assert_eq!(survivors, [7, 8, 9, 10, 4]);
+    let place = |entry: u32| run.awards().iter().find(|a| a.entry == EntryNo(entry)).map(|a| (a.place, a.amount));
+    assert_eq!((place(4), place(3)), (Some((5, 2_000)), Some((6, 0))));
+    let b = run.books(t, &registration);
+    assert!(b.finished && b.balanced && b.prizes_paid == 10_000, "{b:?}");
+}
+
 /// Each place's prize from a split: shares of the pool rounded down, the remainder to first.
 fn prizes(pool: u64, split_bps: &[u32]) -> Vec<u64> {
     let mut prizes: Vec<u64> = split_bps.iter().map(|&b| (u128::from(pool) * u128::from(b) / 10_000) as u64).collect();
@@ -290,6 +426,7 @@ fn section_16_10_a_lottery_table_locks_on_its_draw_above_and_below_break_even_an
             panic!("{:?}", run.log)
         };
         assert_eq!((locked.amount, o.amount, contributions.amount), (pool, overlay, 3_000));
+        assert!(matches!(run.log[0], PayoutEvent::PayoutTableLocked { cause: floor_events::payouts::LockCause::LotteryDrawn, .. }));
         assert_eq!((awards[0].entry, awards[0].place), (EntryNo(1), 3));
         // And a second draw changes nothing.
         run.lottery(t, &[drawn(3, &[10_000])]);
@@ -310,6 +447,7 @@ fn section_16_10_a_lottery_table_locks_on_its_draw_above_and_below_break_even_an
             (3_300, 300, 3_000, overlay, pool, pool, 0)
         );
         assert_eq!(b.contributions + b.overlay - b.prize_pool, kept, "what the operator kept of the contributions");
+        assert_eq!(b.lottery_kept, kept, "the books say what the draw left the operator");
     }
 }
 

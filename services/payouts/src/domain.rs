@@ -20,7 +20,7 @@ use floor_events::payouts::{LockCause, PayoutEvent, PlaceAward, PrizeBand};
 use floor_events::{codes, subjects, EntryNo, Money, PlayerId};
 use floor_rules::field::{places_at_most, table_with_stakes, FieldError, Stakes};
 use floor_rules::payout_table::{Band, PayoutTable};
-use floor_rules::standings::{award, rank, rank_together, Bust, Ordering};
+use floor_rules::standings::{award, rank, rank_together, Bust, Finish, Ordering};
 use std::collections::HashSet;
 
 /// The field the commands carry. Re-exported because it is part of [`PayoutCommand`]; the
@@ -316,15 +316,7 @@ fn award_hand(
     };
     let mut paid_now = 0;
     if !eliminated.is_empty() {
-        let busts: Vec<Bust> = eliminated
-            .iter()
-            .map(|e| Bust { entry: e.entry, stack_at_start: e.stack_at_start, table: e.table, seat_order: e.seat_order })
-            .collect();
-        let finishes = match hand_for_hand {
-            // TDA RP-8 A: everyone out in the hand hand-for-hand was announced in shares.
-            Some(ANNOUNCEMENT_HAND) => rank_together(players_left_before, busts),
-            _ => rank(players_left_before, busts, Ordering::from(field.ordering())),
-        };
+        let finishes = rank_hand(field, players_left_before, &eliminated, hand_for_hand);
         let amounts = match agreed {
             // Each entry is paid its share, whatever place it takes.
             Some(deal) => finishes.iter().map(|f| (f.entry, deal.share(f.entry))).collect(),
@@ -357,6 +349,22 @@ fn award_hand(
         events.push(PayoutEvent::TournamentPaid { prizes_paid: Money::new(state.prizes_paid + paid_now, currency) });
     }
     Ok(events)
+}
+
+/// The places of one award's busts: ranked by the profile's rule (the field's ordering: chips at
+/// the start of the hand, equal stacks as the rule says), or, for the announcement hand
+/// hand-for-hand (TDA RP-8 A), all sharing. The payouts policy ranks an equal-prize stop's
+/// hand with it too (issues 36/37), so the survivors it names are the places this pays.
+pub fn rank_hand(field: &Field, players_left_before: u32, eliminated: &[Eliminated], hand_for_hand: Option<u64>) -> Vec<Finish> {
+    let busts: Vec<Bust> = eliminated
+        .iter()
+        .map(|e| Bust { entry: e.entry, stack_at_start: e.stack_at_start, table: e.table, seat_order: e.seat_order })
+        .collect();
+    match hand_for_hand {
+        // TDA RP-8 A: everyone out in the hand hand-for-hand was announced in shares.
+        Some(ANNOUNCEMENT_HAND) => rank_together(players_left_before, busts),
+        _ => rank(players_left_before, busts, Ordering::from(field.ordering())),
+    }
 }
 
 /// A satellite's shared finish (issue 36; 000 §16.7: "Alternativ kann ein Turnier auch dann

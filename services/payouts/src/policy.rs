@@ -29,15 +29,22 @@
 //! hand (`places_awarded.hand_for_hand`).
 //!
 //! A satellite (issue 36): the field carries the definition's seat value, so the table locked
-//! is its seats (`floor_rules::satellite::table`). When registration stops it with as many
-//! entries left as seats (`tournament_finished` with `shared_by`, 000 §16.7), the held
-//! eliminations are awarded, then every survivor a place in one `Shared` command
-//! (`payouts-shared:<t>`); seating's and the bubble's later commits award nothing.
+//! is its seats (`floor_rules::satellite::table`). **The stop is payouts'** (issues 36/37), as
+//! payouts ranks: with two seats or more and the field closed, the award (one hand at a table,
+//! or one hand-for-hand hand at every table) that leaves no more entries than seats stops it;
+//! the survivors are the entries left and the award's busts ranked wholly within the seats (a
+//! tie across the cut is split in cash), sent to registration as `stop_shared`
+//! (`payouts-stop:<t>`), and nothing more is awarded. Registration's `tournament_finished` with
+//! `shared_by` (this stop, or registration's own at a start or a close of registration) then
+//! awards what hand-for-hand held, and every survivor not placed a place in one `Shared` command
+//! (`payouts-shared:<t>`); seating's and the bubble's later commits award nothing. Hand-for-hand
+//! counts from the seats, not the leftover's place (`floor_rules::hand_for_hand::locked_places`),
+//! so it runs until the stop.
 //!
 //! A double or nothing (issue 37) is the satellite's stop with cash: the field's seat value is
 //! the cut's equal prize (`floor_rules::satellite::equal_prize`: `fraction` × an entry's
 //! prize-pool part), so the table locked at the start pays it to places 1 … capacity ÷ fraction,
-//! and registration's `shared_by` pays every survivor one.
+//! and the same stop pays every survivor one.
 //!
 //! A lottery sit & go (issue 37, 000 §16.10): no table is locked at the start; the lottery
 //! aggregate's `prize_drawn` locks it ([`Policy::on_lottery`]: the drawn pool, the drawn prizes
@@ -62,7 +69,7 @@ use floor_events::clock::{ClockEvent, ClockRequest, PauseClock};
 use floor_events::lottery::{LotteryEvent, PrizeDrawn};
 use floor_events::payouts::{LockCause, PayoutEvent};
 use floor_events::rebuys::RebuyEvent;
-use floor_events::registration::TournamentEvent;
+use floor_events::registration::{StopShared, TournamentEvent};
 use floor_events::seating::SeatingEvent;
 use floor_events::{CommandId, EntryNo, Money, PlayerId, RuleProfile, TournamentId};
 use floor_rules::field::Stakes;
@@ -149,6 +156,11 @@ struct Tournament {
     /// after the stop) award nothing.
     #[serde(default)]
     shared_finish: bool,
+    /// Payouts decided the equal-prize stop (issues 36/37) and asked registration to record it
+    /// (`stop_shared`): nothing more is awarded until its `tournament_finished` pays the
+    /// survivors.
+    #[serde(default)]
+    stopped: bool,
     /// A lottery sit & go (issue 37): its table is the lottery aggregate's draw, not the field's.
     #[serde(default)]
     lottery: bool,
@@ -184,17 +196,11 @@ impl Tournament {
 
     /// The held eliminations `taken` picks as one award of hand-for-hand hand `hand`, placed
     /// below every other held one; the rest stay held (`None`: none picked).
-    fn award_held_where(
-        &mut self,
-        id: TournamentId,
-        command_id: CommandId,
-        hand: u64,
-        taken: impl Fn(&Eliminated) -> bool,
-    ) -> Option<Order> {
+    fn award_held_where(&mut self, id: TournamentId, command_id: CommandId, hand: u64, taken: impl Fn(&Eliminated) -> bool) -> Vec<Order> {
         let (eliminated, kept): (Vec<Eliminated>, Vec<Eliminated>) = std::mem::take(&mut self.held).into_iter().partition(taken);
         self.held = kept;
         if eliminated.is_empty() {
-            return None;
+            return vec![];
         }
         let players_left_before = self.held_before;
         self.held_before = self.held_before.saturating_sub(eliminated.len() as u32);
@@ -206,14 +212,62 @@ impl Tournament {
         self.lottery && !self.drawn
     }
 
-    /// The `Award` order for `award`, or, while a lottery game waits for its draw, nothing now:
-    /// the award waits, in log order, for the draw ([`Policy::on_lottery`]).
-    fn award(&mut self, id: TournamentId, award: Waiting) -> Option<Order> {
+    /// The `Award` order for `award`, then, if it brings an equal-prize tournament to its stop,
+    /// the stop ([`Tournament::stop_after`]); or, while a lottery game waits for its draw,
+    /// nothing now: the award waits, in log order, for the draw ([`Policy::on_lottery`]).
+    /// Nothing after the stop.
+    fn award(&mut self, id: TournamentId, award: Waiting) -> Vec<Order> {
+        if self.stopped {
+            return vec![];
+        }
         if self.waits_for_draw() {
             self.waiting.push(award);
+            return vec![];
+        }
+        let stop = self.stop_after(id, &award);
+        let mut orders = vec![self.award_order(id, award)];
+        orders.extend(stop);
+        orders
+    }
+
+    /// The equal-prize stop (issues 36/37; 000 §16.7, 003 App. 1 b xi, 004 §4.36.16), decided
+    /// here because payouts ranks: a tournament with an equal prize whose pool buys two of them
+    /// or more, its field closed, and an award (one hand's busts at a table, or one
+    /// hand-for-hand hand's at every table) that leaves no more entries in than equal prizes.
+    /// The survivors are the entries still in (those left at the tables, then any still held
+    /// for a later group, which finish above this one), then the award's busts its ranking
+    /// ([`crate::domain::rank_hand`], the places the award pays) puts wholly within the equal
+    /// places, best first. A tie straddling the cut is paid the split in cash and is no survivor.
+    /// Registration records the stop on `stop_shared` (`payouts-stop:<t>`) and its
+    /// `tournament_finished` with `shared_by` pays the survivors not placed yet (`Shared`).
+    fn stop_after(&mut self, id: TournamentId, award: &Waiting) -> Option<Order> {
+        let prize = self.seat_value?;
+        if self.stopped || self.shared_finish || !self.field_closed || self.buying || award.winner.is_some() {
             return None;
         }
-        Some(self.award_order(id, award))
+        let out = u32::try_from(award.eliminated.len()).ok()?;
+        let left_after = award.players_left_before.checked_sub(out)?;
+        let field = self.field();
+        let (_, pool, _) = floor_rules::field::table_with_stakes(&field, self.capped_stakes()).ok()?;
+        let seats = floor_rules::satellite::seats(pool.amount, prize);
+        if seats < 2 || left_after > seats {
+            return None;
+        }
+        let mut above = crate::domain::rank_hand(&field, award.players_left_before, &award.eliminated, award.hand_for_hand);
+        above.retain(|f| f.place.checked_add(f.shared).is_some_and(|end| end.saturating_sub(1) <= seats));
+        above.sort_by_key(|f| (f.place, f.entry));
+        let busted: HashSet<EntryNo> = award.eliminated.iter().map(|e| e.entry).collect();
+        let mut survivors: Vec<EntryNo> = self.stacks.keys().copied().filter(|e| !busted.contains(e)).collect();
+        survivors.extend(self.held.iter().map(|e| e.entry).filter(|e| !busted.contains(e)));
+        survivors.extend(above.iter().map(|f| f.entry));
+        self.stopped = true;
+        let stop = StopShared { command_id: CommandId::derived(&format!("payouts-stop:{id}")), tournament_id: id, survivors };
+        Some(Order::StopShared(stop))
+    }
+
+    /// The stakes a `WithStakes` would carry (a guaranteed `reel-cz` field), for the pool.
+    fn capped_stakes(&self) -> Option<Stakes> {
+        (self.profile == RuleProfile::ReelCz && self.guarantee.is_some()).then(|| self.stakes())
     }
 
     fn award_order(&self, id: TournamentId, award: Waiting) -> Order {
@@ -223,8 +277,8 @@ impl Tournament {
         Order::Payouts((id, command_id, command))
     }
 
-    /// Every held elimination as one award (`None`: nothing held).
-    fn award_held(&mut self, id: TournamentId, command_id: CommandId) -> Option<Order> {
+    /// Every held elimination as one award (nothing: nothing held).
+    fn award_held(&mut self, id: TournamentId, command_id: CommandId) -> Vec<Order> {
         self.award_held_where(id, command_id, self.hand, |_| true)
     }
 
@@ -290,6 +344,8 @@ pub enum Order {
     ClockPause(PauseClock),
     /// Resume it: the deal is settled.
     ClockResume(ClockRequest),
+    /// Registration records the equal-prize stop payouts decided (issues 36/37).
+    StopShared(StopShared),
 }
 
 impl Order {
@@ -299,6 +355,7 @@ impl Order {
             Self::Payouts((t, ..)) => *t,
             Self::ClockPause(p) => p.tournament_id,
             Self::ClockResume(r) => r.tournament_id,
+            Self::StopShared(r) => r.tournament_id,
         }
     }
 }
@@ -436,7 +493,7 @@ impl Policy {
     /// A seating commit: its eliminations (one hand at one table) and the winner become one
     /// award, identified by the commit's stream sequence.
     pub fn on_seating(&mut self, id: TournamentId, sequence: u64, events: &[SeatingEvent]) -> Vec<Order> {
-        let Some(t) = self.tournaments.get_mut(&id).filter(|t| !t.shared_finish) else { return vec![] };
+        let Some(t) = self.tournaments.get_mut(&id).filter(|t| !t.shared_finish && !t.stopped) else { return vec![] };
         // Seat orders of the hand they went out in, read before their stacks go.
         let seat_orders: HashMap<EntryNo, u32> = events
             .iter()
@@ -505,7 +562,7 @@ impl Policy {
     /// and awarded at its completion, a late table's as their own group, what is held at the
     /// end of hand-for-hand (ids derived from the commit and the event).
     pub fn on_bubble(&mut self, id: TournamentId, sequence: u64, events: &[BubbleEvent]) -> Vec<Order> {
-        let Some(t) = self.tournaments.get_mut(&id).filter(|t| !t.shared_finish) else { return vec![] };
+        let Some(t) = self.tournaments.get_mut(&id).filter(|t| !t.shared_finish && !t.stopped) else { return vec![] };
         let mut orders = Vec::new();
         for (i, e) in events.iter().enumerate() {
             let command_id = CommandId::derived(&format!("payouts-award-hand:{id}:{sequence}:{i}"));
@@ -564,7 +621,10 @@ impl Policy {
             for (i, e) in events.iter().enumerate() {
                 let command_id = |what: &str| CommandId::derived(&format!("payouts-deal-{what}:{id}:{sequence}:{i}"));
                 match e {
-                    PayoutEvent::PayoutTableLocked { places, .. } => t.paid_places = Some(*places),
+                    // An equal prize's boundary is its seats, not the leftover's place (issues 36/37).
+                    PayoutEvent::PayoutTableLocked { places, pool, .. } => {
+                        t.paid_places = Some(hand_for_hand::locked_places(*places, pool.amount, t.seat_value));
+                    }
                     PayoutEvent::DealProposed { .. } if !t.clock_paused_by_other => {
                         t.deal_paused_clock = true;
                         let reason = DEAL_PAUSE_REASON.to_string();

@@ -19,7 +19,8 @@ use crate::policy::{Order, Policy};
 use crate::projection::{BooksView, DealsView};
 use floor_events::commit::Events;
 use floor_events::payouts::{verbs, Books, BooksRequest, DealAnswer, DealQuery, DealRecorded, DealStatus, ProposeDeal};
-use floor_events::{clock, codes, subjects, CommandId, ErrorBody, Reply, TournamentId};
+use floor_events::registration::StopShared;
+use floor_events::{clock, codes, registration, subjects, CommandId, ErrorBody, Reply, TournamentId};
 use floor_runtime::endpoint::Verbs;
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
@@ -341,7 +342,24 @@ async fn execute(host: &AggregateHost<PayoutsAggregate>, commands: &Commands, or
         Order::Payouts((tournament, command_id, command)) => {
             host.execute_reaction(tournament.0, command_id, command, RETRY, shutdown).await
         }
+        Order::StopShared(stop) => send_stop(commands, stop, shutdown).await,
         clock_order => send_to_clock(commands, clock_order, shutdown).await,
+    }
+}
+
+/// Sends the equal-prize stop to registration until it is answered (issues 36/37): a refusal
+/// (finished already, by registration's own stop at a close of registration, or cancelled) is
+/// logged and dropped, since the same command would be refused again; no answer is tried again
+/// with the same command id.
+async fn send_stop(commands: &Commands, stop: StopShared, shutdown: &CancellationToken) -> bool {
+    let tournament = stop.tournament_id;
+    match commands.send_until_answered(registration::verbs::STOP_SHARED, &stop, RETRY, shutdown).await {
+        None => false,
+        Some(Ok(_)) => true,
+        Some(Err(e)) => {
+            tracing::warn!(%tournament, error = %e, "the equal-prize stop was not recorded");
+            true
+        }
     }
 }
 
@@ -353,7 +371,7 @@ async fn send_to_clock(commands: &Commands, order: Order, shutdown: &Cancellatio
     let answered = match &order {
         Order::ClockPause(r) => commands.send_until_answered(clock::verbs::PAUSE, r, RETRY, shutdown).await.map(|a| a.map(|_| ())),
         Order::ClockResume(r) => commands.send_until_answered(clock::verbs::RESUME, r, RETRY, shutdown).await.map(|a| a.map(|_| ())),
-        Order::Payouts(_) => return true,
+        Order::Payouts(_) | Order::StopShared(_) => return true,
     };
     match answered {
         None => false,

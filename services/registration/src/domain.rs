@@ -101,6 +101,15 @@ pub enum TournamentCommand {
         /// Now.
         at: DateTime<Utc>,
     },
+    /// A tournament with an equal prize reached its stop as payouts ranked it (issues 36/37,
+    /// the payouts service's `stop_shared`): `tournament_finished` with the first survivor as
+    /// winner and `shared_by` the survivors in this order.
+    StopShared {
+        /// The entries sharing the equal prize, the winner first.
+        survivors: Vec<EntryNo>,
+        /// Now.
+        at: DateTime<Utc>,
+    },
     /// An entry is out.
     EliminateEntry {
         /// The entry.
@@ -267,6 +276,12 @@ pub enum RegistrationError {
     /// The ticket already paid an entry of this tournament.
     #[error("the ticket {0} already paid an entry of this tournament")]
     TicketSpent(TicketRef),
+    /// A stop shared by survivors for a tournament without an equal prize (issues 36/37).
+    #[error("the tournament has no equal prize: it plays to one winner")]
+    NoEqualPrize,
+    /// A stop shared by no survivor, or naming one twice.
+    #[error("survivors: {0}")]
+    BadSurvivors(&'static str),
 }
 
 impl floor_runtime::DomainError for RegistrationError {
@@ -302,6 +317,7 @@ impl floor_runtime::DomainError for RegistrationError {
             SeatValueMismatch { .. } => codes::SEAT_VALUE_MISMATCH,
             TicketValueMismatch { .. } => codes::TICKET_VALUE_MISMATCH,
             TicketSpent(_) => codes::TICKET_SPENT,
+            NoEqualPrize | BadSurvivors(_) => codes::INVALID_FIELD,
         }
     }
 }
@@ -435,7 +451,12 @@ impl Aggregate for TournamentAggregate {
             EliminateEntry { .. } if state.finished && floor_rules::satellite::equal_prize(def).is_some() => {
                 Err(RegistrationError::Finished)
             }
+            // Two equal prizes or more (issues 36/37): payouts ranks the stop's hand and says who
+            // shares (`StopShared`); an elimination only records the entry out.
+            EliminateEntry { entry, at } if satellite::stopped_by_payouts(state, def) => eliminate(state, entry, at)
+                .map(|events| events.into_iter().filter(|e| !matches!(e, TournamentEvent::TournamentFinished(_))).collect()),
             EliminateEntry { entry, at } => eliminate(state, entry, at).map(|e| satellite::with_stop(state, def, e, at)),
+            StopShared { survivors, at } => satellite::stop_shared(state, def, &survivors, at),
             Start { at, now } => start(state, created, at, now).map(|e| satellite::with_stop(state, def, e, at)),
             CloseRegistration { cause, at } => Ok(satellite::with_stop(state, def, close_registration(state, created, cause, at), at)),
             Suspend { at } => {

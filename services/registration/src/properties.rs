@@ -333,7 +333,16 @@ proptest! {
                 log.push(event.clone());
                 state = TournamentAggregate::apply_event(state, event);
             }
-            let live = state.entries.iter().filter(|e| e.status == EntryStatus::Live).count() as u32;
+            let mut live = state.entries.iter().filter(|e| e.status == EntryStatus::Live).count() as u32;
+            // Issues 36/37: with two seats or more payouts decides the stop (it ranks the stop's
+            // hand) and sends `stop_shared`; here, as payouts would, with the entries left.
+            if !state.finished && seats >= 2 && closed && state.start_recorded && live <= seats && live > 0 {
+                for event in TournamentAggregate::handle_command(&state, C::StopShared { survivors: live_entries(&state), at: during }).expect("payouts' stop") {
+                    log.push(event.clone());
+                    state = TournamentAggregate::apply_event(state, event);
+                }
+                live = state.entries.iter().filter(|e| e.status == EntryStatus::Live).count() as u32;
+            }
             let stopped = seats > 0 && closed && state.start_recorded && live <= seats;
             if !was_finished && stopped {
                 prop_assert!(state.finished, "{} left of {} seats and play goes on", live, seats);
@@ -397,6 +406,13 @@ proptest! {
                 log.push(event.clone());
                 state = TournamentAggregate::apply_event(state, event);
             }
+            // Issues 36/37: with two prizes or more payouts stops it (`stop_shared`), as here.
+            if !state.finished && share >= 2 && state.start_recorded && live_entries(&state).len() as u32 <= share {
+                for event in TournamentAggregate::handle_command(&state, C::StopShared { survivors: live_entries(&state), at: during }).expect("payouts' stop") {
+                    log.push(event.clone());
+                    state = TournamentAggregate::apply_event(state, event);
+                }
+            }
         }
         let finishes: Vec<_> = log.iter().filter_map(|e| match e { TournamentEvent::TournamentFinished(f) => Some(f), _ => None }).collect();
         prop_assert_eq!(finishes.len(), 1, "finished once");
@@ -406,4 +422,9 @@ proptest! {
         let replayed = log.into_iter().fold(TournamentState::default(), TournamentAggregate::apply_event);
         prop_assert_eq!(summary(&replayed), summary(&state), "replaying the log gives the same state");
     }
+}
+
+/// The entries live in `state`, in entry order.
+fn live_entries(state: &TournamentState) -> Vec<EntryNo> {
+    state.entries.iter().zip(1u32..).filter(|(e, _)| e.status == EntryStatus::Live).map(|(_, n)| EntryNo(n)).collect()
 }

@@ -6,12 +6,16 @@
 //!   cancelled or finished, and whose entry costs the satellite's seat value. The service reads
 //!   the target's state and passes what the decider needs in the command; the decider judges.
 //!   A satellite of a satellite is allowed.
-//! - **The stop** ([`with_stop`]): once the field is closed (the start recorded without late
-//!   registration, or `registration_closed` recorded, and play begun), play stops as soon as
-//!   no more entries are left than the pool buys seats ([`floor_rules::satellite::stops`]):
-//!   `tournament_finished` names every entry left (`shared_by`), each winning a seat. Checked
-//!   after an elimination, a close of registration and the start (and a sit & go's last seat),
-//!   in the same decision, once.
+//! - **The stop** ([`with_stop`], [`stop_shared`]): once the field is closed (the start
+//!   recorded without late registration, or `registration_closed` recorded, and play begun),
+//!   play stops as soon as no more entries are left than the pool buys seats
+//!   ([`floor_rules::satellite::stops`]): `tournament_finished` names every survivor
+//!   (`shared_by`), each winning a seat. Where no hand's busts are ranked (the start, a sit &
+//!   go's last seat, a close of registration) registration decides it, in the same decision,
+//!   once. At an elimination with two seats or more ([`stopped_by_payouts`]) payouts decides
+//!   it (issues 36/37): it ranks the stop's hand by the profile's rule and sends `stop_shared`
+//!   with the survivors; registration records eliminations as they come and never a one-winner
+//!   finish then. With one seat the stop is the last one left, decided here as before.
 //! - **Double or nothing** (issue 37; 003 App. 1 b xi, 004 §4.36.16: "Turnaj končí v okamžiku,
 //!   kdy je vyřazena polovina jeho účastníků; druhá polovina má potom nárok na výhru", the
 //!   tournament ends the moment half its participants are out, the other half then entitled
@@ -19,19 +23,14 @@
 //!   ([`floor_rules::satellite::equal_prize`]: `fraction` × an entry's prize-pool part). A sit &
 //!   go is full at its start, so its pool buys `capacity ÷ fraction` prizes and it stops when
 //!   that many entries are left (a third wins triple: 9 seats at 3 stop at 3).
-//! - **Players out in one hand, across the stop.** Registration decides one elimination at a
-//!   time, so the stop falls at the first elimination that reaches it and any later one of the
-//!   same hand is refused (`tournament_finished`): that entry is among the survivors and keeps
-//!   its prize. Seating records a hand's busts smallest starting stack first (ties by entry
-//!   number) and is to eliminate them in that order, so the smaller stack is out and the bigger
-//!   one shares the prize: the cut is never crossed, and the order is the one payouts ranks the
-//!   hand's places by (`floor_rules::standings`: the bigger stack at the start finishes higher),
-//!   so the places it pays agree. Equal stacks are where the profile's rule decides: split
-//!   (every profile's default), payouts shares the places across the cut between them, each
-//!   paid half a prize, however registration names the survivor. Payouts pays by seating's
-//!   ranking of the hand, never by the order registration was told of it: an elimination that
-//!   reached registration out of order (seating's outbox sends its requests concurrently, issue
-//!   37's report) can change whom `shared_by` names, never who is paid.
+//! - **Players out in one hand, across the stop.** Their eliminations reach registration in
+//!   any order (seating's outbox sends them concurrently; one hand-for-hand hand's busts at
+//!   several tables in report order), so registration does not rank them: payouts does, by
+//!   chips at the start of the hand (a hand-for-hand hand at every table together, equal stacks
+//!   as the profile's rule says), and names the survivors: the remaining entries and the hand's
+//!   busts it places within the equal places. A tie straddling the cut is split in cash and is
+//!   no survivor. An eliminated survivor is allowed in `stop_shared`; eliminations after the
+//!   stop are refused (`tournament_finished`).
 
 use crate::domain::{EntryStatus, RegistrationError, TournamentState};
 use chrono::{DateTime, Utc};
@@ -158,6 +157,58 @@ pub fn with_stop(
     let finished = TournamentFinished { winner: first.entry, player: first.player.clone(), at, shared_by: survivors };
     events.push(TournamentEvent::TournamentFinished(finished));
     events
+}
+
+/// Whether the stop is payouts' to decide (issues 36/37): a tournament with an equal prize whose
+/// pool buys two of them or more. Payouts ranks a hand's busts by the profile's rule (chips at
+/// the start of the hand; one hand-for-hand hand at every table together), which the order
+/// eliminations reach registration need not follow; it sends `stop_shared` with the survivors.
+/// An elimination then records the entry out and nothing more (no one-winner finish: the stop
+/// comes with at least two left). With one equal prize the stop is the last one left, and
+/// registration finishes it as before ([`with_stop`]).
+///
+/// Only once the field is closed and play has begun, as the stop itself: before, the seats may
+/// still grow and payouts does not stop, so the last opponent's elimination finishes it with one
+/// winner as in any tournament.
+pub fn stopped_by_payouts(state: &TournamentState, definition: &TournamentDefinition) -> bool {
+    let Some(prize) = floor_rules::satellite::equal_prize(definition) else { return false };
+    let closed = state.registration_closed.is_some() || !crate::domain::has_late_registration(definition);
+    state.start_recorded && closed && floor_rules::satellite::seats(pool(state, definition, &Change::default()), prize.amount) >= 2
+}
+
+/// Payouts' stop (`stop_shared`): `tournament_finished` with the first survivor as winner and
+/// `shared_by` every survivor in the order given. Refused after a finish (`Finished`), for a
+/// tournament without an equal prize (`NoEqualPrize`), without survivors or with one twice
+/// (`BadSurvivors`), and for an entry the tournament does not have or that was unregistered
+/// (`UnknownEntry`). An eliminated survivor is allowed: payouts ranked it above the cut in the
+/// stop's hand, whose busts reach registration in any order.
+pub fn stop_shared(
+    state: &TournamentState,
+    definition: &TournamentDefinition,
+    survivors: &[EntryNo],
+    at: DateTime<Utc>,
+) -> Result<Vec<TournamentEvent>, RegistrationError> {
+    if floor_rules::satellite::equal_prize(definition).is_none() {
+        return Err(RegistrationError::NoEqualPrize);
+    }
+    if state.finished {
+        return Err(RegistrationError::Finished);
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut shared_by = Vec::with_capacity(survivors.len());
+    for &no in survivors {
+        if !seen.insert(no) {
+            return Err(RegistrationError::BadSurvivors("an entry named twice"));
+        }
+        let entry = (no.0 as usize).checked_sub(1).and_then(|i| state.entries.get(i));
+        match entry {
+            Some(e) if e.status != EntryStatus::Unregistered => shared_by.push(Survivor { entry: no, player: e.player.clone() }),
+            _ => return Err(RegistrationError::UnknownEntry(no)),
+        }
+    }
+    let Some(first) = shared_by.first() else { return Err(RegistrationError::BadSurvivors("none named")) };
+    let finished = TournamentFinished { winner: first.entry, player: first.player.clone(), at, shared_by: shared_by.clone() };
+    Ok(vec![TournamentEvent::TournamentFinished(finished)])
 }
 
 /// What a decision's events change of the field.

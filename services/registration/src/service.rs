@@ -131,6 +131,9 @@ impl Service for RegistrationService {
             .verb(verbs::ELIMINATE_ENTRY, |s: Self, r: EliminateEntry| async move {
                 s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::EliminateEntry { entry: r.entry, at }).await
             })
+            .verb(verbs::STOP_SHARED, |s: Self, r: StopShared| async move {
+                s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::StopShared { survivors: r.survivors, at }).await
+            })
             .verb(verbs::START_TOURNAMENT, |s: Self, r: StartTournament| async move {
                 s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::Start { at, now: r.now }).await
             })

@@ -944,21 +944,61 @@ fn readme_9_a_ticket_of_another_value_is_refused_and_otherwise_as_a_registration
 }
 
 /// 000 §16.7, README §9: ten entries, a seat worth 3.3 entries' pool: 3 seats (10,000 ÷ 3,300).
-/// Play stops at the elimination that leaves 3, each of them winning a seat, winner first.
+/// Payouts decides the stop (issues 36/37: it ranks the stop's hand): an elimination below it
+/// records the entry out and nothing more, even the one that leaves 3; payouts' `stop_shared`
+/// finishes it shared by the survivors it names, winner first.
 #[test]
 fn section_16_7_a_satellite_of_ten_with_three_seats_stops_when_three_are_left() {
     let mut history = started_satellite(satellite(3_300), 10);
-    for n in 1..=6 {
+    for n in [1, 2, 3, 4, 5, 6, 9] {
         given::<TournamentAggregate>(history.clone()).when(eliminate(n)).then(vec![out(n)]);
         history.push(out(n));
     }
-    given::<TournamentAggregate>(history.clone()).when(eliminate(9)).then(vec![out(9), shared_by(&[7, 8, 10], LATE)]);
-    history.extend([out(9), shared_by(&[7, 8, 10], LATE)]);
+    given::<TournamentAggregate>(history.clone()).when(stop(&[7, 8, 10])).then(vec![shared_by(&[7, 8, 10], LATE)]);
+    history.push(shared_by(&[7, 8, 10], LATE));
     // The winners are not eliminated after the stop, and the stop is recorded once.
     given::<TournamentAggregate>(history.clone()).when(eliminate(7)).then_reject(codes::TOURNAMENT_FINISHED);
+    given::<TournamentAggregate>(history.clone()).when(stop(&[7, 8, 10])).then_reject(codes::TOURNAMENT_FINISHED);
     given::<TournamentAggregate>(history)
         .when(C::CloseRegistration { cause: RegistrationCloseCause::LateRegistrationLevel, at: at(LATE) })
         .then(vec![]);
+}
+
+fn stop(survivors: &[u32]) -> C {
+    C::StopShared { survivors: survivors.iter().map(|&n| EntryNo(n)).collect(), at: at(LATE) }
+}
+
+/// Issues 36/37, `stop_shared`: the survivors in payouts' order (the winner first), an entry
+/// eliminated already allowed (payouts ranked it above the cut in the stop's hand, whose busts
+/// reach registration in any order); refused for an entry the tournament does not have or that
+/// was unregistered, for none or one named twice, and for a tournament without an equal prize.
+#[test]
+fn stop_shared_names_payouts_survivors_eliminated_ones_too_and_refuses_what_is_not_a_stop() {
+    let mut history = started_satellite(satellite(3_300), 10);
+    for n in 1..=7 {
+        history.push(out(n));
+    }
+    // Entry 7 was eliminated before entry 6's bust reached registration; payouts ranked it
+    // above the cut (the bigger stack of the hand): it shares the seats.
+    given::<TournamentAggregate>(history.clone()).when(stop(&[10, 8, 9, 7])).then(vec![shared_by(&[10, 8, 9, 7], LATE)]);
+    given::<TournamentAggregate>(history.clone()).when(stop(&[8, 11])).then_reject(codes::UNKNOWN_ENTRY);
+    given::<TournamentAggregate>(history.clone()).when(stop(&[8, 8])).then_reject(codes::INVALID_FIELD);
+    given::<TournamentAggregate>(history).when(stop(&[])).then_reject(codes::INVALID_FIELD);
+    // An ordinary tournament plays to one winner.
+    let plain = TournamentDefinition { cut: None, ..cut(4, 2) };
+    given::<TournamentAggregate>(full_cut(plain)).when(stop(&[1, 2])).then_reject(codes::INVALID_FIELD);
+    // An unregistered entry is no survivor.
+    let mut open = vec![created(satellite(3_300))];
+    open.extend((1..=2).map(|n| satellite_entry(n, BEFORE_START)));
+    open.push(TournamentEvent::EntryUnregistered(EntryUnregistered {
+        entry: EntryNo(2),
+        player: p("p2"),
+        refund: entry_of(satellite_entry(2, BEFORE_START)).ledger,
+        by_operator: false,
+        player_left: true,
+        at: at(BEFORE_START),
+    }));
+    given::<TournamentAggregate>(open).when(stop(&[1, 2])).then_reject(codes::UNKNOWN_ENTRY);
 }
 
 /// 000 §16.7: with late registration the field is not closed at the start: entries may still
@@ -1050,14 +1090,15 @@ fn app_1_b_xi_a_ten_seat_double_or_nothing_stops_when_five_are_left() {
         started.clone(),
     ]);
     let mut history = full_cut(cut(10, 2));
-    // When four are eliminated, play goes on.
-    for n in [2, 4, 6, 8] {
+    // When five are eliminated, registration records each out and nothing more: payouts
+    // decides the stop (issues 36/37).
+    for n in [2, 4, 6, 8, 10] {
         given::<TournamentAggregate>(history.clone()).when(eliminate(n)).then(vec![out(n)]);
         history.push(out(n));
     }
-    // Then the fifth leaves five: the tournament finishes, shared by the five left.
-    given::<TournamentAggregate>(history.clone()).when(eliminate(10)).then(vec![out(10), shared_by(&[1, 3, 5, 7, 9], LATE)]);
-    history.extend([out(10), shared_by(&[1, 3, 5, 7, 9], LATE)]);
+    // Then payouts' stop finishes it, shared by the five left.
+    given::<TournamentAggregate>(history.clone()).when(stop(&[1, 3, 5, 7, 9])).then(vec![shared_by(&[1, 3, 5, 7, 9], LATE)]);
+    history.push(shared_by(&[1, 3, 5, 7, 9], LATE));
     // And nobody left is eliminated after: each keeps the prize.
     given::<TournamentAggregate>(history).when(eliminate(1)).then_reject(codes::TOURNAMENT_FINISHED);
 }
@@ -1074,18 +1115,19 @@ fn entry_of(event: TournamentEvent) -> EntryRegistered {
 #[test]
 fn a_third_wins_triple_nine_seats_stop_at_three() {
     let mut history = full_cut(cut(9, 3));
-    for n in 1..=5 {
+    for n in 1..=6 {
         given::<TournamentAggregate>(history.clone()).when(eliminate(n)).then(vec![out(n)]);
         history.push(out(n));
     }
-    given::<TournamentAggregate>(history).when(eliminate(6)).then(vec![out(6), shared_by(&[7, 8, 9], LATE)]);
+    given::<TournamentAggregate>(history).when(stop(&[7, 8, 9])).then(vec![shared_by(&[7, 8, 9], LATE)]);
 }
 
 /// 004 §4.36.16: "Turnaj končí v okamžiku, kdy je vyřazena polovina jeho Sázejících" (it ends
-/// the moment half its players are out): two players out in one hand across the cut. Seating
-/// eliminates a hand's busts smallest starting stack first, so the smaller stack (entry 3, out
-/// with 800 chips) is the fifth out and stops play; the bigger one (entry 4, 2,500 chips) is
-/// then refused as finished and shares the end with its prize: the cut is never crossed.
+/// the moment half its players are out): two players out in one hand across the cut. Their
+/// eliminations reach registration in any order (seating sends them concurrently), so
+/// registration does not rank them: both are recorded out, the bigger stack (entry 4, 2,500
+/// chips) first here, and payouts, which ranks the hand by chips at its start, names entry 4
+/// among the survivors (issues 36/37): the cut is never crossed, whatever the arrival order.
 #[test]
 fn section_4_36_16_a_double_bust_across_the_cut_puts_out_the_smaller_stack_and_the_bigger_keeps_the_prize() {
     // Given a 10-seat double or nothing with six left (entries 3, 4 and 7 … 10).
@@ -1093,14 +1135,18 @@ fn section_4_36_16_a_double_bust_across_the_cut_puts_out_the_smaller_stack_and_t
     for n in [1, 2, 5, 6] {
         history.push(out(n));
     }
-    // When one hand busts entry 3 (the smaller stack, sent first) and entry 4.
-    given::<TournamentAggregate>(history.clone()).when(eliminate(3)).then(vec![out(3), shared_by(&[4, 7, 8, 9, 10], LATE)]);
-    history.extend([out(3), shared_by(&[4, 7, 8, 9, 10], LATE)]);
-    // Then the bigger stack's elimination comes after the stop and is refused: entry 4 is one
-    // of the five paid, and nobody crosses the cut.
-    given::<TournamentAggregate>(history.clone()).when(eliminate(4)).then_reject(codes::TOURNAMENT_FINISHED);
+    // When one hand busts entry 4 (the bigger stack, arriving first) and entry 3.
+    given::<TournamentAggregate>(history.clone()).when(eliminate(4)).then(vec![out(4)]);
+    history.push(out(4));
+    given::<TournamentAggregate>(history.clone()).when(eliminate(3)).then(vec![out(3)]);
+    history.push(out(3));
+    // Then payouts' stop names entry 4 with the four left: it shares the end with its prize.
+    given::<TournamentAggregate>(history.clone()).when(stop(&[7, 8, 9, 10, 4])).then(vec![shared_by(&[7, 8, 9, 10, 4], LATE)]);
+    history.push(shared_by(&[7, 8, 9, 10, 4], LATE));
+    given::<TournamentAggregate>(history.clone()).when(eliminate(7)).then_reject(codes::TOURNAMENT_FINISHED);
     let state = given::<TournamentAggregate>(history).state().clone();
-    assert_eq!(state.entries.iter().filter(|e| e.status == crate::domain::EntryStatus::Live).count(), 5);
+    assert!(state.finished);
+    assert_eq!(state.entries.iter().filter(|e| e.status == crate::domain::EntryStatus::Live).count(), 4);
 }
 
 /// A double or nothing is not a satellite: no target is asked for, and an ordinary sit & go
