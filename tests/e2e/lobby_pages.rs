@@ -131,6 +131,58 @@ async fn the_live_feeds_deliver_a_new_document_after_a_registration() {
     json.ended().await;
 }
 
+/// Issue 39: the clock screen follows the tournament over the page's own feed (`?view=clock`)
+/// to its end; the results keep every finisher with place and prize, the search shows the
+/// loser's place and the winner as winner, and the seat map counts nobody as waiting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_clock_screen_follows_the_tournament_and_the_results_keep_every_finisher() {
+    let world = World::start_configured(|c| c.skip("scheduler")).await;
+    let t = world.create(floor_tests::heads_up(floor_tests::ten_minute_levels())).await;
+    let http = world.platform().http().expect("lobby serves HTTP");
+    let (status, screen) = http_get(http, &format!("/tournaments/{t}/clock")).await;
+    assert_eq!(status, 200);
+    assert!(screen.contains(&format!("data-events=\"/tournaments/{t}/events?view=clock\"")), "{screen}");
+    let (bad_view, _) = http_get(http, &format!("/tournaments/{t}/events?view=nope")).await;
+    assert_eq!(bad_view, 400, "an unknown view is refused");
+    let (_, page) = http_get(http, &format!("/tournaments/{t}")).await;
+    assert!(page.contains(&format!("href=\"/tournaments/{t}/clock\"")) && page.contains(&format!("href=\"/tournaments/{t}/results\"")));
+
+    let mut feed = Feed::open(http, &format!("/tournaments/{t}/events?view=clock")).await;
+    let first = feed.next_event().await;
+    assert!(first.data.contains("screen-level") && !first.data.contains("<html"), "the screen's live part: {}", first.data);
+    for player in ["ana", "ben"] {
+        assert!(matches!(world.register(t, player).await, Reply::Ok(_)), "{player} registers");
+    }
+    feed.until(|e| e.data.contains(">Level 1<") && e.data.contains("2 / 2")).await;
+    let (winner, loser) = world.first_hand_busts_the_second(t).await;
+    feed.until(|e| e.data.contains(">Finished<") && e.data.contains("1 / 2")).await;
+
+    let doc = world.lobby_when(t, |d| d["payouts"]["paid"] == true).await;
+    let (status, body) = http_get(http, &format!("/api/tournaments/{t}/results")).await;
+    assert_eq!(status, 200, "{body}");
+    let results: Value = serde_json::from_str(&body).expect("JSON");
+    let finishers = results["finishers"].as_array().expect("finishers");
+    let places: Vec<(u64, u64)> = finishers.iter().map(|f| (f["place"].as_u64().unwrap(), f["entry"].as_u64().unwrap())).collect();
+    assert_eq!(places, [(1, u64::from(winner.entry.0)), (2, u64::from(loser.entry.0))], "{body}");
+    assert_eq!(finishers[0]["prize"]["amount"], doc["payouts"]["bands"][0]["amount"], "the winner's prize: {body}");
+    assert_eq!((results["page"].as_u64(), results["pages"].as_u64(), results["entrants"].as_u64()), (Some(1), Some(1), Some(2)));
+    let (bad_page, _) = http_get(http, &format!("/api/tournaments/{t}/results?page=0")).await;
+    assert_eq!(bad_page, 400);
+    let (status, html) = http_get(http, &format!("/tournaments/{t}/results")).await;
+    assert!(status == 200 && html.contains("<td>1st</td>") && html.contains("<td>2nd</td>"), "{html}");
+
+    for name in ["ana", "ben"] {
+        let (_, body) = http_get(http, &format!("/api/tournaments/{t}/players?name={name}")).await;
+        let found: Value = serde_json::from_str(&body).expect("JSON");
+        let hit = &found["found"][0];
+        let expected = if hit["entry"].as_u64() == Some(u64::from(winner.entry.0)) { 1 } else { 2 };
+        assert_eq!(hit["place"].as_u64(), Some(expected), "{name}: {body}");
+        assert!(hit["prize"]["currency"].is_string(), "{name}: {body}");
+    }
+    let summary = world.seat_summary_when(t, |s| s.winner.is_some()).await;
+    assert_eq!((summary.waiting, summary.out), (0, 1), "the winner is not waiting for a seat: {summary:?}");
+}
+
 /// Cancels a tournament and returns once the lobby's list shows it cancelled.
 ///
 /// The list is the lobby's cache, which follows the bucket; a live feed is published from the
