@@ -14,7 +14,7 @@ use super::money::grouped;
 use crate::cache::LobbyCache;
 use crate::document::LobbyDocument;
 use crate::respond::{bad_path, echoed, error, html, json, not_shown, path_id, NotShown};
-use crate::results::{page_key, ordinal, PLACES_PER_CHUNK};
+use crate::results::{ordinal, page_key, PLACES_PER_CHUNK};
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;

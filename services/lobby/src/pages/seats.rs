@@ -499,8 +499,28 @@ mod tests {
     #[test]
     fn an_entry_out_or_waiting_says_so() {
         let found = [
-            Found { entry: EntryNo(1), player: PlayerId::parse("ann").unwrap(), out: true, table: None, seat: None, chips: None, place: None, shared: None, prize: None },
-            Found { entry: EntryNo(2), player: PlayerId::parse("anna").unwrap(), out: false, table: None, seat: None, chips: None, place: None, shared: None, prize: None },
+            Found {
+                entry: EntryNo(1),
+                player: PlayerId::parse("ann").unwrap(),
+                out: true,
+                table: None,
+                seat: None,
+                chips: None,
+                place: None,
+                shared: None,
+                prize: None,
+            },
+            Found {
+                entry: EntryNo(2),
+                player: PlayerId::parse("anna").unwrap(),
+                out: false,
+                table: None,
+                seat: None,
+                chips: None,
+                place: None,
+                shared: None,
+                prize: None,
+            },
         ];
         let page = render_search(t(), "Daily", "ann", &found);
         assert!(page.contains(">out<") && page.contains(">waiting for a seat<"), "{page}");
