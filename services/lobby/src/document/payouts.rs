@@ -31,7 +31,7 @@ pub struct LobbyPayouts {
     /// Players who have cashed so far.
     pub cashes: u32,
     /// The last cashes, newest first (a field of 250,000 pays 37,500 places: a document holds
-    /// the latest few, the payouts log holds them all).
+    /// the latest few; every finisher is kept beside it, in [`crate::results`], issue 39).
     pub latest_cashes: Vec<PlaceAward>,
     /// The final table's places, once awarded, best first.
     pub final_table: Vec<PlaceAward>,
