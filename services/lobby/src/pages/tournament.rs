@@ -244,7 +244,11 @@ fn payouts_section(doc: &LobbyDocument) -> Markup {
                 (grouped(p.cashes.into())) " cashed so far"
                 @if p.paid { " · every place paid" }
                 @if p.cashes > p.places_paid {
-                    " (players out in the same hand share their places' prizes: a split on the bubble pays one more player)"
+                    @if doc.satellite.is_some() {
+                        " (the leftover is paid in cash to the place after the seats)"
+                    } @else {
+                        " (players out in the same hand share their places' prizes: a split on the bubble pays one more player)"
+                    }
                 }
             }
             "\n"
@@ -903,6 +907,31 @@ mod tests {
         assert!(first < second && second < third, "best place first");
         assert!(finishers.contains("<td>1</td><td>p9</td><td class=\"num\">€90.00</td>"));
         assert!(live.contains("3 cashed so far"));
+        assert!(!live.contains("share their places"), "no split, nothing to explain");
+        // Issue 39: two out in one hand on the bubble share the last paid place and both cash:
+        // more cashed than places paid, and the page says why.
+        let places = doc.payouts.as_ref().map_or(0, |p| p.places_paid);
+        assert_eq!(places, 3, "15 % of 20");
+        let mut bubble = self::doc("Sunday");
+        bubble.entrants = 20;
+        bubble.payouts = doc.payouts.clone().map(|p| crate::document::payouts::LobbyPayouts {
+            cashes: 0,
+            latest_cashes: vec![],
+            final_table: vec![],
+            ..p
+        });
+        let split = vec![award(20, 3, 1_250), award(21, 3, 1_250)];
+        bubble = bubble.evolve_payouts(&PayoutEvent::PlacesAwarded { players_left_before: 4, awards: split, hand_for_hand: None });
+        for (entry, place) in [(22, 2), (23, 1)] {
+            bubble = bubble.evolve_payouts(&PayoutEvent::PlacesAwarded {
+                players_left_before: place,
+                awards: vec![award(entry, place, 5_000)],
+                hand_for_hand: None,
+            });
+        }
+        let shown = super::live(&bubble, t0());
+        assert!(shown.contains("3 places paid") && shown.contains("4 cashed so far"), "{shown}");
+        assert!(shown.contains("share their places"), "{shown}");
     }
 
     /// Issue 36: a satellite's page names its target (linked), the seat value, the seats so far
