@@ -1,6 +1,6 @@
 //! A satellite's seats (issue 36): how many whole seats its pool buys, the table that pays them,
-//! and when play stops. Registration (the stop) and payouts (the table) use the same functions,
-//! so they never disagree on the number of seats.
+//! and when play stops. Registration and payouts (the table, and the stop at a hand's busts:
+//! issues 36/37) use the same functions, so they never disagree on the number of seats.
 //!
 //! **The equal-prize stop** ([`equal_prize`], issue 37): a satellite and a double or nothing
 //! are one rule with two prizes. Each has an amount every survivor of the stop is paid (a
@@ -35,10 +35,12 @@
 //!   (a guarantee of `capacity` × buy-in with fee): the same rule then pays more places of the
 //!   same prize, not a larger prize, so it is not offered that way.
 //! - **"končí v okamžiku, kdy je vyřazena polovina"** (it ends the moment half are out): the
-//!   stop is checked at every elimination, and the one that leaves `capacity ÷ fraction` ends
-//!   it. Players out in one hand are eliminated one by one, smallest starting stack first (as
-//!   seating sends them), so the stop falls before the bigger stacks of that hand: the cut is
-//!   never crossed, and a bigger stack out in the same hand as the last one cut keeps its prize.
+//!   stop is checked at every award of a hand's busts, and the one that leaves no more than
+//!   `capacity ÷ fraction` ends it. Payouts decides it (issues 36/37), as it ranks the hand: its
+//!   busts by chips at the start of the hand (one hand-for-hand hand at every table together),
+//!   so a bigger stack out in the same hand as the last one cut keeps its prize, whatever order
+//!   the eliminations reached registration in, and the cut is never crossed; equal stacks
+//!   across it split their places in cash.
 //!
 //! - **Seats** = ⌊pool ÷ seat value⌋ (`../shared/spec/README.md` §9; 002 §2.7: "Alla vinster
 //!   utbetalas med marker, förutom vid så kallade satellitturneringar i vilka vinst kan utgöras

@@ -379,6 +379,29 @@ fn a_double_or_nothing_double_bust_names_the_bigger_stack_a_survivor_whatever_th
     assert!(b.finished && b.balanced && b.prizes_paid == 10_000, "{b:?}");
 }
 
+/// Four seats, two prizes, three left: one hand busts the last two opponents (the bigger
+/// stored first), so seating's commit has a winner. The award pays the winner and the bigger
+/// stack a prize each, the smaller nothing, and the tournament is paid; the stop names the
+/// winner and the bigger stack, so registration finishes it shared as it was paid.
+#[test]
+fn a_hand_that_leaves_a_winner_across_the_cut_still_stops_shared_by_the_winner_and_the_bigger_stack() {
+    let (mut run, t) = (Run::default(), TournamentId::new());
+    let registration = filled(t, &cut(4, 2, 1_000, 100));
+    run.registration(t, &registration);
+    run.seating(t, &seated(4));
+    run.seating(t, &[bust(1, 5_000, 1, 3)]);
+    run.seating(t, &[bust(3, 7_500, 1, 2), bust(2, 2_500, 1, 1), SeatingEvent::TournamentWon { entry: EntryNo(4) }]);
+    let [stop] = &run.stops[..] else { panic!("{:?}", run.stops) };
+    assert_eq!(stop.survivors, [EntryNo(4), EntryNo(3)]);
+    let place = |entry: u32| run.awards().iter().find(|a| a.entry == EntryNo(entry)).map(|a| (a.place, a.amount));
+    assert_eq!((place(4), place(3), place(2), place(1)), (Some((1, 2_000)), Some((2, 2_000)), Some((3, 0)), Some((4, 0))));
+    // Registration's finish changes nothing: the tournament is paid.
+    run.registration(t, &[shared_by(&[4, 3])]);
+    assert_eq!(run.awards().len(), 4);
+    let b = run.books(t, &registration);
+    assert!(b.finished && b.balanced && b.prizes_paid == 4_000, "{b:?}");
+}
+
 /// Each place's prize from a split: shares of the pool rounded down, the remainder to first.
 fn prizes(pool: u64, split_bps: &[u32]) -> Vec<u64> {
     let mut prizes: Vec<u64> = split_bps.iter().map(|&b| (u128::from(pool) * u128::from(b) / 10_000) as u64).collect();

@@ -242,7 +242,10 @@ impl Tournament {
     /// `tournament_finished` with `shared_by` pays the survivors not placed yet (`Shared`).
     fn stop_after(&mut self, id: TournamentId, award: &Waiting) -> Option<Order> {
         let prize = self.seat_value?;
-        if self.stopped || self.shared_finish || !self.field_closed || self.buying || award.winner.is_some() {
+        // A winner in the award (the last opponents out in one hand across the cut) is paid by
+        // it and the tournament with it; the stop still names the winner and the busts above
+        // the cut, so registration finishes it shared as payouts paid it.
+        if self.stopped || self.shared_finish || !self.field_closed || self.buying {
             return None;
         }
         let out = u32::try_from(award.eliminated.len()).ok()?;
@@ -258,6 +261,9 @@ impl Tournament {
         above.sort_by_key(|f| (f.place, f.entry));
         let busted: HashSet<EntryNo> = award.eliminated.iter().map(|e| e.entry).collect();
         let mut survivors: Vec<EntryNo> = self.stacks.keys().copied().filter(|e| !busted.contains(e)).collect();
+        if let Some((winner, _)) = award.winner.as_ref().filter(|(w, _)| !survivors.contains(w)) {
+            survivors.insert(0, *winner);
+        }
         survivors.extend(self.held.iter().map(|e| e.entry).filter(|e| !busted.contains(e)));
         survivors.extend(above.iter().map(|f| f.entry));
         self.stopped = true;
