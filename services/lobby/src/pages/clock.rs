@@ -26,7 +26,7 @@ use maud::{html, Markup};
 
 /// Payout bands the screen lists at most (a room reads the top of the table; the rest is
 /// summed up in one line).
-pub const BANDS_SHOWN: usize = 9;
+pub const BANDS_SHOWN: usize = 8;
 
 /// `GET /tournaments/{id}/clock`: the clock screen.
 pub(crate) async fn clock_html(State(cache): State<LobbyCache>, id: Result<Path<String>, PathRejection>) -> Response {
@@ -104,6 +104,7 @@ fn screen_markup(doc: &LobbyDocument, now: DateTime<Utc>) -> Markup {
             }
             @if let Some(b) = now_blinds {
                 p class="screen-blinds" id="screen-blinds" {
+                    span class="screen-label" { "Blinds " }
                     (grouped(b.small_blind)) " / " (grouped(b.big_blind))
                     @if b.ante > 0 { span class="screen-ante" { " ante " (grouped(b.ante)) @if b.big_blind_ante { " (BB)" } } }
                 }
