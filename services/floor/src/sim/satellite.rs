@@ -52,8 +52,12 @@ pub struct SatelliteSummary {
     pub seats: u32,
     /// The pool beyond whole seats, paid in cash to the place after the last seat.
     pub leftover: u64,
-    /// Players left when play stopped (registration's `shared_by`): one per seat.
+    /// Players left when play stopped (registration's `shared_by`): one per whole seat.
     pub stopped_with: u32,
+    /// Seats paid in cash instead: players out in the same hand tied across the last seats
+    /// (TDA RP-8 A: the hand-for-hand announcement hand's busts share their places) share those
+    /// seats' prizes with the leftover, split in cash, which is no whole seat.
+    pub seats_split_in_cash: u32,
     /// Tickets the satellites service issued.
     pub tickets_issued: u32,
     /// Tickets spent on a seat in the target.
@@ -152,7 +156,10 @@ pub(super) async fn reached_target(
         .map(|a| subjects::event_subject(a, satellite.0))
         .collect();
     lockstep::policy_settled(backbone, SATELLITES_POLICY, &subjects).await?;
-    let seen = seats_taken(backbone, satellite, terms.target, seats).await?;
+    // A whole seat is an award of exactly the seat value (the satellites service's rule); the
+    // seats tied across the cut are split in cash among those tied.
+    let whole = standings.iter().filter(|a| a.amount == seat_value.amount).count() as u32;
+    let seen = seats_taken(backbone, satellite, terms.target, whole).await?;
     let winners: BTreeSet<String> = seen.shared_by.iter().cloned().collect();
     let by_ticket: BTreeSet<String> = seen.entered.iter().cloned().collect();
     let summary = SatelliteSummary {
@@ -163,11 +170,12 @@ pub(super) async fn reached_target(
         seats,
         leftover,
         stopped_with: seen.shared_by.len() as u32,
+        seats_split_in_cash: seats.saturating_sub(whole),
         tickets_issued: seen.issued,
         tickets_spent: seen.spent,
         seats_refused: seen.refused,
         entered_by_ticket: seen.entered.len() as u32,
-        winners_registered: !winners.is_empty() && winners == by_ticket && winners.len() as u32 == seats,
+        winners_registered: !winners.is_empty() && winners == by_ticket && winners.len() as u32 == whole,
         winners: winners.iter().cloned().collect(),
         hands: played.0,
         moves: played.1,
