@@ -46,6 +46,7 @@ pub mod clock;
 pub mod codes;
 pub mod commit;
 pub mod contract;
+pub mod flights;
 pub mod ids;
 pub mod lottery;
 pub mod money;

@@ -94,6 +94,10 @@ pub struct TournamentDefinition {
     /// (`crate::lottery`, issue 37).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lottery: Option<crate::lottery::LotteryTerms>,
+    /// A flight's Day 1: its survivors and their stacks go on to a Day 2, its prize pool with
+    /// them (`crate::flights`, issue 36). Absent: an ordinary tournament.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flight: Option<crate::flights::FlightTerms>,
 }
 
 /// A director's own payout table: place 1 first, each place's share of the prize pool in basis
@@ -307,6 +311,7 @@ impl TournamentDefinition {
             shootout: None,
             cut: None,
             lottery: None,
+            flight: None,
         }
     }
 
@@ -384,7 +389,8 @@ impl TournamentDefinition {
         self.validate_bounty()?;
         self.validate_satellite()?;
         crate::shootouts::validate(self)?;
-        crate::lottery::validate(self)
+        crate::lottery::validate(self)?;
+        crate::flights::validate(self)
     }
 
     /// A satellite pays seats from its whole pool (issue 36): no bounty takes part of it, no
