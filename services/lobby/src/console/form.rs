@@ -7,7 +7,7 @@
 
 use floor_events::clock::{BlindStructure, Preset};
 use floor_events::tournament::{EntryModel, Fee, Start, TournamentDefinition};
-use floor_events::{CommandId, Currency, Money, RuleProfile};
+use floor_events::{CommandId, Currency, EntryNo, Money, PlayerId, RuleProfile};
 use std::collections::HashMap;
 
 /// A form field that does not read.
@@ -157,11 +157,69 @@ pub enum Action {
     },
     /// Resume a suspended tournament (`abort.resume`).
     ResumePlay,
+    /// Register a player at the desk (`registration.register`).
+    Register {
+        /// The player's account.
+        player: PlayerId,
+    },
+    /// Take back a player's registration, refunded (`registration.unregister`).
+    Unregister {
+        /// The player's account.
+        player: PlayerId,
+        /// Which entry (multi-entry); absent: the latest live one.
+        entry: Option<EntryNo>,
+    },
+    /// A rebuy for a player (`rebuys.rebuy`).
+    Rebuy {
+        /// The player's account.
+        player: PlayerId,
+        /// Which entry (multi-entry); absent: the one live entry.
+        entry: Option<EntryNo>,
+    },
+    /// An add-on for a player (`rebuys.add_on`).
+    AddOn {
+        /// The player's account.
+        player: PlayerId,
+        /// Which entry (multi-entry); absent: the one live entry.
+        entry: Option<EntryNo>,
+    },
+    /// Start hand-for-hand now (`bubble.start`).
+    HandForHandStart,
+    /// Stop hand-for-hand (`bubble.stop`).
+    HandForHandStop,
+    /// Hold hand-for-hand's next release (`bubble.pause`).
+    HandForHandPause {
+        /// Why.
+        reason: String,
+    },
+    /// Release hand-for-hand again (`bubble.resume`).
+    HandForHandResume,
+    /// Read the books (`payouts.books`): sends nothing that changes anything.
+    Books,
 }
 
 impl Action {
     /// Every action's name in the path (`/console/tournaments/{id}/{name}`).
-    pub const NAMES: [&'static str; 9] = ["start", "pause", "resume", "add_time", "skip", "end_break", "cancel", "suspend", "resume_play"];
+    pub const NAMES: [&'static str; 18] = [
+        "start",
+        "pause",
+        "resume",
+        "add_time",
+        "skip",
+        "end_break",
+        "cancel",
+        "suspend",
+        "resume_play",
+        "register",
+        "unregister",
+        "rebuy",
+        "add_on",
+        "hfh_start",
+        "hfh_stop",
+        "hfh_pause",
+        "hfh_resume",
+        "books",
+    ];
 
     /// The action `name` with its fields.
     ///
@@ -200,6 +258,15 @@ impl Action {
             }
             "suspend" => Self::Suspend { reason: reason()? },
             "resume_play" => Self::ResumePlay,
+            "register" => Self::Register { player: player(fields)? },
+            "unregister" => Self::Unregister { player: player(fields)?, entry: entry(fields)? },
+            "rebuy" => Self::Rebuy { player: player(fields)?, entry: entry(fields)? },
+            "add_on" => Self::AddOn { player: player(fields)?, entry: entry(fields)? },
+            "hfh_start" => Self::HandForHandStart,
+            "hfh_stop" => Self::HandForHandStop,
+            "hfh_pause" => Self::HandForHandPause { reason: reason()? },
+            "hfh_resume" => Self::HandForHandResume,
+            "books" => Self::Books,
             other => return Err(invalid("action", format!("no action {other:?}; one of {}", Self::NAMES.join(", ")))),
         })
     }
@@ -216,7 +283,42 @@ impl Action {
             Self::Cancel { .. } => "Cancelled".into(),
             Self::Suspend { .. } => "Suspended".into(),
             Self::ResumePlay => "Play resumed".into(),
+            Self::Register { player } => format!("Registered {player}"),
+            Self::Unregister { player, .. } => format!("Unregistered {player} (refunded)"),
+            Self::Rebuy { player, .. } => format!("Rebuy for {player}"),
+            Self::AddOn { player, .. } => format!("Add-on for {player}"),
+            Self::HandForHandStart => "Hand-for-hand started".into(),
+            Self::HandForHandStop => "Hand-for-hand stopped".into(),
+            Self::HandForHandPause { .. } => "Hand-for-hand paused".into(),
+            Self::HandForHandResume => "Hand-for-hand resumed".into(),
+            Self::Books => "The books".into(),
         }
+    }
+
+    /// The reason the action carries, if any (recorded in the audit).
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Self::Pause { reason } | Self::Cancel { reason, .. } | Self::Suspend { reason } | Self::HandForHandPause { reason } => {
+                Some(reason)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The `player` field: an account name as `registration` reads it.
+fn player(fields: &Fields) -> Result<PlayerId, FormError> {
+    PlayerId::parse(fields.text("player")).map_err(|e| invalid("player", e))
+}
+
+/// The optional `entry` field: an entry number from 1; blank: the service's default.
+fn entry(fields: &Fields) -> Result<Option<EntryNo>, FormError> {
+    match fields.text("entry") {
+        "" => Ok(None),
+        _ => match fields.number::<u32>("entry")? {
+            0 => Err(invalid("entry", "entries count from 1")),
+            n => Ok(Some(EntryNo(n))),
+        },
     }
 }
 
@@ -301,15 +403,16 @@ impl Template {
     }
 }
 
-/// The create form: a template with a name and a start, or a whole definition pasted as JSON
-/// (the same document `floor tournament create --file` reads as TOML).
+/// The create form: a template with a name and a start, or a whole definition pasted as TOML
+/// (an `examples/*.toml` file as it is, what `floor tournament create --file` reads) or as JSON
+/// (a text starting with `{`) — see [`pasted_definition`].
 ///
 /// # Errors
-/// A definition that is not one (`definition`, with serde's words), or a template's field.
+/// A definition that is not one (`definition`, with the parser's words), or a template's field.
 pub fn creation(fields: &Fields, now: chrono::DateTime<chrono::Utc>) -> Result<TournamentDefinition, FormError> {
     let pasted = fields.text("definition");
     if !pasted.is_empty() {
-        return serde_json::from_str(pasted).map_err(|e| invalid("definition", e.to_string()));
+        return pasted_definition(pasted, now).map_err(|e| invalid("definition", e));
     }
     let template = Template::parse(fields.text("template"))?;
     let name = fields.required("name", 200)?;
@@ -318,6 +421,74 @@ pub fn creation(fields: &Fields, now: chrono::DateTime<chrono::Utc>) -> Result<T
         return Err(invalid("start_in_minutes", "from 1 minute to a year"));
     }
     Ok(template.definition(name, now, chrono::Duration::minutes(minutes.into())))
+}
+
+/// A pasted definition, TOML or JSON (a text that starts with `{`), with its relative times
+/// resolved as of `now`: `start = { in_minutes = 120 }` (rounded up to the minute),
+/// `late_registration_until = { minutes_after_start = 60 }`, `registration_opens = {
+/// minutes_before_start = 30 }`, as `floor tournament create` reads a file.
+///
+/// The CLI's reader lives in `services/floor` (`director::read_definition_at`), which the lobby
+/// may not depend on; this is the same reading (TOML to JSON values, then the same relative
+/// times, then serde), written again here. One difference: a TOML datetime is read as its text,
+/// so `start = { at = 2027-01-10T18:00:00Z }` works as in the CLI.
+///
+/// # Errors
+/// The TOML, JSON or definition error, in the parser's words.
+pub fn pasted_definition(text: &str, now: chrono::DateTime<chrono::Utc>) -> Result<TournamentDefinition, String> {
+    let mut value = if text.trim_start().starts_with('{') {
+        serde_json::from_str::<serde_json::Value>(text).map_err(|e| format!("JSON: {e}"))?
+    } else {
+        toml_to_json(toml::from_str::<toml::Value>(text).map_err(|e| format!("TOML: {e}"))?)
+    };
+    resolve_relative_times(&mut value, now)?;
+    serde_json::from_value(value).map_err(|e| e.to_string())
+}
+
+fn toml_to_json(value: toml::Value) -> serde_json::Value {
+    use serde_json::Value as J;
+    match value {
+        toml::Value::String(s) => J::String(s),
+        toml::Value::Integer(i) => J::from(i),
+        toml::Value::Float(f) => J::from(f),
+        toml::Value::Boolean(b) => J::Bool(b),
+        toml::Value::Datetime(d) => J::String(d.to_string()),
+        toml::Value::Array(a) => J::Array(a.into_iter().map(toml_to_json).collect()),
+        toml::Value::Table(t) => J::Object(t.into_iter().map(|(k, v)| (k, toml_to_json(v))).collect()),
+    }
+}
+
+/// Replaces a definition's relative times with absolute ones (see [`pasted_definition`]).
+fn resolve_relative_times(value: &mut serde_json::Value, now: chrono::DateTime<chrono::Utc>) -> Result<(), String> {
+    use chrono::{Duration, Timelike};
+    let minutes = |v: &serde_json::Value, key: &str, what: &str| -> Result<Option<i64>, String> {
+        match v.get(key) {
+            None => Ok(None),
+            Some(m) => match m.as_i64() {
+                Some(m) if (0..=366 * 24 * 60).contains(&m) => Ok(Some(m)),
+                _ => Err(format!("{what}: {key} must be a whole number of minutes from 0 to a year's, not {m}")),
+            },
+        }
+    };
+    let Some(object) = value.as_object_mut() else { return Ok(()) };
+    let start = match object.get("start").map(|s| minutes(s, "in_minutes", "start")).transpose()?.flatten() {
+        Some(m) => {
+            let at = now + Duration::minutes(m);
+            let at = match at.second() == 0 && at.nanosecond() == 0 {
+                true => at,
+                false => at.with_second(0).and_then(|t| t.with_nanosecond(0)).unwrap_or(at) + Duration::minutes(1),
+            };
+            object.insert("start".into(), serde_json::json!({ "at": at.to_rfc3339() }));
+            Some(at)
+        }
+        None => None,
+    };
+    for (key, field, sign) in [("late_registration_until", "minutes_after_start", 1), ("registration_opens", "minutes_before_start", -1)] {
+        let Some(m) = object.get(key).map(|v| minutes(v, field, key)).transpose()?.flatten() else { continue };
+        let start = start.ok_or_else(|| format!("{key}: {field} needs a start given as {{ in_minutes = … }}"))?;
+        object.insert(key.into(), serde_json::Value::String((start + Duration::minutes(sign * m)).to_rfc3339()));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -378,6 +549,63 @@ mod tests {
         assert_eq!(Action::parse("add_time", &fields("seconds=ten")).unwrap_err().field, "seconds");
         let long = format!("reason={}", "x".repeat(501));
         assert_eq!(Action::parse("suspend", &fields(&long)).unwrap_err().field, "reason");
+    }
+
+    #[test]
+    fn desk_actions_read_a_player_and_an_entry() {
+        assert_eq!(Action::parse("register", &fields("player=alice")), Ok(Action::Register { player: PlayerId::parse("alice").unwrap() }));
+        assert_eq!(Action::parse("register", &fields("player=")).unwrap_err().field, "player");
+        assert_eq!(Action::parse("register", &fields("player=a+b")).unwrap_err().field, "player");
+        assert_eq!(
+            Action::parse("rebuy", &fields("player=bob&entry=2")),
+            Ok(Action::Rebuy { player: PlayerId::parse("bob").unwrap(), entry: Some(EntryNo(2)) })
+        );
+        assert_eq!(Action::parse("add_on", &fields("player=bob&entry=0")).unwrap_err().field, "entry");
+        assert_eq!(
+            Action::parse("unregister", &fields("player=bob&entry=")),
+            Ok(Action::Unregister { player: PlayerId::parse("bob").unwrap(), entry: None })
+        );
+        assert_eq!(Action::parse("hfh_pause", &fields("")).unwrap_err().field, "reason");
+        assert_eq!(Action::parse("hfh_pause", &fields("reason=tv")).unwrap().reason(), Some("tv"));
+        for name in ["hfh_start", "hfh_stop", "hfh_resume", "books"] {
+            assert!(Action::parse(name, &fields("")).is_ok(), "{name}");
+        }
+    }
+
+    #[test]
+    fn every_example_pastes_as_toml_on_any_date() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+        let mut read = 0;
+        for now in ["2026-11-28T23:40:17Z", "2031-06-01T00:00:00Z"] {
+            let now: chrono::DateTime<chrono::Utc> = now.parse().unwrap();
+            for file in std::fs::read_dir(&dir).unwrap() {
+                let path = file.unwrap().path();
+                if path.extension().is_none_or(|e| e != "toml") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let def = pasted_definition(&text, now).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                if text.contains("in_minutes") {
+                    assert!(def.validate_at(now).is_ok(), "{}: {:?}", path.display(), def.validate_at(now));
+                    assert!(def.scheduled_start().is_some_and(|s| s > now && s.timestamp() % 60 == 0), "{}", path.display());
+                }
+                read += 1;
+            }
+        }
+        assert!(read >= 2, "the examples are read");
+    }
+
+    #[test]
+    fn a_pasted_toml_definition_resolves_its_relative_start_and_says_what_is_wrong() {
+        let now: chrono::DateTime<chrono::Utc> = "2027-01-10T18:00:30Z".parse().unwrap();
+        let json = serde_json::to_string(&Template::TurboFreezeout.definition("T".into(), now, chrono::Duration::minutes(5))).unwrap();
+        assert!(pasted_definition(&json, now).is_ok(), "JSON still reads");
+        let toml = "name = \"Desk\"\nstart = { in_minutes = 0 }\nlate_registration_until = { minutes_after_start = 60 }\n";
+        let err = pasted_definition(toml, now).unwrap_err();
+        assert!(!err.contains("in_minutes"), "the start was resolved; what is missing is said: {err}");
+        assert!(pasted_definition("name = ", now).unwrap_err().starts_with("TOML"));
+        assert!(pasted_definition("start = { in_minutes = -1 }", now).unwrap_err().contains("in_minutes"));
+        assert!(pasted_definition("late_registration_until = { minutes_after_start = 1 }", now).unwrap_err().contains("needs a start"));
     }
 
     #[test]

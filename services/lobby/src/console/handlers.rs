@@ -12,13 +12,19 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use floor_events::{abort, clock, codes, registration, schedule, CommandId, TournamentId};
+use floor_events::{abort, bubble, clock, codes, payouts, rebuys, registration, schedule, CommandId, TournamentId};
 use floor_runtime::{CommandError, CommandErrorKind};
 use futures::TryStreamExt;
 use std::net::SocketAddr;
 
 /// The session cookie.
 const COOKIE: &str = "floor_console";
+
+/// The lobby's reader, whose checkpoint says what its documents hold.
+const LOBBY_READER: &str = "lobby";
+
+/// How long an action's page waits for the lobby to show its effect.
+const SHOWN_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The most director actions a tournament's page lists (the newest).
 const AUDIT_SHOWN: usize = 50;
@@ -113,6 +119,24 @@ impl Console {
             code: codes::UNAVAILABLE.to_owned(),
             message: format!("the audit record could not be written ({e}); nothing was sent"),
         })
+    }
+
+    /// Read your own write: waits, at most [`SHOWN_WITHIN`], until the lobby's reader has taken
+    /// every commit of `t` stored so far (as `floor`'s `Director::shown` does), so the page that
+    /// answers an action shows the tournament after it. The lobby's document is read from its
+    /// bucket, which the reader writes before its checkpoint.
+    async fn shown(&self, t: TournamentId) {
+        let js = &self.backbone.jetstream;
+        let Ok(checkpoints) = js.get_key_value(floor_events::subjects::CHECKPOINT_BUCKET).await else { return };
+        let Some(reads) = floor_runtime::readers::of(js, LOBBY_READER).await else { return };
+        let last = floor_runtime::readers::last_commit_of(&self.backbone.events, &reads, t.0).await;
+        if last == 0 {
+            return;
+        }
+        let taken = floor_runtime::readers::taken(&checkpoints, LOBBY_READER, last);
+        if !matches!(tokio::time::timeout(SHOWN_WITHIN, taken).await, Ok(Some(_))) {
+            tracing::warn!(%t, "console: the lobby has not shown the action's effect yet; the page may show the state before it");
+        }
     }
 
     /// The newest director actions on `tournament`.
@@ -398,17 +422,26 @@ async fn act(State(console): State<Console>, headers: HeaderMap, Path((id, name)
     };
     let (last, status) = match (Action::parse(&name, &fields), fields.command_id()) {
         (Ok(action), Ok(command_id)) => {
-            let reason = match &action {
-                Action::Pause { reason } | Action::Cancel { reason, .. } | Action::Suspend { reason } => Some(reason.as_str()),
-                _ => None,
+            let reason = action.reason().map(str::to_owned);
+            // The books are a read: nothing to record.
+            let audited = match action {
+                Action::Books => Ok(()),
+                _ => console.audit(&session, &name, Some(tournament_id), command_id, reason.as_deref()).await,
             };
-            match console.audit(&session, &name, Some(tournament_id), command_id, reason).await {
+            match audited {
                 Err(failed) => (Some(failed), StatusCode::SERVICE_UNAVAILABLE),
                 Ok(()) => {
                     let done = action.done();
                     let sent = send(&console, &session, action, tournament_id, command_id).await;
                     tracing::info!(director = session.director, %tournament_id, action = name, %command_id, ok = sent.is_ok(), "console: action");
-                    answered(sent, done)
+                    if sent.is_ok() {
+                        console.shown(tournament_id).await;
+                    }
+                    let said = match &sent {
+                        Ok(what) if !what.is_empty() => format!("{done}: {what}"),
+                        _ => done,
+                    };
+                    answered(sent, said)
                 }
             }
         }
@@ -417,45 +450,90 @@ async fn act(State(console): State<Console>, headers: HeaderMap, Path((id, name)
     console.tournament_page(&session, &id, last, status).await
 }
 
-/// Sends the action's command; the reply's content is not shown (the page that answers shows
-/// the tournament as it is now).
-async fn send(console: &Console, session: &Session, action: Action, t: TournamentId, command_id: CommandId) -> Result<(), CommandError> {
+/// Sends the action's command and says what its reply holds (empty: nothing more than done).
+async fn send(console: &Console, session: &Session, action: Action, t: TournamentId, command_id: CommandId) -> Result<String, CommandError> {
     let c = &console.commands;
     let signed = |reason: &str| form::signed(reason, &session.director);
     match action {
         Action::Start => c
             .send(registration::verbs::START_TOURNAMENT, &registration::StartTournament { command_id, tournament_id: t, now: true })
             .await
-            .map(drop),
+            .map(nothing),
         Action::Pause { reason } => {
-            c.send(clock::verbs::PAUSE, &clock::PauseClock { command_id, tournament_id: t, reason: signed(&reason) }).await.map(drop)
+            c.send(clock::verbs::PAUSE, &clock::PauseClock { command_id, tournament_id: t, reason: signed(&reason) }).await.map(nothing)
         }
-        Action::Resume => c.send(clock::verbs::RESUME, &clock::ClockRequest { command_id, tournament_id: t }).await.map(drop),
+        Action::Resume => c.send(clock::verbs::RESUME, &clock::ClockRequest { command_id, tournament_id: t }).await.map(nothing),
         Action::AddTime { seconds } => {
-            c.send(clock::verbs::ADJUST_TIME, &clock::AdjustTime { command_id, tournament_id: t, seconds }).await.map(drop)
+            c.send(clock::verbs::ADJUST_TIME, &clock::AdjustTime { command_id, tournament_id: t, seconds }).await.map(nothing)
         }
         Action::SkipToLevel { level } => {
-            c.send(clock::verbs::SKIP_TO_LEVEL, &clock::SkipToLevel { command_id, tournament_id: t, level }).await.map(drop)
+            c.send(clock::verbs::SKIP_TO_LEVEL, &clock::SkipToLevel { command_id, tournament_id: t, level }).await.map(nothing)
         }
-        Action::EndBreak => c.send(clock::verbs::END_BREAK, &clock::ClockRequest { command_id, tournament_id: t }).await.map(drop),
+        Action::EndBreak => c.send(clock::verbs::END_BREAK, &clock::ClockRequest { command_id, tournament_id: t }).await.map(nothing),
         Action::Cancel { reason, in_play: false, .. } => c
             .send(
                 registration::verbs::CANCEL_TOURNAMENT,
                 &registration::CancelTournament { command_id, tournament_id: t, reason: signed(&reason) },
             )
             .await
-            .map(drop),
+            .map(nothing),
         Action::Cancel { reason, in_play: true, cause } => c
             .send(
                 abort::verbs::CANCEL,
                 &abort::Cancel { command_id, tournament_id: t, reason: signed(&reason), method: Default::default(), cause },
             )
             .await
-            .map(drop),
+            .map(nothing),
         Action::Suspend { reason } => {
-            c.send(abort::verbs::SUSPEND, &abort::Suspend { command_id, tournament_id: t, reason: signed(&reason) }).await.map(drop)
+            c.send(abort::verbs::SUSPEND, &abort::Suspend { command_id, tournament_id: t, reason: signed(&reason) }).await.map(nothing)
         }
-        Action::ResumePlay => c.send(abort::verbs::RESUME, &abort::AbortRequest { command_id, tournament_id: t }).await.map(drop),
+        Action::ResumePlay => c.send(abort::verbs::RESUME, &abort::AbortRequest { command_id, tournament_id: t }).await.map(nothing),
+        Action::Register { player } => c
+            .send(registration::verbs::REGISTER, &registration::Register { command_id, tournament_id: t, player })
+            .await
+            .map(|r| format!("entry {} ({:?}), charged {}", r.entry, r.kind, serde_json::to_string(&r.ledger).unwrap_or_default())),
+        Action::Unregister { player, entry } => c
+            .send(registration::verbs::UNREGISTER, &registration::Unregister { command_id, tournament_id: t, player, entry })
+            .await
+            .map(|r| recorded(r.events.len())),
+        Action::Rebuy { player, entry } => c
+            .send(rebuys::verbs::REBUY, &rebuys::Purchase { command_id, tournament_id: t, player, entry })
+            .await
+            .map(|r| serde_json::to_string(&r).unwrap_or_default()),
+        Action::AddOn { player, entry } => c
+            .send(rebuys::verbs::ADD_ON, &rebuys::Purchase { command_id, tournament_id: t, player, entry })
+            .await
+            .map(|r| serde_json::to_string(&r).unwrap_or_default()),
+        Action::HandForHandStart => {
+            c.send(bubble::verbs::START, &bubble::BubbleRequest { command_id, tournament_id: t }).await.map(|r| bubbled(&r))
+        }
+        Action::HandForHandStop => {
+            c.send(bubble::verbs::STOP, &bubble::BubbleRequest { command_id, tournament_id: t }).await.map(|r| bubbled(&r))
+        }
+        Action::HandForHandPause { reason } => c
+            .send(bubble::verbs::PAUSE, &bubble::PauseBubble { command_id, tournament_id: t, reason: signed(&reason) })
+            .await
+            .map(|r| bubbled(&r)),
+        Action::HandForHandResume => {
+            c.send(bubble::verbs::RESUME, &bubble::BubbleRequest { command_id, tournament_id: t }).await.map(|r| bubbled(&r))
+        }
+        Action::Books => c.send(payouts::verbs::BOOKS, &payouts::BooksRequest { tournament_id: t }).await.map(|b| pages::books_line(&b)),
+    }
+}
+
+fn nothing<T>(_: T) -> String {
+    String::new()
+}
+
+fn recorded(events: usize) -> String {
+    format!("{events} event{} recorded", if events == 1 { "" } else { "s" })
+}
+
+fn bubbled(reply: &bubble::BubbleRecorded) -> String {
+    match serde_json::to_value(reply).ok().and_then(|v| v.get("events").and_then(|e| e.as_array()).map(Vec::len)) {
+        Some(0) => "nothing changed (already so)".into(),
+        Some(n) => recorded(n),
+        None => String::new(),
     }
 }
 

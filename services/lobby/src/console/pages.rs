@@ -1,5 +1,7 @@
 //! The console's HTML: the login, the list with the create forms, one tournament with its
-//! tables and actions. No script: every action is a small form that posts and gets a page back.
+//! tables and actions. Every action is a small form that posts and gets a page back; the one
+//! script is the lobby's own ([`SCRIPT`]): a tournament's live part (clock with its time left,
+//! field, payouts, rebuys, hand-for-hand) follows the same feed as the players' page.
 //!
 //! As on the players' pages, every text that came from a user (tournament, player and director
 //! names, reasons, a service's message) is written as [`Text`] (escaped by
@@ -9,7 +11,7 @@ use super::form::{Action, Template};
 use crate::cache::seats::Held;
 use crate::document::clock::ClockStatus;
 use crate::document::{LobbyDocument, LobbyState};
-use crate::pages::html::{csp_hash, duration, instant, name, Text, STYLE};
+use crate::pages::html::{csp_hash, duration, instant, name, Text, SCRIPT, STYLE};
 use crate::pages::list::state_badge;
 use chrono::{DateTime, Utc};
 use floor_events::TournamentId;
@@ -28,13 +30,14 @@ textarea { width: 100%; min-height: 8rem; font-family: monospace; }\n\
 .silent { color: #c0392b; font-weight: 700; }\n\
 header.top form { display: inline; float: right; }\n";
 
-/// The console pages' Content-Security-Policy: no script at all, their own style (inline, by
-/// hash), forms to this origin only.
+/// The console pages' Content-Security-Policy: their own style and the lobby's script (inline,
+/// by hash), the live feed and forms to this origin only.
 pub fn policy() -> &'static str {
     static POLICY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
         format!(
-            "default-src 'none'; style-src {}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-            csp_hash(&format!("\n{STYLE}{CONSOLE_STYLE}"))
+            "default-src 'none'; style-src {}; script-src {}; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+            csp_hash(&format!("\n{STYLE}{CONSOLE_STYLE}")),
+            csp_hash(&format!("\n{SCRIPT}"))
         )
     });
     &POLICY
@@ -101,6 +104,7 @@ pub fn frame(title: &str, signed: Option<&Signed>, body: impl Render) -> String 
                     }
                 }
                 "\n" (body)
+                "\n" script { "\n" (PreEscaped(SCRIPT)) }
                 "\n"
             }
             "\n"
@@ -225,7 +229,8 @@ pub fn index(docs: &[std::sync::Arc<LobbyDocument>], signed: &Signed, last: Opti
             label { "Starts in (minutes; a sit & go starts when full) " input name="start_in_minutes" type="number" min="1" value="30"; }
             "\n"
             label {
-                "…or paste a whole definition (JSON, the fields of " code { "examples/*.toml" } ") "
+                "…or paste a whole definition: TOML, as in " code { "examples/*.toml" } " (a start like "
+                code { "start = { in_minutes = 120 }" } " is counted from now), or JSON "
                 textarea name="definition" {}
             }
             "\n"
@@ -283,18 +288,20 @@ pub fn tournament(
     last: Option<&Notice>,
     now: DateTime<Utc>,
 ) -> String {
+    let id = doc.tournament_id;
     let body = html! {
-        h1 { (name(&doc.name)) }
-        "\n"
+        (notice(last))
         p {
             (state_badge(doc, now)) " · " (doc.entrants) " entries, " (doc.live_entries) " left · "
-            a href={ "/tournaments/" (doc.tournament_id) } { "players' page" }
+            a href={ "/tournaments/" (id) } { "players' page" } " · "
+            a href={ "/tournaments/" (id) "/clock" } { "clock screen" }
         }
         "\n"
-        (notice(last))
-        // Suspended (by a director, or by Floor when tables fell silent) or cancelled in play: why.
-        (crate::pages::tournament::play_section(doc))
-        @if let Some(clock) = &doc.clock { (crate::pages::tournament::clock_section(clock, now)) }
+        // The players' live part (clock and time left, field, payouts and their table, rebuys,
+        // hand-for-hand, why play is suspended), replaced at every revision by the lobby's script.
+        div id="live" data-events={ "/tournaments/" (id) "/events" } { (PreEscaped(crate::pages::tournament::live(doc, now))) }
+        p class="muted" id="live-status" { "connecting…" }
+        "\n"
         (actions(doc, signed))
         (tables_section(tables, reports, now))
         (audit_section(audit))
@@ -315,6 +322,12 @@ fn actions(doc: &LobbyDocument, signed: &Signed) -> Markup {
     };
     let reason = || html! { input name="reason" placeholder="reason" required maxlength="450"; };
     let nothing = || html! {};
+    let player = |entry: bool| {
+        html! {
+            input name="player" placeholder="player account" required maxlength="64" pattern="[A-Za-z0-9_.@\\-]+";
+            @if entry { input name="entry" type="number" min="1" placeholder="entry (optional)"; }
+        }
+    };
     html! {
         section id="actions" {
             h2 { "Actions" }
@@ -370,9 +383,49 @@ fn actions(doc: &LobbyDocument, signed: &Signed) -> Markup {
                 }
                 LobbyState::Finished | LobbyState::Cancelled => { p class="muted" { "Over: nothing to do." } "\n" }
             }
+            @if matches!(doc.state, LobbyState::Registering | LobbyState::Running) {
+                div id="desk" {
+                    "Desk: "
+                    (form("register", player(false), "Register"))
+                    (form("unregister", player(true), "Unregister"))
+                    (form("rebuy", player(true), "Rebuy"))
+                    (form("add_on", player(true), "Add-on"))
+                }
+                "\n"
+            }
+            @if doc.state == LobbyState::Running {
+                div id="hand-for-hand" {
+                    "Hand-for-hand: "
+                    (form("hfh_start", nothing(), "Start"))
+                    (form("hfh_pause", reason(), "Pause"))
+                    (form("hfh_resume", nothing(), "Resume"))
+                    (form("hfh_stop", nothing(), "Stop"))
+                }
+                "\n"
+            }
+            div id="books" { (form("books", nothing(), "Show the books")) }
         }
         "\n"
     }
+}
+
+/// The books (`payouts.books`) in one line, for the notice that answers "Show the books".
+pub fn books_line(b: &floor_events::payouts::Books) -> String {
+    let m = |cents: u64| crate::pages::money::format(floor_events::Money::new(cents, b.currency));
+    format!(
+        "{} entries, {} rebuys, {} add-ons; paid in {}, fees {}, overlay {}, prize pool {}, prizes paid {}, bounty pool {}; {}{}",
+        b.entries,
+        b.rebuys,
+        b.add_ons,
+        m(b.paid_in),
+        m(b.fees),
+        m(b.overlay),
+        m(b.prize_pool),
+        m(b.prizes_paid),
+        m(b.bounty_pool),
+        if b.balanced { "balanced" } else { "NOT balanced" },
+        if b.finished { ", every paid place paid" } else { "" },
+    )
 }
 
 fn tables_section(tables: &Held, reports: &LastReports, now: DateTime<Utc>) -> Markup {
