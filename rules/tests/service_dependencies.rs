@@ -107,3 +107,17 @@ fn a_dependency_on_a_service_crate_is_found_however_it_is_written() {
     found.sort();
     assert_eq!(found, ["floor-clock", "floor-events", "floor-lobby", "floor-payouts", "floor-seating"]);
 }
+
+/// `floor audit`'s replayer (issue 42) recomputes what the services recorded: its folds are its
+/// own, so it may read the contract and the pure rules, never a service crate (nor the runtime).
+#[test]
+fn the_audit_crate_depends_on_the_contract_and_the_rules_alone() {
+    let manifest = read_manifest(&workspace_root().join("audit").join("Cargo.toml"));
+    let mut floor: Vec<String> = floor_dependencies(&manifest).into_iter().map(|(_, d)| d).collect();
+    floor.sort();
+    floor.dedup();
+    let allowed = ["floor-events", "floor-rules"];
+    let offending: Vec<&String> = floor.iter().filter(|d| !allowed.contains(&d.as_str())).collect();
+    assert!(offending.is_empty(), "floor-audit may depend only on {allowed:?}, found {offending:?}: write the fold in audit/, share a pure rule through rules/");
+    assert!(floor.contains(&"floor-events".to_string()), "floor-audit reads the contract: {floor:?}");
+}

@@ -1,0 +1,349 @@
+//! `floor audit` (issue 42): an independent replayer. Input: every commit of one tournament (every
+//! aggregate whose id is the tournament) with its stream sequence and time; output: a [`Report`],
+//! one [`Check`] per kind of fact, each `ok` or its differences, each naming the commits involved.
+//!
+//! The folds here are written apart from the services' (this crate depends on the contract and
+//! the pure rules only; `rules/tests/service_dependencies.rs` keeps it so): a service's bug is
+//! not repeated here, it shows up as a difference. What is checked and what is not yet:
+//! `docs/audit.md`.
+
+use chrono::{DateTime, Utc};
+use floor_events::bounties::BountyEvent;
+use floor_events::commit::{Commit, Events};
+use floor_events::lottery::LotteryEvent;
+use floor_events::payouts::{PayoutEvent, PrizeBand};
+use floor_events::rebuys::RebuyEvent;
+use floor_events::registration::TournamentEvent;
+use floor_events::seating::SeatingEvent;
+use floor_events::tournament::EntryLedger;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One stored commit: what `floor export` writes per line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LogCommit {
+    /// `floor.ev.<aggregate>.<id>`.
+    pub subject: String,
+    /// The stream sequence.
+    pub sequence: u64,
+    /// When the stream stored it.
+    pub time: DateTime<Utc>,
+    /// The commit's body, as stored (JSON).
+    pub body: Vec<u8>,
+}
+
+/// One difference: what does not hold, and the commits involved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Difference {
+    /// What differs.
+    pub message: String,
+    /// The stream sequences of the commits involved.
+    pub sequences: Vec<u64>,
+}
+
+/// One check: `ok` when it found no difference.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Check {
+    /// `decode`, `draws`, `entries`, `places`, `money`.
+    pub name: String,
+    /// Whether it holds.
+    pub ok: bool,
+    /// What did not hold.
+    pub differences: Vec<Difference>,
+}
+
+/// The audit of one tournament.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    /// Commits read.
+    pub commits: usize,
+    /// Whether every check holds.
+    pub ok: bool,
+    /// Every check, in the order they ran.
+    pub checks: Vec<Check>,
+}
+
+impl Report {
+    /// A readable summary: `ok`, or each difference with its commits.
+    pub fn summary(&self) -> String {
+        let mut out = format!("{} commits: {}\n", self.commits, if self.ok { "ok" } else { "DIFFERENCES" });
+        for check in &self.checks {
+            if check.ok {
+                out.push_str(&format!("  {}: ok\n", check.name));
+            } else {
+                out.push_str(&format!("  {}: {} difference(s)\n", check.name, check.differences.len()));
+                for d in &check.differences {
+                    let seqs: Vec<String> = d.sequences.iter().map(u64::to_string).collect();
+                    out.push_str(&format!("    - {} (commits {})\n", d.message, seqs.join(", ")));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// SHA-256 of a hex seed, lower-case hex; `None` when the seed is not hex.
+pub fn seed_hash(seed_hex: &str) -> Option<String> {
+    if !seed_hex.len().is_multiple_of(2) {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> = (0..seed_hex.len()).step_by(2).map(|i| u8::from_str_radix(seed_hex.get(i..i + 2)?, 16).ok()).collect();
+    Some(Sha256::digest(bytes?).iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[derive(Default)]
+struct Checks {
+    decode: Vec<Difference>,
+    draws: Vec<Difference>,
+    entries: Vec<Difference>,
+    places: Vec<Difference>,
+    money: Vec<Difference>,
+}
+
+fn diff(out: &mut Vec<Difference>, message: String, sequences: Vec<u64>) {
+    out.push(Difference { message, sequences });
+}
+
+fn ledger_adds_up(l: &EntryLedger) -> bool {
+    l.fee.amount.checked_add(l.prize_pool.amount) == Some(l.paid_in.amount)
+}
+
+/// What the replay keeps.
+#[derive(Default)]
+struct State {
+    // draws: the commitment and its commit, by draw.
+    seat_commitment: Option<(String, u64)>,
+    round_commitments: BTreeMap<u32, (String, u64)>,
+    mystery_commitment: Option<(String, u64)>,
+    lottery_commitment: Option<(String, u64)>,
+    // entries
+    capacity: Option<u32>,
+    live: BTreeSet<u32>,
+    closed: Option<(&'static str, u64)>,
+    // money in: entries' prize pool, refunds, rebuys and add-ons, net.
+    pool_in: i128,
+    // places
+    table: Option<(Vec<PrizeBand>, u64, u64)>, // bands, pool, commit
+    awarded: BTreeMap<u32, u64>,               // entry → commit of its award
+    places: BTreeMap<u32, Vec<(u32, u64, u64)>>, // place → (shared, amount, commit)
+    awards_total: u64,
+    deal: bool,
+    paid: Option<u64>,
+}
+
+/// Audits one tournament's commits (any order: they are replayed in stream order).
+pub fn audit(commits: &[LogCommit]) -> Report {
+    let mut commits: Vec<&LogCommit> = commits.iter().collect();
+    commits.sort_by_key(|c| c.sequence);
+    let mut c = Checks::default();
+    let mut s = State::default();
+    for commit in &commits {
+        let seq = commit.sequence;
+        let decoded = match Commit::decode(&commit.subject, &commit.body) {
+            Ok(d) => d,
+            Err(e) => {
+                diff(&mut c.decode, format!("{} does not decode: {e}", commit.subject), vec![seq]);
+                continue;
+            }
+        };
+        match decoded.events {
+            Events::Tournament(events) => events.into_iter().for_each(|e| tournament(&mut s, &mut c, e, seq)),
+            Events::Seating(events) => events.into_iter().for_each(|e| seating(&mut s, &mut c, e, seq)),
+            Events::Payouts(events) => events.into_iter().for_each(|e| payouts(&mut s, &mut c, e, seq)),
+            Events::Rebuys(events) => events.into_iter().for_each(|e| rebuys(&mut s, &mut c, e, seq)),
+            Events::Bounties(events) => events.into_iter().for_each(|e| bounties(&mut s, &mut c, e, seq)),
+            Events::Lottery(events) => events.into_iter().for_each(|e| lottery(&mut s, &mut c, e, seq)),
+            _ => {}
+        }
+    }
+    // Places awarded are contiguous: every place from the best to the worst awarded was awarded.
+    if let (Some(&first), Some(&last)) = (s.places.keys().next(), s.places.keys().next_back()) {
+        let mut place = first;
+        while place <= last {
+            match s.places.get(&place) {
+                Some(group) => place += group[0].0.max(1),
+                None => {
+                    diff(&mut c.places, format!("place {place} was never awarded (places {first}..={last} were)"), vec![]);
+                    place += 1;
+                }
+            }
+        }
+        if s.paid.is_some() && first != 1 {
+            diff(&mut c.places, format!("the tournament is paid but its best place awarded is {first}"), vec![]);
+        }
+    }
+    let checks = vec![("decode", c.decode), ("draws", c.draws), ("entries", c.entries), ("places", c.places), ("money", c.money)];
+    let checks: Vec<Check> = checks.into_iter().map(|(name, d)| Check { name: name.to_owned(), ok: d.is_empty(), differences: d }).collect();
+    Report { commits: commits.len(), ok: checks.iter().all(|c| c.ok), checks }
+}
+
+fn verify(out: &mut Vec<Difference>, what: &str, commitment: Option<&(String, u64)>, seed: &str, seq: u64) {
+    match commitment {
+        None => diff(out, format!("{what}: seed revealed without a commitment before it"), vec![seq]),
+        Some((hash, at)) => match seed_hash(seed) {
+            Some(h) if h.eq_ignore_ascii_case(hash) => {}
+            Some(h) => diff(out, format!("{what}: the seed's SHA-256 is {h}, the commitment {hash}"), vec![*at, seq]),
+            None => diff(out, format!("{what}: the seed {seed:?} is not hex"), vec![*at, seq]),
+        },
+    }
+}
+
+fn tournament(s: &mut State, c: &mut Checks, e: TournamentEvent, seq: u64) {
+    match e {
+        TournamentEvent::TournamentCreated(t) => s.capacity = Some(t.definition.capacity),
+        TournamentEvent::EntryRegistered(r) => {
+            if let Some((why, at)) = s.closed {
+                diff(&mut c.entries, format!("entry {} registered after {why}", r.entry), vec![at, seq]);
+            }
+            if !ledger_adds_up(&r.ledger) {
+                diff(&mut c.money, format!("entry {}: paid in {} ≠ fee {} + prize pool {}", r.entry, r.ledger.paid_in.amount, r.ledger.fee.amount, r.ledger.prize_pool.amount), vec![seq]);
+            }
+            s.pool_in += i128::from(r.ledger.prize_pool.amount);
+            if !s.live.insert(r.entry.0) {
+                diff(&mut c.entries, format!("entry {} registered twice", r.entry), vec![seq]);
+            }
+            if let Some(cap) = s.capacity {
+                if s.live.len() as u32 > cap {
+                    diff(&mut c.entries, format!("{} entries in play, capacity {cap}", s.live.len()), vec![seq]);
+                }
+            }
+        }
+        TournamentEvent::EntryUnregistered(u) => {
+            s.pool_in -= i128::from(u.refund.prize_pool.amount);
+            s.live.remove(&u.entry.0);
+        }
+        TournamentEvent::EntryEliminated(x) => {
+            s.live.remove(&x.entry.0);
+        }
+        TournamentEvent::RegistrationClosed(_) => {
+            s.closed.get_or_insert(("registration closed", seq));
+        }
+        TournamentEvent::TournamentFinished(_) => s.closed = Some(("the finish", seq)),
+        TournamentEvent::TournamentCancelled(_) => s.closed = Some(("the cancellation", seq)),
+        _ => {}
+    }
+}
+
+fn seating(s: &mut State, c: &mut Checks, e: SeatingEvent, seq: u64) {
+    match e {
+        SeatingEvent::DrawCommitted { commitment } => s.seat_commitment = Some((commitment, seq)),
+        SeatingEvent::TablesDrawn { seed, .. } => verify(&mut c.draws, "the seat draw", s.seat_commitment.as_ref(), &seed, seq),
+        SeatingEvent::RoundDrawCommitted { round, commitment } => {
+            s.round_commitments.insert(round, (commitment, seq));
+        }
+        SeatingEvent::RoundDrawn { round, seed, .. } => {
+            verify(&mut c.draws, &format!("the shootout's round {round} draw"), s.round_commitments.get(&round), &seed, seq)
+        }
+        _ => {}
+    }
+}
+
+fn bounties(s: &mut State, c: &mut Checks, e: BountyEvent, seq: u64) {
+    match e {
+        BountyEvent::MysteryStageStarted { commitment, .. } => s.mystery_commitment = Some((commitment, seq)),
+        BountyEvent::MysterySeedRevealed { seed } => verify(&mut c.draws, "the mystery envelopes", s.mystery_commitment.as_ref(), &seed, seq),
+        _ => {}
+    }
+}
+
+fn lottery(s: &mut State, c: &mut Checks, e: LotteryEvent, seq: u64) {
+    match e {
+        LotteryEvent::DrawCommitted(d) => s.lottery_commitment = Some((d.commitment, seq)),
+        LotteryEvent::PrizeDrawn(p) => {
+            verify(&mut c.draws, "the lottery's prize", s.lottery_commitment.as_ref(), &p.seed, seq);
+            let sum: u64 = p.prizes.iter().sum();
+            if sum != p.pool.amount {
+                diff(&mut c.money, format!("the lottery's prizes sum to {sum}, its pool is {}", p.pool.amount), vec![seq]);
+            }
+        }
+    }
+}
+
+fn rebuys(s: &mut State, c: &mut Checks, e: RebuyEvent, seq: u64) {
+    let (entry, ledger) = match e {
+        RebuyEvent::RebuyTaken { entry, ledger, .. } => (entry, ledger),
+        RebuyEvent::AddOnTaken { entry, ledger, .. } => (entry, ledger),
+        _ => return,
+    };
+    if !ledger_adds_up(&ledger) {
+        diff(&mut c.money, format!("entry {entry}'s purchase: paid in {} ≠ fee + prize pool", ledger.paid_in.amount), vec![seq]);
+    }
+    s.pool_in += i128::from(ledger.prize_pool.amount);
+}
+
+/// Sum of the bands' prizes for places `from..=to`.
+fn bands_sum(bands: &[PrizeBand], from: u32, to: u32) -> u64 {
+    bands.iter().map(|b| u64::from(b.to.min(to).saturating_add(1).saturating_sub(b.from.max(from))) * b.amount).sum()
+}
+
+fn payouts(s: &mut State, c: &mut Checks, e: PayoutEvent, seq: u64) {
+    match e {
+        PayoutEvent::PayoutTableLocked { contributions, guarantee, overlay, pool, bands, .. } => {
+            if contributions.amount.checked_add(overlay.amount) != Some(pool.amount) {
+                diff(&mut c.money, format!("the locked pool {} ≠ contributions {} + overlay {}", pool.amount, contributions.amount, overlay.amount), vec![seq]);
+            }
+            let shortfall = guarantee.map_or(0, |g| g.amount.saturating_sub(contributions.amount));
+            if overlay.amount != shortfall {
+                diff(&mut c.money, format!("the overlay is {}, the guarantee's shortfall {shortfall}", overlay.amount), vec![seq]);
+            }
+            if i128::from(contributions.amount) != s.pool_in {
+                diff(&mut c.money, format!("the table locks contributions of {}; the entries, refunds and purchases before it put in {}", contributions.amount, s.pool_in), vec![seq]);
+            }
+            let bands_total = bands_sum(&bands, 1, u32::MAX);
+            if bands_total != pool.amount {
+                diff(&mut c.money, format!("the locked table's prizes sum to {bands_total}, its pool is {}", pool.amount), vec![seq]);
+            }
+            s.table = Some((bands, pool.amount, seq));
+        }
+        PayoutEvent::PlacesAwarded { awards, .. } => {
+            let mut groups: BTreeMap<u32, (u32, u64, u32)> = BTreeMap::new(); // place → shared, sum, count
+            for a in &awards {
+                if let Some(first) = s.awarded.insert(a.entry.0, seq) {
+                    diff(&mut c.places, format!("entry {} awarded a place twice", a.entry), vec![first, seq]);
+                }
+                s.awards_total += a.amount;
+                let g = groups.entry(a.place).or_insert((a.shared, 0, 0));
+                g.1 += a.amount;
+                g.2 += 1;
+            }
+            for (place, (shared, sum, count)) in groups {
+                if let Some(earlier) = s.places.get(&place) {
+                    diff(&mut c.places, format!("place {place} awarded again"), vec![earlier[0].2, seq]);
+                    continue;
+                }
+                if count != shared {
+                    diff(&mut c.places, format!("place {place}: {count} awards for a range shared by {shared}"), vec![seq]);
+                }
+                if let (Some((bands, _, locked)), false) = (&s.table, s.deal) {
+                    let expected = bands_sum(bands, place, place + shared.max(1) - 1);
+                    if expected != sum {
+                        diff(&mut c.places, format!("places {place}..{} pay {sum}, the locked table {expected}", place + shared.max(1) - 1), vec![*locked, seq]);
+                    }
+                }
+                s.places.insert(place, vec![(shared, sum, seq)]);
+            }
+        }
+        PayoutEvent::DealAgreed { .. } => s.deal = true,
+        PayoutEvent::TournamentPaid { prizes_paid } => {
+            if let Some(first) = s.paid {
+                diff(&mut c.money, "the tournament paid twice".to_owned(), vec![first, seq]);
+            }
+            s.paid = Some(seq);
+            if prizes_paid.amount != s.awards_total {
+                diff(&mut c.money, format!("tournament_paid states {} paid, the awards sum to {}", prizes_paid.amount, s.awards_total), vec![seq]);
+            }
+            match &s.table {
+                Some((_, pool, locked)) if *pool != prizes_paid.amount => {
+                    diff(&mut c.money, format!("prizes paid {} ≠ the locked pool {pool}", prizes_paid.amount), vec![*locked, seq])
+                }
+                None => diff(&mut c.money, "paid without a locked payout table".to_owned(), vec![seq]),
+                _ => {}
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests;
