@@ -27,6 +27,8 @@
 //! - [`satellite`]: a satellite's seats and double or nothing's equal prizes (issue 37): the
 //!   equal prize a stop pays, how many its pool buys, the table that pays them,
 //!   and when play stops (issue 36).
+//! - [`flight`]: flights (issue 36): where a Day 1 stops, what its survivors carry into the
+//!   Day 2 (first stack, best stack forward, stack builder) and the Day 2's pool.
 //! - [`cents`]: splitting cents by weights so the parts sum exactly (the largest-remainder
 //!   rule every deal method uses).
 //!
@@ -39,6 +41,7 @@ pub mod cents;
 pub mod clock;
 pub mod deal;
 pub mod field;
+pub mod flight;
 pub mod hand_for_hand;
 pub mod icm;
 pub mod payout_table;
