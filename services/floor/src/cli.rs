@@ -147,6 +147,26 @@ pub enum Command {
     /// under `waiting`, each tournament that waits on a service: the service, its reader, since
     /// when, and by how many commits it is behind (a commit untaken for 2 s or more).
     Status,
+    /// Audit one tournament (issue 42, docs/audit.md): replay every commit of it with code apart
+    /// from the services' and print `ok` or each difference with the commits (stream sequences)
+    /// involved. Exit code 0 when ok, 1 on any difference.
+    Audit {
+        /// The tournament, read from the running platform's log.
+        #[arg(required_unless_present = "file", conflicts_with = "file")]
+        tournament: Option<uuid::Uuid>,
+        /// Audit an export (`floor export`) instead, without a running platform.
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// The report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write every commit of one tournament to stdout as JSON lines (subject, sequence, time,
+    /// body, schema version), which `floor audit --file` audits without a running platform.
+    Export {
+        /// The tournament.
+        tournament: uuid::Uuid,
+    },
     /// Play a whole tournament with simulated table servers and print a JSON summary line.
     ///
     /// Without NATS_URL it starts the whole platform itself (in a temporary directory), so

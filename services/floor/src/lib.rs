@@ -12,13 +12,17 @@
 //! - [`sim`]: `floor sim`: a whole tournament played by simulated table servers over NATS.
 //! - [`table_check`]: `floor table-check`: a conformance suite for table servers, and Floor's
 //!   simulated tables as a table server to check.
+//! - [`audit`], [`export`]: `floor audit` and `floor export`: one tournament's log read and
+//!   audited by `floor-audit` (issue 42).
 //! - [`exit`]: exit codes.
 
+pub mod audit;
 pub mod cli;
 pub mod credentials;
 pub mod deal;
 pub mod director;
 pub mod exit;
+pub mod export;
 pub mod sim;
 pub mod startup;
 pub mod table_check;

@@ -172,6 +172,12 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             }
         },
         Command::Status => status(&cli).await,
+        Command::Audit { tournament, file, json } => audit(&cli, *tournament, file.as_deref(), *json).await,
+        Command::Export { tournament } => {
+            let commits = read_log(&cli, *tournament).await?;
+            say!("{}", floor::export::to_lines(&commits).trim_end_matches('\n'));
+            Ok(())
+        }
         Command::Sim {
             entrants,
             seed,
@@ -645,6 +651,41 @@ fn stop_group(child: &mut std::process::Child) {
     #[cfg(not(unix))]
     let _ = child.kill();
     let _ = child.wait();
+}
+
+/// Every commit of `tournament` in the running platform's log (director credentials).
+async fn read_log(cli: &Cli, tournament: uuid::Uuid) -> Result<Vec<floor_audit::LogCommit>, Failure> {
+    let unavailable = |message: String| Failure { message, exit: Exit::Unavailable };
+    let (url, credentials) =
+        floor_runtime::bootstrap::join(&cli.data, floor_runtime::roles::Role::Director).map_err(|e| unavailable(e.to_string()))?;
+    let client = floor_runtime::bootstrap::connect_with(&url, &credentials)
+        .await
+        .map_err(|e| unavailable(format!("{e} (is `floor run` still running?)")))?;
+    let commits = floor::audit::read(&async_nats::jetstream::new(client), tournament).await.map_err(unavailable)?;
+    if commits.is_empty() {
+        return Err(Failure { message: format!("no commit of tournament {tournament} in the log"), exit: Exit::Usage });
+    }
+    Ok(commits)
+}
+
+/// `floor audit`: the running platform's log of one tournament, or an export; exit 1 on any
+/// difference (issue 42).
+async fn audit(cli: &Cli, tournament: Option<uuid::Uuid>, file: Option<&std::path::Path>, json: bool) -> Result<(), Failure> {
+    let commits = match (file, tournament) {
+        (Some(path), _) => {
+            let usage = |message: String| Failure { message, exit: Exit::Usage };
+            let text = std::fs::read_to_string(path).map_err(|e| usage(format!("{}: {e}", path.display())))?;
+            floor::export::from_lines(&text).map_err(|e| usage(format!("{}: {e}", path.display())))?
+        }
+        (None, Some(tournament)) => read_log(cli, tournament).await?,
+        (None, None) => return Err(Failure { message: "audit: a tournament or --file".to_owned(), exit: Exit::Usage }),
+    };
+    let (text, ok) = floor::audit::render(&commits, json);
+    say!("{}", text.trim_end_matches('\n'));
+    match ok {
+        true => Ok(()),
+        false => Err(Failure { message: "audit: differences found".to_owned(), exit: Exit::Rejected }),
+    }
 }
 
 /// `floor status`: every reader's health record, whether any commit was poison, and which
