@@ -253,6 +253,12 @@ pub enum RegistrationError {
     /// A satellite's target has started, finished or been cancelled.
     #[error("the satellite's target {0} {1}: no seat can be won for it")]
     TargetNotOpen(TournamentId, &'static str),
+    /// A flight's Day 2 does not exist (issue 36): `unknown_target`.
+    #[error("the Day 2 {0} does not exist")]
+    UnknownDay2(TournamentId),
+    /// A flight's Day 2 has started, finished or been cancelled: `target_not_open`.
+    #[error("the Day 2 {0} {1}: no Day 1 can feed it")]
+    Day2NotOpen(TournamentId, &'static str),
     /// A satellite's seat value is not what an entry to its target costs.
     #[error("the seat value is {seat_value} but an entry to the target {target} costs {entry}")]
     SeatValueMismatch {
@@ -312,8 +318,8 @@ impl floor_runtime::DomainError for RegistrationError {
             StartsWhenFull => codes::STARTS_WHEN_FULL,
             TooFewEntries { .. } => codes::TOO_FEW_ENTRIES,
             Text(e) => e.code,
-            UnknownTarget(_) => codes::UNKNOWN_TARGET,
-            TargetNotOpen(..) => codes::TARGET_NOT_OPEN,
+            UnknownTarget(_) | UnknownDay2(_) => codes::UNKNOWN_TARGET,
+            TargetNotOpen(..) | Day2NotOpen(..) => codes::TARGET_NOT_OPEN,
             SeatValueMismatch { .. } => codes::SEAT_VALUE_MISMATCH,
             TicketValueMismatch { .. } => codes::TICKET_VALUE_MISMATCH,
             TicketSpent(_) => codes::TICKET_SPENT,
@@ -541,6 +547,10 @@ fn create(
     // Issue 36: a satellite's target exists, is open and costs the seat value.
     if let Some(terms) = &definition.satellite {
         satellite::check_target(terms, target, at)?;
+    }
+    // Issue 36: a flight's Day 2 exists and is open, as a satellite's target.
+    if let Some(terms) = &definition.flight {
+        satellite::check_day2(terms, target, at)?;
     }
     Ok(vec![TournamentEvent::TournamentCreated(TournamentCreated { tournament_id, definition, at })])
 }

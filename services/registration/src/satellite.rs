@@ -35,6 +35,7 @@
 use crate::domain::{EntryStatus, RegistrationError, TournamentState};
 use chrono::{DateTime, Utc};
 use floor_events::registration::{Survivor, TournamentEvent, TournamentFinished};
+use floor_events::flights::FlightTerms;
 use floor_events::satellites::SatelliteTerms;
 use floor_events::tournament::{Start, TournamentDefinition};
 use floor_events::{EntryNo, Money, TournamentId};
@@ -96,9 +97,21 @@ pub fn check_target(terms: &SatelliteTerms, target: Option<&TargetFacts>, at: Da
     Ok(())
 }
 
-/// The target named by a definition, for the service to read before the creation.
+/// A flight's Day 2, checked at a Day 1's creation as a satellite's target (issue 36): it
+/// exists and has not started, finished or been cancelled. A Day 1 pays its pool over whole,
+/// so no price is compared.
+pub fn check_day2(terms: &FlightTerms, day2: Option<&TargetFacts>, at: DateTime<Utc>) -> Result<(), RegistrationError> {
+    let Some(facts) = day2 else { return Err(RegistrationError::UnknownDay2(terms.day2)) };
+    if let Some(why) = facts.closed(at) {
+        return Err(RegistrationError::Day2NotOpen(terms.day2, why));
+    }
+    Ok(())
+}
+
+/// The target named by a definition (a satellite's target, a Day 1's Day 2), for the service to
+/// read before the creation.
 pub fn target_of(definition: &TournamentDefinition) -> Option<TournamentId> {
-    definition.satellite.map(|terms| terms.target)
+    definition.satellite.map(|terms| terms.target).or(definition.flight.map(|terms| terms.day2))
 }
 
 /// `events`, decided on `state`, with the satellite's stop (000 §16.7) when they bring it:

@@ -1162,3 +1162,49 @@ fn a_double_or_nothing_needs_no_target_and_a_plain_sit_and_go_plays_to_one_winne
     let winner = TournamentFinished { winner: EntryNo(4), player: p("p4"), at: at(LATE), shared_by: vec![] };
     given::<TournamentAggregate>(history).when(eliminate(3)).then(vec![out(3), TournamentEvent::TournamentFinished(winner)]);
 }
+
+// Flights (issue 36; 004 §4.36.11–13): a Day 1 names its Day 2, checked at its creation as a
+// satellite's target (the same read of the Day 2's log, the same codes).
+
+use floor_events::flights::{Carry, FlightTerms};
+
+fn day1() -> TournamentDefinition {
+    TournamentDefinition {
+        name: "Day 1A".into(),
+        late_registration_until: None,
+        flight: Some(FlightTerms { day2: target_id(), survivors_share_bps: 1_500, carry: Carry::BestStack, one_day1_at_a_time: false }),
+        ..definition()
+    }
+}
+
+/// 004 §4.36.11: a Day 1 of an open Day 2 is created; its price need not be the Day 2's (its
+/// whole pool is paid over, not a seat).
+#[test]
+fn flight_a_day1_of_an_open_day2_is_created() {
+    given::<TournamentAggregate>(vec![]).when(create_satellite(day1(), Some(open_target(99_999)))).then(vec![created(day1())]);
+}
+
+/// A Day 2 that does not exist, or has started, finished or been cancelled, feeds no Day 1:
+/// refused with the satellite's codes, nothing stored.
+#[test]
+fn flight_a_day1_of_an_unknown_or_started_day2_is_refused() {
+    given::<TournamentAggregate>(vec![]).when(create_satellite(day1(), None)).then_reject(codes::UNKNOWN_TARGET);
+    let plain = C::Create { tournament_id: TournamentId(uuid_zero()), definition: Box::new(day1()), at: at(CREATED) };
+    given::<TournamentAggregate>(vec![]).when(plain).then_reject(codes::UNKNOWN_TARGET);
+    for facts in [
+        TargetFacts { start_recorded: true, ..open_target(0) },
+        TargetFacts { start: Start::At(at(CREATED)), ..open_target(0) },
+        TargetFacts { cancelled: true, ..open_target(0) },
+        TargetFacts { finished: true, ..open_target(0) },
+    ] {
+        given::<TournamentAggregate>(vec![]).when(create_satellite(day1(), Some(facts))).then_reject(codes::TARGET_NOT_OPEN);
+    }
+}
+
+/// A share outside 1 … 10,000 bp is an invalid definition.
+#[test]
+fn flight_a_day1_with_no_share_is_refused() {
+    let mut def = day1();
+    def.flight.as_mut().expect("flight").survivors_share_bps = 0;
+    given::<TournamentAggregate>(vec![]).when(create_satellite(def, Some(open_target(0)))).then_reject(codes::INVALID_DEFINITION);
+}
