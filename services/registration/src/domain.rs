@@ -454,7 +454,8 @@ impl Aggregate for TournamentAggregate {
             KeepApart { players, at } => keep_apart(state, players, at),
             // A satellite or a double or nothing that stopped has its winners: no survivor is
             // eliminated after (issue 37: a bigger stack out in the stop's hand keeps its prize).
-            EliminateEntry { .. } if state.finished && floor_rules::satellite::equal_prize(def).is_some() => {
+            // A flight's Day 1 that reached its share has its survivors too (issue 36).
+            EliminateEntry { .. } if state.finished && (floor_rules::satellite::equal_prize(def).is_some() || def.flight.is_some()) => {
                 Err(RegistrationError::Finished)
             }
             // Two equal prizes or more (issues 36/37): payouts ranks the stop's hand and says who

@@ -126,7 +126,13 @@ pub fn with_stop(
 ) -> Vec<TournamentEvent> {
     // A satellite's seat value, or a double or nothing's fraction × prize-pool part (issue 37):
     // the same stop, one amount.
-    let Some(prize) = floor_rules::satellite::equal_prize(definition) else { return events };
+    // A flight's Day 1 (issue 36) stops at its share of the field: registration's own stop, as
+    // a Day 1 pays no prizes and so has no ranking to agree with.
+    let prize = floor_rules::satellite::equal_prize(definition);
+    let share = definition.flight.map(|terms| terms.survivors_share_bps);
+    if prize.is_none() && share.is_none() {
+        return events;
+    }
     if state.finished || state.cancelled {
         return events;
     }
@@ -140,6 +146,7 @@ pub fn with_stop(
             TournamentEvent::EntryEliminated(e) => change.out.push(e.entry),
             TournamentEvent::EntryUnregistered(e) => {
                 change.out.push(e.entry);
+                change.unregistered += 1;
                 change.pool_removed = change.pool_removed.saturating_add(e.refund.prize_pool.amount);
             }
             TournamentEvent::TournamentStarted(_) => change.started = true,
@@ -160,8 +167,12 @@ pub fn with_stop(
     let stored_live = state.entries.iter().filter(|e| e.status == EntryStatus::Live).count();
     let live = u32::try_from(stored_live).unwrap_or(u32::MAX).saturating_add(change.live_added);
     let live = live.saturating_sub(u32::try_from(change.out.len()).unwrap_or(u32::MAX));
-    let pool = pool(state, definition, &change);
-    if !floor_rules::satellite::stops(live, pool, prize.amount) {
+    let stops = match (prize, share) {
+        (Some(prize), _) => floor_rules::satellite::stops(live, pool(state, definition, &change), prize.amount),
+        (None, Some(share)) => floor_rules::flight::stops(live, field(state, &change), share, true),
+        (None, None) => false,
+    };
+    if !stops {
         return events;
     }
     let survivors = survivors(state, &events);
@@ -224,6 +235,13 @@ pub fn stop_shared(
     Ok(vec![TournamentEvent::TournamentFinished(finished)])
 }
 
+/// A Day 1's field (issue 36): every entry it took, re-entries included, less those withdrawn.
+fn field(state: &TournamentState, change: &Change) -> u32 {
+    let stored = state.entries.iter().filter(|e| e.status != EntryStatus::Unregistered).count();
+    let unregistered = u32::try_from(change.unregistered).unwrap_or(u32::MAX);
+    u32::try_from(stored).unwrap_or(u32::MAX).saturating_add(change.live_added).saturating_sub(unregistered)
+}
+
 /// What a decision's events change of the field.
 #[derive(Default)]
 struct Change {
@@ -231,6 +249,7 @@ struct Change {
     pool_added: u64,
     pool_removed: u64,
     out: Vec<EntryNo>,
+    unregistered: usize,
     started: bool,
     closed: bool,
 }

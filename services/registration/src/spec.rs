@@ -1208,3 +1208,43 @@ fn flight_a_day1_with_no_share_is_refused() {
     def.flight.as_mut().expect("flight").survivors_share_bps = 0;
     given::<TournamentAggregate>(vec![]).when(create_satellite(def, Some(open_target(0)))).then_reject(codes::INVALID_DEFINITION);
 }
+
+/// A Day 1 of the satellite's shape (20 seats, no late registration) at 15 %.
+fn started_day1(entries: u32) -> Vec<TournamentEvent> {
+    let def = TournamentDefinition { buy_in: eur(1_000), fee: Fee::OnTop(eur(100)), capacity: 20, ..day1() };
+    started_satellite(def, entries)
+}
+
+/// The Day 1's stop: 10 entries at 15 % send ⌈1.5⌉ = 2 through. Out to 3 left, play goes on; the
+/// elimination that leaves 2 ends the Day 1 with both survivors (`shared_by`), the first named
+/// the "winner" (a Day 1 pays no prizes: no ranking to agree with, registration stops it).
+#[test]
+fn flight_a_day1_stops_at_its_share_of_the_field() {
+    let mut history = started_day1(10);
+    history.extend((1..=7).map(out));
+    given::<TournamentAggregate>(history.clone()).when(eliminate(8)).then(vec![out(8), shared_by(&[9, 10], LATE)]);
+    // Before the share, an elimination is only an elimination.
+    let mut early = started_day1(10);
+    early.extend((1..=6).map(out));
+    given::<TournamentAggregate>(early).when(eliminate(7)).then(vec![out(7)]);
+    // After the stop, the survivors keep their stacks: no more eliminations.
+    history.extend([out(8), shared_by(&[9, 10], LATE)]);
+    given::<TournamentAggregate>(history).when(eliminate(9)).then_reject(codes::TOURNAMENT_FINISHED);
+}
+
+/// A Day 1 whose field is already within its share when play begins stops at its start.
+#[test]
+fn flight_a_day1_within_its_share_at_the_start_stops_there() {
+    let def = TournamentDefinition {
+        buy_in: eur(1_000),
+        fee: Fee::OnTop(eur(100)),
+        capacity: 20,
+        flight: Some(FlightTerms { survivors_share_bps: 10_000, ..day1().flight.expect("flight") }),
+        ..day1()
+    };
+    let mut history = vec![created(def)];
+    history.extend((1..=2).map(|n| satellite_entry(n, BEFORE_START)));
+    let start = C::Start { at: at(START), now: false };
+    let events = TournamentAggregate::handle_command(&given::<TournamentAggregate>(history).state().clone(), start).expect("started");
+    assert!(matches!(events.last(), Some(TournamentEvent::TournamentFinished(f)) if f.shared_by.len() == 2), "{events:?}");
+}
