@@ -151,6 +151,10 @@ struct Tournament {
     /// table is its seats (issue 36).
     #[serde(default)]
     seat_value: Option<u64>,
+    /// A flight's Day 1 (issue 36): it pays no prizes (its whole pool goes to its Day 2), so no
+    /// table is locked, no elimination awarded and its stop pays no survivor.
+    #[serde(default)]
+    day1: bool,
     /// Registration stopped the satellite with its survivors sharing the seats (its
     /// `tournament_finished` with `shared_by`): seating's later commits (a hand that finished
     /// after the stop) award nothing.
@@ -413,7 +417,10 @@ impl Policy {
                     // the table is those prizes from the whole pool.
                     t.seat_value = floor_rules::satellite::equal_prize(&created.definition).map(|prize| prize.amount);
                     t.lottery = created.definition.lottery.is_some();
+                    t.day1 = created.definition.flight.is_some();
                 }
+                // A Day 1 (issue 36) pays no prizes: its entries and refunds are only counted.
+                e if t.day1 && !matches!(e, TournamentEvent::TournamentCancelled(_)) => {}
                 TournamentEvent::EntryRegistered(entry) => {
                     t.players.insert(entry.entry, entry.player.clone());
                 }
@@ -499,7 +506,7 @@ impl Policy {
     /// A seating commit: its eliminations (one hand at one table) and the winner become one
     /// award, identified by the commit's stream sequence.
     pub fn on_seating(&mut self, id: TournamentId, sequence: u64, events: &[SeatingEvent]) -> Vec<Order> {
-        let Some(t) = self.tournaments.get_mut(&id).filter(|t| !t.shared_finish && !t.stopped) else { return vec![] };
+        let Some(t) = self.tournaments.get_mut(&id).filter(|t| !t.shared_finish && !t.stopped && !t.day1) else { return vec![] };
         // Seat orders of the hand they went out in, read before their stacks go.
         let seat_orders: HashMap<EntryNo, u32> = events
             .iter()
@@ -568,7 +575,7 @@ impl Policy {
     /// and awarded at its completion, a late table's as their own group, what is held at the
     /// end of hand-for-hand (ids derived from the commit and the event).
     pub fn on_bubble(&mut self, id: TournamentId, sequence: u64, events: &[BubbleEvent]) -> Vec<Order> {
-        let Some(t) = self.tournaments.get_mut(&id).filter(|t| !t.shared_finish && !t.stopped) else { return vec![] };
+        let Some(t) = self.tournaments.get_mut(&id).filter(|t| !t.shared_finish && !t.stopped && !t.day1) else { return vec![] };
         let mut orders = Vec::new();
         for (i, e) in events.iter().enumerate() {
             let command_id = CommandId::derived(&format!("payouts-award-hand:{id}:{sequence}:{i}"));

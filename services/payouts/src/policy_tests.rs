@@ -548,3 +548,22 @@ fn a_finish_with_one_winner_orders_nothing() {
     let orders = policy.on_seating(t, 12, &[out(2, 1, 1), SeatingEvent::TournamentWon { entry: EntryNo(1) }]);
     assert!(matches!(&orders[..], [Order::Payouts((_, _, PayoutCommand::Award { winner: Some(_), .. }))]), "{orders:?}");
 }
+
+/// Issue 36 (004 §4.36.11): a flight's Day 1 pays no prizes, its whole pool goes to its Day 2:
+/// no table is locked at its start, no bust is awarded, and its stop at its share (registration's
+/// `tournament_finished` with `shared_by`) pays no survivor.
+#[test]
+fn a_day1_locks_no_table_awards_no_bust_and_pays_no_survivor() {
+    use floor_events::flights::{Carry, FlightTerms};
+    let (mut policy, t) = (Policy::default(), TournamentId::new());
+    let day1 = TournamentDefinition {
+        flight: Some(FlightTerms { day2: TournamentId::new(), survivors_share_bps: 2_000, carry: Carry::BestStack, one_day1_at_a_time: false }),
+        ..TournamentDefinition::example()
+    };
+    assert!(policy.on_tournament(t, &filled(t, day1, 10)).is_empty(), "no table locked");
+    for entry in 1..=8u32 {
+        assert!(policy.on_seating(t, u64::from(entry), &[out(entry, 10 - entry, 1)]).is_empty(), "no award");
+    }
+    assert!(policy.on_bubble(t, 20, &[released(1)]).is_empty());
+    assert!(policy.on_tournament(t, &[shared_by(&[9, 10])]).is_empty(), "no survivor paid");
+}
