@@ -123,6 +123,14 @@ struct State {
     closed: Option<(&'static str, u64)>,
     // money in: entries' prize pool, refunds, rebuys and add-ons, net.
     pool_in: i128,
+    // The bounty parts of the entries and purchases (inside their ledgers' prize pool), net of
+    // refunds, and the bounty money paid out.
+    bounty_in: i128,
+    bounty_out: i128,
+    winner_bounty: Option<u64>,
+    // The last locked table's contributions, and its commit.
+    contributions: Option<(u64, u64)>,
+    cancelled: bool,
     // places
     table: Option<(Vec<PrizeBand>, u64, u64)>, // bands, pool, commit
     awarded: BTreeMap<u32, u64>,               // entry → commit of its award
@@ -173,6 +181,24 @@ pub fn audit(commits: &[LogCommit]) -> Report {
             diff(&mut c.places, format!("the tournament is paid but its best place awarded is {first}"), vec![]);
         }
     }
+    // Money in: the entries' and purchases' prize pool parts (bounty parts aside, net of
+    // refunds) are what the locked table says the entries contributed; bounty money in is
+    // bounty money out once the winner has collected the rest.
+    if let (Some((contributions, locked)), false) = (s.contributions, s.cancelled) {
+        let computed = s.pool_in - s.bounty_in;
+        if i128::from(contributions) != computed {
+            diff(
+                &mut c.money,
+                format!("the table locks contributions of {contributions}; the entries, refunds and purchases put in {computed} (bounty parts aside)"),
+                vec![locked],
+            );
+        }
+    }
+    if let Some(winner) = s.winner_bounty {
+        if s.bounty_in != s.bounty_out {
+            diff(&mut c.money, format!("bounties: {} paid in, {} paid out", s.bounty_in, s.bounty_out), vec![winner]);
+        }
+    }
     let checks = vec![("decode", c.decode), ("draws", c.draws), ("entries", c.entries), ("places", c.places), ("money", c.money)];
     let checks: Vec<Check> = checks.into_iter().map(|(name, d)| Check { name: name.to_owned(), ok: d.is_empty(), differences: d }).collect();
     Report { commits: commits.len(), ok: checks.iter().all(|c| c.ok), checks }
@@ -220,7 +246,10 @@ fn tournament(s: &mut State, c: &mut Checks, e: TournamentEvent, seq: u64) {
             s.closed.get_or_insert(("registration closed", seq));
         }
         TournamentEvent::TournamentFinished(_) => s.closed = Some(("the finish", seq)),
-        TournamentEvent::TournamentCancelled(_) => s.closed = Some(("the cancellation", seq)),
+        TournamentEvent::TournamentCancelled(_) => {
+            s.closed = Some(("the cancellation", seq));
+            s.cancelled = true;
+        }
         _ => {}
     }
 }
@@ -242,6 +271,13 @@ fn seating(s: &mut State, c: &mut Checks, e: SeatingEvent, seq: u64) {
 fn bounties(s: &mut State, c: &mut Checks, e: BountyEvent, seq: u64) {
     match e {
         BountyEvent::MysteryStageStarted { commitment, .. } => s.mystery_commitment = Some((commitment, seq)),
+        BountyEvent::BountyPaidIn { amount, .. } => s.bounty_in += i128::from(amount.amount),
+        BountyEvent::BountyRefunded { amount, .. } => s.bounty_in -= i128::from(amount.amount),
+        BountyEvent::BountyPaid { cash, .. } => s.bounty_out += i128::from(cash.amount),
+        BountyEvent::WinnerBounty { own, left_over, .. } => {
+            s.bounty_out += i128::from(own.amount) + i128::from(left_over.amount);
+            s.winner_bounty = Some(seq);
+        }
         BountyEvent::MysterySeedRevealed { seed } => verify(&mut c.draws, "the mystery envelopes", s.mystery_commitment.as_ref(), &seed, seq),
         _ => {}
     }
@@ -287,9 +323,7 @@ fn payouts(s: &mut State, c: &mut Checks, e: PayoutEvent, seq: u64) {
             if overlay.amount != shortfall {
                 diff(&mut c.money, format!("the overlay is {}, the guarantee's shortfall {shortfall}", overlay.amount), vec![seq]);
             }
-            if i128::from(contributions.amount) != s.pool_in {
-                diff(&mut c.money, format!("the table locks contributions of {}; the entries, refunds and purchases before it put in {}", contributions.amount, s.pool_in), vec![seq]);
-            }
+            s.contributions = Some((contributions.amount, seq));
             let bands_total = bands_sum(&bands, 1, u32::MAX);
             if bands_total != pool.amount {
                 diff(&mut c.money, format!("the locked table's prizes sum to {bands_total}, its pool is {}", pool.amount), vec![seq]);

@@ -167,7 +167,7 @@ fn contributions_that_the_entries_do_not_make_are_found() {
         }],
     );
     let money = differences(&audit(&log.commits), "money");
-    assert!(money.iter().any(|d| d.message.contains("put in 100") && d.sequences == vec![locked]), "{money:?}");
+    assert!(money.iter().any(|d| d.message.contains("put in 100 ") && d.sequences == vec![locked]), "{money:?}");
 }
 
 #[test]

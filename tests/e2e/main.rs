@@ -3,6 +3,7 @@
 
 mod abort;
 mod after_the_end;
+mod audit;
 mod bad_input;
 mod bounties;
 mod bubble;

@@ -3,7 +3,7 @@
 //! hand them to `floor-audit`, the independent replayer. docs/audit.md says what it checks.
 
 use async_nats::jetstream::consumer::pull::OrderedConfig;
-use floor_audit::LogCommit;
+pub use floor_audit::{Check, Difference, LogCommit, Report};
 use floor_events::subjects;
 use futures::StreamExt;
 
@@ -38,6 +38,11 @@ pub async fn read(jetstream: &async_nats::jetstream::Context, tournament: uuid::
         }
     }
     Ok(commits)
+}
+
+/// The audit of `commits` (`floor_audit::audit`).
+pub fn report(commits: &[LogCommit]) -> Report {
+    floor_audit::audit(commits)
 }
 
 /// The report of `commits`: its readable summary or its JSON, and whether it is ok.

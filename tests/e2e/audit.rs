@@ -1,0 +1,106 @@
+//! `floor audit` (issue 42): a tournament played on the platform audits ok from its log; its
+//! export, one prize altered, is reported with the altered commit's sequence; and `floor sim`'s
+//! formats, played on the platform, audit ok.
+
+use floor::sim::{self, SimConfig};
+use floor::audit::{report as audit, LogCommit};
+use floor_events::TournamentId;
+use floor_tests::{heads_up, ten_minute_levels, World};
+use std::time::{Duration, Instant};
+
+/// The tournament's log once payouts has recorded `tournament_paid`.
+async fn paid_log(world: &World, t: TournamentId) -> Vec<LogCommit> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let commits = floor::audit::read(world.jetstream(), t.0).await.expect("the log reads");
+        if commits.iter().any(|c| String::from_utf8_lossy(&c.body).contains("\"tournament_paid\"")) {
+            return commits;
+        }
+        assert!(Instant::now() < deadline, "no tournament_paid in {} commits", commits.len());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_played_tournament_audits_ok_and_an_altered_prize_in_its_export_is_found() {
+    let world = World::start_configured(|c| c.skip("scheduler")).await;
+    let t = world.create(heads_up(ten_minute_levels())).await;
+    for player in ["ana", "ben"] {
+        assert!(matches!(world.register(t, player).await, floor_events::Reply::Ok(_)), "{player} registers");
+    }
+    world.first_hand_busts_the_second(t).await;
+    let commits = paid_log(&world, t).await;
+    let report = audit(&commits);
+    assert!(report.ok, "{}", report.summary());
+    let subjects: std::collections::BTreeSet<&str> = commits.iter().map(|c| c.subject.split('.').nth(2).unwrap()).collect();
+    assert!(subjects.contains("tournament") && subjects.contains("seating") && subjects.contains("payouts"), "{subjects:?}");
+    let draws = report.checks.iter().find(|c| c.name == "draws").unwrap();
+    assert!(draws.ok);
+
+    // The export, the winner's prize raised by one cent in its line.
+    let lines = floor::export::to_lines(&commits);
+    let mut altered = None;
+    let text: Vec<String> = lines
+        .lines()
+        .map(|line| {
+            let mut json: serde_json::Value = serde_json::from_str(line).unwrap();
+            let sequence = json["sequence"].as_u64().unwrap();
+            for event in json["body"].as_array_mut().unwrap() {
+                if altered.is_none() && event["type"] == "places_awarded" {
+                    for award in event["awards"].as_array_mut().unwrap() {
+                        if award["place"] == 1 {
+                            award["amount"] = serde_json::json!(award["amount"].as_u64().unwrap() + 1);
+                            altered = Some(sequence);
+                        }
+                    }
+                }
+            }
+            serde_json::to_string(&json).unwrap()
+        })
+        .collect();
+    let altered = altered.expect("the winner's award is exported");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("export.jsonl");
+    std::fs::write(&file, text.join("\n") + "\n").unwrap();
+    let read = floor::export::from_lines(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(read.len(), commits.len());
+    let (summary, ok) = floor::audit::render(&read, false);
+    assert!(!ok, "{summary}");
+    let report = audit(&read);
+    let named: Vec<u64> = report.checks.iter().flat_map(|c| c.differences.iter().flat_map(|d| d.sequences.clone())).collect();
+    assert!(named.contains(&altered), "the altered commit {altered} is named: {summary}");
+    eprintln!("{summary}");
+}
+
+async fn sim_world() -> World {
+    World::start_configured(|c| {
+        c.skip("scheduler");
+        c.seed_key = Some([42; 32]);
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sim_formats_audit_ok() {
+    let world = sim_world().await;
+    let formats: [(&str, fn(SimConfig) -> SimConfig); 5] = [
+        ("freezeout", |c| c),
+        ("rebuy", |c| SimConfig { rebuys: true, ..c }),
+        ("ko", |c| SimConfig { bounty: sim::bounty_terms("ko"), ..c }),
+        ("pko", |c| SimConfig { bounty: sim::bounty_terms("pko"), ..c }),
+        ("mystery", |c| SimConfig { bounty: sim::bounty_terms("mystery"), ..c }),
+    ];
+    let mut failed = Vec::new();
+    for (n, (format, adjust)) in formats.into_iter().enumerate() {
+        let t = TournamentId(uuid::Uuid::from_u128(0x42a0d17 << 64 | n as u128));
+        let config = adjust(SimConfig::new(20, 7 + n as u64, t));
+        let summary = sim::run(&world.backbone, &config, |_| {}).await.unwrap_or_else(|e| panic!("{format}: {e}"));
+        assert!(summary.books.finished, "{format}: {:?}", summary.books);
+        let report = audit(&paid_log(&world, t).await);
+        eprintln!("{format}: {} commits, {}", report.commits, if report.ok { "ok" } else { "DIFFERENCES" });
+        if !report.ok {
+            failed.push(format!("{format}:\n{}", report.summary()));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
