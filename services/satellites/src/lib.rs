@@ -16,6 +16,9 @@
 //! - [`policy`]: what the aggregates are told, read from registration and payouts commits: a
 //!   ticket per seat won, a refund per refunded ticket entry, the seat of a ticket passed down
 //!   taken.
+//! - [`flights`]: tournaments that feed a tournament (issue 36, 004 §4.36.11–13): which Day 1
+//!   survivors go on to their Day 2, with what stack (first stack, best stack forward, stack
+//!   builder); pure, not wired to the runner yet.
 //! - [`projection`]: the read model the `tickets` and `satellite` verbs answer from.
 //! - [`service`]: the `floor.cmd.satellites.*` endpoint, the policy on the checkpointed runner,
 //!   and the spend path (spend, register with the ticket, the answer), finished at the start
@@ -23,6 +26,7 @@
 #![deny(missing_docs)]
 
 pub mod domain;
+pub mod flights;
 pub mod policy;
 pub mod projection;
 pub mod service;
