@@ -112,11 +112,7 @@ pub struct PoolTransferred {
 /// The first rule broken, with the field `flight`.
 pub fn validate(definition: &TournamentDefinition) -> Result<(), DefinitionError> {
     let Some(terms) = &definition.flight else { return Ok(()) };
-    let invalid = |message: &str| DefinitionError {
-        code: crate::codes::INVALID_DEFINITION,
-        field: "flight",
-        message: message.into(),
-    };
+    let invalid = |message: &str| DefinitionError { code: crate::codes::INVALID_DEFINITION, field: "flight", message: message.into() };
     if terms.survivors_share_bps == 0 || terms.survivors_share_bps > 10_000 {
         return Err(invalid("the survivors' share is 1 to 10,000 basis points of the field"));
     }
@@ -144,12 +140,7 @@ mod tests {
     }
 
     fn terms() -> FlightTerms {
-        FlightTerms {
-            day2: TournamentId::new(),
-            survivors_share_bps: 1_500,
-            carry: Carry::BestStack,
-            one_day1_at_a_time: false,
-        }
+        FlightTerms { day2: TournamentId::new(), survivors_share_bps: 1_500, carry: Carry::BestStack, one_day1_at_a_time: false }
     }
 
     #[test]

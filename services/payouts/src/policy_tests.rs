@@ -557,7 +557,12 @@ fn a_day1_locks_no_table_awards_no_bust_and_pays_no_survivor() {
     use floor_events::flights::{Carry, FlightTerms};
     let (mut policy, t) = (Policy::default(), TournamentId::new());
     let day1 = TournamentDefinition {
-        flight: Some(FlightTerms { day2: TournamentId::new(), survivors_share_bps: 2_000, carry: Carry::BestStack, one_day1_at_a_time: false }),
+        flight: Some(FlightTerms {
+            day2: TournamentId::new(),
+            survivors_share_bps: 2_000,
+            carry: Carry::BestStack,
+            one_day1_at_a_time: false,
+        }),
         ..TournamentDefinition::example()
     };
     assert!(policy.on_tournament(t, &filled(t, day1, 10)).is_empty(), "no table locked");

@@ -34,8 +34,8 @@
 
 use crate::domain::{EntryStatus, RegistrationError, TournamentState};
 use chrono::{DateTime, Utc};
-use floor_events::registration::{Survivor, TournamentEvent, TournamentFinished};
 use floor_events::flights::FlightTerms;
+use floor_events::registration::{Survivor, TournamentEvent, TournamentFinished};
 use floor_events::satellites::SatelliteTerms;
 use floor_events::tournament::{Start, TournamentDefinition};
 use floor_events::{EntryNo, Money, TournamentId};

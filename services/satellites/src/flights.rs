@@ -161,7 +161,11 @@ mod tests {
 
     /// The Day 1 finished with `left` (entry, player, chips) as the tables last reported them.
     fn finish(policy: &mut FlightPolicy, day1: TournamentId, left: &[(u32, &str, u64)]) -> Vec<CarryOrder> {
-        let stacks = left.iter().zip(1u8..).map(|(&(e, _, chips), seat)| SeatStack { seat: floor_events::table::SeatNo(seat), entry: EntryNo(e), chips });
+        let stacks = left.iter().zip(1u8..).map(|(&(e, _, chips), seat)| SeatStack {
+            seat: floor_events::table::SeatNo(seat),
+            entry: EntryNo(e),
+            chips,
+        });
         policy.on_seating(day1, &[SeatingEvent::HandFinished { table: 1, hand: 9, stacks: stacks.collect(), busts: vec![] }]);
         let shared_by: Vec<Left> = left.iter().map(|&(e, name, _)| Left { entry: EntryNo(e), player: p(name) }).collect();
         let finished = TournamentFinished { winner: shared_by[0].entry, player: shared_by[0].player.clone(), at: at(), shared_by };
@@ -184,7 +188,10 @@ mod tests {
     fn best_stack_forward_across_three_day1s() {
         let (mut policy, day2, [a, b, c]) = flight(Carry::BestStack);
         let orders = finish(&mut policy, a, &[(3, "ana", 30_000), (5, "bo", 12_000)]);
-        assert_eq!(orders.iter().map(|o| (o.player.to_string(), o.stack)).collect::<Vec<_>>(), [("ana".into(), 30_000), ("bo".into(), 12_000)]);
+        assert_eq!(
+            orders.iter().map(|o| (o.player.to_string(), o.stack)).collect::<Vec<_>>(),
+            [("ana".into(), 30_000), ("bo".into(), 12_000)]
+        );
         assert_eq!(orders[0].command_id, carry_id(a, EntryNo(3)));
         assert_eq!(orders[0].day2, day2);
         let orders = finish(&mut policy, b, &[(7, "ana", 50_000)]);
@@ -210,11 +217,7 @@ mod tests {
     fn nothing_is_carried_after_the_day2_started_nor_a_survivor_without_chips() {
         let (mut policy, day2, [a, b, _]) = flight(Carry::BestStack);
         assert_eq!(finish(&mut policy, a, &[(1, "ana", 10_000), (2, "bo", 0)]).len(), 1);
-        let started = TournamentStarted {
-            entries: 1,
-            cause: floor_events::registration::StartCause::Scheduled,
-            at: at(),
-        };
+        let started = TournamentStarted { entries: 1, cause: floor_events::registration::StartCause::Scheduled, at: at() };
         policy.on_tournament(day2, &[TournamentEvent::TournamentStarted(started)]);
         assert!(finish(&mut policy, b, &[(1, "ana", 90_000)]).is_empty());
     }
