@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use floor_events::bounties::BountyEvent;
 use floor_events::commit::{Commit, Events};
 use floor_events::lottery::LotteryEvent;
-use floor_events::payouts::{PayoutEvent, PrizeBand};
+use floor_events::payouts::{LockCause, PayoutEvent, PrizeBand};
 use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::TournamentEvent;
 use floor_events::seating::SeatingEvent;
@@ -131,6 +131,9 @@ struct State {
     // The last locked table's contributions, and its commit.
     contributions: Option<(u64, u64)>,
     cancelled: bool,
+    // The lottery's draw: its pool, prizes by place, commit; whether the table locked on it.
+    lottery_pool: Option<(u64, Vec<u64>, u64)>,
+    lottery_lock: bool,
     // places
     table: Option<(Vec<PrizeBand>, u64, u64)>, // bands, pool, commit
     awarded: BTreeMap<u32, u64>,               // entry → commit of its award
@@ -289,6 +292,7 @@ fn lottery(s: &mut State, c: &mut Checks, e: LotteryEvent, seq: u64) {
         LotteryEvent::PrizeDrawn(p) => {
             verify(&mut c.draws, "the lottery's prize", s.lottery_commitment.as_ref(), &p.seed, seq);
             let sum: u64 = p.prizes.iter().sum();
+            s.lottery_pool = Some((p.pool.amount, p.prizes.clone(), seq));
             if sum != p.pool.amount {
                 diff(&mut c.money, format!("the lottery's prizes sum to {sum}, its pool is {}", p.pool.amount), vec![seq]);
             }
@@ -315,15 +319,28 @@ fn bands_sum(bands: &[PrizeBand], from: u32, to: u32) -> u64 {
 
 fn payouts(s: &mut State, c: &mut Checks, e: PayoutEvent, seq: u64) {
     match e {
-        PayoutEvent::PayoutTableLocked { contributions, guarantee, overlay, pool, bands, .. } => {
-            if contributions.amount.checked_add(overlay.amount) != Some(pool.amount) {
+        PayoutEvent::PayoutTableLocked { contributions, guarantee, overlay, pool, bands, cause, .. } => {
+            if cause == LockCause::LotteryDrawn {
+                // A lottery game's pool is the drawn multiple of the buy-in, not what came in
+                // (the operator keeps the difference or pays the overlay): the draw's pool.
+                match &s.lottery_pool {
+                    Some((drawn, prizes, at)) => {
+                        let by_place: Vec<u64> = (1..=prizes.len() as u32).map(|p| bands_sum(&bands, p, p)).collect();
+                        if *drawn != pool.amount || by_place != *prizes {
+                            diff(&mut c.money, format!("the locked table ({} in {by_place:?}) is not the lottery's draw ({drawn} in {prizes:?})", pool.amount), vec![*at, seq]);
+                        }
+                    }
+                    None => diff(&mut c.money, "a table locked on a lottery draw with no draw before it".to_owned(), vec![seq]),
+                }
+            } else if contributions.amount.checked_add(overlay.amount) != Some(pool.amount) {
                 diff(&mut c.money, format!("the locked pool {} ≠ contributions {} + overlay {}", pool.amount, contributions.amount, overlay.amount), vec![seq]);
             }
             let shortfall = guarantee.map_or(0, |g| g.amount.saturating_sub(contributions.amount));
-            if overlay.amount != shortfall {
+            if cause != LockCause::LotteryDrawn && overlay.amount != shortfall {
                 diff(&mut c.money, format!("the overlay is {}, the guarantee's shortfall {shortfall}", overlay.amount), vec![seq]);
             }
             s.contributions = Some((contributions.amount, seq));
+            s.lottery_lock |= cause == LockCause::LotteryDrawn;
             let bands_total = bands_sum(&bands, 1, u32::MAX);
             if bands_total != pool.amount {
                 diff(&mut c.money, format!("the locked table's prizes sum to {bands_total}, its pool is {}", pool.amount), vec![seq]);

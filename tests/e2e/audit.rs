@@ -2,7 +2,7 @@
 //! export, one prize altered, is reported with the altered commit's sequence; and `floor sim`'s
 //! formats, played on the platform, audit ok.
 
-use floor::sim::{self, SimConfig};
+use floor::sim::{self, formats::{self, Kind}, SimConfig};
 use floor::audit::{report as audit, LogCommit};
 use floor_events::TournamentId;
 use floor_tests::{heads_up, ten_minute_levels, World};
@@ -90,16 +90,36 @@ async fn the_sim_formats_audit_ok() {
         ("pko", |c| SimConfig { bounty: sim::bounty_terms("pko"), ..c }),
         ("mystery", |c| SimConfig { bounty: sim::bounty_terms("mystery"), ..c }),
     ];
-    let mut failed = Vec::new();
+    let mut configs: Vec<(String, SimConfig)> = Vec::new();
     for (n, (format, adjust)) in formats.into_iter().enumerate() {
         let t = TournamentId(uuid::Uuid::from_u128(0x42a0d17 << 64 | n as u128));
-        let config = adjust(SimConfig::new(20, 7 + n as u64, t));
+        configs.push((format.to_owned(), adjust(SimConfig::new(20, 7 + n as u64, t))));
+    }
+    // Issue 37's formats: the simulator's own definitions, as `floor sim --format` plays them.
+    for (n, (format, kind, entrants)) in
+        [("shootout", Kind::Shootout, 27), ("don", Kind::Don, 10), ("lottery", Kind::Lottery, 3)].into_iter().enumerate()
+    {
+        let t = TournamentId(uuid::Uuid::from_u128(0x42a0d37 << 64 | n as u128));
+        let shape = SimConfig::new(entrants, 11 + n as u64, t);
+        let definition = formats::definition(kind, &shape, chrono::Utc::now()).unwrap_or_else(|e| panic!("{format}: {e}"));
+        configs.push((format.to_owned(), SimConfig { definition: Some(definition), ..shape }));
+    }
+    let t = TournamentId(uuid::Uuid::from_u128(0x42a0d36 << 64));
+    configs.push(("satellite".to_owned(), SimConfig { satellite: true, ..SimConfig::new(20, 17, t) }));
+    let mut failed = Vec::new();
+    for (format, config) in configs {
         let summary = sim::run(&world.backbone, &config, |_| {}).await.unwrap_or_else(|e| panic!("{format}: {e}"));
         assert!(summary.books.finished, "{format}: {:?}", summary.books);
-        let report = audit(&paid_log(&world, t).await);
-        eprintln!("{format}: {} commits, {}", report.commits, if report.ok { "ok" } else { "DIFFERENCES" });
-        if !report.ok {
-            failed.push(format!("{format}:\n{}", report.summary()));
+        let mut audited = vec![(format.clone(), config.tournament_id)];
+        if let Some(satellite) = &summary.satellite {
+            audited.push((format!("{format} (the satellite)"), satellite.tournament_id));
+        }
+        for (name, t) in audited {
+            let report = audit(&paid_log(&world, t).await);
+            eprintln!("{name}: {} commits, {}", report.commits, if report.ok { "ok" } else { "DIFFERENCES" });
+            if !report.ok {
+                failed.push(format!("{name}:\n{}", report.summary()));
+            }
         }
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
