@@ -120,6 +120,8 @@ struct State {
     // entries
     capacity: Option<u32>,
     live: BTreeSet<u32>,
+    // Every entry registered and not unregistered, with its registration's commit.
+    entered: BTreeMap<u32, u64>,
     closed: Option<(&'static str, u64)>,
     // money in: entries' prize pool, refunds, rebuys and add-ons, net.
     pool_in: i128,
@@ -184,6 +186,19 @@ pub fn audit(commits: &[LogCommit]) -> Report {
             diff(&mut c.places, format!("the tournament is paid but its best place awarded is {first}"), vec![]);
         }
     }
+    // Places: once paid, every entry in the field has exactly one place, and only they have.
+    if let Some(paid) = s.paid {
+        for (entry, registered) in &s.entered {
+            if !s.awarded.contains_key(entry) {
+                diff(&mut c.places, format!("entry #{entry} has no place"), vec![*registered, paid]);
+            }
+        }
+        for (entry, awarded) in &s.awarded {
+            if !s.entered.contains_key(entry) {
+                diff(&mut c.places, format!("entry #{entry} was awarded a place but is not in the field"), vec![*awarded]);
+            }
+        }
+    }
     // Money in: the entries' and purchases' prize pool parts (bounty parts aside, net of
     // refunds) are what the locked table says the entries contributed; bounty money in is
     // bounty money out once the winner has collected the rest.
@@ -229,6 +244,7 @@ fn tournament(s: &mut State, c: &mut Checks, e: TournamentEvent, seq: u64) {
                 diff(&mut c.money, format!("entry {}: paid in {} ≠ fee {} + prize pool {}", r.entry, r.ledger.paid_in.amount, r.ledger.fee.amount, r.ledger.prize_pool.amount), vec![seq]);
             }
             s.pool_in += i128::from(r.ledger.prize_pool.amount);
+            s.entered.insert(r.entry.0, seq);
             if !s.live.insert(r.entry.0) {
                 diff(&mut c.entries, format!("entry {} registered twice", r.entry), vec![seq]);
             }
@@ -241,6 +257,7 @@ fn tournament(s: &mut State, c: &mut Checks, e: TournamentEvent, seq: u64) {
         TournamentEvent::EntryUnregistered(u) => {
             s.pool_in -= i128::from(u.refund.prize_pool.amount);
             s.live.remove(&u.entry.0);
+            s.entered.remove(&u.entry.0);
         }
         TournamentEvent::EntryEliminated(x) => {
             s.live.remove(&x.entry.0);

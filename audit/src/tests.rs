@@ -188,3 +188,15 @@ fn a_commit_that_does_not_decode_is_found() {
     let report = audit(&log.commits);
     assert_eq!(differences(&report, "decode")[0].sequences, vec![2]);
 }
+
+#[test]
+fn an_entry_without_a_place_is_found() {
+    let mut log = tournament();
+    // The third's award (place 3, nothing paid) removed from the log.
+    let third = log.commits.iter().position(|c| String::from_utf8_lossy(&c.body).contains("\"place\":3")).unwrap();
+    log.commits.remove(third);
+    let paid_at = paid(&mut log, 300);
+    let places = differences(&audit(&log.commits), "places");
+    assert_eq!(places.len(), 1, "{places:?}");
+    assert!(places[0].message.contains("#3 has no place") && places[0].sequences.contains(&paid_at));
+}
