@@ -14,6 +14,7 @@ mod deals;
 mod double_or_nothing;
 mod esrs_store;
 mod examples;
+mod flights;
 mod fuzz;
 mod http_hardening;
 mod idempotency;
