@@ -14,6 +14,7 @@ use floor_events::lottery::LotteryEvent;
 use floor_events::payouts::{LockCause, PayoutEvent, PrizeBand};
 use floor_events::rebuys::RebuyEvent;
 use floor_events::registration::TournamentEvent;
+use floor_events::satellites::SatelliteEvent;
 use floor_events::seating::SeatingEvent;
 use floor_events::tournament::EntryLedger;
 use serde::{Deserialize, Serialize};
@@ -97,6 +98,7 @@ struct Checks {
     decode: Vec<Difference>,
     draws: Vec<Difference>,
     entries: Vec<Difference>,
+    tickets: Vec<Difference>,
     places: Vec<Difference>,
     money: Vec<Difference>,
 }
@@ -136,6 +138,14 @@ struct State {
     // The lottery's draw: its pool, prizes by place, commit; whether the table locked on it.
     lottery_pool: Option<(u64, Vec<u64>, u64)>,
     lottery_lock: bool,
+    // tickets: issued (by the satellite's entry: value, commit), spent (ticket → commit),
+    // passed down (the winner's entry), and the tickets the field's entries paid with.
+    tickets: BTreeMap<u32, (u64, u64)>,
+    passed_down: BTreeSet<u32>,
+    passed_to: BTreeSet<u32>,
+    spent: BTreeMap<String, u64>,
+    paid_with: BTreeMap<String, (u32, u64)>,
+    award_amounts: BTreeMap<u32, (u64, u64)>,
     // places
     table: Option<(Vec<PrizeBand>, u64, u64)>, // bands, pool, commit
     awarded: BTreeMap<u32, u64>,               // entry → commit of its award
@@ -167,6 +177,7 @@ pub fn audit(commits: &[LogCommit]) -> Report {
             Events::Rebuys(events) => events.into_iter().for_each(|e| rebuys(&mut s, &mut c, e, seq)),
             Events::Bounties(events) => events.into_iter().for_each(|e| bounties(&mut s, &mut c, e, seq)),
             Events::Lottery(events) => events.into_iter().for_each(|e| lottery(&mut s, &mut c, e, seq)),
+            Events::Satellite(events) => events.into_iter().for_each(|e| satellite(&mut s, &mut c, e, seq)),
             _ => {}
         }
     }
@@ -199,6 +210,25 @@ pub fn audit(commits: &[LogCommit]) -> Report {
             }
         }
     }
+    // Tickets: each one the award of its seat's value to the entry that won it (or passed down
+    // to the next finisher), and every award of a seat's value a ticket.
+    if let Some(&(value, _)) = s.tickets.values().next() {
+        for (entry, (v, issued)) in &s.tickets {
+            match s.award_amounts.get(entry) {
+                _ if s.passed_to.contains(entry) => {}
+                Some((amount, awarded)) if amount != v => {
+                    diff(&mut c.tickets, format!("entry #{entry}'s ticket is worth {v}, its award {amount}"), vec![*awarded, *issued])
+                }
+                None => diff(&mut c.tickets, format!("a ticket for entry #{entry}, which has no award"), vec![*issued]),
+                _ => {}
+            }
+        }
+        for (entry, (amount, awarded)) in &s.award_amounts {
+            if *amount == value && !s.tickets.contains_key(entry) && !s.passed_down.contains(entry) {
+                diff(&mut c.tickets, format!("entry #{entry} won a seat ({amount}) and holds no ticket"), vec![*awarded]);
+            }
+        }
+    }
     // Money in: the entries' and purchases' prize pool parts (bounty parts aside, net of
     // refunds) are what the locked table says the entries contributed; bounty money in is
     // bounty money out once the winner has collected the rest.
@@ -217,7 +247,7 @@ pub fn audit(commits: &[LogCommit]) -> Report {
             diff(&mut c.money, format!("bounties: {} paid in, {} paid out", s.bounty_in, s.bounty_out), vec![winner]);
         }
     }
-    let checks = vec![("decode", c.decode), ("draws", c.draws), ("entries", c.entries), ("places", c.places), ("money", c.money)];
+    let checks = vec![("decode", c.decode), ("draws", c.draws), ("entries", c.entries), ("tickets", c.tickets), ("places", c.places), ("money", c.money)];
     let checks: Vec<Check> = checks.into_iter().map(|(name, d)| Check { name: name.to_owned(), ok: d.is_empty(), differences: d }).collect();
     Report { commits: commits.len(), ok: checks.iter().all(|c| c.ok), checks }
 }
@@ -245,6 +275,11 @@ fn tournament(s: &mut State, c: &mut Checks, e: TournamentEvent, seq: u64) {
             }
             s.pool_in += i128::from(r.ledger.prize_pool.amount);
             s.entered.insert(r.entry.0, seq);
+            if let Some(ticket) = &r.ticket {
+                if let Some((other, at)) = s.paid_with.insert(ticket.to_string(), (r.entry.0, seq)) {
+                    diff(&mut c.tickets, format!("ticket {ticket} paid for entry #{other} and entry {}", r.entry), vec![at, seq]);
+                }
+            }
             if !s.live.insert(r.entry.0) {
                 diff(&mut c.entries, format!("entry {} registered twice", r.entry), vec![seq]);
             }
@@ -258,6 +293,7 @@ fn tournament(s: &mut State, c: &mut Checks, e: TournamentEvent, seq: u64) {
             s.pool_in -= i128::from(u.refund.prize_pool.amount);
             s.live.remove(&u.entry.0);
             s.entered.remove(&u.entry.0);
+            s.paid_with.retain(|_, (entry, _)| *entry != u.entry.0);
         }
         TournamentEvent::EntryEliminated(x) => {
             s.live.remove(&x.entry.0);
@@ -317,6 +353,29 @@ fn lottery(s: &mut State, c: &mut Checks, e: LotteryEvent, seq: u64) {
     }
 }
 
+fn satellite(s: &mut State, c: &mut Checks, e: SatelliteEvent, seq: u64) {
+    match e {
+        SatelliteEvent::TicketIssued(t) => {
+            if let Some((_, first)) = s.tickets.insert(t.ticket.entry.0, (t.value.amount, seq)) {
+                diff(&mut c.tickets, format!("ticket {} issued twice", t.ticket), vec![first, seq]);
+            }
+        }
+        SatelliteEvent::SeatPassedDown(p) => {
+            s.passed_down.insert(p.ticket.entry.0);
+            s.passed_to.insert(p.to.entry.0);
+        }
+        SatelliteEvent::TicketSpent(t) => {
+            if let Some(first) = s.spent.insert(t.ticket.to_string(), seq) {
+                diff(&mut c.tickets, format!("ticket {} spent twice", t.ticket), vec![first, seq]);
+            }
+        }
+        SatelliteEvent::TicketRefunded(t) => {
+            s.spent.remove(&t.ticket.to_string());
+        }
+        _ => {}
+    }
+}
+
 fn rebuys(s: &mut State, c: &mut Checks, e: RebuyEvent, seq: u64) {
     let (entry, ledger) = match e {
         RebuyEvent::RebuyTaken { entry, ledger, .. } => (entry, ledger),
@@ -371,6 +430,7 @@ fn payouts(s: &mut State, c: &mut Checks, e: PayoutEvent, seq: u64) {
                     diff(&mut c.places, format!("entry {} awarded a place twice", a.entry), vec![first, seq]);
                 }
                 s.awards_total += a.amount;
+                s.award_amounts.insert(a.entry.0, (a.amount, seq));
                 let g = groups.entry(a.place).or_insert((a.shared, 0, 0));
                 g.1 += a.amount;
                 g.2 += 1;

@@ -200,3 +200,16 @@ fn an_entry_without_a_place_is_found() {
     assert_eq!(places.len(), 1, "{places:?}");
     assert!(places[0].message.contains("#3 has no place") && places[0].sequences.contains(&paid_at));
 }
+
+#[test]
+fn a_ticket_spent_twice_is_found() {
+    use floor_events::satellites::{SatelliteEvent, TicketRef, TicketSpent};
+    let mut log = Log::new();
+    let ticket = TicketRef { satellite: TournamentId(log.id), entry: EntryNo(4) };
+    let spend = |t: &TicketRef| SatelliteEvent::TicketSpent(TicketSpent { ticket: t.clone(), tournament: TournamentId::new(), entry: EntryNo(1), at: Utc::now() });
+    let first = log.push("satellite", &[spend(&ticket)]);
+    let second = log.push("satellite", &[spend(&ticket)]);
+    let tickets = differences(&audit(&log.commits), "tickets");
+    assert_eq!(tickets.len(), 1, "{tickets:?}");
+    assert_eq!(tickets[0].sequences, vec![first, second]);
+}

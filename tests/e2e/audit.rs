@@ -115,7 +115,11 @@ async fn the_sim_formats_audit_ok() {
             audited.push((format!("{format} (the satellite)"), satellite.tournament_id));
         }
         for (name, t) in audited {
-            let report = audit(&paid_log(&world, t).await);
+            let log = paid_log(&world, t).await;
+            if name.ends_with("(the satellite)") {
+                assert!(log.iter().any(|c| String::from_utf8_lossy(&c.body).contains("\"ticket_issued\"")), "the tickets are audited");
+            }
+            let report = audit(&log);
             eprintln!("{name}: {} commits, {}", report.commits, if report.ok { "ok" } else { "DIFFERENCES" });
             if !report.ok {
                 failed.push(format!("{name}:\n{}", report.summary()));
