@@ -147,8 +147,8 @@ struct State {
     paid_with: BTreeMap<String, (u32, u64)>,
     award_amounts: BTreeMap<u32, (u64, u64)>,
     // places
-    table: Option<(Vec<PrizeBand>, u64, u64)>, // bands, pool, commit
-    awarded: BTreeMap<u32, u64>,               // entry → commit of its award
+    table: Option<(Vec<PrizeBand>, u64, u64)>,   // bands, pool, commit
+    awarded: BTreeMap<u32, u64>,                 // entry → commit of its award
     places: BTreeMap<u32, Vec<(u32, u64, u64)>>, // place → (shared, amount, commit)
     awards_total: u64,
     deal: bool,
@@ -247,8 +247,16 @@ pub fn audit(commits: &[LogCommit]) -> Report {
             diff(&mut c.money, format!("bounties: {} paid in, {} paid out", s.bounty_in, s.bounty_out), vec![winner]);
         }
     }
-    let checks = vec![("decode", c.decode), ("draws", c.draws), ("entries", c.entries), ("tickets", c.tickets), ("places", c.places), ("money", c.money)];
-    let checks: Vec<Check> = checks.into_iter().map(|(name, d)| Check { name: name.to_owned(), ok: d.is_empty(), differences: d }).collect();
+    let checks = vec![
+        ("decode", c.decode),
+        ("draws", c.draws),
+        ("entries", c.entries),
+        ("tickets", c.tickets),
+        ("places", c.places),
+        ("money", c.money),
+    ];
+    let checks: Vec<Check> =
+        checks.into_iter().map(|(name, d)| Check { name: name.to_owned(), ok: d.is_empty(), differences: d }).collect();
     Report { commits: commits.len(), ok: checks.iter().all(|c| c.ok), checks }
 }
 
@@ -271,7 +279,14 @@ fn tournament(s: &mut State, c: &mut Checks, e: TournamentEvent, seq: u64) {
                 diff(&mut c.entries, format!("entry {} registered after {why}", r.entry), vec![at, seq]);
             }
             if !ledger_adds_up(&r.ledger) {
-                diff(&mut c.money, format!("entry {}: paid in {} ≠ fee {} + prize pool {}", r.entry, r.ledger.paid_in.amount, r.ledger.fee.amount, r.ledger.prize_pool.amount), vec![seq]);
+                diff(
+                    &mut c.money,
+                    format!(
+                        "entry {}: paid in {} ≠ fee {} + prize pool {}",
+                        r.entry, r.ledger.paid_in.amount, r.ledger.fee.amount, r.ledger.prize_pool.amount
+                    ),
+                    vec![seq],
+                );
             }
             s.pool_in += i128::from(r.ledger.prize_pool.amount);
             s.entered.insert(r.entry.0, seq);
@@ -334,7 +349,9 @@ fn bounties(s: &mut State, c: &mut Checks, e: BountyEvent, seq: u64) {
             s.bounty_out += i128::from(own.amount) + i128::from(left_over.amount);
             s.winner_bounty = Some(seq);
         }
-        BountyEvent::MysterySeedRevealed { seed } => verify(&mut c.draws, "the mystery envelopes", s.mystery_commitment.as_ref(), &seed, seq),
+        BountyEvent::MysterySeedRevealed { seed } => {
+            verify(&mut c.draws, "the mystery envelopes", s.mystery_commitment.as_ref(), &seed, seq)
+        }
         _ => {}
     }
 }
@@ -403,13 +420,24 @@ fn payouts(s: &mut State, c: &mut Checks, e: PayoutEvent, seq: u64) {
                     Some((drawn, prizes, at)) => {
                         let by_place: Vec<u64> = (1..=prizes.len() as u32).map(|p| bands_sum(&bands, p, p)).collect();
                         if *drawn != pool.amount || by_place != *prizes {
-                            diff(&mut c.money, format!("the locked table ({} in {by_place:?}) is not the lottery's draw ({drawn} in {prizes:?})", pool.amount), vec![*at, seq]);
+                            diff(
+                                &mut c.money,
+                                format!(
+                                    "the locked table ({} in {by_place:?}) is not the lottery's draw ({drawn} in {prizes:?})",
+                                    pool.amount
+                                ),
+                                vec![*at, seq],
+                            );
                         }
                     }
                     None => diff(&mut c.money, "a table locked on a lottery draw with no draw before it".to_owned(), vec![seq]),
                 }
             } else if contributions.amount.checked_add(overlay.amount) != Some(pool.amount) {
-                diff(&mut c.money, format!("the locked pool {} ≠ contributions {} + overlay {}", pool.amount, contributions.amount, overlay.amount), vec![seq]);
+                diff(
+                    &mut c.money,
+                    format!("the locked pool {} ≠ contributions {} + overlay {}", pool.amount, contributions.amount, overlay.amount),
+                    vec![seq],
+                );
             }
             let shortfall = guarantee.map_or(0, |g| g.amount.saturating_sub(contributions.amount));
             if cause != LockCause::LotteryDrawn && overlay.amount != shortfall {
@@ -446,7 +474,11 @@ fn payouts(s: &mut State, c: &mut Checks, e: PayoutEvent, seq: u64) {
                 if let (Some((bands, _, locked)), false) = (&s.table, s.deal) {
                     let expected = bands_sum(bands, place, place + shared.max(1) - 1);
                     if expected != sum {
-                        diff(&mut c.places, format!("places {place}..{} pay {sum}, the locked table {expected}", place + shared.max(1) - 1), vec![*locked, seq]);
+                        diff(
+                            &mut c.places,
+                            format!("places {place}..{} pay {sum}, the locked table {expected}", place + shared.max(1) - 1),
+                            vec![*locked, seq],
+                        );
                     }
                 }
                 s.places.insert(place, vec![(shared, sum, seq)]);
@@ -459,7 +491,11 @@ fn payouts(s: &mut State, c: &mut Checks, e: PayoutEvent, seq: u64) {
             }
             s.paid = Some(seq);
             if prizes_paid.amount != s.awards_total {
-                diff(&mut c.money, format!("tournament_paid states {} paid, the awards sum to {}", prizes_paid.amount, s.awards_total), vec![seq]);
+                diff(
+                    &mut c.money,
+                    format!("tournament_paid states {} paid, the awards sum to {}", prizes_paid.amount, s.awards_total),
+                    vec![seq],
+                );
             }
             match &s.table {
                 Some((_, pool, locked)) if *pool != prizes_paid.amount => {

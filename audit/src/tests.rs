@@ -3,7 +3,7 @@
 use super::*;
 use floor_events::payouts::{LockCause, PlaceAward};
 use floor_events::record::encode_commit;
-use floor_events::registration::{EntryKind, EntryRegistered, RegistrationClosed, RegistrationCloseCause, TournamentCreated};
+use floor_events::registration::{EntryKind, EntryRegistered, RegistrationCloseCause, RegistrationClosed, TournamentCreated};
 use floor_events::tournament::TournamentDefinition;
 use floor_events::{Currency, EntryNo, Money, PlayerId, TournamentId};
 use uuid::Uuid;
@@ -56,7 +56,11 @@ impl Log {
 /// Three entries of 100 to the pool, 200 to first, 100 to second, the draw committed.
 fn tournament() -> Log {
     let mut log = Log::new();
-    let created = TournamentCreated { tournament_id: TournamentId(log.id), definition: TournamentDefinition { capacity: 3, ..TournamentDefinition::example() }, at: Utc::now() };
+    let created = TournamentCreated {
+        tournament_id: TournamentId(log.id),
+        definition: TournamentDefinition { capacity: 3, ..TournamentDefinition::example() },
+        at: Utc::now(),
+    };
     log.push("tournament", &[TournamentEvent::TournamentCreated(created)]);
     for entry in 1..=3 {
         log.register(entry);
@@ -124,7 +128,8 @@ fn a_seed_that_does_not_match_its_commitment_is_found() {
     paid(&mut log, 300);
     let drawn = log.commits.iter().position(|c| String::from_utf8_lossy(&c.body).contains("tables_drawn")).unwrap();
     let seq = log.commits[drawn].sequence;
-    log.commits[drawn].body = encode_commit(&[SeatingEvent::TablesDrawn { seed: "08".repeat(32), total_tables: 1, tables: vec![], at: Utc::now() }]);
+    log.commits[drawn].body =
+        encode_commit(&[SeatingEvent::TablesDrawn { seed: "08".repeat(32), total_tables: 1, tables: vec![], at: Utc::now() }]);
     let report = audit(&log.commits);
     let draws = differences(&report, "draws");
     assert_eq!(draws.len(), 1, "{draws:?}");
@@ -174,7 +179,10 @@ fn contributions_that_the_entries_do_not_make_are_found() {
 fn a_registration_after_the_close_is_found() {
     let mut log = Log::new();
     log.register(1);
-    let closed = log.push("tournament", &[TournamentEvent::RegistrationClosed(RegistrationClosed { cause: RegistrationCloseCause::Deadline, at: Utc::now() })]);
+    let closed = log.push(
+        "tournament",
+        &[TournamentEvent::RegistrationClosed(RegistrationClosed { cause: RegistrationCloseCause::Deadline, at: Utc::now() })],
+    );
     let late = log.register(2);
     let entries = differences(&audit(&log.commits), "entries");
     assert_eq!(entries.len(), 1, "{entries:?}");
@@ -206,7 +214,9 @@ fn a_ticket_spent_twice_is_found() {
     use floor_events::satellites::{SatelliteEvent, TicketRef, TicketSpent};
     let mut log = Log::new();
     let ticket = TicketRef { satellite: TournamentId(log.id), entry: EntryNo(4) };
-    let spend = |t: &TicketRef| SatelliteEvent::TicketSpent(TicketSpent { ticket: t.clone(), tournament: TournamentId::new(), entry: EntryNo(1), at: Utc::now() });
+    let spend = |t: &TicketRef| {
+        SatelliteEvent::TicketSpent(TicketSpent { ticket: *t, tournament: TournamentId::new(), entry: EntryNo(1), at: Utc::now() })
+    };
     let first = log.push("satellite", &[spend(&ticket)]);
     let second = log.push("satellite", &[spend(&ticket)]);
     let tickets = differences(&audit(&log.commits), "tickets");

@@ -2,8 +2,12 @@
 //! export, one prize altered, is reported with the altered commit's sequence; and `floor sim`'s
 //! formats, played on the platform, audit ok.
 
-use floor::sim::{self, formats::{self, Kind}, SimConfig};
 use floor::audit::{report as audit, LogCommit};
+use floor::sim::{
+    self,
+    formats::{self, Kind},
+    SimConfig,
+};
 use floor_events::TournamentId;
 use floor_tests::{heads_up, ten_minute_levels, World};
 use std::time::{Duration, Instant};

@@ -32,7 +32,12 @@ pub async fn read(jetstream: &async_nats::jetstream::Context, tournament: uuid::
         let nanos = info.published.unix_timestamp_nanos();
         let time = chrono::DateTime::from_timestamp_nanos(i64::try_from(nanos).unwrap_or(i64::MAX));
         let last = info.pending == 0;
-        commits.push(LogCommit { subject: message.subject.to_string(), sequence: info.stream_sequence, time, body: message.payload.to_vec() });
+        commits.push(LogCommit {
+            subject: message.subject.to_string(),
+            sequence: info.stream_sequence,
+            time,
+            body: message.payload.to_vec(),
+        });
         if last {
             break;
         }

@@ -28,8 +28,15 @@ pub fn to_lines(commits: &[LogCommit]) -> String {
     let mut out = String::new();
     for c in commits {
         // A body that is not JSON is exported as a string (the audit reports it undecodable).
-        let body = serde_json::from_slice(&c.body).unwrap_or_else(|_| serde_json::Value::String(String::from_utf8_lossy(&c.body).into_owned()));
-        let line = Line { schema_version: floor_events::record::CURRENT_VERSION, subject: c.subject.clone(), sequence: c.sequence, time: c.time, body };
+        let body =
+            serde_json::from_slice(&c.body).unwrap_or_else(|_| serde_json::Value::String(String::from_utf8_lossy(&c.body).into_owned()));
+        let line = Line {
+            schema_version: floor_events::record::CURRENT_VERSION,
+            subject: c.subject.clone(),
+            sequence: c.sequence,
+            time: c.time,
+            body,
+        };
         out.push_str(&serde_json::to_string(&line).expect("a line serializes"));
         out.push('\n');
     }
@@ -65,7 +72,10 @@ mod tests {
         let back = from_lines(&to_lines(&commits)).unwrap();
         assert_eq!(back[0].sequence, 7);
         assert_eq!(back[0].subject, commits[0].subject);
-        assert_eq!(serde_json::from_slice::<serde_json::Value>(&back[0].body).unwrap(), serde_json::from_slice::<serde_json::Value>(&commits[0].body).unwrap());
+        assert_eq!(
+            serde_json::from_slice::<serde_json::Value>(&back[0].body).unwrap(),
+            serde_json::from_slice::<serde_json::Value>(&commits[0].body).unwrap()
+        );
         assert!(from_lines("{}\n").unwrap_err().starts_with("line 1"));
     }
 }
