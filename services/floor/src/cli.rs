@@ -259,6 +259,11 @@ pub enum Command {
         /// play until registration closes (the sim skips the clock past the late level).
         #[arg(long, conflicts_with_all = ["format", "profile", "table_size", "hand_for_hand_from", "structure", "structure_file"])]
         definition: Option<PathBuf>,
+        /// Audit the tournament (and a satellite's satellite) from its log once played, before
+        /// the platform stops (`floor audit`, docs/audit.md): the line gets `audit` (`ok` and the
+        /// differences); exit code 1 on any difference.
+        #[arg(long)]
+        audit: bool,
     },
     /// Check a table server against the table protocol (docs/table-servers.md): play Floor's
     /// side with scripted instructions on a test tournament's tables and list every rule with

@@ -198,6 +198,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             http,
             console,
             definition,
+            audit,
         } => {
             let definition = definition.as_deref().map(director::read_definition).transpose()?;
             // Issue 37's formats are definitions of the simulator's own.
@@ -259,6 +260,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                     None => None,
                 },
                 definition,
+                audit: *audit,
             };
             simulate(asked).await
         }
@@ -359,6 +361,8 @@ fn console_config(args: &floor::cli::ConsoleArgs) -> Result<Option<floor_lobby::
 
 /// What `floor sim` was asked.
 struct SimArgs<'a> {
+    /// `--audit`: audit the log once played.
+    audit: bool,
     entrants: u32,
     seed: u64,
     profile: &'a str,
@@ -539,12 +543,50 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
         }
     })
     .await;
-    let summary = summary.map(|mut summary| {
-        if !asked.standings {
-            summary.standings.clear();
+    let mut audited_ok = true;
+    let summary = match summary {
+        Ok(mut summary) => {
+            if !asked.standings {
+                summary.standings.clear();
+            }
+            let mut line = serde_json::to_value(&summary).expect("json");
+            if asked.audit {
+                // Issue 42: the log audited before the platform stops (docs/audit.md).
+                let mut audited = vec![tournament_id];
+                audited.extend(summary.satellite.as_ref().map(|s| s.tournament_id));
+                let mut reports = serde_json::Map::new();
+                for t in audited {
+                    // Read before the platform stops; a read that fails is reported, not returned
+                    // early (the platform still stops below).
+                    let commits = match floor::audit::read(&backbone.jetstream, t.0).await {
+                        Ok(commits) => commits,
+                        Err(e) => {
+                            audited_ok = false;
+                            reports.insert(t.to_string(), serde_json::json!({"ok": false, "error": e}));
+                            continue;
+                        }
+                    };
+                    let report = floor::audit::report(&commits);
+                    audited_ok &= report.ok;
+                    let differences: Vec<_> = report
+                        .checks
+                        .iter()
+                        .flat_map(|c| {
+                            c.differences
+                                .iter()
+                                .map(move |d| serde_json::json!({"check": c.name, "message": d.message, "sequences": d.sequences}))
+                        })
+                        .collect();
+                    reports
+                        .insert(t.to_string(), serde_json::json!({"ok": report.ok, "commits": report.commits, "differences": differences}));
+                }
+                line["audit"] = Value::Object(reports);
+            }
+            say!("{}", serde_json::to_string(&line).expect("json"));
+            Ok(())
         }
-        say!("{}", serde_json::to_string(&summary).expect("json"));
-    });
+        Err(e) => Err(e),
+    };
     if let Some(platform) = platform {
         if let (Some(addr), Ok(())) = (platform.http_addr(), &summary) {
             // The finishers, the payouts and the console stay to be looked at.
@@ -554,7 +596,11 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
             platform.stop().await;
         }
     }
-    summary.map_err(|m| Failure { message: m, exit: Exit::Rejected })
+    summary.map_err(|m| Failure { message: m, exit: Exit::Rejected })?;
+    match audited_ok {
+        true => Ok(()),
+        false => Err(Failure { message: "audit: differences found (the line's `audit`)".to_owned(), exit: Exit::Rejected }),
+    }
 }
 
 /// `floor table-check`: NATS (NATS_URL or a server of its own), the table server under test
