@@ -453,6 +453,7 @@ fn payouts(s: &mut State, c: &mut Checks, e: PayoutEvent, seq: u64) {
         }
         PayoutEvent::PlacesAwarded { awards, .. } => {
             let mut groups: BTreeMap<u32, (u32, u64, u32)> = BTreeMap::new(); // place → shared, sum, count
+            let mut amounts: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
             for a in &awards {
                 if let Some(first) = s.awarded.insert(a.entry.0, seq) {
                     diff(&mut c.places, format!("entry {} awarded a place twice", a.entry), vec![first, seq]);
@@ -462,6 +463,7 @@ fn payouts(s: &mut State, c: &mut Checks, e: PayoutEvent, seq: u64) {
                 let g = groups.entry(a.place).or_insert((a.shared, 0, 0));
                 g.1 += a.amount;
                 g.2 += 1;
+                amounts.entry(a.place).or_default().push(a.amount);
             }
             for (place, (shared, sum, count)) in groups {
                 if let Some(earlier) = s.places.get(&place) {
@@ -473,6 +475,23 @@ fn payouts(s: &mut State, c: &mut Checks, e: PayoutEvent, seq: u64) {
                 }
                 if let (Some((bands, _, locked)), false) = (&s.table, s.deal) {
                     let expected = bands_sum(bands, place, place + shared.max(1) - 1);
+                    // A shared range's prizes split as floor_rules::standings::award splits them:
+                    // each the total ÷ n, the odd minor units one each to as many of them.
+                    let n = u64::from(shared.max(1));
+                    let (each, odd) = (expected / n, expected % n);
+                    let shares = amounts.get(&place).map(Vec::as_slice).unwrap_or_default();
+                    let more = shares.iter().filter(|a| **a == each + 1).count() as u64;
+                    let split = shares.iter().all(|a| *a == each || (odd > 0 && *a == each + 1)) && (odd == 0 || more == odd);
+                    if shared > 1 && expected == sum && !split {
+                        diff(
+                            &mut c.places,
+                            format!(
+                                "places {place}..{}: {shares:?} is not {expected} split {n} ways ({each} each, {odd} more by a cent)",
+                                place + shared - 1
+                            ),
+                            vec![seq],
+                        );
+                    }
                     if expected != sum {
                         diff(
                             &mut c.places,

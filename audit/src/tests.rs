@@ -223,3 +223,30 @@ fn a_ticket_spent_twice_is_found() {
     assert_eq!(tickets.len(), 1, "{tickets:?}");
     assert_eq!(tickets[0].sequences, vec![first, second]);
 }
+
+#[test]
+fn a_shared_range_split_unevenly_is_found() {
+    let mut log = tournament();
+    // Places 1 and 2 shared (200 + 100): 150 each, here 160 and 140.
+    log.commits.truncate(log.commits.len() - 2);
+    let shared =
+        |entry: u32, amount: u64| PlaceAward { entry: EntryNo(entry), player: PlayerId::parse("p").unwrap(), place: 1, shared: 2, amount };
+    let seq = log.push(
+        "payouts",
+        &[PayoutEvent::PlacesAwarded { players_left_before: 2, awards: vec![shared(1, 160), shared(2, 140)], hand_for_hand: None }],
+    );
+    paid(&mut log, 300);
+    let places = differences(&audit(&log.commits), "places");
+    assert_eq!(places.len(), 1, "{places:?}");
+    assert_eq!(places[0].sequences, vec![seq]);
+    // 150 each is right.
+    let mut fair = tournament();
+    fair.commits.truncate(fair.commits.len() - 2);
+    fair.push(
+        "payouts",
+        &[PayoutEvent::PlacesAwarded { players_left_before: 2, awards: vec![shared(1, 150), shared(2, 150)], hand_for_hand: None }],
+    );
+    paid(&mut fair, 300);
+    let report = audit(&fair.commits);
+    assert!(report.ok, "{}", report.summary());
+}
