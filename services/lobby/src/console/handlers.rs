@@ -38,6 +38,7 @@ pub(super) fn router(console: Console) -> Router {
         .route("/console/tournaments", post(create))
         .route("/console/schedules", post(add_schedule))
         .route("/console/tournaments/{id}", get(tournament))
+        .route("/console/tournaments/{id}/events", get(live_events))
         .route("/console/tournaments/{id}/{action}", post(act))
         .with_state(console)
 }
@@ -364,6 +365,38 @@ async fn tournament(State(console): State<Console>, headers: HeaderMap, Path(id)
     }
 }
 
+/// `GET /console/tournaments/{id}/events`: the tournament page's live part (the players' page's:
+/// clock and time left, field, payouts, rebuys, hand-for-hand), rendered at every revision of the
+/// lobby's document (SSE), for a signed-in director. The players' tables summary is left out:
+/// the console's own tables section says more.
+async fn live_events(State(console): State<Console>, headers: HeaderMap, Path(id): Path<String>) -> Response {
+    use futures::StreamExt;
+    if console.credential.is_none() {
+        return disabled();
+    }
+    if console.session(&headers).await.is_none() {
+        return page(StatusCode::UNAUTHORIZED, pages::message("Sign in first", None, "No valid session: sign in again."));
+    }
+    if uuid::Uuid::parse_str(&id).is_err() {
+        return page(StatusCode::NOT_FOUND, pages::message("No such tournament", None, "Not a tournament id."));
+    }
+    // Listen before reading, so no revision falls between the two.
+    let watching = crate::live::Watching::new(&console.cache.feeds, &id);
+    let Ok(first) = console.cache.get(&id).await else {
+        return page(StatusCode::NOT_FOUND, pages::message("No such tournament", None, &format!("No tournament {id}.")));
+    };
+    let clock = console.clock.clone();
+    let frames = crate::live::revisions(first, watching, console.cache.shutdown.clone()).filter_map(move |revision| {
+        let doc = serde_json::from_slice::<crate::document::LobbyDocument>(&revision.json).ok();
+        let frame = doc.map(|doc| crate::live::frame("document", revision.revision, &crate::pages::tournament::live(&doc, clock.now())));
+        std::future::ready(frame)
+    });
+    let body = axum::body::Body::from_stream(frames.map(Ok::<_, std::convert::Infallible>));
+    let mut response = (StatusCode::OK, [(header::CONTENT_TYPE, "text/event-stream")], body).into_response();
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
 async fn create(State(console): State<Console>, headers: HeaderMap, body: Bytes) -> Response {
     let (session, fields) = match console.authorize(&headers, &body).await {
         Ok(authorized) => authorized,
@@ -379,6 +412,9 @@ async fn create(State(console): State<Console>, headers: HeaderMap, body: Bytes)
                 let request = registration::CreateTournament { command_id, tournament_id: Some(tournament_id), definition };
                 let sent = console.commands.send(registration::verbs::CREATE_TOURNAMENT, &request).await;
                 tracing::info!(director = session.director, %tournament_id, ok = sent.is_ok(), "console: create");
+                if sent.is_ok() {
+                    console.shown(tournament_id).await;
+                }
                 answered(sent, format!("Created {name} ({tournament_id})"))
             }
         }

@@ -11,7 +11,20 @@
 //! | `POST /console/tournaments` | create a tournament |
 //! | `POST /console/schedules` | add a recurring template (scheduler) |
 //! | `GET /console/tournaments/{id}` | one tournament: clock, every table (players, last hand, last report, silent since), the actions, who did what |
-//! | `POST /console/tournaments/{id}/{action}` | one action ([`form::Action`]) |
+//! | `GET /console/tournaments/{id}/events` | its live part, rendered, at every revision (SSE) |
+//! | `POST /console/tournaments/{id}/{action}` | one action ([`form::Action`]): the clock, start, suspend, cancel; the desk's register, unregister, rebuy, add-on; hand-for-hand's start, pause, resume, stop; the books |
+//!
+//! **After an action** (issue 39) the page that answers says what the reply held (an entry's
+//! number and charge, the events recorded, the books) or the refusal's code and message, and
+//! shows the tournament after it: the handler waits, a few seconds at most, until the lobby's
+//! reader has taken every commit of the tournament (as `floor`'s `Director::shown`). The page's
+//! live part (clock and time left, field, payouts, rebuys, hand-for-hand) then follows the
+//! lobby's document as the players' page does (its own feed, behind the session, and the
+//! lobby's script).
+//!
+//! **Create** reads a pasted definition as TOML (an `examples/*.toml` file as it is, relative
+//! starts resolved) or JSON ([`form::pasted_definition`]): the CLI's reader lives in
+//! `services/floor`, which the lobby may not depend on, so the same reading is written again in the console.
 //!
 //! **Login** ([`auth`], [`guard`]): the password given at start (never a default: without one every
 //! console route answers that the console is disabled, and the rest of the lobby serves), kept

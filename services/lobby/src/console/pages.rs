@@ -299,7 +299,7 @@ pub fn tournament(
         "\n"
         // The players' live part (clock and time left, field, payouts and their table, rebuys,
         // hand-for-hand, why play is suspended), replaced at every revision by the lobby's script.
-        div id="live" data-events={ "/tournaments/" (id) "/events" } { (PreEscaped(crate::pages::tournament::live(doc, now))) }
+        div id="live" data-events={ "/console/tournaments/" (id) "/events" } { (PreEscaped(crate::pages::tournament::live(doc, now))) }
         p class="muted" id="live-status" { "connecting…" }
         "\n"
         (actions(doc, signed))
@@ -394,7 +394,7 @@ fn actions(doc: &LobbyDocument, signed: &Signed) -> Markup {
                 "\n"
             }
             @if doc.state == LobbyState::Running {
-                div id="hand-for-hand" {
+                div id="hfh-controls" {
                     "Hand-for-hand: "
                     (form("hfh_start", nothing(), "Start"))
                     (form("hfh_pause", reason(), "Pause"))
@@ -403,7 +403,7 @@ fn actions(doc: &LobbyDocument, signed: &Signed) -> Markup {
                 }
                 "\n"
             }
-            div id="books" { (form("books", nothing(), "Show the books")) }
+            div id="books-action" { (form("books", nothing(), "Show the books")) }
         }
         "\n"
     }
