@@ -487,7 +487,13 @@ async fn act(State(console): State<Console>, headers: HeaderMap, Path((id, name)
 }
 
 /// Sends the action's command and says what its reply holds (empty: nothing more than done).
-async fn send(console: &Console, session: &Session, action: Action, t: TournamentId, command_id: CommandId) -> Result<String, CommandError> {
+async fn send(
+    console: &Console,
+    session: &Session,
+    action: Action,
+    t: TournamentId,
+    command_id: CommandId,
+) -> Result<String, CommandError> {
     let c = &console.commands;
     let signed = |reason: &str| form::signed(reason, &session.director);
     match action {

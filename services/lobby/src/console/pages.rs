@@ -588,4 +588,51 @@ mod tests {
         doc.state = LobbyState::Cancelled;
         assert!(actions(&doc, &signed).into_string().contains("Over: nothing to do"));
     }
+
+    /// Issue 39: the desk's and hand-for-hand's forms are offered while they can apply, every
+    /// action's form names an action that parses and carries the session's form token (CSRF)
+    /// and a command id, and the tournament page's live part follows the console's own feed.
+    #[test]
+    fn every_desk_form_carries_the_form_token_and_names_an_action() {
+        let definition =
+            Template::TurboFreezeout.definition("Daily".into(), "2027-01-10T18:00:00Z".parse().unwrap(), chrono::Duration::minutes(5));
+        let t0: DateTime<Utc> = "2027-01-10T17:00:00Z".parse().unwrap();
+        let mut doc = LobbyDocument::created(TournamentId::new(), &definition, t0, 1);
+        let signed = Signed { director: "Ana", form_token: "tok" };
+        for (state, desk, hfh) in
+            [(LobbyState::Registering, true, false), (LobbyState::Running, true, true), (LobbyState::Finished, false, false)]
+        {
+            doc.state = state;
+            let html = actions(&doc, &signed).into_string();
+            let forms = html.matches("<form").count();
+            assert_eq!(html.matches("name=\"form_token\" value=\"tok\"").count(), forms, "{state:?}: every form has the token");
+            assert_eq!(html.matches("name=\"command_id\"").count(), forms, "{state:?}: every form has a command id");
+            for action in html.split(&format!("/console/tournaments/{}/", doc.tournament_id)).skip(1) {
+                let name = action.split('"').next().unwrap();
+                assert!(Action::NAMES.contains(&name), "{state:?}: {name}");
+            }
+            assert_eq!(html.contains("/register\""), desk, "{state:?}");
+            assert_eq!(html.contains("/rebuy\""), desk, "{state:?}");
+            assert_eq!(html.contains("/hfh_start\""), hfh, "{state:?}");
+            assert!(html.contains("/books\""), "{state:?}: the books are always there");
+        }
+        let page = tournament(&doc, &Held::default(), &LastReports::new(), &[], &signed, None, t0);
+        assert!(page.contains(&format!("data-events=\"/console/tournaments/{}/events\"", doc.tournament_id)));
+        assert!(page.contains("<script>"), "the lobby's script, which the policy names");
+        assert!(policy().contains("script-src 'sha256-") && policy().contains("connect-src 'self'"));
+    }
+
+    #[test]
+    fn the_books_read_in_one_line_in_the_currency() {
+        let books: floor_events::payouts::Books = serde_json::from_value(serde_json::json!({
+            "tournament_id": TournamentId::new(), "currency": "EUR", "entries": 30, "rebuys": 2, "add_ons": 1,
+            "paid_in": 33000, "fees": 3000, "contributions": 30000, "overlay": 0, "prize_pool": 30000,
+            "prizes_paid": 0, "finished": false, "bounty_pool": 0, "bounties_paid": 0, "bounties_settled": false,
+            "refunded": 0, "statements": 0, "held": 30000, "lottery_kept": 0, "balanced": true,
+        }))
+        .unwrap();
+        let line = books_line(&books);
+        assert!(line.starts_with("30 entries, 2 rebuys, 1 add-ons; paid in "), "{line}");
+        assert!(line.contains("300") && line.ends_with("; balanced"), "{line}");
+    }
 }
