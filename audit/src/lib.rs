@@ -8,6 +8,7 @@
 //! `docs/audit.md`.
 
 use chrono::{DateTime, Utc};
+use floor_events::abort::AbortEvent;
 use floor_events::bounties::BountyEvent;
 use floor_events::commit::{Commit, Events};
 use floor_events::lottery::LotteryEvent;
@@ -135,6 +136,9 @@ struct State {
     // The last locked table's contributions, and its commit.
     contributions: Option<(u64, u64)>,
     cancelled: bool,
+    // Everything paid in (entries, purchases), net of refunds, and the bounty cash paid out.
+    paid_in: i128,
+    bounty_cash: i128,
     // The lottery's draw: its pool, prizes by place, commit; whether the table locked on it.
     lottery_pool: Option<(u64, Vec<u64>, u64)>,
     lottery_lock: bool,
@@ -177,6 +181,7 @@ pub fn audit(commits: &[LogCommit]) -> Report {
             Events::Rebuys(events) => events.into_iter().for_each(|e| rebuys(&mut s, &mut c, e, seq)),
             Events::Bounties(events) => events.into_iter().for_each(|e| bounties(&mut s, &mut c, e, seq)),
             Events::Lottery(events) => events.into_iter().for_each(|e| lottery(&mut s, &mut c, e, seq)),
+            Events::Abort(events) => events.into_iter().for_each(|e| abort(&mut s, &mut c, e, seq)),
             Events::Satellite(events) => events.into_iter().for_each(|e| satellite(&mut s, &mut c, e, seq)),
             _ => {}
         }
@@ -289,6 +294,7 @@ fn tournament(s: &mut State, c: &mut Checks, e: TournamentEvent, seq: u64) {
                 );
             }
             s.pool_in += i128::from(r.ledger.prize_pool.amount);
+            s.paid_in += i128::from(r.ledger.paid_in.amount);
             s.entered.insert(r.entry.0, seq);
             if let Some(ticket) = &r.ticket {
                 if let Some((other, at)) = s.paid_with.insert(ticket.to_string(), (r.entry.0, seq)) {
@@ -306,6 +312,7 @@ fn tournament(s: &mut State, c: &mut Checks, e: TournamentEvent, seq: u64) {
         }
         TournamentEvent::EntryUnregistered(u) => {
             s.pool_in -= i128::from(u.refund.prize_pool.amount);
+            s.paid_in -= i128::from(u.refund.paid_in.amount);
             s.live.remove(&u.entry.0);
             s.entered.remove(&u.entry.0);
             s.paid_with.retain(|_, (entry, _)| *entry != u.entry.0);
@@ -344,7 +351,10 @@ fn bounties(s: &mut State, c: &mut Checks, e: BountyEvent, seq: u64) {
         BountyEvent::MysteryStageStarted { commitment, .. } => s.mystery_commitment = Some((commitment, seq)),
         BountyEvent::BountyPaidIn { amount, .. } => s.bounty_in += i128::from(amount.amount),
         BountyEvent::BountyRefunded { amount, .. } => s.bounty_in -= i128::from(amount.amount),
-        BountyEvent::BountyPaid { cash, .. } => s.bounty_out += i128::from(cash.amount),
+        BountyEvent::BountyPaid { cash, .. } => {
+            s.bounty_out += i128::from(cash.amount);
+            s.bounty_cash += i128::from(cash.amount);
+        }
         BountyEvent::WinnerBounty { own, left_over, .. } => {
             s.bounty_out += i128::from(own.amount) + i128::from(left_over.amount);
             s.winner_bounty = Some(seq);
@@ -393,6 +403,65 @@ fn satellite(s: &mut State, c: &mut Checks, e: SatelliteEvent, seq: u64) {
     }
 }
 
+/// A cancellation after the start (the abort service's statements): each statement is the sum
+/// of its lines, the statements sum to the books' figure, and the books balance with what the
+/// log says was paid in and already paid out.
+fn abort(s: &mut State, c: &mut Checks, e: AbortEvent, seq: u64) {
+    let AbortEvent::Cancelled { cancellation, stored, .. } = e else { return };
+    s.cancelled = true;
+    let books = cancellation.books;
+    if stored.is_none() {
+        let mut sum = 0u64;
+        for statement in &cancellation.statements {
+            let lines: u64 = statement.lines.iter().map(|l| l.amount).sum();
+            if lines != statement.total {
+                diff(&mut c.money, format!("{}'s statement totals {}, its lines {lines}", statement.player, statement.total), vec![seq]);
+            }
+            sum += statement.total;
+        }
+        if sum != books.statements {
+            diff(&mut c.money, format!("the statements sum to {sum}, the cancellation's books say {}", books.statements), vec![seq]);
+        }
+    }
+    if i128::from(books.paid_in) != s.paid_in {
+        diff(
+            &mut c.money,
+            format!("the cancellation's books say {} paid in, the entries and purchases {}", books.paid_in, s.paid_in),
+            vec![seq],
+        );
+    }
+    if i128::from(books.prizes_already_paid) != i128::from(s.awards_total) {
+        diff(
+            &mut c.money,
+            format!("the cancellation's books say {} of prizes paid, the awards {}", books.prizes_already_paid, s.awards_total),
+            vec![seq],
+        );
+    }
+    if i128::from(books.bounties_already_paid) != s.bounty_cash {
+        diff(
+            &mut c.money,
+            format!("the cancellation's books say {} of bounties paid, the bounty cash {}", books.bounties_already_paid, s.bounty_cash),
+            vec![seq],
+        );
+    }
+    let money_in = s.paid_in + i128::from(books.overlay) + i128::from(books.operator_cover);
+    let money_out = i128::from(books.fees_kept) + i128::from(s.awards_total) + s.bounty_cash + i128::from(books.statements);
+    if money_in != money_out {
+        diff(
+            &mut c.money,
+            format!("the cancellation does not balance: {money_in} in, {money_out} out (fees kept, prizes and bounties paid, statements)"),
+            vec![seq],
+        );
+    }
+    if books.statements != books.refunds + books.distributed {
+        diff(
+            &mut c.money,
+            format!("the statements {} are not refunds {} + distributed {}", books.statements, books.refunds, books.distributed),
+            vec![seq],
+        );
+    }
+}
+
 fn rebuys(s: &mut State, c: &mut Checks, e: RebuyEvent, seq: u64) {
     let (entry, ledger) = match e {
         RebuyEvent::RebuyTaken { entry, ledger, .. } => (entry, ledger),
@@ -403,6 +472,7 @@ fn rebuys(s: &mut State, c: &mut Checks, e: RebuyEvent, seq: u64) {
         diff(&mut c.money, format!("entry {entry}'s purchase: paid in {} ≠ fee + prize pool", ledger.paid_in.amount), vec![seq]);
     }
     s.pool_in += i128::from(ledger.prize_pool.amount);
+    s.paid_in += i128::from(ledger.paid_in.amount);
 }
 
 /// Sum of the bands' prizes for places `from..=to`.

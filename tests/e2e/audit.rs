@@ -14,13 +14,18 @@ use std::time::{Duration, Instant};
 
 /// The tournament's log once payouts has recorded `tournament_paid`.
 async fn paid_log(world: &World, t: TournamentId) -> Vec<LogCommit> {
+    log_with(world, t, "\"tournament_paid\"").await
+}
+
+/// The tournament's log once a commit holds `marker`.
+async fn log_with(world: &World, t: TournamentId, marker: &str) -> Vec<LogCommit> {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let commits = floor::audit::read(world.jetstream(), t.0).await.expect("the log reads");
-        if commits.iter().any(|c| String::from_utf8_lossy(&c.body).contains("\"tournament_paid\"")) {
+        if commits.iter().any(|c| String::from_utf8_lossy(&c.body).contains(marker)) {
             return commits;
         }
-        assert!(Instant::now() < deadline, "no tournament_paid in {} commits", commits.len());
+        assert!(Instant::now() < deadline, "no {marker} in {} commits", commits.len());
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
@@ -108,18 +113,27 @@ async fn the_sim_formats_audit_ok() {
         let definition = formats::definition(kind, &shape, chrono::Utc::now()).unwrap_or_else(|e| panic!("{format}: {e}"));
         configs.push((format.to_owned(), SimConfig { definition: Some(definition), ..shape }));
     }
+    // Cancelled in play (the abort service's statements, docs/abort.md).
+    for (n, (format, bounty)) in [("cancelled", None), ("cancelled ko", sim::bounty_terms("ko"))].into_iter().enumerate() {
+        let t = TournamentId(uuid::Uuid::from_u128(0x42a0dca << 64 | n as u128));
+        configs.push((format.to_owned(), SimConfig { cancel_at: Some(8), bounty, ..SimConfig::new(20, 23 + n as u64, t) }));
+    }
     let t = TournamentId(uuid::Uuid::from_u128(0x42a0d36 << 64));
     configs.push(("satellite".to_owned(), SimConfig { satellite: true, ..SimConfig::new(20, 17, t) }));
     let mut failed = Vec::new();
     for (format, config) in configs {
         let summary = sim::run(&world.backbone, &config, |_| {}).await.unwrap_or_else(|e| panic!("{format}: {e}"));
-        assert!(summary.books.finished, "{format}: {:?}", summary.books);
+        let cancelled = config.cancel_at.is_some();
+        assert!(cancelled || summary.books.finished, "{format}: {:?}", summary.books);
         let mut audited = vec![(format.clone(), config.tournament_id)];
         if let Some(satellite) = &summary.satellite {
             audited.push((format!("{format} (the satellite)"), satellite.tournament_id));
         }
         for (name, t) in audited {
-            let log = paid_log(&world, t).await;
+            let log = match cancelled {
+                true => log_with(&world, t, "\"cancelled\"").await,
+                false => paid_log(&world, t).await,
+            };
             if name.ends_with("(the satellite)") {
                 assert!(log.iter().any(|c| String::from_utf8_lossy(&c.body).contains("\"ticket_issued\"")), "the tickets are audited");
             }
