@@ -149,3 +149,26 @@ def test_console_shows_the_books_and_the_payout_table_and_the_time_left_is_live(
     # The console's feed is a director's: without a session, refused.
     assert world.get(f"/console/tournaments/{tid}/events")[0] == 401
     assert page.js_errors == [], page.js_errors
+
+
+def test_console_ends_rebuys_and_takes_an_add_on_shown_in_the_books(world, page):
+    tid = create(world, "rebuy-turbo.toml")
+    players = [f"p{i}" for i in range(10)]
+    for player in players:
+        world.floor("register", tid, player)
+    sign_in(page, world.base)
+    page.goto(f"{world.base}/console/tournaments/{tid}")
+    assert act(page, tid, "start", "Start now").status == 200
+    expect(page.locator(f'form[action="/console/tournaments/{tid}/end_rebuys"]')).to_have_count(1)
+
+    assert act(page, tid, "end_rebuys", "End rebuys").status == 200
+    expect(page.locator(".notice.ok")).to_contain_text("Rebuys ended")
+    assert act(page, tid, "add_on", "Add-on", player="p3").status == 200
+    expect(page.locator(".notice.ok")).to_contain_text("Add-on for p3: 1 event recorded")
+    # Taken once: a second is refused with the service's code.
+    assert act(page, tid, "add_on", "Add-on", player="p3").status == 422
+    refused_code(page)
+
+    assert act(page, tid, "books", "Show the books").status == 200
+    expect(page.locator(".notice.ok")).to_contain_text("10 entries, 0 rebuys, 1 add-ons")
+    expect(page.locator(".notice.ok")).to_contain_text("balanced")

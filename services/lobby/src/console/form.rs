@@ -183,6 +183,8 @@ pub enum Action {
         /// Which entry (multi-entry); absent: the one live entry.
         entry: Option<EntryNo>,
     },
+    /// End the rebuy period now; the add-on opens if there is one (`rebuys.end_rebuys`).
+    EndRebuys,
     /// Start hand-for-hand now (`bubble.start`).
     HandForHandStart,
     /// Stop hand-for-hand (`bubble.stop`).
@@ -200,7 +202,7 @@ pub enum Action {
 
 impl Action {
     /// Every action's name in the path (`/console/tournaments/{id}/{name}`).
-    pub const NAMES: [&'static str; 18] = [
+    pub const NAMES: [&'static str; 19] = [
         "start",
         "pause",
         "resume",
@@ -214,6 +216,7 @@ impl Action {
         "unregister",
         "rebuy",
         "add_on",
+        "end_rebuys",
         "hfh_start",
         "hfh_stop",
         "hfh_pause",
@@ -262,6 +265,7 @@ impl Action {
             "unregister" => Self::Unregister { player: player(fields)?, entry: entry(fields)? },
             "rebuy" => Self::Rebuy { player: player(fields)?, entry: entry(fields)? },
             "add_on" => Self::AddOn { player: player(fields)?, entry: entry(fields)? },
+            "end_rebuys" => Self::EndRebuys,
             "hfh_start" => Self::HandForHandStart,
             "hfh_stop" => Self::HandForHandStop,
             "hfh_pause" => Self::HandForHandPause { reason: reason()? },
@@ -287,6 +291,7 @@ impl Action {
             Self::Unregister { player, .. } => format!("Unregistered {player} (refunded)"),
             Self::Rebuy { player, .. } => format!("Rebuy for {player}"),
             Self::AddOn { player, .. } => format!("Add-on for {player}"),
+            Self::EndRebuys => "Rebuys ended".into(),
             Self::HandForHandStart => "Hand-for-hand started".into(),
             Self::HandForHandStop => "Hand-for-hand stopped".into(),
             Self::HandForHandPause { .. } => "Hand-for-hand paused".into(),
@@ -567,7 +572,7 @@ mod tests {
         );
         assert_eq!(Action::parse("hfh_pause", &fields("")).unwrap_err().field, "reason");
         assert_eq!(Action::parse("hfh_pause", &fields("reason=tv")).unwrap().reason(), Some("tv"));
-        for name in ["hfh_start", "hfh_stop", "hfh_resume", "books"] {
+        for name in ["end_rebuys", "hfh_start", "hfh_stop", "hfh_resume", "books"] {
             assert!(Action::parse(name, &fields("")).is_ok(), "{name}");
         }
     }

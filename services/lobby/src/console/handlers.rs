@@ -541,11 +541,15 @@ async fn send(
         Action::Rebuy { player, entry } => c
             .send(rebuys::verbs::REBUY, &rebuys::Purchase { command_id, tournament_id: t, player, entry })
             .await
-            .map(|r| serde_json::to_string(&r).unwrap_or_default()),
+            .map(|r| recorded(r.events.len())),
         Action::AddOn { player, entry } => c
             .send(rebuys::verbs::ADD_ON, &rebuys::Purchase { command_id, tournament_id: t, player, entry })
             .await
-            .map(|r| serde_json::to_string(&r).unwrap_or_default()),
+            .map(|r| recorded(r.events.len())),
+        Action::EndRebuys => c
+            .send(rebuys::verbs::END_REBUYS, &rebuys::DirectorRequest { command_id, tournament_id: t })
+            .await
+            .map(|r| recorded(r.events.len())),
         Action::HandForHandStart => {
             c.send(bubble::verbs::START, &bubble::BubbleRequest { command_id, tournament_id: t }).await.map(|r| bubbled(&r))
         }

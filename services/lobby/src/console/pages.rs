@@ -390,6 +390,7 @@ fn actions(doc: &LobbyDocument, signed: &Signed) -> Markup {
                     (form("unregister", player(true), "Unregister"))
                     (form("rebuy", player(true), "Rebuy"))
                     (form("add_on", player(true), "Add-on"))
+                    @if doc.state == LobbyState::Running { (form("end_rebuys", nothing(), "End rebuys")) }
                 }
                 "\n"
             }
