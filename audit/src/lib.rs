@@ -125,6 +125,9 @@ struct State {
     live: BTreeSet<u32>,
     // Every entry registered and not unregistered, with its registration's commit.
     entered: BTreeMap<u32, u64>,
+    // Each entry's registration ledger, and whether play started.
+    ledgers: BTreeMap<u32, EntryLedger>,
+    started: bool,
     closed: Option<(&'static str, u64)>,
     // money in: entries' prize pool, refunds, rebuys and add-ons, net.
     pool_in: i128,
@@ -296,6 +299,7 @@ fn tournament(s: &mut State, c: &mut Checks, e: TournamentEvent, seq: u64) {
             s.pool_in += i128::from(r.ledger.prize_pool.amount);
             s.paid_in += i128::from(r.ledger.paid_in.amount);
             s.entered.insert(r.entry.0, seq);
+            s.ledgers.insert(r.entry.0, r.ledger.clone());
             if let Some(ticket) = &r.ticket {
                 if let Some((other, at)) = s.paid_with.insert(ticket.to_string(), (r.entry.0, seq)) {
                     diff(&mut c.tickets, format!("ticket {ticket} paid for entry #{other} and entry {}", r.entry), vec![at, seq]);
@@ -324,9 +328,33 @@ fn tournament(s: &mut State, c: &mut Checks, e: TournamentEvent, seq: u64) {
             s.closed.get_or_insert(("registration closed", seq));
         }
         TournamentEvent::TournamentFinished(_) => s.closed = Some(("the finish", seq)),
-        TournamentEvent::TournamentCancelled(_) => {
+        TournamentEvent::TournamentStarted(_) => s.started = true,
+        TournamentEvent::TournamentCancelled(cancelled) => {
             s.closed = Some(("the cancellation", seq));
             s.cancelled = true;
+            // Before the start every entry gets back what it paid, once.
+            if !s.started {
+                let mut refunded = BTreeSet::new();
+                for r in &cancelled.refunds {
+                    if !refunded.insert(r.entry.0) {
+                        diff(&mut c.money, format!("entry {} refunded twice", r.entry), vec![seq]);
+                    }
+                    match (s.ledgers.get(&r.entry.0), s.entered.get(&r.entry.0)) {
+                        (Some(paid), Some(registered)) if *paid != r.refund => diff(
+                            &mut c.money,
+                            format!("entry {} paid in {}, refunded {}", r.entry, paid.paid_in.amount, r.refund.paid_in.amount),
+                            vec![*registered, seq],
+                        ),
+                        (_, None) => diff(&mut c.money, format!("entry {} refunded but not in the field", r.entry), vec![seq]),
+                        _ => {}
+                    }
+                }
+                for (entry, registered) in &s.entered {
+                    if !refunded.contains(entry) {
+                        diff(&mut c.money, format!("entry #{entry} not refunded by the cancellation"), vec![*registered, seq]);
+                    }
+                }
+            }
         }
         _ => {}
     }

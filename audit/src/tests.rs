@@ -250,3 +250,35 @@ fn a_shared_range_split_unevenly_is_found() {
     let report = audit(&fair.commits);
     assert!(report.ok, "{}", report.summary());
 }
+
+#[test]
+fn a_cancellation_before_the_start_refunds_every_entry_what_it_paid() {
+    use floor_events::registration::{CancellationReason, Refund, TournamentCancelled};
+    let refund = |entry: u32, paid_in: u64| Refund {
+        entry: EntryNo(entry),
+        player: PlayerId::parse("p").unwrap(),
+        refund: EntryLedger { paid_in: eur(paid_in), fee: eur(paid_in - 100), prize_pool: eur(100) },
+    };
+    let cancel = |refunds| {
+        TournamentEvent::TournamentCancelled(TournamentCancelled {
+            reason: CancellationReason::Director { reason: "x".into() },
+            refunds,
+            at: Utc::now(),
+        })
+    };
+    let mut log = Log::new();
+    log.register(1);
+    log.register(2);
+    log.push("tournament", &[cancel(vec![refund(1, 110), refund(2, 110)])]);
+    let report = audit(&log.commits);
+    assert!(report.ok, "{}", report.summary());
+
+    let mut log = Log::new();
+    log.register(1);
+    let second = log.register(2);
+    let cancelled = log.push("tournament", &[cancel(vec![refund(1, 105)])]);
+    let money = differences(&audit(&log.commits), "money");
+    assert_eq!(money.len(), 2, "{money:?}");
+    assert!(money[0].message.contains("refunded 105"));
+    assert_eq!(money[1].sequences, vec![second, cancelled]);
+}
