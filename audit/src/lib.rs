@@ -299,7 +299,7 @@ fn tournament(s: &mut State, c: &mut Checks, e: TournamentEvent, seq: u64) {
             s.pool_in += i128::from(r.ledger.prize_pool.amount);
             s.paid_in += i128::from(r.ledger.paid_in.amount);
             s.entered.insert(r.entry.0, seq);
-            s.ledgers.insert(r.entry.0, r.ledger.clone());
+            s.ledgers.insert(r.entry.0, r.ledger);
             if let Some(ticket) = &r.ticket {
                 if let Some((other, at)) = s.paid_with.insert(ticket.to_string(), (r.entry.0, seq)) {
                     diff(&mut c.tickets, format!("ticket {ticket} paid for entry #{other} and entry {}", r.entry), vec![at, seq]);
