@@ -72,6 +72,8 @@ def test_console_registers_and_unregisters_a_player_at_the_desk(world, page):
 
     assert act(page, tid, "register", "Register", player="alice").status == 200
     expect(page.locator(".notice.ok")).to_contain_text("Registered alice: entry #1")
+    # sunday-major.toml: EUR 100 + EUR 9 fee.
+    expect(page.locator(".notice.ok")).to_contain_text("(registration), paid €109.00 (fee €9.00, prize pool €100.00)")
     assert world.json(f"/api/tournaments/{tid}")["entrants"] == 1
     assert "1 entries" in page.locator("body").inner_text(), "the page shows the state after the action"
 

@@ -530,10 +530,19 @@ async fn send(
             c.send(abort::verbs::SUSPEND, &abort::Suspend { command_id, tournament_id: t, reason: signed(&reason) }).await.map(nothing)
         }
         Action::ResumePlay => c.send(abort::verbs::RESUME, &abort::AbortRequest { command_id, tournament_id: t }).await.map(nothing),
-        Action::Register { player } => c
-            .send(registration::verbs::REGISTER, &registration::Register { command_id, tournament_id: t, player })
-            .await
-            .map(|r| format!("entry {} ({:?}), charged {}", r.entry, r.kind, serde_json::to_string(&r.ledger).unwrap_or_default())),
+        Action::Register { player } => {
+            c.send(registration::verbs::REGISTER, &registration::Register { command_id, tournament_id: t, player }).await.map(|r| {
+                let m = crate::pages::money::format;
+                format!(
+                    "entry {} ({}), paid {} (fee {}, prize pool {})",
+                    r.entry,
+                    serde_json::to_value(r.kind).ok().and_then(|k| k.as_str().map(str::to_owned)).unwrap_or_default().replace('_', " "),
+                    m(r.ledger.paid_in),
+                    m(r.ledger.fee),
+                    m(r.ledger.prize_pool)
+                )
+            })
+        }
         Action::Unregister { player, entry } => c
             .send(registration::verbs::UNREGISTER, &registration::Unregister { command_id, tournament_id: t, player, entry })
             .await
