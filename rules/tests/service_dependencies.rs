@@ -118,6 +118,9 @@ fn the_audit_crate_depends_on_the_contract_and_the_rules_alone() {
     floor.dedup();
     let allowed = ["floor-events", "floor-rules"];
     let offending: Vec<&String> = floor.iter().filter(|d| !allowed.contains(&d.as_str())).collect();
-    assert!(offending.is_empty(), "floor-audit may depend only on {allowed:?}, found {offending:?}: write the fold in audit/, share a pure rule through rules/");
+    assert!(
+        offending.is_empty(),
+        "floor-audit may depend only on {allowed:?}, found {offending:?}: write the fold in audit/, share a pure rule through rules/"
+    );
     assert!(floor.contains(&"floor-events".to_string()), "floor-audit reads the contract: {floor:?}");
 }

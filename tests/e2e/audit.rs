@@ -89,10 +89,13 @@ async fn sim_world() -> World {
     .await
 }
 
+/// A format: the sim's own freezeout, adjusted.
+type Adjust = fn(SimConfig) -> SimConfig;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_sim_formats_audit_ok() {
     let world = sim_world().await;
-    let formats: [(&str, fn(SimConfig) -> SimConfig); 5] = [
+    let formats: [(&str, Adjust); 5] = [
         ("freezeout", |c| c),
         ("rebuy", |c| SimConfig { rebuys: true, ..c }),
         ("ko", |c| SimConfig { bounty: sim::bounty_terms("ko"), ..c }),
