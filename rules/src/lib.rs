@@ -29,6 +29,8 @@
 //!   and when play stops (issue 36).
 //! - [`flight`]: flights (issue 36): where a Day 1 stops, what its survivors carry into the
 //!   Day 2 (first stack, best stack forward, stack builder) and the Day 2's pool.
+//! - [`definition_file`]: a definition as people write it (TOML or JSON, relative times), read
+//!   the same way by the CLI and the console.
 //! - [`cents`]: splitting cents by weights so the parts sum exactly (the largest-remainder
 //!   rule every deal method uses).
 //!
@@ -40,6 +42,7 @@
 pub mod cents;
 pub mod clock;
 pub mod deal;
+pub mod definition_file;
 pub mod field;
 pub mod flight;
 pub mod hand_for_hand;

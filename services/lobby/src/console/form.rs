@@ -429,71 +429,12 @@ pub fn creation(fields: &Fields, now: chrono::DateTime<chrono::Utc>) -> Result<T
 }
 
 /// A pasted definition, TOML or JSON (a text that starts with `{`), with its relative times
-/// resolved as of `now`: `start = { in_minutes = 120 }` (rounded up to the minute),
-/// `late_registration_until = { minutes_after_start = 60 }`, `registration_opens = {
-/// minutes_before_start = 30 }`, as `floor tournament create` reads a file.
-///
-/// The CLI's reader lives in `services/floor` (`director::read_definition_at`), which the lobby
-/// may not depend on; this is the same reading (TOML to JSON values, then the same relative
-/// times, then serde), written again here. One difference: a TOML datetime is read as its text,
-/// so `start = { at = 2027-01-10T18:00:00Z }` works as in the CLI.
+/// resolved as of `now`: the CLI's reading of a file (`floor_rules::definition_file`).
 ///
 /// # Errors
 /// The TOML, JSON or definition error, in the parser's words.
 pub fn pasted_definition(text: &str, now: chrono::DateTime<chrono::Utc>) -> Result<TournamentDefinition, String> {
-    let mut value = if text.trim_start().starts_with('{') {
-        serde_json::from_str::<serde_json::Value>(text).map_err(|e| format!("JSON: {e}"))?
-    } else {
-        toml_to_json(toml::from_str::<toml::Value>(text).map_err(|e| format!("TOML: {e}"))?)
-    };
-    resolve_relative_times(&mut value, now)?;
-    serde_json::from_value(value).map_err(|e| e.to_string())
-}
-
-fn toml_to_json(value: toml::Value) -> serde_json::Value {
-    use serde_json::Value as J;
-    match value {
-        toml::Value::String(s) => J::String(s),
-        toml::Value::Integer(i) => J::from(i),
-        toml::Value::Float(f) => J::from(f),
-        toml::Value::Boolean(b) => J::Bool(b),
-        toml::Value::Datetime(d) => J::String(d.to_string()),
-        toml::Value::Array(a) => J::Array(a.into_iter().map(toml_to_json).collect()),
-        toml::Value::Table(t) => J::Object(t.into_iter().map(|(k, v)| (k, toml_to_json(v))).collect()),
-    }
-}
-
-/// Replaces a definition's relative times with absolute ones (see [`pasted_definition`]).
-fn resolve_relative_times(value: &mut serde_json::Value, now: chrono::DateTime<chrono::Utc>) -> Result<(), String> {
-    use chrono::{Duration, Timelike};
-    let minutes = |v: &serde_json::Value, key: &str, what: &str| -> Result<Option<i64>, String> {
-        match v.get(key) {
-            None => Ok(None),
-            Some(m) => match m.as_i64() {
-                Some(m) if (0..=366 * 24 * 60).contains(&m) => Ok(Some(m)),
-                _ => Err(format!("{what}: {key} must be a whole number of minutes from 0 to a year's, not {m}")),
-            },
-        }
-    };
-    let Some(object) = value.as_object_mut() else { return Ok(()) };
-    let start = match object.get("start").map(|s| minutes(s, "in_minutes", "start")).transpose()?.flatten() {
-        Some(m) => {
-            let at = now + Duration::minutes(m);
-            let at = match at.second() == 0 && at.nanosecond() == 0 {
-                true => at,
-                false => at.with_second(0).and_then(|t| t.with_nanosecond(0)).unwrap_or(at) + Duration::minutes(1),
-            };
-            object.insert("start".into(), serde_json::json!({ "at": at.to_rfc3339() }));
-            Some(at)
-        }
-        None => None,
-    };
-    for (key, field, sign) in [("late_registration_until", "minutes_after_start", 1), ("registration_opens", "minutes_before_start", -1)] {
-        let Some(m) = object.get(key).map(|v| minutes(v, field, key)).transpose()?.flatten() else { continue };
-        let start = start.ok_or_else(|| format!("{key}: {field} needs a start given as {{ in_minutes = … }}"))?;
-        object.insert(key.into(), serde_json::Value::String((start + Duration::minutes(sign * m)).to_rfc3339()));
-    }
-    Ok(())
+    floor_rules::definition_file::definition_from_text(text, now)
 }
 
 #[cfg(test)]

@@ -23,8 +23,8 @@
 //! lobby's script).
 //!
 //! **Create** reads a pasted definition as TOML (an `examples/*.toml` file as it is, relative
-//! starts resolved) or JSON ([`form::pasted_definition`]): the CLI's reader lives in
-//! `services/floor`, which the lobby may not depend on, so the same reading is written again in the console.
+//! starts resolved) or JSON ([`form::pasted_definition`]), by the CLI's own reading
+//! (`floor_rules::definition_file`).
 //!
 //! **Login** ([`auth`], [`guard`]): the password given at start (never a default: without one every
 //! console route answers that the console is disabled, and the rest of the lobby serves), kept
