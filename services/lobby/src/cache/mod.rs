@@ -273,6 +273,37 @@ impl LobbyCache {
         all
     }
 
+    /// Waits, at most `patience`, until the cache holds the document the bucket holds now for
+    /// `id` (read your own write for a page built from the cache, as the console's list is: the
+    /// bucket is written before the reader's checkpoint, the cache a moment later by its watch).
+    pub(crate) async fn caught_up(&self, id: &str, patience: Duration) {
+        // Listen first, so a revision cached between the reads below is not missed.
+        let mut feed = self.feeds.subscribe(id);
+        let wanted = match self.bucket.entry(id).await {
+            Ok(Some(entry)) if entry.operation == kv::Operation::Put => Some(entry),
+            _ => None,
+        };
+        if let Some(wanted) = wanted {
+            let holds =
+                |cache: &Self| cache.docs.read().expect("lobby cache poisoned").get(id).is_some_and(|shown| shown.json == wanted.value);
+            let caught = async {
+                while !holds(self) {
+                    if feed.changed().await.is_err() {
+                        return;
+                    }
+                    if feed.borrow().as_ref().is_some_and(|r| r.revision >= wanted.revision) {
+                        return;
+                    }
+                }
+            };
+            if tokio::time::timeout(patience, caught).await.is_err() {
+                tracing::warn!(id, "lobby cache: the bucket's document has not reached the cache yet");
+            }
+        }
+        drop(feed);
+        self.feeds.release(id);
+    }
+
     /// One tournament's newest document (see [`LobbyCache::get`]).
     pub(crate) async fn document(&self, id: &str) -> Result<LobbyDocument, NotShown> {
         let revision = self.get(id).await?;

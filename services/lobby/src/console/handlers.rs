@@ -137,7 +137,10 @@ impl Console {
         let taken = floor_runtime::readers::taken(&checkpoints, LOBBY_READER, last);
         if !matches!(tokio::time::timeout(SHOWN_WITHIN, taken).await, Ok(Some(_))) {
             tracing::warn!(%t, "console: the lobby has not shown the action's effect yet; the page may show the state before it");
+            return;
         }
+        // The list is built from the cache, which the bucket's watch fills a moment after.
+        self.cache.caught_up(&t.to_string(), SHOWN_WITHIN).await;
     }
 
     /// The newest director actions on `tournament`.
