@@ -48,26 +48,6 @@ async fn payouts(world: &World, verb: &str, request: &impl serde::Serialize) -> 
     world.request(subjects::service::PAYOUTS, verb, request).await
 }
 
-/// One hand at table 1: `winner` takes `loser`'s whole stack.
-async fn bust(world: &World, t: TournamentId, hand: u64, seats: &[SeatStack], winner: SeatStack, loser: SeatStack) -> Vec<SeatStack> {
-    world
-        .report(t, &format!("h{hand}-start"), Report::HandStarted { hand, button: winner.seat, stacks: seats.to_vec(), deal_hand: None })
-        .await;
-    let report = BustReport {
-        entry: loser.entry,
-        stack_at_start: loser.chips,
-        pots: vec![PotWon { winners: vec![winner.entry], chips: loser.chips }],
-        best_high_hand: None,
-    };
-    let after: Vec<SeatStack> = seats
-        .iter()
-        .filter(|s| s.entry != loser.entry)
-        .map(|s| if s.entry == winner.entry { SeatStack { chips: s.chips + loser.chips, ..*s } } else { *s })
-        .collect();
-    world.report(t, &format!("h{hand}-end"), Report::HandFinished { hand, stacks: after.clone(), busts: vec![report] }).await;
-    after
-}
-
 #[tokio::test]
 async fn three_players_agree_an_icm_deal_over_nats_the_clock_pauses_and_the_eliminations_pay_the_agreed_amounts() {
     let mut world = World::start().await;
@@ -140,9 +120,9 @@ async fn three_players_agree_an_icm_deal_over_nats_the_clock_pauses_and_the_elim
     assert_eq!((status.stage, status.waiting_for.len(), status.accepted.len()), (DealStage::Agreed, 0, 3));
 
     // Play on: the chip leader goes out third, the short stack wins.
-    let two = bust(&world, t, 2, &three, short, leader).await;
+    let two = world.bust(t, 2, &three, short, leader).await;
     let seat_of = |entry| two.iter().copied().find(|s: &SeatStack| s.entry == entry).unwrap();
-    bust(&world, t, 3, &two, seat_of(short.entry), seat_of(middle.entry)).await;
+    world.bust(t, 3, &two, seat_of(short.entry), seat_of(middle.entry)).await;
     log.next_where(|e| matches!(e, PayoutEvent::TournamentPaid { .. })).await;
 
     let books = match payouts(&world, "books", &floor_events::payouts::BooksRequest { tournament_id: t }).await {
@@ -215,7 +195,7 @@ async fn a_tournament_cancelled_after_a_deal_pays_the_agreed_amounts() {
         recorded::<PayoutEvent>(payouts(&world, "accept_deal", &answer).await);
     }
     log.next_where(|e| matches!(e, PayoutEvent::DealAgreed { .. })).await;
-    let two = bust(&world, t, 2, &three, short, leader).await;
+    let two = world.bust(t, 2, &three, short, leader).await;
     log.next_where(|e| matches!(e, PayoutEvent::PlacesAwarded { players_left_before: 3, .. })).await;
     assert_eq!(two.iter().map(|s| s.chips).sum::<u64>(), 40_000);
 

@@ -7,10 +7,8 @@
 //! and the pool's transfer are not wired yet (docs/architecture.md "## Flights").
 
 use floor_events::flights::{Carry, FlightTerms, Survivor};
-use floor_events::payouts::{Books, BooksRequest};
 use floor_events::registration::{verbs, CreateTournament, StartTournament, TournamentEvent};
 use floor_events::seating::SeatingEvent;
-use floor_events::table::{BustReport, PotWon, Report, SeatStack};
 use floor_events::tournament::TournamentDefinition;
 use floor_events::{codes, subjects, CommandId, EntryNo, Reply, TournamentId};
 use floor_rules::flight::{Carried, Day2Book};
@@ -37,34 +35,6 @@ fn day1(day2: TournamentId) -> TournamentDefinition {
 async fn create(world: &World, definition: TournamentDefinition) -> Reply<serde_json::Value> {
     let request = CreateTournament { command_id: CommandId::new(), tournament_id: None, definition };
     world.send(verbs::CREATE_TOURNAMENT.name(), &request).await
-}
-
-async fn books(world: &World, t: TournamentId) -> Books {
-    world.read_by(subjects::service::PAYOUTS, t, u64::MAX).await;
-    match world.request(subjects::service::PAYOUTS, "books", &BooksRequest { tournament_id: t }).await {
-        Reply::Ok(v) => serde_json::from_value(v).expect("books"),
-        Reply::Error(e) => panic!("books refused: {e:?}"),
-    }
-}
-
-/// One hand at table 1: `winner` takes `loser`'s whole stack. Returns the stacks after.
-async fn bust(world: &World, t: TournamentId, hand: u64, seats: &[SeatStack], winner: SeatStack, loser: SeatStack) -> Vec<SeatStack> {
-    world
-        .report(t, &format!("h{hand}-start"), Report::HandStarted { hand, button: winner.seat, stacks: seats.to_vec(), deal_hand: None })
-        .await;
-    let report = BustReport {
-        entry: loser.entry,
-        stack_at_start: loser.chips,
-        pots: vec![PotWon { winners: vec![winner.entry], chips: loser.chips }],
-        best_high_hand: None,
-    };
-    let after: Vec<SeatStack> = seats
-        .iter()
-        .filter(|s| s.entry != loser.entry)
-        .map(|s| if s.entry == winner.entry { SeatStack { chips: s.chips + loser.chips, ..*s } } else { *s })
-        .collect();
-    world.report(t, &format!("h{hand}-end"), Report::HandFinished { hand, stacks: after.clone(), busts: vec![report] }).await;
-    after
 }
 
 /// A Day 1 names an open Day 2: one that does not exist, or has started, is refused with the
@@ -102,8 +72,8 @@ async fn a_day1_stops_at_its_share_and_its_survivors_stacks_are_in_the_log() {
     assert!(matches!(world.send(verbs::START_TOURNAMENT.name(), &start).await, Reply::Ok(_)), "the Day 1 starts");
     let seats = world.seated(d1, 4).await;
     // Two hands: the first seat busts the second, then the third busts the fourth.
-    let three = bust(&world, d1, 1, &seats, seats[0], seats[1]).await;
-    let two = bust(&world, d1, 2, &three, three[1], three[2]).await;
+    let three = world.bust(d1, 1, &seats, seats[0], seats[1]).await;
+    let two = world.bust(d1, 2, &three, three[1], three[2]).await;
 
     // Registration stops it at its share, both left sharing the finish.
     let mut finished = None;
@@ -125,7 +95,7 @@ async fn a_day1_stops_at_its_share_and_its_survivors_stacks_are_in_the_log() {
     assert_eq!(left, expected, "the survivors are the two left");
 
     // Payouts paid nobody from the Day 1: its pool (4 × EUR 10) waits for the Day 2.
-    let b = books(&world, d1).await;
+    let b = world.books(d1).await;
     assert_eq!((b.prize_pool, b.prizes_paid), (4_000, 0), "{b:?}");
 
     // Seating's log holds the survivors' last stacks; the carry takes them into the Day 2.

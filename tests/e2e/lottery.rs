@@ -9,8 +9,7 @@
 //! Killed after the commitment and restarted, the platform commits once and draws once.
 
 use floor_events::lottery::{verbs, DrawCommitted, Frequencies, FrequenciesOf, LotteryEvent, LotteryPrize, LotteryTerms, PrizeDrawn};
-use floor_events::payouts::{Books, BooksRequest, PayoutEvent};
-use floor_events::table::{BustReport, PotWon, Report, SeatStack};
+use floor_events::payouts::PayoutEvent;
 use floor_events::tournament::TournamentDefinition;
 use floor_events::{subjects, CommandId, Reply, TournamentId};
 use floor_runtime::encoding::{hex, unhex};
@@ -83,34 +82,6 @@ async fn frequencies(world: &World, t: TournamentId) -> Frequencies {
     }
 }
 
-/// One hand at table 1: `winner` takes `loser`'s whole stack. Returns the stacks after.
-async fn bust(world: &World, t: TournamentId, hand: u64, seats: &[SeatStack], winner: SeatStack, loser: SeatStack) -> Vec<SeatStack> {
-    world
-        .report(t, &format!("h{hand}-start"), Report::HandStarted { hand, button: winner.seat, stacks: seats.to_vec(), deal_hand: None })
-        .await;
-    let report = BustReport {
-        entry: loser.entry,
-        stack_at_start: loser.chips,
-        pots: vec![PotWon { winners: vec![winner.entry], chips: loser.chips }],
-        best_high_hand: None,
-    };
-    let after: Vec<SeatStack> = seats
-        .iter()
-        .filter(|s| s.entry != loser.entry)
-        .map(|s| if s.entry == winner.entry { SeatStack { chips: s.chips + loser.chips, ..*s } } else { *s })
-        .collect();
-    world.report(t, &format!("h{hand}-end"), Report::HandFinished { hand, stacks: after.clone(), busts: vec![report] }).await;
-    after
-}
-
-async fn books(world: &World, t: TournamentId) -> Books {
-    world.read_by(subjects::service::PAYOUTS, t, u64::MAX).await;
-    match world.request(subjects::service::PAYOUTS, "books", &BooksRequest { tournament_id: t }).await {
-        Reply::Ok(v) => serde_json::from_value(v).expect("books"),
-        Reply::Error(e) => panic!("books refused: {e:?}"),
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lottery_sit_and_go_commits_its_draw_at_creation_and_draws_when_its_last_seat_fills() {
     let world = World::start().await;
@@ -140,8 +111,8 @@ async fn a_lottery_sit_and_go_commits_its_draw_at_creation_and_draws_when_its_la
 
     // Played to a winner: the third out, then the second; the winner is left.
     let seats = world.seated(t, 3).await;
-    let two = bust(&world, t, 1, &seats, seats[0], seats[2]).await;
-    bust(&world, t, 2, &two, two[0], two[1]).await;
+    let two = world.bust(t, 1, &seats, seats[0], seats[2]).await;
+    world.bust(t, 2, &two, two[0], two[1]).await;
     let mut payouts = world.watch_events::<PayoutEvent>(subjects::aggregate::PAYOUTS, t).await;
     payouts.next_where(|e| matches!(e, PayoutEvent::TournamentPaid { .. })).await;
     let subject = subjects::event_subject(subjects::aggregate::PAYOUTS, t.0);
@@ -161,7 +132,7 @@ async fn a_lottery_sit_and_go_commits_its_draw_at_creation_and_draws_when_its_la
         assert_eq!(paid.iter().filter(|(p, _)| *p == place).map(|(_, a)| a).sum::<u64>(), *prize, "place {place}: {paid:?}");
     }
     assert_eq!(paid.iter().map(|(_, a)| a).sum::<u64>(), drawn.pool.amount, "the drawn pool is paid out: {paid:?}");
-    let b = books(&world, t).await;
+    let b = world.books(t).await;
     assert!(b.balanced, "the books balance: {b:?}");
     assert!(b.finished, "every place paid: {b:?}");
     assert_eq!((b.entries, b.paid_in, b.fees, b.contributions), (3, 3_300, 300, 3_000), "{b:?}");

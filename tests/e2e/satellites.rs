@@ -13,13 +13,12 @@
 //! registers the next finisher once after its restart. The target cancelled: every ticket that paid an
 //! entry there comes back, and a seat won after stays a ticket with the target's code.
 
-use floor_events::payouts::{Books, BooksRequest};
 use floor_events::registration::{CancelTournament, TournamentEvent, Unregister};
 use floor_events::satellites::{
     IfRegistered, SatelliteEvent, SatelliteOf, SatellitePrize, SatelliteTerms, SatelliteView, SpendTicket, TicketRef, TicketState,
     TicketView, TicketsOf,
 };
-use floor_events::table::{BustReport, PotWon, Report, SeatStack};
+use floor_events::table::SeatStack;
 use floor_events::tournament::{Fee, TournamentDefinition};
 use floor_events::{codes, subjects, CommandId, Currency, EntryNo, Money, PlayerId, Reply, TournamentId};
 use floor_tests::{four_handed, freezeout, World};
@@ -54,26 +53,6 @@ fn satellite(target: TournamentId) -> TournamentDefinition {
     }
 }
 
-/// One hand at table 1: `winner` takes `loser`'s whole stack. Returns the stacks after.
-async fn bust(world: &World, t: TournamentId, hand: u64, seats: &[SeatStack], winner: SeatStack, loser: SeatStack) -> Vec<SeatStack> {
-    world
-        .report(t, &format!("h{hand}-start"), Report::HandStarted { hand, button: winner.seat, stacks: seats.to_vec(), deal_hand: None })
-        .await;
-    let report = BustReport {
-        entry: loser.entry,
-        stack_at_start: loser.chips,
-        pots: vec![PotWon { winners: vec![winner.entry], chips: loser.chips }],
-        best_high_hand: None,
-    };
-    let after: Vec<SeatStack> = seats
-        .iter()
-        .filter(|s| s.entry != loser.entry)
-        .map(|s| if s.entry == winner.entry { SeatStack { chips: s.chips + loser.chips, ..*s } } else { *s })
-        .collect();
-    world.report(t, &format!("h{hand}-end"), Report::HandFinished { hand, stacks: after.clone(), busts: vec![report] }).await;
-    after
-}
-
 /// The target and its satellite, created; the four registered in the satellite (which starts
 /// with the fourth); the first player out. Returns both ids and the three left.
 async fn to_three(world: &World) -> (TournamentId, TournamentId, Vec<SeatStack>) {
@@ -83,7 +62,7 @@ async fn to_three(world: &World) -> (TournamentId, TournamentId, Vec<SeatStack>)
         assert!(matches!(world.register(sat, p).await, Reply::Ok(_)), "{p} registers");
     }
     let seats = world.seated(sat, 4).await;
-    let three = bust(world, sat, 1, &seats, seats[0], seats[1]).await;
+    let three = world.bust(sat, 1, &seats, seats[0], seats[1]).await;
     (major, sat, three)
 }
 
@@ -131,14 +110,6 @@ async fn tickets_in_log(world: &World, sat: TournamentId, major: TournamentId) -
     spent
 }
 
-async fn books(world: &World, t: TournamentId) -> Books {
-    world.read_by(subjects::service::PAYOUTS, t, u64::MAX).await;
-    match world.request(subjects::service::PAYOUTS, "books", &BooksRequest { tournament_id: t }).await {
-        Reply::Ok(v) => serde_json::from_value(v).expect("books"),
-        Reply::Error(e) => panic!("books refused: {e:?}"),
-    }
-}
-
 /// The two seats are registered in the target, each once, paid by its ticket; the satellite's
 /// log and the target's agree; both books balance.
 async fn assert_two_seats_taken(world: &World, sat: TournamentId, major: TournamentId, survivors: &[SeatStack]) {
@@ -165,10 +136,10 @@ async fn assert_two_seats_taken(world: &World, sat: TournamentId, major: Tournam
         assert_eq!(spent[ticket], *entry, "the satellite's log names the target's entry");
     }
 
-    let books_sat = books(world, sat).await;
+    let books_sat = world.books(sat).await;
     assert!(books_sat.balanced, "the satellite's books: {books_sat:?}");
     assert_eq!((books_sat.prize_pool, books_sat.prizes_paid), (2_400, 2_400), "two seats and the leftover paid: {books_sat:?}");
-    let books_major = books(world, major).await;
+    let books_major = world.books(major).await;
     assert!(books_major.balanced, "the target's books: {books_major:?}");
     assert_eq!((books_major.entries, books_major.paid_in), (2, 2_200), "the tickets paid the target's entries: {books_major:?}");
 
@@ -195,7 +166,7 @@ async fn a_satellite_s_survivors_at_its_stop_are_registered_in_the_target_by_the
     let world = World::start_configured(|c| c.skip("scheduler")).await;
     let (major, sat, three) = to_three(&world).await;
     // The second out is third: the EUR 2 leftover, in cash; two are left, as many as the seats.
-    let two = bust(&world, sat, 2, &three, three[0], three[1]).await;
+    let two = world.bust(sat, 2, &three, three[0], three[1]).await;
     assert_two_seats_taken(&world, sat, major, &two).await;
     let finished = world.commits(sat).await.into_iter().flat_map(|c| c.events).find_map(|e| match e {
         TournamentEvent::TournamentFinished(f) => Some(f),
@@ -210,7 +181,7 @@ async fn killed_while_a_seat_is_taken_the_platform_registers_each_seat_once_afte
     let mut world = World::start_configured(|c| c.skip("scheduler")).await;
     let (major, sat, three) = to_three(&world).await;
     let mut log = world.watch_events::<SatelliteEvent>(subjects::aggregate::SATELLITE, sat).await;
-    let two = bust(&world, sat, 2, &three, three[0], three[1]).await;
+    let two = world.bust(sat, 2, &three, three[0], three[1]).await;
     // Killed once the first seat is being taken: registration may or may not have been asked.
     log.next_where(|e| matches!(e, SatelliteEvent::TicketSpending(_))).await;
     world.kill_platform();
@@ -239,8 +210,8 @@ async fn a_seat_a_full_target_refuses_stays_a_ticket_its_winner_spends_later_and
     }
     let mut log = world.watch_events::<SatelliteEvent>(subjects::aggregate::SATELLITE, sat).await;
     let seats = world.seated(sat, 4).await;
-    let three = bust(&world, sat, 1, &seats, seats[0], seats[1]).await;
-    bust(&world, sat, 2, &three, three[0], three[1]).await;
+    let three = world.bust(sat, 1, &seats, seats[0], seats[1]).await;
+    world.bust(sat, 2, &three, three[0], three[1]).await;
 
     let (mut spent, mut refused) = (None, None);
     while spent.is_none() || refused.is_none() {
@@ -301,7 +272,7 @@ async fn a_seat_a_full_target_refuses_stays_a_ticket_its_winner_spends_later_and
         Reply::Error(e) => panic!("tickets refused: {e:?}"),
     };
     assert_eq!(theirs.iter().map(|t| (t.ticket, t.state)).collect::<Vec<_>>(), vec![(spent.ticket, TicketState::Issued)]);
-    let major_books = books(&world, major).await;
+    let major_books = world.books(major).await;
     assert!(major_books.balanced, "{major_books:?}");
 }
 
@@ -343,11 +314,11 @@ async fn a_seat_won_by_a_player_already_in_the_target_passes_down_to_the_next_fi
     }
     let mut log = world.watch_events::<SatelliteEvent>(subjects::aggregate::SATELLITE, sat).await;
     let seats = world.seated(sat, 4).await;
-    let three = bust(&world, sat, 1, &seats, seats[0], seats[1]).await;
+    let three = world.bust(sat, 1, &seats, seats[0], seats[1]).await;
     let (already, third) = (three[0], three[1]);
     let winner = player_of(already.entry);
     assert!(matches!(world.register(major, winner.as_str()).await, Reply::Ok(_)), "{winner} pays cash for the target");
-    let two = bust(&world, sat, 2, &three, three[0], three[1]).await;
+    let two = world.bust(sat, 2, &three, three[0], three[1]).await;
     let other = two.iter().copied().find(|s| s.entry != already.entry).expect("the other survivor");
 
     let passed = match log.next_where(|e| matches!(e, SatelliteEvent::SeatPassedDown(_))).await {
@@ -377,10 +348,10 @@ async fn a_seat_won_by_a_player_already_in_the_target_passes_down_to_the_next_fi
     assert_eq!(states[&TicketRef { satellite: sat, entry: other.entry }].0, TicketState::Spent);
     assert_eq!(refusal(spend(&world, void, &winner, major, CommandId::new()).await), codes::TICKET_PASSED_DOWN);
 
-    let books_sat = books(&world, sat).await;
+    let books_sat = world.books(sat).await;
     assert!(books_sat.balanced, "the satellite's books: {books_sat:?}");
     assert_eq!((books_sat.prize_pool, books_sat.prizes_paid), (2_400, 2_400), "{books_sat:?}");
-    let books_major = books(&world, major).await;
+    let books_major = world.books(major).await;
     assert!(books_major.balanced, "the target's books: {books_major:?}");
     assert_eq!((books_major.entries, books_major.paid_in), (3, 3_300), "a cash entry and two by ticket: {books_major:?}");
 }
@@ -398,10 +369,10 @@ async fn killed_as_a_seat_passes_down_the_next_finisher_is_registered_once_after
     }
     let mut log = world.watch_events::<SatelliteEvent>(subjects::aggregate::SATELLITE, sat).await;
     let seats = world.seated(sat, 4).await;
-    let three = bust(&world, sat, 1, &seats, seats[0], seats[1]).await;
+    let three = world.bust(sat, 1, &seats, seats[0], seats[1]).await;
     let (already, third) = (three[0], three[1]);
     assert!(matches!(world.register(major, player_of(already.entry).as_str()).await, Reply::Ok(_)));
-    bust(&world, sat, 2, &three, three[0], three[1]).await;
+    world.bust(sat, 2, &three, three[0], three[1]).await;
     log.next_where(|e| matches!(e, SatelliteEvent::SeatPassedDown(_))).await;
     world.kill_platform();
     world.restart_platform().await;
@@ -419,7 +390,7 @@ async fn killed_as_a_seat_passes_down_the_next_finisher_is_registered_once_after
         commits.into_iter().flat_map(|c| c.events).filter(|e| matches!(e, SatelliteEvent::SeatPassedDown(_))).count()
     };
     assert_eq!(passes, 1, "the seat passed down once");
-    let books_major = books(&world, major).await;
+    let books_major = world.books(major).await;
     assert!(books_major.balanced, "{books_major:?}");
     assert_eq!((books_major.entries, books_major.paid_in), (3, 3_300), "{books_major:?}");
 }
@@ -427,8 +398,8 @@ async fn killed_as_a_seat_passes_down_the_next_finisher_is_registered_once_after
 /// Plays a four-handed satellite to its stop: the two left win the seats.
 async fn to_the_stop(world: &World, sat: TournamentId) -> Vec<SeatStack> {
     let seats = world.seated(sat, 4).await;
-    let three = bust(world, sat, 1, &seats, seats[0], seats[1]).await;
-    bust(world, sat, 2, &three, three[0], three[1]).await
+    let three = world.bust(sat, 1, &seats, seats[0], seats[1]).await;
+    world.bust(sat, 2, &three, three[0], three[1]).await
 }
 
 /// Issue 36, the target cancelled: a satellite's two seats are registered in the target, which

@@ -468,6 +468,40 @@ impl World {
         (winner, loser)
     }
 
+    /// One hand at table 1 of `t` (reported as started and finished, ids `h<hand>-start` and
+    /// `h<hand>-end`): `winner` takes `loser`'s whole stack and `loser` is out. `seats` are the
+    /// table's stacks before the hand; returns them after it.
+    pub async fn bust(&self, t: TournamentId, hand: u64, seats: &[SeatStack], winner: SeatStack, loser: SeatStack) -> Vec<SeatStack> {
+        self.report(
+            t,
+            &format!("h{hand}-start"),
+            Report::HandStarted { hand, button: winner.seat, stacks: seats.to_vec(), deal_hand: None },
+        )
+        .await;
+        let report = BustReport {
+            entry: loser.entry,
+            stack_at_start: loser.chips,
+            pots: vec![PotWon { winners: vec![winner.entry], chips: loser.chips }],
+            best_high_hand: None,
+        };
+        let after: Vec<SeatStack> = seats
+            .iter()
+            .filter(|s| s.entry != loser.entry)
+            .map(|s| if s.entry == winner.entry { SeatStack { chips: s.chips + loser.chips, ..*s } } else { *s })
+            .collect();
+        self.report(t, &format!("h{hand}-end"), Report::HandFinished { hand, stacks: after.clone(), busts: vec![report] }).await;
+        after
+    }
+
+    /// `t`'s books, once the payouts service has read every commit of `t` stored so far.
+    pub async fn books(&self, t: TournamentId) -> floor_events::payouts::Books {
+        self.read_by(subjects::service::PAYOUTS, t, u64::MAX).await;
+        match self.request(subjects::service::PAYOUTS, "books", &floor_events::payouts::BooksRequest { tournament_id: t }).await {
+            Reply::Ok(v) => serde_json::from_value(v).expect("books"),
+            Reply::Error(e) => panic!("books refused: {e:?}"),
+        }
+    }
+
     /// Publishes `report` from table 1 of `t` with `id` as its report id, as a table server would.
     pub async fn report(&self, t: TournamentId, id: &str, report: Report) {
         let body = serde_json::to_vec(&TableReport { tournament_id: t, table: 1, report_id: id.into(), report }).expect("report");
