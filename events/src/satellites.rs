@@ -93,6 +93,24 @@ pub enum IfRegistered {
     PassDown,
 }
 
+impl SatelliteTerms {
+    /// Seats for `target`, each worth `seat_value`, every other term at its default (a seat, the
+    /// leftover to the next place, the ticket kept by a winner already registered, only the
+    /// target): what tests, the simulator and other crates build terms from
+    /// (`SatelliteTerms { prize: SatellitePrize::Ticket, ..SatelliteTerms::new(target, value) }`),
+    /// so a new term is added here and in the struct, not in every crate (issue 35).
+    pub fn new(target: TournamentId, seat_value: Money) -> Self {
+        Self {
+            target,
+            seat_value,
+            prize: SatellitePrize::default(),
+            leftover: Leftover::default(),
+            if_registered: IfRegistered::default(),
+            any_of_same_value: false,
+        }
+    }
+}
+
 /// How a satellite's winners receive their seats.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]

@@ -180,14 +180,7 @@ mod tests {
     fn a_satellite_s_equal_prize_is_its_seat_value_and_a_freezeout_has_none() {
         let seat = Money::new(1_100, floor_events::Currency::EUR);
         let satellite = TournamentDefinition {
-            satellite: Some(floor_events::satellites::SatelliteTerms {
-                target: floor_events::TournamentId::new(),
-                seat_value: seat,
-                prize: Default::default(),
-                leftover: Default::default(),
-                if_registered: Default::default(),
-                any_of_same_value: false,
-            }),
+            satellite: Some(floor_events::satellites::SatelliteTerms::new(floor_events::TournamentId::new(), seat)),
             ..TournamentDefinition::example()
         };
         assert_eq!(equal_prize(&satellite), Some(seat));

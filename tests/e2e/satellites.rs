@@ -41,14 +41,7 @@ fn satellite(target: TournamentId) -> TournamentDefinition {
         name: "E2E Satellite".into(),
         buy_in: eur(600),
         fee: Fee::OnTop(eur(50)),
-        satellite: Some(SatelliteTerms {
-            target,
-            seat_value: eur(1_100),
-            prize: SatellitePrize::Seat,
-            leftover: Default::default(),
-            if_registered: IfRegistered::KeepTicket,
-            any_of_same_value: false,
-        }),
+        satellite: Some(SatelliteTerms::new(target, eur(1_100))),
         ..four_handed()
     }
 }

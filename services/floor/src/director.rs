@@ -712,14 +712,7 @@ mod tests {
         assert!(ticket_line(&heir).contains(&format!("the seat of {satellite}/7, passed down")), "{}", ticket_line(&heir));
         let view = SatelliteView {
             tournament_id: satellite,
-            terms: floor_events::satellites::SatelliteTerms {
-                target,
-                seat_value: Money::new(10_900, Currency::EUR),
-                prize: Default::default(),
-                leftover: Default::default(),
-                if_registered: Default::default(),
-                any_of_same_value: false,
-            },
+            terms: floor_events::satellites::SatelliteTerms::new(target, Money::new(10_900, Currency::EUR)),
             tickets: vec![spent],
         };
         let lines = satellite_lines(&view);

@@ -454,15 +454,8 @@ fn a_reel_cz_guaranteed_table_pays_at_most_95_percent_of_the_stakes_and_the_book
 
 /// A satellite of ten at EUR 10 + 1, seats worth EUR 33 (issue 36): created, filled, started.
 fn satellite_started(policy: &mut Policy, t: TournamentId) -> Vec<Order> {
-    use floor_events::satellites::{Leftover, SatellitePrize, SatelliteTerms};
-    let terms = SatelliteTerms {
-        target: TournamentId::new(),
-        seat_value: eur(3_300),
-        prize: SatellitePrize::Seat,
-        leftover: Leftover::NextPlace,
-        if_registered: Default::default(),
-        any_of_same_value: false,
-    };
+    use floor_events::satellites::SatelliteTerms;
+    let terms = SatelliteTerms::new(TournamentId::new(), eur(3_300));
     let definition = TournamentDefinition {
         name: "Satellite".into(),
         start: Start::SitAndGo,

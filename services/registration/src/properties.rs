@@ -147,14 +147,7 @@ fn definition() -> BoxedStrategy<TournamentDefinition> {
                     Twist::Satellite(seat_value) => {
                         let target = TournamentId(uuid::Uuid::from_u128(36));
                         let (prize, leftover) = (Default::default(), Default::default());
-                        d.satellite = Some(SatelliteTerms {
-                            target,
-                            seat_value: eur(seat_value),
-                            prize,
-                            leftover,
-                            if_registered: Default::default(),
-                            any_of_same_value: false,
-                        });
+                        d.satellite = Some(SatelliteTerms { prize, leftover, ..SatelliteTerms::new(target, eur(seat_value)) });
                     }
                 }
             }
@@ -296,7 +289,7 @@ proptest! {
         close_after in 0usize..16,
     ) {
         let start = created_at() + Duration::days(5);
-        let terms = SatelliteTerms { target: TournamentId(uuid::Uuid::from_u128(36)), seat_value: eur(seat_value), prize: Default::default(), leftover: Default::default(), if_registered: Default::default(), any_of_same_value: false };
+        let terms = SatelliteTerms::new(TournamentId(uuid::Uuid::from_u128(36)), eur(seat_value));
         let definition = TournamentDefinition {
             name: "Satellite".into(),
             start: Start::At(start),

@@ -773,14 +773,7 @@ fn satellite(seat_value: u64) -> TournamentDefinition {
         fee: Fee::OnTop(eur(100)),
         capacity: 20,
         late_registration_until: None,
-        satellite: Some(SatelliteTerms {
-            target: target_id(),
-            seat_value: eur(seat_value),
-            prize: Default::default(),
-            leftover: Default::default(),
-            if_registered: Default::default(),
-            any_of_same_value: false,
-        }),
+        satellite: Some(SatelliteTerms::new(target_id(), eur(seat_value))),
         ..definition()
     }
 }

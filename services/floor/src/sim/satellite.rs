@@ -25,7 +25,7 @@ use super::*;
 use floor_events::money::Money;
 use floor_events::payouts::Books;
 use floor_events::registration::TournamentEvent;
-use floor_events::satellites::{Leftover, SatelliteEvent, SatellitePrize, SatelliteTerms};
+use floor_events::satellites::{SatelliteEvent, SatelliteTerms};
 use floor_events::tournament::{Fee, Start};
 use floor_events::Currency;
 use std::collections::BTreeSet;
@@ -232,14 +232,7 @@ fn satellite_definition(
         late_registration_until: None,
         buy_in: Money::new(SATELLITE_BUY_IN, Currency::EUR),
         fee: Fee::OnTop(Money::new(SATELLITE_FEE, Currency::EUR)),
-        satellite: Some(SatelliteTerms {
-            target,
-            seat_value,
-            prize: SatellitePrize::Seat,
-            leftover: Leftover::NextPlace,
-            if_registered: Default::default(),
-            any_of_same_value: false,
-        }),
+        satellite: Some(SatelliteTerms::new(target, seat_value)),
         ..own
     }
 }

@@ -128,14 +128,7 @@ mod tests {
             start: Start::At("2027-01-10T18:00:00Z".parse().unwrap()),
             buy_in: eur(1_000),
             fee: Fee::OnTop(eur(100)),
-            satellite: Some(SatelliteTerms {
-                target,
-                seat_value: eur(10_900),
-                prize: SatellitePrize::Seat,
-                leftover: Default::default(),
-                if_registered: Default::default(),
-                any_of_same_value: false,
-            }),
+            satellite: Some(SatelliteTerms::new(target, eur(10_900))),
             ..TournamentDefinition::example()
         }
     }

@@ -939,7 +939,7 @@ mod tests {
     #[test]
     fn a_satellite_shows_its_target_and_seats_and_a_target_its_entries_by_ticket() {
         use floor_events::registration::{EntryKind, EntryRegistered, TournamentEvent};
-        use floor_events::satellites::{SatellitePrize, SatelliteTerms, TicketRef};
+        use floor_events::satellites::{SatelliteTerms, TicketRef};
         use floor_events::tournament::{purchase_ledger, Fee, Start};
         let eur = |c: u64| Money::new(c, floor_events::Currency::EUR);
         let target = TournamentId::new();
@@ -948,14 +948,7 @@ mod tests {
             start: Start::At(t0()),
             buy_in: eur(1_000),
             fee: Fee::OnTop(eur(100)),
-            satellite: Some(SatelliteTerms {
-                target,
-                seat_value: eur(10_900),
-                prize: SatellitePrize::Seat,
-                leftover: Default::default(),
-                if_registered: Default::default(),
-                any_of_same_value: false,
-            }),
+            satellite: Some(SatelliteTerms::new(target, eur(10_900))),
             ..TournamentDefinition::example()
         };
         let registered = |entry: u32, ticket: Option<TicketRef>| {
