@@ -159,28 +159,9 @@ fn payouts(doc: &LobbyDocument) -> Markup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use floor_events::clock::{ClockEvent, Level, Step, StepCause, Structure};
-    use floor_events::tournament::TournamentDefinition;
-    use floor_events::TournamentId;
+    use floor_events::clock::{ClockEvent, Step, StepCause, Structure};
 
-    fn t0() -> DateTime<Utc> {
-        "2027-01-10T18:00:00Z".parse().unwrap()
-    }
-
-    fn doc(name: &str) -> LobbyDocument {
-        let definition: TournamentDefinition = serde_json::from_value(serde_json::json!({
-            "name": name, "start": {"at": "2027-01-10T18:00:00Z"}, "table_size": 9, "starting_stack": 10000,
-            "buy_in": {"amount": 1000, "currency": "EUR"}, "fee": {"on_top": {"amount": 100, "currency": "EUR"}},
-            "capacity": 100, "min_players": 2, "entry_model": {"kind": "freezeout"}, "profile": "tda-2024",
-            "guarantee": {"amount": 100000, "currency": "EUR"},
-        }))
-        .unwrap();
-        LobbyDocument::created(TournamentId::new(), &definition, t0(), 1)
-    }
-
-    fn level(small_blind: u64, big_blind: u64, ante: u64) -> Step {
-        Step::Level(Level { small_blind, big_blind, ante, big_blind_ante: ante > 0, seconds: 600 })
-    }
+    use crate::pages::fixtures::{doc, level, t0};
 
     fn running(name: &str) -> LobbyDocument {
         let mut doc = doc(name);

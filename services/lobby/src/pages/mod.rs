@@ -30,3 +30,35 @@ pub(crate) fn html_error(status: StatusCode, message: &str) -> Response {
     let body = format!("<h1>{}</h1>\n<p>{}</p>\n<p><a href=\"/\">All tournaments</a></p>\n", status, html::escape(message));
     html(status, html::page(status.canonical_reason().unwrap_or("Error"), &body))
 }
+
+/// The pages' test fixtures: one tournament document and its clock's steps.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use crate::document::LobbyDocument;
+    use chrono::{DateTime, Utc};
+    use floor_events::clock::{Level, Step};
+    use floor_events::tournament::TournamentDefinition;
+    use floor_events::TournamentId;
+
+    /// The tournament's start.
+    pub fn t0() -> DateTime<Utc> {
+        "2027-01-10T18:00:00Z".parse().unwrap()
+    }
+
+    /// A €10 + €1 freezeout named `name`, guaranteed €1,000, just created.
+    pub fn doc(name: &str) -> LobbyDocument {
+        let definition: TournamentDefinition = serde_json::from_value(serde_json::json!({
+            "name": name, "start": {"at": "2027-01-10T18:00:00Z"}, "table_size": 9, "starting_stack": 10000,
+            "buy_in": {"amount": 1000, "currency": "EUR"}, "fee": {"on_top": {"amount": 100, "currency": "EUR"}},
+            "capacity": 100, "min_players": 2, "entry_model": {"kind": "freezeout"}, "profile": "tda-2024",
+            "guarantee": {"amount": 100000, "currency": "EUR"},
+        }))
+        .unwrap();
+        LobbyDocument::created(TournamentId::new(), &definition, t0(), 1)
+    }
+
+    /// A ten-minute level.
+    pub fn level(small_blind: u64, big_blind: u64, ante: u64) -> Step {
+        Step::Level(Level { small_blind, big_blind, ante, big_blind_ante: ante > 0, seconds: 600 })
+    }
+}

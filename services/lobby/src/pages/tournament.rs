@@ -649,7 +649,7 @@ fn lottery_section(doc: &LobbyDocument) -> Markup {
                     strong { "×" (grouped(d.multiplier.into())) } " drawn: a prize pool of " (money(d.pool)) " ("
                     @for (i, prize) in d.prizes.iter().enumerate() {
                         @if i > 0 { ", " }
-                        (place(i as u32 + 1)) " " (money(*prize))
+                        (crate::results::ordinal(i as u32 + 1)) " " (money(*prize))
                     }
                     ")."
                 }
@@ -679,7 +679,7 @@ fn lottery_section(doc: &LobbyDocument) -> Markup {
                             td {
                                 @for (i, bps) in r.split_bps.iter().enumerate() {
                                     @if i > 0 { ", " }
-                                    (place(i as u32 + 1)) " " (percent(*bps))
+                                    (crate::results::ordinal(i as u32 + 1)) " " (percent(*bps))
                                 }
                             }
                         }
@@ -692,18 +692,6 @@ fn lottery_section(doc: &LobbyDocument) -> Markup {
         }
         "\n"
     }
-}
-
-/// `1st`, `2nd`, `3rd`, `4th`, …
-fn place(n: u32) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
 }
 
 /// A step's length as its clock shows it: `20:00`, `0:45`, `1:30:00`.
@@ -769,24 +757,7 @@ mod tests {
     use floor_events::tournament::TournamentDefinition;
     use floor_events::{EntryNo, PlayerId, TournamentId};
 
-    fn t0() -> DateTime<Utc> {
-        "2027-01-10T18:00:00Z".parse().unwrap()
-    }
-
-    fn doc(name: &str) -> LobbyDocument {
-        let definition: TournamentDefinition = serde_json::from_value(serde_json::json!({
-            "name": name, "start": {"at": "2027-01-10T18:00:00Z"}, "table_size": 9, "starting_stack": 10000,
-            "buy_in": {"amount": 1000, "currency": "EUR"}, "fee": {"on_top": {"amount": 100, "currency": "EUR"}},
-            "capacity": 100, "min_players": 2, "entry_model": {"kind": "freezeout"}, "profile": "tda-2024",
-            "guarantee": {"amount": 100000, "currency": "EUR"},
-        }))
-        .unwrap();
-        LobbyDocument::created(TournamentId::new(), &definition, t0(), 1)
-    }
-
-    fn level(small_blind: u64, big_blind: u64, ante: u64) -> Step {
-        Step::Level(Level { small_blind, big_blind, ante, big_blind_ante: ante > 0, seconds: 600 })
-    }
+    use crate::pages::fixtures::{doc, level, t0};
 
     #[test]
     fn names_and_reasons_are_text_and_money_follows_the_one_rule() {
