@@ -699,15 +699,22 @@ fn stop_group(child: &mut std::process::Child) {
     let _ = child.wait();
 }
 
-/// Every commit of `tournament` in the running platform's log (director credentials).
-async fn read_log(cli: &Cli, tournament: uuid::Uuid) -> Result<Vec<floor_audit::LogCommit>, Failure> {
+/// JetStream of the running platform for `cli.data`, signed in as a director (what `floor status`
+/// and `floor audit` read the log and the buckets with).
+async fn director_jetstream(cli: &Cli) -> Result<async_nats::jetstream::Context, Failure> {
     let unavailable = |message: String| Failure { message, exit: Exit::Unavailable };
     let (url, credentials) =
         floor_runtime::bootstrap::join(&cli.data, floor_runtime::roles::Role::Director).map_err(|e| unavailable(e.to_string()))?;
     let client = floor_runtime::bootstrap::connect_with(&url, &credentials)
         .await
         .map_err(|e| unavailable(format!("{e} (is `floor run` still running?)")))?;
-    let commits = floor::audit::read(&async_nats::jetstream::new(client), tournament).await.map_err(unavailable)?;
+    Ok(async_nats::jetstream::new(client))
+}
+
+/// Every commit of `tournament` in the running platform's log (director credentials).
+async fn read_log(cli: &Cli, tournament: uuid::Uuid) -> Result<Vec<floor_audit::LogCommit>, Failure> {
+    let jetstream = director_jetstream(cli).await?;
+    let commits = floor::audit::read(&jetstream, tournament).await.map_err(|message| Failure { message, exit: Exit::Unavailable })?;
     if commits.is_empty() {
         return Err(Failure { message: format!("no commit of tournament {tournament} in the log"), exit: Exit::Usage });
     }
@@ -738,12 +745,7 @@ async fn audit(cli: &Cli, tournament: Option<uuid::Uuid>, file: Option<&std::pat
 /// tournaments wait on which service since when.
 async fn status(cli: &Cli) -> Result<(), Failure> {
     let unavailable = |message: String| Failure { message, exit: Exit::Unavailable };
-    let (url, credentials) =
-        floor_runtime::bootstrap::join(&cli.data, floor_runtime::roles::Role::Director).map_err(|e| unavailable(e.to_string()))?;
-    let client = floor_runtime::bootstrap::connect_with(&url, &credentials)
-        .await
-        .map_err(|e| unavailable(format!("{e} (is `floor run` still running?)")))?;
-    let jetstream = async_nats::jetstream::new(client);
+    let jetstream = director_jetstream(cli).await?;
     let mut status = floor_runtime::health::status(&jetstream).await.map_err(unavailable)?;
     status.unbalanced_books = floor_runtime::health::unbalanced_books(&jetstream).await.map_err(unavailable)?;
     status.store = floor_runtime::shape::observe(&jetstream, &floor_runtime::shape::expected()).await.map_err(unavailable)?;
