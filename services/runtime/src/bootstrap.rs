@@ -140,6 +140,37 @@ pub async fn connect_with(urls: &str, credentials: &Credentials) -> Result<async
 /// again, it is applied once), and tables know each instruction by its per-table `sequence`.
 pub const TABLES_DUPLICATE_WINDOW: Duration = Duration::from_millis(100);
 
+/// The variable that says how many copies JetStream keeps of every stream, bucket and object
+/// store Floor creates (issue 40): 1 (the default) on one nats-server, 3 on a 3-node cluster
+/// (each write acknowledged once a majority of the copies has it). Read when a store is
+/// created; a store that exists keeps its own count (raise it with `nats stream edit
+/// <stream> --replicas 3`), and one with fewer copies than asked is refused at start
+/// ([`crate::shape`]).
+pub const REPLICAS_VAR: &str = "FLOOR_REPLICAS";
+
+/// The most copies JetStream keeps of a stream.
+pub const MAX_REPLICAS: usize = 5;
+
+/// The number of copies `FLOOR_REPLICAS` asks for: unset or empty is 1.
+///
+/// # Errors
+/// Anything but a whole number from 1 to [`MAX_REPLICAS`], naming the variable.
+pub fn parse_replicas(value: Option<&str>) -> Result<usize, String> {
+    let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else { return Ok(1) };
+    match value.parse::<usize>() {
+        Ok(n) if (1..=MAX_REPLICAS).contains(&n) => Ok(n),
+        _ => {
+            Err(format!("{REPLICAS_VAR}={value:?}: the number of copies of each stream, from 1 to {MAX_REPLICAS} (3 on a 3-node cluster)"))
+        }
+    }
+}
+
+/// The number of copies this process creates stores with: `FLOOR_REPLICAS`, 1 when unset (an
+/// unusable value is refused by [`ensure_backbone`] before anything is created).
+pub fn replicas() -> usize {
+    parse_replicas(std::env::var(REPLICAS_VAR).ok().as_deref()).unwrap_or(1)
+}
+
 /// The event log: `floor.ev.>` on file, nothing aged out, no message deleted or purged.
 pub fn events_config() -> stream::Config {
     stream::Config {
@@ -154,6 +185,7 @@ pub fn events_config() -> stream::Config {
         allow_direct: true,
         deny_delete: true,
         deny_purge: true,
+        num_replicas: replicas(),
         ..Default::default()
     }
 }
@@ -167,6 +199,7 @@ pub fn tables_config() -> stream::Config {
         retention: stream::RetentionPolicy::Limits,
         duplicate_window: TABLES_DUPLICATE_WINDOW,
         allow_direct: true,
+        num_replicas: replicas(),
         ..Default::default()
     }
 }
@@ -194,6 +227,7 @@ pub const OBJECT_STORES: [(&str, &str); 2] = [
 pub async fn ensure_backbone(client: async_nats::Client) -> Result<Backbone, BootstrapError> {
     let jetstream = jetstream::new(client.clone());
     let setup = |e: String| BootstrapError::with_source(BootstrapErrorKind::Setup, e);
+    parse_replicas(std::env::var(REPLICAS_VAR).ok().as_deref()).map_err(setup)?;
     jetstream.query_account().await.map_err(|e| BootstrapError::with_source(BootstrapErrorKind::NoJetStream, e))?;
     let events =
         jetstream.get_or_create_stream(events_config()).await.map_err(|e| setup(format!("stream {}: {e}", subjects::EVENTS_STREAM)))?;
@@ -239,6 +273,7 @@ pub async fn key_value(jetstream: &jetstream::Context, bucket: &str, description
         description: description.to_owned(),
         history: 1,
         storage: stream::StorageType::File,
+        num_replicas: replicas(),
         ..Default::default()
     };
     key_value_as(jetstream, config).await
@@ -246,11 +281,13 @@ pub async fn key_value(jetstream: &jetstream::Context, bucket: &str, description
 
 /// The key-value bucket `config.bucket`, created as `config` says if it does not exist yet (an
 /// existing one is used as it is); another process creating it at the same moment is not an
-/// error, as for [`key_value`].
+/// error, as for [`key_value`]. A config that names no more than one copy gets
+/// [`replicas`].
 ///
 /// # Errors
 /// When the bucket can neither be read nor created: the reason, naming the bucket.
-pub async fn key_value_as(jetstream: &jetstream::Context, config: kv::Config) -> Result<kv::Store, String> {
+pub async fn key_value_as(jetstream: &jetstream::Context, mut config: kv::Config) -> Result<kv::Store, String> {
+    config.num_replicas = config.num_replicas.max(replicas());
     let bucket = config.bucket.clone();
     if let Ok(store) = jetstream.get_key_value(&bucket).await {
         return Ok(store);
@@ -275,6 +312,7 @@ pub async fn object_store(jetstream: &jetstream::Context, bucket: &str, descript
             bucket: bucket.to_owned(),
             description: Some(description.to_owned()),
             storage: stream::StorageType::File,
+            num_replicas: replicas(),
             ..Default::default()
         })
         .await;
@@ -517,6 +555,18 @@ pub async fn sync_with_server(client: &async_nats::Client) -> Result<(), Bootstr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floor_replicas_is_one_unless_set_and_refused_outside_one_to_five() {
+        assert_eq!(parse_replicas(None), Ok(1));
+        assert_eq!(parse_replicas(Some("")), Ok(1));
+        assert_eq!(parse_replicas(Some(" 3 ")), Ok(3));
+        assert_eq!(parse_replicas(Some("5")), Ok(5));
+        for bad in ["0", "6", "-1", "three", "3.0"] {
+            let refused = parse_replicas(Some(bad)).expect_err(bad);
+            assert!(refused.contains("FLOOR_REPLICAS") && refused.contains(bad), "{refused}");
+        }
+    }
 
     #[test]
     fn a_locked_data_directory_is_refused_naming_its_holder_until_released() {

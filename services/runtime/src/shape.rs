@@ -148,6 +148,7 @@ pub fn expected() -> Vec<Expected> {
             discard: stream::DiscardPolicy::New,
             deny_delete: true,
             allow_direct: true,
+            num_replicas: crate::bootstrap::replicas(),
             ..Default::default()
         },
     }));
@@ -158,6 +159,7 @@ pub fn expected() -> Vec<Expected> {
             storage: stream::StorageType::File,
             discard: stream::DiscardPolicy::New,
             allow_direct: true,
+            num_replicas: crate::bootstrap::replicas(),
             ..Default::default()
         },
     }));
