@@ -111,6 +111,29 @@ impl SatelliteTerms {
     }
 }
 
+/// The most links a chain of steps is followed before [`level`] stops: far more than any
+/// operator's step tree (four or five levels), and a bound on a read model's walk.
+pub const MAX_STEP_LEVELS: u32 = 64;
+
+/// A step's level and its tree's top (000 §16.13, 002 §2.3 T-8.1): the number of links from
+/// `tournament` to the one tournament at the top (0 for the top itself, 1 for a satellite of
+/// the top, 2 for a step below that …) and that top. `target_of` says what a tournament is a
+/// satellite of (`None`: no satellite, or not known). Every link points at a tournament that
+/// existed before (registration refuses a target that does not exist, and creates a tournament
+/// once), so a chain has no cycle and ends at one top; the walk stops after
+/// [`MAX_STEP_LEVELS`] links all the same.
+pub fn level(tournament: TournamentId, target_of: impl Fn(TournamentId) -> Option<TournamentId>) -> (u32, TournamentId) {
+    let (mut level, mut at) = (0, tournament);
+    while let Some(next) = target_of(at) {
+        if level >= MAX_STEP_LEVELS || next == tournament {
+            break;
+        }
+        level += 1;
+        at = next;
+    }
+    (level, at)
+}
+
 /// How a satellite's winners receive their seats.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]

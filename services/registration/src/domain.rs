@@ -285,6 +285,18 @@ pub enum RegistrationError {
     /// A stop shared by survivors for a tournament without an equal prize (issues 36/37).
     #[error("the tournament has no equal prize: it plays to one winner")]
     NoEqualPrize,
+    /// A step (a satellite of a satellite, or of the top) that costs as much as the tournament
+    /// it feeds or more (000 §16.13, 002 §2.3 T-8.2: fees rise with the level):
+    /// `satellite_costs_too_much`.
+    #[error("an entry to this step costs {step} and one to the step above ({target}) {above}: fees rise with the level (000 §16.13, 002 §2.3 T-8.2)")]
+    StepDoesNotRise {
+        /// The step above (the target).
+        target: TournamentId,
+        /// What an entry to the new step costs.
+        step: Money,
+        /// What an entry to the step above costs.
+        above: Money,
+    },
     /// A stop shared by no survivor, or naming one twice.
     #[error("survivors: {0}")]
     BadSurvivors(&'static str),
@@ -344,6 +356,7 @@ pub enum EntryStatus {
 pub struct Entry {
     /// Whose.
     pub player: PlayerId,
+            StepDoesNotRise { .. } => codes::SATELLITE_COSTS_TOO_MUCH,
     /// Where it stands.
     pub status: EntryStatus,
     /// What it paid.
@@ -547,7 +560,7 @@ fn create(
     }
     // Issue 36: a satellite's target exists, is open and costs the seat value.
     if let Some(terms) = &definition.satellite {
-        satellite::check_target(terms, target, at)?;
+        satellite::check_target(terms, definition.entry_ledger().paid_in, target, at)?;
     }
     // Issue 36: a flight's Day 2 exists and is open, as a satellite's target.
     if let Some(terms) = &definition.flight {

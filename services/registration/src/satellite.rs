@@ -3,9 +3,23 @@
 //!
 //! - **Its target** ([`TargetFacts`], [`check_target`]): a satellite is created only for a
 //!   target that exists, has not started (no start recorded, its start time not come), is not
-//!   cancelled or finished, and whose entry costs the satellite's seat value. The service reads
-//!   the target's state and passes what the decider needs in the command; the decider judges.
-//!   A satellite of a satellite is allowed.
+//!   cancelled or finished, costs more than the satellite, and whose entry costs the
+//!   satellite's seat value. The service reads the target's state and passes what the decider
+//!   needs in the command; the decider judges.
+//! - **Steps** (000 §16.13: "Turniere können auf mehreren Stufen in einer hierarchischen,
+//!   schmaler werdenden Baumstruktur ausgerichtet werden […] Start- und Anmeldegebühren steigen
+//!   mit zunehmender Stufe in der Hierarchie an. Der Preis eines Turniers auf einer bestimmten
+//!   Stufe kann der Start- und Anmeldegebühr zum Turnier auf der nächsthöheren Stufe
+//!   entsprechen"; 002 §2.3 T-8.1–T-8.3, the same in Swedish): a satellite of a satellite is a
+//!   step, and the links make a tree whose levels rise in buy-in plus fee: a step costing as
+//!   much as the step above or more is refused (`satellite_costs_too_much`, no event: the
+//!   definition's own check against its seat value, and [`check_target`]'s against what the
+//!   target costs). **Exactly one top, no cycle**, by construction: every satellite names one
+//!   target, the target must exist when the satellite is created and a tournament is created
+//!   once (`tournament_exists`), so a link always points at an older tournament and every
+//!   chain of links ends at one tournament that is no satellite, the top; a step cannot name
+//!   itself or a step below it (none of them exists yet). A step's level is its number of links
+//!   to the top (`floor_events::satellites::level`).
 //! - **The stop** ([`with_stop`], [`stop_shared`]): once the field is closed (the start
 //!   recorded without late registration, or `registration_closed` recorded, and play begun),
 //!   play stops as soon as no more entries are left than the pool buys seats
@@ -85,11 +99,17 @@ impl TargetFacts {
 }
 
 /// A satellite's target, checked at its creation: it exists (`target` is what the service read
-/// of it, `None` when nothing), is open at `at`, and an entry to it costs the seat value.
-pub fn check_target(terms: &SatelliteTerms, target: Option<&TargetFacts>, at: DateTime<Utc>) -> Result<(), RegistrationError> {
+/// of it, `None` when nothing), is open at `at`, an entry to it costs more than one to the
+/// satellite (`own`: the satellite's buy-in plus fee; a step's fees rise with its level, 000
+/// §16.13, 002 §2.3 T-8.2), and it costs the seat value (the prize of a step is the buy-in and
+/// fee of the next step up, T-8.3).
+pub fn check_target(terms: &SatelliteTerms, own: Money, target: Option<&TargetFacts>, at: DateTime<Utc>) -> Result<(), RegistrationError> {
     let Some(facts) = target else { return Err(RegistrationError::UnknownTarget(terms.target)) };
     if let Some(why) = facts.closed(at) {
         return Err(RegistrationError::TargetNotOpen(terms.target, why));
+    }
+    if own.currency == facts.paid_in.currency && own.amount >= facts.paid_in.amount {
+        return Err(RegistrationError::StepDoesNotRise { target: terms.target, step: own, above: facts.paid_in });
     }
     if facts.paid_in != terms.seat_value {
         return Err(RegistrationError::SeatValueMismatch { target: terms.target, seat_value: terms.seat_value, entry: facts.paid_in });
@@ -288,4 +308,147 @@ fn pool(state: &TournamentState, definition: &TournamentDefinition, change: &Cha
         .fold(0u64, |sum, e| sum.saturating_add(e.ledger.prize_pool.amount));
     let pool = stored.saturating_add(change.pool_added).saturating_sub(change.pool_removed);
     pool.max(definition.guarantee.map_or(0, |g| g.amount))
+}
+
+#[cfg(test)]
+mod steps {
+    //! Step satellites (000 §16.13; 002 §2.3 T-8.1–T-8.3), given/when/then on the tournament
+    //! decider: a tree of three levels, each step's prize the entry of the next one up.
+
+    use super::*;
+    use crate::domain::{TournamentAggregate, TournamentCommand as C};
+    use floor_events::codes;
+    use floor_events::registration::TournamentEvent;
+    use floor_events::tournament::Fee;
+    use floor_events::Currency;
+    use floor_runtime::spec::given;
+
+    fn eur(cents: u64) -> Money {
+        Money::new(cents, Currency::EUR)
+    }
+
+    fn at(s: &str) -> DateTime<Utc> {
+        s.parse().expect("an instant")
+    }
+
+    fn id(n: u128) -> TournamentId {
+        TournamentId(uuid::Uuid::from_u128(n))
+    }
+
+    /// A tournament of `buy_in` + `fee` starting on `day` of December 2026, a step of `target`
+    /// (whose entry costs `seat`) when there is one.
+    fn level(name: &str, buy_in: u64, fee: u64, day: u32, target: Option<(TournamentId, u64)>) -> TournamentDefinition {
+        TournamentDefinition {
+            name: name.into(),
+            start: Start::At(at(&format!("2026-12-{day:02}T18:00:00Z"))),
+            buy_in: eur(buy_in),
+            fee: Fee::OnTop(eur(fee)),
+            satellite: target.map(|(t, seat)| SatelliteTerms::new(t, eur(seat))),
+            ..TournamentDefinition::example()
+        }
+    }
+
+    /// The top: EUR 100 + 9; step 2: EUR 10 + 0.90 (seats of 109); step 1: EUR 1 + 0.09 (seats
+    /// of 10.90).
+    fn top() -> TournamentDefinition {
+        level("Top", 10_000, 900, 20, None)
+    }
+    fn step2() -> TournamentDefinition {
+        level("Step 2", 1_000, 90, 13, Some((id(1), 10_900)))
+    }
+    fn step1() -> TournamentDefinition {
+        level("Step 1", 100, 9, 6, Some((id(2), 1_090)))
+    }
+
+    const NOW: &str = "2026-12-01T12:00:00Z";
+
+    fn create(tournament: TournamentId, definition: TournamentDefinition, target: Option<TargetFacts>) -> C {
+        C::CreateSatellite { tournament_id: tournament, definition: Box::new(definition), target, at: at(NOW) }
+    }
+
+    /// The log of a tournament created with `definition`.
+    fn created(tournament: TournamentId, definition: TournamentDefinition) -> Vec<TournamentEvent> {
+        vec![TournamentEvent::TournamentCreated(floor_events::registration::TournamentCreated {
+            tournament_id: tournament,
+            definition,
+            at: at(NOW),
+        })]
+    }
+
+    /// What the service reads of a tournament created with `definition`.
+    fn facts(tournament: TournamentId, definition: TournamentDefinition) -> TargetFacts {
+        TargetFacts::of(given::<TournamentAggregate>(created(tournament, definition)).state()).expect("created")
+    }
+
+    /// 000 §16.13 ("Der Preis eines Turniers auf einer bestimmten Stufe kann der Start- und
+    /// Anmeldegebühr zum Turnier auf der nächsthöheren Stufe entsprechen") and 002 §2.3 T-8.3
+    /// ("Vinst i turnering på viss nivå kan vara start- och anmälningsavgift till turnering på
+    /// närmast högre nivå"): given a top of EUR 109, when step 2 (EUR 10.90, seats of 109) and
+    /// step 1 (EUR 1.09, seats of 10.90, the entry of step 2) are created, then each is stored,
+    /// and each level costs more than the one below (T-8.2).
+    #[test]
+    fn section_16_13_a_three_level_tree_each_prize_the_entry_of_the_next_level_is_created() {
+        let top_facts = facts(id(1), top());
+        let events = given::<TournamentAggregate>(vec![]).when(create(id(2), step2(), Some(top_facts))).accepted();
+        assert!(
+            matches!(&events[..], [TournamentEvent::TournamentCreated(c)] if c.definition.satellite.is_some_and(|t| t.target == id(1)))
+        );
+        let step2_facts = facts(id(2), step2());
+        assert_eq!(step2_facts.paid_in, eur(1_090));
+        given::<TournamentAggregate>(vec![]).when(create(id(3), step1(), Some(step2_facts))).accepted();
+        assert!(step1().entry_ledger().paid_in.amount < step2().entry_ledger().paid_in.amount);
+        assert!(step2().entry_ledger().paid_in.amount < top().entry_ledger().paid_in.amount);
+    }
+
+    /// 000 §16.13 ("Start- und Anmeldegebühren steigen mit zunehmender Stufe in der Hierarchie
+    /// an") and 002 §2.3 T-8.2 ("Start- och anmälningsavgifterna ökar med nivå i hierarkin"):
+    /// a step whose buy-in plus fee does not rise above the step below it is refused with
+    /// `satellite_costs_too_much` and nothing is stored: one costing its own seat (the step
+    /// above's entry), one costing more, and one naming a cheaper step above than its seat says.
+    #[test]
+    fn section_16_13_a_step_whose_buy_in_and_fee_do_not_rise_is_refused() {
+        let step2_facts = facts(id(2), step2());
+        // As much as the step above: EUR 10 + 0.90 for seats of EUR 10.90.
+        let flat = level("Flat", 1_000, 90, 6, Some((id(2), 1_090)));
+        given::<TournamentAggregate>(vec![]).when(create(id(3), flat, Some(step2_facts))).then_reject(codes::SATELLITE_COSTS_TOO_MUCH);
+        // More than the step above.
+        let falling = level("Falling", 2_000, 100, 6, Some((id(2), 1_090)));
+        given::<TournamentAggregate>(vec![]).when(create(id(3), falling, Some(step2_facts))).then_reject(codes::SATELLITE_COSTS_TOO_MUCH);
+        // Its seat says EUR 20 but the step above costs EUR 10.90, less than this step's EUR
+        // 11: the fees fall, which is said before the seat value's mismatch.
+        let below = level("Below", 1_000, 100, 6, Some((id(2), 2_000)));
+        given::<TournamentAggregate>(vec![])
+            .when(create(id(3), below.clone(), Some(step2_facts)))
+            .then_reject(codes::SATELLITE_COSTS_TOO_MUCH);
+        let error = check_target(&below.satellite.expect("a step"), below.entry_ledger().paid_in, Some(&step2_facts), at(NOW))
+            .expect_err("refused");
+        assert!(matches!(error, RegistrationError::StepDoesNotRise { .. }), "{error:?}");
+        assert!(error.to_string().contains("T-8.2"), "{error}");
+    }
+
+    /// 002 §2.3 T-8.1 ("med endast en turnering på högsta nivån": with only one tournament at
+    /// the top level) and 000 §16.13's "schmaler werdende Baumstruktur" (a narrowing tree): a
+    /// step names one tournament that exists already, and a tournament is created once, so no
+    /// step can name itself or a step below it (a cycle would need one of them to exist before
+    /// itself): naming itself is `unknown_target` (nothing to read) and, its log holding its
+    /// creation, `tournament_exists`; nothing is stored either way. Every chain of links ends
+    /// at the one top (`floor_events::satellites::level`).
+    #[test]
+    fn t_8_1_a_step_cannot_name_itself_or_a_step_below_so_the_tree_has_one_top() {
+        let own = level("Loop", 100, 9, 6, Some((id(3), 1_090)));
+        given::<TournamentAggregate>(vec![]).when(create(id(3), own.clone(), None)).then_reject(codes::UNKNOWN_TARGET);
+        given::<TournamentAggregate>(vec![]).when(create(id(3), step1(), Some(facts(id(2), step2())))).accepted();
+        let stored = created(id(3), step1());
+        let itself = TargetFacts::of(given::<TournamentAggregate>(stored.clone()).state());
+        given::<TournamentAggregate>(stored).when(create(id(3), own, itself)).then_reject(codes::TOURNAMENT_EXISTS);
+        // The levels of the tree: the top 0, step 2 one link below it, step 1 two.
+        let links = |t: TournamentId| match t {
+            t if t == id(3) => step1().satellite.map(|s| s.target),
+            t if t == id(2) => step2().satellite.map(|s| s.target),
+            _ => None,
+        };
+        assert_eq!(floor_events::satellites::level(id(1), links), (0, id(1)));
+        assert_eq!(floor_events::satellites::level(id(2), links), (1, id(1)));
+        assert_eq!(floor_events::satellites::level(id(3), links), (2, id(1)));
+    }
 }
