@@ -5,7 +5,7 @@
 //! and never lost once the log holds it.
 
 use crate::ids::{EntryNo, PlayerId, TournamentId};
-use crate::shootouts::RoundStacks;
+use crate::shootouts::{RoundStacks, ShortField};
 use crate::table::{BustReport, SeatNo, SeatStack, TableInstruction};
 use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
@@ -262,6 +262,19 @@ pub enum SeatingEvent {
         advance: u32,
         /// Whether a round's players keep the stacks they won with, or start afresh.
         stacks: RoundStacks,
+        /// A field that does not fill the first round's tables: uneven tables, or byes.
+        #[serde(default)]
+        short_field: ShortField,
+    },
+    /// A shootout's first-round byes (issue 37, `short_field = "byes"`): the players over the
+    /// full first-round tables, drawn with the start-of-play draw's seed (revealed in the
+    /// `tables_drawn` that follows), go straight to round 2. Procedure (the audit recomputes
+    /// exactly this): the field in entry order, shuffled by ChaCha20 seeded with SHA-256 of
+    /// `"byes"` and the seed's 32 bytes; the first `field mod table size` are the byes; the
+    /// others are drawn onto full tables as any start-of-play draw.
+    ByesDrawn {
+        /// The entries given a bye, in entry order.
+        entries: Vec<EntryNo>,
     },
     /// The seed of a shootout round's draw is fixed (issue 37): its SHA-256, published when the
     /// round before starts, before anyone knows who will play in it.

@@ -12,7 +12,7 @@
 use floor_events::payouts::{Books, BooksRequest};
 use floor_events::registration::TournamentEvent;
 use floor_events::seating::{DrawnTable, SeatingEvent};
-use floor_events::shootouts::{Bracket, BracketOf, RoundStacks, ShootoutEvent, ShootoutTerms, ShortField};
+use floor_events::shootouts::{Bracket, BracketOf, ShootoutEvent, ShootoutTerms};
 use floor_events::table::{self, BustReport, Instruction, PotWon, Report, SeatStack, TableReport};
 use floor_events::tournament::{Start, TournamentDefinition};
 use floor_events::{subjects, CommandId, EntryNo, Reply, TournamentId};
@@ -31,7 +31,7 @@ fn double_shootout() -> TournamentDefinition {
         late_registration_until: None,
         rebuy: None,
         add_on: None,
-        shootout: Some(ShootoutTerms { advance: 1, short_field: ShortField::Uneven, stacks: RoundStacks::Carry }),
+        shootout: Some(ShootoutTerms::new(1)),
         ..heads_up(ten_minute_levels())
     }
 }

@@ -467,7 +467,7 @@ impl SeatMap {
                 }
                 self.round_drawn(1, tables, None);
             }
-            SeatingEvent::ShootoutConfigured { advance, stacks } => {
+            SeatingEvent::ShootoutConfigured { advance, stacks, .. } => {
                 if self.summary.shootout.is_none() {
                     self.summary.shootout = Some(ShootoutProgress {
                         advance: *advance,
@@ -606,6 +606,7 @@ impl SeatMap {
             | SeatingEvent::ChipsBought { .. }
             | SeatingEvent::ChipsAtTable { .. }
             | SeatingEvent::DrawCommitted { .. }
+            | SeatingEvent::ByesDrawn { .. }
             | SeatingEvent::ReportRejected { .. }
             | SeatingEvent::StackReachedZero { .. }
             | SeatingEvent::MoveConfirmed { .. }
@@ -969,7 +970,7 @@ mod tests {
     fn a_shootout_shows_each_tables_progress_and_the_next_round() {
         use floor_events::table::{Instruction, TableInstruction};
         let mut map = SeatMap::new(t());
-        map.apply(1, &[SeatingEvent::ShootoutConfigured { advance: 1, stacks: RoundStacks::Carry }]);
+        map.apply(1, &[SeatingEvent::ShootoutConfigured { advance: 1, stacks: RoundStacks::Carry, short_field: Default::default() }]);
         assert_eq!(map.summary().shootout.as_ref().map(|p| p.round), Some(0));
         let mut drawn = drawn();
         drawn.summary.shootout = map.summary.shootout.clone();

@@ -13,6 +13,7 @@
 //! - [`deal`]: deals: the remaining players divide the unpaid prizes (the money is
 //!   `floor_rules::deal`'s), and each later elimination is paid the agreed amount.
 //! - [`policy`]: what the aggregate is told, read from registration, clock and seating events.
+//! - [`rounds`]: a shootout's prizes per round reached and for tables won (issue 37).
 //! - [`books`]: a tournament's money summed from its log.
 //! - [`projection`]: every tournament's books kept in memory as the log is read.
 //! - [`service`]: the policy and the books following the log, and the `books` endpoint.
@@ -23,6 +24,7 @@ pub mod deal;
 pub mod domain;
 pub mod policy;
 pub mod projection;
+pub mod rounds;
 pub mod service;
 
 #[cfg(test)]

@@ -104,6 +104,9 @@ struct Tournament {
     ordering: Option<floor_events::bubble::EliminationOrdering>,
     late_registration: bool,
     fixed: Option<floor_events::tournament::FixedPayouts>,
+    /// A shootout's prizes per round reached (issue 37): its table, fixed at the start.
+    #[serde(default)]
+    rounds: Option<crate::rounds::RoundPrizes>,
     players: HashMap<EntryNo, PlayerId>,
     /// Late registration is over (or there was none and the tournament started).
     field_closed: bool,
@@ -409,6 +412,7 @@ impl Policy {
                 TournamentEvent::TournamentCreated(created) => {
                     t.guarantee = created.definition.guarantee;
                     t.fixed = created.definition.payout_table.clone();
+                    t.rounds = crate::rounds::RoundPrizes::of(&created.definition);
                     t.profile = created.definition.profile;
                     t.ordering = created.definition.hand_for_hand.as_ref().and_then(|h| h.ordering);
                     t.late_registration = created.definition.late_registration_until.is_some();
@@ -426,6 +430,10 @@ impl Policy {
                 }
                 TournamentEvent::TournamentStarted(_) if !t.late_registration => {
                     t.field_closed = true;
+                    // A shootout's prizes per round reached: the field fixes its rounds.
+                    if let Some(table) = t.rounds.as_ref().and_then(|r| r.table(t.ledger.entries)) {
+                        t.fixed = Some(table);
+                    }
                     // A lottery game's table is its draw (issue 37): locked by `on_lottery`.
                     if !t.buying && !t.lottery {
                         orders.push(Order::Payouts((

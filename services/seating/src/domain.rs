@@ -33,7 +33,7 @@ mod shootout;
 use holds::{close_tables, hand_for_hand, resume_play, suspend};
 use joining::{continue_draw, join, join_pool, start};
 use reporting::{on_report, refused};
-pub use shootout::ShootoutState;
+pub use shootout::{draw_byes, ShootoutState};
 
 pub use crate::commands::{SeatingCommand, SeatingError, TABLES_PER_COMMIT};
 
@@ -531,7 +531,8 @@ impl Aggregate for SeatingAggregate {
                 }
             }
             TournamentWon { entry } => state.winner = Some(entry),
-            ShootoutConfigured { advance, stacks } => state.shootout = Some(ShootoutState::new(advance, stacks)),
+            ShootoutConfigured { advance, stacks, short_field } => state.shootout = Some(ShootoutState::new(advance, stacks, short_field)),
+            ByesDrawn { entries } => shootout::apply_byes(&mut state, entries),
             RoundDrawCommitted { round, commitment } => {
                 if let Some(shootout) = state.shootout.as_mut() {
                     shootout.commitments.insert(round, commitment);

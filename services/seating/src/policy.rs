@@ -89,7 +89,7 @@ pub fn react_to_tournament(tournament: TournamentId, event: &TournamentEvent, ke
             };
             let mut commands = vec![(id("configure".into()), configure)];
             // A shootout's tables are never balanced or broken (issue 37).
-            if let Some(terms) = created.definition.shootout {
+            if let Some(terms) = created.definition.shootout.clone() {
                 commands.push((id("shootout".into()), SeatingCommand::ConfigureShootout { terms }));
             }
             commands.push((id("commit".into()), SeatingCommand::CommitDraw { commitment: commitment(&key.draw(tournament)) }));
@@ -286,7 +286,7 @@ mod tests {
     #[test]
     fn a_shootout_is_configured_as_one_and_any_other_tournament_as_before() {
         use floor_events::registration::TournamentCreated;
-        use floor_events::shootouts::{RoundStacks, ShootoutTerms, ShortField};
+        use floor_events::shootouts::{RoundStacks, ShootoutTerms};
         use floor_events::tournament::TournamentDefinition;
         let t = TournamentId::new();
         let key = SeedKey([2; 32]);
@@ -297,8 +297,8 @@ mod tests {
         let ids = |commands: Vec<(CommandId, SeatingCommand)>| commands.into_iter().map(|(id, _)| id).collect::<Vec<_>>();
         let id = |what: &str| CommandId::derived(&format!("seating-{what}:{t}"));
         assert_eq!(ids(react_to_tournament(t, &created(None), &key)), vec![id("configure"), id("commit")]);
-        let terms = ShootoutTerms { advance: 1, short_field: ShortField::Uneven, stacks: RoundStacks::Reset };
-        let commands = react_to_tournament(t, &created(Some(terms)), &key);
+        let terms = ShootoutTerms { stacks: RoundStacks::Reset, ..ShootoutTerms::new(1) };
+        let commands = react_to_tournament(t, &created(Some(terms.clone())), &key);
         assert_eq!(commands[1], (id("shootout"), SeatingCommand::ConfigureShootout { terms }));
         assert_eq!(ids(commands), vec![id("configure"), id("shootout"), id("commit")]);
     }

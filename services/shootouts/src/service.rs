@@ -61,6 +61,7 @@ impl Service for ShootoutsService {
             shutdown: cx.shutdown.clone(),
         };
         cx.tracker.spawn(service.clone().run(started.runner, started.owed));
+        cx.tracker.spawn(service.clone().scheduled_rounds());
         Ok(service)
     }
 
@@ -74,6 +75,26 @@ impl ShootoutsService {
     async fn run(self, runner: PolicyRunner<Memory>, owed: Vec<Order>) {
         let shutdown = self.shutdown.clone();
         runner.drive(owed, &shutdown, |_| {}, |order| self.execute(order)).await;
+    }
+
+    /// Scheduled rounds (issue 37): once a second, the rounds whose start has come (the
+    /// policy decides with the time given; its ids are the round's, so a round started by a
+    /// replay too is stored once).
+    async fn scheduled_rounds(self) {
+        let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                () = self.shutdown.cancelled() => return,
+                _ = tick.tick() => {}
+            }
+            let due = lock(&self.memory).policy.due(chrono::Utc::now());
+            for order in due {
+                if !self.execute(order).await {
+                    return;
+                }
+            }
+        }
     }
 
     /// Runs one order until the store takes it (a rejection is logged and final). `false` on

@@ -13,7 +13,7 @@ use chrono::{DateTime, Duration, Utc};
 use esrs::Aggregate;
 use floor_events::registration::{EntryKind, EntryRegistered, EntryUnregistered, StartCause, TournamentEvent, TournamentStarted};
 use floor_events::seating::{DrawnTable, SeatedEntry, SeatingEvent};
-use floor_events::shootouts::{RoundCompleted, RoundStacks, RoundStarted, ShootoutEvent as E, ShootoutTerms, ShortField};
+use floor_events::shootouts::{RoundCompleted, RoundStarted, ShootoutEvent as E, ShootoutTerms};
 use floor_events::table::SeatNo;
 use floor_events::tournament::{EntryLedger, TournamentDefinition};
 use floor_events::{codes, Currency, EntryNo, Money, PlayerId, TournamentId};
@@ -121,7 +121,7 @@ fn definition(shootout: Option<ShootoutTerms>, table_size: u8) -> TournamentDefi
 }
 
 fn terms(advance: u32) -> ShootoutTerms {
-    ShootoutTerms { advance, short_field: ShortField::Uneven, stacks: RoundStacks::Carry }
+    ShootoutTerms::new(advance)
 }
 
 fn created(definition: TournamentDefinition) -> TournamentEvent {
@@ -353,5 +353,131 @@ proptest! {
         }
         let replayed = log.into_iter().fold(ShootoutState::default(), ShootoutAggregate::apply_event);
         prop_assert_eq!(replayed, state);
+    }
+}
+
+// ---- a field that does not fill the tables, scheduled rounds (issue 37) ----
+
+/// `short_field = "byes"`: 20 players at 9-max, two full tables and two byes (seating's
+/// `byes_drawn`): round 1 completes with the two table winners and the two byes, who start
+/// round 2 together; one table with byes is not the last round.
+#[test]
+fn byes_advance_with_the_table_winners() {
+    let t = shootout();
+    let mut policy = registered_field(1, 9, 20);
+    policy.on_tournament(t, &[tournament_started()]);
+    let byes = SeatingEvent::ByesDrawn { entries: vec![EntryNo(19), EntryNo(20)] };
+    assert!(policy.on_seating(t, secs(1), &[byes, tables_drawn(&[9, 9])]).is_empty());
+    assert!(policy.on_seating(t, secs(2), &[won(1, 1, &[4])]).is_empty());
+    let orders = policy.on_seating(t, secs(3), &[won(1, 2, &[11])]);
+    let advancing = vec![EntryNo(4), EntryNo(11), EntryNo(19), EntryNo(20)];
+    assert_eq!(
+        orders,
+        vec![
+            (t, complete_id(t, 1), C::CompleteRound { round: 1, advancing: advancing.clone(), at: secs(3) }),
+            (t, start_id(t, 2), C::StartRound { round: 2, entries: advancing, at: secs(3) }),
+        ]
+    );
+
+    // 12 at 9-max: one table of nine and three byes; its winner and the byes play round 2.
+    let mut policy = registered_field(1, 9, 12);
+    policy.on_tournament(t, &[tournament_started()]);
+    let byes = SeatingEvent::ByesDrawn { entries: vec![EntryNo(10), EntryNo(11), EntryNo(12)] };
+    policy.on_seating(t, secs(1), &[byes, tables_drawn(&[9])]);
+    let orders = policy.on_seating(t, secs(2), &[won(1, 1, &[5])]);
+    assert_eq!(orders.len(), 2, "one table and byes: a round 2 follows: {orders:?}");
+}
+
+/// Scheduled rounds (a round a day): round 2's draw waits for both the last table of round 1
+/// and round 2's start. Completed early, the round is held; asked before its start, nothing is
+/// due; at its start it starts (with its start time), again until its `round_started` is read
+/// (the same id: stored once). Completed after its start, it starts at once.
+#[test]
+fn a_scheduled_round_waits_for_its_last_table_and_its_start() {
+    let t = shootout();
+    let day_two = secs(86_400);
+    let scheduled = ShootoutTerms { round_starts: vec![day_two], ..terms(1) };
+    let mut policy = Policy::default();
+    let mut events = vec![created(definition(Some(scheduled), 9))];
+    events.extend((1..=18).map(registered));
+    policy.on_tournament(t, &events);
+    policy.on_tournament(t, &[tournament_started()]);
+    policy.on_seating(t, secs(1), &[tables_drawn(&[9, 9])]);
+    assert!(policy.due(day_two).is_empty(), "round 1 is still played: nothing is held");
+    assert!(policy.on_seating(t, secs(2), &[won(1, 1, &[3])]).is_empty());
+    let orders = policy.on_seating(t, secs(3_600), &[won(1, 2, &[12])]);
+    let advancing = vec![EntryNo(3), EntryNo(12)];
+    assert_eq!(
+        orders,
+        vec![(t, complete_id(t, 1), C::CompleteRound { round: 1, advancing: advancing.clone(), at: secs(3_600) })],
+        "complete, but round 2 waits for its start"
+    );
+    assert_eq!(policy.next_due(), Some(day_two));
+    assert!(policy.due(day_two - Duration::seconds(1)).is_empty());
+    let start = (t, start_id(t, 2), C::StartRound { round: 2, entries: advancing.clone(), at: day_two });
+    assert_eq!(policy.due(day_two), vec![start.clone()]);
+    assert_eq!(policy.due(day_two + Duration::seconds(5)), vec![start], "until its start is read");
+    policy.on_shootout(t, &[started(2, advancing.clone())]);
+    assert!(policy.due(day_two + Duration::seconds(6)).is_empty());
+    assert_eq!(policy.next_due(), None);
+
+    // Round 1 finished after round 2's start: round 2 starts at once.
+    let late = ShootoutTerms { round_starts: vec![secs(60)], ..terms(1) };
+    let mut policy = Policy::default();
+    let mut events = vec![created(definition(Some(late), 9))];
+    events.extend((1..=18).map(registered));
+    policy.on_tournament(t, &events);
+    policy.on_tournament(t, &[tournament_started()]);
+    policy.on_seating(t, secs(1), &[tables_drawn(&[9, 9])]);
+    policy.on_seating(t, secs(2), &[won(1, 1, &[3])]);
+    let orders = policy.on_seating(t, secs(3_600), &[won(1, 2, &[12])]);
+    assert_eq!(orders[1], (t, start_id(t, 2), C::StartRound { round: 2, entries: advancing, at: secs(3_600) }));
+}
+
+/// The definition states the short field and the schedule before registration: round starts
+/// out of order, or round 2 before the shootout's own start, are refused; trimming a sit & go
+/// whose seats do not fill whole tables is refused (its field is its capacity).
+#[test]
+fn a_schedule_out_of_order_or_a_trimmed_sit_and_go_is_refused() {
+    use floor_events::shootouts::ShortField;
+    use floor_events::tournament::Start;
+    let at = |s| Start::At(secs(s));
+    let with = |terms: ShootoutTerms, start| TournamentDefinition { start, capacity: 81, min_players: 2, ..definition(Some(terms), 9) };
+    let backwards = ShootoutTerms { round_starts: vec![secs(200_000), secs(100_000)], ..terms(1) };
+    assert_eq!(with(backwards, at(0)).validate().map_err(|e| e.field), Err("shootout"));
+    let early = ShootoutTerms { round_starts: vec![secs(10)], ..terms(1) };
+    assert_eq!(with(early, at(20)).validate().map_err(|e| e.field), Err("shootout"));
+    let daily = ShootoutTerms { round_starts: vec![secs(86_400), secs(172_800)], ..terms(1) };
+    assert_eq!(with(daily, at(0)).validate(), Ok(()));
+    let trim = ShootoutTerms { short_field: ShortField::Trim, ..terms(1) };
+    let sit_and_go = |capacity| TournamentDefinition { capacity, min_players: capacity, ..with(trim.clone(), Start::SitAndGo) };
+    assert_eq!(sit_and_go(20).validate().map_err(|e| e.field), Err("shootout"));
+    assert_eq!(sit_and_go(18).validate(), Ok(()));
+}
+
+proptest! {
+    /// Every entrant either plays, has a bye, or is refunded (issue 37): for any field and
+    /// table size, the three ways of a short field account for every entry, and the first
+    /// round's tables are full but for `uneven`.
+    #[test]
+    fn every_entrant_plays_has_a_bye_or_is_refunded(field in 2u32..2_000, table_size in 2u8..=10) {
+        use floor_events::shootouts::{byes, rounds, trimmed, ShortField};
+        let size = u32::from(table_size);
+        for short in [ShortField::Uneven, ShortField::Byes, ShortField::Trim] {
+            let (bye, refunded) = match short {
+                ShortField::Uneven => (0, 0),
+                ShortField::Byes => (byes(field, table_size), 0),
+                ShortField::Trim => (0, trimmed(field, table_size)),
+            };
+            let playing = field - bye - refunded;
+            prop_assert_eq!(playing + bye + refunded, field);
+            if short != ShortField::Uneven && field >= size {
+                prop_assert_eq!(playing % size, 0, "full first-round tables");
+            }
+            let plan = rounds(field, table_size, short);
+            prop_assert_eq!(plan[0], field - refunded);
+            prop_assert!(plan.windows(2).all(|w| w[1] < w[0]), "every round smaller: {:?}", plan);
+            prop_assert!(*plan.last().unwrap() <= size.max(2));
+        }
     }
 }

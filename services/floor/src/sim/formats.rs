@@ -21,7 +21,7 @@
 use super::*;
 use floor_events::lottery::{LotteryEvent, LotteryPrize, LotteryTerms};
 use floor_events::registration::TournamentEvent;
-use floor_events::shootouts::{CutTerms, RoundStacks, ShootoutEvent, ShootoutTerms, ShortField};
+use floor_events::shootouts::{CutTerms, ShootoutEvent, ShootoutTerms};
 use floor_events::tournament::{EntryModel, Fee, Start};
 use floor_events::{Currency, Money};
 
@@ -115,7 +115,7 @@ pub fn definition(kind: Kind, config: &SimConfig, now: chrono::DateTime<chrono::
             TournamentDefinition {
                 name: format!("Shootout {} ({entrants} players)", config.seed),
                 start,
-                shootout: Some(ShootoutTerms { advance: 1, short_field: ShortField::Uneven, stacks: RoundStacks::Carry }),
+                shootout: Some(ShootoutTerms::new(1)),
                 ..base
             }
         }

@@ -37,6 +37,13 @@ pub struct LobbyShootout {
     pub planned_for: u32,
     /// The rounds started so far, first first.
     pub rounds: Vec<LobbyRound>,
+    /// Prizes per round reached and for tables won (issue 37, 004 §4.36.3), shown before
+    /// entering (003 App. 1 b ii).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prizes: Option<floor_events::shootouts::ShootoutPrizes>,
+    /// Scheduled rounds: the earliest start of round 2, round 3, …
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round_starts: Vec<chrono::DateTime<chrono::Utc>>,
 }
 
 /// One round of the planned bracket.
@@ -106,6 +113,8 @@ impl LobbyShootout {
             plan: plan(capacity, table_size, terms.advance),
             planned_for: capacity,
             rounds: vec![],
+            prizes: terms.prizes.clone(),
+            round_starts: terms.round_starts.clone(),
         }
     }
 
@@ -187,7 +196,7 @@ mod tests {
             table_size: 8,
             capacity: 64,
             late_registration_until: None,
-            shootout: Some(ShootoutTerms { advance: 1, short_field: ShortField::Uneven, stacks: RoundStacks::Reset }),
+            shootout: Some(ShootoutTerms { stacks: RoundStacks::Reset, ..ShootoutTerms::new(1) }),
             ..TournamentDefinition::example()
         }
     }

@@ -561,8 +561,36 @@ fn shootout_section(doc: &LobbyDocument) -> Markup {
     rows.push(("Stacks", stacks.render()));
     let short = match s.short_field {
         ShortField::Uneven => "a field that does not fill the tables plays at uneven first-round tables",
+        ShortField::Byes => {
+            "the players over full first-round tables are drawn at random (with the seat draw's audited seed) for a bye to round 2"
+        }
+        ShortField::Trim => "the last registrants over full first-round tables are withdrawn at the start and refunded in full",
     };
     rows.push(("Short field", short.render()));
+    if let Some(prizes) = &s.prizes {
+        let pct = |bps: u32| format!("{}.{:02} %", bps / 100, bps % 100);
+        let mut paid: Vec<String> = prizes
+            .reached_bps
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b > 0)
+            .map(|(i, &b)| format!("out in round {}: {} each", i + 1, pct(b)))
+            .collect();
+        if prizes.table_win_bps > 0 {
+            paid.push(format!("each table won: {} more (arena)", pct(prizes.table_win_bps)));
+        }
+        paid.push("the winner: the rest of the prize pool".into());
+        rows.push(("Prizes", paid.join("; ").render()));
+    }
+    if !s.round_starts.is_empty() {
+        let starts: Vec<String> = s
+            .round_starts
+            .iter()
+            .enumerate()
+            .map(|(i, at)| format!("round {} not before {}", i + 2, at.format("%Y-%m-%d %H:%M UTC")))
+            .collect();
+        rows.push(("Rounds", format!("scheduled: {}", starts.join("; ")).render()));
+    }
     rows.push(("No", "late registration, rebuys or add-ons".render()));
     if let Some(r) = s.in_play() {
         rows.push((
@@ -952,7 +980,7 @@ mod tests {
     #[test]
     fn the_three_formats_show_what_players_are_promised() {
         use floor_events::lottery::{DrawCommitted, LotteryEvent, LotteryPrize, LotteryTerms, PrizeDrawn};
-        use floor_events::shootouts::{CutTerms, RoundStacks, RoundStarted, ShootoutEvent, ShootoutTerms, ShortField};
+        use floor_events::shootouts::{CutTerms, RoundStarted, ShootoutEvent, ShootoutTerms};
         use floor_events::tournament::{Fee, Start};
         let eur = |c: u64| Money::new(c, floor_events::Currency::EUR);
         let shootout = TournamentDefinition {
@@ -961,7 +989,7 @@ mod tests {
             table_size: 9,
             capacity: 81,
             late_registration_until: None,
-            shootout: Some(ShootoutTerms { advance: 1, short_field: ShortField::Uneven, stacks: RoundStacks::Carry }),
+            shootout: Some(ShootoutTerms::new(1)),
             ..TournamentDefinition::example()
         };
         let mut doc = LobbyDocument::created(TournamentId::new(), &shootout, t0(), 1);

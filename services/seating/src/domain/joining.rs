@@ -95,9 +95,14 @@ pub(super) fn continue_draw(state: &SeatingState) -> Vec<SeatingEvent> {
 /// instructions. The whole draw is recomputed for each part: it depends on every entry.
 fn draw_part(state: &SeatingState, entries: &[EntryNo], seed: Seed, from: usize, at: DateTime<Utc>) -> Vec<SeatingEvent> {
     let size = state.table_size;
-    let tables = initial_seating(entries, usize::from(size), &seed);
+    // A shootout's byes (issue 37) are drawn first and play no first-round table.
+    let (byes, playing) = super::shootout::split_byes(state, entries, &seed);
+    let tables = initial_seating(&playing, usize::from(size), &seed);
     let part = &tables[from.min(tables.len())..(from + DRAW_PART).min(tables.len())];
     let mut out = Outbox::new(state);
+    if from == 0 && !byes.is_empty() {
+        out.push(SeatingEvent::ByesDrawn { entries: byes.clone() });
+    }
     let drawn = part
         .iter()
         .map(|t| DrawnTable {
@@ -114,7 +119,7 @@ fn draw_part(state: &SeatingState, entries: &[EntryNo], seed: Seed, from: usize,
     }
     // A shootout's first round (issue 37): a table drawn with no more players than advance
     // from it is won at once.
-    if let (Some(shootout), true) = (&state.shootout, tables.len() > 1) {
+    if let (Some(shootout), true) = (&state.shootout, tables.len() > 1 || !byes.is_empty()) {
         for table in part {
             super::shootout::won_at_draw(shootout.advance, 1, table.number, table, &mut out);
         }

@@ -13,7 +13,11 @@
 //!
 //! - Round 1 is the start-of-play draw (`tables_drawn`): as few tables as the field needs,
 //!   as even as the draw makes them (004: "některé hrací stoly v prvním kole mohou mít více
-//!   Sázejících než jiné", some first-round tables may have more players than others).
+//!   Sázejících než jiné", some first-round tables may have more players than others). With
+//!   `short_field = "byes"` the players over the full tables are drawn first (`byes_drawn`,
+//!   [`split_byes`]) and wait for round 2 with the starting stack; the rest fill full tables.
+//!   (`"trim"` is registration's: the last registrants over full tables are refunded before
+//!   the start, so seating draws full tables.)
 //! - A table of a round with more than one table that is down to `advance` players is won
 //!   (`table_won`) and told `close_table`: it deals no more. Simultaneous busts that take it
 //!   below `advance` leave fewer winners (the busted players are out, as everywhere else). A
@@ -27,7 +31,9 @@
 //!   `table_won` names the tournament's winner.
 
 use super::*;
-use floor_events::shootouts::{RoundStacks, ShootoutTerms};
+use floor_events::shootouts::{RoundStacks, ShootoutTerms, ShortField};
+use rand::seq::SliceRandom;
+use sha2::{Digest, Sha256};
 
 /// A shootout's rounds, as seating keeps them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,17 +54,29 @@ pub struct ShootoutState {
     pub commitments: BTreeMap<u32, String>,
     /// The highest table number drawn so far: the next round's tables follow it.
     pub last_table: u32,
+    /// A field that does not fill the first round's tables: uneven tables, or byes.
+    #[serde(default)]
+    pub short_field: ShortField,
+    /// Entries given a bye to round 2, waiting without a table until its draw.
+    #[serde(default)]
+    pub byes: BTreeSet<EntryNo>,
 }
 
 impl ShootoutState {
-    pub(crate) fn new(advance: u32, stacks: RoundStacks) -> Self {
-        Self { advance, stacks, ..Self::default() }
+    pub(crate) fn new(advance: u32, stacks: RoundStacks, short_field: ShortField) -> Self {
+        Self { advance, stacks, short_field, ..Self::default() }
     }
 
-    /// Every table of a round with more than one table has its winners: they wait for the next
-    /// round's draw.
+    /// The round being played is not the last: it has more than one table, or players with a
+    /// bye wait for the next.
+    pub fn leads_on(&self) -> bool {
+        self.tables > 1 || !self.byes.is_empty()
+    }
+
+    /// Every table of a round that is not the last has its winners: they (and the players with
+    /// a bye) wait for the next round's draw.
     pub fn between_rounds(&self) -> bool {
-        self.round >= 1 && self.tables > 1 && self.won.len() as u32 >= self.tables
+        self.round >= 1 && self.leads_on() && self.won.len() as u32 >= self.tables
     }
 
     /// The start-of-play draw (or a part of it) is round 1.
@@ -87,7 +105,45 @@ pub(super) fn configure(state: &SeatingState, terms: ShootoutTerms) -> Result<Ve
     if state.started {
         return Err(SeatingError::AlreadyStarted);
     }
-    Ok(vec![SeatingEvent::ShootoutConfigured { advance: terms.advance, stacks: terms.stacks }])
+    Ok(vec![SeatingEvent::ShootoutConfigured { advance: terms.advance, stacks: terms.stacks, short_field: terms.short_field }])
+}
+
+/// The start-of-play draw's field split into the byes and the players drawn onto tables
+/// (`short_field = "byes"`, issue 37): `field mod table size` players (none when the field
+/// fills no table, [`floor_events::shootouts::byes`]), drawn with the draw's committed seed by
+/// the procedure `byes_drawn` documents, so anyone can recompute them from the revealed seed.
+/// Any other tournament: no byes, the whole field drawn.
+pub(super) fn split_byes(state: &SeatingState, entries: &[EntryNo], seed: &Seed) -> (Vec<EntryNo>, Vec<EntryNo>) {
+    let byes = match &state.shootout {
+        Some(s) if s.short_field == ShortField::Byes => floor_events::shootouts::byes(entries.len() as u32, state.table_size),
+        _ => 0,
+    };
+    if byes == 0 {
+        return (vec![], entries.to_vec());
+    }
+    draw_byes(entries, byes as usize, seed)
+}
+
+/// The byes' draw: `entries` sorted, shuffled by ChaCha20 seeded with SHA-256(`"byes"` ‖ seed);
+/// the first `count` have a bye (returned sorted), the rest play (in entry order).
+pub fn draw_byes(entries: &[EntryNo], count: usize, seed: &Seed) -> (Vec<EntryNo>, Vec<EntryNo>) {
+    let mut hasher = Sha256::new();
+    hasher.update(b"byes");
+    hasher.update(seed);
+    let mut order = entries.to_vec();
+    order.sort();
+    order.shuffle(&mut crate::draw::rng(&hasher.finalize().into()));
+    let mut byes = order[..count.min(order.len())].to_vec();
+    byes.sort();
+    let playing = entries.iter().copied().filter(|e| byes.binary_search(e).is_err()).collect();
+    (byes, playing)
+}
+
+/// `byes_drawn`, replayed: the entries wait for round 2 without a table.
+pub(super) fn apply_byes(state: &mut SeatingState, entries: Vec<EntryNo>) {
+    if let Some(shootout) = state.shootout.as_mut() {
+        shootout.byes.extend(entries);
+    }
 }
 
 pub(super) fn commit_round(state: &SeatingState, round: u32, seed_commitment: &[u8; 32]) -> Result<Vec<SeatingEvent>, SeatingError> {
@@ -129,11 +185,11 @@ pub(super) fn draw_round(
     if distinct.len() < 2 {
         return Err(SeatingError::TooFewEntries(distinct.len()));
     }
-    // The round's entries are players still in, waiting at a table won in the round before.
-    if let Some(&stranger) = distinct
-        .iter()
-        .find(|e| !state.entries.contains_key(e) || state.located.get(e).is_none_or(|(table, _)| state.room.table(*table).is_some()))
-    {
+    // The round's entries are players still in, waiting at a table won in the round before
+    // or with a bye.
+    let waiting =
+        |e: &EntryNo| shootout.byes.contains(e) || state.located.get(e).is_some_and(|(table, _)| state.room.table(*table).is_none());
+    if let Some(&stranger) = distinct.iter().find(|e| !state.entries.contains_key(e) || !waiting(e)) {
         return Err(SeatingError::NotAWinner(stranger));
     }
     let size = state.table_size;
@@ -196,7 +252,7 @@ pub(super) fn won_at_draw(advance: u32, round: u32, number: u32, table: &Table, 
 /// After busts at `tables`: each table of a round with more than one table that is down to
 /// its winners is won and closed.
 pub(super) fn tables_won(shootout: &ShootoutState, room: &impl crate::room::RoomLike, tables: BTreeSet<u32>, out: &mut Outbox<'_>) {
-    if shootout.tables <= 1 {
+    if !shootout.leads_on() {
         return;
     }
     for number in tables {
@@ -233,5 +289,6 @@ pub(super) fn apply_round_drawn(state: &mut SeatingState, round: u32, tables: Ve
         shootout.won.clear();
         shootout.drawn = players;
         shootout.last_table = shootout.last_table.max(last);
+        shootout.byes.clear();
     }
 }

@@ -12,7 +12,7 @@ use crate::commands::SeatingError;
 use floor_events::shootouts::{RoundStacks, ShootoutTerms, ShortField};
 
 fn terms(advance: u32, stacks: RoundStacks) -> ShootoutTerms {
-    ShootoutTerms { advance, short_field: ShortField::Uneven, stacks }
+    ShootoutTerms { stacks, ..ShootoutTerms::new(advance) }
 }
 
 fn round_seed(round: u32) -> Seed {
@@ -115,6 +115,7 @@ fn play_round(floor: &mut Floor, room: &mut Room, tournament_id: TournamentId, c
 /// Plays a whole shootout: each round to its winners, the next drawn from them, until the last
 /// table has a winner. Returns the log and the entries of each round.
 fn shootout(entrants: u32, table_size: u8, terms: ShootoutTerms, run_seed: u64) -> (Vec<SeatingEvent>, SeatingState, Vec<Vec<EntryNo>>) {
+    let reset = terms.stacks == RoundStacks::Reset;
     let (tournament_id, mut floor, mut room) = drawn_shootout(entrants, table_size, terms, run_seed);
     let mut rounds = vec![(1..=entrants).map(EntryNo).collect::<Vec<_>>()];
     let mut chips = u64::from(entrants) * STACK;
@@ -124,16 +125,25 @@ fn shootout(entrants: u32, table_size: u8, terms: ShootoutTerms, run_seed: u64) 
             break;
         }
         let round = floor.state.shootout.as_ref().unwrap().round + 1;
-        let entries = winners_of(&floor.log, round - 1);
+        let mut entries = winners_of(&floor.log, round - 1);
+        // Round 2 has the byes too (issue 37, `short_field = "byes"`).
+        if round == 2 {
+            entries.extend(byes_of(&floor.log));
+            entries.sort();
+        }
         let events = floor.run(C::DrawRound { round, entries: entries.clone(), seed: round_seed(round), at: at() });
         room.deliver(&events);
         room.deliver(&floor.run(C::CommitRound { round: round + 1, commitment: commitment(&round_seed(round + 1)) }));
-        if terms.stacks == RoundStacks::Reset {
+        if reset {
             chips = entries.len() as u64 * STACK;
         }
         rounds.push(entries);
     }
     (floor.log, floor.state, rounds)
+}
+
+fn byes_of(log: &[SeatingEvent]) -> Vec<EntryNo> {
+    log.iter().find_map(|e| if let SeatingEvent::ByesDrawn { entries } = e { Some(entries.clone()) } else { None }).unwrap_or_default()
 }
 
 fn tables_drawn(log: &[SeatingEvent]) -> Vec<usize> {
@@ -306,14 +316,33 @@ proptest! {
         table_size in 3u8..=9,
         advance_pick in 0u32..8,
         reset in any::<bool>(),
+        byes in any::<bool>(),
         run_seed in 0u64..1_000,
     ) {
         let advance = 1 + advance_pick % u32::from(table_size - 1);
         let stacks = if reset { RoundStacks::Reset } else { RoundStacks::Carry };
-        let (log, state, rounds) = shootout(entrants, table_size, terms(advance, stacks), run_seed);
+        let short_field = if byes { ShortField::Byes } else { ShortField::Uneven };
+        let (log, state, rounds) = shootout(entrants, table_size, ShootoutTerms { short_field, ..terms(advance, stacks) }, run_seed);
         prop_assert!(state.winner.is_some());
+        // Every entrant either plays a first-round table or has a bye, never both.
+        let byes = byes_of(&log);
+        let mut seated: Vec<EntryNo> = log
+            .iter()
+            .filter_map(|e| if let SeatingEvent::TablesDrawn { tables, .. } = e { Some(tables.clone()) } else { None })
+            .flatten()
+            .flat_map(|t| t.seats.into_iter().map(|s| s.entry))
+            .collect();
+        prop_assert_eq!(byes.len() as u32, if byes.is_empty() { 0 } else { floor_events::shootouts::byes(entrants, table_size) });
+        seated.extend(&byes);
+        seated.sort();
+        prop_assert_eq!(seated, rounds[0].clone());
         for (r, entries) in rounds.iter().enumerate().skip(1) {
-            prop_assert_eq!(entries, &winners_of(&log, r as u32));
+            let mut winners = winners_of(&log, r as u32);
+            if r == 1 {
+                winners.extend(&byes);
+                winners.sort();
+            }
+            prop_assert_eq!(entries, &winners);
         }
         let moved = log.iter().any(|e| matches!(e, SeatingEvent::PlayerMoved { .. }));
         prop_assert!(!moved, "a shootout moved a player");
@@ -342,4 +371,46 @@ fn a_round_too_large_for_one_commit_is_refused() {
     let refused =
         SeatingAggregate::handle_command(&floor.state, C::DrawRound { round: 2, entries: winners, seed: round_seed(2), at: at() });
     assert_eq!(refused, Err(SeatingError::RoundTooLarge(201)));
+}
+
+/// `short_field = "byes"` (issue 37): 20 players at 9-max are two full tables of nine and two
+/// byes, drawn with the start-of-play draw's committed seed (recomputed here from the revealed
+/// seed); the byes sit at no table and join the two table winners in round 2, a final table
+/// of four, with the starting stack.
+#[test]
+fn byes_go_straight_to_round_two_drawn_with_the_committed_seed() {
+    let terms = ShootoutTerms { short_field: ShortField::Byes, ..terms(1, RoundStacks::Carry) };
+    let (log, state, rounds) = shootout(20, 9, terms, 31);
+    assert_eq!(tables_drawn(&log), vec![9, 9], "full tables");
+    let byes = byes_of(&log);
+    let field: Vec<EntryNo> = (1..=20).map(EntryNo).collect();
+    let (expected, _) = crate::domain::draw_byes(&field, 2, &seed(31));
+    assert_eq!(byes, expected, "the byes are recomputed from the revealed seed");
+    let position = |f: &dyn Fn(&SeatingEvent) -> bool| log.iter().position(|e| f(e)).unwrap();
+    assert!(
+        position(&|e| matches!(e, SeatingEvent::ByesDrawn { .. })) < position(&|e| matches!(e, SeatingEvent::TablesDrawn { .. })),
+        "recorded with the draw, before its tables"
+    );
+    assert_eq!(rounds.len(), 2);
+    assert_eq!(rounds[1].len(), 4, "two winners and two byes");
+    assert!(byes.iter().all(|b| rounds[1].contains(b)));
+    let round_two = log.iter().position(|e| matches!(e, SeatingEvent::RoundDrawn { .. })).unwrap();
+    let stacks = seat_stacks(&log[round_two..]);
+    assert!(byes.iter().all(|b| stacks[b] == STACK), "a bye starts round 2 with the starting stack: {stacks:?}");
+    assert!(state.winner.is_some());
+}
+
+/// A field that fills its tables has no byes; one table and byes is not the last round: its
+/// table is won and closed at one player, and the byes join its winner.
+#[test]
+fn a_single_first_round_table_with_byes_leads_on_to_round_two() {
+    let terms = ShootoutTerms { short_field: ShortField::Byes, ..terms(1, RoundStacks::Carry) };
+    let (log, _, rounds) = shootout(18, 9, terms.clone(), 5);
+    assert!(byes_of(&log).is_empty());
+    assert_eq!(rounds.iter().map(Vec::len).collect::<Vec<_>>(), vec![18, 2]);
+    let (log, state, rounds) = shootout(12, 9, terms, 6);
+    assert_eq!(tables_drawn(&log), vec![9]);
+    assert_eq!(byes_of(&log).len(), 3);
+    assert_eq!(rounds.iter().map(Vec::len).collect::<Vec<_>>(), vec![12, 4]);
+    assert!(state.winner.is_some());
 }
