@@ -685,7 +685,45 @@ fn start(state: &TournamentState, created: &Created, at: DateTime<Utc>, now: boo
         let reason = CancellationReason::BelowMinimum { entries, min_players: def.min_players };
         return Ok(vec![cancellation(state, reason, at)]);
     }
-    Ok(vec![TournamentEvent::TournamentStarted(TournamentStarted { entries, cause: StartCause::Scheduled, at })])
+    // A shootout trimmed to full first-round tables (issue 37): the last registrants over them
+    // are withdrawn first, each refunded in full.
+    let mut events = trimmed(state, def, entries, at);
+    let entries = entries - events.len() as u32;
+    events.push(TournamentEvent::TournamentStarted(TournamentStarted { entries, cause: StartCause::Scheduled, at }));
+    Ok(events)
+}
+
+/// A shootout with `short_field = "trim"` (issue 37, stated in the lobby before registration):
+/// the last registrants over full first-round tables ([`floor_events::shootouts::trimmed`]:
+/// the field modulo the table size, none when the field fills no table) are withdrawn at the
+/// start and refunded in full, as the operator's (`by_operator`), so the books show each
+/// refund and seating draws full tables. 004 §4.36.3 allows uneven tables; trimming is the
+/// definition's other choice.
+fn trimmed(state: &TournamentState, def: &TournamentDefinition, entries: u32, at: DateTime<Utc>) -> Vec<TournamentEvent> {
+    if !def.shootout.as_ref().is_some_and(|t| t.short_field == floor_events::shootouts::ShortField::Trim) {
+        return vec![];
+    }
+    let count = floor_events::shootouts::trimmed(entries, def.table_size) as usize;
+    let mut last: Vec<TournamentEvent> = state
+        .entries
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(_, e)| e.status == EntryStatus::Live)
+        .take(count)
+        .map(|(i, e)| {
+            TournamentEvent::EntryUnregistered(EntryUnregistered {
+                entry: EntryNo(i as u32 + 1),
+                player: e.player.clone(),
+                refund: e.ledger,
+                by_operator: true,
+                player_left: state.entries_of(&e.player).count() == 1,
+                at,
+            })
+        })
+        .collect();
+    last.reverse();
+    last
 }
 
 /// Late registration: a scheduled tournament whose deadline comes after its start.

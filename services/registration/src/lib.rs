@@ -30,3 +30,5 @@ pub use service::RegistrationService;
 mod properties;
 #[cfg(test)]
 mod spec;
+#[cfg(test)]
+mod shootout_spec;
