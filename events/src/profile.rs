@@ -184,6 +184,90 @@ impl RuleProfile {
     }
 }
 
+/// When tables are balanced (a tournament may choose: `[seating] balance`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Balance {
+    /// Whenever two tables differ by more than one player (online practice; PokerStars' "single
+    /// moves" fix any imbalance, `practice.md` §3.1).
+    DifferenceAboveOne,
+    /// When a table is three or more short of the fullest, back to within two (TDA 2024 R11-D:
+    /// "Play halts on tables 3 or more players short").
+    ThreeShort,
+}
+
+/// Who moves when tables are balanced (a tournament may choose: `[seating] mover`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Mover {
+    /// TDA 2024 R11-A: "the player due to be big blind next moves to the worst position".
+    DueBigBlind,
+    /// PokerStars: the player moved least often, to the seat closest to their position
+    /// relative to the button (`practice.md` §3.1).
+    LeastMoved,
+}
+
+/// The balancing rules in force: the profile's ([`RuleProfile::seating`]), with the
+/// tournament's own on top ([`SeatingSettings`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SeatingRules {
+    /// When tables are balanced.
+    pub balance: Balance,
+    /// Who moves.
+    pub mover: Mover,
+}
+
+impl SeatingRules {
+    /// Balancing within one, the player due the big blind moving: what Floor did before a
+    /// tournament could choose (a log stored then names no rules, and means these).
+    pub const WITHIN_ONE: SeatingRules = SeatingRules { balance: Balance::DifferenceAboveOne, mover: Mover::DueBigBlind };
+
+    /// These rules with a tournament's own choices on top.
+    pub fn with(self, own: Option<SeatingSettings>) -> SeatingRules {
+        let own = own.unwrap_or_default();
+        SeatingRules { balance: own.balance.unwrap_or(self.balance), mover: own.mover.unwrap_or(self.mover) }
+    }
+}
+
+/// A tournament's own balancing choices (the definition's `seating` section), each on top of
+/// its profile's ([`RuleProfile::seating`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SeatingSettings {
+    /// When tables are balanced; absent: the profile's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub balance: Option<Balance>,
+    /// Who moves; absent: the profile's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mover: Option<Mover>,
+}
+
+impl RuleProfile {
+    /// Balancing rules of this profile; a tournament may choose its own (`seating`).
+    ///
+    /// - TDA 2024: R11-A, "the player due to be big blind next moves to the worst position",
+    ///   and R11-D, "Play halts on tables 3 or more players short … of the table with the most
+    ///   players": a table is balanced when it is three short, back to within two.
+    /// - REEL (003 App. 1 b i, "zbývající účastníci jsou přesazeni k jiným stolům tak, aby byl
+    ///   zachován plný počet účastníků hazardní hry u všech stolů a hra byla vyrovnaná": the
+    ///   others are moved so that every table stays full and play even) is PokerStars' game
+    ///   plan, and PokerStars balances by single moves of the players moved least, keeping
+    ///   their position relative to the button (`practice.md` §3.1): within one, least moved.
+    /// - win2day (000 §16.8), Hrvatska Lutrija, Svenska Spel (002 §2.6 T-10.4) and FORTUNA
+    ///   leave the method to the operator: the online default, within one, the player due the
+    ///   big blind moving.
+    pub fn seating(self) -> SeatingRules {
+        match self {
+            RuleProfile::Tda2024 => SeatingRules { balance: Balance::ThreeShort, mover: Mover::DueBigBlind },
+            RuleProfile::ReelCz => SeatingRules { balance: Balance::DifferenceAboveOne, mover: Mover::LeastMoved },
+            RuleProfile::Win2day | RuleProfile::HrvatskaLutrija2017 | RuleProfile::SvenskaSpel2012 | RuleProfile::FortunaCz2024 => {
+                SeatingRules::WITHIN_ONE
+            }
+        }
+    }
+}
+
 impl FeeCaps {
     /// Checks buy-in (the prize-pool part) and fee against the caps.
     ///
@@ -284,6 +368,22 @@ mod tests {
     fn fortuna_registrations_are_final() {
         assert!(!RuleProfile::FortunaCz2024.registration().unregister_allowed);
         assert!(RuleProfile::Tda2024.registration().unregister_allowed);
+    }
+
+    /// TDA 2024 R11-D ("Play halts on tables 3 or more players short") and R11-A under the TDA
+    /// profile; PokerStars' least-moved single moves under REEL (003 App. 1 b i); a definition's
+    /// own choice on top of either.
+    #[test]
+    fn each_profile_balances_by_its_rulebook_and_a_tournament_may_choose_its_own() {
+        assert_eq!(RuleProfile::Tda2024.seating(), SeatingRules { balance: Balance::ThreeShort, mover: Mover::DueBigBlind });
+        assert_eq!(RuleProfile::ReelCz.seating(), SeatingRules { balance: Balance::DifferenceAboveOne, mover: Mover::LeastMoved });
+        assert_eq!(RuleProfile::SvenskaSpel2012.seating(), SeatingRules::WITHIN_ONE);
+        let own = SeatingSettings { balance: Some(Balance::DifferenceAboveOne), mover: None };
+        assert_eq!(RuleProfile::Tda2024.seating().with(Some(own)), SeatingRules::WITHIN_ONE);
+        assert_eq!(RuleProfile::ReelCz.seating().with(None), RuleProfile::ReelCz.seating());
+        let json = serde_json::json!({ "balance": "three_short", "mover": "least_moved" });
+        let parsed: SeatingSettings = serde_json::from_value(json).unwrap();
+        assert_eq!(parsed, SeatingSettings { balance: Some(Balance::ThreeShort), mover: Some(Mover::LeastMoved) });
     }
 
     /// 001 Art. 4: "Jede Zahlung, die geleistet wurde, kann nicht rückgängig gemacht werden."

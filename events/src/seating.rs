@@ -72,6 +72,11 @@ pub enum SeatingEvent {
         /// keeps its seat until the rebuys service decides.
         #[serde(default)]
         rebuys: bool,
+        /// The balancing rules (the definition's, on top of its profile's). Absent in logs
+        /// stored before a tournament could choose: balancing within one, the player due the
+        /// big blind moving ([`crate::profile::SeatingRules::WITHIN_ONE`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        balancing: Option<crate::profile::SeatingRules>,
     },
     /// The rebuy period is over: a stack that reaches zero from now on is out at once.
     RebuysEnded,

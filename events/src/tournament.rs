@@ -98,6 +98,11 @@ pub struct TournamentDefinition {
     /// them (`crate::flights`, issue 36). Absent: an ordinary tournament.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flight: Option<crate::flights::FlightTerms>,
+    /// Balancing: when tables are balanced and who moves, each on top of the profile's
+    /// ([`RuleProfile::seating`]: TDA's "three short", PokerStars' least moved under REEL, within
+    /// one elsewhere). Absent: the profile's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seating: Option<crate::profile::SeatingSettings>,
 }
 
 /// A director's own payout table: place 1 first, each place's share of the prize pool in basis
@@ -312,6 +317,7 @@ impl TournamentDefinition {
             cut: None,
             lottery: None,
             flight: None,
+            seating: None,
         }
     }
 
@@ -349,6 +355,11 @@ impl TournamentDefinition {
     /// The hand-for-hand settings in force: the profile's, with the tournament's own on top.
     pub fn hand_for_hand_rules(&self) -> HandForHandRules {
         self.profile.hand_for_hand().with(self.hand_for_hand)
+    }
+
+    /// The balancing rules in force: the profile's, with the tournament's own on top.
+    pub fn seating_rules(&self) -> crate::profile::SeatingRules {
+        self.profile.seating().with(self.seating)
     }
 
     /// The scheduled start, if any.

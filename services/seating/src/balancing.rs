@@ -288,3 +288,126 @@ fn destination(from: &Table, from_seat: Seat, to: &Table, rule: Mover) -> Seat {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The TDA 2024 rules of breaking and balancing, given/when/then, on small rooms.
+    use super::*;
+    use rand::seq::{IndexedRandom, SliceRandom};
+
+    /// A room of `size`-seat tables holding `counts[i]` players at table `i + 1`, in seats 0..,
+    /// entries numbered `table * 100 + seat`.
+    fn room(size: usize, counts: &[usize]) -> Room {
+        Room::new(counts.iter().enumerate().map(|(i, &n)| {
+            let number = i as u32 + 1;
+            let mut table = Table::new(number, size);
+            for seat in 0..n {
+                table.seats[seat] = Some(Occupant { entry: EntryNo(number * 100 + seat as u32), moves: 0 });
+            }
+            table
+        }))
+    }
+
+    fn rules(when: BalanceWhen, mover: Mover) -> Rules {
+        Rules { table_size: 9, when, mover, shootout: false }
+    }
+
+    fn counts(room: &Room) -> Vec<usize> {
+        room.tables().map(Table::count).collect()
+    }
+
+    /// TDA 2024 R10-B: "Players from a broken table get new seats by a 2-step random process"
+    /// (the Addendum's example: seat cards scrambled face down, then each player drawn in turn).
+    /// Given tables of 8, 8 and 2 (9-handed), when the table of 2 breaks, then its players are
+    /// (1) put in random order and (2) each given a random empty seat at the table with the
+    /// fewest players: the seed decides, the draw is recomputed from the seed exactly, and other
+    /// seeds seat them elsewhere (not always the worst seat, as a balancing move would).
+    #[test]
+    fn tda_r10_b_players_of_a_broken_table_are_seated_by_a_two_step_random_draw() {
+        let tda = rules(BalanceWhen::DifferenceAboveOne, Mover::DueBigBlind);
+        let mut outcomes = std::collections::BTreeSet::new();
+        for n in 0..32u8 {
+            let seed = [n; 32];
+            let before = room(9, &[8, 8, 2]);
+            let mut after = before.clone();
+            let decision = decide(&mut after, &tda, &seed);
+            assert_eq!(decision.closed, vec![3], "the table with the fewest players breaks");
+            assert_eq!(counts(&after), vec![9, 9]);
+            // The draw, recomputed by its published procedure.
+            let mut rng = rng(&seed);
+            let mut leaving: Vec<(u32, Seat, EntryNo)> = vec![(3, 0, EntryNo(300)), (3, 1, EntryNo(301))];
+            leaving.shuffle(&mut rng);
+            let mut replay = before.clone();
+            replay.close(3);
+            let mut expected = Vec::new();
+            for (from_table, from_seat, entry) in leaving {
+                let to_table = replay.shortest().unwrap();
+                let table = replay.table(to_table).unwrap();
+                let empty: Vec<Seat> = (0..9).filter(|&s| table.seats[s].is_none()).collect();
+                let to_seat = *empty.choose(&mut rng).unwrap();
+                replay.seat(to_table, to_seat, Occupant { entry, moves: 1 });
+                expected.push((entry, from_table, from_seat, to_table, to_seat));
+            }
+            let moves: Vec<_> = decision.moves.iter().map(|m| (m.entry, m.from_table, m.from_seat, m.to_table, m.to_seat)).collect();
+            assert_eq!(moves, expected, "seed {n}: the two-step draw as published");
+            assert!(decision.moves.iter().all(|m| matches!(m.reason, Reason::Break { players_left: 18, tables_needed: 2 })));
+            outcomes.insert(moves);
+        }
+        assert!(outcomes.len() > 1, "the seed decides where the broken table's players sit");
+    }
+
+    /// TDA 2024 R11-C: "The table from which a player is moved will be specified by a
+    /// predetermined procedure." Floor's: the fullest table, among equals the lowest number,
+    /// moves one player to the shortest, among equals the lowest number; the seed plays no part.
+    /// Given tables of 9, 9 and 7, when balancing within one, then table 1 gives a player to
+    /// table 3; given 8, 9, 7, table 2 does; and any seed decides the same.
+    #[test]
+    fn tda_r11_c_the_source_table_is_chosen_by_a_predetermined_procedure() {
+        let tda = rules(BalanceWhen::DifferenceAboveOne, Mover::DueBigBlind);
+        for (given, from, to) in [(vec![9, 9, 7], 1, 3), (vec![8, 9, 7], 2, 3), (vec![7, 9, 9, 7], 2, 1)] {
+            let decisions: Vec<Decision> = (0..8u8).map(|n| decide(&mut room(9, &given), &tda, &[n; 32])).collect();
+            let first = &decisions[0].moves[0];
+            assert_eq!((first.from_table, first.to_table), (from, to), "{given:?}");
+            assert!(decisions.iter().all(|d| d == &decisions[0]), "{given:?}: the seed plays no part in balancing");
+        }
+    }
+
+    /// TDA 2024 R11-D: "Play halts on tables 3 or more players short … of the table with the
+    /// most players" (Addendum: 9-handed, table A of 5 and B of 8, A halts). Given tables of 9
+    /// and 7 under "three short", then nothing is owed; given 9 and 6, then one player moves and
+    /// the tables are within two (8 and 7). Within one, 9 and 7 already owe a move.
+    #[test]
+    fn tda_r11_d_a_table_three_short_is_balanced_back_to_within_two_and_no_sooner() {
+        let three_short = rules(BalanceWhen::ThreeShort, Mover::DueBigBlind);
+        assert!(!owed(&room(9, &[9, 7]), &three_short));
+        assert!(decide(&mut room(9, &[9, 7]), &three_short, &[0; 32]).moves.is_empty());
+        let mut short = room(9, &[9, 6]);
+        assert!(owed(&short, &three_short));
+        let decision = decide(&mut short, &three_short, &[0; 32]);
+        assert_eq!(decision.moves.len(), 1);
+        assert_eq!(decision.moves[0].reason, Reason::Balance { from_count: 9, to_count: 6 });
+        assert_eq!(counts(&short), vec![8, 7]);
+        let mut addendum = room(9, &[5, 8]);
+        decide(&mut addendum, &three_short, &[0; 32]);
+        assert_eq!(counts(&addendum), vec![6, 7], "the Addendum's tables of 5 and 8, balanced within two");
+        let within_one = rules(BalanceWhen::DifferenceAboveOne, Mover::DueBigBlind);
+        assert!(owed(&room(9, &[9, 7]), &within_one));
+    }
+
+    /// PokerStars (`practice.md` §3.1; REEL's game plan, 003 App. 1 b i): "prefer players moved
+    /// less often". Given a table of 9 where everyone has moved once but one, when it balances
+    /// to a table of 7, then that one moves, not the player due the big blind.
+    #[test]
+    fn least_moved_balancing_moves_the_player_moved_least() {
+        let mut given = room(9, &[9, 7]);
+        for seat in 0..9 {
+            let entry = given.vacate(1, seat).unwrap().entry;
+            let moves = if seat == 5 { 0 } else { 1 };
+            given.seat(1, seat, Occupant { entry, moves });
+        }
+        let due = given.table(1).unwrap().due_big_blind();
+        assert_ne!(due, Some(5), "the player due the big blind is someone else");
+        let decision = decide(&mut given, &rules(BalanceWhen::DifferenceAboveOne, Mover::LeastMoved), &[0; 32]);
+        assert_eq!(decision.moves.iter().map(|m| (m.from_table, m.from_seat)).collect::<Vec<_>>(), vec![(1, 5)]);
+    }
+}

@@ -21,6 +21,9 @@ pub enum SeatingCommand {
         /// The tournament has rebuys: a stack that reaches zero keeps its seat until
         /// [`SeatingCommand::Eliminate`] or [`SeatingCommand::AddChips`] (000 §16.7).
         rebuys: bool,
+        /// When tables are balanced and who moves (the definition's, on top of its
+        /// profile's: `TournamentDefinition::seating_rules`).
+        balancing: floor_events::profile::SeatingRules,
     },
     /// The tournament is a shootout (issue 37; sent after [`SeatingCommand::Configure`], before
     /// the draw): its tables are never balanced or broken, each table of a round that is not

@@ -19,6 +19,7 @@ use crate::room::Room;
 use crate::table::{Occupant, Seat, Table};
 use chrono::{DateTime, Utc};
 use esrs::Aggregate;
+use floor_events::profile::{Balance, Mover as ProfileMover, SeatingRules};
 use floor_events::seating::{DrawnTable, MoveReason, SeatedEntry, SeatingEvent};
 use floor_events::table::{BustReport, Instruction, Removal, Report, SeatNo, SeatStack, TableInstruction, TableReport};
 use floor_events::{subjects, EntryNo, PlayerId, TournamentId};
@@ -26,6 +27,8 @@ use floor_runtime::encoding::{hex, unhex};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+#[cfg(test)]
+mod chosen_rules;
 mod holds;
 mod joining;
 pub(crate) mod reporting;
@@ -42,7 +45,7 @@ pub struct SeatingAggregate;
 
 /// Names the shape of [`SeatingState`] in snapshots: change it with any change to the state's
 /// fields or their meaning, and old snapshots are ignored (the log is folded instead).
-pub const SNAPSHOT_VERSION: &str = "seating-4";
+pub const SNAPSHOT_VERSION: &str = "seating-5";
 
 /// Where a moving player still plays until the source table lets them go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -140,6 +143,10 @@ pub struct SeatingState {
     /// A shootout's rounds (issue 37); `None` for every other tournament.
     #[serde(default)]
     pub shootout: Option<ShootoutState>,
+    /// The balancing rules the tournament was configured with; `None` in logs stored before a
+    /// tournament could choose, which balanced within one ([`SeatingRules::WITHIN_ONE`]).
+    #[serde(default)]
+    pub balancing: Option<SeatingRules>,
 }
 
 /// A table under hand-for-hand's hold: how many hands it may still deal.
@@ -184,10 +191,17 @@ impl SeatingState {
     }
 
     pub(crate) fn rules(&self) -> Rules {
+        let chosen = self.balancing.unwrap_or(SeatingRules::WITHIN_ONE);
         Rules {
             table_size: usize::from(self.table_size),
-            when: BalanceWhen::DifferenceAboveOne,
-            mover: Mover::DueBigBlind,
+            when: match chosen.balance {
+                Balance::DifferenceAboveOne => BalanceWhen::DifferenceAboveOne,
+                Balance::ThreeShort => BalanceWhen::ThreeShort,
+            },
+            mover: match chosen.mover {
+                ProfileMover::DueBigBlind => Mover::DueBigBlind,
+                ProfileMover::LeastMoved => Mover::LeastMoved,
+            },
             // 003 App. 1 b ii: "V turnaji shootout se toto vyvažování nedělá" (a shootout does
             // no balancing); 004 §4.36.3 likewise.
             shootout: self.shootout.is_some(),
@@ -257,8 +271,9 @@ impl Aggregate for SeatingAggregate {
 
     fn handle_command(state: &SeatingState, command: SeatingCommand) -> Result<Vec<SeatingEvent>, SeatingError> {
         use SeatingCommand::*;
-        if let Configure { tournament_id, table_size, starting_stack, rebuys } = command {
-            let configured = SeatingEvent::SeatingConfigured { tournament_id, table_size, starting_stack, rebuys };
+        if let Configure { tournament_id, table_size, starting_stack, rebuys, balancing } = command {
+            let configured =
+                SeatingEvent::SeatingConfigured { tournament_id, table_size, starting_stack, rebuys, balancing: Some(balancing) };
             return Ok(if state.tournament_id.is_some() { vec![] } else { vec![configured] });
         }
         // A table's reports are answered even for a tournament without seating: the table that
@@ -341,9 +356,10 @@ impl Aggregate for SeatingAggregate {
     fn apply_event(mut state: SeatingState, event: SeatingEvent) -> SeatingState {
         use SeatingEvent::*;
         match event {
-            SeatingConfigured { tournament_id, table_size, starting_stack, rebuys } => {
+            SeatingConfigured { tournament_id, table_size, starting_stack, rebuys, balancing } => {
                 state.tournament_id = Some(tournament_id);
                 state.table_size = table_size;
+                state.balancing = balancing;
                 state.starting_stack = starting_stack;
                 state.rebuys_open = rebuys;
             }

@@ -95,7 +95,13 @@ struct RebuyPeriod {
 fn drawn(entrants: u32, table_size: u8, run_seed: u64, rebuys: bool) -> (TournamentId, Floor, Room) {
     let tournament_id = TournamentId(uuid::Uuid::from_u128(u128::from(run_seed)));
     let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
-    floor.run(C::Configure { tournament_id, table_size, starting_stack: STACK, rebuys });
+    floor.run(C::Configure {
+        tournament_id,
+        table_size,
+        starting_stack: STACK,
+        rebuys,
+        balancing: floor_events::profile::SeatingRules::WITHIN_ONE,
+    });
     let draw_seed = seed(run_seed);
     floor.run(C::CommitDraw { commitment: commitment(&draw_seed) });
     // As the policy sends them: registrations gathered into pools.
@@ -238,7 +244,13 @@ fn a_draw_of_five_hundred_tables_is_stored_in_parts() {
 fn a_late_entry_between_draw_parts_opens_a_table_past_the_draw() {
     let tournament_id = TournamentId(uuid::Uuid::from_u128(3));
     let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
-    floor.run(C::Configure { tournament_id, table_size: 2, starting_stack: STACK, rebuys: false });
+    floor.run(C::Configure {
+        tournament_id,
+        table_size: 2,
+        starting_stack: STACK,
+        rebuys: false,
+        balancing: floor_events::profile::SeatingRules::WITHIN_ONE,
+    });
     for e in 1..=300 {
         floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap() });
     }
@@ -263,7 +275,13 @@ fn entries(numbers: std::ops::RangeInclusive<u32>) -> Vec<(EntryNo, PlayerId)> {
 #[test]
 fn a_replayed_pool_adds_no_one_who_joined_before_even_after_they_left() {
     let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
-    floor.run(C::Configure { tournament_id: TournamentId(uuid::Uuid::from_u128(4)), table_size: 9, starting_stack: STACK, rebuys: false });
+    floor.run(C::Configure {
+        tournament_id: TournamentId(uuid::Uuid::from_u128(4)),
+        table_size: 9,
+        starting_stack: STACK,
+        rebuys: false,
+        balancing: floor_events::profile::SeatingRules::WITHIN_ONE,
+    });
     assert_eq!(floor.run(C::JoinPool { entries: entries(1..=3) }).len(), 3, "one commit, three entries");
     floor.run(C::Leave { entry: EntryNo(2) });
     let replayed = floor.run(C::JoinPool { entries: entries(2..=5) });
@@ -319,7 +337,13 @@ fn during_the_rebuy_period_a_stack_at_zero_keeps_its_seat_until_it_rebuys_or_is_
 fn only_an_entry_at_zero_can_be_eliminated_by_command() {
     let tournament_id = TournamentId(uuid::Uuid::nil());
     let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
-    floor.run(C::Configure { tournament_id, table_size: 9, starting_stack: STACK, rebuys: true });
+    floor.run(C::Configure {
+        tournament_id,
+        table_size: 9,
+        starting_stack: STACK,
+        rebuys: true,
+        balancing: floor_events::profile::SeatingRules::WITHIN_ONE,
+    });
     for e in 1..=3 {
         floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap() });
     }
@@ -346,7 +370,13 @@ fn replaying_the_log_rebuilds_the_room() {
 fn the_draw_reveals_the_seed_it_committed_to() {
     let tournament_id = TournamentId(uuid::Uuid::nil());
     let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
-    floor.run(C::Configure { tournament_id, table_size: 9, starting_stack: STACK, rebuys: false });
+    floor.run(C::Configure {
+        tournament_id,
+        table_size: 9,
+        starting_stack: STACK,
+        rebuys: false,
+        balancing: floor_events::profile::SeatingRules::WITHIN_ONE,
+    });
     floor.run(C::CommitDraw { commitment: commitment(&seed(1)) });
     for e in 1..=3 {
         floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap() });
@@ -368,7 +398,13 @@ fn the_draw_reveals_the_seed_it_committed_to() {
 fn a_report_that_does_not_fit_is_recorded_and_changes_nothing() {
     let tournament_id = TournamentId(uuid::Uuid::nil());
     let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
-    floor.run(C::Configure { tournament_id, table_size: 9, starting_stack: STACK, rebuys: false });
+    floor.run(C::Configure {
+        tournament_id,
+        table_size: 9,
+        starting_stack: STACK,
+        rebuys: false,
+        balancing: floor_events::profile::SeatingRules::WITHIN_ONE,
+    });
     for e in 1..=3 {
         floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap() });
     }
@@ -459,7 +495,13 @@ proptest! {
 fn six_at_two_tables(n: u8) -> (TournamentId, Floor, Room) {
     let tournament_id = TournamentId(uuid::Uuid::from_u128(u128::from(n)));
     let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
-    floor.run(C::Configure { tournament_id, table_size: 3, starting_stack: STACK, rebuys: false });
+    floor.run(C::Configure {
+        tournament_id,
+        table_size: 3,
+        starting_stack: STACK,
+        rebuys: false,
+        balancing: floor_events::profile::SeatingRules::WITHIN_ONE,
+    });
     let draw_seed = seed(u64::from(n));
     floor.run(C::CommitDraw { commitment: commitment(&draw_seed) });
     let entries: Vec<(EntryNo, PlayerId)> = (1..=6).map(|e| (EntryNo(e), PlayerId::parse(&format!("p{e}")).unwrap())).collect();

@@ -23,7 +23,13 @@ impl Floor {
     fn started(entrants: u32, table_size: u8) -> Self {
         let mut floor = Floor { state: SeatingState::default(), log: Vec::new(), reports: 0 };
         let tournament_id = TournamentId(uuid::Uuid::nil());
-        floor.run(C::Configure { tournament_id, table_size, starting_stack: STACK, rebuys: false });
+        floor.run(C::Configure {
+            tournament_id,
+            table_size,
+            starting_stack: STACK,
+            rebuys: false,
+            balancing: floor_events::profile::SeatingRules::WITHIN_ONE,
+        });
         for e in 1..=entrants {
             floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap() });
         }

@@ -86,6 +86,7 @@ pub fn react_to_tournament(tournament: TournamentId, event: &TournamentEvent, ke
                 table_size: created.definition.table_size,
                 starting_stack: created.definition.starting_stack,
                 rebuys: created.definition.rebuy.is_some(),
+                balancing: created.definition.seating_rules(),
             };
             let mut commands = vec![(id("configure".into()), configure)];
             // A shootout's tables are never balanced or broken (issue 37).

@@ -24,7 +24,13 @@ fn round_seed(round: u32) -> Seed {
 fn drawn_shootout(entrants: u32, table_size: u8, terms: ShootoutTerms, run_seed: u64) -> (TournamentId, Floor, Room) {
     let tournament_id = TournamentId(uuid::Uuid::from_u128(u128::from(run_seed) + 1_000));
     let mut floor = Floor { state: SeatingState::default(), log: Vec::new() };
-    floor.run(C::Configure { tournament_id, table_size, starting_stack: STACK, rebuys: false });
+    floor.run(C::Configure {
+        tournament_id,
+        table_size,
+        starting_stack: STACK,
+        rebuys: false,
+        balancing: floor_events::profile::SeatingRules::WITHIN_ONE,
+    });
     floor.run(C::ConfigureShootout { terms });
     let draw_seed = seed(run_seed);
     floor.run(C::CommitDraw { commitment: commitment(&draw_seed) });
