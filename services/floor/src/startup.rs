@@ -181,6 +181,8 @@ impl Platform {
                 }
             }
         }
+        // The running anchor over the log (issue 42, floor_runtime::store::anchor).
+        tracker.spawn(floor_runtime::store::anchor::run(backbone.clone(), shutdown.clone()));
         Ok(Self { backbone, embedded, http, shutdown, tracker })
     }
 

@@ -12,6 +12,9 @@
 //!   [`CommandDigest`] in the `Floor-Command-Digest` header, so the aggregate host can tell an
 //!   honest retry (same id, same request) from a command id reused for another request, after a
 //!   restart or a snapshot as well (the header is read back with the commit, never held apart).
+//! - Tamper evidence (issue 42): each commit carries the hash of its aggregate's previous commit
+//!   in the `Floor-Prev-Hash` header ([`chain`]), so each aggregate's commits form a chain that
+//!   `floor audit` verifies.
 //!
 //! [`EsrsStore`] puts the same store behind esrs's `EventStore` trait for code that wants esrs's
 //! `AggregateManager`; Floor's services use [`crate::host::AggregateHost`], which keeps state in
@@ -186,6 +189,7 @@ pub struct Appended {
 pub struct JetStreamStore {
     jetstream: Context,
     stream: Stream,
+    heads: std::sync::Arc<chain::Heads>,
 }
 
 fn unavailable<E>(e: E) -> StoreError
@@ -210,7 +214,7 @@ fn digest_of(headers: Option<&HeaderMap>) -> Option<CommandDigest> {
 impl JetStreamStore {
     /// A store on the backbone's event stream.
     pub fn new(backbone: &Backbone) -> Self {
-        Self { jetstream: backbone.jetstream.clone(), stream: backbone.events.clone() }
+        Self { jetstream: backbone.jetstream.clone(), stream: backbone.events.clone(), heads: std::sync::Arc::default() }
     }
 
     /// The stream sequence of the last commit on `subject`, or 0 when it has none.
@@ -329,11 +333,15 @@ impl JetStreamStore {
         expected_last: u64,
         events: &[E],
     ) -> Result<Appended, StoreError> {
+        let body = record::encode_commit(events);
+        let previous = self.previous_hash(subject, expected_last).await?;
+        let hash = chain::commit_hash(subject, &previous, &body);
         let mut message = PublishMessage::build()
-            .payload(record::encode_commit(events).into())
+            .payload(body.into())
             .message_id(command_id.to_string())
             .expected_last_subject_sequence(expected_last)
-            .header(subjects::SCHEMA_HEADER, record::CURRENT_VERSION.to_string().as_str());
+            .header(subjects::SCHEMA_HEADER, record::CURRENT_VERSION.to_string().as_str())
+            .header(chain::PREVIOUS_HASH_HEADER, previous.as_str());
         if let Some(digest) = digest {
             message = message.header(COMMAND_DIGEST_HEADER, digest.to_hex().as_str());
         }
@@ -343,10 +351,43 @@ impl JetStreamStore {
         };
         let ack = self.jetstream.send_publish(subject.to_owned(), message).await.map_err(|e| classify(e.kind(), e))?;
         let ack = ack.await.map_err(|e| classify(e.kind(), e))?;
+        if !ack.duplicate {
+            self.heads.set(subject, ack.sequence, hash);
+        }
         Ok(Appended { sequence: ack.sequence, duplicate: ack.duplicate })
+    }
+
+    /// The hash of the commit at `expected_last` on `subject` ([`chain::GENESIS`] for 0): the
+    /// head this store appended, or the commit read back (after a restart, or another
+    /// writer's commit). When the commit is not there, or is not on `subject`, the append is
+    /// refused by the server's expected-sequence check whatever it carries: [`chain::GENESIS`].
+    ///
+    /// # Errors
+    /// `Unavailable`.
+    async fn previous_hash(&self, subject: &str, expected_last: u64) -> Result<String, StoreError> {
+        if expected_last == 0 {
+            return Ok(chain::GENESIS.to_owned());
+        }
+        if let Some(hash) = self.heads.get(subject, expected_last) {
+            return Ok(hash);
+        }
+        let message = match self.stream.direct_get(expected_last).await {
+            Ok(message) => message,
+            Err(e) if e.kind() == DirectGetErrorKind::NotFound => return Ok(chain::GENESIS.to_owned()),
+            Err(e) => return Err(unavailable(e)),
+        };
+        if message.subject.as_str() != subject {
+            return Ok(chain::GENESIS.to_owned());
+        }
+        let carried = message.headers.get(chain::PREVIOUS_HASH_HEADER).map_or("", |v| v.as_str());
+        let hash = chain::commit_hash(subject, carried, &message.payload);
+        self.heads.set(subject, expected_last, hash.clone());
+        Ok(hash)
     }
 }
 
+pub mod anchor;
+pub mod chain;
 mod esrs_store;
 pub use esrs_store::EsrsStore;
 
