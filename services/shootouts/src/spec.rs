@@ -481,3 +481,24 @@ proptest! {
         }
     }
 }
+
+/// 003 App. 1 b ii: "Pozdní registrace na turnaje typu shootout nejsou možné" (no late
+/// registration for shootouts); 004 §4.36.3's shootouts have no rebuys either: a definition
+/// with either is refused at creation, naming the shootout section.
+#[test]
+fn a_shootout_with_late_registration_or_rebuys_is_refused() {
+    let base = definition(Some(terms(1)), 9);
+    assert_eq!(base.validate(), Ok(()));
+    let start = match base.start {
+        floor_events::tournament::Start::At(at) => at,
+        _ => unreachable!("the example is scheduled"),
+    };
+    let late = TournamentDefinition { late_registration_until: Some(start + Duration::hours(1)), ..base.clone() };
+    assert_eq!(late.validate().map_err(|e| (e.code, e.field)), Err((codes::INVALID_DEFINITION, "shootout")));
+    let rebuy: floor_events::tournament::RebuyTerms = serde_json::from_value(serde_json::json!({
+        "price": {"amount": 1_000, "currency": "EUR"}, "fee": {"amount": 0, "currency": "EUR"}, "chips": 1_000, "max_per_entry": 1
+    }))
+    .unwrap();
+    let rebuys = TournamentDefinition { rebuy: Some(rebuy), ..base };
+    assert_eq!(rebuys.validate().map_err(|e| e.field), Err("shootout"));
+}
