@@ -333,6 +333,7 @@ impl floor_runtime::DomainError for RegistrationError {
             UnknownTarget(_) | UnknownDay2(_) => codes::UNKNOWN_TARGET,
             TargetNotOpen(..) | Day2NotOpen(..) => codes::TARGET_NOT_OPEN,
             SeatValueMismatch { .. } => codes::SEAT_VALUE_MISMATCH,
+            StepDoesNotRise { .. } => codes::SATELLITE_COSTS_TOO_MUCH,
             TicketValueMismatch { .. } => codes::TICKET_VALUE_MISMATCH,
             TicketSpent(_) => codes::TICKET_SPENT,
             NoEqualPrize | BadSurvivors(_) => codes::INVALID_FIELD,
@@ -356,7 +357,6 @@ pub enum EntryStatus {
 pub struct Entry {
     /// Whose.
     pub player: PlayerId,
-            StepDoesNotRise { .. } => codes::SATELLITE_COSTS_TOO_MUCH,
     /// Where it stands.
     pub status: EntryStatus,
     /// What it paid.
