@@ -72,6 +72,7 @@ bench: tools
 	FLOOR_LOG=warn,floor_abort=info target/release/floor sim --entrants 250000 --cancel-at 250000 --seed 7
 	tests/bench/bounties-vs-freezeout --write docs/benchmarks.md
 	tests/bench/formats-vs-freezeout --write docs/benchmarks.md
+	$(CARGO) run --release -p floor-tests --bin lottery-bench -- --write docs/benchmarks.md
 	$(MAKE) soak SOAK_RUNS=1 SOAK_MINUTES=30
 
 ## Kill any service, many times, in a 10,000-player rebuy tournament (issue 18): every service in
