@@ -352,3 +352,7 @@ pub const LOTTERY_PAYS_MORE_THAN_IN: &str = "lottery_pays_more_than_in";
 pub const TICKET_WRONG_TOURNAMENT: &str = "ticket_wrong_tournament";
 /// The ticket is void: its seat was passed down to the next finisher of its satellite.
 pub const TICKET_PASSED_DOWN: &str = "ticket_passed_down";
+/// The ticket's expiry has come: it can no longer be spent or converted.
+pub const TICKET_EXPIRED: &str = "ticket_expired";
+/// The ticket cannot be converted to cash: its satellite does not allow it, or it is not held.
+pub const TICKET_NOT_CONVERTIBLE: &str = "ticket_not_convertible";

@@ -315,6 +315,8 @@ pub fn services() -> Vec<ServiceInfo> {
                     VerbInfo::of(SPEND_TICKET, "commands/satellites_spend_ticket.json", "replies/satellites_ticket.json"),
                     VerbInfo::of(TICKETS, "commands/satellites_tickets.json", "replies/satellites_tickets.json"),
                     VerbInfo::of(SATELLITE, "commands/satellites_satellite.json", "replies/satellites_satellite.json"),
+                    VerbInfo::of(CONVERT_TICKET, "commands/satellites_convert_ticket.json", "replies/satellites_ticket.json"),
+                    VerbInfo::of(EXPIRE_TICKETS, "commands/satellites_expire_tickets.json", "replies/satellites_tickets.json"),
                 ]
             },
             writes: vec![AggregateInfo::of::<satellites::SatelliteEvent>(

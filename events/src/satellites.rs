@@ -48,6 +48,12 @@ pub mod verbs {
     pub const TICKETS: Verb<TicketsOf, Vec<TicketView>> = Verb::new(service::SATELLITES, "tickets");
     /// One satellite: its target, seats and every ticket it issued.
     pub const SATELLITE: Verb<SatelliteOf, SatelliteView> = Verb::new(service::SATELLITES, "satellite");
+    /// A player converts a ticket to cash at its value, where the satellite allows it (004
+    /// §4.36.4: the win is an amount, freely usable).
+    pub const CONVERT_TICKET: Verb<ConvertTicket, TicketView> = Verb::new(service::SATELLITES, "convert_ticket");
+    /// The operator records a satellite's tickets expired as of a time it gives (not the
+    /// clock): every ticket held whose expiry has come.
+    pub const EXPIRE_TICKETS: Verb<ExpireTickets, Vec<TicketView>> = Verb::new(service::SATELLITES, "expire_tickets");
 }
 
 /// The satellite section of a tournament definition: the tournament's prize is entries into
@@ -74,6 +80,35 @@ pub struct SatelliteTerms {
     /// (not only its target).
     #[serde(default)]
     pub any_of_same_value: bool,
+    /// Days a ticket stays valid after it is issued: then it cannot be spent
+    /// (`ticket_expired`), and the operator records it expired (`expire_tickets`, with the time
+    /// as of which). `None`: it never expires.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ticket_valid_days: Option<u32>,
+    /// Whether the holder may convert a held ticket to cash at its value (`convert_ticket`).
+    /// Always so under the FORTUNA profile (004 §4.36.4: "Sázející může Výhru použít dle jeho
+    /// uvážení, není vázána pouze na vstup do dalšího turnaje", the win is the player's to use,
+    /// not bound to the target), whatever this says.
+    #[serde(default)]
+    pub convertible: bool,
+    /// What the target's cancellation gives the tickets won for it: back in kind (default), or
+    /// cash at their value.
+    #[serde(default)]
+    pub if_target_cancelled: IfTargetCancelled,
+}
+
+/// What a target's cancellation gives the tickets and seats won for it (issue 36). None of the
+/// rulebooks says (002 T-8.4 is silent; the spec's default is the ticket back, not cash).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum IfTargetCancelled {
+    /// Refunded in kind: a seat's entry refunded gives its ticket back, held, to spend on a
+    /// tournament it may pay.
+    #[default]
+    TicketBack,
+    /// Refunded as cash: every ticket of the target not spent elsewhere (back from the target's
+    /// refunds, or held) is converted to cash at its value (`ticket_converted`).
+    Cash,
 }
 
 /// What becomes of a seat won by a player the target refuses as already registered
@@ -107,7 +142,21 @@ impl SatelliteTerms {
             leftover: Leftover::default(),
             if_registered: IfRegistered::default(),
             any_of_same_value: false,
+            ticket_valid_days: None,
+            convertible: false,
+            if_target_cancelled: IfTargetCancelled::default(),
         }
+    }
+
+    /// When a ticket issued at `at` expires, if it does.
+    pub fn expiry(&self, at: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        self.ticket_valid_days.and_then(|days| at.checked_add_signed(chrono::Duration::days(i64::from(days))))
+    }
+
+    /// The terms as a satellite of `profile` applies them: the FORTUNA profile always lets a
+    /// ticket be converted to cash (004 §4.36.4).
+    pub fn under(self, profile: crate::RuleProfile) -> Self {
+        Self { convertible: self.convertible || profile == crate::RuleProfile::FortunaCz2024, ..self }
     }
 }
 
@@ -198,6 +247,33 @@ pub struct SpendTicket {
     pub tournament_id: TournamentId,
 }
 
+/// Convert a held ticket to cash at its value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConvertTicket {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The ticket.
+    pub ticket: TicketRef,
+    /// Its holder.
+    pub player: PlayerId,
+}
+
+/// Record a satellite's tickets expired as of `as_of`: every ticket held whose expiry is at or
+/// before it. The time is the operator's, given here, not the service's clock.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExpireTickets {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The satellite.
+    pub tournament_id: TournamentId,
+    /// As of when.
+    pub as_of: DateTime<Utc>,
+}
+
 /// A player's tickets.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -227,6 +303,11 @@ pub enum TicketState {
     /// Void: its winner was already registered in the target and the seat passed down to the
     /// next finisher, who holds a new ticket (`passed_to`). Final.
     PassedDown,
+    /// Expired unspent: its expiry came while it was held. Final.
+    Expired,
+    /// Converted to cash at its value (the holder's choice where allowed, or the target's
+    /// cancellation under `if_target_cancelled = "cash"`). Final.
+    Converted,
 }
 
 /// A ticket as the satellites service shows it.
@@ -254,6 +335,52 @@ pub struct TicketView {
     /// The ticket whose seat was passed down to this one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub passed_from: Option<TicketRef>,
+    /// When it expires, if it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<DateTime<Utc>>,
+}
+
+/// Where a satellite's tickets' value stands (issue 36): what was issued (the seat prizes its
+/// books paid) against where each ticket is. `issued − void = held + spending + spent +
+/// converted + expired`, to the cent ([`TicketLedger::balanced`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TicketLedger {
+    /// Every ticket issued, a seat passed down's new ticket included.
+    pub issued: u64,
+    /// Void: seats passed down (their value went with the new ticket).
+    pub void: u64,
+    /// Held by their players.
+    pub held: u64,
+    /// Being spent.
+    pub spending: u64,
+    /// Spent: entries paid.
+    pub spent: u64,
+    /// Converted to cash (paid to the holders).
+    pub converted: u64,
+    /// Expired unspent.
+    pub expired: u64,
+}
+
+impl TicketLedger {
+    /// Adds one ticket of `value` in `state`.
+    pub fn add(&mut self, state: TicketState, value: u64) {
+        self.issued = self.issued.saturating_add(value);
+        let line = match state {
+            TicketState::Issued => &mut self.held,
+            TicketState::Spending => &mut self.spending,
+            TicketState::Spent => &mut self.spent,
+            TicketState::PassedDown => &mut self.void,
+            TicketState::Expired => &mut self.expired,
+            TicketState::Converted => &mut self.converted,
+        };
+        *line = line.saturating_add(value);
+    }
+
+    /// Every ticket issued is in exactly one line.
+    pub fn balanced(&self) -> bool {
+        [self.void, self.held, self.spending, self.spent, self.converted, self.expired].iter().try_fold(0u64, |sum, v| sum.checked_add(*v))
+            == Some(self.issued)
+    }
 }
 
 /// One satellite as the satellites service shows it.
@@ -265,6 +392,15 @@ pub struct SatelliteView {
     pub terms: SatelliteTerms,
     /// Every ticket it issued.
     pub tickets: Vec<TicketView>,
+    /// Where the tickets' value stands.
+    #[serde(default)]
+    pub ledger: TicketLedger,
+    /// Its level in its step tree (000 §16.13): links to the top (1: it feeds the top).
+    #[serde(default)]
+    pub level: u32,
+    /// The top of its step tree (its target, for a satellite of the top).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top: Option<TournamentId>,
 }
 
 /// The satellite aggregate's events: `floor.ev.satellite.<satellite tournament id>`.
@@ -285,6 +421,10 @@ pub enum SatelliteEvent {
     TicketRefunded(TicketRefunded),
     /// See [`SeatPassedDown`].
     SeatPassedDown(SeatPassedDown),
+    /// See [`TicketExpired`].
+    TicketExpired(TicketExpired),
+    /// See [`TicketConverted`].
+    TicketConverted(TicketConverted),
 }
 
 crate::tagged::tagged_events!(SatelliteEvent {
@@ -295,6 +435,8 @@ crate::tagged::tagged_events!(SatelliteEvent {
     SeatRefused => "seat_refused",
     TicketRefunded => "ticket_refunded",
     SeatPassedDown => "seat_passed_down",
+    TicketExpired => "ticket_expired",
+    TicketConverted => "ticket_converted",
 });
 
 /// An entry of the satellite won a seat: a ticket worth the seat value, for the target (payouts'
@@ -315,6 +457,9 @@ pub struct TicketIssued {
     pub prize: SatellitePrize,
     /// When.
     pub at: DateTime<Utc>,
+    /// When it expires (the terms' `ticket_valid_days` after `at`), if it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<DateTime<Utc>>,
 }
 
 /// The ticket is being spent on `tournament`: registration was asked to register its holder.
@@ -399,6 +544,46 @@ pub struct SeatPassedDown {
     pub code: String,
     /// Its message.
     pub reason: String,
+    /// When.
+    pub at: DateTime<Utc>,
+}
+
+/// A held ticket's expiry came (`expire_tickets`, as of a time the command gives): it can no
+/// longer be spent. Final.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TicketExpired {
+    /// The ticket.
+    pub ticket: TicketRef,
+    /// Its value, lost to the holder.
+    pub value: Money,
+    /// Its expiry.
+    pub expires: DateTime<Utc>,
+    /// As of when it was recorded (the command's time).
+    pub at: DateTime<Utc>,
+}
+
+/// Why a ticket became cash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ConversionCause {
+    /// Its holder asked (`convert_ticket`), where the satellite allows it.
+    Holder,
+    /// Its target was cancelled and the satellite refunds such tickets as cash.
+    TargetCancelled,
+}
+
+/// A ticket converted to cash at its value: paid to its holder (the satellite's seat prize paid
+/// as an amount instead of an entry, 004 §4.36.4). Final.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TicketConverted {
+    /// The ticket.
+    pub ticket: TicketRef,
+    /// Its holder, paid.
+    pub player: PlayerId,
+    /// The amount paid: the ticket's value.
+    pub value: Money,
+    /// Why.
+    pub cause: ConversionCause,
     /// When.
     pub at: DateTime<Utc>,
 }

@@ -468,6 +468,8 @@ pub fn ticket_line(ticket: &floor_events::satellites::TicketView) -> String {
         TicketState::Spending => "spending",
         TicketState::Spent => "spent",
         TicketState::PassedDown => "passed down",
+        TicketState::Expired => "expired",
+        TicketState::Converted => "converted",
     };
     let mut line = format!("{}  {:<8}  {}  {}  for {}", ticket.ticket, state, ticket.player, ticket.value, ticket.target);
     if let Some((tournament, entry)) = ticket.spent_on {
@@ -689,6 +691,7 @@ mod tests {
             seat_refused: Some("field_full: the field is full".into()),
             passed_to: None,
             passed_from: None,
+            expires: None,
         };
         let line = ticket_line(&ticket);
         assert!(line.starts_with(&format!("{satellite}/7  issued")), "{line}");
@@ -714,6 +717,9 @@ mod tests {
             tournament_id: satellite,
             terms: floor_events::satellites::SatelliteTerms::new(target, Money::new(10_900, Currency::EUR)),
             tickets: vec![spent],
+            ledger: Default::default(),
+            level: 1,
+            top: Some(target),
         };
         let lines = satellite_lines(&view);
         assert_eq!(lines.len(), 5, "{lines:?}");

@@ -81,6 +81,8 @@ const COMMANDS: &[Target] = &[
     target!("commands/satellites_spend_ticket.json", "satellites spend_ticket", request, satellites::SpendTicket),
     target!("commands/satellites_tickets.json", "satellites tickets", request, satellites::TicketsOf),
     target!("commands/satellites_satellite.json", "satellites satellite", request, satellites::SatelliteOf),
+    target!("commands/satellites_convert_ticket.json", "satellites convert_ticket", request, satellites::ConvertTicket),
+    target!("commands/satellites_expire_tickets.json", "satellites expire_tickets", request, satellites::ExpireTickets),
     target!("commands/shootouts_bracket.json", "shootouts bracket", request, shootouts::BracketOf),
     target!("commands/lottery_frequencies.json", "lottery frequencies", request, lottery::FrequenciesOf),
 ];
@@ -325,6 +327,8 @@ near_valid_fuzz! {
     satellites_spend_ticket_requests_never_panic: "commands/satellites_spend_ticket.json";
     satellites_tickets_requests_never_panic: "commands/satellites_tickets.json";
     satellites_satellite_requests_never_panic: "commands/satellites_satellite.json";
+    satellites_convert_ticket_requests_never_panic: "commands/satellites_convert_ticket.json";
+    satellites_expire_tickets_requests_never_panic: "commands/satellites_expire_tickets.json";
     shootouts_bracket_requests_never_panic: "commands/shootouts_bracket.json";
     lottery_frequencies_requests_never_panic: "commands/lottery_frequencies.json";
     tournament_commits_never_panic: "events/tournament_commit.json";

@@ -14,7 +14,28 @@
 //!
 //!   spending ── seat refused, the winner already registered, passed down ──▶ passed_down (void)
 //!                 (and a new ticket issued to the next finisher: (none) ──▶ issued)
+//!
+//!   issued ── expire (as of a time at or after its expiry) ──▶ expired
+//!   issued ── convert (the holder, where allowed; or its target cancelled, `cash`) ──▶ converted
+//!   spent  ── refund by its target's cancellation, `cash` ──▶ (refunded, then) converted
 //! ```
+//!
+//! `passed_down`, `expired` and `converted` are final; every ticket is in exactly one state.
+//!
+//! - **Expiry**: a ticket carries the expiry its satellite's terms give it at its issue
+//!   (`ticket_valid_days`). A spend or a conversion at or after it is refused
+//!   (`ticket_expired`, no event); the ticket is recorded `ticket_expired` only by
+//!   [`SatelliteCommand::Expire`], whose time is the command's (the operator's `as_of`), never
+//!   the clock's. A ticket being spent when its expiry comes is not expired: registration
+//!   answers that spend.
+//! - **Conversion to cash** (004 §4.36.4: "Výhru představuje částka ve výši Buy-inu", the
+//!   win is an amount equal to the buy-in, "Sázející může Výhru použít dle jeho uvážení", the
+//!   player may use it as they wish): a held ticket, by its holder, where the satellite allows
+//!   it (`convertible`, always under the FORTUNA profile), else `ticket_not_convertible`; or
+//!   by the platform when its target is cancelled and the satellite refunds as cash
+//!   (`if_target_cancelled = "cash"`): a refunded entry's ticket is refunded and converted in
+//!   one commit. `ticket_converted` pays its value to the holder: the satellite's seat prize,
+//!   paid as an amount instead of an entry.
 //!
 //! - **Issue** stores a ticket once: a ticket issued again (a replay, a retry) stores nothing.
 //! - **Spend** is refused for an unknown ticket (`unknown_ticket`), another player's
@@ -39,8 +60,8 @@
 use chrono::{DateTime, Utc};
 use esrs::Aggregate;
 use floor_events::satellites::{
-    SatelliteEvent, SatellitePrize, SeatPassedDown, SeatRefused as SeatRefusedEvent, SpendingFailed, TicketIssued, TicketRef,
-    TicketRefunded, TicketSpending, TicketSpent, TicketState, TicketView,
+    ConversionCause, SatelliteEvent, SatellitePrize, SeatPassedDown, SeatRefused as SeatRefusedEvent, SpendingFailed, TicketConverted,
+    TicketExpired, TicketIssued, TicketLedger, TicketRef, TicketRefunded, TicketSpending, TicketSpent, TicketState, TicketView,
 };
 use floor_events::{codes, subjects, CommandId, EntryNo, Money, PlayerId, TournamentId};
 use std::collections::BTreeMap;
@@ -65,6 +86,27 @@ pub enum SatelliteCommand {
         place: u32,
         /// Seat or ticket.
         prize: SatellitePrize,
+        /// When it expires, if it does.
+        expires: Option<DateTime<Utc>>,
+        /// When.
+        at: DateTime<Utc>,
+    },
+    /// Record expired every held ticket whose expiry is at or before `as_of` (the command's
+    /// time, not the clock's).
+    Expire {
+        /// As of when.
+        as_of: DateTime<Utc>,
+    },
+    /// Convert a held ticket to cash at its value.
+    Convert {
+        /// The ticket.
+        ticket: TicketRef,
+        /// Who asks: its holder (`Some`), or the platform for a cancelled target (`None`).
+        holder: Option<PlayerId>,
+        /// Why.
+        cause: ConversionCause,
+        /// Whether the satellite lets a holder convert (its terms under its profile).
+        allowed: bool,
         /// When.
         at: DateTime<Utc>,
     },
@@ -127,6 +169,9 @@ pub enum SatelliteCommand {
         ticket: TicketRef,
         /// The tournament that refunded it.
         tournament: TournamentId,
+        /// The refund is the target's cancellation and the satellite refunds as cash: the
+        /// ticket comes back converted.
+        cash: bool,
         /// When.
         at: DateTime<Utc>,
     },
@@ -167,6 +212,12 @@ pub enum SatelliteError {
         /// Its target.
         target: TournamentId,
     },
+    /// The ticket's expiry has come.
+    #[error("ticket {0} expired at {1}")]
+    Expired(TicketRef, DateTime<Utc>),
+    /// The ticket cannot be converted: not allowed, or not held.
+    #[error("ticket {0} cannot be converted to cash: {1}")]
+    NotConvertible(TicketRef, &'static str),
 }
 
 impl floor_runtime::DomainError for SatelliteError {
@@ -177,6 +228,8 @@ impl floor_runtime::DomainError for SatelliteError {
             Self::Spent(..) => codes::TICKET_SPENT,
             Self::PassedDown(..) => codes::TICKET_PASSED_DOWN,
             Self::WrongTournament { .. } => codes::TICKET_WRONG_TOURNAMENT,
+            Self::Expired(..) => codes::TICKET_EXPIRED,
+            Self::NotConvertible(..) => codes::TICKET_NOT_CONVERTIBLE,
         }
     }
 }
@@ -208,6 +261,9 @@ pub struct Ticket {
     /// The ticket whose seat passed down to this one.
     #[serde(default)]
     pub passed_from: Option<TicketRef>,
+    /// When it expires, if it does.
+    #[serde(default)]
+    pub expires: Option<DateTime<Utc>>,
 }
 
 impl Ticket {
@@ -223,7 +279,13 @@ impl Ticket {
             seat_refused: self.seat_refused.clone(),
             passed_to: self.passed_to,
             passed_from: self.passed_from,
+            expires: self.expires,
         }
+    }
+
+    /// Whether its expiry has come at `at`.
+    pub fn expired_at(&self, at: DateTime<Utc>) -> bool {
+        self.expires.is_some_and(|expires| at >= expires)
     }
 
     /// A ticket as issued.
@@ -240,6 +302,7 @@ impl Ticket {
             seat_refused: None,
             passed_to: None,
             passed_from: None,
+            expires: e.expires,
         }
     }
 
@@ -278,6 +341,14 @@ impl Ticket {
                 self.passed_to = Some(e.to);
                 self.seat_refused = Some(format!("{}: {}", e.code, e.reason));
             }
+            SatelliteEvent::TicketExpired(_) => {
+                self.state = TicketState::Expired;
+                self.spending = None;
+            }
+            SatelliteEvent::TicketConverted(_) => {
+                self.state = TicketState::Converted;
+                self.spending = None;
+            }
         }
     }
 }
@@ -292,6 +363,8 @@ pub fn ticket_of(event: &SatelliteEvent) -> TicketRef {
         SatelliteEvent::SeatRefused(e) => e.ticket,
         SatelliteEvent::TicketRefunded(e) => e.ticket,
         SatelliteEvent::SeatPassedDown(e) => e.ticket,
+        SatelliteEvent::TicketExpired(e) => e.ticket,
+        SatelliteEvent::TicketConverted(e) => e.ticket,
     }
 }
 
@@ -356,6 +429,15 @@ impl SatelliteState {
         self.tickets.get(&ticket).map(|t| t.view(ticket))
     }
 
+    /// Where the tickets' value stands.
+    pub fn ledger(&self) -> TicketLedger {
+        let mut ledger = TicketLedger::default();
+        for t in self.tickets.values() {
+            ledger.add(t.state, t.value.amount);
+        }
+        ledger
+    }
+
     /// The ticket, or `unknown_ticket`.
     fn ticket(&self, ticket: TicketRef) -> Result<&Ticket, SatelliteError> {
         self.tickets.get(&ticket).ok_or(SatelliteError::UnknownTicket(ticket))
@@ -378,11 +460,45 @@ impl Aggregate for SatelliteAggregate {
     fn handle_command(state: &SatelliteState, command: SatelliteCommand) -> Result<Vec<SatelliteEvent>, SatelliteError> {
         use SatelliteCommand::*;
         match command {
-            Issue { ticket, player, value, target, place, prize, at } => Ok(if state.tickets.contains_key(&ticket) {
+            Issue { ticket, player, value, target, place, prize, expires, at } => Ok(if state.tickets.contains_key(&ticket) {
                 vec![]
             } else {
-                vec![SatelliteEvent::TicketIssued(TicketIssued { ticket, player, value, target, place, prize, at })]
+                vec![SatelliteEvent::TicketIssued(TicketIssued { ticket, player, value, target, place, prize, at, expires })]
             }),
+            Expire { as_of } => Ok(state
+                .tickets
+                .iter()
+                .filter(|(_, t)| t.state == TicketState::Issued && t.expired_at(as_of))
+                .filter_map(|(r, t)| {
+                    let expires = t.expires?;
+                    Some(SatelliteEvent::TicketExpired(TicketExpired { ticket: *r, value: t.value, expires, at: as_of }))
+                })
+                .collect()),
+            Convert { ticket, holder, cause, allowed, at } => {
+                let t = state.ticket(ticket)?;
+                if holder.as_ref().is_some_and(|h| *h != t.player) {
+                    return Err(SatelliteError::NotYours(ticket));
+                }
+                // The platform's conversion of a cancelled target's ticket: once, only held and
+                // not past its expiry (it was worth nothing more then).
+                if holder.is_none() && (t.state != TicketState::Issued || t.expired_at(at)) {
+                    return Ok(vec![]);
+                }
+                match t.state {
+                    TicketState::Issued => {}
+                    TicketState::Spending | TicketState::Spent => return Err(SatelliteError::NotConvertible(ticket, "it paid an entry")),
+                    TicketState::PassedDown => return Err(SatelliteError::PassedDown(ticket, t.passed_to.unwrap_or(ticket))),
+                    TicketState::Expired => return Err(SatelliteError::Expired(ticket, t.expires.unwrap_or(at))),
+                    TicketState::Converted => return Err(SatelliteError::NotConvertible(ticket, "it is converted already")),
+                }
+                if holder.is_some() && !allowed {
+                    return Err(SatelliteError::NotConvertible(ticket, "its satellite does not allow it"));
+                }
+                if let (Some(_), Some(expires)) = (&holder, t.expires.filter(|_| t.expired_at(at))) {
+                    return Err(SatelliteError::Expired(ticket, expires));
+                }
+                Ok(vec![SatelliteEvent::TicketConverted(TicketConverted { ticket, player: t.player.clone(), value: t.value, cause, at })])
+            }
             Spend { ticket, player, tournament, command_id, any_of_same_value, at } => {
                 let t = state.ticket(ticket)?;
                 if t.player != player {
@@ -393,6 +509,11 @@ impl Aggregate for SatelliteAggregate {
                     TicketState::Spending => return Err(SatelliteError::Spent(ticket, "being spent")),
                     TicketState::Spent => return Err(SatelliteError::Spent(ticket, "spent")),
                     TicketState::PassedDown => return Err(SatelliteError::PassedDown(ticket, t.passed_to.unwrap_or(ticket))),
+                    TicketState::Expired => return Err(SatelliteError::Expired(ticket, t.expires.unwrap_or(at))),
+                    TicketState::Converted => return Err(SatelliteError::Spent(ticket, "converted to cash")),
+                }
+                if let Some(expires) = t.expires.filter(|_| t.expired_at(at)) {
+                    return Err(SatelliteError::Expired(ticket, expires));
                 }
                 if tournament != t.target && !any_of_same_value {
                     return Err(SatelliteError::WrongTournament { ticket, target: t.target });
@@ -431,6 +552,7 @@ impl Aggregate for SatelliteAggregate {
                                 place: next.place,
                                 prize: SatellitePrize::Seat,
                                 at,
+                                expires: won.expires,
                             }),
                             SatelliteEvent::SeatPassedDown(SeatPassedDown {
                                 ticket,
@@ -445,14 +567,28 @@ impl Aggregate for SatelliteAggregate {
                     }
                 })
             }
-            Refund { ticket, tournament, at } => {
+            Refund { ticket, tournament, cash, at } => {
                 let t = state.ticket(ticket)?;
                 let paid_there = match t.state {
                     TicketState::Spent => t.spent_on.is_some_and(|(on, _)| on == tournament),
                     TicketState::Spending => t.spending.is_some_and(|(on, _)| on == tournament),
-                    TicketState::Issued | TicketState::PassedDown => false,
+                    TicketState::Issued | TicketState::PassedDown | TicketState::Expired | TicketState::Converted => false,
                 };
-                Ok(if paid_there { vec![SatelliteEvent::TicketRefunded(TicketRefunded { ticket, tournament, at })] } else { vec![] })
+                if !paid_there {
+                    return Ok(vec![]);
+                }
+                let mut events = vec![SatelliteEvent::TicketRefunded(TicketRefunded { ticket, tournament, at })];
+                if cash {
+                    let cause = ConversionCause::TargetCancelled;
+                    events.push(SatelliteEvent::TicketConverted(TicketConverted {
+                        ticket,
+                        player: t.player.clone(),
+                        value: t.value,
+                        cause,
+                        at,
+                    }));
+                }
+                Ok(events)
             }
         }
     }

@@ -31,7 +31,9 @@ use chrono::{DateTime, Utc};
 use floor_events::commit::Events;
 use floor_events::payouts::PayoutEvent;
 use floor_events::registration::TournamentEvent;
-use floor_events::satellites::{IfRegistered, SatelliteEvent, SatellitePrize, SatelliteTerms, TicketRef};
+use floor_events::satellites::{
+    ConversionCause, IfRegistered, IfTargetCancelled, SatelliteEvent, SatellitePrize, SatelliteTerms, TicketRef,
+};
 use floor_events::{CommandId, EntryNo, TournamentId};
 use floor_runtime::policy::Stored;
 use serde::{Deserialize, Serialize};
@@ -56,6 +58,12 @@ pub struct Policy {
 /// The command id of a ticket's issue: one per satellite entry.
 pub fn issue_id(satellite: TournamentId, entry: EntryNo) -> CommandId {
     CommandId::derived(&format!("satellites-issue:{satellite}:{}", entry.0))
+}
+
+/// The command id of the platform's conversion of a ticket whose target was cancelled: one per
+/// ticket.
+pub fn convert_id(ticket: TicketRef) -> CommandId {
+    CommandId::derived(&format!("satellites-convert-cancelled:{ticket}"))
 }
 
 /// The command id of a refund: one per refunded entry.
@@ -90,7 +98,7 @@ impl Policy {
             match e {
                 TournamentEvent::TournamentCreated(created) => {
                     if let Some(terms) = created.definition.satellite {
-                        self.satellites.insert(t, terms);
+                        self.satellites.insert(t, terms.under(created.definition.profile));
                     }
                 }
                 TournamentEvent::EntryRegistered(registered) => {
@@ -98,10 +106,14 @@ impl Policy {
                         self.paid_by_ticket.insert((t, registered.entry), ticket);
                     }
                 }
-                TournamentEvent::EntryUnregistered(unregistered) => orders.extend(self.refund(t, unregistered.entry, unregistered.at)),
+                TournamentEvent::EntryUnregistered(unregistered) => {
+                    orders.extend(self.refund(t, unregistered.entry, false, unregistered.at))
+                }
+                // The target cancelled: each entry paid by a ticket is refunded in kind, or as
+                // cash where the ticket's satellite says so (`if_target_cancelled`).
                 TournamentEvent::TournamentCancelled(cancelled) => {
                     for refund in &cancelled.refunds {
-                        orders.extend(self.refund(t, refund.entry, cancelled.at));
+                        orders.extend(self.refund(t, refund.entry, true, cancelled.at));
                     }
                 }
                 // Over: its entries are refunded no more, and forgotten.
@@ -112,9 +124,15 @@ impl Policy {
         orders
     }
 
-    fn refund(&mut self, t: TournamentId, entry: EntryNo, at: DateTime<Utc>) -> Option<Order> {
+    fn refund(&mut self, t: TournamentId, entry: EntryNo, cancelled: bool, at: DateTime<Utc>) -> Option<Order> {
         let ticket = self.paid_by_ticket.remove(&(t, entry))?;
-        Some((ticket.satellite, refund_id(t, entry), SatelliteCommand::Refund { ticket, tournament: t, at }))
+        let cash = cancelled && self.cash_if_cancelled(ticket.satellite);
+        Some((ticket.satellite, refund_id(t, entry), SatelliteCommand::Refund { ticket, tournament: t, cash, at }))
+    }
+
+    /// Whether `satellite` refunds its tickets as cash when their target is cancelled.
+    pub fn cash_if_cancelled(&self, satellite: TournamentId) -> bool {
+        self.terms(satellite).is_some_and(|terms| terms.if_target_cancelled == IfTargetCancelled::Cash)
     }
 
     /// Payouts' events of tournament `t`, stored at `at`: a seat won is a ticket.
@@ -144,6 +162,7 @@ impl Policy {
                         target: terms.target,
                         place: award.place,
                         prize: terms.prize,
+                        expires: terms.expiry(at),
                         at,
                     },
                 ));
@@ -175,6 +194,7 @@ impl Policy {
                         target: issued.target,
                         place: issued.place,
                         prize: SatellitePrize::Seat,
+                        expires: issued.expires,
                         at: issued.at,
                     },
                 )
@@ -193,6 +213,60 @@ pub struct Memory {
     pub views: Views,
 }
 
+impl Memory {
+    /// The target `t` cancelled: every ticket held for it, of a satellite that refunds as
+    /// cash, is converted (the tickets that paid an entry come back converted with the refund).
+    fn held_for_cancelled(&self, t: TournamentId, at: DateTime<Utc>) -> Vec<Order> {
+        self.views
+            .held_for(t)
+            .into_iter()
+            .filter(|ticket| self.policy.cash_if_cancelled(ticket.satellite))
+            .map(|ticket| (ticket.satellite, convert_id(ticket), cancelled_conversion(ticket, at)))
+            .collect()
+    }
+
+    /// A seat won for a target already cancelled stays a ticket (`seat_refused` with
+    /// `tournament_cancelled`): converted where the satellite refunds as cash.
+    fn refused_by_cancelled(&self, satellite: TournamentId, events: &[SatelliteEvent]) -> Vec<Order> {
+        if !self.policy.cash_if_cancelled(satellite) {
+            return vec![];
+        }
+        events
+            .iter()
+            .filter_map(|e| match e {
+                SatelliteEvent::SeatRefused(r) if r.code == floor_events::codes::TOURNAMENT_CANCELLED => {
+                    Some((satellite, convert_id(r.ticket), cancelled_conversion(r.ticket, r.at)))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+impl Memory {
+    /// [`Memory::held_for_cancelled`] for `t`'s events, as `react` calls it.
+    pub(crate) fn on_cancelled_for_test(&self, t: TournamentId, events: &[TournamentEvent]) -> Vec<Order> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                TournamentEvent::TournamentCancelled(c) => Some(self.held_for_cancelled(t, c.at)),
+                _ => None,
+            })
+            .flatten()
+            .collect()
+    }
+
+    /// [`Memory::refused_by_cancelled`], as `react` calls it.
+    pub(crate) fn refused_for_test(&self, satellite: TournamentId, events: &[SatelliteEvent]) -> Vec<Order> {
+        self.refused_by_cancelled(satellite, events)
+    }
+}
+
+fn cancelled_conversion(ticket: TicketRef, at: DateTime<Utc>) -> SatelliteCommand {
+    SatelliteCommand::Convert { ticket, holder: None, cause: ConversionCause::TargetCancelled, allowed: true, at }
+}
+
 impl floor_runtime::policy::Policy for Memory {
     type Order = Order;
 
@@ -202,12 +276,20 @@ impl floor_runtime::policy::Policy for Memory {
         match &decoded.events {
             Events::Tournament(e) => {
                 self.views.apply_tournament(t, e);
-                self.policy.on_tournament(t, e)
+                let mut orders = self.policy.on_tournament(t, e);
+                if let Some(TournamentEvent::TournamentCancelled(cancelled)) =
+                    e.iter().find(|e| matches!(e, TournamentEvent::TournamentCancelled(_)))
+                {
+                    orders.extend(self.held_for_cancelled(t, cancelled.at));
+                }
+                orders
             }
             Events::Payouts(e) => self.policy.on_payouts(t, commit.at, e),
             Events::Satellite(e) => {
                 self.views.apply_satellite(e);
-                self.policy.on_satellite(t, e)
+                let mut orders = self.policy.on_satellite(t, e);
+                orders.extend(self.refused_by_cancelled(t, e));
+                orders
             }
             _ => vec![],
         }

@@ -4,7 +4,7 @@
 
 use crate::domain::{fold, Ticket};
 use floor_events::registration::TournamentEvent;
-use floor_events::satellites::{SatelliteEvent, SatelliteTerms, SatelliteView, TicketRef, TicketState, TicketView};
+use floor_events::satellites::{SatelliteEvent, SatelliteTerms, SatelliteView, TicketLedger, TicketRef, TicketState, TicketView};
 use floor_events::{CommandId, PlayerId, TournamentId};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -42,7 +42,7 @@ impl Views {
         for e in events {
             if let TournamentEvent::TournamentCreated(created) = e {
                 if let Some(terms) = created.definition.satellite {
-                    self.satellites.insert(t, terms);
+                    self.satellites.insert(t, terms.under(created.definition.profile));
                 }
             }
         }
@@ -67,13 +67,31 @@ impl Views {
         self.tickets.get(&ticket).map(|t| t.view(ticket))
     }
 
-    /// One satellite: its terms and every ticket it issued, in entry order. `None` for a
-    /// tournament that is no satellite.
+    /// One satellite: its terms, every ticket it issued in entry order, where their value
+    /// stands, and its level in its step tree. `None` for a tournament that is no satellite.
     pub fn satellite(&self, id: TournamentId) -> Option<SatelliteView> {
         let terms = *self.satellites.get(&id)?;
         let mut tickets: Vec<TicketView> = self.tickets.iter().filter(|(r, _)| r.satellite == id).map(|(r, t)| t.view(*r)).collect();
         tickets.sort_by_key(|v| v.ticket);
-        Some(SatelliteView { tournament_id: id, terms, tickets })
+        let mut ledger = TicketLedger::default();
+        for t in &tickets {
+            ledger.add(t.state, t.value.amount);
+        }
+        let (level, top) = self.level(id);
+        Some(SatelliteView { tournament_id: id, terms, tickets, ledger, level, top: Some(top) })
+    }
+
+    /// A satellite's level in its step tree and the tree's top (000 §16.13).
+    pub fn level(&self, id: TournamentId) -> (u32, TournamentId) {
+        floor_events::satellites::level(id, |t| self.satellites.get(&t).map(|terms| terms.target))
+    }
+
+    /// Tickets held (issued, not spent) for target `t`, in ticket order.
+    pub fn held_for(&self, t: TournamentId) -> Vec<TicketRef> {
+        let mut held: Vec<TicketRef> =
+            self.tickets.iter().filter(|(_, ticket)| ticket.target == t && ticket.state == TicketState::Issued).map(|(r, _)| *r).collect();
+        held.sort();
+        held
     }
 
     /// Tickets being spent whose answer is not stored, in ticket order.

@@ -27,7 +27,10 @@ use crate::policy::{Memory, Order};
 use crate::projection::Unfinished;
 use esrs::Aggregate;
 use floor_events::registration::{self, RegisterWithTicket};
-use floor_events::satellites::{verbs, SatelliteEvent, SatelliteOf, SatellitePrize, SpendTicket, TicketRef, TicketView, TicketsOf};
+use floor_events::satellites::{
+    verbs, ConversionCause, ConvertTicket, ExpireTickets, SatelliteEvent, SatelliteOf, SatellitePrize, SpendTicket, TicketRef, TicketView,
+    TicketsOf,
+};
 use floor_events::{codes, subjects, CommandId, ErrorBody, Money, PlayerId, Reply, TournamentId};
 use floor_runtime::endpoint::Verbs;
 use floor_runtime::host::{HostError, HostErrorKind};
@@ -44,7 +47,7 @@ use tokio_util::sync::CancellationToken;
 pub const POLICY_NAME: &str = "satellites-policy";
 
 /// The shape of [`Memory`] in snapshots: change it whenever that shape or meaning changes.
-const MEMORY_VERSION: &str = "satellites-2";
+const MEMORY_VERSION: &str = "satellites-3";
 
 /// The subjects the satellites policy reads: registration (definitions, entries paid by
 /// tickets, refunds), payouts (the seats won) and the satellites' own tickets (the read model).
@@ -129,6 +132,8 @@ impl Service for SatellitesService {
                     None => Reply::Error(ErrorBody::new(codes::UNKNOWN_TOURNAMENT, format!("{} is no satellite", r.tournament_id))),
                 }
             })
+            .verb(verbs::CONVERT_TICKET, |s: Self, r: ConvertTicket| async move { s.convert_ticket(r).await })
+            .verb(verbs::EXPIRE_TICKETS, |s: Self, r: ExpireTickets| async move { s.expire_tickets(r).await })
     }
 }
 
@@ -311,6 +316,47 @@ impl SatellitesService {
                 .map_or_else(|| Reply::Error(ErrorBody::new(codes::UNKNOWN_TICKET, format!("no ticket {ticket}"))), Reply::Ok),
             Err(e) => Reply::Error(failure(e)),
         }
+    }
+
+    /// A holder converts a held ticket to cash at its value, where the satellite allows it
+    /// (004 §4.36.4); the ticket as it stands.
+    async fn convert_ticket(&self, ConvertTicket { command_id, ticket, player }: ConvertTicket) -> Reply<TicketView> {
+        let allowed = lock(&self.memory).policy.terms(ticket.satellite).is_some_and(|t| t.convertible);
+        let convert =
+            SatelliteCommand::Convert { ticket, holder: Some(player), cause: ConversionCause::Holder, allowed, at: self.clock.now() };
+        match self.host.execute(ticket.satellite.0, command_id, convert).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(rejection)) => return Reply::Error(ErrorBody::new(rejection.code(), rejection.to_string())),
+            Err(e) => return Reply::Error(failure(e)),
+        }
+        match self.state(ticket.satellite).await {
+            Ok(state) => state
+                .view(ticket)
+                .map_or_else(|| Reply::Error(ErrorBody::new(codes::UNKNOWN_TICKET, format!("no ticket {ticket}"))), Reply::Ok),
+            Err(e) => Reply::Error(failure(e)),
+        }
+    }
+
+    /// The operator records a satellite's tickets expired as of the time it gives; the tickets
+    /// recorded expired by this request.
+    async fn expire_tickets(&self, ExpireTickets { command_id, tournament_id, as_of }: ExpireTickets) -> Reply<Vec<TicketView>> {
+        if lock(&self.memory).policy.terms(tournament_id).is_none() {
+            return Reply::Error(ErrorBody::new(codes::UNKNOWN_TOURNAMENT, format!("{tournament_id} is no satellite")));
+        }
+        let committed = match self.host.execute(tournament_id.0, command_id, SatelliteCommand::Expire { as_of }).await {
+            Ok(Ok(committed)) => committed,
+            Ok(Err(rejection)) => return Reply::Error(ErrorBody::new(rejection.code(), rejection.to_string())),
+            Err(e) => return Reply::Error(failure(e)),
+        };
+        let state = match self.state(tournament_id).await {
+            Ok(state) => state,
+            Err(e) => return Reply::Error(failure(e)),
+        };
+        let expired = committed.events.iter().filter_map(|e| match e {
+            SatelliteEvent::TicketExpired(x) => state.view(x.ticket),
+            _ => None,
+        });
+        Reply::Ok(expired.collect())
     }
 
     /// A satellite's tickets as its log stands now (read from the store, not the views, which

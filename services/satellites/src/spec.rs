@@ -7,8 +7,8 @@ use esrs::Aggregate;
 use floor_events::payouts::{PayoutEvent, PlaceAward};
 use floor_events::registration::{CancellationReason, EntryRegistered, EntryUnregistered, Refund, TournamentCancelled, TournamentEvent};
 use floor_events::satellites::{
-    IfRegistered, SatelliteEvent as E, SatellitePrize, SatelliteTerms, SeatPassedDown, SeatRefused, SpendingFailed, TicketIssued,
-    TicketRef, TicketRefunded, TicketSpending, TicketSpent, TicketState,
+    ConversionCause, IfRegistered, SatelliteEvent as E, SatellitePrize, SatelliteTerms, SeatPassedDown, SeatRefused, SpendingFailed,
+    TicketConverted, TicketExpired, TicketIssued, TicketRef, TicketRefunded, TicketSpending, TicketSpent, TicketState,
 };
 use floor_events::tournament::{EntryLedger, TournamentDefinition};
 use floor_events::{codes, CommandId, Currency, EntryNo, Money, PlayerId, TournamentId};
@@ -52,7 +52,7 @@ fn terms() -> SatelliteTerms {
         prize: SatellitePrize::Seat,
         leftover: Default::default(),
         if_registered: IfRegistered::KeepTicket,
-        any_of_same_value: false,
+        ..SatelliteTerms::new(target(), eur(10_900))
     }
 }
 
@@ -64,6 +64,7 @@ fn issue(entry: u32, name: &str) -> C {
         target: target(),
         place: entry,
         prize: SatellitePrize::Seat,
+        expires: None,
         at: t0(),
     }
 }
@@ -77,6 +78,7 @@ fn issued(entry: u32, name: &str) -> E {
         place: entry,
         prize: SatellitePrize::Seat,
         at: t0(),
+        expires: None,
     })
 }
 
@@ -178,6 +180,7 @@ fn passed(from: u32, to: u32, name: &str, place: u32) -> Vec<E> {
             place,
             prize: SatellitePrize::Seat,
             at: secs(2),
+            expires: None,
         }),
         E::SeatPassedDown(SeatPassedDown {
             ticket: ticket(from),
@@ -272,18 +275,22 @@ fn a_refunded_ticket_entry_gives_the_ticket_back_to_spend_again() {
     let refunded = E::TicketRefunded(TicketRefunded { ticket: ticket(1), tournament: target(), at: secs(5) });
     let history = vec![issued(1, "ana"), spending(1), spent(1, 7)];
     given::<SatelliteAggregate>(history.clone())
-        .when(C::Refund { ticket: ticket(1), tournament: target(), at: secs(5) })
+        .when(C::Refund { ticket: ticket(1), tournament: target(), cash: false, at: secs(5) })
         .then(vec![refunded.clone()]);
     // A refund of another tournament is not this ticket's.
-    given::<SatelliteAggregate>(history.clone()).when(C::Refund { ticket: ticket(1), tournament: satellite(), at: secs(5) }).then(vec![]);
+    given::<SatelliteAggregate>(history.clone())
+        .when(C::Refund { ticket: ticket(1), tournament: satellite(), cash: false, at: secs(5) })
+        .then(vec![]);
     let mut back = history;
     back.push(refunded);
-    given::<SatelliteAggregate>(back.clone()).when(C::Refund { ticket: ticket(1), tournament: target(), at: secs(6) }).then(vec![]);
+    given::<SatelliteAggregate>(back.clone())
+        .when(C::Refund { ticket: ticket(1), tournament: target(), cash: false, at: secs(6) })
+        .then(vec![]);
     given::<SatelliteAggregate>(back).when(spend(1, "ana")).then(vec![spending(1)]);
     // Unregistered before the spend's answer was stored: the refund ends the spend.
     let refunded_early = E::TicketRefunded(TicketRefunded { ticket: ticket(1), tournament: target(), at: secs(2) });
     given::<SatelliteAggregate>(vec![issued(1, "ana"), spending(1)])
-        .when(C::Refund { ticket: ticket(1), tournament: target(), at: secs(2) })
+        .when(C::Refund { ticket: ticket(1), tournament: target(), cash: false, at: secs(2) })
         .then(vec![refunded_early.clone()]);
     given::<SatelliteAggregate>(vec![issued(1, "ana"), spending(1), refunded_early])
         .when(C::Spent { ticket: ticket(1), tournament: target(), entry: EntryNo(7), at: secs(3) })
@@ -381,7 +388,11 @@ fn a_refunded_entry_paid_by_a_ticket_gives_the_ticket_back() {
     let orders = policy.on_tournament(target(), &[unregistered(7, "ana"), unregistered(8, "zoe")]);
     assert_eq!(
         orders,
-        vec![(satellite(), refund_id(target(), EntryNo(7)), C::Refund { ticket: ticket(1), tournament: target(), at: secs(30) })]
+        vec![(
+            satellite(),
+            refund_id(target(), EntryNo(7)),
+            C::Refund { ticket: ticket(1), tournament: target(), cash: false, at: secs(30) }
+        )]
     );
     let cancelled = TournamentEvent::TournamentCancelled(TournamentCancelled {
         reason: CancellationReason::Director { reason: "no room".into() },
@@ -395,7 +406,11 @@ fn a_refunded_entry_paid_by_a_ticket_gives_the_ticket_back() {
     let orders = policy.on_tournament(target(), &[cancelled]);
     assert_eq!(
         orders,
-        vec![(satellite(), refund_id(target(), EntryNo(9)), C::Refund { ticket: ticket(2), tournament: target(), at: secs(60) })]
+        vec![(
+            satellite(),
+            refund_id(target(), EntryNo(9)),
+            C::Refund { ticket: ticket(2), tournament: target(), cash: false, at: secs(60) }
+        )]
     );
 }
 
@@ -439,6 +454,7 @@ fn a_satellite_that_passes_seats_down_gives_its_finishers_below_the_seats_for_a_
                 target: target(),
                 place: 3,
                 prize: SatellitePrize::Seat,
+                expires: None,
                 at: secs(2)
             }
         )]
@@ -486,8 +502,16 @@ fn the_target_cancelled_gives_every_ticket_back_and_a_seat_won_after_stays_a_tic
     assert_eq!(
         orders,
         vec![
-            (satellite(), refund_id(target(), EntryNo(7)), C::Refund { ticket: ticket(1), tournament: target(), at: secs(60) }),
-            (satellite(), refund_id(target(), EntryNo(9)), C::Refund { ticket: ticket(2), tournament: target(), at: secs(60) }),
+            (
+                satellite(),
+                refund_id(target(), EntryNo(7)),
+                C::Refund { ticket: ticket(1), tournament: target(), cash: false, at: secs(60) }
+            ),
+            (
+                satellite(),
+                refund_id(target(), EntryNo(9)),
+                C::Refund { ticket: ticket(2), tournament: target(), cash: false, at: secs(60) }
+            ),
         ]
     );
     assert!(policy.on_tournament(target(), &[cancelled]).is_empty(), "refunded once");
@@ -536,6 +560,160 @@ fn the_views_show_a_player_s_tickets_and_a_satellite_s() {
     assert_eq!(serde_json::from_str::<Memory>(&json).unwrap(), memory, "the snapshot reads back");
 }
 
+// Ticket life (issue 36): expiry, conversion to cash, the target cancelled as cash.
+
+fn expiring(entry: u32, name: &str, expires: DateTime<Utc>) -> E {
+    let E::TicketIssued(issued) = issued(entry, name) else { unreachable!() };
+    E::TicketIssued(TicketIssued { expires: Some(expires), ..issued })
+}
+
+fn convert(entry: u32, name: &str, allowed: bool, at: DateTime<Utc>) -> C {
+    C::Convert { ticket: ticket(entry), holder: Some(player(name)), cause: ConversionCause::Holder, allowed, at }
+}
+
+/// Issue 36: a ticket carries an expiry (the terms' `ticket_valid_days` after its issue). Given
+/// ana's ticket expiring at 18:30, when she spends it at 18:30 it is refused (`ticket_expired`,
+/// no event) though nothing recorded it expired; at 18:29:59 it is spent. The operator's
+/// `expire` as of 18:29 records nothing; as of 18:30 it records the ticket expired (the
+/// command's time, not the clock's), and only tickets held: ben's, being spent, is not
+/// expired, and cleo's, without expiry, never is. An expired ticket cannot be spent or
+/// converted, and a second `expire` records nothing.
+#[test]
+fn a_ticket_past_its_expiry_cannot_be_spent_and_is_recorded_expired_as_of_the_command_s_time() {
+    let expires = secs(30 * 60);
+    let history = vec![expiring(1, "ana", expires), expiring(2, "ben", expires), issued(3, "cleo"), spending(2)];
+    let spend_at = |at: DateTime<Utc>| C::Spend {
+        ticket: ticket(1),
+        player: player("ana"),
+        tournament: target(),
+        command_id: seat_registration_id(ticket(1)),
+        any_of_same_value: false,
+        at,
+    };
+    given::<SatelliteAggregate>(history.clone()).when(spend_at(expires)).then_reject(codes::TICKET_EXPIRED);
+    given::<SatelliteAggregate>(history.clone()).when(spend_at(expires - Duration::seconds(1))).accepted();
+    given::<SatelliteAggregate>(history.clone()).when(C::Expire { as_of: expires - Duration::minutes(1) }).then(vec![]);
+    let expired = E::TicketExpired(TicketExpired { ticket: ticket(1), value: eur(10_900), expires, at: secs(3_600) });
+    given::<SatelliteAggregate>(history.clone()).when(C::Expire { as_of: secs(3_600) }).then(vec![expired.clone()]);
+    let after = [history, vec![expired]].concat();
+    given::<SatelliteAggregate>(after.clone()).when(spend_at(secs(10))).then_reject(codes::TICKET_EXPIRED);
+    given::<SatelliteAggregate>(after.clone()).when(convert(1, "ana", true, secs(10))).then_reject(codes::TICKET_EXPIRED);
+    given::<SatelliteAggregate>(after.clone()).when(C::Expire { as_of: secs(7_200) }).then(vec![]);
+    let state = given::<SatelliteAggregate>(after).state().clone();
+    assert_eq!(state.view(ticket(1)).map(|v| (v.state, v.expires)), Some((TicketState::Expired, Some(expires))));
+    assert_eq!(state.ledger().expired, 10_900);
+}
+
+/// 004 §4.36.4: "Výhru představuje částka ve výši Buy-inu do předem stanoveného většího
+/// turnaje. Sázející může Výhru použít dle jeho uvážení, není vázána pouze na vstup do dalšího
+/// turnaje" (the win is an amount equal to the buy-in of a set larger tournament; the player
+/// may use it as they wish, it is not bound to entering the next tournament). Under FORTUNA's
+/// profile every satellite's ticket is convertible; elsewhere only where the terms say so.
+/// Given ana's held ticket, when she converts it where allowed, then `ticket_converted` pays
+/// her its value, once; refused: not allowed (`ticket_not_convertible`), another player's
+/// (`ticket_not_yours`), a ticket that paid an entry, a ticket converted already. A converted
+/// ticket cannot be spent. The ledger shows it as cash paid.
+#[test]
+fn section_4_36_4_a_held_ticket_is_converted_to_cash_at_its_value_where_the_satellite_allows_it() {
+    assert!(terms().under(floor_events::RuleProfile::FortunaCz2024).convertible);
+    assert!(!terms().under(floor_events::RuleProfile::Tda2024).convertible);
+    let history = vec![issued(1, "ana"), issued(2, "ben"), spending(2), spent(2, 7)];
+    given::<SatelliteAggregate>(history.clone()).when(convert(1, "ana", false, secs(5))).then_reject(codes::TICKET_NOT_CONVERTIBLE);
+    given::<SatelliteAggregate>(history.clone()).when(convert(1, "ben", true, secs(5))).then_reject(codes::TICKET_NOT_YOURS);
+    given::<SatelliteAggregate>(history.clone()).when(convert(2, "ben", true, secs(5))).then_reject(codes::TICKET_NOT_CONVERTIBLE);
+    let converted = E::TicketConverted(TicketConverted {
+        ticket: ticket(1),
+        player: player("ana"),
+        value: eur(10_900),
+        cause: ConversionCause::Holder,
+        at: secs(5),
+    });
+    given::<SatelliteAggregate>(history.clone()).when(convert(1, "ana", true, secs(5))).then(vec![converted.clone()]);
+    let after = [history, vec![converted]].concat();
+    given::<SatelliteAggregate>(after.clone()).when(convert(1, "ana", true, secs(6))).then_reject(codes::TICKET_NOT_CONVERTIBLE);
+    given::<SatelliteAggregate>(after.clone()).when(spend(1, "ana")).then_reject(codes::TICKET_SPENT);
+    let ledger = given::<SatelliteAggregate>(after).state().ledger();
+    assert_eq!((ledger.issued, ledger.converted, ledger.spent, ledger.held), (21_800, 10_900, 10_900, 0));
+    assert!(ledger.balanced());
+}
+
+/// Issue 36, the target cancelled under `if_target_cancelled = "cash"`: each entry paid by a
+/// ticket is refunded and the ticket converted to cash in the same commit; every ticket held
+/// for the target is converted; a seat won after the cancellation (refused with
+/// `tournament_cancelled`) is converted. Each conversion's id is derived from the ticket, so a
+/// restart converts once. Under the default (`ticket_back`) nothing is converted.
+#[test]
+fn the_target_cancelled_refunds_its_tickets_as_cash_where_the_satellite_says_so() {
+    let cash = SatelliteTerms { if_target_cancelled: floor_events::satellites::IfTargetCancelled::Cash, ..terms() };
+    let mut memory = Memory::default();
+    let react = |memory: &mut Memory, t: TournamentId, events: Vec<TournamentEvent>| {
+        memory.views.apply_tournament(t, &events);
+        let mut orders = memory.policy.on_tournament(t, &events);
+        orders.extend(memory.on_cancelled_for_test(t, &events));
+        orders
+    };
+    react(&mut memory, satellite(), vec![created(satellite(), Some(cash))]);
+    memory.views.apply_satellite(&[issued(1, "ana"), issued(2, "ben"), spending(1), spent(1, 7)]);
+    let ledger = EntryLedger { paid_in: eur(10_900), fee: eur(900), prize_pool: eur(10_000) };
+    let registered = TournamentEvent::EntryRegistered(EntryRegistered {
+        entry: EntryNo(7),
+        player: player("ana"),
+        kind: floor_events::registration::EntryKind::Registration,
+        new_player: true,
+        ledger,
+        at: t0(),
+        ticket: Some(ticket(1)),
+    });
+    react(&mut memory, target(), vec![registered]);
+    let cancelled = TournamentEvent::TournamentCancelled(TournamentCancelled {
+        reason: CancellationReason::Director { reason: "no room".into() },
+        refunds: vec![Refund { entry: EntryNo(7), player: player("ana"), refund: ledger }],
+        at: secs(60),
+    });
+    let orders = react(&mut memory, target(), vec![cancelled]);
+    let converted = |entry: u32, name: &str| {
+        E::TicketConverted(TicketConverted {
+            ticket: ticket(entry),
+            player: player(name),
+            value: eur(10_900),
+            cause: ConversionCause::TargetCancelled,
+            at: secs(60),
+        })
+    };
+    assert_eq!(
+        orders,
+        vec![
+            (satellite(), refund_id(target(), EntryNo(7)), C::Refund { ticket: ticket(1), tournament: target(), cash: true, at: secs(60) }),
+            (
+                satellite(),
+                crate::policy::convert_id(ticket(2)),
+                C::Convert { ticket: ticket(2), holder: None, cause: ConversionCause::TargetCancelled, allowed: true, at: secs(60) }
+            ),
+        ]
+    );
+    let history = vec![issued(1, "ana"), issued(2, "ben"), spending(1), spent(1, 7)];
+    given::<SatelliteAggregate>(history.clone())
+        .when(orders[0].2.clone())
+        .then(vec![E::TicketRefunded(TicketRefunded { ticket: ticket(1), tournament: target(), at: secs(60) }), converted(1, "ana")]);
+    given::<SatelliteAggregate>(history.clone()).when(orders[1].2.clone()).then(vec![converted(2, "ben")]);
+    // Sent again after a restart: nothing more.
+    given::<SatelliteAggregate>([history, vec![converted(2, "ben")]].concat()).when(orders[1].2.clone()).then(vec![]);
+    // A seat refused by the cancelled target is converted.
+    let refusal = vec![E::SeatRefused(SeatRefused {
+        ticket: ticket(3),
+        code: codes::TOURNAMENT_CANCELLED.into(),
+        reason: "no".into(),
+        at: secs(90),
+    })];
+    let orders = memory.refused_for_test(satellite(), &refusal);
+    assert_eq!(orders.len(), 1);
+    // The default gives tickets back in kind: nothing converted.
+    let mut kind = Memory::default();
+    react(&mut kind, satellite(), vec![created(satellite(), Some(terms()))]);
+    kind.views.apply_satellite(&[issued(2, "ben")]);
+    assert!(kind.refused_for_test(satellite(), &refusal).is_empty());
+}
+
 // By property.
 
 #[derive(Debug, Clone)]
@@ -562,6 +740,39 @@ fn step() -> impl Strategy<Value = Step> {
     ]
 }
 
+#[derive(Debug, Clone)]
+enum Life {
+    /// Entry, holder, minutes of validity (none: never expires).
+    Issue(u32, usize, Option<u32>),
+    Spend(u32, usize, bool),
+    Spent(u32, bool, u32),
+    SpendFailed(u32),
+    /// Entry, tournament, as cash (the target cancelled, `cash`).
+    Refund(u32, bool, bool),
+    /// Minutes ahead of now the expiry is recorded as of.
+    Expire(u32),
+    /// Entry, who asks, whether the satellite allows it.
+    Convert(u32, usize, bool),
+    ConvertCancelled(u32),
+    Restart,
+}
+
+fn life() -> impl Strategy<Value = Life> {
+    let entry = 1u32..6;
+    let who = 0usize..3;
+    prop_oneof![
+        3 => (entry.clone(), who.clone(), prop::option::of(0u32..600)).prop_map(|(e, w, d)| Life::Issue(e, w, d)),
+        3 => (entry.clone(), who.clone(), any::<bool>()).prop_map(|(e, w, t)| Life::Spend(e, w, t)),
+        2 => (entry.clone(), any::<bool>(), 1u32..20).prop_map(|(e, t, n)| Life::Spent(e, t, n)),
+        1 => entry.clone().prop_map(Life::SpendFailed),
+        2 => (entry.clone(), any::<bool>(), any::<bool>()).prop_map(|(e, t, c)| Life::Refund(e, t, c)),
+        1 => (0u32..600).prop_map(Life::Expire),
+        2 => (entry.clone(), who, any::<bool>()).prop_map(|(e, w, a)| Life::Convert(e, w, a)),
+        1 => entry.prop_map(Life::ConvertCancelled),
+        1 => Just(Life::Restart),
+    ]
+}
+
 proptest! {
     /// Whatever happens, seats passed down in the mix: nothing panics, every ticket is in
     /// exactly one state consistent with what it holds (spending names where, spent names the
@@ -579,7 +790,7 @@ proptest! {
         for (i, s) in steps.into_iter().enumerate() {
             let at = secs(i as i64);
             let command = match s {
-                Step::Issue(e, w) => C::Issue { ticket: ticket(e), player: player(names[w]), value: eur(10_900), target: target(), place: e, prize: SatellitePrize::Ticket, at },
+                Step::Issue(e, w) => C::Issue { ticket: ticket(e), player: player(names[w]), value: eur(10_900), target: target(), place: e, prize: SatellitePrize::Ticket, expires: None, at },
                 Step::Spend(e, w, t, any) => C::Spend { ticket: ticket(e), player: player(names[w]), tournament: tournaments[usize::from(t)], command_id: CommandId::derived(&format!("{i}")), any_of_same_value: any, at },
                 Step::Spent(e, t, n) => C::Spent { ticket: ticket(e), tournament: tournaments[usize::from(t)], entry: EntryNo(n), at },
                 Step::SpendFailed(e) => C::SpendFailed { ticket: ticket(e), code: "x".into(), reason: "y".into(), at },
@@ -590,7 +801,7 @@ proptest! {
                     pass_down: below.into_iter().map(|(f, w)| Finisher { entry: EntryNo(f), player: player(names[w]), place: f }).collect(),
                     at,
                 },
-                Step::Refund(e, t) => C::Refund { ticket: ticket(e), tournament: tournaments[usize::from(t)], at },
+                Step::Refund(e, t) => C::Refund { ticket: ticket(e), tournament: tournaments[usize::from(t)], cash: false, at },
             };
             let Ok(events) = SatelliteAggregate::handle_command(&state, command) else { continue };
             for e in &events {
@@ -622,12 +833,94 @@ proptest! {
                         let to = t.passed_to.expect("a void ticket names where its seat went");
                         prop_assert_eq!(state.tickets[&to].passed_from, Some(*r), "passed to a ticket that names it");
                     }
+                    TicketState::Expired | TicketState::Converted => prop_assert!(t.spending.is_none() && t.passed_to.is_none()),
                 }
             }
             // No seat doubled or lost: every seat issued is held by exactly one ticket that is
             // not void, whatever was passed down.
             let live = state.tickets.values().filter(|t| t.state != TicketState::PassedDown).count();
             prop_assert_eq!(live, seats);
+        }
+        let replayed = log.into_iter().fold(SatelliteState::default(), SatelliteAggregate::apply_event);
+        prop_assert_eq!(replayed, state);
+    }
+
+    /// Issue 36, ticket life: over random histories of issue (some tickets expiring), spend
+    /// and its answers, refunds (in kind or, the target cancelled, as cash), expiry as of a
+    /// random time, conversion by a holder (allowed or not) or by the platform, with restarts
+    /// (the state rebuilt from the log, and the last command sent again, as a restarted service
+    /// does): every ticket is in exactly one state and a final one (void, expired, converted)
+    /// never changes; an expired ticket is never spent or converted after its expiry; and
+    /// money in = money out to the cent: the seats issued (the satellite's seat prizes) are
+    /// exactly the value held, being spent, spent, converted (paid in cash) and expired, each
+    /// ticket in one line ([`TicketLedger`]).
+    #[test]
+    fn every_ticket_ends_in_one_state_and_money_in_equals_money_out_through_restarts(
+        steps in prop::collection::vec(life(), 1..100),
+    ) {
+        let names = ["ana", "ben", "cleo"];
+        let tournaments = [target(), TournamentId(Uuid::from_u128(3))];
+        let mut state = SatelliteState::default();
+        let mut log: Vec<E> = Vec::new();
+        let mut seats = 0u64;
+        let mut last: Option<C> = None;
+        for (i, s) in steps.into_iter().enumerate() {
+            let at = secs(i as i64 * 60);
+            let command = match s {
+                Life::Issue(e, w, days) => C::Issue {
+                    ticket: ticket(e),
+                    player: player(names[w]),
+                    value: eur(10_900),
+                    target: target(),
+                    place: e,
+                    prize: SatellitePrize::Ticket,
+                    expires: days.map(|d| at + Duration::minutes(i64::from(d))),
+                    at,
+                },
+                Life::Spend(e, w, t) => C::Spend { ticket: ticket(e), player: player(names[w]), tournament: tournaments[usize::from(t)], command_id: CommandId::derived(&format!("{i}")), any_of_same_value: true, at },
+                Life::Spent(e, t, n) => C::Spent { ticket: ticket(e), tournament: tournaments[usize::from(t)], entry: EntryNo(n), at },
+                Life::SpendFailed(e) => C::SpendFailed { ticket: ticket(e), code: "x".into(), reason: "y".into(), at },
+                Life::Refund(e, t, cash) => C::Refund { ticket: ticket(e), tournament: tournaments[usize::from(t)], cash, at },
+                Life::Expire(ahead) => C::Expire { as_of: at + Duration::minutes(i64::from(ahead)) },
+                Life::Convert(e, w, allowed) => C::Convert { ticket: ticket(e), holder: Some(player(names[w])), cause: ConversionCause::Holder, allowed, at },
+                Life::ConvertCancelled(e) => C::Convert { ticket: ticket(e), holder: None, cause: ConversionCause::TargetCancelled, allowed: true, at },
+                Life::Restart => {
+                    // The service restarts: its state is its log replayed, and it sends its
+                    // last command again (a derived id's retry).
+                    state = log.iter().cloned().fold(SatelliteState::default(), SatelliteAggregate::apply_event);
+                    match last.clone() {
+                        Some(C::Issue { .. }) | Some(C::Expire { .. }) | Some(C::Refund { .. }) => last.clone().expect("some"),
+                        _ => continue,
+                    }
+                }
+            };
+            let before = state.clone();
+            last = Some(command.clone());
+            let Ok(events) = SatelliteAggregate::handle_command(&state, command.clone()) else { continue };
+            if matches!(command, C::Issue { .. }) && !events.is_empty() {
+                seats += 10_900;
+            }
+            state = events.iter().cloned().fold(state, SatelliteAggregate::apply_event);
+            log.extend(events.iter().cloned());
+            for (r, was) in &before.tickets {
+                let now = &state.tickets[r];
+                if matches!(was.state, TicketState::PassedDown | TicketState::Expired | TicketState::Converted) {
+                    prop_assert_eq!(now.state, was.state, "a final state never changes");
+                }
+                if now.state != was.state && matches!(now.state, TicketState::Spending | TicketState::Converted) {
+                    let moved_at = match &command { C::Spend { at, .. } | C::Convert { at, .. } | C::Refund { at, .. } => *at, _ => t0() };
+                    let by_refund = matches!(command, C::Refund { .. });
+                    prop_assert!(by_refund || !was.expired_at(moved_at), "an expired ticket spent or converted");
+                }
+            }
+            for e in &events {
+                if let E::TicketExpired(x) = e {
+                    prop_assert!(matches!(&command, C::Expire { as_of } if *as_of >= x.expires), "expired before its time");
+                }
+            }
+            let ledger = state.ledger();
+            prop_assert!(ledger.balanced(), "{:?}", ledger);
+            prop_assert_eq!(ledger.issued - ledger.void, seats, "money in = money out: {:?}", ledger);
         }
         let replayed = log.into_iter().fold(SatelliteState::default(), SatelliteAggregate::apply_event);
         prop_assert_eq!(replayed, state);

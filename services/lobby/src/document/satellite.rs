@@ -98,6 +98,8 @@ impl LobbySatellite {
             }
             // In flight, or back with its holder: nothing a player counts.
             SatelliteEvent::TicketSpending(_) | SatelliteEvent::SpendingFailed(_) => {}
+            // Ended unspent (issue 36): the seat was won all the same.
+            SatelliteEvent::TicketExpired(_) | SatelliteEvent::TicketConverted(_) => {}
         }
         self
     }
@@ -198,6 +200,7 @@ mod tests {
                 place: 1,
                 prize: SatellitePrize::Seat,
                 at: at(),
+                expires: None,
             })
         };
         let target = TournamentId::new();
@@ -257,6 +260,7 @@ mod tests {
                 place: 1,
                 prize: SatellitePrize::Seat,
                 at: at(),
+                expires: None,
             })
         };
         let passed = SatelliteEvent::SeatPassedDown(SeatPassedDown {
