@@ -130,6 +130,11 @@ class TableServer:
                 "chips": instruction["stack"],
                 "waiting": instruction["wait_for_button"],
             }
+            if instruction["stack"] == 0:
+                # Moved at zero during a rebuy period: Floor's word (add_chips or
+                # remove_player) comes to this table now.
+                table.awaiting_word.add(instruction["entry"])
+            # Seats need no confirmation (docs: "Which instructions need instruction_applied").
             return False
         if kind == "remove_player":
             seat = table.seat_of(instruction["entry"])
@@ -243,6 +248,9 @@ class TableServer:
         return table.receive(body["sequence"], body["instruction"], message)
 
     def done(self):
+        """Every table seen is closed. Instructions may still follow a close (a remove_player for
+        a player who busted in the last hand or is moved again): the loop keeps reading them for
+        a while (--linger)."""
         return bool(self.tables) and all(t.closed for t in self.tables.values())
 
 
@@ -280,13 +288,18 @@ async def run(args):
         f"floor.table.{args.tournament}.*.rejected", durable=consumer + "-rejected", stream=STREAM, config=ConsumerConfig(**settings)
     )
     deadline = time.monotonic() + args.timeout
+    last_instruction = time.monotonic()
     try:
-        while not server.done():
+        # After every table is closed, read on for --linger seconds after the last instruction:
+        # a closed table can still be told to let a player go (docs: "When play overtakes a move").
+        while not (server.done() and time.monotonic() - last_instruction > args.linger):
             if time.monotonic() > deadline:
                 print(f"python-table-server: no end after {args.timeout} s", file=sys.stderr)
                 break
             dealing = any(t.may_deal() or (t.applied + 1) in t.inbox for t in server.tables.values())
-            for message in await fetch(instructions, 256, 0.05 if dealing else 1.0):
+            wait = 0.05 if dealing else (0.2 if server.done() else 1.0)
+            for message in await fetch(instructions, 256, wait):
+                last_instruction = time.monotonic()
                 if not server.take(message):
                     await message.ack()
             for message in await fetch(rejections, 64, 0.01):
@@ -328,11 +341,16 @@ async def run(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--nats", required=True, help="NATS URL of the Floor platform")
-    parser.add_argument("--tournament", required=True, help="the tournament id to deal")
+    # NATS_URL and FLOOR_TOURNAMENT are what `floor table-check --exec` sets.
+    parser.add_argument("--nats", default=os.environ.get("NATS_URL"), help="NATS URL of the Floor platform (default: $NATS_URL)")
+    parser.add_argument("--tournament", default=os.environ.get("FLOOR_TOURNAMENT"), help="the tournament id to deal (default: $FLOOR_TOURNAMENT)")
     parser.add_argument("--seed", type=int, default=7, help="seed of the scripted hands")
     parser.add_argument("--timeout", type=float, default=300, help="give up after this many seconds")
-    sys.exit(asyncio.run(run(parser.parse_args())))
+    parser.add_argument("--linger", type=float, default=2.0, help="seconds to read on after every table closed and nothing arrives")
+    args = parser.parse_args()
+    if not args.nats or not args.tournament:
+        parser.error("--nats and --tournament (or NATS_URL and FLOOR_TOURNAMENT) are needed")
+    sys.exit(asyncio.run(run(args)))
 
 
 if __name__ == "__main__":

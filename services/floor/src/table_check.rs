@@ -20,12 +20,12 @@ pub mod rules;
 pub mod scenarios;
 
 use async_nats::jetstream::message::PublishMessage;
-use floor_events::table::{instructions_subject, Instruction, TableInstruction};
-use floor_events::TournamentId;
+use floor_events::table::{instructions_subject, Instruction, Removal, TableInstruction};
+use floor_events::{EntryNo, TournamentId};
 use futures::StreamExt;
 use rules::{Checker, Rule, Seen, TableView, Verdict};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -58,6 +58,11 @@ pub struct Driver {
     checker: Checker,
     config: Config,
     next: BTreeMap<u32, u64>,
+    /// A table whose first player at zero is left waiting for Floor's word (a rebuy to come),
+    /// and who that is once there is one; every other bust is eliminated at once.
+    spare: Option<(u32, Option<EntryNo>)>,
+    /// Players at zero left waiting for Floor's word wherever they sit (the spare, taken).
+    kept: BTreeSet<EntryNo>,
 }
 
 impl Driver {
@@ -71,7 +76,15 @@ impl Driver {
         let reports = client.subscribe("floor.table.*.*.out").await.map_err(nats)?;
         client.flush().await.map_err(nats)?;
         let jetstream = async_nats::jetstream::new(client);
-        Ok(Self { jetstream, reports, checker: Checker::new(config.tournament), config, next: BTreeMap::new() })
+        Ok(Self {
+            jetstream,
+            reports,
+            checker: Checker::new(config.tournament),
+            config,
+            next: BTreeMap::new(),
+            spare: None,
+            kept: BTreeSet::new(),
+        })
     }
 
     /// The tournament.
@@ -79,9 +92,54 @@ impl Driver {
         self.config.tournament
     }
 
+    /// The tables sent anything, in order.
+    pub fn tables(&self) -> Vec<u32> {
+        self.next.keys().copied().collect()
+    }
+
     /// Floor's view of a table now.
     pub fn view(&self, table: u32) -> TableView {
         self.checker.table(table)
+    }
+
+    /// Leaves the first player at zero at `table` waiting for Floor's word (not eliminated), for
+    /// [`Driver::take_spare`] to rebuy or move.
+    pub fn keep_spare(&mut self, table: u32) {
+        self.spare = Some((table, None));
+    }
+
+    /// The player at zero kept by [`Driver::keep_spare`], if one busted; from now on every other
+    /// bust is eliminated at once. That player is kept waiting (wherever they sit) until
+    /// [`Driver::release`].
+    pub fn take_spare(&mut self) -> Option<EntryNo> {
+        let entry = self.spare.take().and_then(|(_, entry)| entry);
+        self.kept.extend(entry);
+        entry
+    }
+
+    /// Floor's word on `entry` is given (chips added): a later bust is answered as any other.
+    pub fn release(&mut self, entry: EntryNo) {
+        self.kept.remove(&entry);
+    }
+
+    /// Floor's word on every player at zero, as in a freezeout: `remove_player {eliminated}` as
+    /// soon as the `hand_finished` is seen (at a closed table too: a bust in its last hand),
+    /// except the one [`Driver::keep_spare`] keeps.
+    async fn answer_busts(&mut self) -> Result<(), CheckError> {
+        let mut out = Vec::new();
+        for (table, view) in self.checker.tables() {
+            for entry in view.at_zero().filter(|e| !self.kept.contains(e)) {
+                match &mut self.spare {
+                    Some((t, kept @ None)) if *t == table => *kept = Some(entry),
+                    Some((t, Some(kept))) if *t == table && *kept == entry => {}
+                    _ => out.push((table, entry)),
+                }
+            }
+        }
+        for (table, entry) in out {
+            self.send(table, Instruction::RemovePlayer { entry, reason: Removal::Eliminated }).await?;
+        }
+        Ok(())
     }
 
     /// Numbers the table's next instruction without sending it.
@@ -128,6 +186,7 @@ impl Driver {
                     let msg_id = message.headers.as_ref().and_then(|h| h.get("Nats-Msg-Id")).map(|v| v.as_str().to_owned());
                     let seen = Seen::Report { subject: message.subject.to_string(), msg_id, payload: message.payload.to_vec() };
                     self.checker.observe(&seen);
+                    self.answer_busts().await?;
                 }
             }
         }
@@ -170,9 +229,17 @@ impl Driver {
     /// # Errors
     /// NATS failing.
     pub async fn confirmed(&mut self, table: u32, sequences: &[u64]) -> Result<bool, CheckError> {
+        self.confirmed_under(Rule::Confirms, table, sequences).await
+    }
+
+    /// [`Driver::confirmed`], a miss breaking `rule`.
+    ///
+    /// # Errors
+    /// NATS failing.
+    pub async fn confirmed_under(&mut self, rule: Rule, table: u32, sequences: &[u64]) -> Result<bool, CheckError> {
         let what = format!("instruction_applied for #{sequences:?}");
         let all = sequences.to_vec();
-        self.wait(Rule::Confirms, table, &what, move |v| all.iter().all(|s| v.confirmed.contains(s))).await
+        self.wait(rule, table, &what, move |v| all.iter().all(|s| v.confirmed.contains(s))).await
     }
 
     /// Reads every report for the quiet window: the time a table has to do what it must not.

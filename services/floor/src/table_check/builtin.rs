@@ -137,7 +137,9 @@ pub async fn serve(
             }
             _ = tick.tick() => {
                 let mut out = Vec::new();
-                for (&number, served) in tables.iter_mut().filter(|(_, s)| !s.sim.closed) {
+                // A closed table still applies what follows its close (a `remove_player`, a
+                // `rebuy_offered`); it deals nothing (rule `after-close`).
+                for (&number, served) in tables.iter_mut() {
                     served.step(tournament, number, fault, &mut rng, &mut out);
                 }
                 publish(&jetstream, fault, &out).await?;

@@ -55,11 +55,15 @@ pub enum Rule {
     Pause,
     /// A closed table deals no more.
     Closed,
+    /// A closed table still applies what follows its `close_table`.
+    AfterClose,
+    /// A player at zero moved (a rebuy period) is let go, seated at zero and rebought there.
+    MovedAtZero,
 }
 
 impl Rule {
     /// Every rule, in the order they are listed.
-    pub const ALL: [Rule; 19] = [
+    pub const ALL: [Rule; 21] = [
         Rule::Decodes,
         Rule::Subject,
         Rule::ReportId,
@@ -79,6 +83,8 @@ impl Rule {
         Rule::HoldForDeal,
         Rule::Pause,
         Rule::Closed,
+        Rule::AfterClose,
+        Rule::MovedAtZero,
     ];
 
     /// Its short id, as printed.
@@ -103,6 +109,8 @@ impl Rule {
             Rule::HoldForDeal => "hold-for-deal",
             Rule::Pause => "pause",
             Rule::Closed => "closed",
+            Rule::AfterClose => "after-close",
+            Rule::MovedAtZero => "moved-at-zero",
         }
     }
 
@@ -115,7 +123,10 @@ impl Rule {
                 "a report carries Nats-Msg-Id = <tournament>.<table>.<report_id>; its report_id does not start with `instruction:` and names no other report"
             }
             Rule::WaitsForBlinds => "a table deals no hand before its first blinds instruction",
-            Rule::Deals => "with blinds and two or more players with chips, not paused or held, a table deals them in",
+            Rule::Deals => {
+                "with blinds and two or more players with chips, not paused or held, and no player at zero waiting for Floor's word, \
+                 a table deals them in"
+            }
             Rule::HandOrder => {
                 "hands are numbered 1, 2, 3… per table; hand_finished finishes the hand in play; no hand starts while one is in play"
             }
@@ -129,23 +140,37 @@ impl Rule {
             Rule::BustsAddUp => {
                 "a bust's stack_at_start is its chips at the hand's start, its pots add up to it, and their winners were dealt in"
             }
-            Rule::Confirms => "seat_player, remove_player and add_chips are each confirmed with instruction_applied",
-            Rule::ConfirmsKnown => "instruction_applied names only a sequence Floor sent to that table",
+            Rule::Confirms => {
+                "remove_player and add_chips are each confirmed with instruction_applied (seat_player may be; nothing else is)"
+            }
+            Rule::ConfirmsKnown => {
+                "instruction_applied names only a sequence Floor sent to that table, of a seat_player, remove_player or add_chips"
+            }
             Rule::SequenceOrder => {
                 "instructions are applied in sequence order, not arrival order: none is confirmed while an earlier one is missing \
-                 or unconfirmed"
+                 or an earlier remove_player or add_chips unconfirmed"
             }
             Rule::Duplicates => "an instruction delivered twice is applied once and confirmed once",
             Rule::RemovedOut => "a player is never dealt in at a table after it confirmed their remove_player",
             Rule::HoldForDeal => "after hold_for_deal a table deals only when told deal_hand, one hand each time",
             Rule::Pause => "after pause a table deals no hand until resume",
             Rule::Closed => "after close_table a table deals no more hands",
+            Rule::AfterClose => {
+                "after close_table a table still reads its instructions: it confirms a remove_player that follows (a player moved \
+                 again, or busted in its last hand) and takes a rebuy_offered"
+            }
+            Rule::MovedAtZero => {
+                "a player at zero awaiting a rebuy may be moved: the source confirms the remove_player {moved}, the destination \
+                 seats them with stack 0, deals them nothing, and deals them in after add_chips"
+            }
         }
     }
 
-    /// Instructions that must be confirmed with `instruction_applied`.
+    /// Instructions that must be confirmed with `instruction_applied` (docs/table-servers.md,
+    /// "Which instructions need `instruction_applied`"). A `seat_player` may be confirmed too:
+    /// Floor accepts it and waits for nothing.
     pub fn needs_confirmation(instruction: &Instruction) -> bool {
-        matches!(instruction, Instruction::SeatPlayer { .. } | Instruction::RemovePlayer { .. } | Instruction::AddChips { .. })
+        matches!(instruction, Instruction::RemovePlayer { .. } | Instruction::AddChips { .. })
     }
 }
 
@@ -254,6 +279,8 @@ pub struct TableView {
     pub paused: Option<Stop>,
     /// Closed.
     pub closed: Option<Stop>,
+    /// The sequence of the table's `close_table`.
+    pub closed_at: Option<u64>,
     log: Vec<String>,
 }
 
@@ -261,6 +288,11 @@ impl TableView {
     /// Entries seated with chips.
     pub fn with_chips(&self) -> impl Iterator<Item = (EntryNo, &Seated)> {
         self.seated.iter().filter(|(_, s)| s.chips > 0 && !s.leaving).map(|(e, s)| (*e, s))
+    }
+
+    /// Sequences sent that must be confirmed and are not yet.
+    pub fn unconfirmed(&self) -> impl Iterator<Item = u64> + '_ {
+        self.sent.iter().filter(|(s, i)| Rule::needs_confirmation(i) && !self.confirmed.contains(s)).map(|(s, _)| *s)
     }
 
     /// Entries seated at zero, not leaving.
@@ -327,6 +359,11 @@ impl Checker {
     /// Floor's view of a table.
     pub fn table(&self, table: u32) -> TableView {
         self.tables.get(&table).cloned().unwrap_or_default()
+    }
+
+    /// Every table with Floor's view of it.
+    pub fn tables(&self) -> impl Iterator<Item = (u32, &TableView)> {
+        self.tables.iter().map(|(t, v)| (*t, v))
     }
 
     /// Whether no rule broke.
@@ -409,7 +446,10 @@ impl Checker {
                 view.paused = None;
                 view.held = None;
             }
-            Instruction::CloseTable => view.closed = Some(Stop { credits: 0, racing }),
+            Instruction::CloseTable => {
+                view.closed = Some(Stop { credits: 0, racing });
+                view.closed_at.get_or_insert(i.sequence);
+            }
             Instruction::OpenTable { .. } | Instruction::RebuyOffered { .. } => {}
         }
     }
@@ -633,11 +673,21 @@ impl Checker {
             self.fail(Rule::ConfirmsKnown, Some(table), format!("instruction_applied for #{sequence}, never sent to table {table}"));
             return;
         };
+        if !matches!(instruction, Instruction::SeatPlayer { .. } | Instruction::RemovePlayer { .. } | Instruction::AddChips { .. }) {
+            let what = format!("instruction_applied for #{sequence}, {}, which takes none (instruction_not_confirmed)", json(instruction));
+            self.fail(Rule::ConfirmsKnown, Some(table), what);
+            return;
+        }
         if view.confirmed.contains(&sequence) {
             if view.again.contains(&sequence) {
                 self.fail(Rule::Duplicates, Some(table), format!("#{sequence} confirmed again after its second delivery"));
             }
             return;
+        }
+        // A confirmation after a later one's: applied after it (a seat confirmed after the
+        // removal that follows it).
+        if let Some(later) = view.confirmed.range(sequence + 1..).next() {
+            self.fail(Rule::SequenceOrder, Some(table), format!("#{sequence} confirmed after #{later}"));
         }
         let earlier = (1..sequence).find(|k| view.sent.get(k).is_none_or(|i| Rule::needs_confirmation(i) && !view.confirmed.contains(k)));
         if let Some(k) = earlier {

@@ -345,3 +345,29 @@ fn every_rule_is_listed_in_the_table_server_docs() {
     let listed = section.lines().filter(|l| l.starts_with("| `")).count();
     assert_eq!(listed, Rule::ALL.len(), "the docs list a rule the check does not have");
 }
+
+/// docs/table-servers.md, "Which instructions need `instruction_applied`": a `seat_player`
+/// need not be confirmed (Floor waits for nothing), and a later removal confirmed while the
+/// seat is not breaks no rule; confirming an instruction that takes no confirmation does.
+#[test]
+fn seats_need_no_confirmation_and_blinds_take_none() {
+    let mut x = Exchange::new();
+    x.send(1, Instruction::OpenTable { seats: 9 });
+    x.send(1, seat(1, 1, 100));
+    let away = x.send(1, Instruction::RemovePlayer { entry: EntryNo(1), reason: Removal::Eliminated });
+    x.applied(1, away);
+    x.passes();
+    let blinds_at = x.send(1, blinds());
+    x.applied(1, blinds_at);
+    x.fails_only(Rule::ConfirmsKnown);
+}
+
+/// A closed table still takes a `remove_player` after its `close_table` and may confirm it.
+#[test]
+fn a_removal_after_the_close_is_confirmed_without_breaking_a_rule() {
+    let mut x = Exchange::worked();
+    x.send(4, Instruction::CloseTable);
+    let away = x.send(4, Instruction::RemovePlayer { entry: EntryNo(23), reason: Removal::Moved { to_table: 2, to_seat: SeatNo(3) } });
+    x.applied(4, away);
+    x.passes();
+}

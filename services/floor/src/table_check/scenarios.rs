@@ -41,46 +41,87 @@ async fn open(d: &mut Driver, table: u32, before_seats: Option<Instruction>, pla
     Ok(seats)
 }
 
-/// Every scenario, in order.
+/// Every scenario, in order, then the confirmations still owed.
 ///
 /// # Errors
 /// NATS failing.
 pub async fn play(d: &mut Driver) -> Result<(), CheckError> {
     dealing(d).await?;
     hand_for_hand(d).await?;
-    pausing(d).await
+    pausing(d).await?;
+    owed(d).await
 }
 
-/// Tables 1 and 2: the life of a table, moves and chips.
+/// Every `remove_player` and `add_chips` sent is confirmed in the end; one sent after the
+/// table's `close_table` (a bust in its last hand, a move after it) breaks `after-close` if not.
+///
+/// # Errors
+/// NATS failing.
+pub async fn owed(d: &mut Driver) -> Result<(), CheckError> {
+    let tables: Vec<u32> = d.tables();
+    for table in tables {
+        let view = d.view(table);
+        let (after, before): (Vec<u64>, Vec<u64>) = view.unconfirmed().partition(|s| view.closed_at.is_some_and(|c| *s > c));
+        if !before.is_empty() {
+            d.confirmed(table, &before).await?;
+        }
+        if !after.is_empty() {
+            d.confirmed_under(Rule::AfterClose, table, &after).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Tables 1 and 2: the life of a table, moves and chips. Floor's word on a player at zero
+/// follows their bust at once (`remove_player {eliminated}`, [`Driver`]), as in a freezeout,
+/// except for table 1's first bust: that player is moved at zero to table 2 and rebought there
+/// (as in a rebuy period).
 ///
 /// # Errors
 /// NATS failing.
 pub async fn dealing(d: &mut Driver) -> Result<(), CheckError> {
     let (one, two) = (1, 2);
-    let seats_one = open(d, one, None, &[(1, 1), (2, 3), (3, 5), (4, 7)]).await?;
-    let seats_two = open(d, two, None, &[(5, 2), (6, 6)]).await?;
-    let what = format!("instruction_applied for the seats #{seats_one:?} (is the table server running?)");
-    d.wait_start(Rule::Confirms, one, &what, |v| seats_one.iter().all(|s| v.confirmed.contains(s))).await?;
-    d.confirmed(two, &seats_two).await?;
-    // Seated, no blinds yet: a table that deals now breaks waits-for-blinds.
-    d.quiet().await?;
+    d.keep_spare(one);
     d.send(one, blinds()).await?;
+    open(d, one, None, &[(1, 1), (2, 3), (3, 5), (4, 7)]).await?;
+    // The table server may still be starting: its first hand says it runs.
+    d.wait_start(Rule::Deals, one, "a hand finished after blinds (is the table server running?)", |v| v.finished >= 1).await?;
+    // Table 2 seated while table 1 deals, no blinds yet: a table that deals now breaks
+    // waits-for-blinds.
+    open(d, two, None, &[(5, 2), (6, 6)]).await?;
+    d.quiet().await?;
     d.send(two, blinds()).await?;
-    for table in [one, two] {
-        d.wait(Rule::Deals, table, "a hand finished after blinds", |v| v.finished >= 1).await?;
-    }
+    d.wait(Rule::Deals, two, "a hand finished after blinds", |v| v.finished >= 1).await?;
 
-    // Chips for a player (one at zero if there is one: a rebuy; else an add-on), delivered twice
-    // before the table's next hand: it adds them once.
-    let view = d.view(one);
-    let Some(rebuyer) = view.at_zero().next().or_else(|| view.with_chips().map(|(e, _)| e).next()) else { return Ok(()) };
-    let add = d.number(one, Instruction::AddChips { entry: rebuyer, chips: STACK });
-    d.publish(&add, false).await?;
-    d.publish(&add, true).await?;
-    d.confirmed(one, &[add.sequence]).await?;
-    let since = d.view(one).started;
-    let what = format!("entry #{} dealt in after add_chips", rebuyer.0);
-    d.wait(Rule::Deals, one, &what, move |v| v.last_dealt.get(&rebuyer).is_some_and(|&h| h > since)).await?;
+    // A player at zero waiting for a rebuy, moved (balancing in a rebuy period moves them as
+    // anyone): table 1 lets them go, table 2 seats them with stack 0 and deals them in only
+    // once add_chips (delivered twice, as after the duplicate window) is applied.
+    d.wait(Rule::Deals, one, "a player busted at table 1 (hands with all-ins)", |v| v.at_zero().next().is_some()).await?;
+    if let Some(rebuyer) = d.take_spare() {
+        let removal = Removal::Moved { to_table: two, to_seat: SeatNo(7) };
+        let away = d.send(one, Instruction::RemovePlayer { entry: rebuyer, reason: removal }).await?;
+        if d.confirmed_under(Rule::MovedAtZero, one, &[away]).await? {
+            d.send(two, seat(rebuyer.0, 7, 0)).await?;
+            d.quiet().await?;
+            let add = d.number(two, Instruction::AddChips { entry: rebuyer, chips: STACK });
+            d.publish(&add, false).await?;
+            d.publish(&add, true).await?;
+            d.release(rebuyer);
+            d.confirmed(two, &[add.sequence]).await?;
+            let since = d.view(two).started;
+            let what = format!("entry #{} dealt in at table {two} after add_chips", rebuyer.0);
+            d.wait(Rule::MovedAtZero, two, &what, move |v| v.last_dealt.get(&rebuyer).is_some_and(|&h| h > since)).await?;
+        }
+    } else {
+        // No bust: an add-on, delivered twice.
+        let buyer = d.view(one).with_chips().map(|(e, _)| e).next();
+        if let Some(buyer) = buyer {
+            let add = d.number(one, Instruction::AddChips { entry: buyer, chips: STACK });
+            d.publish(&add, false).await?;
+            d.publish(&add, true).await?;
+            d.confirmed(one, &[add.sequence]).await?;
+        }
+    }
 
     // A move: table 1's biggest stack to seat 9 of table 2, seated there (after table 1
     // confirms) with the stack table 1 last reported.
@@ -91,8 +132,7 @@ pub async fn dealing(d: &mut Driver) -> Result<(), CheckError> {
         if d.confirmed(one, &[away]).await? {
             let stack = d.view(one).removed.get(&mover).copied().unwrap_or(0);
             if stack > 0 {
-                let here = d.send(two, seat(mover.0, 9, stack)).await?;
-                d.confirmed(two, &[here]).await?;
+                d.send(two, seat(mover.0, 9, stack)).await?;
                 let what = format!("entry #{} dealt in after moving to table {two}", mover.0);
                 d.wait(Rule::Deals, two, &what, move |v| v.last_dealt.contains_key(&mover)).await?;
             }
@@ -108,18 +148,8 @@ pub async fn dealing(d: &mut Driver) -> Result<(), CheckError> {
     d.publish(&removed, false).await?;
     d.quiet().await?;
     d.publish(&seated, false).await?;
-    if d.confirmed(one, &[seated.sequence, removed.sequence]).await? {
-        let here = d.send(two, seat(newcomer, 8, STACK)).await?;
-        d.confirmed(two, &[here]).await?;
-    }
-
-    // Freezeout: every player at zero is eliminated.
-    for table in [one, two] {
-        let mut out = Vec::new();
-        for entry in d.view(table).at_zero().collect::<Vec<_>>() {
-            out.push(d.send(table, Instruction::RemovePlayer { entry, reason: Removal::Eliminated }).await?);
-        }
-        d.confirmed(table, &out).await?;
+    if d.confirmed(one, &[removed.sequence]).await? {
+        d.send(two, seat(newcomer, 8, STACK)).await?;
     }
     d.quiet().await
 }
@@ -130,8 +160,7 @@ pub async fn dealing(d: &mut Driver) -> Result<(), CheckError> {
 /// NATS failing.
 pub async fn hand_for_hand(d: &mut Driver) -> Result<(), CheckError> {
     let table = 3;
-    let seats = open(d, table, Some(Instruction::HoldForDeal), &[(11, 1), (12, 2), (13, 4), (14, 5), (15, 7), (16, 8)]).await?;
-    d.confirmed(table, &seats).await?;
+    open(d, table, Some(Instruction::HoldForDeal), &[(11, 1), (12, 2), (13, 4), (14, 5), (15, 7), (16, 8)]).await?;
     d.send(table, blinds()).await?;
     d.quiet().await?;
     for hand in 1..=2 {
@@ -150,8 +179,7 @@ pub async fn hand_for_hand(d: &mut Driver) -> Result<(), CheckError> {
 pub async fn pausing(d: &mut Driver) -> Result<(), CheckError> {
     let table = 4;
     let pause = Instruction::Pause { reason: "table-check".into() };
-    let seats = open(d, table, Some(pause), &[(21, 1), (22, 2), (23, 4), (24, 5), (25, 7), (26, 8)]).await?;
-    d.confirmed(table, &seats).await?;
+    open(d, table, Some(pause), &[(21, 1), (22, 2), (23, 4), (24, 5), (25, 7), (26, 8)]).await?;
     d.send(table, blinds()).await?;
     d.quiet().await?;
     d.send(table, Instruction::Resume).await?;
@@ -163,5 +191,15 @@ pub async fn pausing(d: &mut Driver) -> Result<(), CheckError> {
     d.send(table, Instruction::Pause { reason: "table-check: closing".into() }).await?;
     d.quiet().await?;
     d.send(table, Instruction::CloseTable).await?;
+    // After the close: a player still seated there moved (their table broke while the move
+    // was on its way), and an offer to rebuy for one (a bust in the last hand, a rebuy period).
+    let view = d.view(table);
+    let mut seated = view.with_chips().map(|(e, _)| e);
+    if let (Some(mover), Some(offered)) = (seated.next(), seated.next()) {
+        d.send(table, Instruction::RebuyOffered { entry: offered, until: chrono::DateTime::<chrono::Utc>::UNIX_EPOCH }).await?;
+        let removal = Removal::Moved { to_table: 2, to_seat: SeatNo(6) };
+        let away = d.send(table, Instruction::RemovePlayer { entry: mover, reason: removal }).await?;
+        d.confirmed_under(Rule::AfterClose, table, &[away]).await?;
+    }
     d.quiet().await
 }
