@@ -5,7 +5,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo run test contract browser bench soak lint fmt schemas tools clean-data fuzz
+.PHONY: table-servers demo run test contract browser bench soak lint fmt schemas tools clean-data fuzz
 
 ## Watch a tournament: the whole platform in a temporary directory and 200 simulated players,
 ## each table dealing a hand about every 3 s, 45-second levels (examples/structures/demo.toml).
@@ -32,8 +32,13 @@ run: tools
 
 ## The contract checks, the browser suite, then unit, property and end-to-end tests (each e2e
 ## test starts its own nats-server; one plays a tournament with examples/python-table-server)
-test: tools contract browser
+test: tools contract browser table-servers
 	$(CARGO) test --workspace
+
+## `floor table-check` against examples/python-table-server and examples/node-table-server:
+## fails on any rule broken (tests/table-servers/run installs their pinned dependencies)
+table-servers: tools
+	tests/table-servers/run
 
 ## The Python suite (tests/browser/run): the lobby's pages and console in headless Chromium
 ## (Debian's chromium + chromium-driver, installed with apt-get when missing, driven by
