@@ -136,6 +136,12 @@ pub enum SeatingEvent {
         seat: SeatNo,
         /// Dealt in only once the button has passed (TDA R8-A, R10-A).
         wait_for_button: bool,
+        /// The seed of the seat's draw, hex (TDA R8-A: a random open seat at a table balancing
+        /// allows; the procedure is `floor_seating::draw::late_seat`), revealed so anyone can
+        /// recompute it. Absent when a new table was opened for the entry (seat 1), and in logs
+        /// stored before late seats were drawn (issue 38: the worst seat at the shortest table).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seed: Option<String>,
     },
     /// A table opened (late registration) or grew (the final table).
     TableOpened {

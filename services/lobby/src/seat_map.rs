@@ -852,7 +852,7 @@ mod tests {
             4,
             &[
                 SeatingEvent::TableOpened { table: 3, seats: 9 },
-                SeatingEvent::EntrySeated { entry: EntryNo(5), table: 3, seat: SeatNo(4), wait_for_button: true },
+                SeatingEvent::EntrySeated { entry: EntryNo(5), table: 3, seat: SeatNo(4), wait_for_button: true, seed: None },
             ],
         );
         assert_eq!(map.table(3).unwrap().seats[0].chips, 10_000);

@@ -175,7 +175,7 @@ pub fn owed(room: &impl RoomLike, rules: &Rules) -> bool {
 }
 
 /// The difference in players between two tables a rule lets stand.
-fn allowed(when: BalanceWhen) -> usize {
+pub fn allowed(when: BalanceWhen) -> usize {
     match when {
         BalanceWhen::DifferenceAboveOne => 1,
         BalanceWhen::ThreeShort => 2,

@@ -59,6 +59,9 @@ pub enum SeatingCommand {
         entry: EntryNo,
         /// Whose.
         player: PlayerId,
+        /// The seed of its seat's draw, after the start (TDA R8-A; `draw::late_seat`). Unused
+        /// before the start, when the entry joins the pool the start-of-play draw seats.
+        seed: Seed,
     },
     /// Entries registered before the start join the seat pool, in one commit (the policy
     /// gathers a batch's registrations into one). Refused once the seats are drawn: each entry

@@ -31,6 +31,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 mod chosen_rules;
 mod holds;
 mod joining;
+#[cfg(test)]
+mod late_entries;
 pub(crate) mod reporting;
 mod shootout;
 use holds::{close_tables, hand_for_hand, resume_play, suspend};
@@ -291,7 +293,7 @@ impl Aggregate for SeatingAggregate {
         }
         match command {
             Configure { .. } | RefuseReport { .. } => unreachable!("handled above"),
-            Join { entry, player } => Ok(join(state, entry, player, state.starting_stack)),
+            Join { entry, player, seed } => Ok(join(state, entry, player, state.starting_stack, &seed)),
             JoinPool { entries } => join_pool(state, entries),
             Leave { entry } => {
                 if state.started {
@@ -358,9 +360,9 @@ impl Aggregate for SeatingAggregate {
         match event {
             SeatingConfigured { tournament_id, table_size, starting_stack, rebuys, balancing } => {
                 state.tournament_id = Some(tournament_id);
-                state.table_size = table_size;
                 state.balancing = balancing;
                 state.starting_stack = starting_stack;
+                state.table_size = table_size;
                 state.rebuys_open = rebuys;
             }
             RebuysEnded => state.rebuys_open = false,

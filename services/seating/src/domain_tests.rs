@@ -252,11 +252,11 @@ fn a_late_entry_between_draw_parts_opens_a_table_past_the_draw() {
         balancing: floor_events::profile::SeatingRules::WITHIN_ONE,
     });
     for e in 1..=300 {
-        floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap() });
+        floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap(), seed: [0; 32] });
     }
     floor.run(C::Start { seed: seed(3), at: at() });
     assert!(floor.state.drawing(), "150 tables take two parts");
-    let late = floor.run(C::Join { entry: EntryNo(301), player: PlayerId::parse("late").unwrap() });
+    let late = floor.run(C::Join { entry: EntryNo(301), player: PlayerId::parse("late").unwrap(), seed: [0; 32] });
     let opened: Vec<u32> =
         late.iter().filter_map(|e| if let SeatingEvent::TableOpened { table, .. } = e { Some(*table) } else { None }).collect();
     assert_eq!(opened, vec![151]);
@@ -288,7 +288,10 @@ fn a_replayed_pool_adds_no_one_who_joined_before_even_after_they_left() {
     let joined: Vec<EntryNo> =
         replayed.iter().filter_map(|e| if let SeatingEvent::EntryJoined { entry, .. } = e { Some(*entry) } else { None }).collect();
     assert_eq!(joined, [EntryNo(4), EntryNo(5)]);
-    assert!(floor.run(C::Join { entry: EntryNo(2), player: PlayerId::parse("p2").unwrap() }).is_empty(), "nor a single join");
+    assert!(
+        floor.run(C::Join { entry: EntryNo(2), player: PlayerId::parse("p2").unwrap(), seed: [0; 32] }).is_empty(),
+        "nor a single join"
+    );
     assert_eq!(floor.state.entries.keys().copied().collect::<Vec<_>>(), [EntryNo(1), EntryNo(3), EntryNo(4), EntryNo(5)]);
 }
 
@@ -302,7 +305,7 @@ fn after_the_draw_a_pool_is_refused_and_an_eliminated_entry_never_rejoins() {
         Err(crate::commands::SeatingError::AlreadyStarted)
     );
     let out = state.entries.keys().next().map_or(1, |winner| if winner.0 == 1 { 2 } else { 1 });
-    let rejoin = C::Join { entry: EntryNo(out), player: PlayerId::parse(&format!("p{out}")).unwrap() };
+    let rejoin = C::Join { entry: EntryNo(out), player: PlayerId::parse(&format!("p{out}")).unwrap(), seed: [0; 32] };
     assert_eq!(SeatingAggregate::handle_command(&state, rejoin), Ok(vec![]));
 }
 
@@ -345,7 +348,7 @@ fn only_an_entry_at_zero_can_be_eliminated_by_command() {
         balancing: floor_events::profile::SeatingRules::WITHIN_ONE,
     });
     for e in 1..=3 {
-        floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap() });
+        floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap(), seed: [0; 32] });
     }
     floor.run(C::Start { seed: seed(1), at: at() });
     let refused = SeatingAggregate::handle_command(&floor.state, C::Eliminate { entry: EntryNo(1), seed: seed(2) });
@@ -379,7 +382,7 @@ fn the_draw_reveals_the_seed_it_committed_to() {
     });
     floor.run(C::CommitDraw { commitment: commitment(&seed(1)) });
     for e in 1..=3 {
-        floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap() });
+        floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap(), seed: [0; 32] });
     }
     let wrong = SeatingAggregate::handle_command(&floor.state, C::Start { seed: seed(2), at: at() });
     assert!(matches!(wrong, Err(crate::domain::SeatingError::SeedMismatch)), "{wrong:?}");
@@ -406,7 +409,7 @@ fn a_report_that_does_not_fit_is_recorded_and_changes_nothing() {
         balancing: floor_events::profile::SeatingRules::WITHIN_ONE,
     });
     for e in 1..=3 {
-        floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap() });
+        floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap(), seed: [0; 32] });
     }
     floor.run(C::Start { seed: seed(1), at: at() });
     let table = |report| TableReport { tournament_id, table: 1, report_id: "r".into(), report };

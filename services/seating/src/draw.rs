@@ -5,9 +5,10 @@
 //! The generator is ChaCha20 (`rand_chacha`): the same seed gives the same draw on every
 //! platform and every version of this code that keeps the algorithm below.
 
+use crate::room::Room;
 use crate::table::{Occupant, Seat, Table};
 use floor_events::EntryNo;
-use rand::seq::SliceRandom;
+use rand::seq::{IndexedRandom, SliceRandom};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use sha2::{Digest, Sha256};
@@ -55,6 +56,30 @@ pub fn initial_seating(entries: &[EntryNo], table_size: usize, seed: &Seed) -> V
         .collect()
 }
 
+/// A late registration's or re-entry's seat (TDA 2024 R8-A: they "draw table and seat from the
+/// same seat pool, by the same process, as new players at that time"): a random open seat at
+/// one of the tables the balancing rule lets take one more player, `allowed` being the
+/// difference in players it lets stand (`balancing::allowed`): within one, the shortest tables
+/// only; under "three short", also those one above them. `None` when every table is full (a new
+/// table opens).
+///
+/// Procedure (the audit recomputes exactly this, from the seed `entry_seated` reveals): the
+/// tables with at most `fewest + allowed - 1` players and an empty seat, by number; their
+/// empty seats, table by table, seat by seat; one chosen by ChaCha20 seeded with `seed`
+/// (`IndexedRandom::choose`). A seat between the small blind and the button is drawn like any
+/// other; the player waits for the button there (R8-A: "dealt in except between the small blind
+/// and the button").
+pub fn late_seat(room: &Room, allowed: usize, seed: &Seed) -> Option<(u32, Seat)> {
+    let fewest = room.table(room.shortest()?)?.count();
+    let open: Vec<(u32, Seat)> = room
+        .with_at_most(fewest + allowed.max(1) - 1)
+        .into_iter()
+        .filter_map(|n| room.table(n))
+        .flat_map(|t| (0..t.seats.len()).filter(|&s| t.seats[s].is_none()).map(move |s| (t.number, s)))
+        .collect();
+    open.choose(&mut rng(seed)).copied()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,5 +107,35 @@ mod tests {
         // SHA-256 of 32 zero bytes.
         let hex: String = commitment(&[0; 32]).iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(hex, "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925");
+    }
+
+    /// TDA 2024 R8-A: a late entry draws "from the same seat pool, by the same process, as new
+    /// players". Given tables of 9, 8 and 8 (9-handed), when late entries are seated within
+    /// one, then each takes a random empty seat at table 2 or 3 (never the full table, never
+    /// always the same seat), the seed deciding; under "three short" (tables of 9, 7 and 8),
+    /// the tables of 7 and 8 both draw; every table full: none (a new table opens).
+    #[test]
+    fn tda_r8_a_a_late_entry_draws_a_random_open_seat_at_a_table_balancing_allows() {
+        let room = |counts: &[usize]| {
+            Room::new(counts.iter().enumerate().map(|(i, &n)| {
+                let mut t = Table::new(i as u32 + 1, 9);
+                for s in 0..n {
+                    t.seats[s] = Some(Occupant { entry: EntryNo(i as u32 * 10 + s as u32), moves: 0 });
+                }
+                t
+            }))
+        };
+        let within_one = room(&[9, 8, 8]);
+        let drawn: std::collections::BTreeSet<(u32, Seat)> = (0..64u8).filter_map(|n| late_seat(&within_one, 1, &[n; 32])).collect();
+        assert_eq!(drawn, [(2, 8), (3, 8)].into(), "the open seats of the shortest tables, each drawn by some seed");
+        assert_eq!(late_seat(&within_one, 1, &[5; 32]), late_seat(&within_one, 1, &[5; 32]), "the seed decides");
+        let three_short = room(&[9, 7, 8]);
+        let tables: std::collections::BTreeSet<u32> =
+            (0..64u8).filter_map(|n| late_seat(&three_short, 2, &[n; 32])).map(|(t, _)| t).collect();
+        assert_eq!(tables, [2, 3].into());
+        let spread = room(&[3, 3]);
+        let seats: std::collections::BTreeSet<(u32, Seat)> = (0..64u8).filter_map(|n| late_seat(&spread, 1, &[n; 32])).collect();
+        assert!(seats.len() > 6, "any open seat, not the worst one: {seats:?}");
+        assert_eq!(late_seat(&room(&[9, 9]), 1, &[0; 32]), None, "every table full: a new table");
     }
 }

@@ -31,7 +31,7 @@ impl Floor {
             balancing: floor_events::profile::SeatingRules::WITHIN_ONE,
         });
         for e in 1..=entrants {
-            floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap() });
+            floor.run(C::Join { entry: EntryNo(e), player: PlayerId::parse(&format!("p{e}")).unwrap(), seed: [0; 32] });
         }
         let at: DateTime<Utc> = "2027-01-10T18:00:00Z".parse().unwrap();
         floor.run(C::Start { seed: [7; 32], at });

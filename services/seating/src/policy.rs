@@ -64,6 +64,12 @@ impl SeedKey {
         self.derive(&format!("draw:{tournament}:round:{round}"))
     }
 
+    /// The seed of a late entry's seat (TDA R8-A: a random open seat; revealed in
+    /// `entry_seated`).
+    pub fn late_seat(&self, tournament: TournamentId, entry: EntryNo) -> Seed {
+        self.derive(&format!("late-seat:{tournament}:{}", entry.0))
+    }
+
     /// The seed of the decision after an elimination by command (a rebuy forgone).
     pub fn elimination(&self, tournament: TournamentId, entry: EntryNo) -> Seed {
         self.derive(&format!("eliminate:{tournament}:{}", entry.0))
@@ -97,7 +103,8 @@ pub fn react_to_tournament(tournament: TournamentId, event: &TournamentEvent, ke
             commands
         }
         TournamentEvent::EntryRegistered(e) => {
-            vec![(join_id(tournament, e.entry), SeatingCommand::Join { entry: e.entry, player: e.player.clone() })]
+            let seed = key.late_seat(tournament, e.entry);
+            vec![(join_id(tournament, e.entry), SeatingCommand::Join { entry: e.entry, player: e.player.clone(), seed })]
         }
         TournamentEvent::EntryUnregistered(e) => vec![(id(format!("leave-{}", e.entry.0)), SeatingCommand::Leave { entry: e.entry })],
         TournamentEvent::TournamentStarted(started) => {
@@ -130,7 +137,7 @@ fn pool_id(tournament: TournamentId, entries: &[(EntryNo, PlayerId)]) -> Command
 /// once arrive interleaved; pooling only neighbours gave each tournament pools of one, a
 /// seating commit per registration.
 pub fn enqueue(queued: &mut VecDeque<Queued>, tournament: TournamentId, id: CommandId, command: SeatingCommand) {
-    let SeatingCommand::Join { entry, player } = command else {
+    let SeatingCommand::Join { entry, player, .. } = command else {
         queued.push_back((tournament, id, command));
         return;
     };
@@ -146,9 +153,15 @@ pub fn enqueue(queued: &mut VecDeque<Queued>, tournament: TournamentId, id: Comm
 }
 
 /// A pool refused because the seats are drawn: its entries as single joins, in order, with the
-/// ids their registrations give them.
-pub fn split_pool(tournament: TournamentId, entries: Vec<(EntryNo, PlayerId)>) -> Vec<Queued> {
-    entries.into_iter().map(|(entry, player)| (tournament, join_id(tournament, entry), SeatingCommand::Join { entry, player })).collect()
+/// ids and seeds their registrations give them.
+pub fn split_pool(tournament: TournamentId, entries: Vec<(EntryNo, PlayerId)>, key: &SeedKey) -> Vec<Queued> {
+    entries
+        .into_iter()
+        .map(|(entry, player)| {
+            let seed = key.late_seat(tournament, entry);
+            (tournament, join_id(tournament, entry), SeatingCommand::Join { entry, player, seed })
+        })
+        .collect()
 }
 
 /// The blinds a clock event sends to the tables, with the command's id.
@@ -333,7 +346,7 @@ mod tests {
     }
 
     fn join(entry: u32) -> SeatingCommand {
-        SeatingCommand::Join { entry: EntryNo(entry), player: PlayerId::parse(&format!("p{entry}")).unwrap() }
+        SeatingCommand::Join { entry: EntryNo(entry), player: PlayerId::parse(&format!("p{entry}")).unwrap(), seed: [0; 32] }
     }
 
     fn pool_sizes(queued: &VecDeque<Queued>) -> Vec<Option<usize>> {
@@ -395,6 +408,6 @@ mod tests {
             .flat_map(|e| react_to_tournament(a, &event(e), &SeedKey([1; 32])))
             .map(|(id, command)| (a, id, command))
             .collect();
-        assert_eq!(split_pool(a, entries), caused);
+        assert_eq!(split_pool(a, entries, &SeedKey([1; 32])), caused);
     }
 }

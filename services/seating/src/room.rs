@@ -141,6 +141,14 @@ impl Room {
     pub fn fullest(&self) -> Option<u32> {
         self.index.last().map(|&(_, Reverse(n))| n)
     }
+
+    /// Tables with at most `players` players, by number (the index finds them without reading
+    /// the others).
+    pub fn with_at_most(&self, players: usize) -> Vec<u32> {
+        let mut numbers: Vec<u32> = self.index.range(..=(players, Reverse(0))).map(|&(_, Reverse(n))| n).collect();
+        numbers.sort_unstable();
+        numbers
+    }
 }
 
 impl Room {

@@ -102,7 +102,7 @@ impl Service for SeatingService {
         // its checkpoint while it already works on what came next.
         let mut outbox = ProjectionRunner::new(backbone, outbox).await?.with_linger(Duration::ZERO).with_pipelined_checkpoints();
         let queue =
-            |host: &AggregateHost<SeatingAggregate>| Queue { host: host.clone(), publisher: publisher.clone(), queued: VecDeque::new() };
+            |host: &AggregateHost<SeatingAggregate>| Queue { host: host.clone(), publisher: publisher.clone(), queued: VecDeque::new(), key: key.clone() };
         // The policy gathers for the default linger while registrations wait to be pooled:
         // arriving one by one, they are joined to the pool a batch at a time. Anything else it
         // queued is run at once ([`Policy::lingers`]).
@@ -138,6 +138,8 @@ struct Queue {
     host: AggregateHost<SeatingAggregate>,
     publisher: Publisher,
     queued: VecDeque<Queued>,
+    /// Seeds the late seats of a pool split after the start.
+    key: SeedKey,
 }
 
 impl Queue {
@@ -184,7 +186,7 @@ impl Queue {
                     // Registered after the draw: each entry needs a seat, one join at a time. The
                     // pool is still at the front of the queue (only a copy was run).
                     if let Some((_, _, SeatingCommand::JoinPool { entries })) = self.queued.pop_front() {
-                        for queued in split_pool(tournament, entries).into_iter().rev() {
+                        for queued in split_pool(tournament, entries, &self.key).into_iter().rev() {
                             self.queued.push_front(queued);
                         }
                     }

@@ -26,7 +26,7 @@ pub(super) fn join_pool(state: &SeatingState, entries: Vec<(EntryNo, PlayerId)>)
     Ok(events)
 }
 
-pub(super) fn join(state: &SeatingState, entry: EntryNo, player: PlayerId, stack: u64) -> Vec<SeatingEvent> {
+pub(super) fn join(state: &SeatingState, entry: EntryNo, player: PlayerId, stack: u64, seed: &Seed) -> Vec<SeatingEvent> {
     if joined_before(state, entry) {
         return vec![];
     }
@@ -35,20 +35,16 @@ pub(super) fn join(state: &SeatingState, entry: EntryNo, player: PlayerId, stack
     if !state.started {
         return out.events;
     }
-    // Late registration or re-entry: the shortest table, at the worst seat a newcomer may take;
-    // a new table when every table is full (balancing fills it from the others).
+    // Late registration or re-entry (TDA 2024 R8-A: "from the same seat pool, by the same
+    // process, as new players"): a random open seat at a table the balancing rule lets take one
+    // more player (`draw::late_seat`, its seed revealed in the event); a new table when every
+    // table is full (balancing fills it from the others).
     let size = state.table_size;
-    let shortest = state.room.shortest().and_then(|n| state.room.table(n)).filter(|t| t.count() < usize::from(size));
-    let (table, seat, wait_for_button) = match shortest {
-        Some(t) => {
-            let worst = t.worst_seats();
-            match worst.first() {
-                Some(&seat) => (t.number, seat, false),
-                None => {
-                    let seat = t.seats.iter().position(Option::is_none).expect("a table below its size has an empty seat");
-                    (t.number, seat, true)
-                }
-            }
+    let allowed = crate::balancing::allowed(state.rules().when);
+    let (table, seat, wait_for_button, drawn_with) = match crate::draw::late_seat(&state.room, allowed, seed) {
+        Some((table, seat)) => {
+            let wait = state.room.table(table).is_some_and(|t| !t.may_seat(seat));
+            (table, seat, wait, Some(hex(seed)))
         }
         None => {
             // Past every table of the draw too, some of which may not be stored yet.
@@ -56,10 +52,10 @@ pub(super) fn join(state: &SeatingState, entry: EntryNo, player: PlayerId, stack
             let number = last.max(state.draw_total) + 1;
             out.push(SeatingEvent::TableOpened { table: number, seats: size });
             out.open_table(number, size);
-            (number, 0, false)
+            (number, 0, false, None)
         }
     };
-    out.push(SeatingEvent::EntrySeated { entry, table, seat: seat_no(seat), wait_for_button });
+    out.push(SeatingEvent::EntrySeated { entry, table, seat: seat_no(seat), wait_for_button, seed: drawn_with });
     out.instruct(table, Instruction::SeatPlayer { entry, player, seat: seat_no(seat), stack, wait_for_button });
     out.events
 }

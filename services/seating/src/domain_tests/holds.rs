@@ -59,7 +59,7 @@ fn a_suspension_pauses_every_table_and_its_resume_keeps_hand_for_hand_s_hold() {
 
     // A late entry while suspended: the table opened for it is paused too.
     floor.run(C::Suspend { reason: "tournament suspended: power cut".into() });
-    let late = floor.run(C::Join { entry: EntryNo(7), player: PlayerId::parse("p7").unwrap() });
+    let late = floor.run(C::Join { entry: EntryNo(7), player: PlayerId::parse("p7").unwrap(), seed: [0; 32] });
     let opened: Vec<u32> = told(&late).iter().filter(|(_, i)| matches!(i, Instruction::OpenTable { .. })).map(|(t, _)| *t).collect();
     for table in &opened {
         assert!(told(&late).contains(&(*table, Instruction::Pause { reason: "tournament suspended: power cut".into() })), "{late:?}");
