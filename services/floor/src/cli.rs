@@ -22,6 +22,11 @@ pub struct Cli {
 /// `floor credentials …`.
 #[derive(Debug, Subcommand)]
 pub enum CredentialsCommand {
+    /// Make the roles' credentials for nats-servers of your own (a cluster, issue 40): one
+    /// `credentials/<role>.env` per role (mode 0600, made once, kept after) and the servers'
+    /// `authorization` block, `nats/auth.conf`, in --data. Include that file in every server's
+    /// configuration; give each process the file of its role (`floor run`: service.env).
+    Init,
     /// Issue a table credential: it may publish the reports of the tournament's tables (or of
     /// one table) and read their instructions, nothing else. Prints `NATS_USER=…` and
     /// `NATS_PASSWORD=…` for the table server's environment.
@@ -89,7 +94,8 @@ pub enum Command {
     #[command(subcommand)]
     Tournament(TournamentCommand),
     /// Table credentials for the embedded server of this data directory (docs/security.md):
-    /// issue one for a tournament's tables (or one table), list them, revoke one.
+    /// issue one for a tournament's tables (or one table), list them, revoke one; or make the
+    /// roles' credentials for servers of your own (init).
     #[command(subcommand)]
     Credentials(CredentialsCommand),
     /// Register a player for a tournament (a re-entry or another multi-entry where allowed).

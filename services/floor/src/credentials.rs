@@ -22,7 +22,7 @@ const RELOAD_WAIT: Duration = Duration::from_secs(10);
 /// server cannot be reached.
 pub async fn run(data_dir: &Path, command: &CredentialsCommand) -> Result<(), Failure> {
     let unavailable = |m: String| Failure { message: m, exit: Exit::Unavailable };
-    if !local_users::auth_file(data_dir).exists() {
+    if !matches!(command, CredentialsCommand::Init) && !local_users::auth_file(data_dir).exists() {
         return Err(Failure {
             message: format!(
                 "{} has no embedded server with credentials: start `floor run` there first (credentials for a server of your own are issued by its operator)",
@@ -56,6 +56,15 @@ pub async fn run(data_dir: &Path, command: &CredentialsCommand) -> Result<(), Fa
             }
             false => Err(Failure { message: format!("no table credential {user:?} (floor credentials list)"), exit: Exit::Rejected }),
         },
+        CredentialsCommand::Init => {
+            // Issue 40: the roles for servers of the operator's own (`make cluster`, deploy/).
+            let users = local_users::ensure(data_dir).map_err(unavailable)?;
+            println!("# Include in every nats-server's configuration: {}", local_users::auth_file(data_dir).display());
+            for user in users.iter().filter(|u| u.scope.is_none()) {
+                println!("{}={}", user.role.name(), floor_runtime::credentials::role_file(data_dir, user.role).display());
+            }
+            Ok(())
+        }
     }
 }
 
