@@ -411,6 +411,10 @@ pub enum SimFormat {
     /// pool buys seats, its winners are registered in the target by their tickets, then the
     /// target plays to a winner with them and ordinary entries.
     Satellite,
+    /// Step satellites (issue 36, 000 §16.13): a three-level tree, step 1 (EUR 0.40 + 0.04)
+    /// into step 2 (EUR 2 + 0.20) into the target (EUR 10 + 1), each step's winners seated in
+    /// the next by their tickets, then the target to a winner.
+    Steps,
     /// A shootout (issue 37): each table plays to its winner, the winners drawn afresh onto
     /// the next round's tables, until one table plays to the winner.
     Shootout,

@@ -234,6 +234,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                     _ => None,
                 },
                 satellite: *format == SimFormat::Satellite,
+                steps: *format == SimFormat::Steps,
                 kind,
                 tournament_id: tournament_id.map(TournamentId),
                 seed_key: seed_key.map(|k| k.0),
@@ -385,6 +386,8 @@ struct SimArgs<'a> {
     definition: Option<floor_events::tournament::TournamentDefinition>,
     /// `--format satellite`: a satellite and its target.
     satellite: bool,
+    /// `--format steps`: a step tree and its top (issue 36).
+    steps: bool,
     /// `--format shootout|don|lottery` (issue 37).
     kind: Option<floor::sim::formats::Kind>,
 }
@@ -449,7 +452,7 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
                 if bounty.is_some() || file.is_some_and(|d| d.bounty.is_some()) {
                     services.push(BOUNTIES);
                 }
-                if asked.satellite || file.is_some_and(|d| d.satellite.is_some()) {
+                if asked.satellite || asked.steps || file.is_some_and(|d| d.satellite.is_some()) {
                     services.retain(|s| *s != BOUNTIES);
                     services.push(SATELLITES);
                 }
@@ -527,7 +530,8 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
         suspend_at: asked.suspend_at,
         watchable: asked.watchable.clone(),
         definition: file.cloned(),
-        satellite: asked.satellite,
+        satellite: asked.satellite || asked.steps,
+        steps: asked.steps,
     };
     let mut shown = std::time::Instant::now();
     let summary = floor::sim::run(&backbone, &config, |p| {
@@ -553,7 +557,7 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
             if asked.audit {
                 // Issue 42: the log audited before the platform stops (docs/audit.md).
                 let mut audited = vec![tournament_id];
-                audited.extend(summary.satellite.as_ref().map(|s| s.tournament_id));
+                audited.extend(summary.satellite.iter().flat_map(|s| s.tournaments()));
                 let mut reports = serde_json::Map::new();
                 for t in audited {
                     // Read before the platform stops; a read that fails is reported, not returned

@@ -146,6 +146,9 @@ pub struct SimConfig {
     /// played to its seats, then its target (`tournament_id`) with the seat winners and
     /// `entrants` more to a winner.
     pub satellite: bool,
+    /// `--format steps` ([`satellite::run_steps`], issue 36): with `satellite`, a step below the
+    /// satellite (step 1 into step 2 into the target), each played to its seats in turn.
+    pub steps: bool,
 }
 
 impl SimConfig {
@@ -169,6 +172,7 @@ impl SimConfig {
             watchable: None,
             definition: None,
             satellite: false,
+            steps: false,
         }
     }
 }
@@ -288,6 +292,9 @@ async fn request<T: Serialize>(backbone: &Backbone, verb: &str, body: &T) -> Res
 pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnMut(&Progress)) -> Result<Summary, String> {
     if config.entrants < 2 {
         return Err("a tournament needs at least 2 entrants".into());
+    }
+    if config.satellite && config.steps {
+        return satellite::run_steps(backbone, config, progress).await;
     }
     if config.satellite {
         return satellite::run(backbone, config, progress).await;

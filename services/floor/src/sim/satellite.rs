@@ -76,6 +76,21 @@ pub struct SatelliteSummary {
     pub moves: u64,
     /// Its books once paid (the target's are the line's own `books`).
     pub books: Books,
+    /// `--format steps` (000 §16.13): its level in the tree (1: it feeds the top).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level: Option<u32>,
+    /// `--format steps`: the step below it, whose winners entered it by their tickets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub below: Option<Box<SatelliteSummary>>,
+}
+
+impl SatelliteSummary {
+    /// This satellite and every step below it, top first (what `--audit` reads).
+    pub fn tournaments(&self) -> Vec<TournamentId> {
+        let mut all = vec![self.tournament_id];
+        all.extend(self.below.iter().flat_map(|b| b.tournaments()));
+        all
+    }
 }
 
 /// The satellite of the target `t`: an id that follows from the target's, so a seed repeats
@@ -180,6 +195,8 @@ pub(super) async fn reached_target(
         hands: played.0,
         moves: played.1,
         books,
+        level: None,
+        below: None,
     };
     if !summary.winners_registered {
         let seated: Vec<String> = standings
@@ -299,7 +316,19 @@ pub(super) async fn run(backbone: &Backbone, config: &SimConfig, mut progress: i
     // The satellites policy issues a ticket per seat and registers each winner in the target.
     let satellite_summary =
         reached_target(backbone, satellite, &terms, config.entrants, (played.hands, played.moves), books, &standings).await?;
+    target_to_winner(backbone, config, satellite_summary, started, &mut progress).await
+}
 
+/// The target, with the satellite's winners (registered by their tickets) and its own field
+/// (`sim-1` …), to a winner; the summary line.
+async fn target_to_winner(
+    backbone: &Backbone,
+    config: &SimConfig,
+    satellite_summary: SatelliteSummary,
+    started: Instant,
+    mut progress: impl FnMut(&Progress),
+) -> Result<Summary, String> {
+    let target = config.tournament_id;
     // The target, with the winners and its own field, to a winner.
     register_field(backbone, target, "sim", config.entrants, &mut progress).await?;
     start_now(backbone, target).await?;
@@ -331,6 +360,98 @@ pub(super) async fn run(backbone: &Backbone, config: &SimConfig, mut progress: i
         satellite: Some(satellite_summary),
         formats: Default::default(),
     })
+}
+
+/// Step 1's id: follows from step 2's (the `--format satellite` satellite of the target).
+pub fn step_below(t: TournamentId) -> TournamentId {
+    TournamentId(uuid::Uuid::from_u128(t.0.as_u128() ^ 0x57e9_0001_0000_0000_0000_0000_0000_0036))
+}
+
+/// Step 1 (`--format steps`): EUR 0.40 + 0.04 an entry, seats worth step 2's entry (EUR 2.20).
+const STEP1_BUY_IN: u64 = 40;
+const STEP1_FEE: u64 = 4;
+
+/// `floor sim --format steps` (issue 36; 000 §16.13, 002 §2.3 T-8.1–T-8.3): a tree of three
+/// levels, each costing more than the one below, each step's prize the entry of the next.
+///
+/// 1. The target (EUR 10 + 1) is created, then step 2 (the `--format satellite` satellite, EUR
+///    2 + 0.20, seats of EUR 11), scheduled an hour ahead with room for its field and step 1's
+///    winners, then step 1 (EUR 0.40 + 0.04, seats of EUR 2.20) for step 2.
+/// 2. Step 1's field (`step-1` …) plays to its seats; the satellites service seats its winners
+///    in step 2 by their tickets (checked as for a satellite).
+/// 3. Step 2's own field (`sat-1` …) registers, the simulator starts it, it plays to its seats,
+///    its winners are seated in the target.
+/// 4. The target plays to a winner as with `--format satellite`. The line's `satellite` is step
+///    2 (level 1), with step 1 (level 2) under `below`; each tournament's books balance on their
+///    own.
+///
+/// # Errors
+/// A rejected command, a stall, or a step whose winners did not reach the next level.
+pub(super) async fn run_steps(backbone: &Backbone, config: &SimConfig, mut progress: impl FnMut(&Progress)) -> Result<Summary, String> {
+    if config.free || config.watchable.is_some() || config.definition.is_some() || config.rebuys || config.bounty.is_some() {
+        return Err("--format steps plays the sim's own step tree in lockstep: not with --free, --hand-every or --definition".into());
+    }
+    if config.cancel_at.is_some() || config.suspend_at.is_some() {
+        return Err("--format steps plays every level to its end: not with --cancel-at or --suspend-at".into());
+    }
+    let (top_seat, step_seat) = (Money::new(1_100, Currency::EUR), Money::new(SATELLITE_BUY_IN + SATELLITE_FEE, Currency::EUR));
+    if u64::from(config.entrants) * STEP1_BUY_IN < step_seat.amount {
+        return Err(format!(
+            "--format steps: {} entries of EUR 0.40 do not buy one seat of EUR 2.20; give --entrants 6 or more",
+            config.entrants
+        ));
+    }
+    let started = Instant::now();
+    let now = chrono::Utc::now();
+    let target = config.tournament_id;
+    let (step2, step1) = (satellite_of(target), step_below(satellite_of(target)));
+    create_target(backbone, config, step2, top_seat).await?;
+    // Step 2: scheduled, with room for its own field and step 1's winners.
+    let step2_def = TournamentDefinition {
+        start: Start::At(now + chrono::Duration::hours(1)),
+        capacity: config.entrants.saturating_mul(2),
+        min_players: 2,
+        ..satellite_definition(config, target, top_seat, now)
+    };
+    let step2_terms = step2_def.satellite.expect("a satellite");
+    let create = CreateTournament { command_id: CommandId(step2.0), tournament_id: Some(step2), definition: step2_def };
+    request(backbone, verbs::CREATE_TOURNAMENT.name(), &create).await?;
+    // Step 1, for step 2.
+    let step1_def = TournamentDefinition {
+        name: format!("Simulation {} step 1 ({} players)", config.seed, config.entrants),
+        buy_in: Money::new(STEP1_BUY_IN, Currency::EUR),
+        fee: Fee::OnTop(Money::new(STEP1_FEE, Currency::EUR)),
+        ..satellite_definition(config, step2, step_seat, now)
+    };
+    let step1_terms = step1_def.satellite.expect("a satellite");
+    let scheduled = step1_def.scheduled_start();
+    let create = CreateTournament { command_id: CommandId(step1.0), tournament_id: Some(step1), definition: step1_def };
+    request(backbone, verbs::CREATE_TOURNAMENT.name(), &create).await?;
+
+    // Step 1, to its seats in step 2.
+    register_field(backbone, step1, "step", config.entrants, &mut progress).await?;
+    if scheduled.is_some() {
+        start_now(backbone, step1).await?;
+    }
+    let lockstep = Lockstep::new(backbone, step1).await?;
+    let played =
+        rounds(backbone, &SimConfig { tournament_id: step1, ..config.clone() }, lockstep, None, None, started, &mut progress).await?;
+    let (books, standings, _) = paid_books(backbone, step1, false).await?;
+    let mut below = reached_target(backbone, step1, &step1_terms, config.entrants, (played.hands, played.moves), books, &standings).await?;
+    below.level = Some(2);
+
+    // Step 2, with its own field and step 1's winners, to its seats in the target.
+    register_field(backbone, step2, "sat", config.entrants, &mut progress).await?;
+    start_now(backbone, step2).await?;
+    let lockstep = Lockstep::new(backbone, step2).await?;
+    let played =
+        rounds(backbone, &SimConfig { tournament_id: step2, ..config.clone() }, lockstep, None, None, started, &mut progress).await?;
+    let (books, standings, _) = paid_books(backbone, step2, false).await?;
+    let entrants = config.entrants + below.entered_by_ticket;
+    let mut summary = reached_target(backbone, step2, &step2_terms, entrants, (played.hands, played.moves), books, &standings).await?;
+    summary.level = Some(1);
+    summary.below = Some(Box::new(below));
+    target_to_winner(backbone, config, summary, started, &mut progress).await
 }
 
 /// What the logs say of the seats: the satellite's survivors, its tickets, and the target's
@@ -420,5 +541,17 @@ mod tests {
         let scheduled = satellite_definition(&large, config.tournament_id, seat_value, now);
         scheduled.validate_at(now).expect("a valid scheduled satellite");
         assert_eq!((scheduled.late_registration_until, scheduled.min_players), (None, 400), "closed at its start, all in");
+    }
+
+    /// `--format steps`: each level costs more than the one below and its seat is the next
+    /// level's entry (000 §16.13, 002 §2.3 T-8.2, T-8.3); 60 step-1 players buy 10 seats.
+    #[test]
+    fn each_step_costs_more_than_the_one_below_and_its_seat_is_the_next_level_s_entry() {
+        let step2_entry = SATELLITE_BUY_IN + SATELLITE_FEE;
+        assert!(STEP1_BUY_IN + STEP1_FEE < step2_entry && step2_entry < 1_100);
+        assert_eq!(floor_rules::satellite::seats(60 * STEP1_BUY_IN, step2_entry), 10);
+        let t = TournamentId(uuid::Uuid::from_u128(36));
+        let ids = [t, satellite_of(t), step_below(satellite_of(t))];
+        assert!(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2], "three tournaments");
     }
 }
