@@ -23,6 +23,7 @@ pub mod deal;
 pub mod director;
 pub mod exit;
 pub mod export;
+pub mod logging;
 pub mod sim;
 pub mod startup;
 pub mod table_check;

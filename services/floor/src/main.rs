@@ -23,10 +23,15 @@ fn main() -> ExitCode {
     let hosting = serving || matches!(cli.command, Command::Sim { .. });
     // Services narrate their life; one-shot director commands print only their answer.
     let default_filter = if serving { "info,async_nats=warn" } else { "warn" };
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("FLOOR_LOG").unwrap_or_else(|_| default_filter.into()))
-        .with_writer(std::io::stderr)
-        .init();
+    let format = match floor::logging::Format::parse(std::env::var(floor::logging::FORMAT_VAR).ok().as_deref()) {
+        Ok(format) => format,
+        Err(message) => {
+            eprintln!("floor: {message}");
+            return Exit::Usage.into();
+        }
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("FLOOR_LOG").unwrap_or_else(|_| default_filter.into());
+    floor::logging::init(format, filter, std::io::stderr);
     let runtime = if hosting {
         tokio::runtime::Builder::new_multi_thread().enable_all().build()
     } else {

@@ -212,22 +212,50 @@ impl<S: Clone + Send + Sync + 'static> Verbs<S> {
             };
             let Ok(permit) = in_flight.clone().acquire_owned().await else { break };
             let (verbs, state) = (verbs.clone(), state.clone());
-            tracker.spawn(async move {
-                // Every command the handler executes is bound to what this caller sent
-                // (`command_id_reused` for an id stored before for another request).
-                let payload = request.message.payload.clone();
-                let reply = crate::host::serving_request(service, verb, payload.clone(), verbs.handle(state, verb, payload)).await;
-                if let Err(e) = request.respond(Ok(reply)).await {
-                    tracing::warn!(service, verb, error = %e, "reply not sent");
-                }
-                drop(permit);
-            });
+            let payload = request.message.payload.clone();
+            // Every line logged while it is handled names the command (issue 40: FLOOR_LOG_FORMAT=json).
+            let ids = CommandIds::of(&payload);
+            let span = tracing::info_span!(
+                "command",
+                service,
+                verb,
+                command_id = ids.command_id.as_deref(),
+                tournament_id = ids.tournament_id.as_deref()
+            );
+            tracker.spawn(tracing::Instrument::instrument(
+                async move {
+                    // Every command the handler executes is bound to what this caller sent
+                    // (`command_id_reused` for an id stored before for another request).
+                    let reply = crate::host::serving_request(service, verb, payload.clone(), verbs.handle(state, verb, payload)).await;
+                    if let Err(e) = request.respond(Ok(reply)).await {
+                        tracing::warn!(service, verb, error = %e, "reply not sent");
+                    }
+                    drop(permit);
+                },
+                span,
+            ));
         }
         drop(requests);
         let _ = nats_service.stop().await;
         tracker.close();
         tracker.wait().await;
         Ok(())
+    }
+}
+
+/// The ids a request names at its top level, for its log span; none when it names none (or is
+/// not JSON: the handler answers that).
+#[derive(Debug, Default, PartialEq, Eq, serde::Deserialize)]
+struct CommandIds {
+    #[serde(default)]
+    command_id: Option<String>,
+    #[serde(default)]
+    tournament_id: Option<String>,
+}
+
+impl CommandIds {
+    fn of(payload: &[u8]) -> Self {
+        serde_json::from_slice(payload).unwrap_or_default()
     }
 }
 
@@ -260,6 +288,15 @@ mod tests {
         let request = format!(r#"{{"tournament_id":"{}"}}"#, uuid::Uuid::now_v7());
         assert_eq!(code(&verbs.handle(Payouts, "books", request.into()).await), codes::UNAVAILABLE, "the handler answered");
         assert_eq!(code(&verbs.handle(Payouts, "nonsense", Bytes::new()).await), codes::UNKNOWN_VERB);
+    }
+
+    #[test]
+    fn a_commands_span_names_its_command_and_tournament_when_the_request_does() {
+        let ids = CommandIds::of(br#"{"command_id":"c-1","tournament_id":"t-1","player":{"name":"ann"}}"#);
+        assert_eq!(ids, CommandIds { command_id: Some("c-1".into()), tournament_id: Some("t-1".into()) });
+        assert_eq!(CommandIds::of(br#"{"tournament_id":"t-1"}"#).command_id, None);
+        assert_eq!(CommandIds::of(b"not json"), CommandIds::default());
+        assert_eq!(CommandIds::of(br#"{"command_id":7}"#), CommandIds::default(), "an id of another type: none, and the handler says why");
     }
 
     #[test]
