@@ -81,9 +81,29 @@ fn target(advance: u32, drawn: u32) -> u32 {
 /// from each table: a round's tables are as few as it needs and as even as can be; the round
 /// that fits one table is the last, played to a winner. Empty for fewer than two entries.
 pub fn plan(entries: u32, table_size: u8, advance: u32) -> Vec<PlannedRound> {
+    plan_short(entries, table_size, advance, ShortField::Uneven)
+}
+
+/// [`plan`] with the definition's short field (issue 37): `trim` plays the full tables' players
+/// (the rest refunded at the start); `byes` plays full first-round tables, the byes joining
+/// round 2 (as seating draws them: the field modulo the table size).
+pub fn plan_short(entries: u32, table_size: u8, advance: u32, short_field: ShortField) -> Vec<PlannedRound> {
     let size = u32::from(table_size).max(2);
     let mut rounds = Vec::new();
-    let mut n = entries;
+    let mut n = match short_field {
+        ShortField::Trim => entries - floor_events::shootouts::trimmed(entries, table_size),
+        _ => entries,
+    };
+    let byes = match short_field {
+        ShortField::Byes => floor_events::shootouts::byes(n, table_size),
+        _ => 0,
+    };
+    if byes > 0 && n >= 2 {
+        let tables = (n - byes) / size;
+        let advancing = tables * target(advance, size) + byes;
+        rounds.push(PlannedRound { round: 1, entries: n, tables, advancing });
+        n = advancing;
+    }
     while n >= 2 && rounds.len() < MOST_ROUNDS {
         let round = rounds.len() as u32 + 1;
         if n <= size {
@@ -110,7 +130,7 @@ impl LobbyShootout {
             advance: terms.advance,
             short_field: terms.short_field,
             stacks: terms.stacks,
-            plan: plan(capacity, table_size, terms.advance),
+            plan: plan_short(capacity, table_size, terms.advance, terms.short_field),
             planned_for: capacity,
             rounds: vec![],
             prizes: terms.prizes.clone(),
@@ -129,7 +149,9 @@ impl LobbyShootout {
             ShootoutEvent::RoundStarted(started) => {
                 let entries = started.entries.len() as u32;
                 if started.round == 1 && self.planned_for != entries {
-                    self.plan = plan(entries, table_size, self.advance);
+                    // Round 1 is the field after any trim: only byes change its plan now.
+                    let short = if self.short_field == ShortField::Byes { ShortField::Byes } else { ShortField::Uneven };
+                    self.plan = plan_short(entries, table_size, self.advance, short);
                     self.planned_for = entries;
                 }
                 match self.rounds.iter_mut().find(|r| r.round == started.round) {
@@ -168,6 +190,16 @@ mod tests {
 
     /// The issue's cases: 729 → 81 → 9 → 1 at 9-max, 64 at 8-max is a double shootout, uneven
     /// first-round tables (20 at 9-max: 7/7/6), and advance 2.
+    #[test]
+    fn a_short_field_s_plan_has_its_byes_or_its_trim() {
+        // 20 at 9-max: two full tables and two byes, then a final of four; trimmed, 18 play.
+        assert_eq!(planned(&plan_short(20, 9, 1, ShortField::Byes)), [(20, 2, 4), (4, 1, 1)]);
+        assert_eq!(planned(&plan_short(20, 9, 1, ShortField::Trim)), [(18, 2, 2), (2, 1, 1)]);
+        assert_eq!(planned(&plan_short(20, 9, 1, ShortField::Uneven)), [(20, 3, 3), (3, 1, 1)]);
+        // 12 at 9-max with byes: one table and three byes is not the last round.
+        assert_eq!(planned(&plan_short(12, 9, 1, ShortField::Byes)), [(12, 1, 4), (4, 1, 1)]);
+    }
+
     #[test]
     fn the_plan_is_the_rounds_seating_draws() {
         assert_eq!(planned(&plan(729, 9, 1)), [(729, 81, 81), (81, 9, 9), (9, 1, 1)]);
