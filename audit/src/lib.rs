@@ -22,6 +22,9 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 
+pub mod chain;
+pub mod html;
+
 /// One stored commit: what `floor export` writes per line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LogCommit {
@@ -33,6 +36,10 @@ pub struct LogCommit {
     pub time: DateTime<Utc>,
     /// The commit's body, as stored (JSON).
     pub body: Vec<u8>,
+    /// The hash of its aggregate's previous commit it carries (the `Floor-Prev-Hash` header;
+    /// [`chain`]); `None` for a commit stored before chains (legacy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous: Option<String>,
 }
 
 /// One difference: what does not hold, and the commits involved.
@@ -60,6 +67,12 @@ pub struct Check {
 pub struct Report {
     /// Commits read.
     pub commits: usize,
+    /// Commits carrying their aggregate's previous hash ([`chain`]).
+    #[serde(default)]
+    pub chained: usize,
+    /// Commits stored before hash chains: read as legacy, their chain not verifiable.
+    #[serde(default)]
+    pub legacy: usize,
     /// Whether every check holds.
     pub ok: bool,
     /// Every check, in the order they ran.
@@ -70,6 +83,12 @@ impl Report {
     /// A readable summary: `ok`, or each difference with its commits.
     pub fn summary(&self) -> String {
         let mut out = format!("{} commits: {}\n", self.commits, if self.ok { "ok" } else { "DIFFERENCES" });
+        if self.legacy > 0 {
+            out.push_str(&format!(
+                "  {} legacy commit(s) (stored before hash chains: read, their chain not verifiable), {} chained\n",
+                self.legacy, self.chained
+            ));
+        }
         for check in &self.checks {
             if check.ok {
                 out.push_str(&format!("  {}: ok\n", check.name));
@@ -160,10 +179,22 @@ struct State {
     awards_total: u64,
     deal: bool,
     paid: Option<u64>,
+    // A flight (issue 36): a Day 1 pays its pool over to its Day 2 (its commit), a Day 2
+    // takes its Day 1s' pools in.
+    day1: bool,
+    transferred_out: Option<(u64, u64)>,
+    transferred_in: i128,
 }
 
 /// Audits one tournament's commits (any order: they are replayed in stream order).
 pub fn audit(commits: &[LogCommit]) -> Report {
+    audit_with(commits, &[])
+}
+
+/// As [`audit`], knowing the stream sequences the stream reports deleted (which tell a removed
+/// commit from an altered one in the chains).
+pub fn audit_with(commits: &[LogCommit], deleted: &[u64]) -> Report {
+    let chains = chain::verify(commits, deleted);
     let mut commits: Vec<&LogCommit> = commits.iter().collect();
     commits.sort_by_key(|c| c.sequence);
     let mut c = Checks::default();
@@ -241,7 +272,7 @@ pub fn audit(commits: &[LogCommit]) -> Report {
     // refunds) are what the locked table says the entries contributed; bounty money in is
     // bounty money out once the winner has collected the rest.
     if let (Some((contributions, locked)), false) = (s.contributions, s.cancelled) {
-        let computed = s.pool_in - s.bounty_in;
+        let computed = s.pool_in - s.bounty_in + s.transferred_in;
         if i128::from(contributions) != computed {
             diff(
                 &mut c.money,
@@ -250,12 +281,22 @@ pub fn audit(commits: &[LogCommit]) -> Report {
             );
         }
     }
+    // A Day 1 pays no prize: its whole pool, what its entries put in, goes to its Day 2.
+    if let Some((amount, at)) = s.transferred_out {
+        if i128::from(amount) != s.pool_in {
+            diff(&mut c.money, format!("the Day 1 transferred {amount}, its entries put {} into its pool", s.pool_in), vec![at]);
+        }
+    }
+    if s.day1 && (s.paid.is_some() || !s.places.is_empty()) {
+        diff(&mut c.places, "a Day 1 pays no prize of its own".to_owned(), s.paid.into_iter().collect());
+    }
     if let Some(winner) = s.winner_bounty {
         if s.bounty_in != s.bounty_out {
             diff(&mut c.money, format!("bounties: {} paid in, {} paid out", s.bounty_in, s.bounty_out), vec![winner]);
         }
     }
     let checks = vec![
+        ("chain", chains.differences),
         ("decode", c.decode),
         ("draws", c.draws),
         ("entries", c.entries),
@@ -265,7 +306,7 @@ pub fn audit(commits: &[LogCommit]) -> Report {
     ];
     let checks: Vec<Check> =
         checks.into_iter().map(|(name, d)| Check { name: name.to_owned(), ok: d.is_empty(), differences: d }).collect();
-    Report { commits: commits.len(), ok: checks.iter().all(|c| c.ok), checks }
+    Report { commits: commits.len(), chained: chains.chained, legacy: chains.legacy, ok: checks.iter().all(|c| c.ok), checks }
 }
 
 fn verify(out: &mut Vec<Difference>, what: &str, commitment: Option<&(String, u64)>, seed: &str, seq: u64) {
@@ -281,7 +322,25 @@ fn verify(out: &mut Vec<Difference>, what: &str, commitment: Option<&(String, u6
 
 fn tournament(s: &mut State, c: &mut Checks, e: TournamentEvent, seq: u64) {
     match e {
-        TournamentEvent::TournamentCreated(t) => s.capacity = Some(t.definition.capacity),
+        TournamentEvent::TournamentCreated(t) => {
+            s.capacity = Some(t.definition.capacity);
+            s.day1 = t.definition.flight.is_some();
+        }
+        // A flight's Day 2 entry carried from a Day 1 (issue 36): in the field, paid nothing here.
+        TournamentEvent::EntryCarried(r) if r.outcome == floor_events::flights::CarryOutcome::Registered => {
+            if let Some((why, at)) = s.closed {
+                diff(&mut c.entries, format!("entry {} carried in after {why}", r.entry), vec![at, seq]);
+            }
+            s.entered.insert(r.entry.0, seq);
+            if !s.live.insert(r.entry.0) {
+                diff(&mut c.entries, format!("entry {} registered twice", r.entry), vec![seq]);
+            }
+            if let Some(cap) = s.capacity {
+                if s.live.len() as u32 > cap {
+                    diff(&mut c.entries, format!("{} entries in play, capacity {cap}", s.live.len()), vec![seq]);
+                }
+            }
+        }
         TournamentEvent::EntryRegistered(r) => {
             if let Some((why, at)) = s.closed {
                 diff(&mut c.entries, format!("entry {} registered after {why}", r.entry), vec![at, seq]);
@@ -602,6 +661,15 @@ fn payouts(s: &mut State, c: &mut Checks, e: PayoutEvent, seq: u64) {
             }
         }
         PayoutEvent::DealAgreed { .. } => s.deal = true,
+        // Issue 36: a Day 1's pool out (once, checked at the end against what came in), a
+        // Day 2's Day 1 pools in.
+        PayoutEvent::PoolTransferred(t) if s.day1 => {
+            if let Some((_, first)) = s.transferred_out {
+                diff(&mut c.money, "the Day 1's pool transferred twice".to_owned(), vec![first, seq]);
+            }
+            s.transferred_out = Some((t.amount.amount, seq));
+        }
+        PayoutEvent::PoolTransferred(t) => s.transferred_in += i128::from(t.amount.amount),
         PayoutEvent::TournamentPaid { prizes_paid } => {
             if let Some(first) = s.paid {
                 diff(&mut c.money, "the tournament paid twice".to_owned(), vec![first, seq]);
@@ -626,5 +694,7 @@ fn payouts(s: &mut State, c: &mut Checks, e: PayoutEvent, seq: u64) {
     }
 }
 
+#[cfg(test)]
+mod props;
 #[cfg(test)]
 mod tests;

@@ -32,6 +32,7 @@ impl Log {
             sequence,
             time: Utc::now(),
             body: encode_commit(events),
+            previous: None,
         });
         sequence
     }

@@ -1,8 +1,11 @@
 //! `floor audit` (issue 42): a tournament played on the platform audits ok from its log; its
-//! export, one prize altered, is reported with the altered commit's sequence; and `floor sim`'s
+//! export, one prize altered, is reported with the altered commit's sequence; a copy of the store
+//! rewritten with an admin's rights (a commit injected, altered, deleted, reordered, a seat draw's
+//! seed changed and the chains forged again) is reported with the sequences; and `floor sim`'s
 //! formats, played on the platform, audit ok.
 
-use floor::audit::{report as audit, LogCommit};
+use async_nats::jetstream;
+use floor::audit::{chain, report as audit, LogCommit};
 use floor::sim::{
     self,
     formats::{self, Kind},
@@ -10,6 +13,7 @@ use floor::sim::{
 };
 use floor_events::TournamentId;
 use floor_tests::{heads_up, ten_minute_levels, World};
+use futures::StreamExt;
 use std::time::{Duration, Instant};
 
 /// The tournament's log once payouts has recorded `tournament_paid`.
@@ -73,7 +77,7 @@ async fn a_played_tournament_audits_ok_and_an_altered_prize_in_its_export_is_fou
     std::fs::write(&file, text.join("\n") + "\n").unwrap();
     let read = floor::export::from_lines(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(read.len(), commits.len());
-    let (summary, ok) = floor::audit::render(&read, false);
+    let (summary, ok) = floor::audit::render(&read, &[], false);
     assert!(!ok, "{summary}");
     let report = audit(&read);
     let named: Vec<u64> = report.checks.iter().flat_map(|c| c.differences.iter().flat_map(|d| d.sequences.clone())).collect();
@@ -148,4 +152,175 @@ async fn the_sim_formats_audit_ok() {
         }
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+/// One stored message of FLOOR_EVENTS, as a copy of the store keeps it.
+#[derive(Clone)]
+struct Stored {
+    subject: String,
+    headers: async_nats::HeaderMap,
+    payload: bytes::Bytes,
+}
+
+impl Stored {
+    fn previous(&self) -> Option<String> {
+        self.headers.get(chain::HEADER).map(|v| v.as_str().to_owned())
+    }
+    fn hash(&self) -> String {
+        chain::commit_hash(&self.subject, self.previous().as_deref().unwrap_or(""), &self.payload)
+    }
+    fn with(&self, previous: Option<&str>, payload: bytes::Bytes) -> Self {
+        let mut headers = async_nats::HeaderMap::new();
+        for (name, values) in self.headers.iter() {
+            if AsRef::<str>::as_ref(name) != chain::HEADER {
+                for v in values {
+                    headers.append(name.as_ref(), v.as_str());
+                }
+            }
+        }
+        if let Some(p) = previous {
+            headers.insert(chain::HEADER, p);
+        }
+        Self { subject: self.subject.clone(), headers, payload }
+    }
+}
+
+/// Every message of FLOOR_EVENTS, in stream order.
+async fn whole_store(js: &jetstream::Context) -> Vec<Stored> {
+    let stream = js.get_stream(floor_events::subjects::EVENTS_STREAM).await.expect("stream");
+    let last = stream.get_info().await.expect("info").state.last_sequence;
+    let consumer = stream.create_consumer(jetstream::consumer::pull::OrderedConfig::default()).await.expect("consumer");
+    let mut messages = consumer.messages().await.expect("messages");
+    let mut out = Vec::new();
+    while let Some(m) = messages.next().await {
+        let m = m.expect("message");
+        let sequence = m.info().expect("info").stream_sequence;
+        out.push(Stored { subject: m.subject.to_string(), headers: m.headers.clone().unwrap_or_default(), payload: m.payload.clone() });
+        if sequence >= last {
+            break;
+        }
+    }
+    out
+}
+
+/// The store rewritten (an admin deletes the stream and stores `messages` again, in this
+/// order, deletes allowed): message `i` gets sequence `i + 1`.
+async fn rewrite(js: &jetstream::Context, messages: &[Stored]) {
+    js.delete_stream(floor_events::subjects::EVENTS_STREAM).await.expect("stream deleted");
+    let config = jetstream::stream::Config { deny_delete: false, ..floor_runtime::bootstrap::events_config() };
+    js.create_stream(config).await.expect("stream made again");
+    for m in messages {
+        let mut headers = async_nats::HeaderMap::new();
+        for (name, values) in m.headers.iter() {
+            if !AsRef::<str>::as_ref(name).starts_with("Nats-Expected") {
+                for v in values {
+                    headers.append(name.as_ref(), v.as_str());
+                }
+            }
+        }
+        js.publish_with_headers(m.subject.clone(), headers, m.payload.clone()).await.expect("publish").await.expect("stored");
+    }
+}
+
+/// Every difference of `t`'s audit: (check, message, sequences).
+async fn differences(js: &jetstream::Context, t: TournamentId) -> Vec<(String, String, Vec<u64>)> {
+    let commits = floor::audit::read(js, t.0).await.expect("the log reads");
+    let deleted = floor::audit::deleted(js).await.expect("stream info");
+    let report = floor_audit_with(&commits, &deleted);
+    report.checks.into_iter().flat_map(|c| c.differences.into_iter().map(move |d| (c.name.clone(), d.message, d.sequences))).collect()
+}
+
+fn floor_audit_with(commits: &[LogCommit], deleted: &[u64]) -> floor::audit::Report {
+    let (json, _) = floor::audit::render(commits, deleted, true);
+    serde_json::from_str(&json).expect("the report reads back")
+}
+
+/// Positions (in `store`) of two commits of one subject of `t` with a commit of it after them.
+fn middle_of_a_chain(store: &[Stored], t: TournamentId, aggregate: &str) -> (usize, usize) {
+    let subject = floor_events::subjects::event_subject(aggregate, t.0);
+    let at: Vec<usize> = store.iter().enumerate().filter(|(_, m)| m.subject == subject).map(|(i, _)| i).collect();
+    assert!(at.len() >= 3, "{subject}: {} commits", at.len());
+    (at[at.len() - 3], at[at.len() - 2])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commits_injected_altered_deleted_or_reordered_in_a_copy_of_the_store_are_reported_with_their_sequences() {
+    // An open server: the test client has an admin's rights over the streams.
+    let mut world = World::start_open_configured(|c| c.skip("scheduler")).await;
+    let t = world.create(heads_up(ten_minute_levels())).await;
+    for player in ["ana", "ben"] {
+        assert!(matches!(world.register(t, player).await, floor_events::Reply::Ok(_)), "{player} registers");
+    }
+    world.first_hand_busts_the_second(t).await;
+    let commits = paid_log(&world, t).await;
+    let report = audit(&commits);
+    assert!(report.ok, "{}", report.summary());
+    assert_eq!((report.chained, report.legacy), (commits.len(), 0), "every commit the platform stored carries its chain");
+    world.kill_platform();
+    let js = world.jetstream().clone();
+    let original = whole_store(&js).await;
+    assert!(differences(&js, t).await.is_empty());
+
+    // Injected: a commit carrying its predecessor's hash, between two commits of the tournament.
+    let (before, after) = middle_of_a_chain(&original, t, "tournament");
+    let mut injected = original.clone();
+    let mut forged = original[after].with(Some(&original[before].hash()), original[after].payload.clone());
+    forged.headers.insert("Nats-Msg-Id", uuid::Uuid::new_v4().to_string().as_str());
+    injected.insert(before + 1, forged);
+    rewrite(&js, &injected).await;
+    let found = differences(&js, t).await;
+    let at = before as u64 + 2;
+    assert!(found.iter().any(|(check, m, s)| check == "chain" && m.contains("injected") && s.contains(&at)), "injected at {at}: {found:?}");
+
+    // Altered: one byte more in a commit's body (still the same events).
+    let mut altered = original.clone();
+    let mut body = altered[before].payload.to_vec();
+    body.push(b' ');
+    altered[before] = altered[before].with(altered[before].previous().as_deref(), body.into());
+    rewrite(&js, &altered).await;
+    let found = differences(&js, t).await;
+    let at = before as u64 + 1;
+    assert!(found.iter().any(|(check, m, s)| check == "chain" && m.contains("altered") && s.contains(&at)), "altered at {at}: {found:?}");
+
+    // Deleted: JetStream's message delete on the store as it was.
+    rewrite(&js, &original).await;
+    let stream = js.get_stream(floor_events::subjects::EVENTS_STREAM).await.expect("stream");
+    let at = before as u64 + 1;
+    assert!(stream.delete_message(at).await.expect("deleted"), "deleted");
+    let found = differences(&js, t).await;
+    assert!(found.iter().any(|(check, m, s)| check == "chain" && m.contains("removed") && s.contains(&at)), "removed at {at}: {found:?}");
+
+    // Reordered: two commits of the tournament stored the other way round.
+    let mut reordered = original.clone();
+    reordered.swap(before, after);
+    rewrite(&js, &reordered).await;
+    let found = differences(&js, t).await;
+    let at = before as u64 + 1;
+    assert!(
+        found.iter().any(|(check, m, s)| check == "chain" && m.contains("reordered") && s.contains(&at)),
+        "reordered at {at}: {found:?}"
+    );
+
+    // A seat draw whose seed is not its commitment's, every chain forged again after it: the
+    // chains hold, the draw does not.
+    let drawn = original.iter().position(|m| String::from_utf8_lossy(&m.payload).contains("\"tables_drawn\"")).expect("a draw");
+    let text = String::from_utf8_lossy(&original[drawn].payload).into_owned();
+    let seed_at = text.find("\"seed\":\"").expect("a seed") + 8;
+    let mut forged_text = text.clone();
+    let first = &text[seed_at..seed_at + 1];
+    forged_text.replace_range(seed_at..seed_at + 1, if first == "0" { "1" } else { "0" });
+    let mut forged: Vec<Stored> = original.clone();
+    forged[drawn] = forged[drawn].with(forged[drawn].previous().as_deref(), forged_text.into_bytes().into());
+    let mut heads: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    for m in &mut forged {
+        if let Some(head) = heads.get(&m.subject) {
+            *m = m.with(Some(head), m.payload.clone());
+        }
+        heads.insert(m.subject.clone(), m.hash());
+    }
+    rewrite(&js, &forged).await;
+    let found = differences(&js, t).await;
+    let at = drawn as u64 + 1;
+    assert!(found.iter().all(|(check, ..)| check != "chain"), "the chains were forged again: {found:?}");
+    assert!(found.iter().any(|(check, m, s)| check == "draws" && m.contains("seat draw") && s.contains(&at)), "draw at {at}: {found:?}");
 }
