@@ -129,7 +129,14 @@ impl Projection for LobbyProjection {
                 Some(TournamentEvent::TournamentCreated(c)) => {
                     // A satellite names its target as the lobby knows it (created before it).
                     let target = c.definition.satellite.as_ref().and_then(|s| self.docs.get(&s.target)).map(|t| t.name.clone());
-                    LobbyDocument::created(id, &c.definition, c.at, sequence).with_target_name(target)
+                    // Its level in a step tree (000 §16.13): one above its target's.
+                    let above = c
+                        .definition
+                        .satellite
+                        .as_ref()
+                        .and_then(|s| self.docs.get(&s.target))
+                        .map(|t| t.satellite.as_ref().map_or(0, |s| s.level));
+                    LobbyDocument::created(id, &c.definition, c.at, sequence).with_target_name(target).with_step_level(above)
                 }
                 _ => {
                     tracing::warn!(subject, sequence, "commit for a tournament the lobby never saw created");

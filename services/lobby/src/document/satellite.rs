@@ -47,6 +47,22 @@ pub struct LobbySatellite {
     /// finisher (the winner's ticket void, a new one issued): counted once in `tickets_issued`.
     #[serde(default, skip_serializing_if = "super::is_zero")]
     pub seats_passed_down: u32,
+    /// Its level in its step tree (000 §16.13): 1 when its target is the top, 2 for a step
+    /// into such a satellite, and so on (its target is then the next step); 0 when the lobby
+    /// did not know the target as the satellite was created.
+    #[serde(default, skip_serializing_if = "super::is_zero")]
+    pub level: u32,
+}
+
+impl super::LobbyDocument {
+    /// Sets a satellite's level in its step tree: one above its target's (a target that is no
+    /// satellite is the top, level 0). `None`: the target is not known.
+    pub fn with_step_level(mut self, target_level: Option<u32>) -> Self {
+        if let (Some(s), Some(above)) = (self.satellite.as_mut(), target_level) {
+            s.level = above.saturating_add(1);
+        }
+        self
+    }
 }
 
 impl LobbySatellite {
@@ -65,6 +81,7 @@ impl LobbySatellite {
             seats_refused: 0,
             tickets_refunded: 0,
             seats_passed_down: 0,
+            level: 0,
         }
     }
 

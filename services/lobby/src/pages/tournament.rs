@@ -488,6 +488,10 @@ fn satellite_section(doc: &LobbyDocument) -> Markup {
                 @match &s.target_name { Some(n) => { (name(n)) }, None => { (s.target) } }
             }
         };
+        // A step of a step tree (000 §16.13): its seats are entries to the next step up.
+        if s.level >= 2 {
+            rows.push(("Step", html! { "level " (s.level) " of a step tree; its seats are entries to the next step, " (target.clone()) }));
+        }
         rows.push(("Seats for", target));
         rows.push(("Seat value", money(s.seat_value)));
         let prize = match s.prize {
@@ -973,6 +977,12 @@ mod tests {
         major = major.evolve(&registered(1, Some(TicketRef { satellite: satellite.tournament_id, entry: EntryNo(4) })));
         assert!(live(&major, t0()).contains("Entered by satellite"), "the target counts its entries by ticket");
         assert!(!live(&doc("Plain"), t0()).contains("id=\"satellite\""), "no section for an ordinary tournament");
+        // A step into the satellite (000 §16.13): level 2, its next step named.
+        assert!(!page.contains("level 2"), "a satellite of the top is level 1: no step row");
+        let step = LobbyDocument::created(TournamentId::new(), &definition, t0(), 1)
+            .with_target_name(Some("Major satellite".into()))
+            .with_step_level(Some(1));
+        assert!(live(&step, t0()).contains("level 2 of a step tree"), "the step's level and next step");
     }
 
     /// Issue 37: a shootout's terms and bracket, double or nothing's cut, and a lottery game's
