@@ -278,6 +278,22 @@ pub enum Command {
     /// NATS: NATS_URL, or a nats-server of its own (its URL is printed). The table server under
     /// test serves every table of the tournament FLOOR_TOURNAMENT on that NATS.
     TableCheck(TableCheckArgs),
+    /// Print the completion script for a shell, generated from this command line: e.g.
+    /// `floor completions bash > ~/.local/share/bash-completion/completions/floor`,
+    /// `floor completions zsh > ~/.zfunc/_floor`, `floor completions fish >
+    /// ~/.config/fish/completions/floor.fish`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page floor(1), generated from this command line (`floor man | man -l
+    /// -`); with --dir, write it and one page per subcommand (floor-tournament-create.1…) there.
+    Man {
+        /// Write floor.1 and every subcommand's page into this directory instead.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
     /// Serve every table of one tournament with Floor's simulated tables, as an outside table
     /// server would (NATS_URL, FLOOR_TOURNAMENT), until stopped: what `floor table-check
     /// --builtin` checks, as a process of its own (`floor table-check --exec "floor sim-tables"`).

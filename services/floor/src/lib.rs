@@ -24,6 +24,7 @@ pub mod director;
 pub mod exit;
 pub mod export;
 pub mod logging;
+pub mod manual;
 pub mod sim;
 pub mod startup;
 pub mod table_check;

@@ -271,6 +271,24 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             simulate(asked).await
         }
         Command::TableCheck(args) => table_check(args).await,
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            floor::manual::completions(*shell, &mut script);
+            answer(format_args!("{}", String::from_utf8_lossy(&script)), false);
+            Ok(())
+        }
+        Command::Man { dir: None } => {
+            let mut page = Vec::new();
+            floor::manual::man(&mut page).map_err(|e| Failure { message: format!("man: {e}"), exit: Exit::Usage })?;
+            answer(format_args!("{}", String::from_utf8_lossy(&page)), false);
+            Ok(())
+        }
+        Command::Man { dir: Some(dir) } => {
+            let written = floor::manual::man_pages(dir)
+                .map_err(|e| Failure { message: format!("man --dir {}: {e}", dir.display()), exit: Exit::Usage })?;
+            say!("{} pages in {}", written.len(), dir.display());
+            Ok(())
+        }
         Command::Credentials(command) => floor::credentials::run(&cli.data, command).await,
         Command::SimTables { tournament, fault, seed } => {
             let unavailable = |m: String| Failure { message: m, exit: Exit::Unavailable };
