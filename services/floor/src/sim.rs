@@ -599,19 +599,31 @@ async fn rounds(
 /// publisher sharing the context (the in-process platform's appends included).
 async fn publish(backbone: &Backbone, reports: &[TableReport], mut acked: impl FnMut(u64)) -> Result<(), String> {
     for window in reports.chunks(ACK_WINDOW) {
-        let mut acks = Vec::with_capacity(window.len());
-        for report in window {
-            let subject = floor_events::table::reports_subject(report.tournament_id, report.table);
-            let message = async_nats::jetstream::message::PublishMessage::build()
-                .payload(serde_json::to_vec(report).expect("report serializes").into())
-                .message_id(floor_events::table::report_message_id(report.tournament_id, report.table, &report.report_id));
-            acks.push(backbone.jetstream.send_publish(subject, message).await.map_err(|e| e.to_string())?);
-        }
-        for ack in acks {
-            acked(ack.await.map_err(|e| e.to_string())?.sequence);
-        }
+        // A cluster electing a new leader of the tables' stream (a node died) acknowledges
+        // nothing for a few seconds (issue 40): the window is sent again, each report with its
+        // message id, as a table server does (seating applies a report once however often it
+        // comes), until the stream answers or STALL has passed.
+        let sequences = lockstep::patiently(|| publish_window(backbone, window)).await?;
+        sequences.into_iter().for_each(&mut acked);
     }
     Ok(())
+}
+
+/// Publishes `window` and waits for every acknowledgement: their stream sequences.
+async fn publish_window(backbone: &Backbone, window: &[TableReport]) -> Result<Vec<u64>, String> {
+    let mut acks = Vec::with_capacity(window.len());
+    for report in window {
+        let subject = floor_events::table::reports_subject(report.tournament_id, report.table);
+        let message = async_nats::jetstream::message::PublishMessage::build()
+            .payload(serde_json::to_vec(report).expect("report serializes").into())
+            .message_id(floor_events::table::report_message_id(report.tournament_id, report.table, &report.report_id));
+        acks.push(backbone.jetstream.send_publish(subject, message).await.map_err(|e| e.to_string())?);
+    }
+    let mut sequences = Vec::with_capacity(acks.len());
+    for ack in acks {
+        sequences.push(ack.await.map_err(|e| e.to_string())?.sequence);
+    }
+    Ok(sequences)
 }
 
 /// Starts a scheduled tournament now, before its time (a file's definition: the minimum is in).

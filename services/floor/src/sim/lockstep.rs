@@ -63,6 +63,28 @@ use std::time::{Duration, Instant};
 /// How long Floor may stay silent before the simulation gives up.
 pub const STALL: Duration = Duration::from_secs(15);
 
+/// `read`, asked again every 100 ms while it fails, for up to [`STALL`]: a 3-node cluster whose
+/// node leading a stream died answers no read or publish on it until the others elect a new
+/// leader, a few seconds (issue 40, `tests/cluster.rs` of the floor package).
+///
+/// # Errors
+/// The last failure, once STALL has passed.
+pub async fn patiently<T, F, Fut>(mut read: F) -> Result<T, String>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, String>>,
+{
+    let since = Instant::now();
+    loop {
+        match read().await {
+            Ok(value) => return Ok(value),
+            Err(e) if since.elapsed() < STALL => tracing::debug!(error = %e, "the store did not answer; asking again"),
+            Err(e) => return Err(e),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 /// Passes of [`Lockstep::acted_on`] after seating has taken the report.
 const PASSES: u32 = 3;
 
@@ -192,9 +214,9 @@ pub async fn policy_settled(backbone: &Backbone, runner: &str, subjects: &[Strin
     };
     let (mut seen, mut moved_at, mut pause) = (None, Instant::now(), Duration::from_millis(1));
     loop {
-        let stored = last().await?;
+        let stored = patiently(&last).await?;
         let took = taken(&backbone.events, &checkpoints, runner).await;
-        if took.is_some_and(|t| t >= stored) && last().await? == stored {
+        if took.is_some_and(|t| t >= stored) && patiently(&last).await? == stored {
             return Ok(());
         }
         if Some((stored, took)) != seen {
@@ -258,6 +280,11 @@ impl Lockstep {
     /// Where the store is, on the subjects of this tournament that seating, the rebuys policy
     /// and the bubble policy read.
     async fn stored(&self, backbone: &Backbone) -> Result<Stored, String> {
+        patiently(|| self.stored_once(backbone)).await
+    }
+
+    /// [`Lockstep::stored`], asked once.
+    async fn stored_once(&self, backbone: &Backbone) -> Result<Stored, String> {
         let t = self.tournament.0;
         let [tournament, clock, rebuys, seating, bubble, shootout] = [
             subjects::aggregate::TOURNAMENT,
