@@ -356,3 +356,6 @@ pub const TICKET_PASSED_DOWN: &str = "ticket_passed_down";
 pub const TICKET_EXPIRED: &str = "ticket_expired";
 /// The ticket cannot be converted to cash: its satellite does not allow it, or it is not held.
 pub const TICKET_NOT_CONVERTIBLE: &str = "ticket_not_convertible";
+/// The player is still in another Day 1 of the same flight, which allows one Day 1 at a time
+/// (issue 36).
+pub const IN_ANOTHER_DAY1: &str = "in_another_day1";

@@ -27,9 +27,10 @@
 //! - **At once in two Day 1s**: [`FlightTerms::one_day1_at_a_time`] (default: allowed; a flight
 //!   where the profile forbids it sets it).
 
-use crate::ids::{EntryNo, PlayerId, TournamentId};
+use crate::ids::{CommandId, EntryNo, PlayerId, TournamentId};
 use crate::money::Money;
 use crate::tournament::{DefinitionError, Start, TournamentDefinition};
+use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -91,10 +92,10 @@ pub struct Day1Finished {
     pub survivors: Vec<Survivor>,
 }
 
-/// A Day 1's prize pool paid over to its Day 2: one line both books show (the Day 1's paid out,
-/// the Day 2's paid in).
+/// A Day 1's prize pool paid over to its Day 2 (payouts' `pool_transferred`, recorded in both
+/// tournaments' payouts logs when the Day 1 stops): the Day 1's books pay it out, the Day 2's
+/// take it in, and its payout table is locked on its own contributions and its Day 1s' pools.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct PoolTransferred {
     /// The Day 1 paying.
     pub day1: TournamentId,
@@ -102,6 +103,78 @@ pub struct PoolTransferred {
     pub day2: TournamentId,
     /// The Day 1's whole prize pool.
     pub amount: Money,
+}
+
+/// Carry one survivor of a Day 1 into its Day 2 (registration's `register_carried`, sent only
+/// by the satellites service's flights policy, its command id derived from the Day 1 and the
+/// entry: `flights-carry:<day1>:<entry>`). The Day 2 takes it without a buy-in (the money was
+/// paid into the Day 1, whose pool is paid over whole) and applies `carry` itself, so the
+/// outcome depends only on what the Day 2 has recorded, whatever the order the Day 1s finish
+/// in or a restart resends. Refused with the Day 2's own codes: `tournament_started` once its
+/// draw is made, `registration_closed` past its deadline, `field_full` at its capacity (a new
+/// player only), `tournament_cancelled`, `tournament_finished`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RegisterCarried {
+    /// Idempotency key: derived from the Day 1 and its entry.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The Day 2.
+    pub tournament_id: TournamentId,
+    /// The player.
+    pub player: PlayerId,
+    /// The Day 1 survived.
+    pub day1: TournamentId,
+    /// The player's entry in it.
+    pub day1_entry: crate::ids::EntryNo,
+    /// The chips it ended the Day 1 with (more than zero).
+    pub chips: u64,
+    /// The Day 1's carry rule (004 §4.36.11–13).
+    #[serde(default)]
+    pub carry: Carry,
+}
+
+/// What the Day 2 did with one carried Day 1 stack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CarryOutcome {
+    /// The player's first stack here: a new Day 2 entry.
+    Registered,
+    /// Best stack forward: a larger stack replaces the one held (the smaller forfeited).
+    Replaced {
+        /// The stack given up.
+        forfeited: u64,
+    },
+    /// Stack builder: added to the player's Day 2 stack.
+    Added,
+    /// Not carried: first stack forward after a first survival, or best stack forward no
+    /// larger than the stack held. The entry's stack is unchanged.
+    Forfeited,
+}
+
+/// A Day 1 survivor's stack reached its Day 2 (`entry_carried`, in the Day 2's registration
+/// log): a new entry paid by its Day 1 (nothing paid here), or an existing one whose stack the
+/// carry rule changed or kept. Seating seats the entry at the Day 2's draw with `stack`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EntryCarried {
+    /// The Day 2 entry (new when `outcome` is `registered`).
+    pub entry: EntryNo,
+    /// Whose.
+    pub player: PlayerId,
+    /// The Day 1 the stack comes from.
+    pub day1: TournamentId,
+    /// The entry there.
+    pub day1_entry: EntryNo,
+    /// The chips it ended the Day 1 with.
+    pub chips: u64,
+    /// The Day 2 entry's stack now.
+    pub stack: u64,
+    /// What the carry rule did.
+    pub outcome: CarryOutcome,
+    /// The player had no other entry in the Day 2 (a new unique player).
+    pub new_player: bool,
+    /// When.
+    pub at: DateTime<Utc>,
 }
 
 /// The flight section against the rest of the Day 1's definition: a share of 1 … 10,000 bp; a

@@ -154,6 +154,9 @@ pub enum PayoutEvent {
         /// Paid to the winner on top of their share.
         left_to_play_for: u64,
     },
+    /// A flight's Day 1 pool paid over to its Day 2 (issue 36, 004 §4.36.11): in the Day 1's
+    /// log it is paid out, in the Day 2's paid in.
+    PoolTransferred(crate::flights::PoolTransferred),
 }
 
 /// How a deal's money is split (`floor_rules::deal`).
@@ -383,6 +386,13 @@ pub struct Books {
     /// 95 % cap kept). Zero for any other tournament.
     #[serde(default)]
     pub lottery_kept: u64,
+    /// A flight's Day 2 (issue 36): its Day 1s' pools paid over to it, money in beside
+    /// `paid_in` and inside `prize_pool`.
+    #[serde(default)]
+    pub transferred_in: u64,
+    /// A flight's Day 1: its prize pool paid over to its Day 2 (money out in place of prizes).
+    #[serde(default)]
+    pub transferred_out: u64,
     /// The identities above hold to the minor unit.
     pub balanced: bool,
     /// Why `balanced` is false: a sum that does not fit, a refund of more than was paid, or

@@ -40,6 +40,9 @@ pub mod verbs {
     pub const STOP_SHARED: Verb<StopShared, Recorded> = Verb::new(service::REGISTRATION, "stop_shared");
     /// Cancel a tournament before its start, refunding every entry.
     pub const CANCEL_TOURNAMENT: Verb<CancelTournament, Recorded> = Verb::new(service::REGISTRATION, "cancel_tournament");
+    /// Carry a Day 1 survivor's stack into its Day 2 (only the satellites service's flights
+    /// policy sends it: issue 36, 004 §4.36.11–13).
+    pub const REGISTER_CARRIED: Verb<crate::flights::RegisterCarried, Recorded> = Verb::new(service::REGISTRATION, "register_carried");
 }
 
 /// Create a tournament from a definition.
@@ -266,6 +269,8 @@ pub enum TournamentEvent {
     PlaySuspended(PlaySuspended),
     /// See [`PlayResumed`].
     PlayResumed(PlayResumed),
+    /// See [`crate::flights::EntryCarried`].
+    EntryCarried(crate::flights::EntryCarried),
 }
 
 crate::tagged::tagged_events!(TournamentEvent {
@@ -281,6 +286,7 @@ crate::tagged::tagged_events!(TournamentEvent {
     RegistrationClosed => "registration_closed",
     PlaySuspended => "play_suspended",
     PlayResumed => "play_resumed",
+    EntryCarried => "entry_carried",
 });
 
 /// No entry is sold from now on (issue 33, defect 1): registration's one record of when the

@@ -149,6 +149,7 @@ pub fn services() -> Vec<ServiceInfo> {
                     VerbInfo::of(CANCEL_TOURNAMENT, "commands/cancel_tournament.json", "replies/recorded.json"),
                     VerbInfo::of(REGISTER_WITH_TICKET, "commands/register_with_ticket.json", "replies/registered.json"),
                     VerbInfo::of(STOP_SHARED, "commands/stop_shared.json", "replies/recorded.json"),
+                    VerbInfo::of(REGISTER_CARRIED, "commands/register_carried.json", "replies/recorded.json"),
                 ]
             },
             writes: vec![
@@ -325,7 +326,7 @@ pub fn services() -> Vec<ServiceInfo> {
                 "events/satellite_event.json",
                 "events/satellite_commit.json",
             )],
-            reads: vec![a::TOURNAMENT, a::PAYOUTS, a::SATELLITE],
+            reads: vec![a::TOURNAMENT, a::PAYOUTS, a::SATELLITE, a::SEATING],
         },
         ServiceInfo {
             name: s::SHOOTOUTS,

@@ -23,7 +23,7 @@
 //! - **The money** ([`day2_pool`]): each Day 1's whole prize pool is paid out to the Day 2, one
 //!   transfer both books show; the Day 2's pool is the sum of its Day 1s' pools and its own.
 
-use floor_events::flights::{Carry, Survivor};
+use floor_events::flights::{Carry, CarryOutcome, Survivor};
 use floor_events::{EntryNo, Money, PlayerId, TournamentId};
 use std::collections::BTreeMap;
 
@@ -40,6 +40,24 @@ pub fn survivors(entries: u32, share_bps: u32) -> u32 {
 #[must_use]
 pub fn stops(live: u32, entries: u32, share_bps: u32, registration_closed: bool) -> bool {
     registration_closed && live <= survivors(entries, share_bps)
+}
+
+/// The carry rule on one stack (004 §4.36.11–13): the Day 2 holds `held` of the player (`None`:
+/// nothing yet) and a Day 1 brings `chips`: what happens and the player's Day 2 stack after.
+/// Registration's Day 2 decides with it, so the outcome depends only on what the Day 2 recorded.
+#[must_use]
+pub fn carry_onto(carry: Carry, held: Option<u64>, chips: u64) -> (CarryOutcome, u64) {
+    let Some(held) = held else { return (CarryOutcome::Registered, chips) };
+    match carry {
+        // §4.36.11: the first survival counts.
+        Carry::FirstStack => (CarryOutcome::Forfeited, held),
+        // §4.36.12: "nejlepšímu výsledku ze všech Day1 fází", the best result.
+        Carry::BestStack if chips > held => (CarryOutcome::Replaced { forfeited: held }, chips),
+        Carry::BestStack => (CarryOutcome::Forfeited, held),
+        // §4.36.13: "součtu jeho výsledků", the sum. Chips are bounded by the Day 1s' chips in
+        // play: saturating never bites.
+        Carry::StackBuilder => (CarryOutcome::Added, held.saturating_add(chips)),
+    }
 }
 
 /// What a Day 2 holds of one player: the stack to seat with and the Day 1 entries it came from.
@@ -240,6 +258,18 @@ mod tests {
         book.carry(day1, &survivor("ana", 1, 10_000));
         assert_eq!(book.carry(day1, &survivor("ana", 1, 10_000)), Carried::Forfeited { stack: 0 });
         assert_eq!(book.chips(), 10_000);
+    }
+
+    /// Given a Day 2 holding 30,000 of a player, when a Day 1 brings 50,000 or 20,000, then each
+    /// rule says what the player starts the Day 2 with (004 §4.36.11–13).
+    #[test]
+    fn carry_onto_applies_each_rule() {
+        assert_eq!(carry_onto(Carry::BestStack, None, 30_000), (CarryOutcome::Registered, 30_000));
+        assert_eq!(carry_onto(Carry::FirstStack, Some(30_000), 50_000), (CarryOutcome::Forfeited, 30_000));
+        assert_eq!(carry_onto(Carry::BestStack, Some(30_000), 50_000), (CarryOutcome::Replaced { forfeited: 30_000 }, 50_000));
+        assert_eq!(carry_onto(Carry::BestStack, Some(30_000), 20_000), (CarryOutcome::Forfeited, 30_000));
+        assert_eq!(carry_onto(Carry::BestStack, Some(30_000), 30_000), (CarryOutcome::Forfeited, 30_000));
+        assert_eq!(carry_onto(Carry::StackBuilder, Some(30_000), 20_000), (CarryOutcome::Added, 50_000));
     }
 
     #[test]

@@ -291,7 +291,8 @@ impl TournamentView {
                 TournamentEvent::PlayerRefused(_)
                 | TournamentEvent::PlayersKeptApart(_)
                 | TournamentEvent::PlaySuspended(_)
-                | TournamentEvent::PlayResumed(_) => {}
+                | TournamentEvent::PlayResumed(_)
+            | TournamentEvent::EntryCarried(_) => {}
             }
         }
     }

@@ -138,6 +138,11 @@ impl Ledger {
                 self.bounty = created.definition.bounty.clone();
             }
             TournamentEvent::EntryRegistered(entry) => self.add(&entry.ledger),
+            // A flight's Day 2 entry carried from a Day 1 (issue 36): an entry of the field,
+            // paid in its Day 1 (whose pool comes over whole: `pool_transferred`).
+            TournamentEvent::EntryCarried(carried) if carried.outcome == floor_events::flights::CarryOutcome::Registered => {
+                self.entries = self.entries.saturating_add(1);
+            }
             TournamentEvent::EntryUnregistered(left) => self.refund(&left.refund),
             TournamentEvent::TournamentCancelled(cancelled) => {
                 for r in &cancelled.refunds {
@@ -202,6 +207,15 @@ pub struct Sums {
     /// overlay, the operator's money in.
     #[serde(default)]
     lottery_kept: u64,
+    /// A flight's Day 1 (issue 36): its pool goes to its Day 2, not to prizes.
+    #[serde(default)]
+    day1: bool,
+    /// A Day 2's Day 1 pools paid over to it (money in); a Day 1's pool paid over (money out),
+    /// `Some` once transferred (the Day 1 is then over).
+    #[serde(default)]
+    transferred_in: u64,
+    #[serde(default)]
+    transferred_out: Option<u64>,
 }
 
 /// A cancellation, as the books take it.
@@ -232,7 +246,7 @@ impl Sums {
     /// Whether the tournament is over: paid (and its bounties settled, if it has any) or
     /// cancelled.
     fn over(&self) -> bool {
-        self.cancelled.is_some() || (self.finished && (self.ledger.bounty.is_none() || self.bounties_settled))
+        self.cancelled.is_some() || self.transferred_out.is_some() || (self.finished && (self.ledger.bounty.is_none() || self.bounties_settled))
     }
 
     /// Notes the first money that moved after the end.
@@ -251,6 +265,7 @@ impl Sums {
         self.ledger.apply(event);
         if let TournamentEvent::TournamentCreated(created) = event {
             self.lottery = created.definition.lottery.is_some();
+            self.day1 = created.definition.flight.is_some();
         }
         if let TournamentEvent::TournamentCancelled(_) = event {
             self.cancelled.get_or_insert(Cancelled::BeforeStart);
@@ -314,6 +329,18 @@ impl Sums {
                 }
             }
             PayoutEvent::TournamentPaid { .. } => self.finished = true,
+            // Issue 36: out of a Day 1, into its Day 2.
+            PayoutEvent::PoolTransferred(transfer) if self.day1 => {
+                self.moved_after_end(|| format!("a pool of {} transferred", transfer.amount));
+                self.transferred_out = Some(transfer.amount.amount);
+            }
+            PayoutEvent::PoolTransferred(transfer) => {
+                self.moved_after_end(|| format!("a Day 1 pool of {} transferred in", transfer.amount));
+                match self.transferred_in.checked_add(transfer.amount.amount) {
+                    Some(sum) => self.transferred_in = sum,
+                    None => self.ledger.fail(format!("a transfer of {} would take the sums past {}", transfer.amount, u64::MAX)),
+                }
+            }
             // A deal moves no money by itself: its amounts are paid as places are awarded.
             _ => {}
         }
@@ -345,13 +372,13 @@ impl Sums {
             return Err(fault.clone());
         }
         let too_large = || format!("a sum of the books does not fit in {}", u64::MAX);
-        let prize_pool = ledger.contributions.checked_add(self.overlay).ok_or_else(too_large)?;
+        let prize_pool = ledger.contributions.checked_add(self.overlay).and_then(|p| p.checked_add(self.transferred_in)).ok_or_else(too_large)?;
         let prize_pool =
             prize_pool.checked_sub(self.capped).ok_or_else(|| format!("the cap kept {} of a prize pool of {prize_pool}", self.capped))?;
         let prize_pool = prize_pool
             .checked_sub(self.lottery_kept)
             .ok_or_else(|| format!("the lottery draw kept {} of a prize pool of {prize_pool}", self.lottery_kept))?;
-        let money_in = ledger.paid_in.checked_add(self.overlay).ok_or_else(too_large)?;
+        let money_in = ledger.paid_in.checked_add(self.overlay).and_then(|m| m.checked_add(self.transferred_in)).ok_or_else(too_large)?;
         let money_out = ledger
             .fees
             .checked_add(prize_pool)
@@ -364,6 +391,9 @@ impl Sums {
         }
         if self.finished && prize_pool != self.prizes_paid {
             return Err(format!("the prize pool is {prize_pool} but {} was paid out", self.prizes_paid));
+        }
+        if let Some(out) = self.transferred_out.filter(|out| *out != prize_pool || self.prizes_paid != 0) {
+            return Err(format!("the Day 1's prize pool is {prize_pool} but {out} went to its Day 2 and {} to prizes", self.prizes_paid));
         }
         if self.bounties_settled {
             let pool = ledger.bounty_pool;
@@ -416,15 +446,24 @@ impl Sums {
             Some(Cancelled::InPlay { operator_in, fees_kept, statements, .. }) => (operator_in, i128::from(fees_kept), statements),
             _ => (self.overlay, i128::from(ledger.fees) + i128::from(self.capped) + i128::from(self.lottery_kept), 0),
         };
-        let money_in = i128::from(ledger.paid_in) + i128::from(operator_in);
-        let money_out = kept + i128::from(self.prizes_paid) + i128::from(self.bounties_paid) + i128::from(statements);
+        let money_in = i128::from(ledger.paid_in) + i128::from(operator_in) + i128::from(self.transferred_in);
+        let money_out = kept
+            + i128::from(self.prizes_paid)
+            + i128::from(self.bounties_paid)
+            + i128::from(statements)
+            + i128::from(self.transferred_out.unwrap_or(0));
         (money_in, money_out)
     }
 
     /// The books so far.
     pub fn books(&self, tournament_id: TournamentId) -> Books {
         let ledger = &self.ledger;
-        let prize_pool = ledger.contributions.saturating_add(self.overlay).saturating_sub(self.capped).saturating_sub(self.lottery_kept);
+        let prize_pool = ledger
+            .contributions
+            .saturating_add(self.overlay)
+            .saturating_add(self.transferred_in)
+            .saturating_sub(self.capped)
+            .saturating_sub(self.lottery_kept);
         let balance = self.balance();
         let balanced = balance.is_ok();
         Books {
@@ -453,6 +492,8 @@ impl Sums {
                 u64::try_from(money_in - money_out).unwrap_or(0)
             },
             lottery_kept: self.lottery_kept,
+            transferred_in: self.transferred_in,
+            transferred_out: self.transferred_out.unwrap_or(0),
             balanced,
             unbalanced: balance.err(),
         }

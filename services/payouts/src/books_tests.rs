@@ -321,3 +321,45 @@ proptest! {
         }
     }
 }
+
+/// Issue 36 (004 §4.36.11): a Day 1's pool paid over to its Day 2 is money out of the Day 1 (it
+/// is then over: nothing held) and money in to the Day 2, inside its prize pool; the Day 2 paying
+/// that pool out holds nothing either. Both books balance.
+#[test]
+fn a_day1_pool_transferred_balances_both_books() {
+    use floor_events::flights::{Carry, FlightTerms, PoolTransferred};
+    use floor_events::payouts::PlaceAward;
+    use floor_events::registration::TournamentCreated;
+    use floor_events::tournament::TournamentDefinition;
+    let (day1, day2) = (TournamentId::new(), TournamentId::new());
+    let eur = |a| Money::new(a, Currency::EUR);
+    let created = |t, flight| {
+        TournamentEvent::TournamentCreated(TournamentCreated {
+            tournament_id: t,
+            definition: TournamentDefinition { flight, ..TournamentDefinition::example() },
+            at: "2027-01-10T18:00:00Z".parse().unwrap(),
+        })
+    };
+    let terms = FlightTerms { day2, survivors_share_bps: 5_000, carry: Carry::BestStack, one_day1_at_a_time: false };
+    let transfer = PayoutEvent::PoolTransferred(PoolTransferred { day1, day2, amount: eur(2_000) });
+    let day1_log = [created(day1, Some(terms)), registered(1, line(1_100, 100)), registered(2, line(1_100, 100))];
+    let before = books(day1, &day1_log, [], []);
+    assert_eq!((before.held, before.balanced), (2_200 - 200, true), "held until it stops: {before:?}");
+    let b = books(day1, &day1_log, [], [&transfer]);
+    assert!(b.balanced, "{b:?}");
+    assert_eq!((b.transferred_out, b.held, b.prizes_paid), (2_000, 0, 0), "{b:?}");
+    // The Day 2: no entry bought; the pool comes in and is paid out.
+    let award = PlaceAward { entry: EntryNo(1), player: PlayerId::parse("p1").unwrap(), place: 1, shared: 1, amount: 2_000 };
+    let paid = [
+        transfer.clone(),
+        PayoutEvent::PlacesAwarded { players_left_before: 1, awards: vec![award], hand_for_hand: None },
+        PayoutEvent::TournamentPaid { prizes_paid: eur(2_000) },
+    ];
+    let b = books(day2, &[created(day2, None)], [], &paid);
+    assert!(b.balanced && b.finished, "{b:?}");
+    assert_eq!((b.transferred_in, b.prize_pool, b.prizes_paid, b.held, b.paid_in), (2_000, 2_000, 2_000, 0, 0), "{b:?}");
+    // A Day 1 that paid a prize besides its transfer does not balance.
+    let award = PlaceAward { entry: EntryNo(1), player: PlayerId::parse("p1").unwrap(), place: 1, shared: 1, amount: 1 };
+    let wrong = [transfer, PayoutEvent::PlacesAwarded { players_left_before: 2, awards: vec![award], hand_for_hand: None }];
+    assert!(!books(day1, &day1_log, [], &wrong).balanced);
+}

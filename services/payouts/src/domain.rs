@@ -17,7 +17,7 @@ use crate::deal::{self, DealState, Proposal};
 use esrs::Aggregate;
 use floor_events::bubble::ANNOUNCEMENT_HAND;
 use floor_events::payouts::{LockCause, PayoutEvent, PlaceAward, PrizeBand};
-use floor_events::{codes, subjects, EntryNo, Money, PlayerId};
+use floor_events::{codes, subjects, EntryNo, Money, PlayerId, TournamentId};
 use floor_rules::field::{places_at_most, table_with_stakes, FieldError, Stakes};
 use floor_rules::payout_table::{Band, PayoutTable};
 use floor_rules::standings::{award, rank, rank_together, Bust, Finish, Ordering};
@@ -107,6 +107,9 @@ pub enum PayoutCommand {
         /// The `Lock` or `Award`.
         command: Box<PayoutCommand>,
     },
+    /// A flight's Day 1 pool paid over to its Day 2 (issue 36, 004 §4.36.11): sent to both
+    /// tournaments' aggregates when the Day 1 stops; each records it once.
+    TransferPool(floor_events::flights::PoolTransferred),
     /// A remaining player proposes a deal.
     ProposeDeal(Proposal),
     /// A remaining player accepts the deal under discussion.
@@ -244,6 +247,8 @@ pub struct PayoutState {
     pub paid: bool,
     /// The deal under discussion, or the one agreed.
     pub deal: Option<DealState>,
+    /// A flight's pools transferred (issue 36), by Day 1: each once.
+    pub transferred: HashSet<TournamentId>,
 }
 
 fn locked(field: &Field, stakes: Option<Stakes>, cause: LockCause) -> Result<PayoutEvent, PayoutsError> {
@@ -477,6 +482,10 @@ fn handle(state: &PayoutState, command: PayoutCommand, stakes: Option<Stakes>) -
             Ok(vec![locked_drawn(&field, pool, &prizes)?])
         }
         PayoutCommand::WithStakes { stakes, command } => handle(state, *command, Some(stakes)),
+        // Issue 36: a Day 1's pool, paid out of it or into its Day 2, once per Day 1.
+        PayoutCommand::TransferPool(transfer) => {
+            Ok(if state.transferred.contains(&transfer.day1) { vec![] } else { vec![PayoutEvent::PoolTransferred(transfer)] })
+        }
         PayoutCommand::ProposeDeal(proposal) => deal::propose(state, proposal),
         PayoutCommand::AcceptDeal { player } => deal::accept(state, player),
         PayoutCommand::RejectDeal { player } => deal::reject(state, player),
@@ -509,6 +518,9 @@ impl Aggregate for PayoutsAggregate {
                 }
             }
             PayoutEvent::TournamentPaid { .. } => state.paid = true,
+            PayoutEvent::PoolTransferred(transfer) => {
+                state.transferred.insert(transfer.day1);
+            }
             deal_event => state.deal = deal::evolve(state.deal.take(), deal_event),
         }
         state

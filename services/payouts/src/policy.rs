@@ -158,6 +158,12 @@ struct Tournament {
     /// table is locked, no elimination awarded and its stop pays no survivor.
     #[serde(default)]
     day1: bool,
+    /// A Day 1's Day 2 (issue 36): its pool goes there when it stops.
+    #[serde(default)]
+    day2: Option<TournamentId>,
+    /// A Day 2's Day 1 pools paid over to it so far (minor units): in its table's pool.
+    #[serde(default)]
+    transferred_in: u64,
     /// Registration stopped the satellite with its survivors sharing the seats (its
     /// `tournament_finished` with `shared_by`): seating's later commits (a hand that finished
     /// after the stop) award nothing.
@@ -335,7 +341,8 @@ impl Tournament {
         let currency = self.ledger.currency.unwrap_or(floor_events::Currency::EUR);
         Field {
             entries: self.ledger.entries,
-            contributions: Money::new(self.ledger.contributions, currency),
+            // A flight's Day 2 (issue 36): its Day 1s' pools with its own entries'.
+            contributions: Money::new(self.ledger.contributions.saturating_add(self.transferred_in), currency),
             guarantee: self.guarantee,
             profile: self.profile,
             fixed: self.fixed.clone(),
@@ -406,6 +413,7 @@ impl Policy {
         }
         let t = self.tournaments.entry(id).or_default();
         let mut orders = Vec::new();
+        let mut transfer = None;
         for e in events {
             t.ledger.apply(e);
             match e {
@@ -422,6 +430,22 @@ impl Policy {
                     t.seat_value = floor_rules::satellite::equal_prize(&created.definition).map(|prize| prize.amount);
                     t.lottery = created.definition.lottery.is_some();
                     t.day1 = created.definition.flight.is_some();
+                    t.day2 = created.definition.flight.map(|terms| terms.day2);
+                }
+                // A Day 1 stopped at its share (issue 36, 004 §4.36.11): its whole pool goes
+                // to its Day 2, recorded in both payouts logs, once (ids from the Day 1).
+                TournamentEvent::TournamentFinished(_) if t.day2.is_some() && transfer.is_none() => {
+                    let currency = t.ledger.currency.unwrap_or(floor_events::Currency::EUR);
+                    let day2 = t.day2.expect("a Day 1's Day 2");
+                    transfer = Some(floor_events::flights::PoolTransferred {
+                        day1: id,
+                        day2,
+                        amount: Money::new(t.ledger.contributions, currency),
+                    });
+                }
+                // A Day 2's entry carried from a Day 1 (issue 36): a player of the field.
+                TournamentEvent::EntryCarried(carried) => {
+                    t.players.insert(carried.entry, carried.player.clone());
                 }
                 // A Day 1 (issue 36) pays no prizes: its entries and refunds are only counted.
                 e if t.day1 && !matches!(e, TournamentEvent::TournamentCancelled(_)) => {}
@@ -468,6 +492,14 @@ impl Policy {
                     return vec![];
                 }
                 _ => {}
+            }
+        }
+        if let Some(transfer) = transfer {
+            let day2 = self.tournaments.entry(transfer.day2).or_default();
+            day2.transferred_in = day2.transferred_in.saturating_add(transfer.amount.amount);
+            for (on, side) in [(transfer.day1, "out"), (transfer.day2, "in")] {
+                let id = CommandId::derived(&format!("payouts-transfer-{side}:{}", transfer.day1));
+                orders.push(Order::Payouts((on, id, PayoutCommand::TransferPool(transfer.clone()))));
             }
         }
         orders

@@ -544,18 +544,14 @@ fn a_finish_with_one_winner_orders_nothing() {
 
 /// Issue 36 (004 §4.36.11): a flight's Day 1 pays no prizes, its whole pool goes to its Day 2:
 /// no table is locked at its start, no bust is awarded, and its stop at its share (registration's
-/// `tournament_finished` with `shared_by`) pays no survivor.
+/// `tournament_finished` with `shared_by`) pays no survivor: it orders its pool transferred, in
+/// both payouts logs (the Day 1's and the Day 2's), once.
 #[test]
 fn a_day1_locks_no_table_awards_no_bust_and_pays_no_survivor() {
-    use floor_events::flights::{Carry, FlightTerms};
-    let (mut policy, t) = (Policy::default(), TournamentId::new());
+    use floor_events::flights::{Carry, FlightTerms, PoolTransferred};
+    let (mut policy, t, day2) = (Policy::default(), TournamentId::new(), TournamentId::new());
     let day1 = TournamentDefinition {
-        flight: Some(FlightTerms {
-            day2: TournamentId::new(),
-            survivors_share_bps: 2_000,
-            carry: Carry::BestStack,
-            one_day1_at_a_time: false,
-        }),
+        flight: Some(FlightTerms { day2, survivors_share_bps: 2_000, carry: Carry::BestStack, one_day1_at_a_time: false }),
         ..TournamentDefinition::example()
     };
     assert!(policy.on_tournament(t, &filled(t, day1, 10)).is_empty(), "no table locked");
@@ -563,5 +559,56 @@ fn a_day1_locks_no_table_awards_no_bust_and_pays_no_survivor() {
         assert!(policy.on_seating(t, u64::from(entry), &[out(entry, 10 - entry, 1)]).is_empty(), "no award");
     }
     assert!(policy.on_bubble(t, 20, &[released(1)]).is_empty());
-    assert!(policy.on_tournament(t, &[shared_by(&[9, 10])]).is_empty(), "no survivor paid");
+    let orders = policy.on_tournament(t, &[shared_by(&[9, 10])]);
+    let transfer = PoolTransferred { day1: t, day2, amount: eur(10 * 1_000) };
+    let sent: Vec<(TournamentId, PayoutCommand)> = orders
+        .into_iter()
+        .map(|o| match o {
+            Order::Payouts((on, _, command)) => (on, command),
+            other => panic!("only transfers: {other:?}"),
+        })
+        .collect();
+    assert_eq!(sent, vec![(t, PayoutCommand::TransferPool(transfer.clone())), (day2, PayoutCommand::TransferPool(transfer))]);
+}
+
+/// Issue 36: a Day 2's table is locked on its own entries' contributions and its Day 1s' pools;
+/// its field counts the entries carried in.
+#[test]
+fn a_day2_locks_its_table_on_its_day1s_pools() {
+    use floor_events::flights::{Carry, CarryOutcome, EntryCarried, FlightTerms};
+    let (mut policy, day1, day2) = (Policy::default(), TournamentId::new(), TournamentId::new());
+    let day2_def = TournamentDefinition { late_registration_until: None, ..TournamentDefinition::example() };
+    policy.on_tournament(day2, &[created(day2, day2_def)]);
+    let day1_def = TournamentDefinition {
+        flight: Some(FlightTerms { day2, survivors_share_bps: 2_000, carry: Carry::StackBuilder, one_day1_at_a_time: false }),
+        ..TournamentDefinition::example()
+    };
+    policy.on_tournament(day1, &filled(day1, day1_def, 10));
+    policy.on_tournament(day1, &[shared_by(&[9, 10])]);
+    let carried: Vec<TournamentEvent> = [9u32, 10]
+        .iter()
+        .zip(1u32..)
+        .map(|(&from, entry)| {
+            TournamentEvent::EntryCarried(EntryCarried {
+                entry: EntryNo(entry),
+                player: PlayerId::parse(&format!("p{from}")).unwrap(),
+                day1,
+                day1_entry: EntryNo(from),
+                chips: 5_000,
+                stack: 5_000,
+                outcome: CarryOutcome::Registered,
+                new_player: true,
+                at: at(),
+            })
+        })
+        .collect();
+    policy.on_tournament(day2, &carried);
+    let started = TournamentEvent::TournamentStarted(TournamentStarted { entries: 2, cause: StartCause::Scheduled, at: at() });
+    let orders = policy.on_tournament(day2, &[started]);
+    let locked = orders.iter().find_map(|o| match o {
+        Order::Payouts((on, _, PayoutCommand::Lock { field, .. })) if *on == day2 => Some(field.clone()),
+        _ => None,
+    });
+    let field = locked.expect("the Day 2's table locked at its start");
+    assert_eq!((field.entries, field.contributions), (2, eur(10_000)), "two carried entries, the Day 1's EUR 100 pool");
 }

@@ -85,6 +85,22 @@ pub enum TournamentCommand {
         /// Now.
         at: DateTime<Utc>,
     },
+    /// A Day 1 survivor's stack comes to this Day 2 (issue 36, 004 §4.36.11–13): a new entry
+    /// paid by its Day 1, or the player's carried entry changed by the carry rule.
+    RegisterCarried {
+        /// Who.
+        player: PlayerId,
+        /// The Day 1.
+        day1: TournamentId,
+        /// The entry there.
+        day1_entry: EntryNo,
+        /// Its chips at the Day 1's stop.
+        chips: u64,
+        /// The Day 1's carry rule.
+        carry: floor_events::flights::Carry,
+        /// Now.
+        at: DateTime<Utc>,
+    },
     /// Operator refusal (001 Art. 20).
     RefusePlayer {
         /// Who.
@@ -269,6 +285,18 @@ pub enum RegistrationError {
         /// What an entry to the target costs.
         entry: Money,
     },
+    /// A step (a satellite of a satellite, or of the top) that costs as much as the tournament
+    /// it feeds or more (000 §16.13, 002 §2.3 T-8.2: fees rise with the level):
+    /// `satellite_costs_too_much`.
+    #[error("an entry to this step costs {step} and one to the step above ({target}) {above}: fees rise with the level (000 §16.13, 002 §2.3 T-8.2)")]
+    StepDoesNotRise {
+        /// The step above (the target).
+        target: TournamentId,
+        /// What an entry to the new step costs.
+        step: Money,
+        /// What an entry to the step above costs.
+        above: Money,
+    },
     /// A ticket worth another amount than an entry costs.
     #[error("the ticket {ticket} is worth {value} but an entry costs {entry}")]
     TicketValueMismatch {
@@ -282,21 +310,16 @@ pub enum RegistrationError {
     /// The ticket already paid an entry of this tournament.
     #[error("the ticket {0} already paid an entry of this tournament")]
     TicketSpent(TicketRef),
+    /// A carried Day 1 stack of no chips (issue 36).
+    #[error("a carried stack holds chips")]
+    NothingCarried,
+    /// A player already in another Day 1 of the same Day 2, where the flight allows one Day 1
+    /// at a time (issue 36).
+    #[error("{0} is still in the Day 1 {1} of this flight: one Day 1 at a time")]
+    InAnotherDay1(PlayerId, TournamentId),
     /// A stop shared by survivors for a tournament without an equal prize (issues 36/37).
     #[error("the tournament has no equal prize: it plays to one winner")]
     NoEqualPrize,
-    /// A step (a satellite of a satellite, or of the top) that costs as much as the tournament
-    /// it feeds or more (000 §16.13, 002 §2.3 T-8.2: fees rise with the level):
-    /// `satellite_costs_too_much`.
-    #[error("an entry to this step costs {step} and one to the step above ({target}) {above}: fees rise with the level (000 §16.13, 002 §2.3 T-8.2)")]
-    StepDoesNotRise {
-        /// The step above (the target).
-        target: TournamentId,
-        /// What an entry to the new step costs.
-        step: Money,
-        /// What an entry to the step above costs.
-        above: Money,
-    },
     /// A stop shared by no survivor, or naming one twice.
     #[error("survivors: {0}")]
     BadSurvivors(&'static str),
@@ -336,7 +359,8 @@ impl floor_runtime::DomainError for RegistrationError {
             StepDoesNotRise { .. } => codes::SATELLITE_COSTS_TOO_MUCH,
             TicketValueMismatch { .. } => codes::TICKET_VALUE_MISMATCH,
             TicketSpent(_) => codes::TICKET_SPENT,
-            NoEqualPrize | BadSurvivors(_) => codes::INVALID_FIELD,
+            NoEqualPrize | BadSurvivors(_) | NothingCarried => codes::INVALID_FIELD,
+            InAnotherDay1(..) => codes::IN_ANOTHER_DAY1,
         }
     }
 }
@@ -365,6 +389,13 @@ pub struct Entry {
     /// before the field reads `None`, as no entry was paid by a ticket then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ticket: Option<TicketRef>,
+    /// A Day 2 entry carried from Day 1s (issue 36): the Day 1 entries its stack is made of
+    /// (empty: an entry bought here).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub carried: Vec<(TournamentId, EntryNo)>,
+    /// A carried entry's stack (0 for an entry bought here: it starts with the starting stack).
+    #[serde(default)]
+    pub stack: u64,
 }
 
 /// The tournament's state, folded from its events. Serialized only for snapshots
@@ -398,6 +429,10 @@ pub struct TournamentState {
     /// before the field reads `false`, as its log held no suspension.
     #[serde(default)]
     pub suspended: bool,
+    /// Every Day 1 entry whose stack reached this Day 2 (issue 36), forfeited ones included: a
+    /// stack is carried once.
+    #[serde(default)]
+    pub carried_from: HashSet<(TournamentId, EntryNo)>,
 }
 
 /// The creation facts.
@@ -463,6 +498,9 @@ impl Aggregate for TournamentAggregate {
                 register(state, created, player, Some((ticket, value)), at).map(|e| satellite::with_stop(state, def, e, at))
             }
             Unregister { player, entry, at } => unregister(state, created, player, entry, at),
+            RegisterCarried { player, day1, day1_entry, chips, carry, at } => {
+                register_carried(state, created, player, (day1, day1_entry), chips, carry, at)
+            }
             RefusePlayer { player, reason, at } => refuse(state, player, reason, at),
             KeepApart { players, at } => keep_apart(state, players, at),
             // A satellite or a double or nothing that stopped has its winners: no survivor is
@@ -501,8 +539,40 @@ impl Aggregate for TournamentAggregate {
             }
             TournamentEvent::EntryRegistered(e) => {
                 state.by_player.entry(e.player.clone()).or_default().push(e.entry);
-                state.entries.push(Entry { player: e.player, status: EntryStatus::Live, ledger: e.ledger, ticket: e.ticket });
+                state.entries.push(Entry {
+                    player: e.player,
+                    status: EntryStatus::Live,
+                    ledger: e.ledger,
+                    ticket: e.ticket,
+                    carried: vec![],
+                    stack: 0,
+                });
                 state.counted += 1;
+            }
+            TournamentEvent::EntryCarried(e) => {
+                use floor_events::flights::CarryOutcome;
+                state.carried_from.insert((e.day1, e.day1_entry));
+                if e.outcome == CarryOutcome::Registered {
+                    let currency = state.created.as_ref().map_or(floor_events::Currency::EUR, |c| c.definition.buy_in.currency);
+                    let nothing = Money::new(0, currency);
+                    state.by_player.entry(e.player.clone()).or_default().push(e.entry);
+                    state.entries.push(Entry {
+                        player: e.player,
+                        status: EntryStatus::Live,
+                        ledger: EntryLedger { paid_in: nothing, fee: nothing, prize_pool: nothing },
+                        ticket: None,
+                        carried: vec![(e.day1, e.day1_entry)],
+                        stack: e.stack,
+                    });
+                    state.counted += 1;
+                } else if let Some(entry) = (e.entry.0 as usize).checked_sub(1).and_then(|i| state.entries.get_mut(i)) {
+                    match e.outcome {
+                        CarryOutcome::Replaced { .. } => entry.carried = vec![(e.day1, e.day1_entry)],
+                        CarryOutcome::Added => entry.carried.push((e.day1, e.day1_entry)),
+                        CarryOutcome::Registered | CarryOutcome::Forfeited => {}
+                    }
+                    entry.stack = e.stack;
+                }
             }
             TournamentEvent::TournamentStarted(_) => state.start_recorded = true,
             TournamentEvent::TournamentCancelled(_) => state.cancelled = true,
@@ -642,6 +712,57 @@ fn register(
         events.push(TournamentEvent::TournamentStarted(TournamentStarted { entries, cause: StartCause::LastSeatFilled, at }));
     }
     Ok(events)
+}
+
+/// A Day 1 survivor's stack reaches this Day 2 (issue 36; 004 §4.36.11–13). No buy-in: the money
+/// was paid into the Day 1, whose pool goes over whole. The Day 2's own limits hold: not after
+/// its draw (`tournament_started`), its deadline or close (`registration_closed`), its capacity
+/// for a new player (`field_full`), a player the operator refused. The carry rule
+/// ([`floor_rules::flight::carry_onto`]) applies to the player's carried entry; a stack already
+/// carried stores nothing.
+fn register_carried(
+    state: &TournamentState,
+    created: &Created,
+    player: PlayerId,
+    from: (TournamentId, EntryNo),
+    chips: u64,
+    carry: floor_events::flights::Carry,
+    at: DateTime<Utc>,
+) -> Result<Vec<TournamentEvent>, RegistrationError> {
+    use floor_events::flights::EntryCarried;
+    let def = &created.definition;
+    if chips == 0 {
+        return Err(RegistrationError::NothingCarried);
+    }
+    if state.finished {
+        return Err(RegistrationError::Finished);
+    }
+    if state.started(at) {
+        return Err(RegistrationError::Started);
+    }
+    if state.registration_closed.is_some() || def.registration_deadline().is_some_and(|deadline| at >= deadline) {
+        return Err(RegistrationError::Closed);
+    }
+    if state.carried_from.contains(&from) {
+        return Ok(vec![]);
+    }
+    let held = state.entries_of(&player).find(|(_, e)| e.status == EntryStatus::Live && !e.carried.is_empty());
+    let (outcome, stack) = floor_rules::flight::carry_onto(carry, held.map(|(_, e)| e.stack), chips);
+    let entry = match held {
+        Some((no, _)) => no,
+        None => {
+            if state.refused.contains(&player) {
+                return Err(RegistrationError::Refused(player));
+            }
+            if state.counted >= def.capacity {
+                return Err(RegistrationError::FieldFull(def.capacity));
+            }
+            EntryNo(state.entries.len() as u32 + 1)
+        }
+    };
+    let new_player = state.entries_of(&player).next().is_none();
+    let (day1, day1_entry) = from;
+    Ok(vec![TournamentEvent::EntryCarried(EntryCarried { entry, player, day1, day1_entry, chips, stack, outcome, new_player, at })])
 }
 
 fn live_entries(state: &TournamentState) -> u32 {

@@ -32,3 +32,5 @@ mod properties;
 mod spec;
 #[cfg(test)]
 mod shootout_spec;
+#[cfg(test)]
+mod flight_spec;

@@ -134,6 +134,17 @@ impl Service for RegistrationService {
             .verb(verbs::STOP_SHARED, |s: Self, r: StopShared| async move {
                 s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::StopShared { survivors: r.survivors, at }).await
             })
+            .verb(verbs::REGISTER_CARRIED, |s: Self, r: floor_events::flights::RegisterCarried| async move {
+                s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::RegisterCarried {
+                    player: r.player,
+                    day1: r.day1,
+                    day1_entry: r.day1_entry,
+                    chips: r.chips,
+                    carry: r.carry,
+                    at,
+                })
+                .await
+            })
             .verb(verbs::START_TOURNAMENT, |s: Self, r: StartTournament| async move {
                 s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::Start { at, now: r.now }).await
             })

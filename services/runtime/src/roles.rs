@@ -76,9 +76,14 @@ pub struct TableScope {
 /// `register_with_ticket` says the entry is paid by a satellite's ticket: only the satellites
 /// service, which holds the ticket, may say so (issue 36). `stop_shared` ends a satellite or a
 /// double or nothing at its stop with the survivors payouts ranked (issues 36/37): only payouts
-/// may say who they are.
-pub const SERVICE_ONLY_VERBS: &[&str] =
-    &["floor.cmd.registration.eliminate_entry", "floor.cmd.registration.register_with_ticket", "floor.cmd.registration.stop_shared"];
+/// may say who they are. `register_carried` enters a Day 1's survivor in its Day 2 without a
+/// buy-in (issue 36): only the satellites service's flights policy, which read the Day 1, may.
+pub const SERVICE_ONLY_VERBS: &[&str] = &[
+    "floor.cmd.registration.eliminate_entry",
+    "floor.cmd.registration.register_with_ticket",
+    "floor.cmd.registration.stop_shared",
+    "floor.cmd.registration.register_carried",
+];
 
 /// Durable consumers Floor keeps on `FLOOR_TABLES`: no table may read, acknowledge or delete
 /// them.

@@ -78,6 +78,7 @@ const COMMANDS: &[Target] = &[
     target!("commands/deal_query.json", "payouts deal", request, payouts::DealQuery),
     target!("commands/register_with_ticket.json", "register_with_ticket", request, registration::RegisterWithTicket),
     target!("commands/stop_shared.json", "stop_shared", request, registration::StopShared),
+    target!("commands/register_carried.json", "register_carried", request, floor_events::flights::RegisterCarried),
     target!("commands/satellites_spend_ticket.json", "satellites spend_ticket", request, satellites::SpendTicket),
     target!("commands/satellites_tickets.json", "satellites tickets", request, satellites::TicketsOf),
     target!("commands/satellites_satellite.json", "satellites satellite", request, satellites::SatelliteOf),
@@ -324,6 +325,7 @@ near_valid_fuzz! {
     deal_query_requests_never_panic: "commands/deal_query.json";
     register_with_ticket_requests_never_panic: "commands/register_with_ticket.json";
     stop_shared_requests_never_panic: "commands/stop_shared.json";
+    register_carried_requests_never_panic: "commands/register_carried.json";
     satellites_spend_ticket_requests_never_panic: "commands/satellites_spend_ticket.json";
     satellites_tickets_requests_never_panic: "commands/satellites_tickets.json";
     satellites_satellite_requests_never_panic: "commands/satellites_satellite.json";

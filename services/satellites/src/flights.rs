@@ -1,13 +1,11 @@
 //! Flights (issue 36; 004 §4.36.11–13): tournaments that feed a tournament, as satellites do. The
 //! carry policy, pure: read from the log, it says which Day 1 survivors go on to their Day 2 and
-//! with what stack ([`Carry`]: first stack, best stack forward, stack builder), each as one
-//! order with an id derived from the Day 1 and the entry, so a restart or a re-read never
-//! carries twice.
+//! with what stack, each as one order with an id derived from the Day 1 and the entry, so a
+//! restart or a re-read never carries twice.
 //!
 //! - registration: a tournament created with a `flight` section is a Day 1 of its `day2`; a
-//!   Day 2's `tournament_started` closes its carry (a Day 1 finishing later carries nothing:
-//!   [`floor_rules::flight::Carried::Day2Started`]); a Day 1's `tournament_finished` with
-//!   `shared_by` (registration's stop at its share) carries every survivor.
+//!   Day 1's `tournament_finished` with `shared_by` (registration's stop at its share) carries
+//!   every survivor (a Day 2 that has started refuses them: `tournament_started`).
 //! - seating: a Day 1 entry's stack is the last seating recorded for it (`entry_joined`, then
 //!   each `hand_started` and `hand_finished` that names it). Seating's report of the stop's hand
 //!   is stored before registration's elimination that stops the Day 1 (registration eliminates
@@ -15,45 +13,60 @@
 //!   chips (out in the stop's hand, its elimination reaching registration after the stop) is
 //!   not carried.
 //!
-//! The orders ([`CarryOrder`]) are what registration's service-only `register_carried` verb is
-//! to record in the Day 2 (an entry paid by its Day 1, its starting stack the carried one);
-//! that verb and the service's wiring are not built yet (docs/architecture.md "## Flights").
+//! The orders ([`CarryOrder`]) are registration's service-only `register_carried`, one per
+//! survivor with chips, **per Day 1 as it finishes**: the Day 2's registration applies the
+//! carry rule itself (`floor_rules::flight::carry_onto`) to what it has recorded of the player,
+//! so a Day 1 finishing later still counts for best stack forward and stack builder, and the
+//! outcome does not depend on which order the policy read the Day 1s in (first stack forward:
+//! the first the Day 2 recorded). The service runs them on its own checkpointed runner
+//! ([`POLICY_NAME`]); a restart re-reads from the checkpoint and re-sends with the same derived
+//! ids, which registration answers from its history. A refusal (the Day 2 started, closed or
+//! full: its code) is final and logged: the stack is not carried.
 
-use floor_events::flights::{Carry, FlightTerms, Survivor};
-use floor_events::registration::TournamentEvent;
+use floor_events::commit::Events;
+use floor_events::flights::{FlightTerms, RegisterCarried};
+use floor_events::registration::{self, TournamentEvent};
 use floor_events::seating::SeatingEvent;
-use floor_events::{CommandId, EntryNo, PlayerId, TournamentId};
-use floor_rules::flight::{Carried, Day2Book};
-use std::collections::{BTreeMap, HashMap};
+use floor_events::{subjects, CommandId, EntryNo, TournamentId};
+use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
+use floor_runtime::{CommandErrorKind, Commands, RETRY};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use tokio_util::sync::CancellationToken;
 
-/// What the Day 2 is to record of one player: its stack now and the Day 1 entries it comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CarryOrder {
-    /// The Day 2.
-    pub day2: TournamentId,
-    /// Derived from the Day 1 and the entry carried.
-    pub command_id: CommandId,
-    /// The player.
-    pub player: PlayerId,
-    /// The player's Day 2 stack after this carry (the replacing stack, or the sum so far).
-    pub stack: u64,
-    /// What the carry did.
-    pub carried: Carried,
-    /// The Day 1 entry carried.
-    pub from: (TournamentId, EntryNo),
+/// The flights policy's name: its snapshot, checkpoint key and health record.
+pub const POLICY_NAME: &str = "flights-policy";
+
+/// The shape of [`FlightPolicy`] in snapshots.
+const MEMORY_VERSION: &str = "flights-1";
+
+/// What the flights policy reads: registration (Day 1s, their stops) and seating (their stacks).
+pub fn filters() -> Vec<String> {
+    use subjects::aggregate::{SEATING, TOURNAMENT};
+    [TOURNAMENT, SEATING].iter().map(|a| subjects::event_filter(a)).collect()
 }
+
+/// How the flights policy runs.
+pub fn policy_config() -> PolicyConfig {
+    PolicyConfig::new(POLICY_NAME, MEMORY_VERSION, filters())
+}
+
+/// One carry: registration's `register_carried` for the Day 2 (`request.tournament_id`).
+pub type CarryOrder = RegisterCarried;
 
 /// The command id of one Day 1 entry's carry.
 pub fn carry_id(day1: TournamentId, entry: EntryNo) -> CommandId {
     CommandId::derived(&format!("flights-carry:{day1}:{}", entry.0))
 }
 
-/// The policy's memory: each Day 1's terms and its entries' last stacks, each Day 2's book.
-#[derive(Debug, Default, Clone)]
+/// The policy's memory: each Day 1's terms and its entries' last stacks (dropped once it
+/// finished or was cancelled).
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FlightPolicy {
+    #[serde(with = "floor_runtime::snapshot::pairs")]
     day1s: HashMap<TournamentId, FlightTerms>,
-    stacks: HashMap<TournamentId, BTreeMap<EntryNo, u64>>,
-    day2s: HashMap<TournamentId, Day2Book>,
+    #[serde(with = "floor_runtime::snapshot::pairs")]
+    stacks: HashMap<TournamentId, HashMap<EntryNo, u64>>,
 }
 
 impl FlightPolicy {
@@ -65,35 +78,27 @@ impl FlightPolicy {
                 TournamentEvent::TournamentCreated(created) => {
                     if let Some(terms) = created.definition.flight {
                         self.day1s.insert(id, terms);
-                        self.day2s.entry(terms.day2).or_insert_with(|| Day2Book::new(terms.carry));
                     }
                 }
-                TournamentEvent::TournamentStarted(_) => {
-                    if let Some(book) = self.day2s.get_mut(&id) {
-                        book.start();
-                    }
+                TournamentEvent::TournamentCancelled(_) => {
+                    self.stacks.remove(&id);
                 }
                 TournamentEvent::TournamentFinished(finished) if !finished.shared_by.is_empty() => {
                     let Some(terms) = self.day1s.get(&id).copied() else { continue };
                     let stacks = self.stacks.remove(&id).unwrap_or_default();
-                    let book = self.day2s.entry(terms.day2).or_insert_with(|| Day2Book::new(terms.carry));
                     for survivor in &finished.shared_by {
-                        let stack = stacks.get(&survivor.entry).copied().unwrap_or(0);
-                        if stack == 0 {
+                        let chips = stacks.get(&survivor.entry).copied().unwrap_or(0);
+                        if chips == 0 {
                             continue;
                         }
-                        let carried = book.carry(id, &Survivor { player_id: survivor.player.clone(), entry_no: survivor.entry, stack });
-                        if matches!(carried, Carried::Forfeited { .. } | Carried::Day2Started) {
-                            continue;
-                        }
-                        let now = book.holding(&survivor.player).map_or(stack, |h| h.stack);
-                        orders.push(CarryOrder {
-                            day2: terms.day2,
+                        orders.push(RegisterCarried {
                             command_id: carry_id(id, survivor.entry),
+                            tournament_id: terms.day2,
                             player: survivor.player.clone(),
-                            stack: now,
-                            carried,
-                            from: (id, survivor.entry),
+                            day1: id,
+                            day1_entry: survivor.entry,
+                            chips,
+                            carry: terms.carry,
                         });
                     }
                 }
@@ -101,6 +106,11 @@ impl FlightPolicy {
             }
         }
         orders
+    }
+
+    /// Whether `id` is a Day 1 whose stacks are followed.
+    pub fn follows(&self, id: TournamentId) -> bool {
+        self.day1s.contains_key(&id)
     }
 
     /// A seating commit of tournament `id`: a Day 1's stacks, as reported.
@@ -127,23 +137,80 @@ impl FlightPolicy {
         }
     }
 
-    /// The carry so far of a Day 2: its stack per player.
-    pub fn day2(&self, day2: TournamentId) -> Option<&Day2Book> {
-        self.day2s.get(&day2)
+    /// The Day 2 of a Day 1 and its terms, once its creation is read.
+    pub fn terms_of(&self, day1: TournamentId) -> Option<FlightTerms> {
+        self.day1s.get(&day1).copied()
     }
+}
 
-    /// The carry rule of a Day 1, once its creation is read.
-    pub fn carry_of(&self, day1: TournamentId) -> Option<Carry> {
-        self.day1s.get(&day1).map(|t| t.carry)
+impl floor_runtime::policy::Policy for FlightPolicy {
+    type Order = CarryOrder;
+
+    fn react(&mut self, commit: Stored<'_>) -> Vec<CarryOrder> {
+        // Seating's commits of tournaments that are no Day 1 are not decoded (most of the log).
+        if let Some((subjects::aggregate::SEATING, id)) = subjects::parse_event_subject(commit.subject) {
+            if !self.follows(TournamentId(id)) {
+                return vec![];
+            }
+        }
+        let Some(decoded) = commit.commit("flights") else { return vec![] };
+        let t = decoded.tournament();
+        match &decoded.events {
+            Events::Tournament(e) => self.on_tournament(t, e),
+            Events::Seating(e) => {
+                self.on_seating(t, e);
+                vec![]
+            }
+            _ => vec![],
+        }
+    }
+}
+
+/// Starts the flights policy on its checkpointed runner and runs its orders until `shutdown`:
+/// each carry sent to registration until answered (a refusal is final, logged).
+///
+/// # Errors
+/// When the stream cannot be read.
+pub async fn start(
+    backbone: &floor_runtime::Backbone,
+    tracker: &tokio_util::task::TaskTracker,
+    shutdown: CancellationToken,
+) -> Result<(), floor_runtime::projection::ProjectionError> {
+    let started = PolicyRunner::<FlightPolicy>::start(backbone, policy_config()).await?;
+    let commands = Commands::new(backbone.client.clone());
+    tracker.spawn(async move {
+        let (runner, owed) = (started.runner, started.owed);
+        runner.drive(owed, &shutdown.clone(), |_| {}, |order| carry(&commands, order, &shutdown)).await;
+    });
+    Ok(())
+}
+
+/// Sends one carry until registration answers. `false` on shutdown.
+async fn carry(commands: &Commands, order: CarryOrder, shutdown: &CancellationToken) -> bool {
+    let (day1, entry, day2) = (order.day1, order.day1_entry, order.tournament_id);
+    match commands.send_until_answered(registration::verbs::REGISTER_CARRIED, &order, RETRY, shutdown).await {
+        None => false,
+        Some(Ok(_)) => true,
+        Some(Err(e)) => {
+            match e.kind() {
+                CommandErrorKind::Rejected(body) => {
+                    tracing::warn!(%day1, entry = entry.0, %day2, code = body.code, "a Day 1 stack not carried: {}", body.message)
+                }
+                _ => tracing::error!(%day1, entry = entry.0, %day2, error = %e, "registration's answer to a carry not understood"),
+            }
+            true
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use floor_events::registration::{Survivor as Left, TournamentCreated, TournamentFinished, TournamentStarted};
+    use floor_events::flights::Carry;
+    use floor_events::registration::{Survivor as Left, TournamentCreated, TournamentFinished};
     use floor_events::table::SeatStack;
     use floor_events::tournament::TournamentDefinition;
+    use floor_events::PlayerId;
 
     fn p(name: &str) -> PlayerId {
         PlayerId::parse(name).unwrap()
@@ -172,53 +239,47 @@ mod tests {
         policy.on_tournament(day1, &[TournamentEvent::TournamentFinished(finished)])
     }
 
-    fn flight(carry: Carry) -> (FlightPolicy, TournamentId, [TournamentId; 3]) {
-        let (mut policy, day2) = (FlightPolicy::default(), TournamentId::new());
-        let day1s = [TournamentId::new(), TournamentId::new(), TournamentId::new()];
-        for day1 in day1s {
-            policy.on_tournament(day1, &[created(day2, carry)]);
-        }
-        (policy, day2, day1s)
-    }
-
     /// Given three Day 1s of one Day 2 at best stack forward, "ana" surviving all three (30,000,
-    /// 50,000, 20,000): she is registered, her stack replaced by the larger, the smaller
-    /// forfeited (no order); each order's id is its Day 1 and entry's.
+    /// 50,000, 20,000): when each finishes, then each of her stacks is sent to the Day 2 with
+    /// the rule (registration applies it), each order's id its Day 1 and entry's.
     #[test]
-    fn best_stack_forward_across_three_day1s() {
-        let (mut policy, day2, [a, b, c]) = flight(Carry::BestStack);
+    fn each_day1_sends_its_survivors_stacks_with_the_rule() {
+        let (mut policy, day2) = (FlightPolicy::default(), TournamentId::new());
+        let [a, b, c] = [TournamentId::new(), TournamentId::new(), TournamentId::new()];
+        for day1 in [a, b, c] {
+            policy.on_tournament(day1, &[created(day2, Carry::BestStack)]);
+        }
         let orders = finish(&mut policy, a, &[(3, "ana", 30_000), (5, "bo", 12_000)]);
-        assert_eq!(
-            orders.iter().map(|o| (o.player.to_string(), o.stack)).collect::<Vec<_>>(),
-            [("ana".into(), 30_000), ("bo".into(), 12_000)]
-        );
-        assert_eq!(orders[0].command_id, carry_id(a, EntryNo(3)));
-        assert_eq!(orders[0].day2, day2);
-        let orders = finish(&mut policy, b, &[(7, "ana", 50_000)]);
-        assert_eq!(orders[0].carried, Carried::Replaced { stack: 50_000, forfeited: 30_000 });
-        assert!(finish(&mut policy, c, &[(1, "ana", 20_000)]).is_empty(), "the smaller stack is forfeited");
-        assert_eq!(policy.day2(day2).unwrap().holding(&p("ana")).unwrap().stack, 50_000);
+        let sent: Vec<(String, u64)> = orders.iter().map(|o| (o.player.to_string(), o.chips)).collect();
+        assert_eq!(sent, [("ana".to_owned(), 30_000), ("bo".to_owned(), 12_000)]);
+        assert_eq!((orders[0].command_id, orders[0].tournament_id, orders[0].carry), (carry_id(a, EntryNo(3)), day2, Carry::BestStack));
+        assert_eq!((orders[0].day1, orders[0].day1_entry), (a, EntryNo(3)));
+        assert_eq!(finish(&mut policy, b, &[(7, "ana", 50_000)])[0].chips, 50_000);
+        assert_eq!(finish(&mut policy, c, &[(1, "ana", 20_000)])[0].command_id, carry_id(c, EntryNo(1)));
     }
 
-    /// Stack builder: the sum of the three, each Day 1's order carrying the sum so far.
+    /// A survivor whose stack the tables report at zero (out in the stop's hand) is not
+    /// carried; a tournament that is no Day 1 carries nothing; a finish read again after its
+    /// stacks were dropped carries nothing more.
     #[test]
-    fn stack_builder_across_three_day1s() {
-        let (mut policy, day2, [a, b, c]) = flight(Carry::StackBuilder);
-        finish(&mut policy, a, &[(3, "ana", 30_000)]);
-        finish(&mut policy, b, &[(7, "ana", 50_000)]);
-        let orders = finish(&mut policy, c, &[(1, "ana", 20_000)]);
-        assert_eq!((orders[0].stack, &orders[0].carried), (100_000, &Carried::Added { stack: 100_000 }));
-        assert_eq!(policy.day2(day2).unwrap().chips(), 100_000);
+    fn a_survivor_without_chips_or_no_day1_carries_nothing() {
+        let (mut policy, day2) = (FlightPolicy::default(), TournamentId::new());
+        let day1 = TournamentId::new();
+        policy.on_tournament(day1, &[created(day2, Carry::StackBuilder)]);
+        assert_eq!(finish(&mut policy, day1, &[(1, "ana", 10_000), (2, "bo", 0)]).len(), 1);
+        assert!(finish(&mut FlightPolicy::default(), TournamentId::new(), &[(1, "ana", 10_000)]).is_empty());
+        assert!(!policy.follows(TournamentId::new()));
+        assert_eq!(policy.terms_of(day1).map(|t| t.day2), Some(day2));
     }
 
-    /// A Day 1 finishing after its Day 2 started carries nothing; a survivor whose stack the
-    /// tables report at zero (out in the stop's hand) is not carried.
+    /// The memory survives its snapshot (the runner stores it as JSON).
     #[test]
-    fn nothing_is_carried_after_the_day2_started_nor_a_survivor_without_chips() {
-        let (mut policy, day2, [a, b, _]) = flight(Carry::BestStack);
-        assert_eq!(finish(&mut policy, a, &[(1, "ana", 10_000), (2, "bo", 0)]).len(), 1);
-        let started = TournamentStarted { entries: 1, cause: floor_events::registration::StartCause::Scheduled, at: at() };
-        policy.on_tournament(day2, &[TournamentEvent::TournamentStarted(started)]);
-        assert!(finish(&mut policy, b, &[(1, "ana", 90_000)]).is_empty());
+    fn the_memory_reads_back_from_its_snapshot() {
+        let (mut policy, day2) = (FlightPolicy::default(), TournamentId::new());
+        let day1 = TournamentId::new();
+        policy.on_tournament(day1, &[created(day2, Carry::FirstStack)]);
+        policy.on_seating(day1, &[SeatingEvent::EntryJoined { entry: EntryNo(1), player: p("ana"), stack: 10_000 }]);
+        let json = serde_json::to_string(&policy).unwrap();
+        assert_eq!(serde_json::from_str::<FlightPolicy>(&json).unwrap(), policy);
     }
 }

@@ -18,7 +18,7 @@
 //!   taken.
 //! - [`flights`]: tournaments that feed a tournament (issue 36, 004 §4.36.11–13): which Day 1
 //!   survivors go on to their Day 2, with what stack (first stack, best stack forward, stack
-//!   builder); pure, not wired to the runner yet.
+//!   builder), sent to registration's `register_carried` from its own checkpointed runner.
 //! - [`projection`]: the read model the `tickets` and `satellite` verbs answer from.
 //! - [`service`]: the `floor.cmd.satellites.*` endpoint, the policy on the checkpointed runner,
 //!   and the spend path (spend, register with the ticket, the answer), finished at the start

@@ -118,6 +118,8 @@ impl Service for SatellitesService {
             shutdown: cx.shutdown.clone(),
         };
         cx.tracker.spawn(service.clone().run(started.runner, started.owed, unfinished));
+        // Flights (issue 36): the Day 1s' survivors carried into their Day 2s.
+        crate::flights::start(cx.backbone, cx.tracker, cx.shutdown.clone()).await?;
         Ok(service)
     }
 

@@ -63,6 +63,18 @@ pub enum SeatingCommand {
         /// before the start, when the entry joins the pool the start-of-play draw seats.
         seed: Seed,
     },
+    /// A flight's Day 2 entry carried from its Day 1s (issue 36): it joins the seat pool with
+    /// its carried `stack`, not the starting stack, and is seated by the Day 2's draw. A
+    /// carried entry whose stack changed before the draw (best stack forward, stack builder)
+    /// joins again with the new stack. Refused once the seats are drawn.
+    JoinCarried {
+        /// The entry.
+        entry: EntryNo,
+        /// Whose.
+        player: PlayerId,
+        /// Its Day 2 stack.
+        stack: u64,
+    },
     /// Entries registered before the start join the seat pool, in one commit (the policy
     /// gathers a batch's registrations into one). Refused once the seats are drawn: each entry
     /// then needs a seat of its own, one [`SeatingCommand::Join`] at a time.
@@ -105,6 +117,13 @@ pub enum SeatingCommand {
         ante: u64,
         /// Big-blind ante.
         big_blind_ante: bool,
+    },
+    /// The clock's break, push hold, pause or resume (spec §4, TDA RP-7) to every open table, a
+    /// part at a time: `take_break`, `hold_push`, `clock_paused` or `clock_resumed` (only to the
+    /// tables told `clock_paused`).
+    Clock {
+        /// The instruction ([`Instruction::from_clock`]).
+        instruction: floor_events::table::Instruction,
     },
     /// The rebuy period is over: stacks that reach zero from now on are out at once.
     EndRebuys,
@@ -184,7 +203,15 @@ impl SeatingCommand {
     /// Whether the command tells many tables at once, [`TABLES_PER_COMMIT`] per commit: sent
     /// again until it stores nothing.
     pub fn in_parts(&self) -> bool {
-        matches!(self, Self::Blinds { .. } | Self::HandForHand { .. } | Self::Suspend { .. } | Self::ResumePlay | Self::CloseTables)
+        matches!(
+            self,
+            Self::Blinds { .. }
+                | Self::Clock { .. }
+                | Self::HandForHand { .. }
+                | Self::Suspend { .. }
+                | Self::ResumePlay
+                | Self::CloseTables
+        )
     }
 }
 

@@ -29,6 +29,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 #[cfg(test)]
 mod chosen_rules;
+mod clock;
 mod holds;
 mod joining;
 #[cfg(test)]
@@ -36,7 +37,7 @@ mod late_entries;
 pub(crate) mod reporting;
 mod shootout;
 use holds::{close_tables, hand_for_hand, resume_play, suspend};
-use joining::{continue_draw, join, join_pool, start};
+use joining::{continue_draw, join, join_carried, join_pool, start};
 use reporting::{on_report, refused};
 pub use shootout::{draw_byes, ShootoutState};
 
@@ -145,6 +146,14 @@ pub struct SeatingState {
     /// A shootout's rounds (issue 37); `None` for every other tournament.
     #[serde(default)]
     pub shootout: Option<ShootoutState>,
+    /// The clock's instruction in force (`take_break`, `hold_push` or `clock_paused`), sent to a
+    /// table that opens meanwhile; `None` once `blinds` or `clock_resumed` ended it.
+    #[serde(default)]
+    pub clock: Option<Instruction>,
+    /// The last clock instruction each open table was told (the clock's instructions go to the
+    /// tables in parts, [`TABLES_PER_COMMIT`] per commit, and a part tells those not told yet).
+    #[serde(default)]
+    pub clock_told: HashMap<u32, Instruction>,
     /// The balancing rules the tournament was configured with; `None` in logs stored before a
     /// tournament could choose, which balanced within one ([`SeatingRules::WITHIN_ONE`]).
     #[serde(default)]
@@ -254,6 +263,9 @@ impl<'a> Outbox<'a> {
         if let Some(reason) = self.state.suspended.clone() {
             self.instruct(table, Instruction::Pause { reason });
         }
+        if let Some(clock) = self.state.clock.clone() {
+            self.instruct(table, clock);
+        }
     }
 
     fn seat(&mut self, table: u32, entry: EntryNo, seat: Seat, wait_for_button: bool) {
@@ -295,6 +307,7 @@ impl Aggregate for SeatingAggregate {
             Configure { .. } | RefuseReport { .. } => unreachable!("handled above"),
             Join { entry, player, seed } => Ok(join(state, entry, player, state.starting_stack, &seed)),
             JoinPool { entries } => join_pool(state, entries),
+            JoinCarried { entry, player, stack } => join_carried(state, entry, player, stack),
             Leave { entry } => {
                 if state.started {
                     return Err(SeatingError::AlreadyStarted);
@@ -334,6 +347,7 @@ impl Aggregate for SeatingAggregate {
             Suspend { reason } => Ok(suspend(state, reason)),
             ResumePlay => Ok(resume_play(state)),
             CloseTables => Ok(close_tables(state)),
+            Clock { instruction } => Ok(clock::to_tables(state, instruction)),
             EndRebuys => Ok(if state.rebuys_open { vec![SeatingEvent::RebuysEnded] } else { vec![] }),
             AddChips { entry, chips } => add_chips(state, entry, chips),
             OfferRebuy { entry, until } => {
@@ -361,8 +375,8 @@ impl Aggregate for SeatingAggregate {
             SeatingConfigured { tournament_id, table_size, starting_stack, rebuys, balancing } => {
                 state.tournament_id = Some(tournament_id);
                 state.balancing = balancing;
-                state.starting_stack = starting_stack;
                 state.table_size = table_size;
+                state.starting_stack = starting_stack;
                 state.rebuys_open = rebuys;
             }
             RebuysEnded => state.rebuys_open = false,
@@ -488,6 +502,7 @@ impl Aggregate for SeatingAggregate {
                 state.held.remove(&table);
                 state.paused.remove(&table);
                 state.blinds_told.remove(&table);
+                state.clock_told.remove(&table);
                 state.room.close(table);
                 if state.leaving.values().any(|l| l.table == table) {
                     state.closing.insert(table);
@@ -495,11 +510,22 @@ impl Aggregate for SeatingAggregate {
             }
             BlindsSet { level, small_blind, big_blind, ante, big_blind_ante } => {
                 state.blinds = Some(Instruction::Blinds { level, small_blind, big_blind, ante, big_blind_ante });
+                // A level ends a break and a push hold (not a director's pause of the clock).
+                if !matches!(state.clock, Some(Instruction::ClockPaused { .. })) {
+                    state.clock = None;
+                }
             }
             Instructed { instruction } => {
                 state.sequences.insert(instruction.table, instruction.sequence);
                 if let Instruction::Blinds { .. } = &instruction.instruction {
                     state.blinds_told.insert(instruction.table, instruction.instruction.clone());
+                }
+                if instruction.instruction.from_clock() {
+                    state.clock = match &instruction.instruction {
+                        Instruction::ClockResumed { .. } => None,
+                        other => Some(other.clone()),
+                    };
+                    state.clock_told.insert(instruction.table, instruction.instruction.clone());
                 }
                 if matches!(
                     instruction.instruction,

@@ -107,6 +107,11 @@ pub fn react_to_tournament(tournament: TournamentId, event: &TournamentEvent, ke
             vec![(join_id(tournament, e.entry), SeatingCommand::Join { entry: e.entry, player: e.player.clone(), seed })]
         }
         TournamentEvent::EntryUnregistered(e) => vec![(id(format!("leave-{}", e.entry.0)), SeatingCommand::Leave { entry: e.entry })],
+        // A flight's Day 1 stack reached this Day 2 (issue 36): the entry joins with it.
+        TournamentEvent::EntryCarried(e) if e.outcome != floor_events::flights::CarryOutcome::Forfeited => {
+            let command = SeatingCommand::JoinCarried { entry: e.entry, player: e.player.clone(), stack: e.stack };
+            vec![(id(format!("carried-{}-{}-{}", e.entry.0, e.day1, e.day1_entry.0)), command)]
+        }
         TournamentEvent::TournamentStarted(started) => {
             vec![(id("start".into()), SeatingCommand::Start { seed: key.draw(tournament), at: started.at })]
         }
@@ -164,9 +169,35 @@ pub fn split_pool(tournament: TournamentId, entries: Vec<(EntryNo, PlayerId)>, k
         .collect()
 }
 
-/// The blinds a clock event sends to the tables, with the command's id.
+/// What a clock event sends to the tables, with the command's id: a level's blinds; a break,
+/// the push hold (TDA RP-7) and a director's pause and resume of the clock (spec §4). The
+/// clock's own pause for a suspension (reason "suspended: …") is not sent: the suspension's
+/// `pause` is.
 pub fn react_to_clock(tournament: TournamentId, event: &ClockEvent) -> Option<(CommandId, SeatingCommand)> {
-    let ClockEvent::StepStarted { number, at, blinds: Some(level), .. } = event else { return None };
+    use floor_events::table::Instruction;
+    let clock = |what: String, instruction: Instruction| {
+        Some((CommandId::derived(&format!("seating-clock:{tournament}:{what}")), SeatingCommand::Clock { instruction }))
+    };
+    let (number, at, level) = match event {
+        ClockEvent::StepStarted { number, at, blinds: Some(level), .. } => (number, at, level),
+        ClockEvent::StepStarted { number, at, ends_at, blinds: None, .. } => {
+            return clock(
+                format!("break-{number}-{}", at.timestamp_millis()),
+                Instruction::TakeBreak { number: *number, ends_at: *ends_at },
+            );
+        }
+        ClockEvent::PushHeld { step, at, until } => {
+            return clock(format!("hold-{step}-{}", at.timestamp_millis()), Instruction::HoldPush { until: *until });
+        }
+        ClockEvent::Paused { at, remaining_ms, reason } if !reason.starts_with("suspended") => {
+            let instruction = Instruction::ClockPaused { reason: reason.clone(), remaining_ms: *remaining_ms };
+            return clock(format!("paused-{}", at.timestamp_millis()), instruction);
+        }
+        ClockEvent::Resumed { at, ends_at } => {
+            return clock(format!("resumed-{}", at.timestamp_millis()), Instruction::ClockResumed { ends_at: *ends_at });
+        }
+        _ => return None,
+    };
     let id = CommandId::derived(&format!("seating-blinds:{tournament}:{number}:{}", at.timestamp_millis()));
     let command = SeatingCommand::Blinds {
         level: *number,

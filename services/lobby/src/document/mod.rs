@@ -267,7 +267,8 @@ impl LobbyDocument {
             | TournamentEvent::PlayersKeptApart(_)
             | TournamentEvent::RegistrationClosed(_)
             | TournamentEvent::PlaySuspended(_)
-            | TournamentEvent::PlayResumed(_) => {}
+            | TournamentEvent::PlayResumed(_)
+            | TournamentEvent::EntryCarried(_) => {}
         }
         self.settle_prize_pool();
         self

@@ -106,6 +106,8 @@ impl LobbyPayouts {
                 let deal = self.deal.take().unwrap_or_default();
                 self.deal = Some(LobbyDeal { agreed: true, shares: shares.clone(), left_to_play_for: *left_to_play_for, ..deal });
             }
+            // A flight's pool paid over (issue 36): the lobby's flight section shows it.
+            PayoutEvent::PoolTransferred(_) => {}
         }
         self
     }

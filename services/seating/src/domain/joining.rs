@@ -26,6 +26,18 @@ pub(super) fn join_pool(state: &SeatingState, entries: Vec<(EntryNo, PlayerId)>)
     Ok(events)
 }
 
+/// A flight's carried entry (issue 36): joins before the draw with its carried stack, again
+/// when its stack changed (the fold keeps the last); nothing when it holds that stack already.
+pub(super) fn join_carried(state: &SeatingState, entry: EntryNo, player: PlayerId, stack: u64) -> Result<Vec<SeatingEvent>, SeatingError> {
+    if state.started {
+        return Err(SeatingError::AlreadyStarted);
+    }
+    if state.entries.contains_key(&entry) && state.play.chips.get(&entry) == Some(&stack) {
+        return Ok(vec![]);
+    }
+    Ok(vec![SeatingEvent::EntryJoined { entry, player, stack }])
+}
+
 pub(super) fn join(state: &SeatingState, entry: EntryNo, player: PlayerId, stack: u64, seed: &Seed) -> Vec<SeatingEvent> {
     if joined_before(state, entry) {
         return vec![];
