@@ -3,8 +3,12 @@
 //! 50 % share, started and played hand by hand, stops with two left: registration's
 //! `tournament_finished` names both survivors, payouts pays nobody from the Day 1 (its pool is
 //! the Day 2's), and seating's log holds the survivors' stacks, which the carry rule
-//! (`floor_rules::flight::Day2Book`) takes into the Day 2. The carry's registration in the Day 2
-//! and the pool's transfer are not wired yet (docs/architecture.md "## Flights").
+//! (`floor_rules::flight::Day2Book`) takes into the Day 2. And a flight of three Day 1s into a
+//! Day 2, end to end (`floor sim --format flights`), under best stack forward and stack builder
+//! with a third of the players in all three Day 1s: every survivor carried by the satellites
+//! service's flights policy (`register_carried`), the Day 2 seated by its own draw with the
+//! carried stacks, the Day 1s' pools transferred (both books balanced, nothing held) and paid as
+//! one prize pool in the Day 2, and `floor audit` ok for all four tournaments.
 
 use floor_events::flights::{Carry, FlightTerms, Survivor};
 use floor_events::registration::{verbs, CreateTournament, StartTournament, TournamentEvent};
@@ -116,4 +120,58 @@ async fn a_day1_stops_at_its_share_and_its_survivors_stacks_are_in_the_log() {
         assert_eq!(carried, Carried::Registered { stack });
     }
     assert_eq!(book.chips(), seats.iter().map(|s| s.chips).sum::<u64>(), "every chip of the Day 1 goes on");
+}
+
+/// Plays a flight of three Day 1s (`entrants` each, a third of the players in all three) into a
+/// Day 2 under `carry`, and checks the money, the carry and the audit of all four tournaments.
+async fn flight_of_three(carry: Carry, seed: u64) -> floor::sim::FlightsSummary {
+    let world = World::start_configured(|c| c.skip("scheduler")).await;
+    let t = TournamentId(uuid::Uuid::from_u128(0xf119_4700_0000 + u128::from(seed)));
+    let config = floor::sim::SimConfig { flights: Some(carry), ..floor::sim::SimConfig::new(24, seed, t) };
+    let summary = floor::sim::run(&world.backbone, &config, |_| {}).await.expect("the flight plays to a winner");
+    let flights = summary.flights.clone().expect("a flight summary");
+    let books = &summary.books;
+    // The Day 2: one prize pool, the three Day 1s' pools, paid out whole.
+    assert!(books.balanced && books.finished, "the Day 2's books: {books:?}");
+    assert_eq!(books.held, 0, "{books:?}");
+    assert_eq!((books.paid_in, books.transferred_in), (0, 3 * 24 * 1_000), "no buy-in in the Day 2; 3 × 24 × EUR 10 came over");
+    assert_eq!(books.prizes_paid, books.prize_pool, "{books:?}");
+    assert!(flights.one_prize_pool, "{flights:?}");
+    for d in &flights.day1s {
+        let b = &d.books;
+        assert!(b.balanced, "a Day 1's books: {b:?}");
+        assert_eq!((b.held, b.prizes_paid, b.transferred_out), (0, 0, 24 * 1_000), "its whole pool went to the Day 2: {b:?}");
+        assert_eq!(d.survivors, floor_rules::flight::survivors(24, floor::sim::flights::SHARE_BPS), "{d:?}");
+    }
+    // Every entry of the Day 2 is a carried one; each survivor's stack was recorded.
+    let survivors: u32 = flights.day1s.iter().map(|d| d.survivors).sum();
+    assert_eq!(flights.day1s.iter().map(|d| d.carried).sum::<u32>(), survivors, "every survivor with chips reached the Day 2");
+    assert_eq!(summary.entrants, flights.day2_entries);
+    // The audit: all four tournaments, none flagged (a Day 1 is a flight, its pool transferred).
+    for id in std::iter::once(t).chain(flights.day1s.iter().map(|d| d.tournament_id)) {
+        let commits = floor::audit::read(&world.backbone.jetstream, id.0).await.expect("the log");
+        let report = floor::audit::report(&commits);
+        assert!(report.ok, "audit of {id}: {}", report.summary());
+    }
+    flights
+}
+
+/// 004 §4.36.12, best stack forward: players in several Day 1s go on with their best stack
+/// (a larger later one replaces, a smaller one is forfeited), one Day 2 entry each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flight_of_three_day1s_best_stack_forward() {
+    let flights = flight_of_three(Carry::BestStack, 7).await;
+    assert_eq!(flights.added, 0, "{flights:?}");
+    let carried: u32 = flights.day1s.iter().map(|d| d.carried).sum();
+    assert_eq!(flights.day2_entries + flights.replaced + flights.forfeited, carried, "{flights:?}");
+}
+
+/// 004 §4.36.13, stack builder: a player's Day 1 stacks add up into one Day 2 entry, none
+/// forfeited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flight_of_three_day1s_stack_builder() {
+    let flights = flight_of_three(Carry::StackBuilder, 8).await;
+    assert_eq!((flights.replaced, flights.forfeited), (0, 0), "{flights:?}");
+    let carried: u32 = flights.day1s.iter().map(|d| d.carried).sum();
+    assert_eq!(flights.day2_entries + flights.added, carried, "{flights:?}");
 }

@@ -433,8 +433,8 @@ pub fn read_toml<T: DeserializeOwned>(path: &Path) -> Result<T, Failure> {
 /// (examples/satellite.toml: a target's id is known only once it is created).
 pub const TARGET_PLACEHOLDER: uuid::Uuid = uuid::Uuid::nil();
 
-/// A definition with its satellite's target as `--target` gives it (issue 36): the flag
-/// replaces the file's `[satellite] target`; a file whose target is still
+/// A definition with its satellite's target (or its flight's Day 2) as `--target` gives it
+/// (issue 36): the flag replaces the file's `[satellite] target` (`[flight] day2`); a file whose target is still
 /// [`TARGET_PLACEHOLDER`] needs the flag, and the flag needs a `[satellite]` section.
 ///
 /// # Errors
@@ -445,6 +445,20 @@ pub fn with_target(
     path: &Path,
 ) -> Result<TournamentDefinition, Failure> {
     let usage = |m: String| Failure::new(Exit::Usage, format!("{}: {m}", path.display()));
+    // A flight's Day 1 (issue 36, examples/flights-day1.toml) names its Day 2 the same way.
+    if let Some(terms) = definition.flight.as_mut() {
+        match target {
+            Some(day2) => terms.day2 = day2,
+            None if terms.day2.0 == TARGET_PLACEHOLDER => {
+                return Err(usage(format!(
+                    "[flight] day2 is the placeholder {TARGET_PLACEHOLDER}: give the Day 2's id with --target <id> (the id \
+                     `floor tournament create` printed for it)"
+                )))
+            }
+            None => {}
+        }
+        return Ok(definition);
+    }
     match (definition.satellite.as_mut(), target) {
         (Some(terms), Some(target)) => terms.target = target,
         (None, Some(_)) => return Err(usage("--target is a satellite's target, and this file has no [satellite] section".into())),

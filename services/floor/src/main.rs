@@ -240,6 +240,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 },
                 satellite: *format == SimFormat::Satellite,
                 steps: *format == SimFormat::Steps,
+                flights: *format == SimFormat::Flights,
                 kind,
                 tournament_id: tournament_id.map(TournamentId),
                 seed_key: seed_key.map(|k| k.0),
@@ -411,6 +412,8 @@ struct SimArgs<'a> {
     satellite: bool,
     /// `--format steps`: a step tree and its top (issue 36).
     steps: bool,
+    /// `--format flights`: three Day 1s and their Day 2 (issue 36).
+    flights: bool,
     /// `--format shootout|don|lottery` (issue 37).
     kind: Option<floor::sim::formats::Kind>,
 }
@@ -475,7 +478,8 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
                 if bounty.is_some() || file.is_some_and(|d| d.bounty.is_some()) {
                     services.push(BOUNTIES);
                 }
-                if asked.satellite || asked.steps || file.is_some_and(|d| d.satellite.is_some()) {
+                // Issue 36: the satellites service carries a flight's survivors too.
+                if asked.satellite || asked.steps || asked.flights || file.is_some_and(|d| d.satellite.is_some() || d.flight.is_some()) {
                     services.retain(|s| *s != BOUNTIES);
                     services.push(SATELLITES);
                 }
@@ -555,6 +559,7 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
         definition: file.cloned(),
         satellite: asked.satellite || asked.steps,
         steps: asked.steps,
+        flights: asked.flights.then_some(floor_events::flights::Carry::BestStack),
     };
     let mut shown = std::time::Instant::now();
     let summary = floor::sim::run(&backbone, &config, |p| {
@@ -581,6 +586,7 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
                 // Issue 42: the log audited before the platform stops (docs/audit.md).
                 let mut audited = vec![tournament_id];
                 audited.extend(summary.satellite.iter().flat_map(|s| s.tournaments()));
+                audited.extend(summary.flights.iter().flat_map(|f| f.day1s.iter().map(|d| d.tournament_id)));
                 let mut reports = serde_json::Map::new();
                 for t in audited {
                     // Read before the platform stops; a read that fails is reported, not returned

@@ -84,6 +84,7 @@ mod late;
 pub mod lockstep;
 mod players;
 pub mod satellite;
+pub mod flights;
 mod summary;
 
 use books::{finish, paid_books, Paid};
@@ -92,6 +93,7 @@ use interruption::{cancel, cancellation, suspend, Suspension};
 use late::LateEntries;
 use lockstep::{Lockstep, STALL};
 use players::SimPlayers;
+pub use flights::FlightsSummary;
 pub use satellite::SatelliteSummary;
 pub use summary::{BountySummary, CancelledSummary, HandForHandSummary, LateSummary, Summary};
 
@@ -149,6 +151,11 @@ pub struct SimConfig {
     /// `--format steps` ([`satellite::run_steps`], issue 36): with `satellite`, a step below the
     /// satellite (step 1 into step 2 into the target), each played to its seats in turn.
     pub steps: bool,
+    /// `--format flights` ([`flights`], issue 36): three Day 1s of `entrants` players each
+    /// played to their share, their survivors carried into the Day 2 (`tournament_id`), which
+    /// is played to a winner, under this carry rule (`floor sim --format flights`: best stack
+    /// forward). `None`: no flight.
+    pub flights: Option<floor_events::flights::Carry>,
 }
 
 impl SimConfig {
@@ -173,6 +180,7 @@ impl SimConfig {
             definition: None,
             satellite: false,
             steps: false,
+            flights: None,
         }
     }
 }
@@ -299,6 +307,9 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     if config.satellite {
         return satellite::run(backbone, config, progress).await;
     }
+    if let Some(carry) = config.flights {
+        return flights::run(backbone, config, carry, progress).await;
+    }
     if (config.free || config.watchable.is_some()) && (config.cancel_at.is_some() || config.suspend_at.is_some()) {
         return Err("--cancel-at and --suspend-at act between lockstep rounds: not with --free or --hand-every".into());
     }
@@ -324,6 +335,12 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     // the simulator creates one whose entry costs the seat value.
     if let Some(terms) = plan.definition.satellite.as_mut().filter(|s| s.target.0 == director::TARGET_PLACEHOLDER) {
         terms.target = satellite::create_target(backbone, config, t, terms.seat_value).await?;
+    }
+    // A flight's Day 1 file that leaves its Day 2 to whoever creates it (examples/flights-day1.toml,
+    // issue 36): the simulator creates one (the satellite's target, at the Day 1's price).
+    let price = plan.definition.entry_ledger().paid_in;
+    if let Some(terms) = plan.definition.flight.as_mut().filter(|f| f.day2.0 == director::TARGET_PLACEHOLDER) {
+        terms.day2 = satellite::create_target(backbone, config, t, price).await?;
     }
     let scheduled = plan.definition.scheduled_start();
     let create = CreateTournament { command_id: CommandId(t.0), tournament_id: Some(t), definition: plan.definition.clone() };
@@ -376,7 +393,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         }
         None => {
             let d = &plan.definition;
-            let winner = match d.satellite.is_some() || d.cut.is_some() || d.shootout.is_some() {
+            let winner = match d.satellite.is_some() || d.cut.is_some() || d.shootout.is_some() || d.flight.is_some() {
                 // A satellite stops with an entry left per seat (000 §16.7), double or nothing
                 // at its cut, and a shootout's won tables close with their winners still seated
                 // (issue 37): registration's winner.
@@ -390,7 +407,11 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
                     winner.clone()
                 }
             };
-            let (books, standings, bounties) = paid_books(backbone, t, plan.bounty).await?;
+            let (books, standings, bounties) = match d.flight.is_some() {
+                // A Day 1 (issue 36) pays no place: its books once its pool went to its Day 2.
+                true => (flights::books_when(backbone, t, |b| b.transferred_out > 0 || b.prize_pool == 0).await?, vec![], None),
+                false => paid_books(backbone, t, plan.bounty).await?,
+            };
             (winner, books, standings, bounties, None)
         }
     };
@@ -424,6 +445,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         hand_for_hand,
         cancelled,
         satellite,
+        flights: None,
         formats,
         pace: if config.watchable.is_some() {
             "watchable"

@@ -358,6 +358,7 @@ async fn target_to_winner(
         pace: "lockstep",
         reproducible: true,
         satellite: Some(satellite_summary),
+        flights: None,
         formats: Default::default(),
     })
 }

@@ -48,6 +48,9 @@ pub struct Summary {
     /// tickets and books (issue 36).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub satellite: Option<super::SatelliteSummary>,
+    /// `--format flights`: the Day 1s that fed this Day 2, their survivors and books (issue 36).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flights: Option<super::FlightsSummary>,
     /// `--format shootout|don|lottery` (issue 37): the rounds, the cut or the draw.
     #[serde(flatten)]
     pub formats: super::formats::FormatSummary,
