@@ -431,10 +431,6 @@ pub enum SimFormat {
     /// into step 2 (EUR 2 + 0.20) into the target (EUR 10 + 1), each step's winners seated in
     /// the next by their tickets, then the target to a winner.
     Steps,
-    /// Flights (issue 36): three Day 1s, each played to a quarter of its field, their survivors
-    /// carried into one Day 2 (best stack forward), which plays to a winner with the Day 1s'
-    /// pools.
-    Flights,
     /// A shootout (issue 37): each table plays to its winner, the winners drawn afresh onto
     /// the next round's tables, until one table plays to the winner.
     Shootout,
@@ -505,6 +501,24 @@ pub enum TicketCommand {
         /// The tournament to enter.
         #[arg(long)]
         tournament: uuid::Uuid,
+    },
+    /// Convert a held ticket to cash at its value, where its satellite allows it (issue 36;
+    /// always under FORTUNA, 004 §4.36.4).
+    Convert {
+        /// `<satellite id>/<entry>`.
+        ticket: String,
+        /// The ticket's holder.
+        #[arg(long)]
+        player: String,
+    },
+    /// Record a satellite's held tickets expired as of a time (issue 36): every one whose
+    /// expiry is at or before it.
+    Expire {
+        /// The satellite's id.
+        satellite: uuid::Uuid,
+        /// As of when (RFC 3339, e.g. 2026-12-31T00:00:00Z).
+        #[arg(long)]
+        as_of: chrono::DateTime<chrono::Utc>,
     },
 }
 

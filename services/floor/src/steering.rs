@@ -244,6 +244,29 @@ pub(crate) async fn ticket_command(cli: &Cli, command: &TicketCommand) -> Result
             say!("{}", director::ticket_line(&spent));
             Ok(())
         }
+        TicketCommand::Convert { ticket, player } => {
+            let request = floor_events::satellites::ConvertTicket {
+                command_id: CommandId::new(),
+                ticket: ticket_ref(ticket)?,
+                player: parse_player(player)?,
+            };
+            let converted: TicketView = director(cli).await?.request(service, verbs::CONVERT_TICKET.name(), &request).await?;
+            say!("{}", director::ticket_line(&converted));
+            Ok(())
+        }
+        TicketCommand::Expire { satellite, as_of } => {
+            let request = floor_events::satellites::ExpireTickets {
+                command_id: CommandId::new(),
+                tournament_id: TournamentId(*satellite),
+                as_of: *as_of,
+            };
+            let expired: Vec<TicketView> = director(cli).await?.request(service, verbs::EXPIRE_TICKETS.name(), &request).await?;
+            if expired.is_empty() {
+                eprintln!("no ticket of {satellite} expired as of {as_of}");
+            }
+            expired.iter().for_each(|t| say!("{}", director::ticket_line(t)));
+            Ok(())
+        }
     }
 }
 
