@@ -431,6 +431,10 @@ pub enum SimFormat {
     /// into step 2 (EUR 2 + 0.20) into the target (EUR 10 + 1), each step's winners seated in
     /// the next by their tickets, then the target to a winner.
     Steps,
+    /// Flights (issue 36): three Day 1s, each played to a quarter of its field, their survivors
+    /// carried into one Day 2 (best stack forward), which plays to a winner with the Day 1s'
+    /// pools.
+    Flights,
     /// A shootout (issue 37): each table plays to its winner, the winners drawn afresh onto
     /// the next round's tables, until one table plays to the winner.
     Shootout,
