@@ -392,7 +392,7 @@ fn byes_go_straight_to_round_two_drawn_with_the_committed_seed() {
     let field: Vec<EntryNo> = (1..=20).map(EntryNo).collect();
     let (expected, _) = crate::domain::draw_byes(&field, 2, &seed(31));
     assert_eq!(byes, expected, "the byes are recomputed from the revealed seed");
-    let position = |f: &dyn Fn(&SeatingEvent) -> bool| log.iter().position(|e| f(e)).unwrap();
+    let position = |f: &dyn Fn(&SeatingEvent) -> bool| log.iter().position(f).unwrap();
     assert!(
         position(&|e| matches!(e, SeatingEvent::ByesDrawn { .. })) < position(&|e| matches!(e, SeatingEvent::TablesDrawn { .. })),
         "recorded with the draw, before its tables"
