@@ -311,7 +311,7 @@ impl Platform {
         for name in streams {
             let info = self.patiently(&name, || async {
                 let mut stream = self.jetstream.get_stream(&name).await.map_err(|e| e.to_string())?;
-                stream.info().await.map(|i| i.clone()).map_err(|e| e.to_string())
+                stream.info().await.cloned().map_err(|e| e.to_string())
             });
             assert_eq!(info.config.num_replicas, 3, "{name} ({}) keeps {} copies", self.label, info.config.num_replicas);
         }
@@ -337,7 +337,7 @@ impl Platform {
             let mut commands = std::collections::HashSet::new();
             for commit in &commits {
                 if let Some(id) = &commit.command_id {
-                    assert!(commands.insert(id.clone()), "{subject} ({}): command {id:?} stored twice", self.label);
+                    assert!(commands.insert(*id), "{subject} ({}): command {id:?} stored twice", self.label);
                 }
             }
             events.insert(subject, commits.iter().map(|c| c.events.len() as u64).sum());
