@@ -26,23 +26,39 @@
 //!   and the integral by adaptive Gauss-Kronrod quadrature in `log t`. Within `1e-15` of the
 //!   subset method; 1,000 players and 150 places in about 0.3 s (issue 22 allows 5 s), and
 //!   faster than subsets from about 13 players (`docs/benchmarks.md`).
-//! - [`Method::Auto`]: subsets up to [`AUTO_SUBSET_PLAYERS`] players, the race above.
+//! - [`Method::Transposed`] (`transposed.rs`, issue 41): the same integral with the prizes
+//!   folded into the products, so each quadrature node yields one number per player (a
+//!   transposed product tree) instead of a row of `k` place probabilities: equities only. Up to
+//!   [`MAX_TRANSPOSED_CELLS`] (`players × places`, about 1 s on the reference VM).
+//! - [`Method::Auto`]: subsets up to [`AUTO_SUBSET_PLAYERS`] players, the race above (for
+//!   place tables and [`equities`]; [`amounts`] takes the transposed method above).
+//!
+//! # Error
+//!
+//! The race and the transposed method are each within [`EQUITY_ERROR`] of the prizes' total of
+//! the exact equity, and their equities sum to the prizes within [`EQUITY_SUM_ERROR`] of it
+//! (a bound held by the tests, not proved: see [`EQUITY_ERROR`]).
 //!
 //! # Money
 //!
-//! [`amounts`] turns equities into cents that sum exactly to the prizes: the largest-remainder
+//! [`amounts`] turns equities (subsets up to [`AUTO_SUBSET_PLAYERS`] players, the transposed
+//! method above, the race where the transposed method leaves a cent in doubt) into cents that sum exactly to the prizes: the largest-remainder
 //! rule of [`crate::cents`] (whole cents of each equity first, the cents left one each to the
 //! largest remainders compared to a millionth of a cent, equal remainders to the larger stack
 //! and then to the earlier player). The amounts are then handed out in stack order (the
 //! largest to the largest stack, equal stacks in list order): equity grows with the stack, so
 //! this moves a cent only where floating-point noise put it against the model, and rounding
-//! never pays a bigger stack less. A service stores the amounts it decided and never
+//! never pays a bigger stack less. A cent is in doubt when moving every equity by the error
+//! bound could move a share across a whole cent or change who gets the cents left over; then
+//! the race decides, so the cents are the race's (the method before issue 41) wherever it runs
+//! (a property test). A service stores the amounts it decided and never
 //! recomputes them on replay (floats can differ in their last bits between platforms).
 
 mod permutations;
 mod products;
 mod race;
 mod subsets;
+mod transposed;
 
 #[cfg(test)]
 mod tests;
@@ -58,6 +74,8 @@ pub const MAX_SUBSET_PLAYERS: usize = 20;
 pub const MAX_RACE_CELLS: usize = 1_000_000;
 /// Largest field [`Method::Auto`] gives to the subset method; bigger fields go to the race.
 pub const AUTO_SUBSET_PLAYERS: usize = 12;
+/// Most `players × places` [`Method::Transposed`] takes.
+pub const MAX_TRANSPOSED_CELLS: usize = 16_000_000;
 
 /// How place probabilities are computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -71,6 +89,10 @@ pub enum Method {
     Subsets,
     /// The exponential-race integral.
     Race,
+    /// The exponential race with the prizes folded into the products (`transposed.rs`):
+    /// equities without the place table, for thousands of players. [`place_probabilities`]
+    /// with it computes the table by [`Method::Race`].
+    Transposed,
 }
 
 /// Why ICM cannot be computed.
@@ -205,6 +227,7 @@ fn resolve(method: Method, players: usize, places: usize) -> Result<Method, IcmE
         Method::Permutations => players <= MAX_PERMUTATION_PLAYERS,
         Method::Subsets => players <= MAX_SUBSET_PLAYERS,
         Method::Race | Method::Auto => players.saturating_mul(places) <= MAX_RACE_CELLS,
+        Method::Transposed => players.saturating_mul(places) <= MAX_TRANSPOSED_CELLS,
     };
     if fits {
         Ok(chosen)
@@ -219,10 +242,12 @@ fn resolve(method: Method, players: usize, places: usize) -> Result<Method, IcmE
 /// No players, a zero stack, more places than players, or a field too large for `method`.
 pub fn place_probabilities(stacks: &[u64], places: usize, method: Method) -> Result<PlaceProbabilities, IcmError> {
     check_field(stacks, places)?;
+    // The transposed method has no table: the race computes it.
+    let method = if method == Method::Transposed { Method::Race } else { method };
     let cells = match resolve(method, stacks.len(), places)? {
         Method::Permutations => permutations::place_probabilities(stacks, places),
         Method::Subsets => subsets::place_probabilities(stacks, places),
-        Method::Race | Method::Auto => race::place_probabilities(stacks, places),
+        Method::Race | Method::Auto | Method::Transposed => race::place_probabilities(stacks, places),
     };
     Ok(PlaceProbabilities { players: stacks.len(), places, cells })
 }
@@ -234,24 +259,105 @@ pub fn place_probabilities(stacks: &[u64], places: usize, method: Method) -> Res
 /// As [`place_probabilities`], and prizes that go up from one place to the next or overflow.
 pub fn equities(stacks: &[u64], prizes: &[u64], method: Method) -> Result<Vec<f64>, IcmError> {
     check_prizes(prizes)?;
+    if method == Method::Transposed {
+        check_field(stacks, prizes.len())?;
+        resolve(method, stacks.len(), prizes.len())?;
+        return Ok(transposed::equities(stacks, prizes));
+    }
     Ok(place_probabilities(stacks, prizes.len(), method)?.equities(prizes))
 }
 
 /// ICM equities in whole cents, summing exactly to the prizes' total by the rule in the module
-/// docs (method [`Method::Auto`]).
+/// docs: subsets up to [`AUTO_SUBSET_PLAYERS`] players, [`Method::Transposed`] above, and the
+/// race (the method before it) wherever the transposed equities are too close to a rounding
+/// decision for [`EQUITY_ERROR`] to settle it and the race can run. So the cents are the
+/// race's wherever both run.
 ///
 /// # Errors
-/// As [`equities`].
+/// As [`equities`] (for the transposed method above [`AUTO_SUBSET_PLAYERS`] players).
 pub fn amounts(stacks: &[u64], prizes: &[u64]) -> Result<Vec<u64>, IcmError> {
     let total = check_prizes(prizes)?;
-    let equities = equities(stacks, prizes, Method::Auto)?;
+    if stacks.len() <= AUTO_SUBSET_PLAYERS {
+        return Ok(cents_of(total, &equities(stacks, prizes, Method::Subsets)?, stacks));
+    }
+    let fast = equities(stacks, prizes, Method::Transposed)?;
+    if settled(total, &fast, stacks) || resolve(Method::Race, stacks.len(), prizes.len()).is_err() {
+        return Ok(cents_of(total, &fast, stacks));
+    }
+    Ok(cents_of(total, &equities(stacks, prizes, Method::Race)?, stacks))
+}
+
+/// The cents rule on equities: largest remainders, then stack order.
+fn cents_of(total: u64, equities: &[f64], stacks: &[u64]) -> Vec<u64> {
     // Equities are positive when anything is paid (someone finishes first), so the split by
     // reals always has something to split by; the split by chips is never used, but keeps
     // the sum exact whatever happens.
-    let split = crate::cents::split_by_reals(total, &equities, stacks)
+    let split = crate::cents::split_by_reals(total, equities, stacks)
         .or_else(|| crate::cents::split_by_integers(total, stacks, stacks))
         .unwrap_or_else(|| vec![0; stacks.len()]);
-    Ok(in_stack_order(split, stacks))
+    in_stack_order(split, stacks)
+}
+
+/// Bound on how far an equity from [`Method::Race`] or [`Method::Transposed`] is from the exact
+/// Malmuth-Harville value, as a fraction of the prizes' total: `|equity − exact| ≤
+/// EQUITY_ERROR · Σ prizes` for each player. Not proved: the quadratures' own estimates are
+/// far looser (1e-9 of a probability per panel for the race, 1e-8 of the first prize for the
+/// transposed method, and the 15-point results kept are far better than that). It is the bound
+/// the tests hold both methods to, against each other, the subset method, every finishing
+/// order and closed forms, with a margin of about 50 over the worst difference measured
+/// (2e-16 of the prizes; `docs/benchmarks.md`).
+pub const EQUITY_ERROR: f64 = 1e-14;
+/// Bound on `|Σ equities − Σ prizes|` as a fraction of the prizes' total, for both methods
+/// (the worst measured is 1.2e-13, 1,000 players and 1,000 places, transposed). [`amounts`]
+/// uses the transposed method's own, measured, plus this for the race's.
+pub const EQUITY_SUM_ERROR: f64 = 1e-12;
+
+/// Whether the cents rule gives the same cents for every equities within the bounds of
+/// [`EQUITY_ERROR`] of these (so the race would give the same as these). Follows
+/// `cents::split_by_reals`: each share `total · e_i / Σ e` may move by `2ε · total` (each
+/// method's error) plus `share · (|Σ e / total − 1| + ε_Σ)` (the sums' errors) plus rounding;
+/// it is settled when no share can cross a whole cent and the players who get the cents left
+/// over are the same whatever the shares.
+fn settled(total: u64, equities: &[f64], stacks: &[u64]) -> bool {
+    const STEPS: f64 = 1_000_000.0; // `cents::REMAINDER_STEPS`
+    let sum: f64 = equities.iter().map(|&e| if e.is_finite() && e > 0.0 { e } else { 0.0 }).sum();
+    if sum.is_nan() || sum <= 0.0 || equities.iter().any(|e| !e.is_finite()) {
+        return false;
+    }
+    let pool = total as f64;
+    // This method's own sum error, measured.
+    let drift = (sum / pool - 1.0).abs();
+    let mut wholes: u128 = 0;
+    // (lowest remainder, highest remainder) in millionths of a cent, per player.
+    let mut remainders = Vec::with_capacity(equities.len());
+    for &e in equities {
+        let e = e.max(0.0);
+        let share = (pool * (e / sum)).min(pool);
+        let slack = 2.0 * EQUITY_ERROR * pool + share * (drift + EQUITY_SUM_ERROR) + 8.0 * f64::EPSILON * pool;
+        let (low, high) = ((share - slack).max(0.0), (share + slack).min(pool));
+        let whole = share.floor();
+        if low.floor() != whole || high.floor() != whole {
+            return false;
+        }
+        wholes += whole as u128;
+        remainders.push((((low - whole) * STEPS).round() as u64, ((high - whole) * STEPS).round() as u64));
+    }
+    let Some(left) = u128::from(total).checked_sub(wholes) else {
+        return false;
+    };
+    let players = equities.len();
+    let extra = (left % players as u128) as usize;
+    if extra == 0 {
+        return true;
+    }
+    // The order of `split_by_reals`: remainder, then the larger stack, then the earlier player.
+    let key = |i: usize, remainder: u64| (remainder, stacks[i], std::cmp::Reverse(i));
+    let mut order: Vec<usize> = (0..players).collect();
+    order.sort_by(|&a, &b| key(b, remainders[b].0).cmp(&key(a, remainders[a].0)));
+    let (given, not) = order.split_at(extra);
+    let weakest_given = given.iter().map(|&i| key(i, remainders[i].0)).min();
+    let strongest_not = not.iter().map(|&i| key(i, remainders[i].1)).max();
+    weakest_given > strongest_not
 }
 
 /// Gives the largest amount to the largest stack, the next to the next, equal stacks in list

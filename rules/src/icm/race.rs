@@ -44,16 +44,16 @@ const CUT: f64 = 69.0;
 /// 1,000 players and 150 places differ by 6e-18 from a run with 1e-14 here.
 const TOLERANCE: f64 = 1e-9;
 /// Mass allowed outside the range, each end.
-const TAIL: f64 = 1e-16;
+pub(super) const TAIL: f64 = 1e-16;
 /// The initial panels are at most this wide in `u`.
-const INITIAL_WIDTH: f64 = 4.0;
+pub(super) const INITIAL_WIDTH: f64 = 4.0;
 /// Narrower panels are kept whatever their estimate (a guard against endless halving).
-const MIN_WIDTH: f64 = 1e-6;
+pub(super) const MIN_WIDTH: f64 = 1e-6;
 
 /// Kronrod nodes on [−1, 1] (positive half, descending; the last is the centre). Even indices
 /// are Kronrod-only, odd ones are also the 7 Gauss-Legendre nodes.
 #[allow(clippy::excessive_precision)] // as published (QUADPACK's qk15), rounded by the compiler
-const NODES: [f64; 8] = [
+pub(super) const NODES: [f64; 8] = [
     0.991_455_371_120_812_639_206_854_697_526_329,
     0.949_107_912_342_758_524_526_189_684_047_851,
     0.864_864_423_359_769_072_789_712_788_640_926,
@@ -65,7 +65,7 @@ const NODES: [f64; 8] = [
 ];
 /// Kronrod weights, for [`NODES`].
 #[allow(clippy::excessive_precision)] // as published (QUADPACK's qk15), rounded by the compiler
-const KRONROD: [f64; 8] = [
+pub(super) const KRONROD: [f64; 8] = [
     0.022_935_322_010_529_224_963_732_008_058_970,
     0.063_092_092_629_978_553_290_700_663_189_204,
     0.104_790_010_322_250_183_839_876_322_541_518,
@@ -77,7 +77,7 @@ const KRONROD: [f64; 8] = [
 ];
 /// Gauss weights, for the odd [`NODES`] (0 at the Kronrod-only ones).
 #[allow(clippy::excessive_precision)] // as published (QUADPACK's qk15), rounded by the compiler
-const GAUSS: [f64; 8] = [
+pub(super) const GAUSS: [f64; 8] = [
     0.0,
     0.129_484_966_168_869_693_270_611_432_679_082,
     0.0,
@@ -131,7 +131,7 @@ pub(super) fn place_probabilities(stacks: &[u64], places: usize) -> Vec<f64> {
 /// variables, `P(N ≥ m) ≤ e^{−μ} (eμ/m)^m` for `m > μ`. A player's term for place `m + 1` is at
 /// most `t w_i P(N = m)`, so dropping the places past that point changes nothing at the
 /// precision kept; early in the race (few clocks rung) it saves most of the work.
-fn relevant_places(expected: f64, places: usize) -> usize {
+pub(super) fn relevant_places(expected: f64, places: usize) -> usize {
     let mut m = expected.ceil().max(1.0);
     while (m as usize) < places {
         if m * (std::f64::consts::E * expected / m).ln() - expected < -CUT {

@@ -1,6 +1,7 @@
-//! ICM by example and by property: the three exact methods agree with each other (and the
-//! race with closed forms where the subset method cannot go), every row and column of place
-//! probabilities sums to 1, and the money sums to the prizes exactly.
+//! ICM by example and by property: the exact methods agree with each other (and the race and
+//! the transposed method with closed forms where the subset method cannot go), every row and
+//! column of place probabilities sums to 1, the money sums to the prizes exactly, and the
+//! cents are the race's wherever both run (issue 41).
 
 use super::*;
 use proptest::prelude::*;
@@ -81,6 +82,9 @@ fn bad_fields_are_refused_with_their_codes() {
     assert_eq!(code(place_probabilities(&[1; 11], 3, Method::Permutations)), "icm_field_too_large");
     assert_eq!(code(place_probabilities(&[1; 21], 3, Method::Subsets)), "icm_field_too_large");
     assert_eq!(code(place_probabilities(&vec![1; 2_000], 501, Method::Race)), "icm_field_too_large");
+    let big = vec![1; 20_000];
+    assert_eq!(equities(&big, &vec![1; 801], Method::Transposed).expect_err("refused").code(), "icm_field_too_large");
+    assert_eq!(amounts(&big, &vec![1; 801]).expect_err("refused").code(), "icm_field_too_large");
     assert_eq!(equities(&[5, 3, 2], &[10, 20], Method::Auto).expect_err("refused").code(), "icm_prizes_not_descending");
     assert_eq!(amounts(&[5, 3], &[u64::MAX, 1]).expect_err("refused").code(), "icm_prizes_overflow");
 }
@@ -228,4 +232,129 @@ fn the_race_holds_on_stacks_from_one_chip_to_ten_trillion() {
     let huge = [u64::MAX, u64::MAX - 1, u64::MAX / 2];
     let table = place_probabilities(&huge, 3, Method::Race).expect("field");
     assert!(max_difference(&place_probabilities(&huge, 3, Method::Subsets).expect("field"), &table) < 1e-9);
+}
+
+/// Equities of every method that takes the field, against a reference, as a fraction of the
+/// prizes' total.
+fn equity_gap(stacks: &[u64], prizes: &[u64], method: Method, reference: Method) -> f64 {
+    let pool: u64 = prizes.iter().sum();
+    let got = equities(stacks, prizes, method).expect("field");
+    let want = equities(stacks, prizes, reference).expect("field");
+    got.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max) / pool.max(1) as f64
+}
+
+/// The cents the race gives (today's `amounts` above the subset method's players).
+fn race_amounts(stacks: &[u64], prizes: &[u64]) -> Vec<u64> {
+    let total = prizes.iter().sum();
+    cents_of(total, &equities(stacks, prizes, Method::Race).expect("field"), stacks)
+}
+
+fn prizes_strategy(most: usize) -> impl Strategy<Value = Vec<u64>> {
+    prop::collection::vec(0u64..2_000_000_000, 1..=most).prop_map(|mut p| {
+        p.sort_unstable_by(|a, b| b.cmp(a));
+        p
+    })
+}
+
+#[test]
+fn the_transposed_method_gives_the_closed_forms_for_3000_players() {
+    // Prizes 1, 1, 0, …: equity = P(1st) + P(2nd) = s_i/S + Σ_{j≠i} (s_j/S) · s_i/(S − s_j).
+    let stacks: Vec<u64> = (0..3_000u64).map(|i| 2_000 + (i * 7_919) % 50_000).collect();
+    let mut prizes = vec![1_000_000, 1_000_000];
+    prizes.extend(std::iter::repeat_n(0, 40));
+    let got = equities(&stacks, &prizes, Method::Transposed).expect("field");
+    let total: f64 = stacks.iter().map(|&s| s as f64).sum();
+    let mut worst: f64 = 0.0;
+    for (i, &si) in stacks.iter().enumerate() {
+        let si = si as f64;
+        let second: f64 =
+            stacks.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, &sj)| (sj as f64 / total) * si / (total - sj as f64)).sum();
+        worst = worst.max((got[i] / 1_000_000.0 - (si / total + second)).abs());
+    }
+    // As a fraction of the prizes' total (2,000,000).
+    assert!(worst / 2.0 < EQUITY_ERROR, "{worst:e}");
+    let sum: f64 = got.iter().sum();
+    assert!((sum / 2_000_000.0 - 1.0).abs() < EQUITY_SUM_ERROR, "{:e}", sum / 2_000_000.0 - 1.0);
+}
+
+#[test]
+fn the_transposed_method_holds_on_stacks_from_one_chip_to_ten_trillion() {
+    let mut stacks = vec![1, 2, 1_000, 1_000_000, 1_000_000_000, 1_000_000_000_000, 3_000_000_000_000, 10_000_000_000_000];
+    stacks.extend((0..9).map(|i| 77 + i * 1_000_003));
+    let prizes = [50_000, 30_000, 20_000, 10_000, 10_000, 5_000, 1_000, 1_000, 1];
+    assert!(equity_gap(&stacks, &prizes, Method::Transposed, Method::Subsets) < EQUITY_ERROR);
+    assert!(equity_gap(&stacks, &prizes, Method::Race, Method::Subsets) < EQUITY_ERROR);
+    let huge = [u64::MAX, u64::MAX - 1, u64::MAX / 2];
+    assert!(equity_gap(&huge, &[3, 2, 1], Method::Transposed, Method::Permutations) < EQUITY_ERROR);
+}
+
+#[test]
+fn a_share_on_a_cent_boundary_is_not_settled_and_a_clear_one_is() {
+    // 300 cents between two players: 150.25 / 149.75 leave one cent, to the larger remainder.
+    assert!(settled(300, &[150.25, 149.75], &[20, 10]));
+    // Equal remainders: the larger stack, whatever the error (it cannot move a millionth).
+    assert!(settled(300, &[150.5, 149.5], &[20, 10]));
+    // A whole cent: the error could take a share below it.
+    assert!(!settled(300, &[150.0, 150.0], &[20, 10]));
+    // Remainders half a millionth of a cent from rounding either way, at the cut-off: the
+    // error decides who gets the cent left over.
+    assert!(!settled(300, &[150.500_000_5, 149.499_999_5], &[10, 20]));
+}
+
+#[test]
+fn icm_cents_for_1000_players_are_the_race_s_and_1024_players_all_paid_sum_exactly() {
+    // 1,000 players, 200 places paid.
+    let stacks: Vec<u64> = (0..1_000u64).map(|i| 1_000 + (i * 7_919 + i * i * 31) % 200_000).collect();
+    let prizes: Vec<u64> = (0..200u64).map(|p| 10_000_000 / (p + 1) + 100).collect();
+    assert_eq!(amounts(&stacks, &prizes).expect("field"), race_amounts(&stacks, &prizes));
+    // 1,024 × 1,024 is past the race and computed by the transposed method alone.
+    let stacks: Vec<u64> = (0..1_024u64).map(|i| 1_000 + (i * 7_919) % 90_000).collect();
+    let prizes: Vec<u64> = (0..1_024u64).map(|p| 5_000_000 / (p + 1)).collect();
+    let paid = amounts(&stacks, &prizes).expect("field");
+    assert_eq!(paid.iter().sum::<u64>(), prizes.iter().sum::<u64>());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Issue 41: the cents are today's (the race's) on every field both methods take.
+    #[test]
+    fn icm_cents_are_the_race_s_to_the_cent(
+        stacks in stacks_strategy(13..=60),
+        prizes in prizes_strategy(60),
+    ) {
+        let mut prizes = prizes;
+        prizes.truncate(stacks.len());
+        prop_assert_eq!(amounts(&stacks, &prizes).expect("field"), race_amounts(&stacks, &prizes));
+    }
+
+    /// The stated bound, both large-field methods against the subset method.
+    #[test]
+    fn the_transposed_method_and_the_race_are_within_the_stated_bound(
+        stacks in stacks_strategy(2..=14),
+        prizes in prizes_strategy(14),
+    ) {
+        let mut prizes = prizes;
+        prizes.truncate(stacks.len());
+        prop_assume!(prizes.iter().sum::<u64>() > 0);
+        for method in [Method::Transposed, Method::Race] {
+            let gap = equity_gap(&stacks, &prizes, method, Method::Subsets);
+            prop_assert!(gap < EQUITY_ERROR, "{:?}: {:e}", method, gap);
+        }
+    }
+
+    /// Between each other on larger fields, and the sum against the prizes.
+    #[test]
+    fn the_transposed_method_agrees_with_the_race_on_larger_fields(
+        stacks in stacks_strategy(15..=100),
+        prizes in prizes_strategy(100),
+    ) {
+        let mut prizes = prizes;
+        prizes.truncate(stacks.len());
+        let pool: u64 = prizes.iter().sum();
+        prop_assume!(pool > 0);
+        prop_assert!(equity_gap(&stacks, &prizes, Method::Transposed, Method::Race) < 2.0 * EQUITY_ERROR);
+        let sum: f64 = equities(&stacks, &prizes, Method::Transposed).expect("field").iter().sum();
+        prop_assert!((sum / pool as f64 - 1.0).abs() < EQUITY_SUM_ERROR, "{:e}", sum / pool as f64 - 1.0);
+    }
 }
