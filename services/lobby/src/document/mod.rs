@@ -242,6 +242,13 @@ impl LobbyDocument {
                 self.books.fees = add(self.books.fees, e.ledger.fee);
                 self.books.prize_pool = add(self.books.prize_pool, self.without_bounty(e.ledger.prize_pool, true));
             }
+            // A flight's Day 2 entry carried from a Day 1 (issue 36): an entrant, paid nothing
+            // here (its Day 1's pool comes over whole, shown by the books).
+            TournamentEvent::EntryCarried(e) if e.outcome == floor_events::flights::CarryOutcome::Registered => {
+                self.entrants += 1;
+                self.live_entries += 1;
+                self.unique_players += u32::from(e.new_player);
+            }
             TournamentEvent::EntryUnregistered(e) => {
                 self.entrants = self.entrants.saturating_sub(1);
                 self.live_entries = self.live_entries.saturating_sub(1);
