@@ -520,7 +520,7 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
                     None => PlatformConfig::only(nats, None, services),
                 }
             };
-            let platform = Platform::build(config).await.map_err(|e| unavailable(e.to_string()))?;
+            let platform = Platform::build(config).await.map_err(startup_failure)?;
             if let Some(addr) = platform.http_addr() {
                 eprintln!("lobby: http://{addr}/");
                 match asked.console {
@@ -562,7 +562,7 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
         flights: asked.flights.then_some(floor_events::flights::Carry::BestStack),
     };
     let mut shown = std::time::Instant::now();
-    let summary = floor::sim::run(&backbone, &config, |p| {
+    let simulated = floor::sim::run(&backbone, &config, |p| {
         let last = matches!(p, Progress::Registering { registered, entrants } if registered == entrants);
         if shown.elapsed() >= std::time::Duration::from_secs(1) || last {
             shown = std::time::Instant::now();
@@ -573,8 +573,20 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
                 }
             }
         }
-    })
-    .await;
+    });
+    // Ctrl-C (or SIGTERM) while it plays: stop the platform in order (the services, then the
+    // embedded nats-server, which a terminal's Ctrl-C does not reach: it runs in a process group
+    // of its own) and exit 0, as after the tournament's end.
+    let summary = tokio::select! {
+        summary = simulated => summary,
+        () = stop_signal() => {
+            eprintln!("floor sim: stopped (Ctrl-C) before the tournament's end; stopping the platform");
+            if let Some(platform) = platform {
+                platform.stop().await;
+            }
+            return Ok(());
+        }
+    };
     let mut audited_ok = true;
     let summary = match summary {
         Ok(mut summary) => {
@@ -633,6 +645,22 @@ async fn simulate(asked: SimArgs<'_>) -> Result<(), Failure> {
     match audited_ok {
         true => Ok(()),
         false => Err(Failure { message: "audit: differences found (the line's `audit`)".to_owned(), exit: Exit::Rejected }),
+    }
+}
+
+/// Why the platform could not start: its HTTP address in use is a usage error naming the
+/// setting that chooses it (not exit 3, "NATS unreachable"); anything else is an outage.
+fn startup_failure(e: floor::startup::StartupError) -> Failure {
+    use floor::startup::StartupError;
+    match &e {
+        StartupError::Lobby(floor_lobby::service::LobbyError::Listen(addr, io)) if io.kind() == std::io::ErrorKind::AddrInUse => Failure {
+            message: format!(
+                "the lobby's HTTP address {addr} is in use (another floor or make demo?): choose another with --http or \
+                 FLOOR_HTTP (make demo: DEMO_HTTP=127.0.0.1:8081), or stop what listens there"
+            ),
+            exit: Exit::Usage,
+        },
+        _ => Failure { message: format!("{e:#}"), exit: Exit::Unavailable },
     }
 }
 
@@ -791,7 +819,7 @@ async fn status(cli: &Cli) -> Result<(), Failure> {
 
 async fn serve(config: PlatformConfig) -> Result<(), Failure> {
     let console = config.console.is_some();
-    let platform = Platform::build(config).await.map_err(|e| Failure { message: format!("{e:#}"), exit: Exit::Unavailable })?;
+    let platform = Platform::build(config).await.map_err(startup_failure)?;
     match platform.http_addr() {
         Some(addr) => {
             let console = match console {

@@ -142,6 +142,10 @@ impl NatsServer {
         let log = std::fs::File::create(dir.join("nats-server.log")).map_err(io)?;
         let mut command = Command::new(&self.options.binary);
         command.arg("-c").arg(&config).stdin(Stdio::null()).stdout(log.try_clone().map_err(io)?).stderr(log);
+        // A process group of its own: a terminal's Ctrl-C (SIGINT to the foreground group) reaches
+        // floor, which stops its services and then this server, last, not the server at once.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let child = spawn_bound_to_process(command).map_err(io)?;
         self.child = Some(child);
         self.wait_ready(Duration::from_secs(20))
