@@ -133,6 +133,47 @@ pub enum Instruction {
     },
     /// The table is finished (broken or the tournament is over).
     CloseTable,
+    /// A break of the clock's structure began (spec §4; 003 App. 1 b vii): finish the hand in
+    /// play, then deal no hand until the next `blinds` (the level after the break). `ends_at`
+    /// is when it is due to end, for the players: a director may end it sooner or add time,
+    /// and the `blinds` that follow are what ends it.
+    TakeBreak {
+        /// The break's number (1 for the first).
+        number: u32,
+        /// When it is due to end.
+        ends_at: chrono::DateTime<chrono::Utc>,
+    },
+    /// TDA 2024 RP-7: "dealers hold the push 90 s before a scheduled break or level change":
+    /// start no new hand until `until` (the level change or break) or the next `blinds`,
+    /// `take_break`, `clock_paused` or `clock_resumed`, whichever comes first. A hand in play
+    /// is finished.
+    HoldPush {
+        /// The scheduled end of the step.
+        until: chrono::DateTime<chrono::Utc>,
+    },
+    /// The director paused the clock (spec §4: "pause/resume by the director"): finish the
+    /// hand in play, then deal no hand until `clock_resumed`. `reason` is the director's, for
+    /// the players.
+    ClockPaused {
+        /// Why.
+        reason: String,
+        /// Milliseconds left in the step.
+        remaining_ms: u64,
+    },
+    /// The clock runs again: deal again (unless a `pause`, a hand-for-hand hold or a break
+    /// still holds the table). The step now ends at `ends_at`.
+    ClockResumed {
+        /// When the step now ends.
+        ends_at: chrono::DateTime<chrono::Utc>,
+    },
+}
+
+impl Instruction {
+    /// Whether the clock sends it (`take_break`, `hold_push`, `clock_paused`, `clock_resumed`):
+    /// each goes to every open table, and the last one in force to a table that opens later.
+    pub fn from_clock(&self) -> bool {
+        matches!(self, Self::TakeBreak { .. } | Self::HoldPush { .. } | Self::ClockPaused { .. } | Self::ClockResumed { .. })
+    }
 }
 
 /// Why a player leaves a table.

@@ -1,6 +1,6 @@
 //! Seating end to end: `floor sim` plays whole tournaments through the public table protocol,
 //! and the seating log is checked event by event: no report rejected, tables within one player
-//! of each other after every decision, nobody seated twice or lost, moves confirmed once, one
+//! of each other after every decision (two under TDA's "three short"), nobody seated twice or lost, moves confirmed once, one
 //! winner. A seed repeats its tournament, even across a crash of the platform.
 
 use esrs::Aggregate;
@@ -93,7 +93,11 @@ async fn check_log(world: &World, t: TournamentId, entrants: u32) {
                 // The first decision after a draw of several parts balances every table.
                 let counts: Vec<usize> = state.room.tables().map(|t| t.count()).collect();
                 let (min, max) = (counts.iter().min().unwrap(), counts.iter().max().unwrap());
-                assert!(max - min <= 1, "tables within one player after a decision: {counts:?}");
+                // Within one, or within two under TDA's "three short" (R11-D, the TDA profile's
+                // default since issue 38).
+                let three_short = state.balancing.is_some_and(|b| b.balance == floor_events::profile::Balance::ThreeShort);
+                let allowed = if three_short { 2 } else { 1 };
+                assert!(max - min <= allowed, "tables within {allowed} after a decision: {counts:?}");
             }
         }
     }

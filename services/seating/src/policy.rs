@@ -376,6 +376,29 @@ mod tests {
         assert!(react_to_shootout(t, &ShootoutEvent::RoundCompleted(completed), &key).is_empty());
     }
 
+    /// Spec §4 and TDA RP-7: a break, the push hold and a director's pause and resume of the
+    /// clock become table instructions; the clock's own pause for a suspension does not (the
+    /// suspension's `pause` reaches the tables).
+    #[test]
+    fn breaks_the_push_hold_and_clock_pauses_are_sent_to_the_tables() {
+        use floor_events::clock::StepCause;
+        use floor_events::table::Instruction;
+        let t = TournamentId::new();
+        let at = chrono::DateTime::<chrono::Utc>::from_timestamp(1_800_000_000, 0).unwrap();
+        let ends_at = at + chrono::Duration::minutes(15);
+        let instruction = |event: ClockEvent| match react_to_clock(t, &event) {
+            Some((_, SeatingCommand::Clock { instruction })) => Some(instruction),
+            _ => None,
+        };
+        let a_break = ClockEvent::StepStarted { step: 4, number: 1, at, ends_at, cause: StepCause::Timer, blinds: None };
+        assert_eq!(instruction(a_break), Some(Instruction::TakeBreak { number: 1, ends_at }));
+        assert_eq!(instruction(ClockEvent::PushHeld { step: 3, at, until: ends_at }), Some(Instruction::HoldPush { until: ends_at }));
+        let paused = ClockEvent::Paused { at, remaining_ms: 60_000, reason: "dispute".into() };
+        assert_eq!(instruction(paused), Some(Instruction::ClockPaused { reason: "dispute".into(), remaining_ms: 60_000 }));
+        assert_eq!(instruction(ClockEvent::Resumed { at, ends_at }), Some(Instruction::ClockResumed { ends_at }));
+        assert_eq!(react_to_clock(t, &ClockEvent::Paused { at, remaining_ms: 1, reason: "suspended: power cut".into() }), None);
+    }
+
     fn join(entry: u32) -> SeatingCommand {
         SeatingCommand::Join { entry: EntryNo(entry), player: PlayerId::parse(&format!("p{entry}")).unwrap(), seed: [0; 32] }
     }
