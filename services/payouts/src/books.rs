@@ -246,7 +246,9 @@ impl Sums {
     /// Whether the tournament is over: paid (and its bounties settled, if it has any) or
     /// cancelled.
     fn over(&self) -> bool {
-        self.cancelled.is_some() || self.transferred_out.is_some() || (self.finished && (self.ledger.bounty.is_none() || self.bounties_settled))
+        self.cancelled.is_some()
+            || self.transferred_out.is_some()
+            || (self.finished && (self.ledger.bounty.is_none() || self.bounties_settled))
     }
 
     /// Notes the first money that moved after the end.
@@ -372,7 +374,8 @@ impl Sums {
             return Err(fault.clone());
         }
         let too_large = || format!("a sum of the books does not fit in {}", u64::MAX);
-        let prize_pool = ledger.contributions.checked_add(self.overlay).and_then(|p| p.checked_add(self.transferred_in)).ok_or_else(too_large)?;
+        let prize_pool =
+            ledger.contributions.checked_add(self.overlay).and_then(|p| p.checked_add(self.transferred_in)).ok_or_else(too_large)?;
         let prize_pool =
             prize_pool.checked_sub(self.capped).ok_or_else(|| format!("the cap kept {} of a prize pool of {prize_pool}", self.capped))?;
         let prize_pool = prize_pool

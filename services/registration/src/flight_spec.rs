@@ -32,7 +32,11 @@ fn day2() -> Vec<TournamentEvent> {
         late_registration_until: None,
         ..TournamentDefinition::example()
     };
-    vec![TournamentEvent::TournamentCreated(TournamentCreated { tournament_id: TournamentId(uuid::Uuid::nil()), definition, at: at(CREATED) })]
+    vec![TournamentEvent::TournamentCreated(TournamentCreated {
+        tournament_id: TournamentId(uuid::Uuid::nil()),
+        definition,
+        at: at(CREATED),
+    })]
 }
 
 fn day1(n: u128) -> TournamentId {
@@ -44,7 +48,16 @@ fn carry(player: &str, from: u128, entry: u32, chips: u64, rule: Carry) -> C {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn carried(entry: u32, player: &str, from: u128, day1_entry: u32, chips: u64, stack: u64, outcome: CarryOutcome, new_player: bool) -> TournamentEvent {
+fn carried(
+    entry: u32,
+    player: &str,
+    from: u128,
+    day1_entry: u32,
+    chips: u64,
+    stack: u64,
+    outcome: CarryOutcome,
+    new_player: bool,
+) -> TournamentEvent {
     TournamentEvent::EntryCarried(EntryCarried {
         entry: EntryNo(entry),
         player: p(player),
@@ -63,9 +76,16 @@ fn carried(entry: u32, player: &str, from: u128, day1_entry: u32, chips: u64, st
 /// další fáze", are joined in the next phase).
 #[test]
 fn a_survivor_is_entered_in_the_day2_with_its_stack() {
-    given::<TournamentAggregate>(day2())
-        .when(carry("ana", 1, 3, 30_000, Carry::BestStack))
-        .then(vec![carried(1, "ana", 1, 3, 30_000, 30_000, CarryOutcome::Registered, true)]);
+    given::<TournamentAggregate>(day2()).when(carry("ana", 1, 3, 30_000, Carry::BestStack)).then(vec![carried(
+        1,
+        "ana",
+        1,
+        3,
+        30_000,
+        30_000,
+        CarryOutcome::Registered,
+        true,
+    )]);
 }
 
 /// A player in three Day 1s (30,000, 50,000, 20,000), best stack forward (004 §4.36.12: "jeho
@@ -75,13 +95,27 @@ fn a_survivor_is_entered_in_the_day2_with_its_stack() {
 fn best_stack_forward_across_three_day1s() {
     let mut history = day2();
     history.push(carried(1, "ana", 1, 3, 30_000, 30_000, CarryOutcome::Registered, true));
-    given::<TournamentAggregate>(history.clone())
-        .when(carry("ana", 2, 7, 50_000, Carry::BestStack))
-        .then(vec![carried(1, "ana", 2, 7, 50_000, 50_000, CarryOutcome::Replaced { forfeited: 30_000 }, false)]);
+    given::<TournamentAggregate>(history.clone()).when(carry("ana", 2, 7, 50_000, Carry::BestStack)).then(vec![carried(
+        1,
+        "ana",
+        2,
+        7,
+        50_000,
+        50_000,
+        CarryOutcome::Replaced { forfeited: 30_000 },
+        false,
+    )]);
     history.push(carried(1, "ana", 2, 7, 50_000, 50_000, CarryOutcome::Replaced { forfeited: 30_000 }, false));
-    given::<TournamentAggregate>(history)
-        .when(carry("ana", 3, 1, 20_000, Carry::BestStack))
-        .then(vec![carried(1, "ana", 3, 1, 20_000, 50_000, CarryOutcome::Forfeited, false)]);
+    given::<TournamentAggregate>(history).when(carry("ana", 3, 1, 20_000, Carry::BestStack)).then(vec![carried(
+        1,
+        "ana",
+        3,
+        1,
+        20_000,
+        50_000,
+        CarryOutcome::Forfeited,
+        false,
+    )]);
 }
 
 /// The same player, stack builder (004 §4.36.13: "součtu jeho výsledků ze všech Day1 fází", the
@@ -91,9 +125,16 @@ fn stack_builder_sums_three_day1s() {
     let mut history = day2();
     history.push(carried(1, "ana", 1, 3, 30_000, 30_000, CarryOutcome::Registered, true));
     history.push(carried(1, "ana", 2, 7, 50_000, 80_000, CarryOutcome::Added, false));
-    given::<TournamentAggregate>(history)
-        .when(carry("ana", 3, 1, 20_000, Carry::StackBuilder))
-        .then(vec![carried(1, "ana", 3, 1, 20_000, 100_000, CarryOutcome::Added, false)]);
+    given::<TournamentAggregate>(history).when(carry("ana", 3, 1, 20_000, Carry::StackBuilder)).then(vec![carried(
+        1,
+        "ana",
+        3,
+        1,
+        20_000,
+        100_000,
+        CarryOutcome::Added,
+        false,
+    )]);
 }
 
 /// First stack forward (§4.36.11): a later survival is forfeited.
@@ -101,9 +142,16 @@ fn stack_builder_sums_three_day1s() {
 fn first_stack_forward_keeps_the_first() {
     let mut history = day2();
     history.push(carried(1, "ana", 1, 3, 30_000, 30_000, CarryOutcome::Registered, true));
-    given::<TournamentAggregate>(history)
-        .when(carry("ana", 2, 7, 50_000, Carry::FirstStack))
-        .then(vec![carried(1, "ana", 2, 7, 50_000, 30_000, CarryOutcome::Forfeited, false)]);
+    given::<TournamentAggregate>(history).when(carry("ana", 2, 7, 50_000, Carry::FirstStack)).then(vec![carried(
+        1,
+        "ana",
+        2,
+        7,
+        50_000,
+        30_000,
+        CarryOutcome::Forfeited,
+        false,
+    )]);
 }
 
 /// The same Day 1 entry carried again (another command id): stores nothing.
@@ -122,23 +170,24 @@ fn the_day2_refuses_with_its_codes() {
     let mut started = day2();
     started.push(TournamentEvent::TournamentStarted(TournamentStarted { entries: 2, cause: StartCause::Scheduled, at: at(START) }));
     given::<TournamentAggregate>(started).when(carry("ana", 1, 3, 10, Carry::BestStack)).then_reject(codes::TOURNAMENT_STARTED);
-    let late = C::RegisterCarried {
-        player: p("ana"),
-        day1: day1(1),
-        day1_entry: EntryNo(3),
-        chips: 10,
-        carry: Carry::BestStack,
-        at: at(START),
-    };
+    let late =
+        C::RegisterCarried { player: p("ana"), day1: day1(1), day1_entry: EntryNo(3), chips: 10, carry: Carry::BestStack, at: at(START) };
     given::<TournamentAggregate>(day2()).when(late).then_reject(codes::TOURNAMENT_STARTED);
     let mut full = day2();
     for (n, name) in ["a", "b", "c", "d"].iter().enumerate() {
         full.push(carried(n as u32 + 1, name, 1, n as u32 + 1, 1_000, 1_000, CarryOutcome::Registered, true));
     }
     given::<TournamentAggregate>(full.clone()).when(carry("e", 1, 9, 1_000, Carry::StackBuilder)).then_reject(codes::FIELD_FULL);
-    given::<TournamentAggregate>(full)
-        .when(carry("a", 2, 1, 500, Carry::StackBuilder))
-        .then(vec![carried(1, "a", 2, 1, 500, 1_500, CarryOutcome::Added, false)]);
+    given::<TournamentAggregate>(full).when(carry("a", 2, 1, 500, Carry::StackBuilder)).then(vec![carried(
+        1,
+        "a",
+        2,
+        1,
+        500,
+        1_500,
+        CarryOutcome::Added,
+        false,
+    )]);
 }
 
 /// A cancelled Day 2 takes no stack.

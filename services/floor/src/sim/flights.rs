@@ -184,8 +184,7 @@ pub(super) async fn run(
         let create = CreateTournament { command_id: CommandId(day1.0), tournament_id: Some(day1), definition };
         request(backbone, verbs::CREATE_TOURNAMENT.name(), &create).await?;
         for (i, player) in players(letter, config.entrants).into_iter().enumerate() {
-            let register =
-                Register { command_id: CommandId::derived(&format!("sim:{day1}:{player}")), tournament_id: day1, player };
+            let register = Register { command_id: CommandId::derived(&format!("sim:{day1}:{player}")), tournament_id: day1, player };
             request(backbone, verbs::REGISTER.name(), &register).await?;
             progress(&Progress::Registering { registered: i as u32 + 1, entrants: config.entrants });
         }
@@ -195,10 +194,8 @@ pub(super) async fn run(
         let played = rounds(backbone, &day1_config, lockstep, None, None, started, &mut progress).await?;
         let survivors = survivors(backbone, day1).await?;
         // The flights policy has carried its survivors (each answered by the Day 2).
-        let read: Vec<String> = [subjects::aggregate::TOURNAMENT, subjects::aggregate::SEATING]
-            .iter()
-            .map(|a| subjects::event_subject(a, day1.0))
-            .collect();
+        let read: Vec<String> =
+            [subjects::aggregate::TOURNAMENT, subjects::aggregate::SEATING].iter().map(|a| subjects::event_subject(a, day1.0)).collect();
         lockstep::policy_settled(backbone, FLIGHTS_POLICY, &read).await?;
         let books = books_when(backbone, day1, |b| b.transferred_out > 0 || b.prize_pool == 0).await?;
         pools += books.transferred_out;

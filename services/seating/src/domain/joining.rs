@@ -134,3 +134,62 @@ fn draw_part(state: &SeatingState, entries: &[EntryNo], seed: Seed, from: usize,
     }
     out.events
 }
+
+#[cfg(test)]
+mod flight_tests {
+    use super::super::{SeatingAggregate, SeatingCommand as C};
+    use super::*;
+    use crate::draw::commitment;
+    use esrs::Aggregate;
+    use floor_events::table::Instruction;
+
+    fn run(state: SeatingState, command: C) -> (SeatingState, Vec<SeatingEvent>) {
+        let events = SeatingAggregate::handle_command(&state, command).expect("accepted");
+        let state = events.iter().cloned().fold(state, SeatingAggregate::apply_event);
+        (state, events)
+    }
+
+    fn p(name: &str) -> PlayerId {
+        PlayerId::parse(name).unwrap()
+    }
+
+    /// Issue 36 (004 §4.36.11–13): given a Day 2 (starting stack 10,000), when two Day 1
+    /// survivors are carried in with 30,000 and 12,000, one of them later with a larger stack
+    /// (best stack forward: 50,000), then the Day 2's own committed draw seats them with their
+    /// carried stacks, not the starting stack; a carry after the draw is refused.
+    #[test]
+    fn carried_entries_are_drawn_with_their_stacks() {
+        let configure = C::Configure {
+            tournament_id: floor_events::TournamentId::new(),
+            table_size: 9,
+            starting_stack: 10_000,
+            rebuys: false,
+            balancing: floor_events::profile::SeatingRules::WITHIN_ONE,
+        };
+        let (state, _) = run(SeatingState::default(), configure);
+        let seed = [7u8; 32];
+        let (state, _) = run(state, C::CommitDraw { commitment: commitment(&seed) });
+        let (state, _) = run(state, C::JoinCarried { entry: EntryNo(1), player: p("ana"), stack: 30_000 });
+        let (state, _) = run(state, C::JoinCarried { entry: EntryNo(2), player: p("bo"), stack: 12_000 });
+        let (state, events) = run(state, C::JoinCarried { entry: EntryNo(1), player: p("ana"), stack: 50_000 });
+        assert_eq!(events, vec![SeatingEvent::EntryJoined { entry: EntryNo(1), player: p("ana"), stack: 50_000 }]);
+        let (state, again) = run(state, C::JoinCarried { entry: EntryNo(1), player: p("ana"), stack: 50_000 });
+        assert!(again.is_empty(), "the same stack again stores nothing");
+        let (state, drawn) = run(state, C::Start { seed, at: "2027-01-10T18:00:00Z".parse().unwrap() });
+        let seated: Vec<(EntryNo, u64)> = drawn
+            .iter()
+            .filter_map(|e| match e {
+                SeatingEvent::Instructed { instruction } => match &instruction.instruction {
+                    Instruction::SeatPlayer { entry, stack, .. } => Some((*entry, *stack)),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let mut seated = seated;
+        seated.sort();
+        assert_eq!(seated, vec![(EntryNo(1), 50_000), (EntryNo(2), 12_000)]);
+        let refused = SeatingAggregate::handle_command(&state, C::JoinCarried { entry: EntryNo(3), player: p("cy"), stack: 1 });
+        assert!(matches!(refused, Err(SeatingError::AlreadyStarted)), "{refused:?}");
+    }
+}
