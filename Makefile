@@ -90,6 +90,7 @@ bench: tools
 	$(CARGO) run --release -p floor-tests --bin seating-bench -- --write docs/benchmarks.md
 	$(CARGO) run --release -p floor-tests --bin seating-latency -- --tables 3000 --write docs/benchmarks.md
 	$(CARGO) run --release -p floor-tests --bin payouts-bench -- --write docs/benchmarks.md
+	$(CARGO) run --release -p floor-tests --bin icm-bench -- --write docs/benchmarks.md
 	$(CARGO) run --release -p floor-tests --bin clock-bench -- --write docs/benchmarks.md
 	$(CARGO) run --release -p floor-tests --bin bubble-bench -- --tables 1000 --hands 30 --write docs/benchmarks.md
 	$(CARGO) build --release -p floor
