@@ -209,3 +209,71 @@ async fn a_double_shootout_is_played_table_by_table_to_a_winner_and_a_restart_be
     assert_eq!(bracket.rounds[0].advancing.as_ref(), Some(&advancing));
     assert_eq!(bracket.rounds[1].advancing, Some(vec![champion]));
 }
+
+/// A shootout of `capacity` at 9-max with this short field and prizes per round reached.
+fn short_field_shootout(
+    capacity: u32,
+    start: Start,
+    short_field: floor_events::shootouts::ShortField,
+    table_win_bps: u32,
+) -> TournamentDefinition {
+    use floor_events::shootouts::ShootoutPrizes;
+    let prizes = ShootoutPrizes { reached_bps: vec![0, 500], table_win_bps };
+    TournamentDefinition {
+        name: "E2E Short field".into(),
+        start,
+        capacity,
+        min_players: if start == Start::SitAndGo { capacity } else { 2 },
+        table_size: 9,
+        shootout: Some(ShootoutTerms { short_field, prizes: Some(prizes), ..ShootoutTerms::new(1) }),
+        ..double_shootout()
+    }
+}
+
+/// A field that does not fill the tables, end to end with `floor sim` (issue 37): 20 players at
+/// 9-max with `byes` play two full tables, the two byes joining the two table winners in a final
+/// of four; with `trim` (a scheduled start, 20 of 81 registered) the last two registrants are
+/// refunded in full at the start and 18 play two tables, then a heads-up final. Each pays per
+/// round reached (004 §4.36.3): the final table's others 5 % of the pool each (and, trimmed,
+/// 2 % more for the table each won: "arena"), the winner the rest; every entrant plays, has a
+/// bye or is refunded, and the books balance to the cent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_short_field_with_byes_or_trimmed_plays_its_rounds_and_pays_per_round_reached() {
+    use floor::sim::{self, SimConfig};
+    use floor_events::shootouts::ShortField;
+    let world = World::start_configured(|c| {
+        c.skip("scheduler");
+        c.seed_key = Some([7; 32]);
+    })
+    .await;
+    let tomorrow = Start::At(chrono::Utc::now() + chrono::Duration::days(1));
+    let cases = [
+        (
+            ShortField::Byes,
+            short_field_shootout(20, Start::SitAndGo, ShortField::Byes, 0),
+            vec![(20, 4), (4, 1)],
+            0u64,
+            vec![500, 500, 500],
+        ),
+        (ShortField::Trim, short_field_shootout(81, tomorrow, ShortField::Trim, 200), vec![(18, 2), (2, 1)], 2, vec![700]),
+    ];
+    for (n, (short, definition, rounds, refunded, others_bps)) in cases.into_iter().enumerate() {
+        let t = TournamentId(uuid::Uuid::from_u128(0x5400_0b7e_0000 + n as u128));
+        let config = SimConfig { definition: Some(definition.clone()), ..SimConfig::new(20, 31 + n as u64, t) };
+        let summary = sim::run(&world.backbone, &config, |_| {}).await.unwrap_or_else(|e| panic!("{short:?}: {e}"));
+        let played: Vec<(u32, u32)> =
+            summary.formats.shootout.as_ref().expect("a shootout").rounds.iter().map(|r| (r.entries, r.advancing)).collect();
+        assert_eq!(played, rounds, "{short:?}");
+        let books = &summary.books;
+        assert!(books.balanced, "{short:?}: {books:?}");
+        assert_eq!(books.refunded, refunded * definition.entry_ledger().paid_in.amount, "{short:?}: the trimmed are refunded in full");
+        assert_eq!(books.entries + refunded as u32, 20, "{short:?}: every entrant plays, has a bye or is refunded");
+        let pool = books.prize_pool;
+        let mut paid: Vec<u64> = summary.standings.iter().filter(|a| a.amount > 0).map(|a| a.amount).collect();
+        paid.sort_unstable_by(|a, b| b.cmp(a));
+        let others: Vec<u64> = others_bps.iter().map(|&bps| pool * bps / 10_000).collect();
+        let winner = pool - others.iter().sum::<u64>();
+        assert_eq!(paid, [vec![winner], others].concat(), "{short:?}: paid per round reached");
+        assert_eq!(summary.standings.iter().map(|a| a.amount).sum::<u64>(), pool, "{short:?}: money in = money out");
+    }
+}
