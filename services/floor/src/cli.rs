@@ -104,6 +104,10 @@ pub enum Command {
         tournament: uuid::Uuid,
         /// Player account name.
         player: String,
+        /// Print the entry as JSON (amounts in minor units, with their currency) instead of a
+        /// line with amounts in the currency's units.
+        #[arg(long)]
+        json: bool,
     },
     /// Withdraw a player's registration before the start, with a full refund.
     Unregister {
@@ -828,6 +832,10 @@ pub enum TournamentCommand {
     Books {
         /// Tournament id.
         tournament: uuid::Uuid,
+        /// Print the books as JSON (amounts in minor units, with `currency`) instead of lines
+        /// with amounts in the currency's units.
+        #[arg(long)]
+        json: bool,
     },
 }
 

@@ -140,6 +140,50 @@ pub fn show(d: &DealStatus) -> Vec<String> {
     lines
 }
 
+/// The one money rule of the CLI (README, "Money"): people read and type amounts in the
+/// currency's units with its decimals (`€22.00`); JSON (`--json`) carries minor units with the
+/// currency. The books (`floor tournament books`) as lines for people: every amount formatted,
+/// the counts and flags as they are. `None` if the reply is not the books.
+pub fn books_lines(books: &serde_json::Value) -> Option<Vec<String>> {
+    let object = books.as_object()?;
+    let currency: Currency = serde_json::from_value(object.get("currency")?.clone()).ok()?;
+    const COUNTS: [&str; 3] = ["entries", "rebuys", "add_ons"];
+    let mut lines = vec![format!(
+        "books of {} ({currency}): {}",
+        object.get("tournament_id").and_then(|t| t.as_str()).unwrap_or("?"),
+        if object.get("balanced").and_then(serde_json::Value::as_bool) == Some(true) { "balanced" } else { "NOT balanced" }
+    )];
+    for (field, value) in object {
+        let label = field.replace('_', " ");
+        match value {
+            serde_json::Value::Number(n) if COUNTS.contains(&field.as_str()) => lines.push(format!("  {label:<16} {n}")),
+            serde_json::Value::Number(n) => {
+                let amount = n.as_u64()?;
+                lines.push(format!("  {label:<16} {}", format(Money { amount, currency })));
+            }
+            serde_json::Value::Bool(b) if field != "balanced" => lines.push(format!("  {label:<16} {}", if *b { "yes" } else { "no" })),
+            serde_json::Value::String(why) if field != "tournament_id" && field != "currency" => lines.push(format!("  {label:<16} {why}")),
+            _ => {}
+        }
+    }
+    Some(lines)
+}
+
+/// `floor register`'s answer for people: `entry #3 for alice: paid €22.00 (fee €2.00, €20.00
+/// to the prize pool)`. `None` if the reply is not an entry.
+pub fn registered_line(registered: &serde_json::Value) -> Option<String> {
+    let ledger = registered.get("ledger")?;
+    let money = |field: &str| serde_json::from_value::<Money>(ledger.get(field)?.clone()).ok().map(format);
+    Some(format!(
+        "entry #{} for {}: paid {} (fee {}, {} to the prize pool)",
+        registered.get("entry")?,
+        registered.get("player")?.as_str()?,
+        money("paid_in")?,
+        money("fee")?,
+        money("prize_pool")?
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,5 +243,22 @@ mod tests {
         assert!(lines[2].contains("€899.50") && lines[2].ends_with("awaited"), "{}", lines[2]);
         assert_eq!(lines[3], "  left to play for: €100.00 (to the winner, on top of their amount)");
         assert_eq!(lines[4], "  waiting for: cat");
+    }
+
+    #[test]
+    fn the_books_and_an_entry_are_shown_in_the_currencys_units() {
+        let books = serde_json::json!({"tournament_id": "t1", "currency": "EUR", "entries": 12, "paid_in": 26400, "fees": 2400,
+            "prize_pool": 24000, "finished": false, "balanced": true});
+        let lines = books_lines(&books).expect("books");
+        assert_eq!(lines[0], "books of t1 (EUR): balanced");
+        assert!(lines.iter().any(|l| l.contains("entries") && l.ends_with(" 12")), "{lines:?}");
+        assert!(lines.iter().any(|l| l.contains("paid in") && l.ends_with("€264.00")), "{lines:?}");
+        assert!(lines.iter().any(|l| l.contains("fees") && l.ends_with("€24.00")), "{lines:?}");
+        let yen = serde_json::json!({"tournament_id": "t2", "currency": "JPY", "paid_in": 5000, "balanced": false});
+        assert!(books_lines(&yen).expect("books").iter().any(|l| l.ends_with("¥5,000")));
+        let entry = serde_json::json!({"entry": 3, "player": "alice", "ledger": {
+            "paid_in": {"amount": 2200, "currency": "EUR"}, "fee": {"amount": 200, "currency": "EUR"},
+            "prize_pool": {"amount": 2000, "currency": "EUR"}}});
+        assert_eq!(registered_line(&entry).expect("entry"), "entry #3 for alice: paid €22.00 (fee €2.00, €20.00 to the prize pool)");
     }
 }

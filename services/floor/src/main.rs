@@ -157,11 +157,17 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             };
             statements(&cli, TournamentId(*tournament), player).await
         }
-        Command::Tournament(TournamentCommand::Books { tournament }) => {
+        Command::Tournament(TournamentCommand::Books { tournament, json }) => {
             let request = floor_events::payouts::BooksRequest { tournament_id: TournamentId(*tournament) };
-            print_reply(
-                director(&cli).await?.request(subjects::service::PAYOUTS, floor_events::payouts::verbs::BOOKS.name(), &request).await?,
-            )
+            let books =
+                director(&cli).await?.request(subjects::service::PAYOUTS, floor_events::payouts::verbs::BOOKS.name(), &request).await?;
+            match floor::deal::books_lines(&books).filter(|_| !*json) {
+                Some(lines) => {
+                    lines.iter().for_each(|line| say!("{line}"));
+                    Ok(())
+                }
+                None => print_reply(books),
+            }
         }
         Command::Clock(command) => clock_command(&cli, command).await,
         Command::Bubble(command) => bubble_command(&cli, command).await,
@@ -320,10 +326,14 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             print_reply(director(&cli).await?.request(subjects::service::REBUYS, verb, &request).await?)
         }
         Command::Schedule(command) => schedule_command(&cli, command).await,
-        Command::Register { tournament, player } => {
+        Command::Register { tournament, player, json } => {
             let player = parse_player(player)?;
             let entry = Director::connect(&cli.data).await?.register(TournamentId(*tournament), player).await?;
-            say!("{}", serde_json::to_string(&entry).expect("json"));
+            let entry = serde_json::to_value(&entry).expect("json");
+            match floor::deal::registered_line(&entry).filter(|_| !*json) {
+                Some(line) => say!("{line}"),
+                None => say!("{entry}"),
+            }
             Ok(())
         }
         Command::Unregister { tournament, player } => {
