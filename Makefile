@@ -108,6 +108,7 @@ bench: tools
 SOAK_RUNS ?= 3
 SOAK_MINUTES ?= 60
 soak: tools
+	$(CARGO) test -p floor --test cluster -- --ignored
 	$(CARGO) build --release -p floor
 	$(CARGO) run --release -p floor-tests --bin floor-soak -- --entrants 10000 --format rebuy --runs $(SOAK_RUNS) --minutes $(SOAK_MINUTES) --write docs/reliability.md
 
