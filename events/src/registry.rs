@@ -403,6 +403,8 @@ pub const READERS: &[ReaderInfo] = {
         ReaderInfo { name: "seating-reports", service: s::SEATING },
         ReaderInfo { name: "seating-outbox", service: s::SEATING },
         ReaderInfo { name: "seat-map", service: s::LOBBY },
+        // Flights (issue 36): the satellites service's second runner.
+        ReaderInfo { name: "flights-policy", service: s::SATELLITES },
     ]
 };
 
