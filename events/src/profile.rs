@@ -170,6 +170,25 @@ impl RuleProfile {
     ///   open, and an online room ranks them by stack. WSOP's tie across tables is a definition's
     ///   choice (`ordering.across_tables = "tie"`).
     pub fn hand_for_hand(self) -> HandForHandRules {
+        self.hand_for_hand_settings()
+    }
+
+    /// Whether the rulebook requires hand-for-hand near the money in every multi-table
+    /// tournament, so it starts by itself (its trigger) without a `hand_for_hand` section:
+    ///
+    /// - win2day 000 §16.9: "beginnen die Spielrunden gleichzeitig an allen verbleibenden Tischen
+    ///   („Hand für Hand Modus“). Erst wenn eine Runde an allen Tischen abgeschlossen ist, kann
+    ///   die nächste Runde gestartet werden";
+    /// - Svenska Spel 002 §2.3 T-5.0: "då antalet kvarvarande Kunder är en eller två fler än
+    ///   antalet vinster … Omgångarna startas samtidigt på alla kvarvarande bord";
+    /// - TDA 2024 RP-8: hand-for-hand is played near the money.
+    ///
+    /// Elsewhere it is the definition's choice (a `hand_for_hand` section), or a director's.
+    pub fn hand_for_hand_required(self) -> bool {
+        matches!(self, RuleProfile::Win2day | RuleProfile::SvenskaSpel2012 | RuleProfile::Tda2024)
+    }
+
+    fn hand_for_hand_settings(self) -> HandForHandRules {
         let by_stack = EliminationOrdering { across_tables: AcrossTables::ByStack, equal_stacks: EqualStacks::Split };
         let deduct = HandForHandClock::Deduct { seconds: crate::bubble::RECOMMENDED_DEDUCTION_SECONDS };
         let one = Trigger::PlayersBeforeBubble { players: 1 };
@@ -368,6 +387,14 @@ mod tests {
     fn fortuna_registrations_are_final() {
         assert!(!RuleProfile::FortunaCz2024.registration().unregister_allowed);
         assert!(RuleProfile::Tda2024.registration().unregister_allowed);
+    }
+
+    /// 000 §16.9, 002 T-5.0 and TDA RP-8 require hand-for-hand near the money: it starts by
+    /// itself under those profiles; elsewhere a definition or a director starts it.
+    #[test]
+    fn win2day_svenska_spel_and_tda_require_hand_for_hand_near_the_money() {
+        let required: Vec<RuleProfile> = RuleProfile::ALL.into_iter().filter(|p| p.hand_for_hand_required()).collect();
+        assert_eq!(required, vec![RuleProfile::Win2day, RuleProfile::SvenskaSpel2012, RuleProfile::Tda2024]);
     }
 
     /// TDA 2024 R11-D ("Play halts on tables 3 or more players short") and R11-A under the TDA

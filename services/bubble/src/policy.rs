@@ -222,13 +222,15 @@ impl Tournament {
     }
 }
 
-/// The rules a tournament runs hand-for-hand under. The trigger starts it on its own only when
-/// the definition has a `hand_for_hand` section; without one only a director starts it. Table
-/// servers that do not obey `hold_for_deal` (the simulator's tables, `floor sim`) would stall a
-/// tournament at the bubble, so the automatic barrier is opt-in until every table serves it.
+/// The rules a tournament runs hand-for-hand under. The trigger starts it on its own where the
+/// profile's rulebook requires it (`RuleProfile::hand_for_hand_required`: 000 §16.9, 002 §2.3
+/// T-5.0, TDA RP-8) or the definition has a `hand_for_hand` section; otherwise only a director
+/// starts it.
 pub fn gated(d: &floor_events::tournament::TournamentDefinition) -> HandForHandRules {
     let rules = d.hand_for_hand_rules();
-    if d.hand_for_hand.is_some() {
+    // A rulebook that requires hand-for-hand starts it by itself (issue 38:
+    // `RuleProfile::hand_for_hand_required`).
+    if d.hand_for_hand.is_some() || d.profile.hand_for_hand_required() {
         rules
     } else {
         HandForHandRules { trigger: floor_events::bubble::Trigger::Director, ..rules }

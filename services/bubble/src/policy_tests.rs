@@ -361,3 +361,23 @@ fn an_equal_prize_tournaments_boundary_is_its_seats_not_the_leftovers_place() {
     other.on_payouts(plain, &[locked(55, 60_000)]);
     assert_eq!(other.field(plain).map(|f| f.boundary), Some(55));
 }
+
+/// Issue 38: where the rulebook requires hand-for-hand near the money (000 §16.9, 002 §2.3
+/// T-5.0, TDA 2024 RP-8), the profile's trigger starts it by itself; elsewhere (REEL, FORTUNA,
+/// Hrvatska Lutrija) a definition without a `hand_for_hand` section leaves it to a director,
+/// and one with the section starts it by its trigger.
+#[test]
+fn hand_for_hand_starts_by_itself_where_the_rulebook_requires_it() {
+    use floor_events::bubble::{HandForHandSettings, Trigger};
+    use floor_events::tournament::TournamentDefinition;
+    let under = |profile| TournamentDefinition { profile, ..TournamentDefinition::example() };
+    for profile in [RuleProfile::Win2day, RuleProfile::SvenskaSpel2012, RuleProfile::Tda2024] {
+        assert_eq!(gated(&under(profile)).trigger, profile.hand_for_hand().trigger, "{profile}");
+        assert_ne!(gated(&under(profile)).trigger, Trigger::Director, "{profile}");
+    }
+    for profile in [RuleProfile::ReelCz, RuleProfile::FortunaCz2024, RuleProfile::HrvatskaLutrija2017] {
+        assert_eq!(gated(&under(profile)).trigger, Trigger::Director, "{profile}");
+        let chosen = TournamentDefinition { hand_for_hand: Some(HandForHandSettings::default()), ..under(profile) };
+        assert_eq!(gated(&chosen).trigger, profile.hand_for_hand().trigger, "{profile}: the definition's choice");
+    }
+}
