@@ -11,7 +11,9 @@
 //! seat goes to the next finisher (the leftover's), who is registered by a new ticket; the
 //! winner's ticket is void; both books balance; killed as the seat passes down, the platform
 //! registers the next finisher once after its restart. The target cancelled: every ticket that paid an
-//! entry there comes back, and a seat won after stays a ticket with the target's code.
+//! entry there comes back, and a seat won after stays a ticket with the target's code. Ticket
+//! life: a ticket converted to cash where the satellite allows it, and one recorded expired as
+//! of the operator's time, neither spendable after; the ticket ledger balanced.
 
 use floor_events::registration::{CancelTournament, TournamentEvent, Unregister};
 use floor_events::satellites::{
@@ -446,4 +448,59 @@ async fn the_target_cancelled_gives_every_ticket_back_and_a_seat_won_after_stays
     expected.sort_by_key(|h| h.0);
     assert_eq!(held, expected, "each winner keeps a ticket: {view:?}");
     assert!(view.tickets.iter().all(|t| t.seat_refused.as_deref().is_some_and(|r| r.starts_with(codes::TOURNAMENT_CANCELLED))));
+}
+
+/// Issue 36, ticket life: a satellite whose prize is a ticket, valid 30 days and convertible to
+/// cash (004 §4.36.4: the win is an amount the player may use freely). Played to its stop, its
+/// two winners hold tickets. One converts hers (`convert_ticket`): converted, paid at its value,
+/// and no longer spendable; the other's cannot be converted by someone else. Expired as of a
+/// day later, nothing; as of 31 days later, the ticket still held is recorded expired and cannot
+/// be spent. The satellite's ticket ledger: 2 × EUR 11 issued, one converted, one expired.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ticket_converts_to_cash_where_allowed_and_expires_as_of_the_operator_s_time() {
+    use floor_events::satellites::{ConvertTicket, ExpireTickets};
+    let world = World::start_configured(|c| c.skip("scheduler")).await;
+    let major = world.create(target()).await;
+    let mut definition = satellite(major);
+    definition.satellite =
+        definition.satellite.map(|t| SatelliteTerms { prize: SatellitePrize::Ticket, convertible: true, ticket_valid_days: Some(30), ..t });
+    let sat = world.create(definition).await;
+    for p in NAMES {
+        assert!(matches!(world.register(sat, p).await, Reply::Ok(_)), "{p} registers");
+    }
+    let mut log = world.watch_events::<SatelliteEvent>(subjects::aggregate::SATELLITE, sat).await;
+    let two = to_the_stop(&world, sat).await;
+    for _ in 0..2 {
+        log.next_where(|e| matches!(e, SatelliteEvent::TicketIssued(_))).await;
+    }
+    let (first, second) = (TicketRef { satellite: sat, entry: two[0].entry }, TicketRef { satellite: sat, entry: two[1].entry });
+    let (ann, other) = (player_of(two[0].entry), player_of(two[1].entry));
+    let convert = |ticket: TicketRef, player: &PlayerId| ConvertTicket { command_id: CommandId::new(), ticket, player: player.clone() };
+    let refused = world.request(subjects::service::SATELLITES, "convert_ticket", &convert(second, &ann)).await;
+    assert_eq!(refusal(refused), codes::TICKET_NOT_YOURS);
+    let converted: TicketView = match world.request(subjects::service::SATELLITES, "convert_ticket", &convert(first, &ann)).await {
+        Reply::Ok(v) => serde_json::from_value(v).expect("a ticket"),
+        Reply::Error(e) => panic!("convert refused: {e:?}"),
+    };
+    assert_eq!(converted.state, TicketState::Converted);
+    assert_eq!(refusal(spend(&world, first, &ann, major, CommandId::new()).await), codes::TICKET_SPENT);
+
+    let expire = |days: i64| ExpireTickets {
+        command_id: CommandId::new(),
+        tournament_id: sat,
+        as_of: chrono::Utc::now() + chrono::Duration::days(days),
+    };
+    match world.request(subjects::service::SATELLITES, "expire_tickets", &expire(1)).await {
+        Reply::Ok(v) => assert_eq!(v, serde_json::json!([]), "nothing expires before its time"),
+        Reply::Error(e) => panic!("expire refused: {e:?}"),
+    }
+    let expired: Vec<TicketView> = match world.request(subjects::service::SATELLITES, "expire_tickets", &expire(31)).await {
+        Reply::Ok(v) => serde_json::from_value(v).expect("tickets"),
+        Reply::Error(e) => panic!("expire refused: {e:?}"),
+    };
+    assert_eq!(expired.iter().map(|t| (t.ticket, t.state)).collect::<Vec<_>>(), vec![(second, TicketState::Expired)]);
+    assert_eq!(refusal(spend(&world, second, &other, major, CommandId::new()).await), codes::TICKET_EXPIRED);
+    let view = satellite_view(&world, sat).await;
+    assert_eq!((view.ledger.issued, view.ledger.converted, view.ledger.expired, view.ledger.held), (2_200, 1_100, 1_100, 0));
+    assert!(view.ledger.balanced(), "{view:?}");
 }
