@@ -132,6 +132,7 @@ impl Tail {
             .create_consumer(pull::OrderedConfig {
                 filter_subject: subjects::EVENTS_SUBJECTS.to_owned(),
                 deliver_policy: DeliverPolicy::ByStartSequence { start_sequence: last + 1 },
+                max_expires: TAIL_EXPIRES,
                 ..Default::default()
             })
             .await
@@ -143,6 +144,13 @@ impl Tail {
         Ok(receiver)
     }
 }
+
+/// How long one pull of the tail waits; its idle heartbeat is half of it. The consumer is
+/// ephemeral and lives on one node: when that node dies (a cluster, issue 40) the tail notices
+/// only by missed heartbeats and then makes a new consumer where it stopped. With async-nats's
+/// default (30 s pulls, 15 s heartbeats) the tail, and every reader on it, stood still for
+/// longer than the simulator's 15 s stall limit after a leader was killed.
+const TAIL_EXPIRES: std::time::Duration = std::time::Duration::from_secs(4);
 
 /// Reads the tail's consumer and hands each commit to the receivers, until the connection is
 /// gone for good (the receivers then see the channel closed and read on their own).
