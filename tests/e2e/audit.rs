@@ -203,23 +203,37 @@ async fn whole_store(js: &jetstream::Context) -> Vec<Stored> {
     out
 }
 
-/// The store rewritten (an admin deletes the stream and stores `messages` again, in this
-/// order, deletes allowed): message `i` gets sequence `i + 1`.
-async fn rewrite(js: &jetstream::Context, messages: &[Stored]) {
-    js.delete_stream(floor_events::subjects::EVENTS_STREAM).await.expect("stream deleted");
-    let config = jetstream::stream::Config { deny_delete: false, ..floor_runtime::bootstrap::events_config() };
-    js.create_stream(config).await.expect("stream made again");
+/// The store rewritten: an admin deletes the stream (its deny-delete cannot be lifted) and
+/// makes it again, deletes allowed, in memory (a stream made again on file right after its
+/// deletion was seen to come back with the old messages), storing `messages` in this order with
+/// fresh message ids (none taken for a duplicate). Returns the sequence before the first: message
+/// `i` gets `base + i + 1`.
+async fn rewrite(js: &jetstream::Context, messages: &[Stored]) -> u64 {
+    let name = floor_events::subjects::EVENTS_STREAM;
+    assert!(js.delete_stream(name).await.expect("stream deleted").success, "stream deleted");
+    let config = jetstream::stream::Config {
+        deny_delete: false,
+        storage: jetstream::stream::StorageType::Memory,
+        ..floor_runtime::bootstrap::events_config()
+    };
+    let mut stream = js.create_stream(config).await.expect("stream made again");
+    let base = stream.info().await.expect("info").state.last_sequence;
     for m in messages {
         let mut headers = async_nats::HeaderMap::new();
         for (name, values) in m.headers.iter() {
-            if !AsRef::<str>::as_ref(name).starts_with("Nats-Expected") {
+            let name: &str = name.as_ref();
+            if !name.starts_with("Nats-") {
                 for v in values {
-                    headers.append(name.as_ref(), v.as_str());
+                    headers.append(name, v.as_str());
                 }
             }
         }
-        js.publish_with_headers(m.subject.clone(), headers, m.payload.clone()).await.expect("publish").await.expect("stored");
+        headers.insert("Nats-Msg-Id", uuid::Uuid::new_v4().to_string().as_str());
+        let ack = js.publish_with_headers(m.subject.clone(), headers, m.payload.clone()).await.expect("publish").await.expect("stored");
+        assert!(!ack.duplicate, "stored, not taken for a duplicate");
     }
+    assert_eq!(stream.info().await.expect("info").state.last_sequence, base + messages.len() as u64);
+    base
 }
 
 /// Every difference of `t`'s audit: (check, message, sequences).
@@ -264,12 +278,10 @@ async fn commits_injected_altered_deleted_or_reordered_in_a_copy_of_the_store_ar
     // Injected: a commit carrying its predecessor's hash, between two commits of the tournament.
     let (before, after) = middle_of_a_chain(&original, t, "tournament");
     let mut injected = original.clone();
-    let mut forged = original[after].with(Some(&original[before].hash()), original[after].payload.clone());
-    forged.headers.insert("Nats-Msg-Id", uuid::Uuid::new_v4().to_string().as_str());
-    injected.insert(before + 1, forged);
-    rewrite(&js, &injected).await;
+    injected.insert(before + 1, original[after].with(Some(&original[before].hash()), original[after].payload.clone()));
+    let base = rewrite(&js, &injected).await;
     let found = differences(&js, t).await;
-    let at = before as u64 + 2;
+    let at = base + before as u64 + 2;
     assert!(found.iter().any(|(check, m, s)| check == "chain" && m.contains("injected") && s.contains(&at)), "injected at {at}: {found:?}");
 
     // Altered: one byte more in a commit's body (still the same events).
@@ -277,15 +289,15 @@ async fn commits_injected_altered_deleted_or_reordered_in_a_copy_of_the_store_ar
     let mut body = altered[before].payload.to_vec();
     body.push(b' ');
     altered[before] = altered[before].with(altered[before].previous().as_deref(), body.into());
-    rewrite(&js, &altered).await;
+    let base = rewrite(&js, &altered).await;
     let found = differences(&js, t).await;
-    let at = before as u64 + 1;
+    let at = base + before as u64 + 1;
     assert!(found.iter().any(|(check, m, s)| check == "chain" && m.contains("altered") && s.contains(&at)), "altered at {at}: {found:?}");
 
     // Deleted: JetStream's message delete on the store as it was.
-    rewrite(&js, &original).await;
+    let base = rewrite(&js, &original).await;
     let stream = js.get_stream(floor_events::subjects::EVENTS_STREAM).await.expect("stream");
-    let at = before as u64 + 1;
+    let at = base + before as u64 + 1;
     assert!(stream.delete_message(at).await.expect("deleted"), "deleted");
     let found = differences(&js, t).await;
     assert!(found.iter().any(|(check, m, s)| check == "chain" && m.contains("removed") && s.contains(&at)), "removed at {at}: {found:?}");
@@ -293,9 +305,9 @@ async fn commits_injected_altered_deleted_or_reordered_in_a_copy_of_the_store_ar
     // Reordered: two commits of the tournament stored the other way round.
     let mut reordered = original.clone();
     reordered.swap(before, after);
-    rewrite(&js, &reordered).await;
+    let base = rewrite(&js, &reordered).await;
     let found = differences(&js, t).await;
-    let at = before as u64 + 1;
+    let at = base + before as u64 + 1;
     assert!(
         found.iter().any(|(check, m, s)| check == "chain" && m.contains("reordered") && s.contains(&at)),
         "reordered at {at}: {found:?}"
@@ -318,9 +330,9 @@ async fn commits_injected_altered_deleted_or_reordered_in_a_copy_of_the_store_ar
         }
         heads.insert(m.subject.clone(), m.hash());
     }
-    rewrite(&js, &forged).await;
+    let base = rewrite(&js, &forged).await;
     let found = differences(&js, t).await;
-    let at = drawn as u64 + 1;
+    let at = base + drawn as u64 + 1;
     assert!(found.iter().all(|(check, ..)| check != "chain"), "the chains were forged again: {found:?}");
     assert!(found.iter().any(|(check, m, s)| check == "draws" && m.contains("seat draw") && s.contains(&at)), "draw at {at}: {found:?}");
 }
