@@ -24,6 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 pub mod chain;
 pub mod html;
+pub mod lottery;
 
 /// One stored commit: what `floor export` writes per line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -164,6 +165,8 @@ struct State {
     // The lottery's draw: its pool, prizes by place, commit; whether the table locked on it.
     lottery_pool: Option<(u64, Vec<u64>, u64)>,
     lottery_lock: bool,
+    // The published table, the buy-in (minor units) and the creation's commit.
+    lottery_terms: Option<(floor_events::lottery::LotteryTerms, u64, u64)>,
     // tickets: issued (by the satellite's entry: value, commit), spent (ticket → commit),
     // passed down (the winner's entry), and the tickets the field's entries paid with.
     tickets: BTreeMap<u32, (u64, u64)>,
@@ -323,6 +326,7 @@ fn verify(out: &mut Vec<Difference>, what: &str, commitment: Option<&(String, u6
 fn tournament(s: &mut State, c: &mut Checks, e: TournamentEvent, seq: u64) {
     match e {
         TournamentEvent::TournamentCreated(t) => {
+            s.lottery_terms = t.definition.lottery.clone().map(|l| (l, t.definition.buy_in.amount, seq));
             s.capacity = Some(t.definition.capacity);
             s.day1 = t.definition.flight.is_some();
         }
@@ -458,6 +462,9 @@ fn lottery(s: &mut State, c: &mut Checks, e: LotteryEvent, seq: u64) {
         LotteryEvent::DrawCommitted(d) => s.lottery_commitment = Some((d.commitment, seq)),
         LotteryEvent::PrizeDrawn(p) => {
             verify(&mut c.draws, "the lottery's prize", s.lottery_commitment.as_ref(), &p.seed, seq);
+            for m in s.lottery_terms.as_ref().map(|(terms, buy_in, _)| lottery::differences(terms, *buy_in, &p)).unwrap_or_default() {
+                diff(&mut c.draws, format!("the lottery's draw: {m}"), vec![s.lottery_terms.as_ref().map_or(seq, |t| t.2), seq]);
+            }
             let sum: u64 = p.prizes.iter().sum();
             s.lottery_pool = Some((p.pool.amount, p.prizes.clone(), seq));
             if sum != p.pool.amount {
