@@ -491,6 +491,16 @@ pub enum CancellationReason {
         /// The director's words.
         reason: String,
     },
+    /// A guaranteed `reel-cz` tournament whose stakes paid in before the start came to less
+    /// than half its guarantee (003 App. 1 b ix: "před zahájením turnaje dojde k uhrazení
+    /// vkladů … odpovídajícím nejméně 50 % předem stanovené minimální výše výhry"): it does not
+    /// start, and every entry is refunded (issue 38).
+    GuaranteeNotMet {
+        /// The stakes paid in by the live entries at the start time, fees included.
+        paid_in: crate::money::Money,
+        /// The guarantee.
+        guarantee: crate::money::Money,
+    },
 }
 
 /// One entry's refund.

@@ -151,8 +151,8 @@ pub fn prize_cap(field: &Field, stakes: Stakes) -> Option<u64> {
 ///
 /// The sentence names no consequence; the guarantee is made "při zachování požadavků" (while
 /// keeping the requirements), so a guaranteed `reel-cz` tournament below it cannot start as
-/// guaranteed. Floor's pure rule stops here: the service that starts a tournament (registration)
-/// is to cancel it before the start (everything refunded) when this is false (issue 38).
+/// guaranteed: registration's start cancels it at its start time, every entry refunded
+/// (`guarantee_not_met`, issue 38), when this is false.
 pub fn guarantee_requirement_met(profile: RuleProfile, guarantee: Option<Money>, paid_in_before_start: u64) -> bool {
     match (profile, guarantee) {
         // At least half: 2 × paid ≥ guarantee, exact in u128.

@@ -806,6 +806,14 @@ fn start(state: &TournamentState, created: &Created, at: DateTime<Utc>, now: boo
         let reason = CancellationReason::BelowMinimum { entries, min_players: def.min_players };
         return Ok(vec![cancellation(state, reason, at)]);
     }
+    // 003 App. 1 b ix (a): a guaranteed reel-cz tournament starts only once the stakes paid in
+    // come to at least half the guarantee; below it, it is cancelled and refunded (issue 38).
+    let paid_in: u64 =
+        state.entries.iter().filter(|e| e.status == EntryStatus::Live).fold(0u64, |sum, e| sum.saturating_add(e.ledger.paid_in.amount));
+    if let (Some(guarantee), false) = (def.guarantee, floor_rules::field::guarantee_requirement_met(def.profile, def.guarantee, paid_in)) {
+        let reason = CancellationReason::GuaranteeNotMet { paid_in: floor_events::Money::new(paid_in, guarantee.currency), guarantee };
+        return Ok(vec![cancellation(state, reason, at)]);
+    }
     // A shootout trimmed to full first-round tables (issue 37): the last registrants over them
     // are withdrawn first, each refunded in full.
     let mut events = trimmed(state, def, entries, at);

@@ -34,3 +34,5 @@ mod spec;
 mod shootout_spec;
 #[cfg(test)]
 mod flight_spec;
+#[cfg(test)]
+mod guarantee_spec;

@@ -104,6 +104,9 @@ fn live_markup(doc: &LobbyDocument, now: DateTime<Utc>) -> Markup {
                         (entries) " entries, fewer than the minimum of " (min_players)
                     }
                     CancellationReason::Director { reason } => { (Text(reason)) }
+                    CancellationReason::GuaranteeNotMet { paid_in, guarantee } => {
+                        "stakes of " (paid_in) " paid in, less than half the guarantee of " (guarantee)
+                    }
                 }
                 ". Every entry was refunded."
             }
