@@ -157,16 +157,28 @@ pub enum Command {
     /// under `waiting`, each tournament that waits on a service: the service, its reader, since
     /// when, and by how many commits it is behind (a commit untaken for 2 s or more).
     Status,
-    /// Audit one tournament (issue 42, docs/audit.md): replay every commit of it with code apart
-    /// from the services' and print `ok` or each difference with the commits (stream sequences)
-    /// involved. Exit code 0 when ok, 1 on any difference.
+    /// Audit one tournament (issue 42, docs/audit.md): verify its commits' hash chains and
+    /// replay every commit of it with code apart from the services', and print `ok` or each
+    /// difference with the commits (stream sequences) involved. Exit code 0 when ok, 1 on any
+    /// difference.
     Audit {
         /// The tournament, read from the running platform's log.
-        #[arg(required_unless_present = "file", conflicts_with = "file")]
+        #[arg(required_unless_present_any = ["file", "all"], conflicts_with_all = ["file", "all"])]
         tournament: Option<uuid::Uuid>,
         /// Audit an export (`floor export`) instead, without a running platform.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "all")]
         file: Option<PathBuf>,
+        /// Every tournament with commits since --since, one after the other, a line each
+        /// (progress on stderr).
+        #[arg(long, requires = "since")]
+        all: bool,
+        /// With --all: a date (2026-11-01) or an RFC 3339 time.
+        #[arg(long, value_parser = crate::audit::parse_since)]
+        since: Option<chrono::DateTime<chrono::Utc>>,
+        /// Also write an HTML report an auditor can read: this file for one tournament, this
+        /// directory (one `<tournament>.html` each) with --all.
+        #[arg(long)]
+        report: Option<PathBuf>,
         /// The report as JSON.
         #[arg(long)]
         json: bool,

@@ -183,7 +183,8 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             }
         },
         Command::Status => status(&cli).await,
-        Command::Audit { tournament, file, json } => audit(&cli, *tournament, file.as_deref(), *json).await,
+        Command::Audit { all: true, since: Some(since), report, json, .. } => audit_all(&cli, *since, report.as_deref(), *json).await,
+        Command::Audit { tournament, file, report, json, .. } => audit(&cli, *tournament, file.as_deref(), report.as_deref(), *json).await,
         Command::Export { tournament } => {
             let commits = read_log(&cli, *tournament).await?;
             say!("{}", floor::export::to_lines(&commits).trim_end_matches('\n'));
@@ -794,21 +795,63 @@ async fn read_log(cli: &Cli, tournament: uuid::Uuid) -> Result<Vec<floor_audit::
 
 /// `floor audit`: the running platform's log of one tournament, or an export; exit 1 on any
 /// difference (issue 42).
-async fn audit(cli: &Cli, tournament: Option<uuid::Uuid>, file: Option<&std::path::Path>, json: bool) -> Result<(), Failure> {
-    let commits = match (file, tournament) {
+async fn audit(
+    cli: &Cli,
+    tournament: Option<uuid::Uuid>,
+    file: Option<&std::path::Path>,
+    html: Option<&std::path::Path>,
+    json: bool,
+) -> Result<(), Failure> {
+    let (commits, deleted) = match (file, tournament) {
         (Some(path), _) => {
             let usage = |message: String| Failure { message, exit: Exit::Usage };
             let text = std::fs::read_to_string(path).map_err(|e| usage(format!("{}: {e}", path.display())))?;
-            floor::export::from_lines(&text).map_err(|e| usage(format!("{}: {e}", path.display())))?
+            (floor::export::from_lines(&text).map_err(|e| usage(format!("{}: {e}", path.display())))?, Vec::new())
         }
-        (None, Some(tournament)) => read_log(cli, tournament).await?,
+        (None, Some(tournament)) => {
+            let deleted = floor::audit::deleted(&director_jetstream(cli).await?).await;
+            (read_log(cli, tournament).await?, deleted.map_err(|message| Failure { message, exit: Exit::Unavailable })?)
+        }
         (None, None) => return Err(Failure { message: "audit: a tournament or --file".to_owned(), exit: Exit::Usage }),
     };
-    let (text, ok) = floor::audit::render(&commits, json);
+    let (text, ok) = floor::audit::render(&commits, &deleted, json);
     say!("{}", text.trim_end_matches('\n'));
+    if let Some(path) = html {
+        let name = tournament.map_or_else(
+            || commits.first().map_or(String::new(), |c| c.subject.rsplit('.').next().unwrap_or("").to_owned()),
+            |t| t.to_string(),
+        );
+        let report = floor_audit::audit_with(&commits, &deleted);
+        floor::audit::write_report(path, &name, &commits, &report).map_err(|message| Failure { message, exit: Exit::Usage })?;
+    }
     match ok {
         true => Ok(()),
         false => Err(Failure { message: "audit: differences found".to_owned(), exit: Exit::Rejected }),
+    }
+}
+
+/// `floor audit --all --since …`: every tournament of the period, a line each, progress on
+/// stderr; exit 1 if any has a difference (issue 42).
+async fn audit_all(cli: &Cli, since: chrono::DateTime<chrono::Utc>, reports: Option<&std::path::Path>, json: bool) -> Result<(), Failure> {
+    let jetstream = director_jetstream(cli).await?;
+    if let Some(dir) = reports {
+        std::fs::create_dir_all(dir).map_err(|e| Failure { message: format!("{}: {e}", dir.display()), exit: Exit::Usage })?;
+    }
+    let (audited, failed) = floor::audit::all_since(
+        &jetstream,
+        since,
+        json,
+        reports,
+        |line| {
+            say!("{line}");
+        },
+        |line| eprintln!("{line}"),
+    )
+    .await
+    .map_err(|message| Failure { message, exit: Exit::Unavailable })?;
+    match failed {
+        0 => Ok(()),
+        _ => Err(Failure { message: format!("audit: {failed} of {audited} tournament(s) with differences"), exit: Exit::Rejected }),
     }
 }
 
@@ -824,7 +867,12 @@ async fn status(cli: &Cli) -> Result<(), Failure> {
     status.waiting = floor_runtime::waiting::observe(&jetstream, chrono::Utc::now(), floor_runtime::waiting::WAITING_AFTER)
         .await
         .map_err(unavailable)?;
-    print_reply(serde_json::to_value(status).expect("health serializes"))
+    // Issue 42: every aggregate's hash chain and the stored anchor (docs/audit.md).
+    let chains = floor::audit::stream_chains(&jetstream).await.map_err(unavailable)?;
+    status.healthy &= chains.differences.is_empty() && chains.anchor.as_ref().is_none_or(|a| a.ok);
+    let mut reply = serde_json::to_value(status).expect("health serializes");
+    reply["chains"] = serde_json::to_value(chains).expect("chains serialize");
+    print_reply(reply)
 }
 
 async fn serve(config: PlatformConfig) -> Result<(), Failure> {
