@@ -292,7 +292,7 @@ impl TournamentView {
                 | TournamentEvent::PlayersKeptApart(_)
                 | TournamentEvent::PlaySuspended(_)
                 | TournamentEvent::PlayResumed(_)
-            | TournamentEvent::EntryCarried(_) => {}
+                | TournamentEvent::EntryCarried(_) => {}
             }
         }
     }

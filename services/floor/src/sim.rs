@@ -77,6 +77,7 @@ use std::time::{Duration, Instant};
 
 mod books;
 mod definition;
+pub mod flights;
 pub mod formats;
 pub mod free;
 mod interruption;
@@ -84,16 +85,15 @@ mod late;
 pub mod lockstep;
 mod players;
 pub mod satellite;
-pub mod flights;
 mod summary;
 
 use books::{finish, paid_books, Paid};
 pub use definition::{fits, late_registration_end_points, moved_to_now};
+pub use flights::FlightsSummary;
 use interruption::{cancel, cancellation, suspend, Suspension};
 use late::LateEntries;
 use lockstep::{Lockstep, STALL};
 use players::SimPlayers;
-pub use flights::FlightsSummary;
 pub use satellite::SatelliteSummary;
 pub use summary::{BountySummary, CancelledSummary, HandForHandSummary, LateSummary, Summary};
 

@@ -27,12 +27,12 @@ pub use limits::{LimitError, PlayerAggregate, PlayerCommand, PlayerState};
 pub use service::RegistrationService;
 
 #[cfg(test)]
-mod properties;
-#[cfg(test)]
-mod spec;
-#[cfg(test)]
-mod shootout_spec;
-#[cfg(test)]
 mod flight_spec;
 #[cfg(test)]
 mod guarantee_spec;
+#[cfg(test)]
+mod properties;
+#[cfg(test)]
+mod shootout_spec;
+#[cfg(test)]
+mod spec;

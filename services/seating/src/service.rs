@@ -101,8 +101,12 @@ impl Service for SeatingService {
         // Every runner's flush is idempotent (derived command ids, message ids), so each stores
         // its checkpoint while it already works on what came next.
         let mut outbox = ProjectionRunner::new(backbone, outbox).await?.with_linger(Duration::ZERO).with_pipelined_checkpoints();
-        let queue =
-            |host: &AggregateHost<SeatingAggregate>| Queue { host: host.clone(), publisher: publisher.clone(), queued: VecDeque::new(), key: key.clone() };
+        let queue = |host: &AggregateHost<SeatingAggregate>| Queue {
+            host: host.clone(),
+            publisher: publisher.clone(),
+            queued: VecDeque::new(),
+            key: key.clone(),
+        };
         // The policy gathers for the default linger while registrations wait to be pooled:
         // arriving one by one, they are joined to the pool a batch at a time. Anything else it
         // queued is run at once ([`Policy::lingers`]).
