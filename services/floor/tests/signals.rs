@@ -13,6 +13,13 @@ use std::time::Duration;
 fn floor() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_floor"));
     command.env("NO_COLOR", "1").env_remove("NATS_URL").env_remove("FLOOR_HTTP").stdin(Stdio::null());
+    // The tests run floor in a scratch directory, where the checkout's `.tools/bin` (which
+    // `make tools` fills) is not among the current directory's parents: name it, unless the
+    // caller chose a server.
+    let pinned = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/bin/nats-server");
+    if std::env::var_os("FLOOR_NATS_SERVER").is_none() && pinned.exists() {
+        command.env("FLOOR_NATS_SERVER", pinned);
+    }
     command
 }
 
