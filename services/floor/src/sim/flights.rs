@@ -23,6 +23,8 @@ use super::*;
 use floor_events::flights::{Carry, CarryOutcome, FlightTerms};
 use floor_events::money::Money;
 use floor_events::registration::TournamentEvent;
+use floor_events::seating::SeatingEvent;
+use floor_events::EntryNo;
 use floor_events::tournament::{Fee, Start};
 use floor_events::Currency;
 
@@ -40,6 +42,11 @@ pub struct Day1Summary {
     /// Players who entered it.
     pub entrants: u32,
     /// Entries left at its stop (registration's `shared_by`): ⌈entrants × 25 %⌉.
+    pub stopped_at: u32,
+    /// Of those, the ones with chips: the survivors (004 §4.36.11: every player *not out* in
+    /// Day 1 goes on). A player out in the hand that reached the share, at another table, is
+    /// named in `shared_by` (registration stops on the first elimination that reaches it) but
+    /// has no chips and is not carried.
     pub survivors: u32,
     /// Its stacks the Day 2 recorded (`entry_carried`), forfeited ones included.
     pub carried: u32,
@@ -122,14 +129,33 @@ fn players(letter: char, entrants: u32) -> Vec<PlayerId> {
         .collect()
 }
 
-/// The Day 1's survivors, once registration has stopped it.
-async fn survivors(backbone: &Backbone, day1: TournamentId) -> Result<u32, String> {
+/// The Day 1's stop: the entries registration named at it (`shared_by`), and how many of
+/// them seating last recorded with chips (the survivors the flights policy carries).
+async fn survivors(backbone: &Backbone, day1: TournamentId) -> Result<(u32, u32), String> {
+    let store = floor_runtime::JetStreamStore::new(backbone);
     let subject = subjects::event_subject(subjects::aggregate::TOURNAMENT, day1.0);
-    let log = floor_runtime::JetStreamStore::new(backbone).load::<TournamentEvent>(&subject, 0).await.map_err(|e| e.to_string())?;
-    log.into_iter()
+    let log = store.load::<TournamentEvent>(&subject, 0).await.map_err(|e| e.to_string())?;
+    let named = log
+        .into_iter()
         .flat_map(|c| c.events)
-        .find_map(|e| if let TournamentEvent::TournamentFinished(f) = e { Some(f.shared_by.len() as u32) } else { None })
-        .ok_or_else(|| "the Day 1's tables closed and registration has not stopped it".into())
+        .find_map(|e| if let TournamentEvent::TournamentFinished(f) = e { Some(f.shared_by) } else { None })
+        .ok_or("the Day 1's tables closed and registration has not stopped it")?;
+    let subject = subjects::event_subject(subjects::aggregate::SEATING, day1.0);
+    let seating = store.load::<SeatingEvent>(&subject, 0).await.map_err(|e| e.to_string())?;
+    let mut stacks: BTreeMap<EntryNo, u64> = BTreeMap::new();
+    for event in seating.into_iter().flat_map(|c| c.events) {
+        match event {
+            SeatingEvent::HandStarted { stacks: seen, .. } | SeatingEvent::HandFinished { stacks: seen, .. } => {
+                stacks.extend(seen.iter().map(|s| (s.entry, s.chips)));
+            }
+            SeatingEvent::StackReachedZero { entry, .. } | SeatingEvent::EntryEliminated { entry, .. } => {
+                stacks.insert(entry, 0);
+            }
+            _ => {}
+        }
+    }
+    let with_chips = named.iter().filter(|s| stacks.get(&s.entry).is_some_and(|c| *c > 0)).count();
+    Ok((named.len() as u32, with_chips as u32))
 }
 
 /// The books of `t` once `done` holds of them, asked again until then (payouts records a
@@ -192,14 +218,14 @@ pub(super) async fn run(
         let day1_config = SimConfig { tournament_id: day1, ..config.clone() };
         let lockstep = Lockstep::new(backbone, day1).await?;
         let played = rounds(backbone, &day1_config, lockstep, None, None, started, &mut progress).await?;
-        let survivors = survivors(backbone, day1).await?;
+        let (stopped_at, survivors) = survivors(backbone, day1).await?;
         // The flights policy has carried its survivors (each answered by the Day 2).
         let read: Vec<String> =
             [subjects::aggregate::TOURNAMENT, subjects::aggregate::SEATING].iter().map(|a| subjects::event_subject(a, day1.0)).collect();
         lockstep::policy_settled(backbone, FLIGHTS_POLICY, &read).await?;
         let books = books_when(backbone, day1, |b| b.transferred_out > 0 || b.prize_pool == 0).await?;
         pools += books.transferred_out;
-        day1s.push(Day1Summary { tournament_id: day1, entrants: config.entrants, survivors, carried: 0, hands: played.hands, books });
+        day1s.push(Day1Summary { tournament_id: day1, entrants: config.entrants, stopped_at, survivors, carried: 0, hands: played.hands, books });
     }
 
     // The Day 2: what was carried, then its draw and play to a winner.
