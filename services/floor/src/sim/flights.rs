@@ -24,9 +24,9 @@ use floor_events::flights::{Carry, CarryOutcome, FlightTerms};
 use floor_events::money::Money;
 use floor_events::registration::TournamentEvent;
 use floor_events::seating::SeatingEvent;
-use floor_events::EntryNo;
 use floor_events::tournament::{Fee, Start};
 use floor_events::Currency;
+use floor_events::EntryNo;
 
 /// The flights policy's checkpoint key (`floor_satellites::flights::POLICY_NAME`).
 pub const FLIGHTS_POLICY: &str = "flights-policy";
@@ -225,7 +225,15 @@ pub(super) async fn run(
         lockstep::policy_settled(backbone, FLIGHTS_POLICY, &read).await?;
         let books = books_when(backbone, day1, |b| b.transferred_out > 0 || b.prize_pool == 0).await?;
         pools += books.transferred_out;
-        day1s.push(Day1Summary { tournament_id: day1, entrants: config.entrants, stopped_at, survivors, carried: 0, hands: played.hands, books });
+        day1s.push(Day1Summary {
+            tournament_id: day1,
+            entrants: config.entrants,
+            stopped_at,
+            survivors,
+            carried: 0,
+            hands: played.hands,
+            books,
+        });
     }
 
     // The Day 2: what was carried, then its draw and play to a winner.
