@@ -516,6 +516,8 @@ async fn rounds(
     let mut cancelled_with = None;
     let mut suspension = Suspension::default();
     let mut began = Vec::new();
+    // Players taken off a table for a move and not yet seated at their new one.
+    let mut moving: std::collections::BTreeSet<floor_events::EntryNo> = Default::default();
     loop {
         lockstep.settled(backbone).await?;
         lockstep.drain(backbone, &mut tables).await?;
@@ -532,6 +534,7 @@ async fn rounds(
             }
             let stepped = table.apply(t, number, usize::MAX, &mut reports);
             moves += stepped.moved;
+            moving.extend(stepped.moved_out);
             if stepped.closed && table.seats.is_empty() {
                 broken += 1;
             }
@@ -553,7 +556,10 @@ async fn rounds(
         }
         // Between two rounds, no hand in progress: every table's chips are those of its next
         // hand's start. Once cancelled, nobody deals; the tables close as Floor tells them.
-        let seated: usize = tables.values().filter(|t| !t.closed).map(|t| t.seats.len()).sum();
+        // The players left are those seated and those on their way to a new seat (a table
+        // broken in the last round: counted, they are still in).
+        moving.retain(|e| !tables.values().any(|t| t.seats.values().any(|(seated, ..)| seated == e)));
+        let seated: usize = tables.values().filter(|t| !t.closed).map(|t| t.seats.len()).sum::<usize>() + moving.len();
         if let (Some(at), None) = (config.cancel_at, cancelled_with) {
             if seated > 0 && seated <= at as usize {
                 let took = cancel(backbone, t).await?;

@@ -48,6 +48,9 @@ pub struct SimTable {
 pub struct Stepped {
     /// Players moved away (a `remove_player` for a move).
     pub moved: u64,
+    /// Those of them with chips: between this and their `seat_player` at the new table they
+    /// sit nowhere, and are still in.
+    pub moved_out: Vec<EntryNo>,
     /// The table closed in this step.
     pub closed: bool,
     /// A hand was dealt (started or finished).
@@ -87,11 +90,19 @@ impl SimTable {
                 }
                 Instruction::RemovePlayer { entry, reason } => {
                     let before = self.seats.len();
+                    // A player out in the hand the move waited for leaves with no chips: out,
+                    // not on the way to another table.
+                    let out = self.seats.values().any(|(e, _, chips)| *e == entry && *chips == 0);
                     self.seats.retain(|_, (e, ..)| *e != entry);
                     // A second removal of one player (a new destination, or the bust that
                     // replaces the move) moves nobody.
                     let removed = self.seats.len() < before;
-                    stepped.moved += u64::from(removed && matches!(reason, floor_events::table::Removal::Moved { .. }));
+                    if removed && matches!(reason, floor_events::table::Removal::Moved { .. }) {
+                        stepped.moved += 1;
+                        if !out {
+                            stepped.moved_out.push(entry);
+                        }
+                    }
                     true
                 }
                 Instruction::AddChips { entry, chips } => {
