@@ -23,6 +23,7 @@ use floor_events::commit::Events;
 use floor_events::{codes, subjects, CommandId, Currency, ErrorBody, Reply, TournamentId};
 use floor_runtime::encoding::hex;
 use floor_runtime::endpoint::Verbs;
+use floor_runtime::folded::Folded;
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::{ProjectionError, ProjectionErrorKind};
 use floor_runtime::shell::{Context, Service};
@@ -61,6 +62,9 @@ pub struct AbortService {
     loaded: Arc<Mutex<HashMap<TournamentId, Arc<Vec<Statement>>>>>,
     /// The policy's reader: which tournaments' logs hold a commit it could not apply.
     reader: floor_runtime::health::Reader,
+    /// How far the memory has read the log: every verb answers from a memory that has read
+    /// what was stored before it was asked.
+    folded: Folded,
 }
 
 /// What the log says, folded: one view per tournament.
@@ -134,7 +138,8 @@ impl Service for AbortService {
         let memory = started.runner.memory();
         let reader = backbone.health.reader(POLICY_NAME).await;
         let host = AggregateHost::new(JetStreamStore::new(backbone));
-        let service = Self { host, memory, clock, cancellations, loaded: Arc::default(), reader };
+        let folded = started.runner.reads();
+        let service = Self { host, memory, clock, cancellations, loaded: Arc::default(), reader, folded };
         cx.tracker.spawn(service.clone().watch(shutdown.clone()));
         cx.tracker.spawn(service.clone().run(started.runner, started.owed, shutdown));
         Ok(service)
@@ -153,6 +158,9 @@ impl Service for AbortService {
 impl AbortService {
     async fn suspend(&self, r: Suspend) -> Reply<AbortRecorded> {
         let at = self.clock.now();
+        if let Err(e) = self.caught_up(r.tournament_id).await {
+            return Reply::Error(e);
+        }
         if let Err(u) = self.in_play(r.tournament_id) {
             return refused(u);
         }
@@ -162,10 +170,21 @@ impl AbortService {
 
     async fn resume(&self, r: AbortRequest) -> Reply<AbortRecorded> {
         let at = self.clock.now();
+        if let Err(e) = self.caught_up(r.tournament_id).await {
+            return Reply::Error(e);
+        }
         if let Err(u) = self.in_play(r.tournament_id) {
             return refused(u);
         }
         self.answer(r.tournament_id, r.command_id, AbortCommand::Resume { at }).await
+    }
+
+    /// Waits until the memory has read every log of the tournament a verb answers from, as far
+    /// as it went when asked: a cancellation built before the fold of the last eliminations,
+    /// rebuys or bounty payments would pay players already out and miss money already paid.
+    async fn caught_up(&self, tournament: TournamentId) -> Result<(), ErrorBody> {
+        use subjects::aggregate as a;
+        self.folded.caught_up(tournament, &[a::SEATING, a::REBUYS, a::PAYOUTS, a::BOUNTIES, a::ABORT]).await
     }
 
     /// A tournament the service knows, started and not over.
@@ -182,6 +201,9 @@ impl AbortService {
     /// paid.
     async fn cancel(&self, r: Cancel) -> Reply<AbortRecorded> {
         let at = self.clock.now();
+        if let Err(e) = self.caught_up(r.tournament_id).await {
+            return Reply::Error(e);
+        }
         let registration_log = subjects::event_subject(subjects::aggregate::TOURNAMENT, r.tournament_id.0);
         let built = {
             let memory = lock(&self.memory);
@@ -286,6 +308,9 @@ impl AbortService {
     }
 
     async fn statements(&self, r: StatementRequest) -> Reply<Statements> {
+        if let Err(e) = self.folded.caught_up(r.tournament_id, &[subjects::aggregate::ABORT]).await {
+            return Reply::Error(e);
+        }
         let (reason, at, books, stored) = {
             let memory = lock(&self.memory);
             let Some(view) = memory.tournaments.get(&r.tournament_id).filter(|v| v.profile.is_some()) else {
@@ -381,7 +406,7 @@ impl AbortService {
 
     /// Runs what is owed, then each new commit's orders in log order ([`PolicyRunner::drive`]).
     async fn run(self, runner: PolicyRunner<Memory>, owed: Vec<Order>, shutdown: CancellationToken) {
-        runner.drive(owed, &shutdown, |_| {}, |order| self.execute(order, &shutdown)).await;
+        runner.drive(owed, &shutdown, |order| self.execute(order, &shutdown)).await;
     }
 
     /// Runs one order: there are none (the clock reads the abort log itself since issue 33).

@@ -210,7 +210,7 @@ impl BubbleService {
 
     /// Runs what is owed, then each new commit's orders in log order ([`PolicyRunner::drive`]).
     async fn run(self, runner: PolicyRunner<Memory>, owed: Vec<Order>, shutdown: CancellationToken) {
-        runner.drive(owed, &shutdown, |_| {}, |order| self.execute(order, &shutdown)).await;
+        runner.drive(owed, &shutdown, |order| self.execute(order, &shutdown)).await;
     }
 
     /// Runs one order until it is stored (or refused). `false` on shutdown.

@@ -76,7 +76,7 @@ impl Service for ClockService {
                 let (host, shutdown) = (reacting.host.clone(), shutdown.clone());
                 async move { host.execute_reaction(tournament.0, command_id, command, RETRY, &shutdown).await }
             };
-            started.runner.drive(started.owed, &shutdown.clone(), |_| {}, execute).await;
+            started.runner.drive(started.owed, &shutdown.clone(), execute).await;
         });
         Ok(service)
     }

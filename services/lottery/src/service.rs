@@ -85,7 +85,7 @@ impl Service for LotteryService {
 impl LotteryService {
     /// Runs what is owed, then each new commit's orders in log order ([`PolicyRunner::drive`]).
     async fn run(self, runner: PolicyRunner<Memory>, owed: Vec<Order>, shutdown: CancellationToken) {
-        runner.drive(owed, &shutdown, |_| {}, |order| self.execute(order, &shutdown)).await;
+        runner.drive(owed, &shutdown, |order| self.execute(order, &shutdown)).await;
     }
 
     /// Runs one order, sealed with its seed, until the store takes it (a refusal is logged).

@@ -22,6 +22,7 @@ use floor_events::payouts::{verbs, Books, BooksRequest, DealAnswer, DealQuery, D
 use floor_events::registration::StopShared;
 use floor_events::{clock, codes, registration, subjects, CommandId, ErrorBody, Reply, TournamentId};
 use floor_runtime::endpoint::Verbs;
+use floor_runtime::folded::Folded;
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
 use floor_runtime::shell::{Context, Service};
@@ -31,11 +32,7 @@ use floor_runtime::{reply, AggregateHost, Commands, JetStreamStore};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
-
-/// How long a `books` request waits for the view to reach the log as it was when asked.
-const BOOKS_WAIT: Duration = Duration::from_secs(5);
 
 /// The policy's name: its snapshot, checkpoint key and health record.
 pub const POLICY_NAME: &str = "payouts-policy";
@@ -46,7 +43,6 @@ const MEMORY_VERSION: &str = "payouts-7";
 /// The payouts service. Cheap to clone.
 #[derive(Clone)]
 pub struct PayoutsService {
-    store: JetStreamStore,
     books: SharedBooks,
     /// Shared with the policy's task: one writer per payouts aggregate in the process.
     host: AggregateHost<PayoutsAggregate>,
@@ -56,8 +52,8 @@ pub struct PayoutsService {
 #[derive(Clone)]
 struct SharedBooks {
     memory: Arc<Mutex<Memory>>,
-    /// The last stream sequence folded into the view.
-    folded: watch::Receiver<u64>,
+    /// How far the view has read the log.
+    folded: Folded,
 }
 
 /// What the payouts service folds from the log: the policy's memory and the books.
@@ -112,7 +108,7 @@ impl Service for PayoutsService {
             let memory = lock(&memory);
             started.owed.retain(|order| !memory.policy.is_paid(order.tournament()));
         }
-        let (folded, folded_rx) = watch::channel(started.runner.folded());
+        let folded = started.runner.reads();
         let store = JetStreamStore::new(backbone);
         let host = AggregateHost::<PayoutsAggregate>::new(store.clone());
         let commands = Commands::new(backbone.client.clone());
@@ -122,8 +118,8 @@ impl Service for PayoutsService {
             .await
             .map_err(|e| ProjectionError::with_source(floor_runtime::projection::ProjectionErrorKind::Read, e))?;
         tracker.spawn(report_unbalanced(memory.clone(), bucket, shutdown.clone()));
-        tracker.spawn(run(host.clone(), commands, started.runner, started.owed, folded, shutdown));
-        Ok(Self { store, books: SharedBooks { memory, folded: folded_rx }, host })
+        tracker.spawn(run(host.clone(), commands, started.runner, started.owed, shutdown));
+        Ok(Self { books: SharedBooks { memory, folded }, host })
     }
 
     /// The verbs: `books`, and the deal's `propose_deal`, `accept_deal`, `reject_deal`, `deal`.
@@ -143,30 +139,9 @@ impl Service for PayoutsService {
 
 impl PayoutsService {
     /// Waits until the memory has folded the tournament's logs (registration and `more`) as far
-    /// as they went when asked.
-    ///
-    /// # Errors
-    /// `unknown_tournament` without a registration log, `unavailable` when the store does not
-    /// answer or the memory is still more than [`BOOKS_WAIT`] behind.
+    /// as they went when asked ([`Folded::caught_up`]).
     async fn caught_up(&self, tournament_id: TournamentId, more: &[&str]) -> Result<(), ErrorBody> {
-        let registration = subjects::event_subject(subjects::aggregate::TOURNAMENT, tournament_id.0);
-        let registration = self.store.last_sequence(&registration).await.map_err(|e| ErrorBody::new(codes::UNAVAILABLE, e.to_string()))?;
-        if registration == 0 {
-            return Err(ErrorBody::new(codes::UNKNOWN_TOURNAMENT, format!("no tournament {tournament_id}")));
-        }
-        let lasts = more.iter().map(|aggregate| {
-            let subject = subjects::event_subject(aggregate, tournament_id.0);
-            async move { self.store.last_sequence(&subject).await }
-        });
-        let lasts = futures::future::try_join_all(lasts).await.map_err(|e| ErrorBody::new(codes::UNAVAILABLE, e.to_string()))?;
-        let needed = lasts.into_iter().fold(registration, u64::max);
-        let mut folded = self.books.folded.clone();
-        if tokio::time::timeout(BOOKS_WAIT, folded.wait_for(|&f| f >= needed)).await.is_err() {
-            let at = *folded.borrow();
-            let message = format!("payouts is still reading the log (at sequence {at}, this answer needs {needed}); ask again shortly");
-            return Err(ErrorBody::new(codes::UNAVAILABLE, message));
-        }
-        Ok(())
+        self.books.folded.caught_up(tournament_id, more).await
     }
 
     /// The memory, also after a fold panicked while holding it.
@@ -320,20 +295,15 @@ async fn report_unbalanced(memory: Arc<Mutex<Memory>>, bucket: async_nats::jetst
     }
 }
 
-/// Runs what is owed, then each new commit's orders in log order ([`PolicyRunner::drive`]);
-/// `folded` tells the books' readers how far the log is folded.
+/// Runs what is owed, then each new commit's orders in log order ([`PolicyRunner::drive`]).
 async fn run(
     host: AggregateHost<PayoutsAggregate>,
     commands: Commands,
     runner: PolicyRunner<Memory>,
     owed: Vec<Order>,
-    folded: watch::Sender<u64>,
     shutdown: CancellationToken,
 ) {
-    let folded = |sequence| {
-        folded.send_replace(sequence);
-    };
-    runner.drive(owed, &shutdown, folded, |order| execute(&host, &commands, order, &shutdown)).await;
+    runner.drive(owed, &shutdown, |order| execute(&host, &commands, order, &shutdown)).await;
 }
 
 /// Runs one order until the store (or the clock service) takes it. `false` on shutdown.

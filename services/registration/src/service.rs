@@ -344,7 +344,7 @@ async fn run_closing_policy(
             let (tournaments, shutdown) = (tournaments.clone(), shutdown.clone());
             async move { tournaments.execute_reaction(tournament.0, id, command, RETRY, &shutdown).await }
         };
-        started.runner.drive(started.owed, &shutdown, |_| {}, execute).await;
+        started.runner.drive(started.owed, &shutdown, execute).await;
     });
     Ok(())
 }

@@ -49,6 +49,7 @@ pub mod credentials;
 pub mod encoding;
 pub mod endpoint;
 pub mod error;
+pub mod folded;
 pub mod follow;
 pub mod health;
 pub mod host;

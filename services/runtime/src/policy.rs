@@ -127,8 +127,11 @@ pub struct PolicyRunner<P: Policy> {
     memory: Arc<Mutex<P>>,
     following: Following,
     bucket: ObjectStore,
-    /// Last sequence folded into the memory.
-    folded: u64,
+    /// Last sequence folded into the memory (watched by endpoints that answer from it:
+    /// [`PolicyRunner::reads`]).
+    folded: watch::Sender<u64>,
+    /// The store, for [`crate::folded::Folded`].
+    store: crate::store::JetStreamStore,
     /// Last sequence whose orders are all executed.
     executed: watch::Sender<u64>,
     /// Sequence of the last snapshot stored (or loaded, or being stored).
@@ -193,7 +196,8 @@ impl<P: Policy> PolicyRunner<P> {
             memory: Arc::new(Mutex::new(memory)),
             following,
             bucket,
-            folded,
+            folded: watch::Sender::new(folded),
+            store: crate::store::JetStreamStore::new(backbone),
             executed,
             snapshotted: from,
             dirty_since: None,
@@ -210,7 +214,13 @@ impl<P: Policy> PolicyRunner<P> {
 
     /// The last stream sequence folded into the memory.
     pub fn folded(&self) -> u64 {
-        self.folded
+        *self.folded.borrow()
+    }
+
+    /// How far the memory has read the log, for an endpoint answering from it: it waits with
+    /// [`crate::folded::Folded::caught_up`] for what was stored before the question.
+    pub fn reads(&self) -> crate::folded::Folded {
+        crate::folded::Folded::new(self.config.name, self.folded.subscribe(), self.store.clone())
     }
 
     /// The next commit, folded: its sequence and the orders it causes (none when the guard
@@ -224,7 +234,11 @@ impl<P: Policy> PolicyRunner<P> {
         let memory = &self.memory;
         let orders = self.following.guard(&message, || lock(memory).react(commit)).unwrap_or_default();
         self.following.reader().publish().await;
-        self.folded = self.folded.max(commit.sequence);
+        self.folded.send_if_modified(|at| {
+            let moved = commit.sequence > *at;
+            *at = (*at).max(commit.sequence);
+            moved
+        });
         Some(Ok((commit.sequence, orders)))
     }
 
@@ -276,11 +290,11 @@ impl<P: Policy> PolicyRunner<P> {
 
     /// Runs a policy until `shutdown`: the orders `owed` at the start first, then each new
     /// commit's orders in log order, the checkpoint moving once a commit's orders are all
-    /// executed; `folded` hears each commit's sequence before its orders run. `execute` runs one
+    /// executed; [`PolicyRunner::reads`] sees each commit's sequence before its orders run. `execute` runs one
     /// order until the store (or the service it goes to) has taken it, `false` on shutdown: the
     /// run ends there, with nothing marked executed that was not. A clean stop leaves a snapshot
     /// of everything executed, so the next start reads no tail.
-    pub async fn drive<F, Fut>(mut self, owed: Vec<P::Order>, shutdown: &CancellationToken, mut folded: impl FnMut(u64), mut execute: F)
+    pub async fn drive<F, Fut>(mut self, owed: Vec<P::Order>, shutdown: &CancellationToken, mut execute: F)
     where
         F: FnMut(P::Order) -> Fut,
         Fut: std::future::Future<Output = bool>,
@@ -303,7 +317,6 @@ impl<P: Policy> PolicyRunner<P> {
                     None => break,
                 },
             };
-            folded(sequence);
             for order in orders {
                 if !execute(order).await {
                     return;

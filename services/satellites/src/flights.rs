@@ -180,7 +180,7 @@ pub async fn start(
     let commands = Commands::new(backbone.client.clone());
     tracker.spawn(async move {
         let (runner, owed) = (started.runner, started.owed);
-        runner.drive(owed, &shutdown.clone(), |_| {}, |order| carry(&commands, order, &shutdown)).await;
+        runner.drive(owed, &shutdown.clone(), |order| carry(&commands, order, &shutdown)).await;
     });
     Ok(())
 }

@@ -151,7 +151,7 @@ impl SatellitesService {
             }
         }
         let shutdown = self.shutdown.clone();
-        runner.drive(owed, &shutdown, |_| {}, |order| self.execute(order)).await;
+        runner.drive(owed, &shutdown, |order| self.execute(order)).await;
     }
 
     /// Runs one order until it is stored (or refused); a seat's ticket is then spent on its

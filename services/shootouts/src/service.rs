@@ -74,7 +74,7 @@ impl Service for ShootoutsService {
 impl ShootoutsService {
     async fn run(self, runner: PolicyRunner<Memory>, owed: Vec<Order>) {
         let shutdown = self.shutdown.clone();
-        runner.drive(owed, &shutdown, |_| {}, |order| self.execute(order)).await;
+        runner.drive(owed, &shutdown, |order| self.execute(order)).await;
     }
 
     /// Scheduled rounds (issue 37): once a second, the rounds whose start has come (the
