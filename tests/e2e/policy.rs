@@ -154,3 +154,35 @@ async fn a_damaged_policy_snapshot_is_a_fold_from_the_first_commit() {
     assert_eq!(record.unreadable_snapshots, 1, "the unreadable snapshot is counted: {record:?}");
     assert_eq!(record.poison_commits, 0, "and is not poison");
 }
+
+/// An endpoint answering from a policy's memory waits for the memory to have read what was
+/// stored before the question (`floor_runtime::folded`): a tournament with no registration log
+/// is unknown; a commit stored but not yet folded makes the answer wait, and `unavailable` when
+/// the memory does not catch up in time (never an answer from the older memory); once folded,
+/// the same question is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_from_a_policy_memory_waits_until_it_has_read_the_log_as_it_stood() {
+    use floor_events::{codes, subjects, TournamentId};
+    let (_nats, backbone) = floor_tests::backbone_alone().await;
+    let filters = vec![subjects::event_filter(subjects::aggregate::TOURNAMENT)];
+    let started = PolicyRunner::<Tally>::start(&backbone, PolicyConfig::new("test-folded", "v1", filters)).await.expect("start");
+    let mut runner = started.runner;
+    let folded = runner.reads();
+    let t = TournamentId::new();
+    let unknown = folded.caught_up(t, &[]).await.expect_err("no log");
+    assert_eq!(unknown.code, codes::UNKNOWN_TOURNAMENT, "{unknown:?}");
+
+    let subject = subjects::event_subject(subjects::aggregate::TOURNAMENT, t.0);
+    let ack = backbone.jetstream.publish(subject, r#"[{"v":1,"type":"counted"}]"#.into()).await.expect("publish");
+    let stored = ack.await.expect("stored").sequence;
+    // Not folded yet (nobody called `next`): the answer waits, then says so.
+    let behind = folded.caught_up(t, &[subjects::aggregate::SEATING]).await.expect_err("the memory is behind");
+    assert_eq!(behind.code, codes::UNAVAILABLE, "{behind:?}");
+    assert!(behind.message.contains(&format!("needs {stored}")) && behind.message.contains("test-folded"), "{behind:?}");
+    assert!(folded.at() < stored);
+
+    let (sequence, _) = runner.next().await.expect("open").expect("readable");
+    assert_eq!(sequence, stored);
+    folded.caught_up(t, &[subjects::aggregate::SEATING]).await.expect("caught up once folded");
+    assert_eq!(folded.at(), stored);
+}
