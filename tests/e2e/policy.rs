@@ -164,7 +164,7 @@ async fn a_damaged_policy_snapshot_is_a_fold_from_the_first_commit() {
 async fn an_answer_from_a_policy_memory_waits_until_it_has_read_the_log_as_it_stood() {
     use floor_events::{codes, subjects, TournamentId};
     let (_nats, backbone) = floor_tests::backbone_alone().await;
-    let filters = vec![subjects::event_filter(subjects::aggregate::TOURNAMENT)];
+    let filters = [subjects::aggregate::TOURNAMENT, subjects::aggregate::SEATING].map(subjects::event_filter).to_vec();
     let started = PolicyRunner::<Tally>::start(&backbone, PolicyConfig::new("test-folded", "v1", filters)).await.expect("start");
     let mut runner = started.runner;
     let folded = runner.reads();
@@ -185,4 +185,7 @@ async fn an_answer_from_a_policy_memory_waits_until_it_has_read_the_log_as_it_st
     assert_eq!(sequence, stored);
     folded.caught_up(t, &[subjects::aggregate::SEATING]).await.expect("caught up once folded");
     assert_eq!(folded.at(), stored);
+    // A log the policy does not read would never be caught up with: named, not waited for.
+    let unread = folded.caught_up(t, &[subjects::aggregate::PAYOUTS]).await.expect_err("not read");
+    assert!(unread.message.contains("does not read floor.ev.payouts."), "{unread:?}");
 }

@@ -14,6 +14,7 @@ use floor_events::commit::Events;
 use floor_events::rebuys::{verbs, DirectorRequest, Purchase, RebuysRecorded};
 use floor_events::{subjects, CommandId, Reply, TournamentId};
 use floor_runtime::endpoint::Verbs;
+use floor_runtime::folded::Folded;
 use floor_runtime::policy::{PolicyConfig, PolicyRunner, Stored};
 use floor_runtime::projection::ProjectionError;
 use floor_runtime::shell::{Context, Service};
@@ -38,6 +39,9 @@ pub struct RebuysService {
     /// across an await.
     memory: Arc<Mutex<Memory>>,
     clock: Arc<dyn Clock>,
+    /// How far the memory has read the log: a rebuy's stack is read once it has read seating's
+    /// log as far as it went when asked.
+    folded: Folded,
 }
 
 /// What the log says, folded: the policy's orders and the offers' deadlines.
@@ -102,7 +106,8 @@ impl Service for RebuysService {
             // a purchase after the end.
             started.owed.retain(|(t, _, command)| !memory.policy.is_over(*t) || matches!(command, RebuyCommand::Close { .. }));
         }
-        let service = Self { host: AggregateHost::new(JetStreamStore::new(backbone)), memory, clock };
+        let folded = started.runner.reads();
+        let service = Self { host: AggregateHost::new(JetStreamStore::new(backbone)), memory, clock, folded };
         tracker.spawn(service.clone().run(started.runner, started.owed, shutdown));
         Ok(service)
     }
@@ -194,7 +199,12 @@ impl RebuysService {
         let who = Who { player, entry };
         let command = match kind {
             Kind::Rebuy => {
-                // The stack for an "at or below" condition, as seating last recorded it.
+                // The stack for an "at or below" condition, as seating last recorded it: not
+                // a stack older than the last hand stored (a player who just won above the
+                // limit is refused).
+                if let Err(e) = self.folded.caught_up(tournament_id, &[subjects::aggregate::SEATING]).await {
+                    return Reply::Error(e);
+                }
                 let stack = lock(&self.memory).policy.stack_of(tournament_id, &who.player, who.entry);
                 RebuyCommand::Rebuy { who, stack, at }
             }

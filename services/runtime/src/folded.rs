@@ -22,14 +22,16 @@ pub const CATCH_UP_WAIT: Duration = Duration::from_secs(5);
 #[derive(Clone)]
 pub struct Folded {
     policy: &'static str,
+    /// The subjects the policy reads: a log outside them is never folded.
+    filters: Vec<String>,
     sequence: watch::Receiver<u64>,
     store: JetStreamStore,
 }
 
 impl Folded {
-    /// Watches `sequence`, the memory of the policy `policy`.
-    pub fn new(policy: &'static str, sequence: watch::Receiver<u64>, store: JetStreamStore) -> Self {
-        Self { policy, sequence, store }
+    /// Watches `sequence`, the memory of the policy `policy`, which reads `filters`.
+    pub fn new(policy: &'static str, filters: Vec<String>, sequence: watch::Receiver<u64>, store: JetStreamStore) -> Self {
+        Self { policy, filters, sequence, store }
     }
 
     /// The last sequence folded.
@@ -42,9 +44,19 @@ impl Folded {
     ///
     /// # Errors
     /// `unknown_tournament` when the tournament has no registration log; `unavailable` when the
-    /// store does not answer or the memory is still behind after [`CATCH_UP_WAIT`].
+    /// store does not answer or the memory is still behind after [`CATCH_UP_WAIT`], or a log
+    /// asked for is one the policy does not read (it would never catch up: a wiring mistake,
+    /// named).
     pub async fn caught_up(&self, tournament: TournamentId, aggregates: &[&str]) -> Result<(), ErrorBody> {
         let unavailable = |e: crate::store::StoreError| ErrorBody::new(codes::UNAVAILABLE, e.to_string());
+        let unread = std::iter::once(subjects::aggregate::TOURNAMENT)
+            .chain(aggregates.iter().copied())
+            .map(|aggregate| subjects::event_subject(aggregate, tournament.0))
+            .find(|subject| !self.filters.iter().any(|filter| matches(filter, subject)));
+        if let Some(subject) = unread {
+            let message = format!("{} does not read {subject}: it cannot answer from it", self.policy);
+            return Err(ErrorBody::new(codes::UNAVAILABLE, message));
+        }
         let registration = subjects::event_subject(subjects::aggregate::TOURNAMENT, tournament.0);
         let registration = self.store.last_sequence(&registration).await.map_err(unavailable)?;
         if registration == 0 {
@@ -66,5 +78,35 @@ impl Folded {
             return Err(ErrorBody::new(codes::UNAVAILABLE, message));
         }
         Ok(())
+    }
+}
+
+/// Whether the NATS subject filter `filter` (`*` one token, `>` the rest) takes `subject`.
+fn matches(filter: &str, subject: &str) -> bool {
+    let mut tokens = subject.split('.');
+    for part in filter.split('.') {
+        match (part, tokens.next()) {
+            (">", Some(_)) => return true,
+            ("*", Some(_)) => {}
+            (part, Some(token)) if part == token => {}
+            _ => return false,
+        }
+    }
+    tokens.next().is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matches;
+
+    #[test]
+    fn subject_filters_match_as_nats_does() {
+        assert!(matches("floor.ev.tournament.*", "floor.ev.tournament.abc"));
+        assert!(matches("floor.ev.tournament.>", "floor.ev.tournament.abc"));
+        assert!(matches("floor.ev.>", "floor.ev.seating.abc"));
+        assert!(!matches("floor.ev.tournament.*", "floor.ev.seating.abc"));
+        assert!(!matches("floor.ev.tournament.*", "floor.ev.tournament.abc.def"));
+        assert!(!matches("floor.ev.tournament.*", "floor.ev.tournament"));
+        assert!(!matches("floor.ev.tournament.>", "floor.ev.tournament"));
     }
 }

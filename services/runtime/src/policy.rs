@@ -220,7 +220,7 @@ impl<P: Policy> PolicyRunner<P> {
     /// How far the memory has read the log, for an endpoint answering from it: it waits with
     /// [`crate::folded::Folded::caught_up`] for what was stored before the question.
     pub fn reads(&self) -> crate::folded::Folded {
-        crate::folded::Folded::new(self.config.name, self.folded.subscribe(), self.store.clone())
+        crate::folded::Folded::new(self.config.name, self.config.filters.clone(), self.folded.subscribe(), self.store.clone())
     }
 
     /// The next commit, folded: its sequence and the orders it causes (none when the guard
