@@ -395,6 +395,18 @@ fn tournament(s: &mut State, c: &mut Checks, e: TournamentEvent, seq: u64) {
         TournamentEvent::TournamentCancelled(cancelled) => {
             s.closed = Some(("the cancellation", seq));
             s.cancelled = true;
+            // A Day 2's Day 1 pools are the abort service's to pay (issue 36): a refund of
+            // buy-ins leaves them with nobody.
+            if s.transferred_in > 0 {
+                diff(
+                    &mut c.money,
+                    format!(
+                        "the Day 2 was cancelled by registration holding {} of its Day 1s' pools, which nobody is paid",
+                        s.transferred_in
+                    ),
+                    vec![seq],
+                );
+            }
             // Before the start every entry gets back what it paid, once.
             if !s.started {
                 let mut refunded = BTreeSet::new();
@@ -538,7 +550,14 @@ fn abort(s: &mut State, c: &mut Checks, e: AbortEvent, seq: u64) {
             vec![seq],
         );
     }
-    let money_in = s.paid_in + i128::from(books.overlay) + i128::from(books.operator_cover);
+    if i128::from(books.transferred_in) != s.transferred_in {
+        diff(
+            &mut c.money,
+            format!("the cancellation's books say {} came from the Day 1s, their transfers {}", books.transferred_in, s.transferred_in),
+            vec![seq],
+        );
+    }
+    let money_in = s.paid_in + i128::from(books.transferred_in) + i128::from(books.overlay) + i128::from(books.operator_cover);
     let money_out = i128::from(books.fees_kept) + i128::from(s.awards_total) + s.bounty_cash + i128::from(books.statements);
     if money_in != money_out {
         diff(

@@ -114,6 +114,9 @@ pub const INVALID_TEMPLATE: &str = "invalid_template";
 pub const SEED_MISMATCH: &str = "seed_mismatch";
 /// Too few entries to draw seats.
 pub const TOO_FEW_ENTRIES: &str = "too_few_entries";
+/// A flight's Day 2 holding stacks carried from its Day 1s is cancelled by the abort service,
+/// which pays the Day 1s' pools (registration's cancel refunds buy-ins only).
+pub const CANCEL_THROUGH_ABORT: &str = "cancel_through_abort";
 
 // Payouts.
 /// Every paid place of the tournament has been paid; nothing more to award.

@@ -69,29 +69,7 @@ async fn a_day1_stops_at_its_share_and_its_survivors_stacks_are_in_the_log() {
     let world = World::start().await;
     let d2 = world.create(day2()).await;
     let d1 = world.create(day1(d2)).await;
-    for p in ["ann", "bob", "cat", "dan"] {
-        assert!(matches!(world.register(d1, p).await, Reply::Ok(_)), "{p} registers");
-    }
-    let start = StartTournament { command_id: CommandId::new(), tournament_id: d1, now: true };
-    assert!(matches!(world.send(verbs::START_TOURNAMENT.name(), &start).await, Reply::Ok(_)), "the Day 1 starts");
-    let seats = world.seated(d1, 4).await;
-    // Two hands: the first seat busts the second, then the third busts the fourth.
-    let three = world.bust(d1, 1, &seats, seats[0], seats[1]).await;
-    let two = world.bust(d1, 2, &three, three[1], three[2]).await;
-
-    // Registration stops it at its share, both left sharing the finish.
-    let mut finished = None;
-    for _ in 0..200 {
-        finished = world.commits(d1).await.into_iter().flat_map(|c| c.events).find_map(|e| match e {
-            TournamentEvent::TournamentFinished(f) => Some(f),
-            _ => None,
-        });
-        if finished.is_some() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    let finished = finished.expect("the Day 1 stopped at its share");
+    let (finished, two, seats) = play_day1_to_its_stop(&world, d1).await;
     let mut left: Vec<EntryNo> = finished.shared_by.iter().map(|s| s.entry).collect();
     left.sort();
     let mut expected: Vec<EntryNo> = two.iter().map(|s| s.entry).collect();
@@ -120,6 +98,85 @@ async fn a_day1_stops_at_its_share_and_its_survivors_stacks_are_in_the_log() {
         assert_eq!(carried, Carried::Registered { stack });
     }
     assert_eq!(book.chips(), seats.iter().map(|s| s.chips).sum::<u64>(), "every chip of the Day 1 goes on");
+}
+
+/// Registers four in the Day 1 `d1`, starts it and plays two hands (the first seat busts the
+/// second, the third the fourth): registration stops it at its share. Its finish, the two left
+/// and the four seats drawn.
+async fn play_day1_to_its_stop(
+    world: &World,
+    d1: TournamentId,
+) -> (floor_events::registration::TournamentFinished, Vec<floor_events::table::SeatStack>, Vec<floor_events::table::SeatStack>) {
+    for p in ["ann", "bob", "cat", "dan"] {
+        assert!(matches!(world.register(d1, p).await, Reply::Ok(_)), "{p} registers");
+    }
+    let start = StartTournament { command_id: CommandId::new(), tournament_id: d1, now: true };
+    assert!(matches!(world.send(verbs::START_TOURNAMENT.name(), &start).await, Reply::Ok(_)), "the Day 1 starts");
+    let seats = world.seated(d1, 4).await;
+    let three = world.bust(d1, 1, &seats, seats[0], seats[1]).await;
+    let two = world.bust(d1, 2, &three, three[1], three[2]).await;
+    // Registration stops it at its share, both left sharing the finish.
+    let mut log = world.watch_events::<TournamentEvent>(subjects::aggregate::TOURNAMENT, d1).await;
+    let TournamentEvent::TournamentFinished(finished) = log.next_where(|e| matches!(e, TournamentEvent::TournamentFinished(_))).await
+    else {
+        unreachable!()
+    };
+    (finished, two, seats)
+}
+
+/// A Day 2 cancelled before its start (issue 36; `docs/abort.md`, "A flight's Day 2"): it
+/// holds the Day 1's pool (4 × EUR 10) for the two stacks carried, so registration refuses
+/// the cancel (`cancel_through_abort`, nothing stored) and the abort service cancels it: the
+/// pool goes to the two carried entries (TDA roll-forward before the money: half equally, half
+/// by the stacks they brought), both books balance with nothing held, and the audit is ok.
+#[tokio::test]
+async fn a_day2_cancelled_before_its_start_pays_its_day1_pools_to_the_carried_stacks() {
+    use floor_events::abort::{self, AbortEvent};
+    let world = World::start().await;
+    let d2 = world.create(day2()).await;
+    let d1 = world.create(day1(d2)).await;
+    let (_, two, _) = play_day1_to_its_stop(&world, d1).await;
+    // The flights policy carries both; payouts transfers the pool.
+    let mut log = world.watch_events::<TournamentEvent>(subjects::aggregate::TOURNAMENT, d2).await;
+    for _ in 0..2 {
+        log.next_where(|e| matches!(e, TournamentEvent::EntryCarried(_))).await;
+    }
+    let mut payouts = world.watch_events::<floor_events::payouts::PayoutEvent>(subjects::aggregate::PAYOUTS, d2).await;
+    payouts.next_where(|e| matches!(e, floor_events::payouts::PayoutEvent::PoolTransferred(_))).await;
+
+    let before = world.last_sequence().await;
+    let cancel = floor_events::registration::CancelTournament { command_id: CommandId::new(), tournament_id: d2, reason: "venue".into() };
+    assert_eq!(refusal_code(&world.send(verbs::CANCEL_TOURNAMENT.name(), &cancel).await), codes::CANCEL_THROUGH_ABORT);
+    assert_eq!(world.last_sequence().await, before, "a refused cancel stores nothing");
+
+    let cancel =
+        abort::Cancel { command_id: CommandId::new(), tournament_id: d2, reason: "venue".into(), method: Default::default(), cause: None };
+    let reply = world.request(subjects::service::ABORT, abort::verbs::CANCEL.name(), &cancel).await;
+    let Reply::Ok(recorded) = reply else { panic!("{reply:?}") };
+    let events: Vec<AbortEvent> = serde_json::from_value(recorded["events"].clone()).expect("abort events");
+    let [AbortEvent::Cancelled { cancellation, .. }] = events.as_slice() else { panic!("{events:?}") };
+    let b = cancellation.books;
+    assert_eq!((b.paid_in, b.transferred_in, b.statements, b.fees_kept), (0, 4_000, 4_000, 0), "{b:?}");
+    assert!(b.balanced());
+    // 2,000 equally, 2,000 by the stacks carried (the whole Day 1's chips between them).
+    let chips: u64 = two.iter().map(|s| s.chips).sum();
+    let lines = || cancellation.statements.iter().flat_map(|st| &st.lines);
+    for l in lines().filter(|l| l.kind == abort::statement::LineKind::ChipShare) {
+        let weight = l.inputs.weight.expect("a chip share's weight");
+        assert!(two.iter().any(|s| s.chips == weight) && l.inputs.of == Some(chips), "{l:?}: the stacks carried, of {chips}");
+        assert!(l.amount.abs_diff(2_000 * weight / chips) <= 1, "{l:?}");
+    }
+    assert_eq!(lines().filter(|l| l.kind == abort::statement::LineKind::EqualShare).map(|l| l.amount).sum::<u64>(), 2_000);
+    // Payouts' books of the Day 2: the pool came in and went out in statements, nothing held.
+    // (Payouts answers its books once it has read the tournament's logs as far as they went,
+    // the abort log's cancellation included.)
+    let books = world.books(d2).await;
+    assert!(books.balanced && books.held == 0 && books.statements == 4_000, "{books:?}");
+    for id in [d1, d2] {
+        let commits = floor::audit::read(&world.backbone.jetstream, id.0).await.expect("the log");
+        let report = floor::audit::report(&commits);
+        assert!(report.ok, "audit of {id}: {}", report.summary());
+    }
 }
 
 /// Plays a flight of three Day 1s (`entrants` each, a third of the players in all three) into a

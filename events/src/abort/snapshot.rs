@@ -40,6 +40,13 @@ pub struct Snapshot {
     /// amounts replace the table's prizes (`docs/abort.md`, "After a deal").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deal: Option<AgreedDeal>,
+    /// A flight's Day 2: the Day 1s' pools paid into its prize pool, minor units (issue 36).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub transferred_in: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A deal every remaining player agreed, as it stands at the cancellation: one part per entry
@@ -109,6 +116,10 @@ pub struct Entry {
     /// Its bounty: what is on its head, what it collected.
     #[serde(default)]
     pub bounty: Bounty,
+    /// A flight's Day 2 entry: the chips it brought from its Day 1s (its weight in the Day 1s'
+    /// pools; 0 for an entry bought in the Day 2).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub carried_chips: u64,
 }
 
 /// One purchase: its ledger lines, and the part of its prize-pool line that went to the bounty

@@ -92,6 +92,11 @@ pub enum Rule {
     /// everything paid in goes back, as registration's own cancel before the start does.
     #[serde(rename = "floor abort: before the start")]
     FloorBeforeStart,
+    /// Floor's rule for a flight's Day 2 cancelled under a rule that gives back what was paid
+    /// (`docs/abort.md`, "A flight's Day 2"): its entries paid with the stacks they brought
+    /// from the Day 1s, so the Day 1s' pools go to them in proportion to those stacks.
+    #[serde(rename = "floor abort: flight")]
+    FloorFlight,
 }
 
 impl Rule {
@@ -114,6 +119,7 @@ impl Rule {
             Rule::FloorPlacePrize => "floor abort: place prize floor",
             Rule::FloorDeal => "floor abort: agreed deal",
             Rule::FloorBeforeStart => "floor abort: before the start",
+            Rule::FloorFlight => "floor abort: flight",
         }
     }
 }
@@ -209,6 +215,9 @@ pub enum LineKind {
     IcmEquity,
     /// The entry's amount in the deal the players still in agreed.
     DealShare,
+    /// A share of the Day 1s' pools a flight's Day 2 holds, in proportion to the chips the
+    /// entry brought from its Day 1s.
+    FlightShare,
 }
 
 impl LineKind {
@@ -245,6 +254,10 @@ impl LineKind {
             LineKind::OwnBounty => "amount = bounty on the entry's head (pot)",
             LineKind::PlacePrizeTopUp => "amount = prize for place N (pot) − the rest of this entry's statement, bounties excluded",
             LineKind::DealShare => "amount = the entry's agreed amount in the players' deal (pot)",
+            LineKind::FlightShare => {
+                "amount = ⌊pot × weight / of⌋, pot = the Day 1s' pools transferred in, weight = chips carried from the Day 1s, \
+                 of = every entry's carried chips, + 1 if extra (largest remainder)"
+            }
             LineKind::IcmEquity => {
                 "amount = Σ over places p ≤ N of P(entry finishes p) × prize(p), Malmuth-Harville on chips (weight of of chips in play), \
                  pot = the prizes' sum; cents: floor, then largest remainder, ties to the bigger stack (floor_rules::cents)"
@@ -299,7 +312,7 @@ pub struct Statement {
 }
 
 /// The tournament's money after the cancellation, minor units. Always:
-/// `paid_in + overlay + operator_cover == fees_kept + prizes_already_paid +
+/// `paid_in + transferred_in + overlay + operator_cover == fees_kept + prizes_already_paid +
 /// bounties_already_paid + statements`, where `statements == refunds + distributed`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Books {
@@ -311,6 +324,10 @@ pub struct Books {
     pub contributions: u64,
     /// Of which bounty parts.
     pub bounty_paid_in: u64,
+    /// A flight's Day 2: the Day 1s' pools paid into its prize pool (payouts'
+    /// `pool_transferred`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub transferred_in: u64,
     /// The operator's money topping the pool up to the guarantee.
     pub overlay: u64,
     /// Other operator money: what a rule owes beyond the pool (a refund of prizes or bounties
@@ -333,7 +350,8 @@ pub struct Books {
 impl Books {
     /// Money in equals money out, to the minor unit.
     pub fn balanced(&self) -> bool {
-        let money_in = u128::from(self.paid_in) + u128::from(self.overlay) + u128::from(self.operator_cover);
+        let money_in =
+            u128::from(self.paid_in) + u128::from(self.transferred_in) + u128::from(self.overlay) + u128::from(self.operator_cover);
         let money_out = u128::from(self.fees_kept)
             + u128::from(self.prizes_already_paid)
             + u128::from(self.bounties_already_paid)
@@ -378,4 +396,8 @@ impl Cancellation {
     pub fn statement(&self, player: &PlayerId) -> Option<&Statement> {
         self.statements.binary_search_by(|s| s.player.cmp(player)).ok().map(|i| &self.statements[i])
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -200,6 +200,26 @@ impl<'t, 'a> Builder<'t, 'a> {
         self.paid(i, LineKind::RefundBounty, rule, bounty);
     }
 
+    /// A flight's Day 2 under a rule that gives back what was paid: its entries paid with the
+    /// stacks they brought from the Day 1s, so the Day 1s' pools go to every entry that brought
+    /// one (out since, or still in) in proportion to those chips, largest remainder
+    /// (`docs/abort.md`, "A flight's Day 2"). Returns the pools' sum (zero for any other
+    /// tournament).
+    pub fn flight_shares(&mut self, rule: Rule) -> u64 {
+        let t = self.t;
+        if t.transferred_in == 0 {
+            return 0;
+        }
+        let carried: Vec<u64> = t.all.iter().map(|&i| t.entry(i).carried_chips).collect();
+        let shares = split::by_weight(t.transferred_in, &carried);
+        let of = t.carried_chips;
+        for ((share, &i), weight) in shares.into_iter().zip(&t.all).zip(carried) {
+            let inputs = Inputs { pot: t.transferred_in, weight: Some(weight), of: Some(of), place: None, extra: share.extra };
+            self.line(i, LineKind::FlightShare, rule, share.amount, inputs);
+        }
+        t.transferred_in
+    }
+
     /// The prize for place N to every entry still in. Returns what they come to, N × prize.
     ///
     /// # Errors
@@ -339,7 +359,7 @@ impl<'t, 'a> Builder<'t, 'a> {
         if bounty_out != plan.bounty_money || bounty_out < t.bounty_balance() {
             return unbalanced(format!("bounty lines {bounty_out}, the rule's figure {}", plan.bounty_money));
         }
-        if prize_out < t.open_prize_money(plan.pool) || plan.pool < t.contributions {
+        if prize_out < t.open_prize_money(plan.pool) || plan.pool < t.collected() {
             return unbalanced(format!("prize-pool lines {prize_out} leave part of the pool {} undistributed", plan.pool));
         }
         if fees_out > t.fees {
@@ -347,7 +367,7 @@ impl<'t, 'a> Builder<'t, 'a> {
         }
         // 3. The operator's money, from the figures: what leaves the prize and bounty pools
         // beyond what they hold.
-        let overlay = plan.pool - t.contributions;
+        let overlay = plan.pool - t.collected();
         let out = u128::from(t.prizes_paid) + u128::from(prize_out) + u128::from(t.bounties_paid) + u128::from(bounty_out);
         let held = u128::from(plan.pool) + u128::from(t.bounty_paid_in);
         let operator_cover = out.checked_sub(held).and_then(|c| u64::try_from(c).ok()).ok_or(CancelError::TooLarge)?;
@@ -361,6 +381,7 @@ impl<'t, 'a> Builder<'t, 'a> {
             fees: t.fees,
             contributions: t.contributions,
             bounty_paid_in: t.bounty_paid_in,
+            transferred_in: t.transferred_in,
             overlay,
             operator_cover,
             fees_kept: t.fees - fees_out,

@@ -238,6 +238,17 @@ pub struct TournamentView {
     /// and what was left to play for.
     #[serde(default)]
     pub deal: Option<(BTreeMap<u32, u64>, u64)>,
+    /// A flight's Day 1 (its definition has a `flight` section): its pool goes to its Day 2.
+    #[serde(default)]
+    pub day1: bool,
+    /// A flight's Day 2: the Day 1s' pools paid into its prize pool (payouts'
+    /// `pool_transferred` in its log).
+    #[serde(default)]
+    pub transferred_in: u64,
+    /// A flight's Day 2: each entry's chips brought from its Day 1s (registration's
+    /// `entry_carried`, the stack after the carry rule).
+    #[serde(default)]
+    pub carried: BTreeMap<u32, u64>,
     /// The abort aggregate's own view.
     pub abort: AbortView,
     /// Which tables owe a report and since when (Floor's own suspension).
@@ -262,6 +273,7 @@ impl TournamentView {
                     self.bounties = d.bounty.is_some();
                     self.rebuys_open = d.rebuy.is_some();
                     self.add_ons_open = d.add_on.is_some();
+                    self.day1 = d.flight.is_some();
                 }
                 TournamentEvent::EntryRegistered(r) => {
                     let entry = EntryView {
@@ -288,11 +300,32 @@ impl TournamentView {
                 TournamentEvent::TournamentStarted(_) => self.started = true,
                 TournamentEvent::TournamentCancelled(_) | TournamentEvent::TournamentFinished(_) => self.over = true,
                 // This service's own log says whether play is suspended.
+                // A Day 2 entry carried from a Day 1 (issue 36): no buy-in here (its money is in
+                // the Day 1's pool, paid over), the stack the carry rule made (its chips until
+                // seating seats it).
+                TournamentEvent::EntryCarried(c) => {
+                    use floor_events::flights::CarryOutcome;
+                    if c.outcome == CarryOutcome::Forfeited {
+                        continue;
+                    }
+                    let zero = floor_events::Money::new(0, self.currency.unwrap_or(Currency::EUR));
+                    let entry = self.entries.entry(c.entry.0).or_insert_with(|| EntryView {
+                        player: c.player.clone(),
+                        buy_in: EntryLedger { paid_in: zero, fee: zero, prize_pool: zero },
+                        rebuys: vec![],
+                        add_ons: vec![],
+                        chips: 0,
+                        out: false,
+                        placed: None,
+                        bounty: EntryBounty::default(),
+                    });
+                    entry.chips = c.stack;
+                    self.carried.insert(c.entry.0, c.stack);
+                }
                 TournamentEvent::PlayerRefused(_)
                 | TournamentEvent::PlayersKeptApart(_)
                 | TournamentEvent::PlaySuspended(_)
-                | TournamentEvent::PlayResumed(_)
-                | TournamentEvent::EntryCarried(_) => {}
+                | TournamentEvent::PlayResumed(_) => {}
             }
         }
     }
@@ -368,6 +401,10 @@ impl TournamentView {
                     }
                 }
                 PayoutEvent::TournamentPaid { .. } => self.over = true,
+                // In a Day 2's log, paid in; in the Day 1's, paid out (nothing left to cancel).
+                PayoutEvent::PoolTransferred(t) if !self.day1 => {
+                    self.transferred_in = self.transferred_in.saturating_add(t.amount.amount);
+                }
                 PayoutEvent::DealAgreed { shares, left_to_play_for } => {
                     let parts = shares.iter().map(|s| (s.entry.0, s.amount)).collect();
                     self.deal = Some((parts, *left_to_play_for));
@@ -452,7 +489,11 @@ impl TournamentView {
     /// has not placed yet, or, in a bounty tournament, a purchase or knockout the bounties'
     /// ledger has not recorded yet (try again in a moment).
     pub fn snapshot(&self, at: DateTime<Utc>) -> Result<(RuleProfile, Snapshot), Unavailable> {
-        self.in_play()?;
+        // A flight's Day 2 holding carried stacks is cancelled here before its start too:
+        // registration cannot pay the Day 1s' pools (`docs/abort.md`, "A flight's Day 2").
+        if !(self.holds_carried_stacks() && !self.started && !self.over) {
+            self.in_play()?;
+        }
         let (Some(profile), Some(currency)) = (self.profile, self.currency) else {
             return Err(Unavailable::new(codes::UNKNOWN_TOURNAMENT, "no such tournament"));
         };
@@ -479,6 +520,7 @@ impl TournamentView {
             guarantee: self.guarantee,
             buying_open: late_registration_open || self.rebuys_open || self.add_ons_open,
             deal: self.agreed_deal(),
+            transferred_in: self.transferred_in,
         };
         Ok((profile, snapshot))
     }
@@ -502,8 +544,16 @@ impl TournamentView {
         for (&number, e) in &self.entries {
             entries.push(self.entry(number, e, Standing::Remaining { chips: 0 })?);
         }
-        let snapshot =
-            Snapshot { currency, format: self.format(), entries, prizes: vec![], guarantee: None, buying_open: false, deal: None };
+        let snapshot = Snapshot {
+            currency,
+            format: self.format(),
+            entries,
+            prizes: vec![],
+            guarantee: None,
+            buying_open: false,
+            deal: None,
+            transferred_in: self.transferred_in,
+        };
         Ok((profile, snapshot))
     }
 
@@ -530,7 +580,13 @@ impl TournamentView {
             add_ons: e.add_ons.iter().map(|l| paid(l, 0)).collect(),
             standing,
             bounty,
+            carried_chips: self.carried.get(&number).copied().unwrap_or(0),
         })
+    }
+
+    /// A flight's Day 2 with stacks carried from its Day 1s.
+    pub fn holds_carried_stacks(&self) -> bool {
+        !self.carried.is_empty()
     }
 
     /// The agreed deal as it stands: the parts of the entries still in (those out since were

@@ -46,7 +46,7 @@ pub const POLICY_NAME: &str = "abort-policy";
 pub const INLINE_ENTRIES_AT_MOST: usize = 1_000;
 
 /// The shape of [`Memory`] in snapshots: change it whenever that shape or meaning changes.
-const MEMORY_VERSION: &str = "abort-3";
+const MEMORY_VERSION: &str = "abort-4";
 
 /// The abort service. Cheap to clone.
 #[derive(Clone)]
@@ -434,6 +434,7 @@ fn empty_snapshot(currency: Currency) -> Snapshot {
         guarantee: None,
         buying_open: false,
         deal: None,
+        transferred_in: 0,
     }
 }
 

@@ -42,6 +42,10 @@ pub struct Tally<'a> {
     pub prizes_paid: u64,
     /// An agreed deal's amount for each entry still in, in the order of `remaining`.
     pub deal: Option<Vec<u64>>,
+    /// A flight's Day 2: the Day 1s' pools in its prize pool.
+    pub transferred_in: u64,
+    /// Chips every entry brought from the Day 1s.
+    pub carried_chips: u64,
 }
 
 fn add(a: u64, b: u64) -> Result<u64, CancelError> {
@@ -85,6 +89,8 @@ impl<'a> Tally<'a> {
             heads: 0,
             prizes_paid: 0,
             deal: None,
+            transferred_in: add(snapshot.transferred_in, 0)?,
+            carried_chips: 0,
         };
         for e in &snapshot.entries {
             for p in e.purchases() {
@@ -101,6 +107,7 @@ impl<'a> Tally<'a> {
                 t.bounty_paid_in = add(t.bounty_paid_in, p.bounty)?;
             }
             t.bounties_paid = add(t.bounties_paid, e.bounty.collected)?;
+            t.carried_chips = t.carried_chips.checked_add(e.carried_chips).ok_or(CancelError::ChipsTooLarge)?;
             match e.standing {
                 Standing::Remaining { chips } => {
                     t.chips_in_play = t.chips_in_play.checked_add(chips).ok_or(CancelError::ChipsTooLarge)?;
@@ -117,6 +124,11 @@ impl<'a> Tally<'a> {
         }
         if let Some(g) = snapshot.guarantee {
             add(g, 0)?;
+        }
+        add(t.contributions, t.transferred_in)?;
+        // A Day 2's pools go to the stacks that came from the Day 1s: no pool without one.
+        if t.transferred_in > 0 && t.carried_chips == 0 {
+            return Err(CancelError::LedgerDoesNotAddUp(snapshot.entries[t.all[0]].entry));
         }
         let balance = t.bounty_paid_in.checked_sub(t.bounties_paid).ok_or(CancelError::BountiesDoNotAddUp)?;
         if t.heads > balance {
@@ -176,14 +188,22 @@ impl<'a> Tally<'a> {
         prize(&self.table, self.n())
     }
 
-    /// The pool the roll-forward rules divide: the collected prize pool, topped up to the
-    /// guarantee once the field is final (no late registration, re-entry or rebuys open:
-    /// 004 §4.37.2, applied by Floor to every profile; `docs/abort.md`).
+    /// The pool the roll-forward rules divide: the collected prize pool (a Day 2's with the
+    /// Day 1s' pools it holds), topped up to the guarantee once the field is final (no late
+    /// registration, re-entry or rebuys open: 004 §4.37.2, applied by Floor to every profile;
+    /// `docs/abort.md`).
     pub fn pool(&self) -> u64 {
+        let collected = self.collected();
         match self.snapshot.guarantee {
-            Some(g) if !self.snapshot.buying_open => self.contributions.max(g),
-            _ => self.contributions,
+            Some(g) if !self.snapshot.buying_open => collected.max(g),
+            _ => collected,
         }
+    }
+
+    /// The prize pool as collected: the entries' prize-pool parts and the Day 1s' pools.
+    /// Checked to fit by [`Tally::of`].
+    pub fn collected(&self) -> u64 {
+        self.contributions + self.transferred_in
     }
 
     /// What is left of a pool once the prizes already paid are taken out.

@@ -227,6 +227,7 @@ prop_compose! {
         buying_open in any::<bool>(),
         format in (any::<bool>(), any::<bool>(), prop::bool::weighted(0.1)),
         deal in (prop::bool::weighted(0.3), prop::collection::vec(0u64..1_000, 40), 0u64..=20),
+        flight in proptest::option::of((1u64..3_000_000, prop::collection::vec(prop_oneof![Just(0u64), 1u64..400_000], 40))),
     ) -> Snapshot {
         let (prize_pool, fee, bounty_bps) = price;
         let purchase = || paid(prize_pool, fee, prize_pool * bounty_bps / 10_000);
@@ -296,6 +297,18 @@ prop_compose! {
             parts[0].amount += dealt - parts.iter().map(|p| p.amount).sum::<u64>();
             AgreedDeal { parts, left_to_play_for }
         });
+        // A flight's Day 2 (issue 36): the Day 1s' pools paid in, and the stacks entries brought
+        // (some bought here, with none).
+        let transferred_in = match flight {
+            Some((pools, carried)) => {
+                for (e, chips) in entries.iter_mut().zip(carried) {
+                    e.carried_chips = chips;
+                }
+                entries[0].carried_chips = entries[0].carried_chips.max(1);
+                pools
+            }
+            None => 0,
+        };
         Snapshot {
             currency: floor_events::Currency::EUR,
             format: Format { tables, sit_and_go: format.1, twister: format.2 },
@@ -304,6 +317,7 @@ prop_compose! {
             guarantee,
             buying_open,
             deal,
+            transferred_in,
         }
     }
 }
@@ -333,7 +347,9 @@ proptest! {
         let left = s.entries.iter().filter(|e| e.chips().is_some()).count() as u32;
         let places = s.prizes.last().map_or(0, |b| b.to);
         let place_prize = s.prizes.iter().find(|b| (b.from..=b.to).contains(&left)).map_or(0, |b| b.amount);
-        let pool = match s.guarantee { Some(g) if !s.buying_open => g.max(contributions), _ => contributions };
+        // A Day 2's pool holds its Day 1s' pools too.
+        let collected = contributions + s.transferred_in;
+        let pool = match s.guarantee { Some(g) if !s.buying_open => g.max(collected), _ => collected };
         for profile in RuleProfile::ALL {
             for method in [Method::Rulebook, Method::Rollback, Method::RollForward, Method::Icm] {
                 let result = cancel(&s, profile, method);
@@ -346,6 +362,7 @@ proptest! {
                 let b = c.books;
                 prop_assert!(b.balanced(), "{profile:?} {method:?}: {b:?}");
                 prop_assert_eq!((b.paid_in, b.prizes_already_paid, b.bounties_already_paid), (paid_in, prizes_paid, bounties_paid));
+                prop_assert_eq!(b.transferred_in, s.transferred_in);
                 let mut sums = [0u64; 3];
                 let mut by_entry: std::collections::BTreeMap<EntryNo, u64> = Default::default();
                 for st in &c.statements {
@@ -363,14 +380,16 @@ proptest! {
                 prop_assert_eq!(sums.iter().sum::<u64>(), b.statements, "statements sum to the money distributed");
                 let refund_all = c.case.refunds_everything();
                 if refund_all {
-                    prop_assert!(sums[1] >= contributions, "every prize-pool part back");
+                    prop_assert!(sums[1] >= collected, "every prize-pool part back, and the Day 1s' pools to the carried stacks");
+                    let flight: u64 = c.statements.iter().flat_map(|st| &st.lines).filter(|l| l.kind == LineKind::FlightShare).map(|l| l.amount).sum();
+                    prop_assert_eq!(flight, s.transferred_in, "the Day 1s' pools, whole, by carried stacks");
                     prop_assert_eq!(sums[2], bounty_in, "every bounty part back");
                 } else {
                     prop_assert_eq!(c.pool, pool);
                     prop_assert!(sums[1] + prizes_paid >= pool, "the open pool is distributed");
                     prop_assert_eq!(sums[2], bounty_in - bounties_paid, "the bounty pool is distributed");
                 }
-                prop_assert_eq!(b.overlay, c.pool - contributions);
+                prop_assert_eq!(b.overlay, c.pool - collected);
                 if profile == RuleProfile::SvenskaSpel2012 && s.format.tables == Tables::Single && s.deal.is_none() {
                     // 002 §2.8 T-12.1 (issue 38): the remaining customers "dela turneringens
                     // sammanlagda prispott lika mellan sig", the whole pool, prizes already paid
@@ -411,7 +430,8 @@ proptest! {
             .iter()
             .map(|e| Entry { standing: Standing::Remaining { chips: 0 }, bounty: Bounty::default(), ..e.clone() })
             .collect();
-        let s = Snapshot { entries: unstarted, ..s };
+        // Not a Day 2 here (its pools are below): what each entry paid, exactly.
+        let s = Snapshot { entries: unstarted, transferred_in: 0, ..s };
         for profile in RuleProfile::ALL {
             let c = crate::cancellation::cancel_before_the_start(&s, profile, Method::Rulebook)
                 .map_err(|e| TestCaseError::fail(format!("{profile:?}: {e}")))?;

@@ -35,7 +35,9 @@ pub(crate) async fn cancel_tournament(
         Err(refused) => refused,
     };
     let answered = |code: &str| refused.message.starts_with(&format!("{code}:"));
-    if !answered(codes::TOURNAMENT_STARTED) && !answered(codes::AGGREGATE_SET_ASIDE) {
+    // Started, set aside, or a flight's Day 2 holding its Day 1s' pools (issue 36): the abort
+    // service's to cancel.
+    if ![codes::TOURNAMENT_STARTED, codes::AGGREGATE_SET_ASIDE, codes::CANCEL_THROUGH_ABORT].iter().any(|c| answered(c)) {
         return Err(refused);
     }
     let after = abort::Cancel { command_id: CommandId::new(), tournament_id, reason: reason.to_owned(), method, cause };

@@ -153,7 +153,8 @@ impl PayoutsService {
     /// the tournament's subjects when asked.
     async fn books(&self, tournament_id: TournamentId) -> Reply<Books> {
         use subjects::aggregate as a;
-        if let Err(e) = self.caught_up(tournament_id, &[a::REBUYS, a::PAYOUTS, a::BOUNTIES]).await {
+        // Every log the books fold: a cancellation (abort) and a lottery's draw change them too.
+        if let Err(e) = self.caught_up(tournament_id, &[a::REBUYS, a::PAYOUTS, a::BOUNTIES, a::ABORT, a::LOTTERY]).await {
             return Reply::Error(e);
         }
         match self.memory().books.books(tournament_id) {

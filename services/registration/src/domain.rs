@@ -317,6 +317,10 @@ pub enum RegistrationError {
     /// at a time (issue 36).
     #[error("{0} is still in the Day 1 {1} of this flight: one Day 1 at a time")]
     InAnotherDay1(PlayerId, TournamentId),
+    /// A cancel of a Day 2 holding carried stacks: its Day 1s' pools are the abort service's
+    /// to pay (issue 36).
+    #[error("the Day 2 holds {0} stacks carried from its Day 1s: cancel it with the abort service (`floor tournament cancel`), which pays the Day 1s' pools to them")]
+    HoldsCarriedStacks(u32),
     /// A stop shared by survivors for a tournament without an equal prize (issues 36/37).
     #[error("the tournament has no equal prize: it plays to one winner")]
     NoEqualPrize,
@@ -352,6 +356,7 @@ impl floor_runtime::DomainError for RegistrationError {
             TooEarly(_) => codes::TOO_EARLY,
             StartsWhenFull => codes::STARTS_WHEN_FULL,
             TooFewEntries { .. } => codes::TOO_FEW_ENTRIES,
+            HoldsCarriedStacks(_) => codes::CANCEL_THROUGH_ABORT,
             Text(e) => e.code,
             UnknownTarget(_) | UnknownDay2(_) => codes::UNKNOWN_TARGET,
             TargetNotOpen(..) | Day2NotOpen(..) => codes::TARGET_NOT_OPEN,
@@ -526,6 +531,12 @@ impl Aggregate for TournamentAggregate {
                 text::CANCEL_REASON.check(&reason).map_err(RegistrationError::Text)?;
                 if state.started(at) {
                     return Err(RegistrationError::Started);
+                }
+                // A Day 2's carried stacks hold the Day 1s' pools, which a refund of buy-ins
+                // would leave in the books (issue 36): the abort service cancels it.
+                let carried = carried_entries(state);
+                if carried > 0 {
+                    return Err(RegistrationError::HoldsCarriedStacks(carried));
                 }
                 Ok(vec![cancellation(state, CancellationReason::Director { reason }, at)])
             }
@@ -802,7 +813,14 @@ fn start(state: &TournamentState, created: &Created, at: DateTime<Utc>, now: boo
     if at < start && entries < def.min_players {
         return Err(RegistrationError::TooFewEntries { entries, min_players: def.min_players });
     }
-    if entries < def.min_players {
+    // A Day 2 is never cancelled at its start (issue 36): its field is what its Day 1s
+    // carried, whose pools only the abort service pays out; it plays with two entries or more,
+    // and with fewer its start waits for the director (a cancel through the abort service).
+    let carried = carried_entries(state);
+    if carried > 0 && entries < 2 {
+        return Err(RegistrationError::TooFewEntries { entries, min_players: 2 });
+    }
+    if entries < def.min_players && carried == 0 {
         let reason = CancellationReason::BelowMinimum { entries, min_players: def.min_players };
         return Ok(vec![cancellation(state, reason, at)]);
     }
@@ -810,7 +828,9 @@ fn start(state: &TournamentState, created: &Created, at: DateTime<Utc>, now: boo
     // come to at least half the guarantee; below it, it is cancelled and refunded (issue 38).
     let paid_in: u64 =
         state.entries.iter().filter(|e| e.status == EntryStatus::Live).fold(0u64, |sum, e| sum.saturating_add(e.ledger.paid_in.amount));
-    if let (Some(guarantee), false) = (def.guarantee, floor_rules::field::guarantee_requirement_met(def.profile, def.guarantee, paid_in)) {
+    if let (Some(guarantee), false, 0) =
+        (def.guarantee, floor_rules::field::guarantee_requirement_met(def.profile, def.guarantee, paid_in), carried)
+    {
         let reason = CancellationReason::GuaranteeNotMet { paid_in: floor_events::Money::new(paid_in, guarantee.currency), guarantee };
         return Ok(vec![cancellation(state, reason, at)]);
     }
@@ -877,6 +897,11 @@ fn close_registration(
         return vec![];
     }
     vec![TournamentEvent::RegistrationClosed(RegistrationClosed { cause, at })]
+}
+
+/// Live entries carried from a flight's Day 1s (issue 36).
+fn carried_entries(state: &TournamentState) -> u32 {
+    state.entries.iter().filter(|e| e.status == EntryStatus::Live && !e.carried.is_empty()).count() as u32
 }
 
 /// The cancellation with one full refund per live entry.

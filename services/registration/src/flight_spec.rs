@@ -201,3 +201,32 @@ fn a_cancelled_day2_takes_nothing() {
     }));
     given::<TournamentAggregate>(history).when(carry("ana", 1, 3, 10, Carry::BestStack)).then_reject(codes::TOURNAMENT_CANCELLED);
 }
+
+/// A Day 2 holding carried stacks holds its Day 1s' pools, which registration's cancel (a
+/// refund of what each entry paid here: nothing) would leave with nobody: the director's cancel
+/// is refused with `cancel_through_abort`, the abort service's to do; and its start never
+/// cancels it below its minimum: it plays with two or more, and with fewer the start waits.
+#[test]
+fn a_day2_with_carried_stacks_is_not_registration_s_to_cancel() {
+    let mut one = day2();
+    one.push(carried(1, "ana", 1, 3, 30_000, 30_000, CarryOutcome::Registered, true));
+    let cancel = C::Cancel { reason: "venue".into(), at: at(BEFORE_START) };
+    given::<TournamentAggregate>(one.clone()).when(cancel.clone()).then_reject(codes::CANCEL_THROUGH_ABORT);
+    let start = C::Start { at: at(START), now: false };
+    given::<TournamentAggregate>(one.clone()).when(start.clone()).then_reject(codes::TOO_FEW_ENTRIES);
+
+    let TournamentEvent::TournamentCreated(created) = &mut one[0] else { unreachable!() };
+    created.definition.min_players = 4;
+    one.push(carried(2, "bo", 2, 1, 20_000, 20_000, CarryOutcome::Registered, true));
+    given::<TournamentAggregate>(one).when(start).then(vec![TournamentEvent::TournamentStarted(TournamentStarted {
+        entries: 2,
+        cause: StartCause::Scheduled,
+        at: at(START),
+    })]);
+    // Without a carried stack, the cancel is registration's, as for any tournament.
+    given::<TournamentAggregate>(day2()).when(cancel).then(vec![TournamentEvent::TournamentCancelled(TournamentCancelled {
+        reason: CancellationReason::Director { reason: "venue".into() },
+        refunds: vec![],
+        at: at(BEFORE_START),
+    })]);
+}

@@ -31,6 +31,7 @@ pub fn still_in(no: u32, buy_in: Paid, chips: u64) -> Entry {
         add_ons: vec![],
         standing: Standing::Remaining { chips },
         bounty: Bounty::default(),
+        carried_chips: 0,
     }
 }
 
@@ -53,7 +54,16 @@ pub const SIT_AND_GO: Format = Format { tables: Tables::Single, sit_and_go: true
 
 /// A snapshot of these entries.
 pub fn snapshot(format: Format, entries: Vec<Entry>, table: &[u64]) -> Snapshot {
-    Snapshot { currency: Currency::EUR, format, entries, prizes: prizes(table), guarantee: None, buying_open: false, deal: None }
+    Snapshot {
+        currency: Currency::EUR,
+        format,
+        entries,
+        prizes: prizes(table),
+        guarantee: None,
+        buying_open: false,
+        deal: None,
+        transferred_in: 0,
+    }
 }
 
 /// The 100-entry field of the examples (004 §4.37 worked example, PokerStars' pool): €90 into

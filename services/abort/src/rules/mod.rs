@@ -21,3 +21,5 @@ pub mod win2day;
 
 #[cfg(test)]
 pub(crate) mod fixtures;
+#[cfg(test)]
+mod flight_tests;

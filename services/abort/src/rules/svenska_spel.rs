@@ -50,7 +50,8 @@ pub fn cancel(b: &mut Builder, method: Method) -> Result<Plan, CancelError> {
         for &i in &t.all {
             b.refund_everything(i, rule);
         }
-        let (pool, prize_money, bounty_money) = (t.contributions, t.contributions, t.bounty_paid_in);
+        b.flight_shares(Rule::FloorFlight);
+        let (pool, prize_money, bounty_money) = (t.collected(), t.collected(), t.bounty_paid_in);
         return Ok(Plan { method, case: Case::SvenskaSpelNobodyOut, decided_under: None, pool, prize_money, bounty_money });
     }
     for &i in &t.remaining {

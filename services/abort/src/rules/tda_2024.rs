@@ -62,12 +62,13 @@ pub fn rollback(b: &mut Builder, rule: Rule, case: Case) -> Plan {
     for &i in &t.all {
         b.refund_everything(i, rule);
     }
+    b.flight_shares(Rule::FloorFlight);
     Plan {
         method: Method::Rollback,
         case,
         decided_under: None,
-        pool: t.contributions,
-        prize_money: t.contributions,
+        pool: t.collected(),
+        prize_money: t.collected(),
         bounty_money: t.bounty_paid_in,
     }
 }

@@ -515,13 +515,24 @@ async fn send(
             c.send(clock::verbs::SKIP_TO_LEVEL, &clock::SkipToLevel { command_id, tournament_id: t, level }).await.map(nothing)
         }
         Action::EndBreak => c.send(clock::verbs::END_BREAK, &clock::ClockRequest { command_id, tournament_id: t }).await.map(nothing),
-        Action::Cancel { reason, in_play: false, .. } => c
-            .send(
-                registration::verbs::CANCEL_TOURNAMENT,
-                &registration::CancelTournament { command_id, tournament_id: t, reason: signed(&reason) },
-            )
-            .await
-            .map(nothing),
+        Action::Cancel { reason, in_play: false, cause } => {
+            let before = registration::CancelTournament { command_id, tournament_id: t, reason: signed(&reason) };
+            match c.send(registration::verbs::CANCEL_TOURNAMENT, &before).await {
+                // A flight's Day 2 holding its Day 1s' pools (issue 36): the abort service
+                // cancels it and pays them (another command, so another id).
+                Err(e) if e.code() == Some(floor_events::codes::CANCEL_THROUGH_ABORT) => {
+                    let cancel = abort::Cancel {
+                        command_id: CommandId::derived(&format!("console-day2-cancel:{}", command_id.0)),
+                        tournament_id: t,
+                        reason: signed(&reason),
+                        method: Default::default(),
+                        cause,
+                    };
+                    c.send(abort::verbs::CANCEL, &cancel).await.map(nothing)
+                }
+                other => other.map(nothing),
+            }
+        }
         Action::Cancel { reason, in_play: true, cause } => c
             .send(
                 abort::verbs::CANCEL,
