@@ -11,27 +11,23 @@ use floor::sim::{
     formats::{self, Kind},
     SimConfig,
 };
-use floor_events::TournamentId;
+use floor_events::payouts::PayoutEvent;
+use floor_events::{subjects, TournamentId};
 use floor_tests::{heads_up, ten_minute_levels, World};
 use futures::StreamExt;
-use std::time::{Duration, Instant};
 
 /// The tournament's log once payouts has recorded `tournament_paid`.
 async fn paid_log(world: &World, t: TournamentId) -> Vec<LogCommit> {
-    log_with(world, t, "\"tournament_paid\"").await
+    let mut payouts = world.watch_events::<PayoutEvent>(subjects::aggregate::PAYOUTS, t).await;
+    payouts.next_where(|e| matches!(e, PayoutEvent::TournamentPaid { .. })).await;
+    floor::audit::read(world.jetstream(), t.0).await.expect("the log reads")
 }
 
-/// The tournament's log once a commit holds `marker`.
-async fn log_with(world: &World, t: TournamentId, marker: &str) -> Vec<LogCommit> {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let commits = floor::audit::read(world.jetstream(), t.0).await.expect("the log reads");
-        if commits.iter().any(|c| String::from_utf8_lossy(&c.body).contains(marker)) {
-            return commits;
-        }
-        assert!(Instant::now() < deadline, "no {marker} in {} commits", commits.len());
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+/// The tournament's log once the abort service's cancellation is in it.
+async fn cancelled_log(world: &World, t: TournamentId) -> Vec<LogCommit> {
+    let mut abort = world.watch_events::<floor_events::abort::AbortEvent>(subjects::aggregate::ABORT, t).await;
+    abort.next_where(|e| matches!(e, floor_events::abort::AbortEvent::Cancelled { .. })).await;
+    floor::audit::read(world.jetstream(), t.0).await.expect("the log reads")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -138,7 +134,7 @@ async fn the_sim_formats_audit_ok() {
         }
         for (name, t) in audited {
             let log = match cancelled {
-                true => log_with(&world, t, "\"cancelled\"").await,
+                true => cancelled_log(&world, t).await,
                 false => paid_log(&world, t).await,
             };
             if name.ends_with("(the satellite)") {

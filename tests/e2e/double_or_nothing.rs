@@ -18,7 +18,6 @@ use floor_events::tournament::TournamentDefinition;
 use floor_events::{subjects, EntryNo, Reply, TournamentId};
 use floor_tests::{four_handed, World};
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 const NAMES: [&str; 4] = ["ann", "bob", "cat", "dan"];
 
@@ -60,19 +59,14 @@ async fn started(world: &World) -> (TournamentId, Vec<SeatStack>) {
     (t, world.seated(t, 4).await)
 }
 
-/// The books once payouts has paid the game (asked again until `finished`).
+/// The books once payouts has paid the game (its `tournament_paid`; the books answer once
+/// payouts has read the log that far).
 async fn paid_books(world: &World, t: TournamentId) -> Books {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        world.read_by(subjects::service::PAYOUTS, t, u64::MAX).await;
-        let books: Books = match world.request(subjects::service::PAYOUTS, "books", &BooksRequest { tournament_id: t }).await {
-            Reply::Ok(v) => serde_json::from_value(v).expect("books"),
-            Reply::Error(e) => panic!("books refused: {e:?}"),
-        };
-        if books.finished || tokio::time::Instant::now() > deadline {
-            return books;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut payouts = world.watch_events::<floor_events::payouts::PayoutEvent>(subjects::aggregate::PAYOUTS, t).await;
+    payouts.next_where(|e| matches!(e, floor_events::payouts::PayoutEvent::TournamentPaid { .. })).await;
+    match world.request(subjects::service::PAYOUTS, "books", &BooksRequest { tournament_id: t }).await {
+        Reply::Ok(v) => serde_json::from_value(v).expect("books"),
+        Reply::Error(e) => panic!("books refused: {e:?}"),
     }
 }
 
