@@ -128,6 +128,9 @@ pub enum PayoutEvent {
         left_to_play_for: u64,
         /// The unpaid prizes: the shares plus what is left to play for.
         pool: u64,
+        /// Once agreed, the deal ends the tournament (nothing left to play for).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        ends_tournament: bool,
     },
     /// A remaining player accepted the proposed deal.
     DealAccepted {
@@ -153,6 +156,10 @@ pub enum PayoutEvent {
         shares: Vec<DealShare>,
         /// Paid to the winner on top of their share.
         left_to_play_for: u64,
+        /// The deal ends the tournament: payouts asks registration to finish it, shared by the
+        /// remaining entries (the biggest stack first), each paid its share.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        ends_tournament: bool,
     },
     /// A flight's Day 1 pool paid over to its Day 2 (issue 36, 004 §4.36.11): in the Day 1's
     /// log it is paid out, in the Day 2's paid in.
@@ -242,6 +249,11 @@ pub struct ProposeDeal {
     /// Kept out of the split for the winner (at most first prize less second prize).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub left_to_play_for: Option<Money>,
+    /// The deal ends the tournament once agreed (000 §16.8 "Ein Turnier kann auch durch einen
+    /// Turnierdeal enden", 004 §4.35): every remaining player is paid the agreed amount and
+    /// placed by chips (the biggest stack first); nothing may be left to play for.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ends_tournament: bool,
 }
 
 /// A remaining player's answer to the proposed deal.
@@ -309,6 +321,9 @@ pub struct DealStatus {
     pub accepted: Vec<PlayerId>,
     /// Players whose answer is awaited (empty unless proposed).
     pub waiting_for: Vec<PlayerId>,
+    /// Once agreed, the deal ends the tournament (000 §16.8, 004 §4.35).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ends_tournament: bool,
 }
 
 /// Ask for a tournament's books.

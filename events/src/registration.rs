@@ -190,6 +190,10 @@ pub struct StopShared {
     pub tournament_id: TournamentId,
     /// The entries that share the equal prize, the winner first.
     pub survivors: Vec<EntryNo>,
+    /// The stop is a deal the remaining players agreed to end the tournament with (000 §16.8,
+    /// 004 §4.35), not an equal prize's: any tournament may end so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deal: bool,
 }
 
 /// Start a scheduled tournament at its start time: it starts if the minimum number of players

@@ -8,6 +8,7 @@
 
 use floor_events::clock::ClockEvent;
 use floor_events::payouts::{Books, DealAnswer, DealMethod, DealQuery, DealStage, DealStatus, PayoutEvent, ProposeDeal};
+use floor_events::registration::TournamentEvent;
 use floor_events::table::{BustReport, PotWon, Report, SeatStack};
 use floor_events::{codes, subjects, CommandId, Money, PlayerId, Reply, TournamentId};
 use floor_tests::{four_handed, recorded, refusal_code, World};
@@ -66,6 +67,7 @@ async fn three_players_agree_an_icm_deal_over_nats_the_clock_pauses_and_the_elim
         player: player(leader.entry),
         method: DealMethod::Icm,
         left_to_play_for: Some(Money::new(400, floor_events::Currency::EUR)),
+        ends_tournament: false,
     };
     let proposed = recorded::<PayoutEvent>(payouts(&world, "propose_deal", &propose).await);
     let [PayoutEvent::DealProposed { shares, left_to_play_for: 400, pool: 4_000, .. }] = proposed.as_slice() else {
@@ -188,6 +190,7 @@ async fn a_tournament_cancelled_after_a_deal_pays_the_agreed_amounts() {
         player: player(leader.entry),
         method: DealMethod::Equal,
         left_to_play_for: Some(Money::new(400, floor_events::Currency::EUR)),
+        ends_tournament: false,
     };
     recorded::<PayoutEvent>(payouts(&world, "propose_deal", &propose).await);
     for who in [middle, short] {
@@ -247,4 +250,65 @@ async fn awards_in_log(world: &World, t: TournamentId) -> Vec<(u32, u32, u64)> {
         .flat_map(|e| if let PayoutEvent::PlacesAwarded { awards, .. } = e { awards } else { vec![] })
         .map(|a| (a.entry.0, a.place, a.amount))
         .collect()
+}
+
+/// 000 §16.8 "Ein Turnier kann auch durch einen Turnierdeal enden" and 004 §4.35 (the
+/// tournament runs until it has a winner "nebo pokud se na tom dohodnou všichni Sázející", or
+/// the players all agree): three players agree a chip chop that ends the tournament. Keeping
+/// money to play for is refused (`invalid_field`, nothing stored); agreed, registration
+/// finishes it shared by the three (the biggest stack first), payouts places them by chips and
+/// pays each the agreed amount, the clock stops, the tables close, and the books balance.
+#[tokio::test]
+async fn three_players_agree_a_deal_that_ends_the_tournament_and_each_is_paid_the_agreed_amount() {
+    let world = World::start().await;
+    let t: TournamentId = world.create(four_handed()).await;
+    let mut clock = world.watch_clock(t).await;
+    let mut log = PayoutsWatch::start(&world, t).await;
+    let (_, three) = down_to_three(&world, t, &mut clock, &mut log).await;
+    let (leader, middle, short) = (three[0], three[1], three[2]);
+    let keeping = ProposeDeal {
+        command_id: CommandId::new(),
+        tournament_id: t,
+        player: player(leader.entry),
+        method: DealMethod::ChipChop,
+        left_to_play_for: Some(Money::new(400, floor_events::Currency::EUR)),
+        ends_tournament: true,
+    };
+    assert_eq!(refusal_code(&payouts(&world, "propose_deal", &keeping).await), codes::INVALID_FIELD, "nothing left to play for");
+    let propose = ProposeDeal { command_id: CommandId::new(), left_to_play_for: None, ..keeping };
+    let proposed = recorded::<PayoutEvent>(payouts(&world, "propose_deal", &propose).await);
+    let [PayoutEvent::DealProposed { shares, ends_tournament: true, left_to_play_for: 0, .. }] = proposed.as_slice() else {
+        panic!("{proposed:?}")
+    };
+    let shares = shares.clone();
+    for who in [middle, short] {
+        let answer = DealAnswer { command_id: CommandId::new(), tournament_id: t, player: player(who.entry) };
+        recorded::<PayoutEvent>(payouts(&world, "accept_deal", &answer).await);
+    }
+    // Registration finishes it, shared by the three, the chip leader first.
+    let mut registration = world.watch_events::<TournamentEvent>(subjects::aggregate::TOURNAMENT, t).await;
+    let TournamentEvent::TournamentFinished(finished) =
+        registration.next_where(|e| matches!(e, TournamentEvent::TournamentFinished(_))).await
+    else {
+        unreachable!()
+    };
+    let order: Vec<u32> = finished.shared_by.iter().map(|s| s.entry.0).collect();
+    assert_eq!(order, vec![leader.entry.0, middle.entry.0, short.entry.0], "by chips: 20,000, 12,000, 8,000");
+    assert_eq!(finished.winner, leader.entry);
+    // Payouts places them by chips, each paid the agreed amount, and the tournament is paid.
+    log.next_where(|e| matches!(e, PayoutEvent::TournamentPaid { .. })).await;
+    let awards = awards_in_log(&world, t).await;
+    let share = |entry: floor_events::EntryNo| shares.iter().find(|s| s.entry == entry).unwrap().amount;
+    for (place, seat) in [(1, leader), (2, middle), (3, short)] {
+        assert!(awards.contains(&(seat.entry.0, place, share(seat.entry))), "place {place}: {awards:?}");
+    }
+    // The clock stops with the finish; the table is closed.
+    clock.next_where(|e| matches!(e, ClockEvent::Stopped { .. })).await;
+    world.instructions_when(t, |i| i.iter().any(|i| i.instruction == floor_events::table::Instruction::CloseTable)).await;
+    let books = match payouts(&world, "books", &floor_events::payouts::BooksRequest { tournament_id: t }).await {
+        Reply::Ok(v) => serde_json::from_value::<Books>(v).expect("books"),
+        other => panic!("{other:?}"),
+    };
+    assert!(books.finished && books.balanced && books.held == 0, "{books:?}");
+    assert_eq!((books.prize_pool, books.prizes_paid), (4_000, 4_000));
 }

@@ -405,7 +405,7 @@ impl TournamentView {
                 PayoutEvent::PoolTransferred(t) if !self.day1 => {
                     self.transferred_in = self.transferred_in.saturating_add(t.amount.amount);
                 }
-                PayoutEvent::DealAgreed { shares, left_to_play_for } => {
+                PayoutEvent::DealAgreed { shares, left_to_play_for, .. } => {
                     let parts = shares.iter().map(|s| (s.entry.0, s.amount)).collect();
                     self.deal = Some((parts, *left_to_play_for));
                 }

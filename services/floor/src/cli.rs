@@ -625,6 +625,10 @@ pub enum DealCommand {
         /// Kept out of the split for the winner, in the tournament's currency (`100.00`).
         #[arg(long)]
         left_to_play_for: Option<String>,
+        /// Once every remaining player accepts, the deal ends the tournament: each is paid the
+        /// agreed amount and placed by chips (000 §16.8, 004 §4.35); nothing left to play for.
+        #[arg(long, conflicts_with = "left_to_play_for")]
+        ends_tournament: bool,
         /// The proposing player.
         #[arg(long)]
         player: String,

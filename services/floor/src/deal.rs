@@ -27,7 +27,7 @@ pub enum Answer {
 pub async fn run(director: &Director, command: &DealCommand) -> Result<Answer, Failure> {
     let payouts = subjects::service::PAYOUTS;
     match command {
-        DealCommand::Propose { tournament, method, amounts, left_to_play_for, player } => {
+        DealCommand::Propose { tournament, method, amounts, left_to_play_for, ends_tournament, player } => {
             let tournament_id = TournamentId(*tournament);
             let currency = currency(director, tournament_id).await?;
             let method = match method {
@@ -40,7 +40,14 @@ pub async fn run(director: &Director, command: &DealCommand) -> Result<Answer, F
                 return Err(usage("--amounts goes with --method custom".into()));
             }
             let left_to_play_for = left_to_play_for.as_deref().map(|a| parse_money(a, currency)).transpose().map_err(usage)?;
-            let request = ProposeDeal { command_id: CommandId::new(), tournament_id, player: player_id(player)?, method, left_to_play_for };
+            let request = ProposeDeal {
+                command_id: CommandId::new(),
+                tournament_id,
+                player: player_id(player)?,
+                method,
+                left_to_play_for,
+                ends_tournament: *ends_tournament,
+            };
             Ok(Answer::Json(director.request(payouts, verbs::PROPOSE_DEAL.name(), &request).await?))
         }
         DealCommand::Accept { tournament, player } | DealCommand::Reject { tournament, player } => {
@@ -132,6 +139,9 @@ pub fn show(d: &DealStatus) -> Vec<String> {
     }
     if d.left_to_play_for > 0 {
         lines.push(format!("  left to play for: {} (to the winner, on top of their amount)", money(d.left_to_play_for)));
+    }
+    if d.ends_tournament {
+        lines.push("  ends the tournament once agreed: each paid the amount above, placed by chips".into());
     }
     if !d.waiting_for.is_empty() {
         let waiting: Vec<String> = d.waiting_for.iter().map(ToString::to_string).collect();
@@ -231,6 +241,7 @@ mod tests {
             pool: 250_000,
             accepted: vec![p("ann")],
             waiting_for: vec![p("cat")],
+            ends_tournament: false,
         };
         let lines = show(&status);
         assert_eq!(lines[0], "deal proposed (icm), proposed by ann: €2,500.00 unpaid");

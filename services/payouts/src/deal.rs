@@ -49,6 +49,8 @@ pub struct Proposal {
     pub left_to_play_for: Option<Money>,
     /// The house's least amount left to play for, in basis points of the unpaid prizes.
     pub min_left_bps: u32,
+    /// Once agreed, the deal ends the tournament (000 §16.8, 004 §4.35).
+    pub ends_tournament: bool,
 }
 
 /// A deal the aggregate holds: under discussion, or agreed.
@@ -62,6 +64,8 @@ pub struct DealState {
     pub accepted: Vec<PlayerId>,
     /// Every remaining player accepted.
     pub agreed: bool,
+    /// Once agreed, it ends the tournament.
+    pub ends_tournament: bool,
 }
 
 impl DealState {
@@ -127,6 +131,10 @@ pub fn propose(state: &PayoutState, p: Proposal) -> Result<Vec<PayoutEvent>, Pay
     let unpaid: Vec<u64> = (1..=places).map(|place| table.prize(place)).collect();
     let players: Vec<DealPlayer<EntryNo>> = remaining.iter().map(|r| DealPlayer { player: r.entry, chips: r.chips }).collect();
     let terms = DealTerms { method, left_to_play_for, min_left_bps: p.min_left_bps };
+    // A deal that ends the tournament leaves nobody to play for what it kept out.
+    if let Some(kept) = left_to_play_for.filter(|&kept| p.ends_tournament && kept > 0) {
+        return Err(PayoutsError::EndingDealKeepsMoney(kept));
+    }
     let deal = rules::deal(&players, &unpaid, &terms).map_err(PayoutsError::Deal)?;
     // Whatever happens, each remaining player wins at least the prize of place n.
     let guaranteed = if unpaid.len() == n { unpaid.last().copied().unwrap_or(0) } else { 0 };
@@ -144,10 +152,11 @@ pub fn propose(state: &PayoutState, p: Proposal) -> Result<Vec<PayoutEvent>, Pay
         shares: shares.clone(),
         left_to_play_for: deal.left_to_play_for,
         pool: deal.pool,
+        ends_tournament: p.ends_tournament,
     }];
     // One player holding every remaining entry (multi-entry) agrees with themselves.
     if shares.iter().all(|s| s.player == p.proposer) {
-        events.push(PayoutEvent::DealAgreed { shares, left_to_play_for: deal.left_to_play_for });
+        events.push(PayoutEvent::DealAgreed { shares, left_to_play_for: deal.left_to_play_for, ends_tournament: p.ends_tournament });
     }
     Ok(events)
 }
@@ -191,7 +200,11 @@ pub fn accept(state: &PayoutState, player: PlayerId) -> Result<Vec<PayoutEvent>,
     let mut after = deal.clone();
     after.accepted.push(player);
     if after.everyone_accepted() {
-        events.push(PayoutEvent::DealAgreed { shares: after.shares, left_to_play_for: after.left_to_play_for });
+        events.push(PayoutEvent::DealAgreed {
+            shares: after.shares,
+            left_to_play_for: after.left_to_play_for,
+            ends_tournament: after.ends_tournament,
+        });
     }
     Ok(events)
 }
@@ -221,8 +234,8 @@ fn open<'s>(state: &'s PayoutState, player: &PlayerId) -> Result<&'s DealState, 
 /// The deal after one of its events (trusts the event; never fails).
 pub fn evolve(deal: Option<DealState>, event: PayoutEvent) -> Option<DealState> {
     match event {
-        PayoutEvent::DealProposed { proposer, shares, left_to_play_for, .. } => {
-            Some(DealState { shares, left_to_play_for, accepted: vec![proposer], agreed: false })
+        PayoutEvent::DealProposed { proposer, shares, left_to_play_for, ends_tournament, .. } => {
+            Some(DealState { shares, left_to_play_for, accepted: vec![proposer], agreed: false, ends_tournament })
         }
         PayoutEvent::DealAccepted { player } => deal.map(|mut d| {
             if !d.accepted.contains(&player) {
@@ -231,9 +244,9 @@ pub fn evolve(deal: Option<DealState>, event: PayoutEvent) -> Option<DealState> 
             d
         }),
         PayoutEvent::DealRejected { .. } | PayoutEvent::DealVoided { .. } => None,
-        PayoutEvent::DealAgreed { shares, left_to_play_for } => {
+        PayoutEvent::DealAgreed { shares, left_to_play_for, ends_tournament } => {
             let accepted = deal.map(|d| d.accepted).unwrap_or_default();
-            Some(DealState { shares, left_to_play_for, accepted, agreed: true })
+            Some(DealState { shares, left_to_play_for, accepted, agreed: true, ends_tournament })
         }
         _ => deal,
     }

@@ -53,6 +53,7 @@ fn propose(by: u32, method: DealMethod, left: Option<u64>) -> C {
         method,
         left_to_play_for: left.map(eur),
         min_left_bps: MIN_LEFT_TO_PLAY_FOR_BPS,
+        ends_tournament: false,
     })
 }
 
@@ -85,7 +86,7 @@ fn a_deal_proposed_and_accepted_by_every_remaining_player_is_agreed() {
     let pool = unpaid(&log);
 
     let proposed = when(&given(&log), propose(28, DealMethod::Icm, None)).unwrap();
-    let [PayoutEvent::DealProposed { proposer, method: DealMethodKind::Icm, shares, left_to_play_for: 0, pool: dealt }] = &proposed[..]
+    let [PayoutEvent::DealProposed { proposer, method: DealMethodKind::Icm, shares, left_to_play_for: 0, pool: dealt, .. }] = &proposed[..]
     else {
         panic!("{proposed:?}")
     };
@@ -100,7 +101,10 @@ fn a_deal_proposed_and_accepted_by_every_remaining_player_is_agreed() {
     let last = when(&given(&log), accept(30)).unwrap();
     assert_eq!(
         last,
-        vec![PayoutEvent::DealAccepted { player: player(30) }, PayoutEvent::DealAgreed { shares: shares.clone(), left_to_play_for: 0 }]
+        vec![
+            PayoutEvent::DealAccepted { player: player(30) },
+            PayoutEvent::DealAgreed { shares: shares.clone(), left_to_play_for: 0, ends_tournament: false }
+        ]
     );
     log.extend(last);
     assert!(given(&log).deal.is_some_and(|d| d.agreed));
@@ -327,7 +331,7 @@ proptest! {
                 DealMethod::Custom { amounts }
             }
         };
-        let proposal = Proposal { proposer: remaining[0].player.clone(), remaining: remaining.clone(), method, left_to_play_for: left_to_play_for.map(eur), min_left_bps: MIN_LEFT_TO_PLAY_FOR_BPS };
+        let proposal = Proposal { proposer: remaining[0].player.clone(), remaining: remaining.clone(), method, left_to_play_for: left_to_play_for.map(eur), min_left_bps: MIN_LEFT_TO_PLAY_FOR_BPS, ends_tournament: false };
         log.extend(when(&given(&log), C::ProposeDeal(proposal)).unwrap());
         let agreed = shares(&log);
         prop_assert_eq!(agreed.iter().map(|s| s.amount).sum::<u64>() + left_to_play_for.unwrap_or(0), unpaid);
@@ -397,7 +401,7 @@ proptest! {
                 Step::Propose(by, m) => {
                     let method = [DealMethod::Icm, DealMethod::ChipChop, DealMethod::Equal, DealMethod::Equal][m as usize].clone();
                     let remaining = remaining().into_iter().filter(|r| still.contains(&r.entry.0)).collect();
-                    C::ProposeDeal(Proposal { proposer: player(by), remaining, method, left_to_play_for: None, min_left_bps: MIN_LEFT_TO_PLAY_FOR_BPS })
+                    C::ProposeDeal(Proposal { proposer: player(by), remaining, method, left_to_play_for: None, min_left_bps: MIN_LEFT_TO_PLAY_FOR_BPS, ends_tournament: false })
                 }
                 Step::Accept(by) => accept(by),
                 Step::Reject(by) => C::RejectDeal { player: player(by) },
@@ -423,4 +427,35 @@ proptest! {
         prop_assert!(b.finished && b.balanced, "{:?}", b);
         prop_assert_eq!(awards(&log).len() as u32, ENTRIES, "every entry placed once");
     }
+}
+
+/// 000 §16.8 ("Ein Turnier kann auch durch einen Turnierdeal enden"), 004 §4.35: a deal that
+/// ends the tournament keeps nothing to play for (`invalid_field`); agreed, it says so, and the
+/// shared finish registration then records (the biggest stack first) pays each its agreed
+/// amount in places 1 … 3, every unpaid cent, and the tournament is paid.
+#[test]
+fn a_deal_that_ends_the_tournament_pays_each_its_amount_at_the_shared_finish() {
+    let mut log = three_left();
+    let pool = unpaid(&log);
+    let ending = |left: Option<u64>| match propose(28, DealMethod::ChipChop, left) {
+        C::ProposeDeal(p) => C::ProposeDeal(Proposal { ends_tournament: true, ..p }),
+        _ => unreachable!(),
+    };
+    assert_eq!(code(when(&given(&log), ending(Some(pool / 10)))), codes::INVALID_FIELD);
+    let proposed = when(&given(&log), ending(None)).unwrap();
+    assert!(matches!(&proposed[..], [PayoutEvent::DealProposed { ends_tournament: true, .. }]), "{proposed:?}");
+    log.extend(proposed);
+    log.extend(when(&given(&log), accept(29)).unwrap());
+    let agreed = when(&given(&log), accept(30)).unwrap();
+    let Some(PayoutEvent::DealAgreed { shares, ends_tournament: true, left_to_play_for: 0 }) = agreed.last().cloned() else {
+        panic!("{agreed:?}")
+    };
+    log.extend(agreed);
+    let survivors = [28, 29, 30].map(|e| (EntryNo(e), player(e))).to_vec();
+    let paid = when(&given(&log), C::Shared { field: field(ENTRIES, EACH, None), survivors }).unwrap();
+    let [PayoutEvent::PlacesAwarded { awards, .. }, PayoutEvent::TournamentPaid { .. }] = &paid[..] else { panic!("{paid:?}") };
+    let got: Vec<(u32, u32, u64)> = awards.iter().map(|a| (a.entry.0, a.place, a.amount)).collect();
+    let expected: Vec<(u32, u32, u64)> = shares.iter().zip(1..).map(|(s, place)| (s.entry.0, place, s.amount)).collect();
+    assert_eq!(got, expected, "places by chips, each the agreed amount");
+    assert_eq!(awards.iter().map(|a| a.amount).sum::<u64>(), pool, "every unpaid cent");
 }

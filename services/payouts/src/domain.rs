@@ -161,6 +161,9 @@ pub enum PayoutsError {
     /// A deal was agreed already.
     #[error("the remaining players agreed a deal already")]
     DealAlreadyAgreed,
+    /// A deal to end the tournament that keeps money out of the split: nobody would play for it.
+    #[error("a deal that ends the tournament leaves nothing to play for: {0} was kept out of the split")]
+    EndingDealKeepsMoney(u64),
     /// No deal is under discussion.
     #[error("no deal is under discussion")]
     NoDealProposed,
@@ -223,6 +226,7 @@ impl floor_runtime::DomainError for PayoutsError {
             Self::NotRemaining(_) => codes::NOT_REMAINING,
             Self::DealAlreadyProposed => codes::DEAL_ALREADY_PROPOSED,
             Self::DealAlreadyAgreed => codes::DEAL_ALREADY_AGREED,
+            Self::EndingDealKeepsMoney(_) => codes::INVALID_FIELD,
             Self::NoDealProposed => codes::NO_DEAL_PROPOSED,
             Self::DealAlreadyAccepted(_) => codes::DEAL_ALREADY_ACCEPTED,
             Self::CustomAmounts(_) => codes::DEAL_AMOUNTS_DO_NOT_MATCH_PLAYERS,

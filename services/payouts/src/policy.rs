@@ -280,7 +280,7 @@ impl Tournament {
         survivors.extend(self.held.iter().map(|e| e.entry).filter(|e| !busted.contains(e)));
         survivors.extend(above.iter().map(|f| f.entry));
         self.stopped = true;
-        let stop = StopShared { command_id: CommandId::derived(&format!("payouts-stop:{id}")), tournament_id: id, survivors };
+        let stop = StopShared { command_id: CommandId::derived(&format!("payouts-stop:{id}")), tournament_id: id, survivors, deal: false };
         Some(Order::StopShared(stop))
     }
 
@@ -682,6 +682,17 @@ impl Policy {
                         t.deal_paused_clock = true;
                         let reason = DEAL_PAUSE_REASON.to_string();
                         orders.push(Order::ClockPause(PauseClock { command_id: command_id("clock-pause"), tournament_id: id, reason }));
+                    }
+                    // A deal that ends the tournament (000 §16.8, 004 §4.35): registration finishes
+                    // it shared by the remaining entries, the biggest stack first (its clock stops
+                    // with the finish: no resume), and their shares are paid by the shared finish.
+                    PayoutEvent::DealAgreed { shares, ends_tournament: true, .. } => {
+                        t.deal_paused_clock = false;
+                        let mut by_chips: Vec<&floor_events::payouts::DealShare> = shares.iter().collect();
+                        by_chips.sort_by(|a, b| b.chips.cmp(&a.chips).then(a.entry.cmp(&b.entry)));
+                        let survivors = by_chips.into_iter().map(|s| s.entry).collect();
+                        let stop_id = CommandId::derived(&format!("payouts-deal-stop:{id}"));
+                        orders.push(Order::StopShared(StopShared { command_id: stop_id, tournament_id: id, survivors, deal: true }));
                     }
                     PayoutEvent::DealAgreed { .. } | PayoutEvent::DealRejected { .. } | PayoutEvent::DealVoided { .. }
                         if t.deal_paused_clock =>

@@ -325,6 +325,7 @@ fn a_deal_under_discussion_pauses_the_clock_and_its_end_resumes_it() {
         shares: vec![share(1), share(2)],
         left_to_play_for: 0,
         pool: 2,
+        ends_tournament: false,
     };
     let orders = policy.on_payouts(t, 40, std::slice::from_ref(&proposed));
     let [Order::ClockPause(pause)] = &orders[..] else { panic!("{orders:?}") };
@@ -339,7 +340,25 @@ fn a_deal_under_discussion_pauses_the_clock_and_its_end_resumes_it() {
     let paused = ClockEvent::Paused { at: at(), remaining_ms: 1_000, reason: "dinner".into() };
     policy.on_clock(t, &[paused]);
     assert!(policy.on_payouts(t, 42, std::slice::from_ref(&proposed)).is_empty());
-    assert!(policy.on_payouts(t, 43, &[PayoutEvent::DealAgreed { shares: vec![share(1), share(2)], left_to_play_for: 0 }]).is_empty());
+    let agreed = PayoutEvent::DealAgreed { shares: vec![share(1), share(2)], left_to_play_for: 0, ends_tournament: false };
+    assert!(policy.on_payouts(t, 43, &[agreed]).is_empty());
+}
+
+/// 000 §16.8, 004 §4.35: a deal agreed to end the tournament asks registration to finish it,
+/// shared by the deal's entries, the biggest stack first (ties by entry), once: its id is the
+/// tournament's. No clock resume: the finish stops it.
+#[test]
+fn a_deal_that_ends_the_tournament_asks_registration_to_stop_it_by_chips() {
+    let (mut policy, t) = (Policy::default(), TournamentId::new());
+    started(&mut policy, t);
+    let with = |entry: u32, chips: u64| floor_events::payouts::DealShare { chips, ..share(entry) };
+    let shares = vec![with(1, 5_000), with(2, 9_000), with(3, 5_000)];
+    let agreed = PayoutEvent::DealAgreed { shares, left_to_play_for: 0, ends_tournament: true };
+    let orders = policy.on_payouts(t, 50, std::slice::from_ref(&agreed));
+    let [Order::StopShared(stop)] = &orders[..] else { panic!("{orders:?}") };
+    assert_eq!(stop.survivors, vec![EntryNo(2), EntryNo(1), EntryNo(3)]);
+    assert!(stop.deal);
+    assert_eq!(stop.command_id, CommandId::derived(&format!("payouts-deal-stop:{t}")));
 }
 
 #[test]

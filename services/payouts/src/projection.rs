@@ -81,6 +81,8 @@ struct DealRecord {
     left_to_play_for: u64,
     pool: u64,
     accepted: Vec<PlayerId>,
+    #[serde(default)]
+    ends_tournament: bool,
 }
 
 impl DealsView {
@@ -88,7 +90,7 @@ impl DealsView {
     pub fn on_payouts(&mut self, id: TournamentId, events: &[PayoutEvent]) {
         for e in events {
             match e {
-                PayoutEvent::DealProposed { proposer, method, shares, left_to_play_for, pool } => {
+                PayoutEvent::DealProposed { proposer, method, shares, left_to_play_for, pool, ends_tournament } => {
                     let record = DealRecord {
                         stage: DealStage::Proposed,
                         proposer: proposer.clone(),
@@ -97,6 +99,7 @@ impl DealsView {
                         left_to_play_for: *left_to_play_for,
                         pool: *pool,
                         accepted: vec![proposer.clone()],
+                        ends_tournament: *ends_tournament,
                     };
                     self.deals.insert(id, record);
                 }
@@ -141,6 +144,7 @@ impl DealsView {
             pool: d.pool,
             accepted: d.accepted.clone(),
             waiting_for,
+            ends_tournament: d.ends_tournament,
         })
     }
 }

@@ -180,6 +180,7 @@ impl PayoutsService {
             method: r.method,
             left_to_play_for: r.left_to_play_for,
             min_left_bps: MIN_LEFT_TO_PLAY_FOR_BPS,
+            ends_tournament: r.ends_tournament,
         };
         self.answer(r.tournament_id, r.command_id, PayoutCommand::ProposeDeal(proposal)).await
     }

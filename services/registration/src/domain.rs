@@ -123,6 +123,8 @@ pub enum TournamentCommand {
     StopShared {
         /// The entries sharing the equal prize, the winner first.
         survivors: Vec<EntryNo>,
+        /// A deal agreed to end the tournament (000 §16.8, 004 §4.35): any tournament.
+        deal: bool,
         /// Now.
         at: DateTime<Utc>,
     },
@@ -519,7 +521,7 @@ impl Aggregate for TournamentAggregate {
             EliminateEntry { entry, at } if satellite::stopped_by_payouts(state, def) => eliminate(state, entry, at)
                 .map(|events| events.into_iter().filter(|e| !matches!(e, TournamentEvent::TournamentFinished(_))).collect()),
             EliminateEntry { entry, at } => eliminate(state, entry, at).map(|e| satellite::with_stop(state, def, e, at)),
-            StopShared { survivors, at } => satellite::stop_shared(state, def, &survivors, at),
+            StopShared { survivors, deal, at } => satellite::stop_shared(state, def, &survivors, deal, at),
             Start { at, now } => start(state, created, at, now).map(|e| satellite::with_stop(state, def, e, at)),
             CloseRegistration { cause, at } => Ok(satellite::with_stop(state, def, close_registration(state, created, cause, at), at)),
             Suspend { at } => {

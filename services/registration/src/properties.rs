@@ -330,7 +330,7 @@ proptest! {
             // Issues 36/37: with two seats or more payouts decides the stop (it ranks the stop's
             // hand) and sends `stop_shared`; here, as payouts would, with the entries left.
             if !state.finished && seats >= 2 && closed && state.start_recorded && live <= seats && live > 0 {
-                for event in TournamentAggregate::handle_command(&state, C::StopShared { survivors: live_entries(&state), at: during }).expect("payouts' stop") {
+                for event in TournamentAggregate::handle_command(&state, C::StopShared { survivors: live_entries(&state), deal: false, at: during }).expect("payouts' stop") {
                     log.push(event.clone());
                     state = TournamentAggregate::apply_event(state, event);
                 }
@@ -401,7 +401,7 @@ proptest! {
             }
             // Issues 36/37: with two prizes or more payouts stops it (`stop_shared`), as here.
             if !state.finished && share >= 2 && state.start_recorded && live_entries(&state).len() as u32 <= share {
-                for event in TournamentAggregate::handle_command(&state, C::StopShared { survivors: live_entries(&state), at: during }).expect("payouts' stop") {
+                for event in TournamentAggregate::handle_command(&state, C::StopShared { survivors: live_entries(&state), deal: false, at: during }).expect("payouts' stop") {
                     log.push(event.clone());
                     state = TournamentAggregate::apply_event(state, event);
                 }

@@ -230,9 +230,13 @@ pub fn stop_shared(
     state: &TournamentState,
     definition: &TournamentDefinition,
     survivors: &[EntryNo],
+    deal: bool,
     at: DateTime<Utc>,
 ) -> Result<Vec<TournamentEvent>, RegistrationError> {
-    if floor_rules::satellite::equal_prize(definition).is_none() {
+    // A deal may end any tournament (000 §16.8 "Ein Turnier kann auch durch einen Turnierdeal
+    // enden"; 004 §4.35 "pokud se na tom dohodnou všichni Sázející"); otherwise only an equal
+    // prize's stop shares the finish.
+    if !deal && floor_rules::satellite::equal_prize(definition).is_none() {
         return Err(RegistrationError::NoEqualPrize);
     }
     if state.finished {

@@ -132,7 +132,7 @@ impl Service for RegistrationService {
                 s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::EliminateEntry { entry: r.entry, at }).await
             })
             .verb(verbs::STOP_SHARED, |s: Self, r: StopShared| async move {
-                s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::StopShared { survivors: r.survivors, at }).await
+                s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::StopShared { survivors: r.survivors, deal: r.deal, at }).await
             })
             .verb(verbs::REGISTER_CARRIED, |s: Self, r: floor_events::flights::RegisterCarried| async move {
                 s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::RegisterCarried {

@@ -958,7 +958,7 @@ fn section_16_7_a_satellite_of_ten_with_three_seats_stops_when_three_are_left() 
 }
 
 fn stop(survivors: &[u32]) -> C {
-    C::StopShared { survivors: survivors.iter().map(|&n| EntryNo(n)).collect(), at: at(LATE) }
+    C::StopShared { survivors: survivors.iter().map(|&n| EntryNo(n)).collect(), deal: false, at: at(LATE) }
 }
 
 /// Issues 36/37, `stop_shared`: the survivors in payouts' order (the winner first), an entry
@@ -979,7 +979,11 @@ fn stop_shared_names_payouts_survivors_eliminated_ones_too_and_refuses_what_is_n
     given::<TournamentAggregate>(history).when(stop(&[])).then_reject(codes::INVALID_FIELD);
     // An ordinary tournament plays to one winner.
     let plain = TournamentDefinition { cut: None, ..cut(4, 2) };
-    given::<TournamentAggregate>(full_cut(plain)).when(stop(&[1, 2])).then_reject(codes::INVALID_FIELD);
+    given::<TournamentAggregate>(full_cut(plain.clone())).when(stop(&[1, 2])).then_reject(codes::INVALID_FIELD);
+    // Unless the remaining players agreed a deal that ends it (000 §16.8 "Ein Turnier kann auch
+    // durch einen Turnierdeal enden", 004 §4.35): payouts' stop names them, the biggest stack first.
+    let deal = C::StopShared { survivors: vec![EntryNo(2), EntryNo(1)], deal: true, at: at(LATE) };
+    given::<TournamentAggregate>(full_cut(plain)).when(deal).then(vec![shared_by(&[2, 1], LATE)]);
     // An unregistered entry is no survivor.
     let mut open = vec![created(satellite(3_300))];
     open.extend((1..=2).map(|n| satellite_entry(n, BEFORE_START)));

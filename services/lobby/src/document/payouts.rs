@@ -86,7 +86,7 @@ impl LobbyPayouts {
                 }
             }
             PayoutEvent::TournamentPaid { .. } => self.paid = true,
-            PayoutEvent::DealProposed { proposer, method, shares, left_to_play_for, .. } => {
+            PayoutEvent::DealProposed { proposer, method, shares, left_to_play_for, ends_tournament, .. } => {
                 self.deal = Some(LobbyDeal {
                     agreed: false,
                     proposer: Some(proposer.clone()),
@@ -94,6 +94,7 @@ impl LobbyPayouts {
                     shares: shares.clone(),
                     accepted: vec![proposer.clone()],
                     left_to_play_for: *left_to_play_for,
+                    ends_tournament: *ends_tournament,
                 });
             }
             PayoutEvent::DealAccepted { player } => {
@@ -102,9 +103,10 @@ impl LobbyPayouts {
                 }
             }
             PayoutEvent::DealRejected { .. } | PayoutEvent::DealVoided { .. } => self.deal = None,
-            PayoutEvent::DealAgreed { shares, left_to_play_for } => {
+            PayoutEvent::DealAgreed { shares, left_to_play_for, ends_tournament } => {
                 let deal = self.deal.take().unwrap_or_default();
-                self.deal = Some(LobbyDeal { agreed: true, shares: shares.clone(), left_to_play_for: *left_to_play_for, ..deal });
+                let (shares, left_to_play_for, ends_tournament) = (shares.clone(), *left_to_play_for, *ends_tournament);
+                self.deal = Some(LobbyDeal { agreed: true, shares, left_to_play_for, ends_tournament, ..deal });
             }
             // A flight's pool paid over (issue 36): the lobby's flight section shows it.
             PayoutEvent::PoolTransferred(_) => {}
@@ -132,6 +134,9 @@ pub struct LobbyDeal {
     pub accepted: Vec<PlayerId>,
     /// Minor units left to play for, paid to the winner on top of their share.
     pub left_to_play_for: u64,
+    /// Once agreed, the deal ends the tournament (000 §16.8, 004 §4.35).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ends_tournament: bool,
 }
 
 #[cfg(test)]

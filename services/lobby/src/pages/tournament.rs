@@ -856,6 +856,7 @@ mod tests {
             ],
             left_to_play_for: 10_000,
             pool: 100_000,
+            ends_tournament: false,
         });
         let page = live(&dealt, t0());
         assert!(page.contains("Deal proposed (chip chop)") && page.contains("€600.00") && page.contains("not yet"), "{page}");
