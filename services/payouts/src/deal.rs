@@ -51,6 +51,8 @@ pub struct Proposal {
     pub min_left_bps: u32,
     /// Once agreed, the deal ends the tournament (000 §16.8, 004 §4.35).
     pub ends_tournament: bool,
+    /// The tournament has bounties (the policy read its definition).
+    pub bounties: bool,
 }
 
 /// A deal the aggregate holds: under discussion, or agreed.
@@ -131,6 +133,11 @@ pub fn propose(state: &PayoutState, p: Proposal) -> Result<Vec<PayoutEvent>, Pay
     let unpaid: Vec<u64> = (1..=places).map(|place| table.prize(place)).collect();
     let players: Vec<DealPlayer<EntryNo>> = remaining.iter().map(|r| DealPlayer { player: r.entry, chips: r.chips }).collect();
     let terms = DealTerms { method, left_to_play_for, min_left_bps: p.min_left_bps };
+    // The bounties on the heads still in have no rule to be paid at a deal's end yet: a bounty
+    // tournament's deal plays on (each later knockout pays its bounty as before).
+    if p.ends_tournament && p.bounties {
+        return Err(PayoutsError::EndingDealWithBounties);
+    }
     // A deal that ends the tournament leaves nobody to play for what it kept out.
     if let Some(kept) = left_to_play_for.filter(|&kept| p.ends_tournament && kept > 0) {
         return Err(PayoutsError::EndingDealKeepsMoney(kept));

@@ -54,6 +54,7 @@ fn propose(by: u32, method: DealMethod, left: Option<u64>) -> C {
         left_to_play_for: left.map(eur),
         min_left_bps: MIN_LEFT_TO_PLAY_FOR_BPS,
         ends_tournament: false,
+        bounties: false,
     })
 }
 
@@ -331,7 +332,7 @@ proptest! {
                 DealMethod::Custom { amounts }
             }
         };
-        let proposal = Proposal { proposer: remaining[0].player.clone(), remaining: remaining.clone(), method, left_to_play_for: left_to_play_for.map(eur), min_left_bps: MIN_LEFT_TO_PLAY_FOR_BPS, ends_tournament: false };
+        let proposal = Proposal { proposer: remaining[0].player.clone(), remaining: remaining.clone(), method, left_to_play_for: left_to_play_for.map(eur), min_left_bps: MIN_LEFT_TO_PLAY_FOR_BPS, ends_tournament: false, bounties: false };
         log.extend(when(&given(&log), C::ProposeDeal(proposal)).unwrap());
         let agreed = shares(&log);
         prop_assert_eq!(agreed.iter().map(|s| s.amount).sum::<u64>() + left_to_play_for.unwrap_or(0), unpaid);
@@ -401,7 +402,7 @@ proptest! {
                 Step::Propose(by, m) => {
                     let method = [DealMethod::Icm, DealMethod::ChipChop, DealMethod::Equal, DealMethod::Equal][m as usize].clone();
                     let remaining = remaining().into_iter().filter(|r| still.contains(&r.entry.0)).collect();
-                    C::ProposeDeal(Proposal { proposer: player(by), remaining, method, left_to_play_for: None, min_left_bps: MIN_LEFT_TO_PLAY_FOR_BPS, ends_tournament: false })
+                    C::ProposeDeal(Proposal { proposer: player(by), remaining, method, left_to_play_for: None, min_left_bps: MIN_LEFT_TO_PLAY_FOR_BPS, ends_tournament: false, bounties: false })
                 }
                 Step::Accept(by) => accept(by),
                 Step::Reject(by) => C::RejectDeal { player: player(by) },
@@ -442,6 +443,12 @@ fn a_deal_that_ends_the_tournament_pays_each_its_amount_at_the_shared_finish() {
         _ => unreachable!(),
     };
     assert_eq!(code(when(&given(&log), ending(Some(pool / 10)))), codes::INVALID_FIELD);
+    // A bounty tournament's deal plays on: the bounties on the heads still in need their knockouts.
+    let with_bounties = match ending(None) {
+        C::ProposeDeal(p) => C::ProposeDeal(Proposal { bounties: true, ..p }),
+        _ => unreachable!(),
+    };
+    assert_eq!(code(when(&given(&log), with_bounties)), codes::INVALID_FIELD);
     let proposed = when(&given(&log), ending(None)).unwrap();
     assert!(matches!(&proposed[..], [PayoutEvent::DealProposed { ends_tournament: true, .. }]), "{proposed:?}");
     log.extend(proposed);

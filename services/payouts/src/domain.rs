@@ -164,6 +164,9 @@ pub enum PayoutsError {
     /// A deal to end the tournament that keeps money out of the split: nobody would play for it.
     #[error("a deal that ends the tournament leaves nothing to play for: {0} was kept out of the split")]
     EndingDealKeepsMoney(u64),
+    /// A deal to end a bounty tournament: the bounties still on heads would stay unpaid.
+    #[error("a deal cannot end a bounty tournament: the bounties on the heads still in would stay unpaid (play on: the deal pays each its amount as it goes out)")]
+    EndingDealWithBounties,
     /// No deal is under discussion.
     #[error("no deal is under discussion")]
     NoDealProposed,
@@ -226,7 +229,7 @@ impl floor_runtime::DomainError for PayoutsError {
             Self::NotRemaining(_) => codes::NOT_REMAINING,
             Self::DealAlreadyProposed => codes::DEAL_ALREADY_PROPOSED,
             Self::DealAlreadyAgreed => codes::DEAL_ALREADY_AGREED,
-            Self::EndingDealKeepsMoney(_) => codes::INVALID_FIELD,
+            Self::EndingDealKeepsMoney(_) | Self::EndingDealWithBounties => codes::INVALID_FIELD,
             Self::NoDealProposed => codes::NO_DEAL_PROPOSED,
             Self::DealAlreadyAccepted(_) => codes::DEAL_ALREADY_ACCEPTED,
             Self::CustomAmounts(_) => codes::DEAL_AMOUNTS_DO_NOT_MATCH_PLAYERS,

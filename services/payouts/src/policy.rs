@@ -164,6 +164,9 @@ struct Tournament {
     /// A Day 2's Day 1 pools paid over to it so far (minor units): in its table's pool.
     #[serde(default)]
     transferred_in: u64,
+    /// The definition has bounties (their money is the bounties service's to pay).
+    #[serde(default)]
+    bounties: bool,
     /// Registration stopped the satellite with its survivors sharing the seats (its
     /// `tournament_finished` with `shared_by`): seating's later commits (a hand that finished
     /// after the stop) award nothing.
@@ -397,6 +400,12 @@ impl Policy {
         self.paid.contains(&tournament)
     }
 
+    /// Whether `tournament` has bounties (a deal cannot end it yet: the bounties on the heads
+    /// still in would stay unpaid).
+    pub fn has_bounties(&self, tournament: TournamentId) -> bool {
+        self.tournaments.get(&tournament).is_some_and(|t| t.bounties)
+    }
+
     /// The entries still in `tournament` with their chips, in entry order; `None` for a
     /// tournament the policy does not follow (unknown, cancelled or paid).
     pub fn remaining(&self, tournament: TournamentId) -> Option<Vec<RemainingEntry>> {
@@ -429,6 +438,7 @@ impl Policy {
                     // the table is those prizes from the whole pool.
                     t.seat_value = floor_rules::satellite::equal_prize(&created.definition).map(|prize| prize.amount);
                     t.lottery = created.definition.lottery.is_some();
+                    t.bounties = created.definition.bounty.is_some();
                     t.day1 = created.definition.flight.is_some();
                     t.day2 = created.definition.flight.map(|terms| terms.day2);
                 }

@@ -38,7 +38,7 @@ use tokio_util::sync::CancellationToken;
 pub const POLICY_NAME: &str = "payouts-policy";
 
 /// The shape of [`Memory`] in snapshots: change it whenever that shape or meaning changes.
-const MEMORY_VERSION: &str = "payouts-7";
+const MEMORY_VERSION: &str = "payouts-8";
 
 /// The payouts service. Cheap to clone.
 #[derive(Clone)]
@@ -181,6 +181,7 @@ impl PayoutsService {
             left_to_play_for: r.left_to_play_for,
             min_left_bps: MIN_LEFT_TO_PLAY_FOR_BPS,
             ends_tournament: r.ends_tournament,
+            bounties: self.memory().policy.has_bounties(r.tournament_id),
         };
         self.answer(r.tournament_id, r.command_id, PayoutCommand::ProposeDeal(proposal)).await
     }
