@@ -42,6 +42,13 @@ def create(world, example: str) -> str:
     return world.floor("tournament", "create", "--file", str(ROOT / "examples" / example)).strip().split()[-1]
 
 
+def register_under_svenska(world, tid: str, player: str) -> None:
+    # rebuy-turbo.toml is svenska-spel-2012: limits per day, week and month before a first
+    # tournament (002 §2.3).
+    world.floor("limits", player, "--per-day", "5", "--per-week", "10", "--per-month", "20")
+    world.floor("register", tid, player)
+
+
 def test_console_creates_a_tournament_from_a_pasted_toml_example(world, page):
     sign_in(page, world.base)
     text = (ROOT / "examples" / "rebuy-turbo.toml").read_text()
@@ -90,7 +97,7 @@ def test_console_registers_and_unregisters_a_player_at_the_desk(world, page):
 
 def test_console_rebuy_and_add_on_are_sent_and_refused_with_their_codes(world, page):
     tid = create(world, "rebuy-turbo.toml")
-    world.floor("register", tid, "alice")
+    register_under_svenska(world, tid, "alice")
     sign_in(page, world.base)
     page.goto(f"{world.base}/console/tournaments/{tid}")
     # Before the start nobody is offered a rebuy, and the add-on waits for its break: the
@@ -157,7 +164,7 @@ def test_console_ends_rebuys_and_takes_an_add_on_shown_in_the_books(world, page)
     tid = create(world, "rebuy-turbo.toml")
     players = [f"p{i}" for i in range(10)]
     for player in players:
-        world.floor("register", tid, player)
+        register_under_svenska(world, tid, player)
     sign_in(page, world.base)
     page.goto(f"{world.base}/console/tournaments/{tid}")
     assert act(page, tid, "start", "Start now").status == 200

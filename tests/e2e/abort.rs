@@ -338,6 +338,16 @@ async fn four_dealing(
     let t: TournamentId = world.create(TournamentDefinition { profile, ..four_handed() }).await;
     let mut clock = world.watch_clock(t).await;
     for p in ["ann", "bob", "cat", "dan"] {
+        // svenska-spel-2012 (002 §2.3): limits before any tournament.
+        if profile == floor_events::RuleProfile::SvenskaSpel2012 {
+            let limits = floor_events::player::EntryLimits { per_day: Some(5), per_week: Some(10), per_month: Some(20) };
+            let set = floor_events::player::SetPlayerLimits {
+                command_id: CommandId::new(),
+                player: floor_events::PlayerId::parse(p).expect("a name"),
+                limits,
+            };
+            assert!(matches!(world.send("set_player_limits", &set).await, Reply::Ok(_)), "{p} sets limits");
+        }
         assert!(matches!(world.register(t, p).await, Reply::Ok(_)), "{p} registers");
     }
     let seats = world.seated(t, 4).await;

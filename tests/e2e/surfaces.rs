@@ -122,6 +122,42 @@ async fn a_player_at_their_daily_limit_is_refused_but_may_finish_what_they_enter
     assert!(matches!(re_entered, Reply::Ok(_)), "a re-entry into a counted tournament is not a new tournament: {re_entered:?}");
 }
 
+/// Issue 38, 002 §2.3: "Innan en Kund tillåts delta i en turnering måste han också sätta
+/// gränser för hur många turneringar han ska få delta i" (before a customer may take part in a
+/// tournament, they must set limits per day, calendar week and calendar month). In a
+/// svenska-spel-2012 tournament a player without them is refused (`limits_not_set`, no entry
+/// stored); with only a daily one still refused; with all three, entered. Another profile's
+/// tournament takes a player without limits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn under_svenska_spel_a_player_sets_limits_before_a_first_tournament() {
+    let world = World::start().await;
+    let svenska = world
+        .create(floor_events::tournament::TournamentDefinition { profile: floor_events::RuleProfile::SvenskaSpel2012, ..freezeout(100) })
+        .await;
+    let tda = world.create(freezeout(100)).await;
+    let set = |per_week, per_month| SetPlayerLimits {
+        command_id: CommandId::new(),
+        player: PlayerId::parse("dora").unwrap(),
+        limits: EntryLimits { per_day: Some(2), per_week, per_month },
+    };
+    let refused = world.register(svenska, "dora").await;
+    assert!(matches!(&refused, Reply::Error(e) if e.code == codes::LIMITS_NOT_SET), "{refused:?}");
+    assert!(world
+        .commits(svenska)
+        .await
+        .iter()
+        .flat_map(|c| &c.events)
+        .all(|e| !matches!(e, floor_events::registration::TournamentEvent::EntryRegistered(_))));
+    assert!(matches!(world.register(tda, "dora").await, Reply::Ok(_)), "tda-2024 asks for no limits");
+
+    assert!(matches!(world.send(verbs::SET_PLAYER_LIMITS.name(), &set(None, None)).await, Reply::Ok(_)));
+    let daily_only = world.register(svenska, "dora").await;
+    assert!(matches!(&daily_only, Reply::Error(e) if e.code == codes::LIMITS_NOT_SET), "day, week and month: {daily_only:?}");
+    assert!(matches!(world.send(verbs::SET_PLAYER_LIMITS.name(), &set(Some(5), Some(10))).await, Reply::Ok(_)));
+    let entered = world.register(svenska, "dora").await;
+    assert!(matches!(entered, Reply::Ok(_)), "{entered:?}");
+}
+
 /// Issue 16: this test used to return early unless Debian's nats-server 2.9 happened to be
 /// installed. It now always runs, against fakes of an old server: a binary whose `--version`
 /// says v2.9.10 (what `floor run` finds on disk), and a listener that greets like a 2.9.10

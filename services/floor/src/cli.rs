@@ -109,6 +109,23 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Set a player's tournament limits: how many tournaments per day, week and month (002 §2.3:
+    /// under svenska-spel-2012 all three are required before a first tournament, counted per
+    /// calendar day, week and month in Swedish time; a lower limit applies at once, a higher one
+    /// from the next period). A limit left out is none.
+    Limits {
+        /// Player account name.
+        player: String,
+        /// Tournaments per day.
+        #[arg(long)]
+        per_day: Option<u32>,
+        /// Tournaments per week.
+        #[arg(long)]
+        per_week: Option<u32>,
+        /// Tournaments per month.
+        #[arg(long)]
+        per_month: Option<u32>,
+    },
     /// Withdraw a player's registration before the start, with a full refund.
     Unregister {
         /// Tournament id.

@@ -337,6 +337,13 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             }
             Ok(())
         }
+        Command::Limits { player, per_day, per_week, per_month } => {
+            let player = parse_player(player)?;
+            let limits = floor_events::player::EntryLimits { per_day: *per_day, per_week: *per_week, per_month: *per_month };
+            let request = floor_events::player::SetPlayerLimits { command_id: CommandId::new(), player, limits };
+            let verb = floor_events::registration::verbs::SET_PLAYER_LIMITS.name();
+            print_reply(director(&cli).await?.request(subjects::service::REGISTRATION, verb, &request).await?)
+        }
         Command::Unregister { tournament, player } => {
             let player = parse_player(player)?;
             let recorded = Director::connect(&cli.data).await?.unregister(TournamentId(*tournament), player).await?;

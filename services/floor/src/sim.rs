@@ -293,6 +293,21 @@ async fn request<T: Serialize>(backbone: &Backbone, verb: &str, body: &T) -> Res
     command(backbone, subjects::service::REGISTRATION, verb, body).await
 }
 
+/// Under a rulebook that requires a player's tournament limits before any tournament (002 §2.3,
+/// svenska-spel-2012), a simulated player sets them before registering: generous ones (the
+/// simulator plays tournaments; the limits have tests of their own), once per player and
+/// platform (the command id follows from the name).
+async fn limits_first(backbone: &Backbone, profile: RuleProfile, player: &PlayerId) -> Result<(), String> {
+    use floor_events::player::{EntryLimits, SetPlayerLimits};
+    if !floor_registration::limits::calendar_limits(profile) {
+        return Ok(());
+    }
+    let generous = Some(100_000);
+    let limits = EntryLimits { per_day: generous, per_week: generous, per_month: generous };
+    let set = SetPlayerLimits { command_id: CommandId::derived(&format!("sim-limits:{player}")), player: player.clone(), limits };
+    request(backbone, verbs::SET_PLAYER_LIMITS.name(), &set).await.map(drop)
+}
+
 /// Runs one tournament to its winner; `progress` hears after every round.
 ///
 /// # Errors
@@ -348,6 +363,7 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
     // One at a time: entry numbers follow player numbers, so a seed repeats its tournament.
     for i in 1..=plan.early {
         let player = PlayerId::parse(&format!("sim-{i}")).expect("valid");
+        limits_first(backbone, plan.definition.profile, &player).await?;
         let register = Register { command_id: CommandId::derived(&format!("sim:{t}:{i}")), tournament_id: t, player };
         match ask(backbone, subjects::service::REGISTRATION, verbs::REGISTER.name(), &register).await? {
             Ok(_) => {}
@@ -369,7 +385,9 @@ pub async fn run(backbone: &Backbone, config: &SimConfig, mut progress: impl FnM
         Some(start) => start_at(backbone, t, start).await?,
         None => {}
     }
-    let mut late = plan.late_entries.then(|| LateEntries::new(t, plan.early, config.entrants, plan.skip_to, plan.re_entry, config.seed));
+    let mut late = plan
+        .late_entries
+        .then(|| LateEntries::new(t, plan.early, config.entrants, plan.skip_to, plan.re_entry, config.seed).under(plan.definition.profile));
 
     let mut lockstep = Lockstep::new(backbone, t).await?;
     if plan.rebuys {

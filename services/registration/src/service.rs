@@ -132,7 +132,12 @@ impl Service for RegistrationService {
                 s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::EliminateEntry { entry: r.entry, at }).await
             })
             .verb(verbs::STOP_SHARED, |s: Self, r: StopShared| async move {
-                s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::StopShared { survivors: r.survivors, deal: r.deal, at }).await
+                s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::StopShared {
+                    survivors: r.survivors,
+                    deal: r.deal,
+                    at,
+                })
+                .await
             })
             .verb(verbs::REGISTER_CARRIED, |s: Self, r: floor_events::flights::RegisterCarried| async move {
                 s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::RegisterCarried {
@@ -200,16 +205,17 @@ impl RegistrationService {
         player: PlayerId,
         ticket: Option<(TicketRef, Money)>,
     ) -> Reply<Registered> {
-        let has_limits = self.inner.limited.read().expect("limited players poisoned").contains(&player);
         let now = self.inner.clock.now();
-        let profile = if has_limits {
-            match self.profile_of(tournament_id).await {
-                Ok(profile) => profile,
-                Err(e) => return Reply::Error(e),
-            }
-        } else {
-            None
+        let profile = match self.profile_of(tournament_id).await {
+            Ok(profile) => profile,
+            Err(e) => return Reply::Error(e),
         };
+        // A player's tournaments are counted when they set limits, and always under a rulebook
+        // that requires limits before a tournament (002 §2.3 "Innan en Kund tillåts delta i en
+        // turnering måste han också sätta gränser för hur många turneringar han ska få delta
+        // i"): the player aggregate then refuses one without them (`limits_not_set`).
+        let has_limits = self.inner.limited.read().expect("limited players poisoned").contains(&player)
+            || profile.is_some_and(crate::limits::calendar_limits);
         if has_limits {
             // Only the hold answers here: every other refusal comes, as before, after the count.
             let check = self.inner.tournaments.execute(tournament_id.0, command_id, TournamentCommand::CheckHold { at: now }).await;

@@ -210,6 +210,7 @@ pub(super) async fn run(
         let create = CreateTournament { command_id: CommandId(day1.0), tournament_id: Some(day1), definition };
         request(backbone, verbs::CREATE_TOURNAMENT.name(), &create).await?;
         for (i, player) in players(letter, config.entrants).into_iter().enumerate() {
+            limits_first(backbone, config.profile, &player).await?;
             let register = Register { command_id: CommandId::derived(&format!("sim:{day1}:{player}")), tournament_id: day1, player };
             request(backbone, verbs::REGISTER.name(), &register).await?;
             progress(&Progress::Registering { registered: i as u32 + 1, entrants: config.entrants });

@@ -17,7 +17,7 @@ use super::{ask, LateSummary};
 use floor_events::clock::{verbs as clock_verbs, SkipToLevel};
 use floor_events::registration::{verbs, Register};
 use floor_events::table::{Report, TableReport};
-use floor_events::{codes, subjects, CommandId, ErrorBody, PlayerId, TournamentId};
+use floor_events::{codes, subjects, CommandId, ErrorBody, PlayerId, RuleProfile, TournamentId};
 use floor_runtime::bootstrap::Backbone;
 use floor_seating::simulated::SimTable;
 use rand::{Rng, SeedableRng};
@@ -50,6 +50,8 @@ pub(super) struct LateEntries {
     /// Who re-enters (apart from the hands' generator, which the field must not disturb).
     rng: rand_chacha::ChaCha8Rng,
     figures: LateSummary,
+    /// The tournament's rulebook: under one that requires limits, a new player sets them first.
+    profile: RuleProfile,
 }
 
 /// The player numbered `n`.
@@ -79,7 +81,13 @@ impl LateEntries {
             asked: 0,
             rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x1a7e_e417),
             figures: LateSummary::default(),
+            profile: RuleProfile::default(),
         }
+    }
+
+    /// Entries to a tournament run under `profile`.
+    pub(super) fn under(self, profile: RuleProfile) -> Self {
+        Self { profile, ..self }
     }
 
     /// What registration answered.
@@ -196,6 +204,7 @@ impl LateEntries {
     }
 
     async fn enter(&self, backbone: &Backbone, player: &PlayerId, id: String) -> Result<Result<(), ErrorBody>, String> {
+        super::limits_first(backbone, self.profile, player).await?;
         let register = Register { command_id: CommandId::derived(&id), tournament_id: self.t, player: player.clone() };
         Ok(ask(backbone, subjects::service::REGISTRATION, verbs::REGISTER.name(), &register).await?.map(drop))
     }

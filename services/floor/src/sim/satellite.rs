@@ -259,12 +259,14 @@ fn satellite_definition(
 async fn register_field(
     backbone: &Backbone,
     t: TournamentId,
+    profile: RuleProfile,
     prefix: &str,
     count: u32,
     progress: &mut impl FnMut(&Progress),
 ) -> Result<(), String> {
     for i in 1..=count {
         let player = PlayerId::parse(&format!("{prefix}-{i}")).expect("valid");
+        limits_first(backbone, profile, &player).await?;
         let register = Register { command_id: CommandId::derived(&format!("sim:{t}:{prefix}:{i}")), tournament_id: t, player };
         request(backbone, verbs::REGISTER.name(), &register).await?;
         progress(&Progress::Registering { registered: i, entrants: count });
@@ -305,7 +307,7 @@ pub(super) async fn run(backbone: &Backbone, config: &SimConfig, mut progress: i
     let scheduled = satellite_def.scheduled_start();
     let create = CreateTournament { command_id: CommandId(satellite.0), tournament_id: Some(satellite), definition: satellite_def };
     request(backbone, verbs::CREATE_TOURNAMENT.name(), &create).await?;
-    register_field(backbone, satellite, "sat", config.entrants, &mut progress).await?;
+    register_field(backbone, satellite, config.profile, "sat", config.entrants, &mut progress).await?;
     if scheduled.is_some() {
         start_now(backbone, satellite).await?;
     }
@@ -330,7 +332,7 @@ async fn target_to_winner(
 ) -> Result<Summary, String> {
     let target = config.tournament_id;
     // The target, with the winners and its own field, to a winner.
-    register_field(backbone, target, "sim", config.entrants, &mut progress).await?;
+    register_field(backbone, target, config.profile, "sim", config.entrants, &mut progress).await?;
     start_now(backbone, target).await?;
     let target_config = SimConfig { tournament_id: target, ..config.clone() };
     let lockstep = Lockstep::new(backbone, target).await?;
@@ -430,7 +432,7 @@ pub(super) async fn run_steps(backbone: &Backbone, config: &SimConfig, mut progr
     request(backbone, verbs::CREATE_TOURNAMENT.name(), &create).await?;
 
     // Step 1, to its seats in step 2.
-    register_field(backbone, step1, "step", config.entrants, &mut progress).await?;
+    register_field(backbone, step1, config.profile, "step", config.entrants, &mut progress).await?;
     if scheduled.is_some() {
         start_now(backbone, step1).await?;
     }
@@ -442,7 +444,7 @@ pub(super) async fn run_steps(backbone: &Backbone, config: &SimConfig, mut progr
     below.level = Some(2);
 
     // Step 2, with its own field and step 1's winners, to its seats in the target.
-    register_field(backbone, step2, "sat", config.entrants, &mut progress).await?;
+    register_field(backbone, step2, config.profile, "sat", config.entrants, &mut progress).await?;
     start_now(backbone, step2).await?;
     let lockstep = Lockstep::new(backbone, step2).await?;
     let played =
