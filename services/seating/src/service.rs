@@ -343,6 +343,13 @@ fn eliminated(answer: Result<Recorded, CommandError>, tournament: TournamentId, 
     match answer {
         Ok(_) => Ok(()),
         Err(e) if e.code() == Some(codes::ENTRY_ALREADY_ELIMINATED) => Ok(()),
+        // The tournament ended first: a shared stop (a satellite's seats, a double or nothing,
+        // a Day 1's share, a deal that ends it) or a cancellation, with a hand still finishing
+        // at another table. Expected: nothing to record, nothing wrong (issue 37).
+        Err(e) if [codes::TOURNAMENT_FINISHED, codes::TOURNAMENT_CANCELLED].map(Some).contains(&e.code()) => {
+            tracing::info!(%tournament, entry = entry.0, reason = %e, "elimination after the tournament ended: nothing to record");
+            Ok(())
+        }
         Err(e) if matches!(e.kind_ref(), CommandErrorKind::Rejected(_)) => {
             tracing::error!(%tournament, entry = entry.0, error = %e, "registration refused an elimination; not sent again");
             Ok(())
