@@ -57,6 +57,10 @@ pub const ENTRY_LIMIT_REACHED: &str = "entry_limit_reached";
 pub const INVALID_LIMITS: &str = "invalid_limits";
 /// The rulebook requires limits per day, calendar week and calendar month before a tournament, and the player has not set them (002 §2.3 T-2.2).
 pub const LIMITS_NOT_SET: &str = "limits_not_set";
+/// The player shut themselves out of tournaments until a time (002 §2.3): refused until then.
+pub const SELF_EXCLUDED: &str = "self_excluded";
+/// A self-exclusion that would end before the one in force: nobody shortens one.
+pub const ALREADY_EXCLUDED: &str = "already_excluded";
 /// The aggregate kept changing under the command; it was not applied. Safe to retry.
 pub const CONFLICT: &str = "conflict";
 /// The event store or the bus failed; the command may or may not be applied. Retry with the same

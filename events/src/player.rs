@@ -43,12 +43,63 @@ pub struct SetPlayerLimits {
     pub limits: EntryLimits,
 }
 
+/// How long a player shuts themselves out of every tournament (002 §2.3: "i tolv timmar, en
+/// vecka, en månad, tre månader, sex månader eller ett år").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ExclusionPeriod {
+    /// Twelve hours.
+    TwelveHours,
+    /// A week (7 days).
+    OneWeek,
+    /// A calendar month from now.
+    OneMonth,
+    /// Three calendar months.
+    ThreeMonths,
+    /// Six calendar months.
+    SixMonths,
+    /// A year (twelve calendar months).
+    OneYear,
+}
+
+impl ExclusionPeriod {
+    /// When an exclusion from `at` ends; `None` past the calendar's end.
+    pub fn until(self, at: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        let months = |n| at.checked_add_months(chrono::Months::new(n));
+        match self {
+            Self::TwelveHours => at.checked_add_signed(chrono::Duration::hours(12)),
+            Self::OneWeek => at.checked_add_signed(chrono::Duration::days(7)),
+            Self::OneMonth => months(1),
+            Self::ThreeMonths => months(3),
+            Self::SixMonths => months(6),
+            Self::OneYear => months(12),
+        }
+    }
+}
+
+/// A player shuts themselves out of every tournament for `period`, at once (002 §2.3: "frivilligt
+/// och med omedelbar verkan stänga av sig själv från allt pokerspel"). Nobody can lift it before
+/// it ends; a longer one extends it. Under every rulebook: it is the player's own choice.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExcludePlayer {
+    /// Idempotency key.
+    #[serde(default)]
+    pub command_id: CommandId,
+    /// The player.
+    pub player: PlayerId,
+    /// For how long.
+    pub period: ExclusionPeriod,
+}
+
 /// The player aggregate's events.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum PlayerEvent {
     /// See [`PlayerLimitsSet`].
     PlayerLimitsSet(PlayerLimitsSet),
+    /// See [`PlayerExcluded`].
+    PlayerExcluded(PlayerExcluded),
     /// See [`TournamentCounted`].
     TournamentCounted(TournamentCounted),
     /// See [`TournamentUncounted`].
@@ -63,6 +114,19 @@ pub struct PlayerLimitsSet {
     pub player: PlayerId,
     /// The limits now in force.
     pub limits: EntryLimits,
+    /// When.
+    pub at: DateTime<Utc>,
+}
+
+/// The player shut themselves out of every tournament until `until`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PlayerExcluded {
+    /// Who.
+    pub player: PlayerId,
+    /// The period chosen.
+    pub period: ExclusionPeriod,
+    /// Registration refuses them until then.
+    pub until: DateTime<Utc>,
     /// When.
     pub at: DateTime<Utc>,
 }

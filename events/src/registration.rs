@@ -31,6 +31,9 @@ pub mod verbs {
     /// Set a player's tournament-count limits.
     pub const SET_PLAYER_LIMITS: Verb<crate::player::SetPlayerLimits, Vec<crate::player::PlayerEvent>> =
         Verb::new(service::REGISTRATION, "set_player_limits");
+    /// A player shuts themselves out of every tournament for a period (002 §2.3).
+    pub const EXCLUDE_PLAYER: Verb<crate::player::ExcludePlayer, Vec<crate::player::PlayerEvent>> =
+        Verb::new(service::REGISTRATION, "exclude_player");
     /// Start a scheduled tournament (or cancel it below its minimum).
     pub const START_TOURNAMENT: Verb<StartTournament, Recorded> = Verb::new(service::REGISTRATION, "start_tournament");
     /// Register a player paid by a satellite's ticket (only the satellites service sends it).

@@ -145,6 +145,7 @@ pub fn services() -> Vec<ServiceInfo> {
                     VerbInfo::of(KEEP_APART, "commands/keep_apart.json", "replies/recorded.json"),
                     VerbInfo::of(ELIMINATE_ENTRY, "commands/eliminate_entry.json", "replies/recorded.json"),
                     VerbInfo::of(SET_PLAYER_LIMITS, "commands/set_player_limits.json", "replies/player_events.json"),
+                    VerbInfo::of(EXCLUDE_PLAYER, "commands/exclude_player.json", "replies/player_events.json"),
                     VerbInfo::of(START_TOURNAMENT, "commands/start_tournament.json", "replies/recorded.json"),
                     VerbInfo::of(CANCEL_TOURNAMENT, "commands/cancel_tournament.json", "replies/recorded.json"),
                     VerbInfo::of(REGISTER_WITH_TICKET, "commands/register_with_ticket.json", "replies/registered.json"),

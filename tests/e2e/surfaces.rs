@@ -276,3 +276,32 @@ async fn every_http_error_is_json_with_a_code() {
         assert!(message.len() < 1_000, "{case}: the message does not repeat the whole path ({} bytes)", message.len());
     }
 }
+
+/// Issue 38, 002 §2.3: a player shuts themselves out of every tournament for twelve hours
+/// (`floor exclude --for 12h`): registration refuses them (`self_excluded`, nothing stored);
+/// twelve hours later (the platform's clock moved) they may enter again; and a week's exclusion
+/// is not shortened by a later twelve hours' one (`already_excluded`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_self_excluded_player_is_refused_until_the_exclusion_ends() {
+    use floor_events::player::{ExcludePlayer, ExclusionPeriod};
+    let manual = floor_runtime::ManualClock::new(chrono::Utc::now());
+    let world = World::start_configured(|c| c.clock = std::sync::Arc::new(manual.clone())).await;
+    let t = world.create(freezeout(100)).await;
+    let exclude = |period| ExcludePlayer { command_id: CommandId::new(), player: PlayerId::parse("erik").unwrap(), period };
+    assert!(matches!(world.send(verbs::EXCLUDE_PLAYER.name(), &exclude(ExclusionPeriod::TwelveHours)).await, Reply::Ok(_)));
+    let refused = world.register(t, "erik").await;
+    assert!(matches!(&refused, Reply::Error(e) if e.code == codes::SELF_EXCLUDED), "{refused:?}");
+    assert!(world
+        .commits(t)
+        .await
+        .iter()
+        .flat_map(|c| &c.events)
+        .all(|e| !matches!(e, floor_events::registration::TournamentEvent::EntryRegistered(_))));
+    manual.advance(chrono::Duration::hours(12));
+    let entered = world.register(t, "erik").await;
+    assert!(matches!(entered, Reply::Ok(_)), "twelve hours later: {entered:?}");
+    // A week's exclusion is never shortened by a twelve hours' one.
+    assert!(matches!(world.send(verbs::EXCLUDE_PLAYER.name(), &exclude(ExclusionPeriod::OneWeek)).await, Reply::Ok(_)));
+    let shorter = world.send(verbs::EXCLUDE_PLAYER.name(), &exclude(ExclusionPeriod::TwelveHours)).await;
+    assert!(matches!(&shorter, Reply::Error(e) if e.code == codes::ALREADY_EXCLUDED), "{shorter:?}");
+}

@@ -126,6 +126,16 @@ pub enum Command {
         #[arg(long)]
         per_month: Option<u32>,
     },
+    /// A player shuts themselves out of every tournament, at once, for a period nobody can
+    /// shorten (002 §2.3): registration refuses them (`self_excluded`) until it ends; what they
+    /// entered before plays on.
+    Exclude {
+        /// Player account name.
+        player: String,
+        /// For how long.
+        #[arg(long = "for", value_enum)]
+        period: ExclusionArg,
+    },
     /// Withdraw a player's registration before the start, with a full refund.
     Unregister {
         /// Tournament id.
@@ -939,5 +949,39 @@ mod tests {
         let Command::Run { console, .. } = run.command else { panic!("run") };
         assert_eq!((console.console_session_hours, console.console_password_file.is_some()), (8, true));
         assert!(Cli::try_parse_from(["floor", "lobby", "--console-session-hours", "0"]).is_err(), "a session of at least an hour");
+    }
+}
+
+/// `floor exclude --for`: the periods of 002 §2.3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExclusionArg {
+    /// Twelve hours.
+    #[value(name = "12h")]
+    TwelveHours,
+    /// A week.
+    Week,
+    /// A month.
+    Month,
+    /// Three months.
+    #[value(name = "3-months")]
+    ThreeMonths,
+    /// Six months.
+    #[value(name = "6-months")]
+    SixMonths,
+    /// A year.
+    Year,
+}
+
+impl From<ExclusionArg> for floor_events::player::ExclusionPeriod {
+    fn from(arg: ExclusionArg) -> Self {
+        use floor_events::player::ExclusionPeriod as P;
+        match arg {
+            ExclusionArg::TwelveHours => P::TwelveHours,
+            ExclusionArg::Week => P::OneWeek,
+            ExclusionArg::Month => P::OneMonth,
+            ExclusionArg::ThreeMonths => P::ThreeMonths,
+            ExclusionArg::SixMonths => P::SixMonths,
+            ExclusionArg::Year => P::OneYear,
+        }
     }
 }

@@ -344,6 +344,15 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             let verb = floor_events::registration::verbs::SET_PLAYER_LIMITS.name();
             print_reply(director(&cli).await?.request(subjects::service::REGISTRATION, verb, &request).await?)
         }
+        Command::Exclude { player, period } => {
+            let request = floor_events::player::ExcludePlayer {
+                command_id: CommandId::new(),
+                player: parse_player(player)?,
+                period: (*period).into(),
+            };
+            let verb = floor_events::registration::verbs::EXCLUDE_PLAYER.name();
+            print_reply(director(&cli).await?.request(subjects::service::REGISTRATION, verb, &request).await?)
+        }
         Command::Unregister { tournament, player } => {
             let player = parse_player(player)?;
             let recorded = Director::connect(&cli.data).await?.unregister(TournamentId(*tournament), player).await?;

@@ -62,6 +62,15 @@ pub enum PlayerCommand {
         /// The tournament's rulebook.
         profile: RuleProfile,
     },
+    /// The player shuts themselves out of every tournament for `period` (002 §2.3).
+    Exclude {
+        /// Who.
+        player: PlayerId,
+        /// For how long.
+        period: floor_events::player::ExclusionPeriod,
+        /// Now.
+        at: DateTime<Utc>,
+    },
     /// Undo a count whose registration failed (no-op when not counted).
     Uncount {
         /// Who.
@@ -113,6 +122,25 @@ pub enum LimitError {
     /// Longer windows must allow at least as much as shorter ones.
     #[error("limits must not decrease from day to week to month")]
     Decreasing,
+    /// The player shut themselves out until then (002 §2.3).
+    #[error("{player} has excluded themselves from tournaments until {until}")]
+    Excluded {
+        /// Who.
+        player: PlayerId,
+        /// Until when.
+        until: DateTime<Utc>,
+    },
+    /// A new exclusion would end no later than the one in force (nobody shortens one).
+    #[error("{player} is excluded until {until} already: an exclusion is never shortened")]
+    AlreadyExcluded {
+        /// Who.
+        player: PlayerId,
+        /// Until when.
+        until: DateTime<Utc>,
+    },
+    /// An exclusion past the calendar's end.
+    #[error("an exclusion from {0} for that period ends past the calendar's end")]
+    OutOfRange(DateTime<Utc>),
 }
 
 impl floor_runtime::DomainError for LimitError {
@@ -121,6 +149,9 @@ impl floor_runtime::DomainError for LimitError {
             LimitError::Reached { .. } => codes::ENTRY_LIMIT_REACHED,
             LimitError::NotSet { .. } => codes::LIMITS_NOT_SET,
             LimitError::Decreasing => codes::INVALID_LIMITS,
+            LimitError::Excluded { .. } => codes::SELF_EXCLUDED,
+            LimitError::AlreadyExcluded { .. } => codes::ALREADY_EXCLUDED,
+            LimitError::OutOfRange(_) => codes::INVALID_FIELD,
         }
     }
 }
@@ -135,6 +166,8 @@ pub struct PlayerState {
     pub changes: Vec<(DateTime<Utc>, EntryLimits)>,
     /// Tournament → when it was counted.
     pub counted: HashMap<TournamentId, DateTime<Utc>>,
+    /// Excluded by their own choice until then (002 §2.3).
+    pub excluded_until: Option<DateTime<Utc>>,
 }
 
 /// A calendar period of 002 §2.3: a day, an ISO week (Monday to Sunday), a month.
@@ -235,6 +268,21 @@ impl Aggregate for PlayerAggregate {
                 }
                 Ok(vec![PlayerEvent::PlayerLimitsSet(PlayerLimitsSet { player, limits, at })])
             }
+            PlayerCommand::Exclude { player, period, at } => {
+                let until = period.until(at).ok_or(LimitError::OutOfRange(at))?;
+                if let Some(current) = state.excluded_until.filter(|current| *current >= until) {
+                    return Err(LimitError::AlreadyExcluded { player, until: current });
+                }
+                Ok(vec![PlayerEvent::PlayerExcluded(PlayerExcluded { player, period, until, at })])
+            }
+            // 002 §2.3: excluded "från allt pokerspel", every tournament and every entry into one
+            // (a re-entry too), whatever the tournament's rulebook; what they entered before
+            // plays on.
+            PlayerCommand::Count { player, at, .. } | PlayerCommand::CountUnder { player, at, .. }
+                if state.excluded_until.is_some_and(|until| at < until) =>
+            {
+                Err(LimitError::Excluded { player, until: state.excluded_until.expect("checked") })
+            }
             PlayerCommand::CountUnder { player, tournament_id, at, profile } if calendar_limits(profile) => {
                 if state.counted.contains_key(&tournament_id) {
                     return Ok(vec![]);
@@ -287,6 +335,9 @@ impl Aggregate for PlayerAggregate {
             }
             PlayerEvent::TournamentUncounted(e) => {
                 state.counted.remove(&e.tournament_id);
+            }
+            PlayerEvent::PlayerExcluded(e) => {
+                state.excluded_until = state.excluded_until.max(Some(e.until));
             }
         }
         state
@@ -474,5 +525,44 @@ mod tests {
                     .under(RuleProfile::Win2day),
             )
             .accepted();
+    }
+
+    fn excluded(period: ExclusionPeriod, when: &str, until: &str) -> PlayerEvent {
+        PlayerEvent::PlayerExcluded(PlayerExcluded { player: p(), period, until: at(until), at: at(when) })
+    }
+
+    /// 002 §2.3: "frivilligt och med omedelbar verkan stänga av sig själv från allt pokerspel
+    /// … i tolv timmar, en vecka, en månad, tre månader, sex månader eller ett år. En frivillig
+    /// avstängning … kan inte hävas av vare sig Kunden eller Svenska Spel före
+    /// avstängningsperiodens utgång." Given a player excluded for twelve hours at noon, when
+    /// they enter a tournament (under any rulebook, a re-entry too) before midnight, then
+    /// `self_excluded`; at midnight they may. A shorter exclusion changes nothing
+    /// (`already_excluded`); a longer one extends it; a month is a calendar month.
+    #[test]
+    fn a_self_excluded_player_is_refused_every_tournament_until_the_period_ends() {
+        let t = TournamentId::new();
+        given::<PlayerAggregate>(vec![])
+            .when(PlayerCommand::Exclude { player: p(), period: ExclusionPeriod::TwelveHours, at: at("2026-12-15T12:00:00Z") })
+            .then(vec![excluded(ExclusionPeriod::TwelveHours, "2026-12-15T12:00:00Z", "2026-12-16T00:00:00Z")]);
+        let history = vec![
+            counted(t, "2026-12-15T10:00:00Z"),
+            excluded(ExclusionPeriod::TwelveHours, "2026-12-15T12:00:00Z", "2026-12-16T00:00:00Z"),
+        ];
+        let count = |t, when: &str, profile| PlayerCommand::Count { player: p(), tournament_id: t, at: at(when) }.under(profile);
+        for profile in [RuleProfile::Tda2024, RuleProfile::SvenskaSpel2012, RuleProfile::Win2day] {
+            given::<PlayerAggregate>(history.clone())
+                .when(count(TournamentId::new(), "2026-12-15T23:59:59Z", profile))
+                .then_reject(codes::SELF_EXCLUDED);
+            given::<PlayerAggregate>(history.clone()).when(count(t, "2026-12-15T13:00:00Z", profile)).then_reject(codes::SELF_EXCLUDED);
+        }
+        given::<PlayerAggregate>(history.clone()).when(count(TournamentId::new(), "2026-12-16T00:00:00Z", RuleProfile::Tda2024)).accepted();
+        // Never shortened; extended by a longer one.
+        given::<PlayerAggregate>(history.clone())
+            .when(PlayerCommand::Exclude { player: p(), period: ExclusionPeriod::TwelveHours, at: at("2026-12-15T11:59:00Z") })
+            .then_reject(codes::ALREADY_EXCLUDED);
+        given::<PlayerAggregate>(history)
+            .when(PlayerCommand::Exclude { player: p(), period: ExclusionPeriod::OneMonth, at: at("2026-12-15T18:00:00Z") })
+            .then(vec![excluded(ExclusionPeriod::OneMonth, "2026-12-15T18:00:00Z", "2027-01-15T18:00:00Z")]);
+        assert_eq!(ExclusionPeriod::OneYear.until(at("2028-02-29T12:00:00Z")), Some(at("2029-02-28T12:00:00Z")));
     }
 }

@@ -21,8 +21,16 @@ pub struct LimitedPlayers {
 impl LimitedPlayers {
     /// Folds one player event.
     pub fn apply(&mut self, event: &PlayerEvent) {
-        if let PlayerEvent::PlayerLimitsSet(e) = event {
-            self.players.insert(e.player.clone());
+        match event {
+            PlayerEvent::PlayerLimitsSet(e) => {
+                self.players.insert(e.player.clone());
+            }
+            // Excluded (002 §2.3): every registration asks the player aggregate, which refuses
+            // until the exclusion ends.
+            PlayerEvent::PlayerExcluded(e) => {
+                self.players.insert(e.player.clone());
+            }
+            _ => {}
         }
     }
 

@@ -109,6 +109,7 @@ impl Service for RegistrationService {
                 s.register(r.command_id, r.tournament_id, r.player, Some((r.ticket, r.value))).await
             })
             .verb(verbs::SET_PLAYER_LIMITS, |s: Self, r| async move { s.set_player_limits(r).await })
+            .verb(verbs::EXCLUDE_PLAYER, |s: Self, r| async move { s.exclude_player(r).await })
             .verb(verbs::UNREGISTER, |s: Self, r: Unregister| async move {
                 s.tournament_command(r.command_id, r.tournament_id, |at| TournamentCommand::Unregister {
                     player: r.player,
@@ -324,6 +325,19 @@ impl RegistrationService {
     async fn set_player_limits(&self, request: SetPlayerLimits) -> Reply<Vec<PlayerEvent>> {
         let SetPlayerLimits { command_id, player, limits } = request;
         let command = PlayerCommand::SetLimits { player: player.clone(), limits, at: self.inner.clock.now() };
+        self.player_command(command_id, player, command).await
+    }
+
+    /// A player's self-exclusion (002 §2.3); this process checks them at once (another
+    /// registration instance once its follow reads the commit).
+    async fn exclude_player(&self, request: floor_events::player::ExcludePlayer) -> Reply<Vec<PlayerEvent>> {
+        let floor_events::player::ExcludePlayer { command_id, player, period } = request;
+        let command = PlayerCommand::Exclude { player: player.clone(), period, at: self.inner.clock.now() };
+        self.player_command(command_id, player, command).await
+    }
+
+    /// A command of the player aggregate; what it stored is folded into `limited` at once.
+    async fn player_command(&self, command_id: CommandId, player: PlayerId, command: PlayerCommand) -> Reply<Vec<PlayerEvent>> {
         let outcome = self.inner.players.execute(player.aggregate_id(), command_id, command).await;
         let answer = reply(outcome, |c| c.events);
         if let Reply::Ok(events) = &answer {

@@ -51,6 +51,7 @@ const COMMANDS: &[Target] = &[
     target!("commands/keep_apart.json", "keep_apart", request, registration::KeepApart),
     target!("commands/eliminate_entry.json", "eliminate_entry", request, registration::EliminateEntry),
     target!("commands/set_player_limits.json", "set_player_limits", request, player::SetPlayerLimits),
+    target!("commands/exclude_player.json", "exclude_player", request, player::ExcludePlayer),
     target!("commands/start_tournament.json", "start_tournament", request, registration::StartTournament),
     target!("commands/cancel_tournament.json", "cancel_tournament", request, registration::CancelTournament),
     target!("commands/clock_set_structure.json", "clock set_structure", request, clock::SetStructure),
@@ -298,6 +299,7 @@ near_valid_fuzz! {
     keep_apart_requests_never_panic: "commands/keep_apart.json";
     eliminate_entry_requests_never_panic: "commands/eliminate_entry.json";
     set_player_limits_requests_never_panic: "commands/set_player_limits.json";
+    exclude_player_requests_never_panic: "commands/exclude_player.json";
     start_tournament_requests_never_panic: "commands/start_tournament.json";
     cancel_tournament_requests_never_panic: "commands/cancel_tournament.json";
     clock_set_structure_requests_never_panic: "commands/clock_set_structure.json";
