@@ -24,8 +24,8 @@
 //! - **Money**: a Day 1 pays no prizes. Its whole prize pool is paid out to its Day 2 as a
 //!   transfer both books show ([`PoolTransferred`]: paid out by the Day 1, paid in to the Day 2);
 //!   one prize pool is paid, in the Day 2.
-//! - **At once in two Day 1s**: [`FlightTerms::one_day1_at_a_time`] (default: allowed; a flight
-//!   where the profile forbids it sets it).
+//! - **At once in two Day 1s**: [`FlightTerms::one_day1_at_a_time`] (default: allowed). Not
+//!   enforced yet, so a definition that sets it is refused rather than silently ignored.
 
 use crate::ids::{CommandId, EntryNo, PlayerId, TournamentId};
 use crate::money::Money;
@@ -192,6 +192,12 @@ pub fn validate(definition: &TournamentDefinition) -> Result<(), DefinitionError
     if definition.start == Start::SitAndGo {
         return Err(invalid("a Day 1 is a scheduled tournament"));
     }
+    // Not enforced yet (registration would need to know, at a Day 1's registration, whether the
+    // player is still in another Day 1 of the same Day 2): refused rather than accepted and
+    // ignored.
+    if terms.one_day1_at_a_time {
+        return Err(invalid("one_day1_at_a_time is not enforced yet: leave it out (a player may be in several Day 1s at once)"));
+    }
     if definition.bounty.is_some()
         || definition.payout_table.is_some()
         || definition.satellite.is_some()
@@ -227,6 +233,13 @@ mod tests {
             let err = validate(&day1(FlightTerms { survivors_share_bps: bps, ..terms() })).unwrap_err();
             assert_eq!((err.code, err.field), (crate::codes::INVALID_DEFINITION, "flight"));
         }
+    }
+
+    #[test]
+    fn one_day1_at_a_time_is_refused_until_it_is_enforced() {
+        let err = validate(&day1(FlightTerms { one_day1_at_a_time: true, ..terms() })).unwrap_err();
+        assert_eq!(err.field, "flight");
+        assert!(err.message.contains("not enforced yet"), "{err:?}");
     }
 
     #[test]
