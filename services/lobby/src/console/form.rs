@@ -198,11 +198,31 @@ pub enum Action {
     HandForHandResume,
     /// Read the books (`payouts.books`): sends nothing that changes anything.
     Books,
+    /// A remaining player's deal proposal, made at the desk (`payouts.propose_deal`): how the
+    /// unpaid prizes are divided, and whether the deal ends the tournament once agreed.
+    DealPropose {
+        /// The proposing player.
+        player: PlayerId,
+        /// ICM, chip chop or equal.
+        method: floor_events::payouts::DealMethod,
+        /// Once agreed, the deal ends the tournament (000 §16.8, 004 §4.35).
+        ends_tournament: bool,
+    },
+    /// A remaining player accepts the deal under discussion (`payouts.accept_deal`).
+    DealAccept {
+        /// The player.
+        player: PlayerId,
+    },
+    /// A remaining player rejects it (`payouts.reject_deal`).
+    DealReject {
+        /// The player.
+        player: PlayerId,
+    },
 }
 
 impl Action {
     /// Every action's name in the path (`/console/tournaments/{id}/{name}`).
-    pub const NAMES: [&'static str; 19] = [
+    pub const NAMES: [&'static str; 22] = [
         "start",
         "pause",
         "resume",
@@ -222,6 +242,9 @@ impl Action {
         "hfh_pause",
         "hfh_resume",
         "books",
+        "deal_propose",
+        "deal_accept",
+        "deal_reject",
     ];
 
     /// The action `name` with its fields.
@@ -271,6 +294,18 @@ impl Action {
             "hfh_pause" => Self::HandForHandPause { reason: reason()? },
             "hfh_resume" => Self::HandForHandResume,
             "books" => Self::Books,
+            "deal_propose" => {
+                use floor_events::payouts::DealMethod;
+                let method = match fields.text("method") {
+                    "icm" => DealMethod::Icm,
+                    "chip_chop" => DealMethod::ChipChop,
+                    "equal" => DealMethod::Equal,
+                    _ => return Err(invalid("method", "icm, chip_chop or equal")),
+                };
+                Self::DealPropose { player: player(fields)?, method, ends_tournament: fields.text("ends_tournament") == "true" }
+            }
+            "deal_accept" => Self::DealAccept { player: player(fields)? },
+            "deal_reject" => Self::DealReject { player: player(fields)? },
             other => return Err(invalid("action", format!("no action {other:?}; one of {}", Self::NAMES.join(", ")))),
         })
     }
@@ -297,6 +332,10 @@ impl Action {
             Self::HandForHandPause { .. } => "Hand-for-hand paused".into(),
             Self::HandForHandResume => "Hand-for-hand resumed".into(),
             Self::Books => "The books".into(),
+            Self::DealPropose { player, ends_tournament: true, .. } => format!("Deal proposed by {player}, to end the tournament"),
+            Self::DealPropose { player, .. } => format!("Deal proposed by {player}"),
+            Self::DealAccept { player } => format!("{player} accepted the deal"),
+            Self::DealReject { player } => format!("{player} rejected the deal"),
         }
     }
 
@@ -516,6 +555,28 @@ mod tests {
         for name in ["end_rebuys", "hfh_start", "hfh_stop", "hfh_resume", "books"] {
             assert!(Action::parse(name, &fields("")).is_ok(), "{name}");
         }
+    }
+
+    /// Issue 39: a deal at the desk: proposed by a player with a method (and, checked, to end the
+    /// tournament), accepted or rejected by a player; a method the console does not offer, or
+    /// no player, is refused with the field.
+    #[test]
+    fn deal_actions_read_a_player_a_method_and_whether_it_ends_the_tournament() {
+        use floor_events::payouts::DealMethod;
+        let ana = PlayerId::parse("ana").unwrap();
+        assert_eq!(
+            Action::parse("deal_propose", &fields("player=ana&method=chip_chop&ends_tournament=true")),
+            Ok(Action::DealPropose { player: ana.clone(), method: DealMethod::ChipChop, ends_tournament: true })
+        );
+        assert_eq!(
+            Action::parse("deal_propose", &fields("player=ana&method=icm")),
+            Ok(Action::DealPropose { player: ana.clone(), method: DealMethod::Icm, ends_tournament: false })
+        );
+        assert_eq!(Action::parse("deal_propose", &fields("player=ana&method=custom")).unwrap_err().field, "method");
+        assert_eq!(Action::parse("deal_propose", &fields("method=equal")).unwrap_err().field, "player");
+        assert_eq!(Action::parse("deal_accept", &fields("player=ana")), Ok(Action::DealAccept { player: ana.clone() }));
+        assert_eq!(Action::parse("deal_reject", &fields("player=ana")), Ok(Action::DealReject { player: ana }));
+        assert_eq!(Action::parse("deal_accept", &fields("")).unwrap_err().field, "player");
     }
 
     #[test]

@@ -587,7 +587,39 @@ async fn send(
             c.send(bubble::verbs::RESUME, &bubble::BubbleRequest { command_id, tournament_id: t }).await.map(|r| bubbled(&r))
         }
         Action::Books => c.send(payouts::verbs::BOOKS, &payouts::BooksRequest { tournament_id: t }).await.map(|b| pages::books_line(&b)),
+        Action::DealPropose { player, method, ends_tournament } => {
+            let propose = payouts::ProposeDeal { command_id, tournament_id: t, player, method, left_to_play_for: None, ends_tournament };
+            c.send(payouts::verbs::PROPOSE_DEAL, &propose).await.map(|r| deal_line(&r.events))
+        }
+        Action::DealAccept { player } => {
+            let answer = payouts::DealAnswer { command_id, tournament_id: t, player };
+            c.send(payouts::verbs::ACCEPT_DEAL, &answer).await.map(|r| deal_line(&r.events))
+        }
+        Action::DealReject { player } => {
+            let answer = payouts::DealAnswer { command_id, tournament_id: t, player };
+            c.send(payouts::verbs::REJECT_DEAL, &answer).await.map(|r| deal_line(&r.events))
+        }
     }
+}
+
+/// A deal's answer in words: each share once proposed, and whether it is agreed.
+fn deal_line(events: &[payouts::PayoutEvent]) -> String {
+    use payouts::PayoutEvent as E;
+    let mut said = Vec::new();
+    for e in events {
+        match e {
+            E::DealProposed { shares, .. } => {
+                let parts: Vec<String> =
+                    shares.iter().map(|s| format!("{} {}", s.player, crate::pages::money::grouped(s.amount))).collect();
+                said.push(format!("shares (minor units): {}", parts.join(", ")));
+            }
+            E::DealAgreed { ends_tournament: true, .. } => said.push("agreed by everyone: the tournament ends".into()),
+            E::DealAgreed { .. } => said.push("agreed by everyone".into()),
+            E::DealRejected { .. } => said.push("the deal is off".into()),
+            _ => {}
+        }
+    }
+    said.join("; ")
 }
 
 fn nothing<T>(_: T) -> String {

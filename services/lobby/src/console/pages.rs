@@ -395,6 +395,25 @@ fn actions(doc: &LobbyDocument, signed: &Signed) -> Markup {
                 "\n"
             }
             @if doc.state == LobbyState::Running {
+                div id="deal-controls" {
+                    "Deal: "
+                    (form(
+                        "deal_propose",
+                        html! {
+                            (player(false))
+                            select name="method" {
+                                option value="icm" { "ICM" }
+                                option value="chip_chop" { "chip chop" }
+                                option value="equal" { "equal" }
+                            }
+                            label { input type="checkbox" name="ends_tournament" value="true"; " ends the tournament" }
+                        },
+                        "Propose",
+                    ))
+                    (form("deal_accept", player(false), "Accept"))
+                    (form("deal_reject", player(false), "Reject"))
+                }
+                "\n"
                 div id="hfh-controls" {
                     "Hand-for-hand: "
                     (form("hfh_start", nothing(), "Start"))
@@ -615,6 +634,7 @@ mod tests {
             assert_eq!(html.contains("/register\""), desk, "{state:?}");
             assert_eq!(html.contains("/rebuy\""), desk, "{state:?}");
             assert_eq!(html.contains("/hfh_start\""), hfh, "{state:?}");
+            assert_eq!(html.contains("/deal_propose\"") && html.contains("/deal_accept\""), hfh, "{state:?}: deals while running");
             assert!(html.contains("/books\""), "{state:?}: the books are always there");
         }
         let page = tournament(&doc, &Held::default(), &LastReports::new(), &[], &signed, None, t0);
