@@ -212,7 +212,11 @@ fn an_agreed_deal_is_in_the_snapshot_for_the_entries_still_in() {
     v.on_payouts(&[PayoutEvent::PlacesAwarded { players_left_before: 3, awards: vec![award], hand_for_hand: None }]);
     let share =
         |no: u32, p: &str, amount: u64| floor_events::payouts::DealShare { entry: EntryNo(no), player: player(p), chips: 0, amount };
-    v.on_payouts(&[PayoutEvent::DealAgreed { shares: vec![share(1, "ann", 1_800), share(3, "cat", 1_000)], left_to_play_for: 200, ends_tournament: false }]);
+    v.on_payouts(&[PayoutEvent::DealAgreed {
+        shares: vec![share(1, "ann", 1_800), share(3, "cat", 1_000)],
+        left_to_play_for: 200,
+        ends_tournament: false,
+    }]);
     let now = at("2026-11-24T20:00:00Z");
     let deal = v.snapshot(now).unwrap().1.deal.expect("the deal");
     assert_eq!(deal.parts, [DealPart { entry: EntryNo(1), amount: 1_800 }, DealPart { entry: EntryNo(3), amount: 1_000 }]);
