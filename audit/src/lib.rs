@@ -181,6 +181,8 @@ struct State {
     places: BTreeMap<u32, Vec<(u32, u64, u64)>>, // place → (shared, amount, commit)
     awards_total: u64,
     deal: bool,
+    // The agreed deal: each entry's share, what was left to play for (to place 1), its commit.
+    agreed: Option<(BTreeMap<u32, u64>, u64, u64)>,
     paid: Option<u64>,
     // A flight (issue 36): a Day 1 pays its pool over to its Day 2 (its commit), a Day 2
     // takes its Day 1s' pools in.
@@ -638,6 +640,19 @@ fn payouts(s: &mut State, c: &mut Checks, e: PayoutEvent, seq: u64) {
             let mut groups: BTreeMap<u32, (u32, u64, u32)> = BTreeMap::new(); // place → shared, sum, count
             let mut amounts: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
             for a in &awards {
+                // After a deal every remaining player agreed, each is paid its share, place 1 with
+                // what was left to play for (payouts' deal, docs/architecture.md "Deals").
+                if let Some((shares, left, agreed)) = &s.agreed {
+                    let expected = shares.get(&a.entry.0).map(|share| share + if a.place == 1 { *left } else { 0 });
+                    if expected != Some(a.amount) {
+                        let what = expected.map_or_else(|| "is not in it".to_owned(), |e| format!("agreed {e}"));
+                        diff(
+                            &mut c.places,
+                            format!("entry {} paid {} after the deal, which {what}", a.entry, a.amount),
+                            vec![*agreed, seq],
+                        );
+                    }
+                }
                 if let Some(first) = s.awarded.insert(a.entry.0, seq) {
                     diff(&mut c.places, format!("entry {} awarded a place twice", a.entry), vec![first, seq]);
                 }
@@ -686,7 +701,10 @@ fn payouts(s: &mut State, c: &mut Checks, e: PayoutEvent, seq: u64) {
                 s.places.insert(place, vec![(shared, sum, seq)]);
             }
         }
-        PayoutEvent::DealAgreed { .. } => s.deal = true,
+        PayoutEvent::DealAgreed { shares, left_to_play_for, .. } => {
+            s.deal = true;
+            s.agreed = Some((shares.iter().map(|s| (s.entry.0, s.amount)).collect(), left_to_play_for, seq));
+        }
         // Issue 36: a Day 1's pool out (once, checked at the end against what came in), a
         // Day 2's Day 1 pools in.
         PayoutEvent::PoolTransferred(t) if s.day1 => {

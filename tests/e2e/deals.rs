@@ -139,6 +139,9 @@ async fn three_players_agree_an_icm_deal_over_nats_the_clock_pauses_and_the_elim
     assert!(awards.contains(&(leader.entry.0, 3, share(leader.entry))), "{awards:?}");
     assert!(awards.contains(&(middle.entry.0, 2, share(middle.entry))), "{awards:?}");
     assert!(awards.contains(&(short.entry.0, 1, share(short.entry) + 400)), "the winner's share and what was left: {awards:?}");
+    // Anyone's audit checks each award after the deal against the agreed share (issue 42).
+    let report = floor::audit::report(&floor::audit::read(&world.backbone.jetstream, t.0).await.expect("the log"));
+    assert!(report.ok, "{}", report.summary());
 }
 
 /// Registers the four, waits for the clock, and plays hand 1: the first seat busts the second,
@@ -311,4 +314,37 @@ async fn three_players_agree_a_deal_that_ends_the_tournament_and_each_is_paid_th
     };
     assert!(books.finished && books.balanced && books.held == 0, "{books:?}");
     assert_eq!((books.prize_pool, books.prizes_paid), (4_000, 4_000));
+
+    // Anyone's audit (issue 42): ok; with one place paid a cent more than its agreed share (an
+    // altered export), the difference names the deal.
+    let commits = floor::audit::read(&world.backbone.jetstream, t.0).await.expect("the log");
+    let report = floor::audit::report(&commits);
+    assert!(report.ok, "{}", report.summary());
+    let altered: Vec<String> = floor::export::to_lines(&commits)
+        .lines()
+        .map(|line| {
+            let mut json: Value = serde_json::from_str(line).unwrap();
+            for event in json["body"].as_array_mut().unwrap() {
+                if event["type"] == "places_awarded" {
+                    for award in event["awards"].as_array_mut().unwrap() {
+                        if award["place"] == 2 {
+                            award["amount"] = serde_json::json!(award["amount"].as_u64().unwrap() + 1);
+                        }
+                    }
+                }
+            }
+            serde_json::to_string(&json).unwrap()
+        })
+        .collect();
+    let read = floor::export::from_lines(&(altered.join("\n") + "\n")).expect("the altered export reads");
+    let summary = floor::audit::report(&read).summary();
+    assert!(
+        summary.contains(&format!(
+            "entry {} paid {} after the deal, which agreed {}",
+            middle.entry,
+            share(middle.entry) + 1,
+            share(middle.entry)
+        )),
+        "{summary}"
+    );
 }
