@@ -75,4 +75,20 @@ async fn the_seat_map_and_the_player_search_show_tables_seats_stacks_and_who_is_
     assert_eq!(unknown, 404);
     assert_eq!(escaped, 200);
     assert!(markup.contains("&lt;script&gt;") && !markup.contains("<script>alert"), "the typed name is text");
+
+    // Issue 39: the chip leaders, biggest first (the winner of the hand, 20,000), each with its
+    // table and seat; a limit outside 1..=100 is refused; the tables page shows them too.
+    let (status, leaders) = http_get(http, &format!("/api/tournaments/{t}/leaders?limit=2")).await;
+    assert_eq!(status, 200, "{leaders}");
+    let leaders: Value = serde_json::from_str(&leaders).expect("leaders as JSON");
+    let top = leaders["leaders"].as_array().expect("leaders");
+    assert_eq!(top.len(), 2, "{leaders}");
+    assert_eq!((top[0]["rank"].as_u64(), top[0]["entry"].as_u64()), (Some(1), Some(u64::from(winner.entry.0))), "{leaders}");
+    assert_eq!((top[0]["chips"].as_u64(), top[0]["table"].as_u64()), (Some(winner.chips + loser.chips), Some(1)), "{leaders}");
+    assert_eq!(top[1]["rank"].as_u64(), Some(2), "the other two hold 10,000 each: the lower entry first, rank 2: {leaders}");
+    for bad in ["0", "101", "ten"] {
+        let (status, body) = http_get(http, &format!("/api/tournaments/{t}/leaders?limit={bad}")).await;
+        assert!(status == 400 && body.contains(codes::INVALID_FIELD), "limit={bad}: {status} {body}");
+    }
+    assert!(seat_map.contains("id=\"leaders\"") && seat_map.contains("Chip leaders"), "{seat_map}");
 }

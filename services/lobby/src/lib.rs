@@ -56,6 +56,7 @@ pub mod console;
 pub mod document;
 pub mod flags;
 pub mod layers;
+pub mod leaders;
 pub mod listing;
 pub mod live;
 pub mod openapi;

@@ -43,6 +43,7 @@ mod tests {
             "/api/tournaments/{id}/events",
             "/api/tournaments/{id}/tables",
             "/api/tournaments/{id}/players",
+            "/api/tournaments/{id}/leaders",
             "/api/tournaments/{id}/results",
             "/api/health",
         ] {

@@ -247,6 +247,7 @@ pub fn router(cache: LobbyCache, console: Router, body_limit: usize) -> Router {
         .route("/api/tournaments/{id}/events", get(events))
         .route("/api/tournaments/{id}/tables", get(crate::pages::seats::api_tables))
         .route("/api/tournaments/{id}/players", get(crate::pages::seats::api_players))
+        .route("/api/tournaments/{id}/leaders", get(crate::pages::seats::api_leaders))
         .route("/api/tournaments/{id}/results", get(crate::pages::results::api_results))
         .route("/api/tournaments/{id}/statement", get(crate::pages::statements::api_statement))
         .route("/api/health", get(health))

@@ -436,7 +436,7 @@ mod render_bench {
         time("list", || crate::pages::list::render(&Page::of(docs.clone(), 1, 20), &query, t0()));
         time("tournament", || crate::pages::tournament::render(&doc, Some(&structure), Some(&seats), t0()));
         time("statement", || crate::pages::statements::render(t, &doc.name, Currency::EUR, &player, &statements));
-        time("seat_map", || crate::pages::seats::render_tables(t, &doc.name, Some(&seats), &shown));
+        time("seat_map", || crate::pages::seats::render_tables(t, &doc.name, Some(&seats), &[], &shown));
         time("player_search", || crate::pages::seats::render_search(t, &doc.name, "player1", &found));
         time("console_login", || pages::login(Some("Wrong password.")));
         time("console_index", || pages::index(&docs, &signed, Some(&done), t0()));

@@ -36,6 +36,48 @@ pub(crate) struct SeatParams {
     page: Option<String>,
     per_page: Option<String>,
     name: Option<String>,
+    limit: Option<String>,
+}
+
+/// Chip leaders shown by default, and at most (issue 39).
+pub const LEADERS: usize = 10;
+/// The most chip leaders one answer lists.
+pub const LEADERS_MOST: usize = 100;
+
+fn leaders_limit(p: &SeatParams) -> Result<usize, String> {
+    match p.limit.as_deref().map(str::trim) {
+        None | Some("") => Ok(LEADERS),
+        Some(text) => match text.parse::<usize>() {
+            Ok(n) if (1..=LEADERS_MOST).contains(&n) => Ok(n),
+            _ => Err(format!("limit must be a whole number from 1 to {LEADERS_MOST}; got {:?}", echoed(text))),
+        },
+    }
+}
+
+/// `GET /api/tournaments/{id}/leaders`: the biggest stacks at the open tables.
+#[derive(Serialize)]
+struct LeadersJson {
+    tournament_id: TournamentId,
+    leaders: Vec<crate::leaders::Leader>,
+}
+
+pub(crate) async fn api_leaders(
+    State(cache): State<LobbyCache>,
+    id: Result<Path<String>, PathRejection>,
+    given: Result<axum::extract::Query<SeatParams>, QueryRejection>,
+) -> Response {
+    let (t, _, _) = match tournament(&cache, id).await {
+        Ok(t) => t,
+        Err(answer) => return answer,
+    };
+    let limit = match params(given).and_then(|p| leaders_limit(&p)) {
+        Ok(limit) => limit,
+        Err(message) => return error(StatusCode::BAD_REQUEST, floor_events::codes::INVALID_FIELD, message),
+    };
+    cache.seats().caught_up(t).await;
+    let held = cache.seats().get(t).unwrap_or_default();
+    let leaders = crate::leaders::leaders(held.tables.values(), limit);
+    json(StatusCode::OK, serde_json::to_vec(&LeadersJson { tournament_id: t, leaders }).expect("leaders serialize"))
 }
 
 /// The tournament a path names, known to the lobby: its id, name and currency.
@@ -169,7 +211,10 @@ pub(crate) async fn tables_html(
     cache.seats().caught_up(t).await;
     let held = cache.seats().get(t).unwrap_or_default();
     match params(given).and_then(|p| tables_page(&held, &p, TABLES_PER_PAGE)) {
-        Ok(shown) => html(StatusCode::OK, render_tables(t, &name, held.summary.as_ref(), &shown)),
+        Ok(shown) => {
+            let leaders = crate::leaders::leaders(held.tables.values(), LEADERS);
+            html(StatusCode::OK, render_tables(t, &name, held.summary.as_ref(), &leaders, &shown))
+        }
         Err(message) => html_error(StatusCode::BAD_REQUEST, &message),
     }
 }
@@ -331,7 +376,13 @@ pub fn tables_section(t: TournamentId, summary: Option<&SeatsSummary>) -> Markup
     }
 }
 
-pub(crate) fn render_tables(t: TournamentId, name: &str, summary: Option<&SeatsSummary>, shown: &Page<TableDoc>) -> String {
+pub(crate) fn render_tables(
+    t: TournamentId,
+    name: &str,
+    summary: Option<&SeatsSummary>,
+    leaders: &[crate::leaders::Leader],
+    shown: &Page<TableDoc>,
+) -> String {
     let counts = summary.map(|s| {
         [
             ("Tables open", grouped(s.tables.len() as u64).render()),
@@ -351,6 +402,26 @@ pub(crate) fn render_tables(t: TournamentId, name: &str, summary: Option<&SeatsS
             (search_form(t, ""))
             @if shown.total == 0 {
                 p class="muted" { "No table is open." }
+                "\n"
+            }
+            @if !leaders.is_empty() {
+                section id="leaders" {
+                    h2 { "Chip leaders" }
+                    table {
+                        thead { tr { th class="num" { "#" } th { "Player" } th class="num" { "Chips" } th { "Table, seat" } } }
+                        tbody {
+                            @for l in leaders {
+                                tr {
+                                    td class="num" { (l.rank) }
+                                    td { (player(l.player.as_ref())) }
+                                    td class="num" { (grouped(l.chips)) }
+                                    td { "table " (l.table) ", seat " (l.seat) }
+                                }
+                            }
+                        }
+                    }
+                    p class="muted" { "JSON: " a href={ "/api/tournaments/" (t) "/leaders?limit=" (LEADERS_MOST) } { "the top " (LEADERS_MOST) } }
+                }
                 "\n"
             }
             @for table in &shown.items {
@@ -474,7 +545,7 @@ mod tests {
     fn names_are_text_on_both_pages_and_a_hit_names_its_table_and_seat() {
         let evil = "<script>alert(1)</script>";
         let shown = Page::of(vec![table(7, &[(2, 11, "bo", 12_345)])], 1, 30);
-        let page = render_tables(t(), evil, None, &shown);
+        let page = render_tables(t(), evil, None, &[], &shown);
         assert!(!page.contains(evil) && page.contains("&lt;script&gt;"));
         assert!(page.contains("id=\"table-7\"") && page.contains("12,345"), "{page}");
         let found = [Found {
