@@ -185,6 +185,14 @@ async fn an_answer_from_a_policy_memory_waits_until_it_has_read_the_log_as_it_st
     assert_eq!(sequence, stored);
     folded.caught_up(t, &[subjects::aggregate::SEATING]).await.expect("caught up once folded");
     assert_eq!(folded.at(), stored);
+    // A commit no reader can apply, last in the log: read (skipped, nothing ordered), so the
+    // question that needs it is answered (the abort service's way out of a poisoned
+    // tournament waited for it for good).
+    let ack = backbone.jetstream.publish(subjects::event_subject(subjects::aggregate::TOURNAMENT, t.0), "not json".into()).await;
+    let poison = ack.expect("publish").await.expect("stored").sequence;
+    let (sequence, orders) = runner.next().await.expect("open").expect("readable");
+    assert_eq!((sequence, orders.len()), (poison, 0), "the poison is read, nothing ordered");
+    folded.caught_up(t, &[subjects::aggregate::SEATING]).await.expect("caught up past the poison");
     // A log the policy does not read would never be caught up with: named, not waited for.
     let unread = folded.caught_up(t, &[subjects::aggregate::PAYOUTS]).await.expect_err("not read");
     assert!(unread.message.contains("does not read floor.ev.payouts."), "{unread:?}");

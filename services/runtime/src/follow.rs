@@ -83,16 +83,29 @@ impl Following {
     /// `None` when the connection is gone for good.
     pub async fn next(&mut self) -> Option<Result<Shared, ProjectionError>> {
         loop {
-            let message = match self.next_stored().await {
-                Ok(Some(message)) => message,
-                Ok(None) => return None,
+            match self.next_or_skipped().await? {
+                Ok(Ok(message)) => return Some(Ok(message)),
+                Ok(Err(_skipped)) => {}
                 Err(e) => return Some(Err(e)),
-            };
-            if self.guard(&message, || ()).is_some() {
-                return Some(Ok(message));
             }
-            self.reader.publish().await;
         }
+    }
+
+    /// As [`Following::next`], with a commit it skipped (poison, or of a subject set aside)
+    /// handed back as its sequence (`Err` inside): a reader that tells how far it has read
+    /// counts it as read, so a question waiting for that sequence is not left waiting for a
+    /// commit that will never be folded ([`crate::folded`]).
+    pub async fn next_or_skipped(&mut self) -> Option<Result<Result<Shared, u64>, ProjectionError>> {
+        let message = match self.next_stored().await {
+            Ok(Some(message)) => message,
+            Ok(None) => return None,
+            Err(e) => return Some(Err(e)),
+        };
+        if self.guard(&message, || ()).is_some() {
+            return Some(Ok(Ok(message)));
+        }
+        self.reader.publish().await;
+        Some(Ok(Err(message.sequence())))
     }
 
     /// The next commit on the filters after `last`, from wherever it comes now.

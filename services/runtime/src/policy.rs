@@ -188,7 +188,9 @@ impl<P: Policy> PolicyRunner<P> {
             ms = loading.elapsed().as_millis() as u64,
             "policy caught up"
         );
-        // Commits skipped by the guard (poison, set aside) still count as read.
+        // Commits skipped by the guard (poison, set aside) still count as read: the catch-up's
+        // last sequence, whether folded or skipped.
+        let folded = folded.max(following.last());
         let executed = watch::Sender::new(from);
         tokio::spawn(write_checkpoints(checkpoints, config.name, executed.subscribe()));
         let runner = Self {
@@ -226,20 +228,30 @@ impl<P: Policy> PolicyRunner<P> {
     /// The next commit, folded: its sequence and the orders it causes (none when the guard
     /// skipped it). `None` when the connection is gone for good.
     pub async fn next(&mut self) -> Option<Result<(u64, Vec<P::Order>), ProjectionError>> {
-        let message = match self.following.next().await? {
-            Ok(message) => message,
+        let message = match self.following.next_or_skipped().await? {
+            Ok(Ok(message)) => message,
+            // Poison or a subject set aside: read, nothing folded, nothing ordered.
+            Ok(Err(skipped)) => {
+                self.fold_to(skipped);
+                return Some(Ok((skipped, vec![])));
+            }
             Err(e) => return Some(Err(e)),
         };
         let commit = Stored::of(&message);
         let memory = &self.memory;
         let orders = self.following.guard(&message, || lock(memory).react(commit)).unwrap_or_default();
         self.following.reader().publish().await;
+        self.fold_to(commit.sequence);
+        Some(Ok((commit.sequence, orders)))
+    }
+
+    /// The memory has read the log up to `sequence`.
+    fn fold_to(&self, sequence: u64) {
         self.folded.send_if_modified(|at| {
-            let moved = commit.sequence > *at;
-            *at = (*at).max(commit.sequence);
+            let moved = sequence > *at;
+            *at = (*at).max(sequence);
             moved
         });
-        Some(Ok((commit.sequence, orders)))
     }
 
     /// Every order caused by the commits up to `sequence` is executed (stored): the checkpoint
