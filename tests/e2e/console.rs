@@ -335,3 +335,34 @@ async fn wrong_passwords_close_sign_in_for_a_growing_wait() {
     sign_in(http, "Ana").await;
     assert_eq!(guess("wrong horse battery").await.status, 401, "a right password started the count again");
 }
+
+/// Issue 38 at the desk (002 §2.3): a director sets a player's limits and records their
+/// self-exclusion from the console; registration then refuses the excluded player
+/// (`self_excluded`) and the answer page says until when.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_director_records_a_players_limits_and_self_exclusion_at_the_desk() {
+    let world = World::start_configured(|c| c.console = Some(console())).await;
+    let http = world.platform().http().expect("lobby serves HTTP");
+    let t = world.create(freezeout(100)).await;
+    world.lobby_when(t, |d| d["state"] == "registering").await;
+    let (cookie, form_token) = sign_in(http, "Ana").await;
+    let post = |action: &'static str, fields: Vec<(&'static str, &'static str)>| {
+        let (cookie, form_token) = (cookie.clone(), form_token.clone());
+        async move {
+            let command_id = uuid::Uuid::new_v4().to_string();
+            let mut all = vec![("form_token", form_token.as_str()), ("command_id", command_id.as_str())];
+            all.extend(fields.iter().copied());
+            exchange(http, "POST", &format!("/console/tournaments/{t}/{action}"), Some(&cookie), &all).await
+        }
+    };
+    let limits = post("limits", vec![("player", "erik"), ("per_day", "2"), ("per_week", "5"), ("per_month", "")]).await;
+    assert_eq!(limits.status, 200, "{}", limits.body);
+    assert!(limits.body.contains("Limits set for erik"), "{}", limits.body);
+    let excluded = post("exclude", vec![("player", "erik"), ("period", "one_week")]).await;
+    assert_eq!(excluded.status, 200, "{}", excluded.body);
+    assert!(excluded.body.contains("erik excluded from every tournament") && excluded.body.contains("until "), "{}", excluded.body);
+    let refused = world.register(t, "erik").await;
+    assert!(matches!(&refused, Reply::Error(e) if e.code == floor_events::codes::SELF_EXCLUDED), "{refused:?}");
+    let bad = post("exclude", vec![("player", "erik"), ("period", "forever")]).await;
+    assert_eq!(bad.status, 400, "a period the rulebook does not name: {}", bad.body);
+}

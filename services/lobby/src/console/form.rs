@@ -218,11 +218,26 @@ pub enum Action {
         /// The player.
         player: PlayerId,
     },
+    /// A player's tournament limits, set at the desk (`registration.set_player_limits`; 002
+    /// §2.3: required before a first svenska-spel-2012 tournament). A blank limit is none.
+    Limits {
+        /// The player.
+        player: PlayerId,
+        /// Per day, week and month.
+        limits: floor_events::player::EntryLimits,
+    },
+    /// A player's self-exclusion from every tournament (`registration.exclude_player`).
+    Exclude {
+        /// The player.
+        player: PlayerId,
+        /// For how long.
+        period: floor_events::player::ExclusionPeriod,
+    },
 }
 
 impl Action {
     /// Every action's name in the path (`/console/tournaments/{id}/{name}`).
-    pub const NAMES: [&'static str; 22] = [
+    pub const NAMES: [&'static str; 24] = [
         "start",
         "pause",
         "resume",
@@ -245,6 +260,8 @@ impl Action {
         "deal_propose",
         "deal_accept",
         "deal_reject",
+        "limits",
+        "exclude",
     ];
 
     /// The action `name` with its fields.
@@ -306,6 +323,31 @@ impl Action {
             }
             "deal_accept" => Self::DealAccept { player: player(fields)? },
             "deal_reject" => Self::DealReject { player: player(fields)? },
+            "limits" => {
+                let limit = |name: &'static str| match fields.text(name) {
+                    "" => Ok(None),
+                    _ => fields.number::<u32>(name).map(Some),
+                };
+                let limits = floor_events::player::EntryLimits {
+                    per_day: limit("per_day")?,
+                    per_week: limit("per_week")?,
+                    per_month: limit("per_month")?,
+                };
+                Self::Limits { player: player(fields)?, limits }
+            }
+            "exclude" => {
+                use floor_events::player::ExclusionPeriod as P;
+                let period = match fields.text("period") {
+                    "twelve_hours" => P::TwelveHours,
+                    "one_week" => P::OneWeek,
+                    "one_month" => P::OneMonth,
+                    "three_months" => P::ThreeMonths,
+                    "six_months" => P::SixMonths,
+                    "one_year" => P::OneYear,
+                    _ => return Err(invalid("period", "twelve_hours, one_week, one_month, three_months, six_months or one_year")),
+                };
+                Self::Exclude { player: player(fields)?, period }
+            }
             other => return Err(invalid("action", format!("no action {other:?}; one of {}", Self::NAMES.join(", ")))),
         })
     }
@@ -336,6 +378,8 @@ impl Action {
             Self::DealPropose { player, .. } => format!("Deal proposed by {player}"),
             Self::DealAccept { player } => format!("{player} accepted the deal"),
             Self::DealReject { player } => format!("{player} rejected the deal"),
+            Self::Limits { player, .. } => format!("Limits set for {player}"),
+            Self::Exclude { player, .. } => format!("{player} excluded from every tournament"),
         }
     }
 
@@ -577,6 +621,24 @@ mod tests {
         assert_eq!(Action::parse("deal_accept", &fields("player=ana")), Ok(Action::DealAccept { player: ana.clone() }));
         assert_eq!(Action::parse("deal_reject", &fields("player=ana")), Ok(Action::DealReject { player: ana }));
         assert_eq!(Action::parse("deal_accept", &fields("")).unwrap_err().field, "player");
+    }
+
+    /// Issue 38 at the desk: a player's limits (a blank one is none, a word is refused with its
+    /// field) and self-exclusion (the periods of 002 §2.3 only).
+    #[test]
+    fn limits_and_exclusion_read_a_player_and_their_numbers_or_period() {
+        use floor_events::player::{EntryLimits, ExclusionPeriod};
+        let ana = PlayerId::parse("ana").unwrap();
+        assert_eq!(
+            Action::parse("limits", &fields("player=ana&per_day=2&per_week=5&per_month=")),
+            Ok(Action::Limits { player: ana.clone(), limits: EntryLimits { per_day: Some(2), per_week: Some(5), per_month: None } })
+        );
+        assert_eq!(Action::parse("limits", &fields("player=ana&per_day=two")).unwrap_err().field, "per_day");
+        assert_eq!(
+            Action::parse("exclude", &fields("player=ana&period=one_week")),
+            Ok(Action::Exclude { player: ana, period: ExclusionPeriod::OneWeek })
+        );
+        assert_eq!(Action::parse("exclude", &fields("player=ana&period=forever")).unwrap_err().field, "period");
     }
 
     #[test]

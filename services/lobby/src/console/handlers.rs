@@ -595,6 +595,24 @@ async fn send(
             let answer = payouts::DealAnswer { command_id, tournament_id: t, player };
             c.send(payouts::verbs::ACCEPT_DEAL, &answer).await.map(|r| deal_line(&r.events))
         }
+        Action::Limits { player, limits } => {
+            let set = floor_events::player::SetPlayerLimits { command_id, player, limits };
+            c.send(registration::verbs::SET_PLAYER_LIMITS, &set).await.map(nothing)
+        }
+        Action::Exclude { player, period } => {
+            let exclude = floor_events::player::ExcludePlayer { command_id, player, period };
+            c.send(registration::verbs::EXCLUDE_PLAYER, &exclude).await.map(|events| {
+                events
+                    .iter()
+                    .find_map(|e| match e {
+                        floor_events::player::PlayerEvent::PlayerExcluded(x) => {
+                            Some(format!("until {}", x.until.format("%Y-%m-%d %H:%M UTC")))
+                        }
+                        _ => None,
+                    })
+                    .unwrap_or_default()
+            })
+        }
         Action::DealReject { player } => {
             let answer = payouts::DealAnswer { command_id, tournament_id: t, player };
             c.send(payouts::verbs::REJECT_DEAL, &answer).await.map(|r| deal_line(&r.events))

@@ -393,6 +393,35 @@ fn actions(doc: &LobbyDocument, signed: &Signed) -> Markup {
                     @if doc.state == LobbyState::Running { (form("end_rebuys", nothing(), "End rebuys")) }
                 }
                 "\n"
+                div id="player-limits" {
+                    "Player: "
+                    (form(
+                        "limits",
+                        html! {
+                            (player(false))
+                            input name="per_day" type="number" min="0" placeholder="per day";
+                            input name="per_week" type="number" min="0" placeholder="per week";
+                            input name="per_month" type="number" min="0" placeholder="per month";
+                        },
+                        "Set limits",
+                    ))
+                    (form(
+                        "exclude",
+                        html! {
+                            (player(false))
+                            select name="period" {
+                                option value="twelve_hours" { "12 hours" }
+                                option value="one_week" { "a week" }
+                                option value="one_month" { "a month" }
+                                option value="three_months" { "3 months" }
+                                option value="six_months" { "6 months" }
+                                option value="one_year" { "a year" }
+                            }
+                        },
+                        "Exclude",
+                    ))
+                }
+                "\n"
             }
             @if doc.state == LobbyState::Running {
                 div id="deal-controls" {
@@ -633,6 +662,7 @@ mod tests {
             }
             assert_eq!(html.contains("/register\""), desk, "{state:?}");
             assert_eq!(html.contains("/rebuy\""), desk, "{state:?}");
+            assert_eq!(html.contains("/limits\"") && html.contains("/exclude\""), desk, "{state:?}: a player's limits and exclusion");
             assert_eq!(html.contains("/hfh_start\""), hfh, "{state:?}");
             assert_eq!(html.contains("/deal_propose\"") && html.contains("/deal_accept\""), hfh, "{state:?}: deals while running");
             assert!(html.contains("/books\""), "{state:?}: the books are always there");
