@@ -144,10 +144,11 @@ async fn a_day2_cancelled_before_its_start_pays_its_day1_pools_to_the_carried_st
     let mut payouts = world.watch_events::<floor_events::payouts::PayoutEvent>(subjects::aggregate::PAYOUTS, d2).await;
     payouts.next_where(|e| matches!(e, floor_events::payouts::PayoutEvent::PoolTransferred(_))).await;
 
-    let before = world.last_sequence().await;
+    // (The Day 2's own log: the Day 1's tables and books may still be storing their last commits.)
+    let before = world.commits(d2).await.len();
     let cancel = floor_events::registration::CancelTournament { command_id: CommandId::new(), tournament_id: d2, reason: "venue".into() };
     assert_eq!(refusal_code(&world.send(verbs::CANCEL_TOURNAMENT.name(), &cancel).await), codes::CANCEL_THROUGH_ABORT);
-    assert_eq!(world.last_sequence().await, before, "a refused cancel stores nothing");
+    assert_eq!(world.commits(d2).await.len(), before, "a refused cancel stores nothing");
 
     let cancel =
         abort::Cancel { command_id: CommandId::new(), tournament_id: d2, reason: "venue".into(), method: Default::default(), cause: None };
