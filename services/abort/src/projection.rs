@@ -114,6 +114,14 @@ pub struct EntryView {
     pub bounty: EntryBounty,
 }
 
+impl EntryView {
+    /// An entry as registration (or a Day 2's carry) recorded it: its purchase, nothing else
+    /// yet.
+    fn new(player: PlayerId, buy_in: EntryLedger) -> Self {
+        EntryView { player, buy_in, rebuys: vec![], add_ons: vec![], chips: 0, out: false, placed: None, bounty: EntryBounty::default() }
+    }
+}
+
 /// One entry's part of the bounties' ledger.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EntryBounty {
@@ -276,17 +284,7 @@ impl TournamentView {
                     self.day1 = d.flight.is_some();
                 }
                 TournamentEvent::EntryRegistered(r) => {
-                    let entry = EntryView {
-                        player: r.player.clone(),
-                        buy_in: r.ledger,
-                        rebuys: vec![],
-                        add_ons: vec![],
-                        chips: 0,
-                        out: false,
-                        placed: None,
-                        bounty: EntryBounty::default(),
-                    };
-                    self.entries.insert(r.entry.0, entry);
+                    self.entries.insert(r.entry.0, EntryView::new(r.player.clone(), r.ledger));
                 }
                 TournamentEvent::EntryUnregistered(u) => {
                     self.entries.remove(&u.entry.0);
@@ -299,7 +297,6 @@ impl TournamentView {
                 }
                 TournamentEvent::TournamentStarted(_) => self.started = true,
                 TournamentEvent::TournamentCancelled(_) | TournamentEvent::TournamentFinished(_) => self.over = true,
-                // This service's own log says whether play is suspended.
                 // A Day 2 entry carried from a Day 1 (issue 36): no buy-in here (its money is in
                 // the Day 1's pool, paid over), the stack the carry rule made (its chips until
                 // seating seats it).
@@ -309,19 +306,12 @@ impl TournamentView {
                         continue;
                     }
                     let zero = floor_events::Money::new(0, self.currency.unwrap_or(Currency::EUR));
-                    let entry = self.entries.entry(c.entry.0).or_insert_with(|| EntryView {
-                        player: c.player.clone(),
-                        buy_in: EntryLedger { paid_in: zero, fee: zero, prize_pool: zero },
-                        rebuys: vec![],
-                        add_ons: vec![],
-                        chips: 0,
-                        out: false,
-                        placed: None,
-                        bounty: EntryBounty::default(),
-                    });
+                    let nothing_paid = EntryLedger { paid_in: zero, fee: zero, prize_pool: zero };
+                    let entry = self.entries.entry(c.entry.0).or_insert_with(|| EntryView::new(c.player.clone(), nothing_paid));
                     entry.chips = c.stack;
                     self.carried.insert(c.entry.0, c.stack);
                 }
+                // This service's own log says whether play is suspended.
                 TournamentEvent::PlayerRefused(_)
                 | TournamentEvent::PlayersKeptApart(_)
                 | TournamentEvent::PlaySuspended(_)
