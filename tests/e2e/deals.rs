@@ -52,10 +52,7 @@ async fn payouts(world: &World, verb: &str, request: &impl serde::Serialize) -> 
 #[tokio::test]
 async fn three_players_agree_an_icm_deal_over_nats_the_clock_pauses_and_the_eliminations_pay_the_agreed_amounts() {
     let mut world = World::start().await;
-    let t: TournamentId = world.create(four_handed()).await;
-    let mut clock = world.watch_clock(t).await;
-    let mut log = PayoutsWatch::start(&world, t).await;
-    let (seats, three) = down_to_three(&world, t, &mut clock, &mut log).await;
+    let DownToThree { t, mut clock, mut log, seats, three } = down_to_three(&world).await;
     let (leader, middle, short) = (three[0], three[1], three[2]);
     assert_eq!((leader.chips, middle.chips, short.chips), (20_000, 12_000, 8_000));
 
@@ -144,15 +141,24 @@ async fn three_players_agree_an_icm_deal_over_nats_the_clock_pauses_and_the_elim
     assert!(report.ok, "{}", report.summary());
 }
 
-/// Registers the four, waits for the clock, and plays hand 1: the first seat busts the second,
-/// the third wins 2,000 from the fourth; 20,000, 12,000 and 8,000 chips are left. Returns the
-/// four seats and the three left, chip leader first.
-async fn down_to_three(
-    world: &World,
+/// A four-handed sit & go down to three, followed: its clock's and payouts' commits.
+struct DownToThree {
     t: TournamentId,
-    clock: &mut floor_tests::ClockWatch,
-    log: &mut PayoutsWatch,
-) -> (Vec<SeatStack>, Vec<SeatStack>) {
+    clock: floor_tests::ClockWatch,
+    log: PayoutsWatch,
+    /// The four seats drawn.
+    seats: Vec<SeatStack>,
+    /// The three left, chip leader first.
+    three: Vec<SeatStack>,
+}
+
+/// Creates a four-handed sit & go, registers the four, waits for the clock, and plays hand 1:
+/// the first seat busts the second, the third wins 2,000 from the fourth; 20,000, 12,000 and
+/// 8,000 chips are left.
+async fn down_to_three(world: &World) -> DownToThree {
+    let t: TournamentId = world.create(four_handed()).await;
+    let mut clock = world.watch_clock(t).await;
+    let mut log = PayoutsWatch::start(world, t).await;
     for p in NAMES {
         assert!(matches!(world.register(t, p).await, Reply::Ok(_)), "{p} registers");
     }
@@ -169,7 +175,7 @@ async fn down_to_three(
     let three = vec![SeatStack { chips: 20_000, ..s0 }, SeatStack { chips: 12_000, ..s2 }, SeatStack { chips: 8_000, ..s3 }];
     world.report(t, "h1-end", Report::HandFinished { hand: 1, stacks: three.clone(), busts: vec![out] }).await;
     log.next_where(|e| matches!(e, PayoutEvent::PlacesAwarded { players_left_before: 4, .. })).await;
-    (seats, three)
+    DownToThree { t, clock, log, seats, three }
 }
 
 /// Issue 22: a cancellation after an agreed deal honours it. The three agree an equal deal
@@ -182,10 +188,7 @@ async fn a_tournament_cancelled_after_a_deal_pays_the_agreed_amounts() {
     use floor_events::abort::statement::{Case, LineKind, Rule};
     use floor_events::abort::{self, AbortEvent};
     let world = World::start().await;
-    let t: TournamentId = world.create(four_handed()).await;
-    let mut clock = world.watch_clock(t).await;
-    let mut log = PayoutsWatch::start(&world, t).await;
-    let (_, three) = down_to_three(&world, t, &mut clock, &mut log).await;
+    let DownToThree { t, mut log, three, .. } = down_to_three(&world).await;
     let (leader, middle, short) = (three[0], three[1], three[2]);
     let propose = ProposeDeal {
         command_id: CommandId::new(),
@@ -264,10 +267,7 @@ async fn awards_in_log(world: &World, t: TournamentId) -> Vec<(u32, u32, u64)> {
 #[tokio::test]
 async fn three_players_agree_a_deal_that_ends_the_tournament_and_each_is_paid_the_agreed_amount() {
     let world = World::start().await;
-    let t: TournamentId = world.create(four_handed()).await;
-    let mut clock = world.watch_clock(t).await;
-    let mut log = PayoutsWatch::start(&world, t).await;
-    let (_, three) = down_to_three(&world, t, &mut clock, &mut log).await;
+    let DownToThree { t, mut clock, mut log, three, .. } = down_to_three(&world).await;
     let (leader, middle, short) = (three[0], three[1], three[2]);
     let keeping = ProposeDeal {
         command_id: CommandId::new(),
