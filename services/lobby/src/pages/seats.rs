@@ -66,15 +66,10 @@ pub(crate) async fn api_leaders(
     id: Result<Path<String>, PathRejection>,
     given: Result<axum::extract::Query<SeatParams>, QueryRejection>,
 ) -> Response {
-    let (t, _, _) = match tournament(&cache, id).await {
-        Ok(t) => t,
+    let (t, _, limit) = match seat_request(&cache, id, given, |p| leaders_limit(&p)).await {
+        Ok(request) => request,
         Err(answer) => return answer,
     };
-    let limit = match params(given).and_then(|p| leaders_limit(&p)) {
-        Ok(limit) => limit,
-        Err(message) => return error(StatusCode::BAD_REQUEST, floor_events::codes::INVALID_FIELD, message),
-    };
-    cache.seats().caught_up(t).await;
     let held = cache.seats().get(t).unwrap_or_default();
     let leaders = crate::leaders::leaders(held.tables.values(), limit);
     json(StatusCode::OK, serde_json::to_vec(&LeadersJson { tournament_id: t, leaders }).expect("leaders serialize"))
@@ -100,6 +95,22 @@ async fn placed(cache: &LobbyCache, t: TournamentId, currency: Currency, found: 
             }
         }
     }
+}
+
+/// A JSON request on the seat map: the tournament the path names (or its 400 or 404), what
+/// `read` takes from the query (or 400 `invalid_field`), and the seat map caught up with the
+/// tournament's seating log.
+async fn seat_request<T>(
+    cache: &LobbyCache,
+    id: Result<Path<String>, PathRejection>,
+    given: Result<axum::extract::Query<SeatParams>, QueryRejection>,
+    read: impl FnOnce(SeatParams) -> Result<T, String>,
+) -> Result<(TournamentId, Currency, T), Response> {
+    let (t, _, currency) = tournament(cache, id).await?;
+    let read =
+        params(given).and_then(read).map_err(|message| error(StatusCode::BAD_REQUEST, floor_events::codes::INVALID_FIELD, message))?;
+    cache.seats().caught_up(t).await;
+    Ok((t, currency, read))
 }
 
 fn params(given: Result<axum::extract::Query<SeatParams>, QueryRejection>) -> Result<SeatParams, String> {
@@ -137,13 +148,12 @@ pub(crate) async fn api_tables(
     id: Result<Path<String>, PathRejection>,
     given: Result<axum::extract::Query<SeatParams>, QueryRejection>,
 ) -> Response {
-    let (t, _, _) = match tournament(&cache, id).await {
-        Ok(t) => t,
+    let (t, _, p) = match seat_request(&cache, id, given, Ok).await {
+        Ok(request) => request,
         Err(answer) => return answer,
     };
-    cache.seats().caught_up(t).await;
     let held = cache.seats().get(t).unwrap_or_default();
-    let shown = match params(given).and_then(|p| tables_page(&held, &p, crate::listing::DEFAULT_PER_PAGE)) {
+    let shown = match tables_page(&held, &p, crate::listing::DEFAULT_PER_PAGE) {
         Ok(shown) => shown,
         Err(message) => return error(StatusCode::BAD_REQUEST, floor_events::codes::INVALID_FIELD, message),
     };
@@ -172,15 +182,10 @@ pub(crate) async fn api_players(
     id: Result<Path<String>, PathRejection>,
     given: Result<axum::extract::Query<SeatParams>, QueryRejection>,
 ) -> Response {
-    let (t, _, currency) = match tournament(&cache, id).await {
-        Ok(t) => t,
+    let (t, currency, name) = match seat_request(&cache, id, given, |p| search_name(&p)).await {
+        Ok(request) => request,
         Err(answer) => return answer,
     };
-    let name = match params(given).and_then(|p| search_name(&p)) {
-        Ok(name) => name,
-        Err(message) => return error(StatusCode::BAD_REQUEST, floor_events::codes::INVALID_FIELD, message),
-    };
-    cache.seats().caught_up(t).await;
     let mut found = cache.seats().search(t, &name);
     placed(&cache, t, currency, &mut found).await;
     json(StatusCode::OK, serde_json::to_vec(&PlayersJson { tournament_id: t, name, found }).expect("search serializes"))
