@@ -52,7 +52,7 @@ impl Folded {
         let unread = std::iter::once(subjects::aggregate::TOURNAMENT)
             .chain(aggregates.iter().copied())
             .map(|aggregate| subjects::event_subject(aggregate, tournament.0))
-            .find(|subject| !self.filters.iter().any(|filter| matches(filter, subject)));
+            .find(|subject| !self.filters.iter().any(|filter| crate::tail::matches(filter, subject)));
         if let Some(subject) = unread {
             let message = format!("{} does not read {subject}: it cannot answer from it", self.policy);
             return Err(ErrorBody::new(codes::UNAVAILABLE, message));
@@ -78,35 +78,5 @@ impl Folded {
             return Err(ErrorBody::new(codes::UNAVAILABLE, message));
         }
         Ok(())
-    }
-}
-
-/// Whether the NATS subject filter `filter` (`*` one token, `>` the rest) takes `subject`.
-fn matches(filter: &str, subject: &str) -> bool {
-    let mut tokens = subject.split('.');
-    for part in filter.split('.') {
-        match (part, tokens.next()) {
-            (">", Some(_)) => return true,
-            ("*", Some(_)) => {}
-            (part, Some(token)) if part == token => {}
-            _ => return false,
-        }
-    }
-    tokens.next().is_none()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::matches;
-
-    #[test]
-    fn subject_filters_match_as_nats_does() {
-        assert!(matches("floor.ev.tournament.*", "floor.ev.tournament.abc"));
-        assert!(matches("floor.ev.tournament.>", "floor.ev.tournament.abc"));
-        assert!(matches("floor.ev.>", "floor.ev.seating.abc"));
-        assert!(!matches("floor.ev.tournament.*", "floor.ev.seating.abc"));
-        assert!(!matches("floor.ev.tournament.*", "floor.ev.tournament.abc.def"));
-        assert!(!matches("floor.ev.tournament.*", "floor.ev.tournament"));
-        assert!(!matches("floor.ev.tournament.>", "floor.ev.tournament"));
     }
 }

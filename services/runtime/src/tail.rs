@@ -207,5 +207,7 @@ mod tests {
         assert!(!matches("floor.ev.seating.t1", "floor.ev.seating.t2"));
         assert!(matches("floor.*.seating.*", "floor.ev.seating.t2"));
         assert!(!matches("", "floor"));
+        assert!(matches("floor.ev.tournament.>", "floor.ev.tournament.abc"));
+        assert!(!matches("floor.ev.tournament.>", "floor.ev.tournament"));
     }
 }
