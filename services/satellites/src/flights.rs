@@ -59,6 +59,26 @@ pub fn carry_id(day1: TournamentId, entry: EntryNo) -> CommandId {
     CommandId::derived(&format!("flights-carry:{day1}:{}", entry.0))
 }
 
+/// Each entry's stack as seating last recorded it, folded from `events`: `entry_joined`, then
+/// every `hand_started` and `hand_finished` that names it; zero at `stack_reached_zero` or its
+/// elimination. What a Day 1 survivor carries (and, in `floor sim`, who is a survivor).
+pub fn fold_stacks(stacks: &mut HashMap<EntryNo, u64>, events: &[SeatingEvent]) {
+    for event in events {
+        match event {
+            SeatingEvent::EntryJoined { entry, stack, .. } => {
+                stacks.insert(*entry, *stack);
+            }
+            SeatingEvent::HandStarted { stacks: seen, .. } | SeatingEvent::HandFinished { stacks: seen, .. } => {
+                stacks.extend(seen.iter().map(|s| (s.entry, s.chips)));
+            }
+            SeatingEvent::StackReachedZero { entry, .. } | SeatingEvent::EntryEliminated { entry, .. } => {
+                stacks.insert(*entry, 0);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// The policy's memory: each Day 1's terms and its entries' last stacks (dropped once it
 /// finished or was cancelled).
 #[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -118,23 +138,7 @@ impl FlightPolicy {
         if !self.day1s.contains_key(&id) {
             return;
         }
-        let stacks = self.stacks.entry(id).or_default();
-        for event in events {
-            match event {
-                SeatingEvent::EntryJoined { entry, stack, .. } => {
-                    stacks.insert(*entry, *stack);
-                }
-                SeatingEvent::HandStarted { stacks: seen, .. } | SeatingEvent::HandFinished { stacks: seen, .. } => {
-                    for s in seen {
-                        stacks.insert(s.entry, s.chips);
-                    }
-                }
-                SeatingEvent::StackReachedZero { entry, .. } | SeatingEvent::EntryEliminated { entry, .. } => {
-                    stacks.insert(*entry, 0);
-                }
-                _ => {}
-            }
-        }
+        fold_stacks(self.stacks.entry(id).or_default(), events);
     }
 
     /// The Day 2 of a Day 1 and its terms, once its creation is read.

@@ -26,7 +26,6 @@ use floor_events::registration::TournamentEvent;
 use floor_events::seating::SeatingEvent;
 use floor_events::tournament::{Fee, Start};
 use floor_events::Currency;
-use floor_events::EntryNo;
 
 /// The flights policy's checkpoint key (`floor_satellites::flights::POLICY_NAME`).
 pub const FLIGHTS_POLICY: &str = "flights-policy";
@@ -142,17 +141,10 @@ async fn survivors(backbone: &Backbone, day1: TournamentId) -> Result<(u32, u32)
         .ok_or("the Day 1's tables closed and registration has not stopped it")?;
     let subject = subjects::event_subject(subjects::aggregate::SEATING, day1.0);
     let seating = store.load::<SeatingEvent>(&subject, 0).await.map_err(|e| e.to_string())?;
-    let mut stacks: BTreeMap<EntryNo, u64> = BTreeMap::new();
-    for event in seating.into_iter().flat_map(|c| c.events) {
-        match event {
-            SeatingEvent::HandStarted { stacks: seen, .. } | SeatingEvent::HandFinished { stacks: seen, .. } => {
-                stacks.extend(seen.iter().map(|s| (s.entry, s.chips)));
-            }
-            SeatingEvent::StackReachedZero { entry, .. } | SeatingEvent::EntryEliminated { entry, .. } => {
-                stacks.insert(entry, 0);
-            }
-            _ => {}
-        }
+    // The stacks as the flights policy reads them (what it carries).
+    let mut stacks = std::collections::HashMap::new();
+    for commit in &seating {
+        floor_satellites::flights::fold_stacks(&mut stacks, &commit.events);
     }
     let with_chips = named.iter().filter(|s| stacks.get(&s.entry).is_some_and(|c| *c > 0)).count();
     Ok((named.len() as u32, with_chips as u32))
