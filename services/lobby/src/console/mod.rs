@@ -49,6 +49,7 @@
 //! - [`pages`]: the HTML.
 //! - [`handlers`]: the routes.
 
+pub mod action;
 pub mod auth;
 pub mod form;
 pub mod guard;
